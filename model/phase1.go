@@ -1,0 +1,92 @@
+package model
+
+// Phase1Result is the JSON of `spikescope detect`: the reference script's
+// keys (reference-scripts.md §3.7) plus spikescope's own additions.
+type Phase1Result struct {
+	Phase           int                        `json:"phase"`
+	DBPath          string                     `json:"db_path"`
+	Format          Format                     `json:"format"`
+	Sharding        ShardingAnalysis           `json:"sharding_analysis"`
+	TargetRankNorms map[string]TargetRankNorms `json:"target_rank_norms"` // key: optimizer step; null when not micro-step data
+	Summary         Phase1Summary              `json:"summary"`
+	Anomalies       []Anomaly                  `json:"anomalies"`
+	Reasoning       []string                   `json:"reasoning"`
+	Thresholds      map[string]float64         `json:"thresholds,omitempty"`
+	Warnings        []string                   `json:"warnings,omitempty"`
+	Missing         []string                   `json:"missing,omitempty"`
+}
+
+// ShardingAnalysis is the run shape (Phase 1 Step 0).
+type ShardingAnalysis struct {
+	PPStages             int    `json:"pp_stages"`
+	VPPStages            []int  `json:"vpp_stages"`
+	HasMicroStep         bool   `json:"has_micro_step"`
+	MicroStepRange       []int  `json:"micro_step_range"`
+	AccumulationWindow   int    `json:"accumulation_window"` // 0 = step level / dump
+	WindowPhase          int    `json:"window_phase"`        // global step of the first window start (mod window)
+	OptimizerStepCount   int    `json:"optimizer_step_count"`
+	AccumulationDetected bool   `json:"accumulation_detected"`
+	ExplicitMicroStep    bool   `json:"explicit_micro_step"`
+	WindowOverridden     bool   `json:"window_overridden,omitempty"`
+	ResetBoundary        *int   `json:"reset_boundary"`
+	PassUnit             string `json:"pass_unit"`
+	Conclusion           string `json:"conclusion"`
+}
+
+// TargetRankNorms is the final norm of one parameter on every rank at one
+// optimizer step (input of the cross-step rule).
+type TargetRankNorms struct {
+	TargetName string           `json:"target_name"`
+	Ranks      map[string]Float `json:"ranks"`
+}
+
+// Phase1Summary counts what was analysed.
+type Phase1Summary struct {
+	TotalTargets int    `json:"total_targets"`
+	TotalRows    int    `json:"total_rows"`
+	Steps        []int  `json:"steps"`
+	Ranks        []int  `json:"ranks"`
+	PassUnit     string `json:"pass_unit"`
+	AnomalyCount int    `json:"anomaly_count"`
+}
+
+// Anomaly is one candidate spike coordinate.
+type Anomaly struct {
+	Rank             int    `json:"rank"`
+	Step             int    `json:"step"`
+	MicroStep        *int   `json:"micro_step,omitempty"`
+	OptimizerStep    *int   `json:"optimizer_step,omitempty"`
+	TargetName       string `json:"target_name"`
+	Metric           string `json:"metric"`
+	Norm             Float  `json:"norm"`
+	Delta            *Float `json:"delta,omitempty"`
+	Min              Float  `json:"min"`
+	Max              Float  `json:"max"`
+	Mean             Float  `json:"mean"`
+	BaselineMedian   Float  `json:"baseline_median"`
+	DeviationRatio   Float  `json:"deviation_ratio"`
+	SuspectFinalNorm *Float `json:"suspect_final_norm,omitempty"`
+	Trigger          string `json:"trigger"` // iqr, mad, iqr+mad, micro_step_delta, dump_abs_norm, nonfinite
+	NonFinite        bool   `json:"non_finite,omitempty"`
+	VPPStage         int    `json:"vpp_stage"`
+}
+
+// OptStep returns the optimizer step (the step when not micro-step data).
+func (a *Anomaly) OptStep() int {
+	if a.OptimizerStep != nil {
+		return *a.OptimizerStep
+	}
+	return a.Step
+}
+
+// Micro returns the micro step, -1 when none.
+func (a *Anomaly) Micro() int {
+	if a.MicroStep != nil {
+		return *a.MicroStep
+	}
+	return -1
+}
+
+// IntPtr and FloatPtr help build optional fields.
+func IntPtr(v int) *int         { return &v }
+func FloatPtr(v float64) *Float { f := Float(v); return &f }

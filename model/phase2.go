@@ -1,0 +1,60 @@
+package model
+
+// Phase2Result is the JSON of `spikescope select` (reference §4.5 keys plus
+// spikescope's additions).
+type Phase2Result struct {
+	Phase                   int                  `json:"phase"`
+	Mode                    string               `json:"mode"` // "单设备" or "NPU (+GPU 标杆)"
+	RootOptStep             *int                 `json:"root_opt_step"`
+	Reasoning               string               `json:"reasoning"`
+	Decisions               []string             `json:"decisions"` // each decision with its numbers
+	RootCauseCoordinate     *Coordinate          `json:"root_cause_coordinate"`
+	CrossDeviceVerification string               `json:"cross_device_verification"`
+	TopTargetsPerStep       map[string]TopTarget `json:"top_targets_per_step,omitempty"`
+	CrossStep               []CrossStepPair      `json:"cross_step"`
+	Candidates              []CandidateVerdict   `json:"candidates"`
+	Pinned                  bool                 `json:"pinned"`
+	Warnings                []string             `json:"warnings,omitempty"`
+}
+
+// Coordinate is a root-cause coordinate.
+type Coordinate struct {
+	OptimizerStep  *int   `json:"optimizer_step"`
+	MicroStep      *int   `json:"micro_step"`
+	Step           *int   `json:"step"`
+	Rank           int    `json:"rank"`
+	TargetName     string `json:"target_name"`
+	Norm           Float  `json:"norm"`
+	Delta          *Float `json:"delta"`
+	DeviationRatio Float  `json:"deviation_ratio"`
+}
+
+// TopTarget is the watched parameter of one optimizer step.
+type TopTarget struct {
+	TargetName   string `json:"target_name"`
+	MaxFinalNorm Float  `json:"max_final_norm"`
+}
+
+// CrossStepPair is one row of the cross-step table.
+type CrossStepPair struct {
+	From           int     `json:"from"`
+	To             int     `json:"to"`
+	TargetName     string  `json:"target_name"`
+	Threshold      float64 `json:"growth_threshold"`
+	RanksOver      int     `json:"ranks_over"`
+	RanksTotal     int     `json:"ranks_total"`
+	Share          float64 `json:"share"`
+	Qualifies      bool    `json:"qualifies"`
+	Verdict        string  `json:"verdict"`
+	BaselineGrowth *bool   `json:"baseline_shared,omitempty"` // baseline grew too ("双端共有")
+}
+
+// CandidateVerdict is one row of the Phase 2 candidate table.
+type CandidateVerdict struct {
+	Anomaly       Anomaly `json:"anomaly"`
+	Value         Float   `json:"value"`          // delta or norm, whichever was compared
+	BaselineValue *Float  `json:"baseline_value"` // nil: no match on the baseline
+	Ratio         *Float  `json:"ratio"`
+	Verdict       string  `json:"verdict"` // device-specific / shared / no baseline
+	Selected      bool    `json:"selected"`
+}

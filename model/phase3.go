@@ -1,0 +1,178 @@
+package model
+
+// Group names the four dumps of Phase 3.
+type Group int
+
+const (
+	GroupA Group = iota // anomalous
+	GroupB              // A's baseline
+	GroupC              // nearby normal
+	GroupD              // C's baseline
+)
+
+// Quad holds one value per group; nil = no value. JSON keys "A".."D".
+type Quad struct {
+	A *Float `json:"A"`
+	B *Float `json:"B"`
+	C *Float `json:"C"`
+	D *Float `json:"D"`
+}
+
+// MetricRow is one metric of one layer (reference §5.6 keys).
+type MetricRow struct {
+	Fwd      Quad   `json:"fwd"`
+	Bwd      Quad   `json:"bwd"`
+	FAB      *Float `json:"f_ab"`
+	FCD      *Float `json:"f_cd"`
+	BAB      *Float `json:"b_ab"`
+	BCD      *Float `json:"b_cd"`
+	FAnomaly *Float `json:"f_anomaly"`
+	BAnomaly *Float `json:"b_anomaly"`
+	FFlag    bool   `json:"f_flag"` // F!
+	BFlag    bool   `json:"b_flag"` // B!
+}
+
+// Alignment tells which keys were compared.
+type Alignment struct {
+	FwdKeyA string `json:"fwd_key_a"`
+	FwdKeyB string `json:"fwd_key_b"`
+	FwdKeyC string `json:"fwd_key_c,omitempty"`
+	FwdKeyD string `json:"fwd_key_d,omitempty"`
+	BwdKeyA string `json:"bwd_key_a"`
+	BwdKeyB string `json:"bwd_key_b"`
+	BwdKeyC string `json:"bwd_key_c,omitempty"`
+	BwdKeyD string `json:"bwd_key_d,omitempty"`
+	FAB     bool   `json:"f_ab"`
+	FCD     bool   `json:"f_cd"`
+	BAB     bool   `json:"b_ab"`
+	BCD     bool   `json:"b_cd"`
+	// Why a pair is unaligned ("missing key", "NaN", "element count 4096 vs 2048").
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// LayerRow is one layer of an anchor's table.
+type LayerRow struct {
+	Layer     int                  `json:"layer"`
+	Grad      Quad                 `json:"grad"`
+	Metrics   map[string]MetricRow `json:"metrics"` // "Max","Min","Mean","Norm"
+	Alignment Alignment            `json:"alignment"`
+}
+
+// DirLayers is a forward/backward pair of layer lists.
+type DirLayers struct {
+	Fwd []int `json:"fwd"`
+	Bwd []int `json:"bwd"`
+}
+
+// MetricStart is one metric's divergence start per direction (nil: none).
+type MetricStart struct {
+	FwdStart       *int  `json:"fwd_start"`
+	BwdStart       *int  `json:"bwd_start"`
+	FwdMainSegment []int `json:"fwd_main_segment,omitempty"` // the reference's longest run
+	BwdMainSegment []int `json:"bwd_main_segment,omitempty"`
+}
+
+// AnchorConclusion is the reference's per-anchor conclusion.
+type AnchorConclusion struct {
+	MetricLayers          map[string]DirLayers   `json:"metric_layers"`
+	MetricStarts          map[string]MetricStart `json:"metric_starts"`
+	EarliestFwdDivergence *int                   `json:"earliest_fwd_divergence"`
+	EarliestBwdDivergence *int                   `json:"earliest_bwd_divergence"`
+	UncomparedLayers      DirLayers              `json:"uncompared_layers"`
+}
+
+// AnchorTable is the four-group table of one anchor module.
+type AnchorTable struct {
+	Name       string           `json:"name"`
+	Layers     []LayerRow       `json:"layers"`
+	Conclusion AnchorConclusion `json:"conclusion"`
+}
+
+// Band is the control band of one metric and direction.
+type Band struct {
+	Median  Float  `json:"median"`
+	IQR     Float  `json:"iqr"`
+	Lower   Float  `json:"lower"` // flag when anomaly degree < Lower
+	Upper   Float  `json:"upper"` // or > Upper
+	Samples int    `json:"samples"`
+	Usable  bool   `json:"usable"`
+	Note    string `json:"note,omitempty"`
+}
+
+// DrillOp is one operator of the drill-down.
+type DrillOp struct {
+	Key     string               `json:"key"`
+	KeyB    string               `json:"key_b,omitempty"`
+	Order   int                  `json:"order"`
+	Metrics map[string]MetricRow `json:"metrics"`
+	Flagged bool                 `json:"flagged"`
+	Aligned bool                 `json:"aligned"`
+	Parent  string               `json:"parent,omitempty"`
+}
+
+// Drilldown is the first divergent operator of the start layer.
+type Drilldown struct {
+	Direction string    `json:"direction"` // "fwd" or "bwd"
+	Layer     *int      `json:"layer"`
+	Operator  string    `json:"operator"`
+	Metric    string    `json:"metric"`
+	Chain     []string  `json:"chain"` // upstream chain, nearest first
+	Ops       []DrillOp `json:"ops"`   // every op of the layer in execution order
+	Note      string    `json:"note,omitempty"`
+}
+
+// DirectionVerdict is one row of the direction summary table.
+type DirectionVerdict struct {
+	Direction string `json:"direction"` // "fwd" / "bwd"
+	Verdict   string `json:"verdict"`   // "divergent", "consistent", "undetermined"
+	Start     *int   `json:"start"`
+	Peak      *int   `json:"peak"`
+	PeakValue *Float `json:"peak_value"`
+	Flagged   []int  `json:"flagged"`
+	Unaligned []int  `json:"unaligned"`
+	P0        bool   `json:"p0"`
+	Note      string `json:"note,omitempty"`
+}
+
+// DataFeatureCheck is the seed's data-feature consistency check.
+type DataFeatureCheck struct {
+	Differs  bool   `json:"differs"`
+	Detail   string `json:"detail,omitempty"`
+	Baseline string `json:"baseline"` // "same difference" / "no difference" / "unknown"
+	Verdict  string `json:"verdict"`  // "data not the cause" / "to verify" / "consistent"
+}
+
+// DivergenceSummary collects spikescope's Phase 3 conclusion.
+type DivergenceSummary struct {
+	EarliestFwdDivergence *int                       `json:"earliest_fwd_divergence"`
+	EarliestBwdDivergence *int                       `json:"earliest_bwd_divergence"`
+	MetricStarts          map[string]MetricStart     `json:"metric_starts"`
+	Disagreements         []string                   `json:"disagreements"`
+	IteratedMetrics       bool                       `json:"iterated_metrics"`
+	UncomparedLayers      DirLayers                  `json:"uncompared_layers"`
+	Thresholds            map[string]map[string]Band `json:"thresholds"` // metric → "fwd"/"bwd" → band
+	Directions            []DirectionVerdict         `json:"directions"`
+	Drilldown             *Drilldown                 `json:"drilldown"`
+	DataFeature           *DataFeatureCheck          `json:"data_feature,omitempty"`
+}
+
+// AnchorWarning is emitted when fewer than three anchors align.
+type AnchorWarning struct {
+	AnchorsFound int    `json:"anchors_found"`
+	Message      string `json:"message"`
+}
+
+// Phase3Result is the JSON of `spikescope trace`.
+type Phase3Result struct {
+	Anchors           []AnchorTable     `json:"anchors"`
+	Phase             int               `json:"phase"`
+	LayerPrefix       string            `json:"layer_prefix"`
+	AnchorsUsed       []string          `json:"anchors_used"`
+	Dirs              map[string]string `json:"dirs"` // "A".."D" → path
+	AnchorWarning     *AnchorWarning    `json:"anchor_warning,omitempty"`
+	Degraded          bool              `json:"degraded"` // no C/D
+	DegradedNote      string            `json:"degraded_note,omitempty"`
+	ControlChoice     string            `json:"control_choice,omitempty"` // how C was chosen
+	DivergenceSummary DivergenceSummary `json:"divergence_summary"`
+	Warnings          []string          `json:"warnings,omitempty"`
+}
