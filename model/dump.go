@@ -60,6 +60,19 @@ type Op struct {
 	Order     int          // position in dump.json (execution order)
 	Parent    string       // construct.json parent key, "" for roots or unknown
 	Recompute bool
+	// MicroStep is the micro step of the Megatron construct.json form
+	// ([parent, micro_step]); -1 when construct.json did not give one.
+	MicroStep int
+}
+
+// KwargPrefix starts the Name of an input that came from input_kwargs
+// ("kwargs.atten_mask"); such tensors are kept in Op.Inputs after the
+// positional ones.
+const KwargPrefix = "kwargs."
+
+// IsKwarg reports whether the tensor was a keyword argument of the call.
+func (t *TensorStat) IsKwarg() bool {
+	return len(t.Name) > len(KwargPrefix) && t.Name[:len(KwargPrefix)] == KwargPrefix
 }
 
 // Dump is one dump.json (one step of one rank) with what came beside it.
@@ -68,6 +81,7 @@ type Dump struct {
 	Step      int    // from step<N>, -1 when the layout has no step level
 	Rank      int    // from rank<N>; 0 for a bare "rank"; proc<pid> dirs get ranks after the largest real rank
 	Proc      string // "proc2016" when the folder was a proc folder
+	Mode      string // "graph" or "pynative" under a MindSpore {graph,pynative} level, else ""
 	Task      string
 	Level     string
 	Framework string

@@ -1,0 +1,515 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"spikescope/model"
+)
+
+// File names msprobe writes into every rank folder.
+const (
+	dumpFileName      = "dump.json"
+	constructFileName = "construct.json"
+	stackFileName     = "stack.json"
+)
+
+// maxParallelDumps bounds how many dump.json files are read at once: each is
+// held in memory whole while it is parsed.
+const maxParallelDumps = 4
+
+// dumpJob is one dump.json found by the tree walk.
+type dumpJob struct {
+	dir  string // folder holding dump.json
+	file string // the dump.json path
+	step int    // -1 without a step level
+	rank int    // -1 until proc folders are mapped
+	proc string // "proc2016" for a proc folder
+	mode string // "graph" / "pynative" level, else ""
+	size int64
+}
+
+// LoadDumpTree reads msprobe dump statistics at path: a dump.json file, a
+// folder holding dump.json, or a tree
+//
+//	[graph|pynative/] [step<N>/] rank<N>|rank|proc<pid> / dump.json (+ construct.json, stack.json)
+//
+// Steps sort numerically; a bare "rank" folder is rank 0; proc<pid> folders
+// (no rank known) get the ranks after the largest real rank of the tree, in
+// pid order, the same rank for the same pid in every step. A step folder
+// where a rank folder should be (msprobe's own test input step1/step1/) is
+// read as rank 0 when the step has no rank folder, else skipped; both warn.
+// Dumps come back sorted by (Step, Rank). progress gets bytes of dump.json
+// parsed over their total size. A dump.json that fails in a tree of several
+// is skipped with a warning; when every one fails the first error returns.
+// Tree.Warnings repeats the warnings of its dumps.
+func LoadDumpTree(ctx context.Context, path string, progress model.ProgressFunc) (*model.DumpTree, error) {
+	tree := &model.DumpTree{Path: path}
+	jobs, warns, err := findDumps(path)
+	tree.Warnings = append(tree.Warnings, warns...)
+	if err != nil {
+		return nil, err
+	}
+	var total int64
+	for _, j := range jobs {
+		total += j.size
+	}
+	var done atomic.Int64
+	report := func() {
+		if progress != nil {
+			progress(model.Progress{Input: path, Done: done.Load(), Total: total, Unit: "bytes"})
+		}
+	}
+	report()
+
+	dumps := make([]*model.Dump, len(jobs))
+	errs := make([]error, len(jobs))
+	workers := min(maxParallelDumps, runtime.GOMAXPROCS(0), len(jobs))
+	next := atomic.Int64{}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) || ctx.Err() != nil {
+					return
+				}
+				counted := int64(0)
+				add := func(pos int) {
+					if d := int64(pos) - counted; d > 0 {
+						counted += d
+						done.Add(d)
+						report()
+					}
+				}
+				dumps[i], errs[i] = loadDumpJob(ctx, jobs[i], add)
+				add(int(jobs[i].size))
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var firstErr error
+	for i, e := range errs {
+		if e == nil {
+			tree.Dumps = append(tree.Dumps, dumps[i])
+			tree.Warnings = append(tree.Warnings, dumps[i].Warnings...)
+			continue
+		}
+		if errors.Is(e, context.Canceled) || errors.Is(e, context.DeadlineExceeded) {
+			return nil, e
+		}
+		if firstErr == nil {
+			firstErr = e
+		}
+		tree.Warnings = append(tree.Warnings, "skipped: "+e.Error())
+	}
+	if len(tree.Dumps) == 0 {
+		return nil, firstErr
+	}
+	sortDumps(tree.Dumps)
+	tree.Warnings = append(tree.Warnings, duplicateDumpWarnings(tree.Dumps)...)
+	return tree, nil
+}
+
+// duplicateDumpWarnings names (step, rank) pairs that more than one folder
+// gave (e.g. "rank" and "rank0"): Find returns the first.
+func duplicateDumpWarnings(ds []*model.Dump) []string {
+	var out []string
+	for i := 1; i < len(ds); i++ {
+		a, b := ds[i-1], ds[i]
+		if a.Step == b.Step && a.Rank == b.Rank && a.Mode == b.Mode {
+			out = append(out, fmt.Sprintf("%s and %s are both step %d rank %d; the first is used", a.Path, b.Path, a.Step, a.Rank))
+		}
+	}
+	return out
+}
+
+// loadDumpJob reads one dump.json with the construct.json and stack.json
+// beside it. Problems with those two only warn: they are for display and
+// parent links.
+func loadDumpJob(ctx context.Context, j dumpJob, progress func(int)) (*model.Dump, error) {
+	buf, err := readDumpFile(j.file)
+	if err != nil {
+		return nil, err
+	}
+	d, err := parseDumpJSON(ctx, buf, j.file, progress)
+	if err != nil {
+		return nil, err
+	}
+	d.Path, d.Step, d.Rank, d.Proc, d.Mode = j.dir, j.step, j.rank, j.proc, j.mode
+	if b, present, err := readSideFile(filepath.Join(j.dir, constructFileName)); present {
+		d.HasConstruct = true
+		var nodes map[string]constructNode
+		if err == nil {
+			nodes, err = parseConstructJSON(b)
+		}
+		if err != nil {
+			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: ignored: %v", filepath.Join(j.dir, constructFileName), err))
+		} else {
+			applyConstruct(d, nodes)
+		}
+	}
+	if b, present, err := readSideFile(filepath.Join(j.dir, stackFileName)); present {
+		d.HasStack = true
+		if err == nil {
+			d.Stacks, err = parseStackJSON(b)
+		}
+		if err != nil {
+			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: ignored: %v", filepath.Join(j.dir, stackFileName), err))
+		}
+	}
+	return d, nil
+}
+
+// readDumpFile reads dump.json whole, with InputErrors naming the problem.
+func readDumpFile(file string) ([]byte, error) {
+	fi, err := os.Stat(file)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if _, lerr := os.Lstat(file); lerr == nil {
+			return nil, inputErr(file, err, "cannot read: broken symbolic link")
+		}
+		return nil, inputErr(file, err, "does not exist")
+	case err != nil:
+		return nil, inputErr(file, err, "cannot read: %v", dumpPathErr(err))
+	case fi.IsDir():
+		return nil, inputErr(file, nil, "cannot read: is a directory, not a file")
+	case fi.Size() == 0:
+		return nil, inputErr(file, nil, "empty file (0 bytes): not an msprobe dump.json")
+	}
+	buf, err := os.ReadFile(file)
+	if err != nil {
+		return nil, inputErr(file, err, "cannot read: %v", dumpPathErr(err))
+	}
+	if len(buf) == 0 {
+		return nil, inputErr(file, nil, "empty file (0 bytes): not an msprobe dump.json")
+	}
+	return buf, nil
+}
+
+// readSideFile reads construct.json / stack.json; present is false when the
+// file is absent.
+func readSideFile(file string) (b []byte, present bool, err error) {
+	if _, err := os.Lstat(file); err != nil {
+		return nil, false, nil
+	}
+	b, err = os.ReadFile(file)
+	if err != nil {
+		return nil, true, dumpPathErr(err)
+	}
+	return b, true, nil
+}
+
+// dumpPathErr drops the path from *fs.PathError: InputError adds it.
+func dumpPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// folder name kinds
+const (
+	folderOther = iota
+	folderMode  // graph, pynative
+	folderStep  // step<N>
+	folderBadStep
+	folderRank // rank<N>, rank
+	folderProc // proc<pid>
+)
+
+// classifyFolder tells what a folder name is and its number (-1 for none).
+func classifyFolder(name string) (kind, n int) {
+	switch {
+	case name == "graph" || name == "pynative":
+		return folderMode, -1
+	case name == "rank":
+		return folderRank, 0
+	case strings.HasPrefix(name, "rank") && isDigits(name[4:]):
+		return folderRank, atoiSat(name[4:])
+	case strings.HasPrefix(name, "proc") && isDigits(name[4:]):
+		return folderProc, atoiSat(name[4:])
+	case strings.HasPrefix(name, "step") && isDigits(name[4:]):
+		return folderStep, atoiSat(name[4:])
+	case strings.HasPrefix(name, "step"):
+		return folderBadStep, -1
+	}
+	return folderOther, -1
+}
+
+// folderEntry is a sub-folder with its classification.
+type folderEntry struct {
+	name string
+	kind int
+	n    int
+}
+
+// subFolders lists the folders in dir (following symbolic links), sorted by
+// kind then number then name, and whether dir holds an entry named dump.json.
+func subFolders(dir string) (subs []folderEntry, hasDump bool, nEntries int, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, false, 0, err
+	}
+	for _, e := range entries {
+		if e.Name() == dumpFileName {
+			hasDump = true
+			continue
+		}
+		isDir := e.IsDir()
+		if e.Type()&fs.ModeSymlink != 0 {
+			if fi, err := os.Stat(filepath.Join(dir, e.Name())); err == nil && fi.IsDir() {
+				isDir = true
+			}
+		}
+		if !isDir {
+			continue
+		}
+		k, n := classifyFolder(e.Name())
+		subs = append(subs, folderEntry{e.Name(), k, n})
+	}
+	sort.Slice(subs, func(i, j int) bool {
+		a, b := subs[i], subs[j]
+		if a.kind != b.kind {
+			return a.kind < b.kind
+		}
+		if a.n != b.n {
+			return a.n < b.n
+		}
+		return a.name < b.name
+	})
+	return subs, hasDump, len(entries), nil
+}
+
+// treeWalker collects dump jobs and warnings.
+type treeWalker struct {
+	jobs  []dumpJob
+	warns []string
+}
+
+// findDumps turns path into the list of dump.json files to read.
+func findDumps(path string) ([]dumpJob, []string, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if _, lerr := os.Lstat(path); lerr == nil {
+			return nil, nil, inputErr(path, err, "cannot read: broken symbolic link")
+		}
+		return nil, nil, inputErr(path, err, "does not exist")
+	case err != nil:
+		return nil, nil, inputErr(path, err, "cannot read: %v", dumpPathErr(err))
+	}
+	w := &treeWalker{}
+	if !fi.IsDir() {
+		w.single(filepath.Dir(path), path)
+		return w.finish(path)
+	}
+	subs, hasDump, nEntries, err := subFolders(path)
+	if err != nil {
+		return nil, nil, inputErr(path, err, "cannot read folder: %v", dumpPathErr(err))
+	}
+	if nEntries == 0 {
+		return nil, nil, inputErr(path, nil, "empty folder: no dump.json (expected dump.json or step<N>/rank<N>/dump.json)")
+	}
+	if hasDump {
+		w.single(path, filepath.Join(path, dumpFileName))
+		return w.finish(path)
+	}
+	mode := ""
+	if k, _ := classifyFolder(filepath.Base(path)); k == folderMode {
+		mode = filepath.Base(path)
+	}
+	w.modeLevel(path, subs, mode)
+	return w.finish(path)
+}
+
+// single is one dump.json given directly (or its folder): step and rank come
+// from the folder names when they look like msprobe's (…/step3/rank5/).
+func (w *treeWalker) single(dir, file string) {
+	j := dumpJob{dir: dir, file: file, step: -1, rank: 0}
+	base := filepath.Base(dir)
+	parent := filepath.Base(filepath.Dir(dir))
+	k, n := classifyFolder(base)
+	switch k {
+	case folderRank:
+		j.rank = n
+	case folderProc:
+		j.proc = base
+		j.rank = -1
+	case folderStep:
+		j.step = n // step<N>/dump.json without a rank level
+	}
+	if k == folderRank || k == folderProc {
+		if pk, pn := classifyFolder(parent); pk == folderStep {
+			j.step = pn
+		}
+	}
+	w.jobs = append(w.jobs, j)
+}
+
+// modeLevel handles an optional graph/pynative level, then steps.
+func (w *treeWalker) modeLevel(dir string, subs []folderEntry, mode string) {
+	nMode := 0
+	for _, s := range subs {
+		if s.kind == folderMode {
+			nMode++
+			sub := filepath.Join(dir, s.name)
+			ss, hasDump, _, err := subFolders(sub)
+			if err != nil {
+				w.warns = append(w.warns, fmt.Sprintf("%s: skipped: %v", sub, dumpPathErr(err)))
+				continue
+			}
+			if hasDump {
+				w.addJob(sub, -1, 0, "", s.name)
+			}
+			w.stepLevel(sub, ss, s.name, stepOf(sub))
+		}
+	}
+	if nMode > 1 {
+		w.warns = append(w.warns, fmt.Sprintf("%s: both graph and pynative dumps present: each dump keeps its Mode", dir))
+	}
+	w.stepLevel(dir, subs, mode, stepOf(dir))
+}
+
+// stepOf is N when dir itself is named step<N>, else -1.
+func stepOf(dir string) int {
+	if k, n := classifyFolder(filepath.Base(dir)); k == folderStep {
+		return n
+	}
+	return -1
+}
+
+// stepLevel handles step<N> folders (and rank folders directly in dir, which
+// get step dirStep: -1, or N when dir itself is step<N>).
+func (w *treeWalker) stepLevel(dir string, subs []folderEntry, mode string, dirStep int) {
+	if dirStep >= 0 { // dir is a step folder: step folders in it are odd rank folders
+		w.rankLevel(dir, subs, dirStep, mode)
+		return
+	}
+	for _, s := range subs {
+		switch s.kind {
+		case folderStep:
+			sub := filepath.Join(dir, s.name)
+			ss, hasDump, _, err := subFolders(sub)
+			if err != nil {
+				w.warns = append(w.warns, fmt.Sprintf("%s: skipped: %v", sub, dumpPathErr(err)))
+				continue
+			}
+			if hasDump { // step<N>/dump.json: one rank, no rank level
+				w.addJob(sub, s.n, 0, "", mode)
+			}
+			w.rankLevel(sub, ss, s.n, mode)
+		case folderBadStep:
+			w.warns = append(w.warns, fmt.Sprintf("%s: skipped: step folder name is not step<N>", filepath.Join(dir, s.name)))
+		}
+	}
+	w.rankLevel(dir, subs, dirStep, mode)
+}
+
+// rankLevel adds the rank/proc folders of dir as dumps of the given step.
+func (w *treeWalker) rankLevel(dir string, subs []folderEntry, step int, mode string) {
+	nRanks := 0
+	for _, s := range subs {
+		if s.kind == folderRank || s.kind == folderProc {
+			nRanks++
+		}
+	}
+	for _, s := range subs {
+		sub := filepath.Join(dir, s.name)
+		switch s.kind {
+		case folderRank, folderProc:
+			if _, err := os.Lstat(filepath.Join(sub, dumpFileName)); err != nil {
+				w.warns = append(w.warns, fmt.Sprintf("%s: skipped: no dump.json", sub))
+				continue
+			}
+			rank, proc := s.n, ""
+			if s.kind == folderProc {
+				rank, proc = -1, s.name
+			}
+			w.addJob(sub, step, rank, proc, mode)
+		case folderStep:
+			if step < 0 { // a step level, handled by stepLevel
+				continue
+			}
+			if _, err := os.Lstat(filepath.Join(sub, dumpFileName)); err != nil {
+				continue
+			}
+			if nRanks > 0 {
+				w.warns = append(w.warns, fmt.Sprintf("%s: skipped: a step folder where a rank folder should be", sub))
+				continue
+			}
+			w.warns = append(w.warns, fmt.Sprintf("%s: a step folder where a rank folder should be: read as rank 0", sub))
+			nRanks++
+			w.addJob(sub, step, 0, "", mode)
+		}
+	}
+}
+
+func (w *treeWalker) addJob(dir string, step, rank int, proc, mode string) {
+	w.jobs = append(w.jobs, dumpJob{dir: dir, file: filepath.Join(dir, dumpFileName), step: step, rank: rank, proc: proc, mode: mode})
+}
+
+// finish maps proc folders to ranks, sizes the files and checks that
+// something was found.
+func (w *treeWalker) finish(path string) ([]dumpJob, []string, error) {
+	if len(w.jobs) == 0 {
+		msg := "no dump.json found (expected dump.json, rank<N>/dump.json or step<N>/rank<N>/dump.json)"
+		if len(w.warns) > 0 {
+			msg += "; " + w.warns[0]
+		}
+		return nil, w.warns, inputErr(path, nil, "%s", msg)
+	}
+	mapProcRanks(w.jobs)
+	for i := range w.jobs {
+		if fi, err := os.Stat(w.jobs[i].file); err == nil && !fi.IsDir() {
+			w.jobs[i].size = fi.Size()
+		}
+	}
+	return w.jobs, w.warns, nil
+}
+
+// mapProcRanks gives proc<pid> folders the ranks after the largest real rank,
+// in pid order; one pid keeps its rank across steps.
+func mapProcRanks(jobs []dumpJob) {
+	maxRank := -1
+	var pids []int
+	seen := map[int]bool{}
+	for _, j := range jobs {
+		if j.proc == "" {
+			maxRank = max(maxRank, j.rank)
+			continue
+		}
+		pid, _ := strconv.Atoi(j.proc[len("proc"):])
+		if !seen[pid] {
+			seen[pid] = true
+			pids = append(pids, pid)
+		}
+	}
+	sort.Ints(pids)
+	rankOf := map[int]int{}
+	for i, pid := range pids {
+		rankOf[pid] = maxRank + 1 + i
+	}
+	for i := range jobs {
+		if jobs[i].proc != "" {
+			pid, _ := strconv.Atoi(jobs[i].proc[len("proc"):])
+			jobs[i].rank = rankOf[pid]
+		}
+	}
+}
