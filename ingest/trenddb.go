@@ -1,0 +1,505 @@
+package ingest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+
+	"spikescope/model"
+)
+
+// trendClamp is where msprobe data2db clamps values: it stores +inf as
+// 1e9+1 and -inf as -(1e9+1) (formats.md §2.1). ±1e9 exactly may be a
+// clamped finite value and stays finite.
+const trendClamp = 1e9 + 1
+
+// maxMetrics is how many metrics Rows.Metric (uint8) can index.
+const maxMetrics = 256
+
+// Gen B tables and columns spikescope reads (formats.md §2.1). The other
+// tables (monitoring_tags, tag_target_mapping, global_stats) only serve UI
+// filtering in msprobe and are not required.
+var (
+	trendDataKeyCols = []string{"rank", "step", "target_id", "metric_id"}
+	targetCols       = []string{"target_id", "target_name", "vpp_stage"}
+	metricCols       = []string{"metric_id", "metric_name"}
+)
+
+// dumpMetricNames are the metrics of a dump_data.trend.db (§2.2): there
+// monitoring_targets.micro_step holds an op's call index, not a micro step.
+var dumpMetricNames = map[string]bool{"forward": true, "backward": true, "recompute": true, "parameters_grad": true}
+
+// LoadTrendDB reads a msprobe trend database: the current Gen B
+// `*.trend.db` (single trend_data table) or the older Gen A
+// `monitor_metrics.db` (tables metric_{id}_step_{a}_{b}). The file is opened
+// read-only and immutable; it is never created or modified.
+//
+// Rows of Gen B come in key order (rank, step, target_id, metric_id); Gen A
+// rows come table by table. Step is kept as stored: with data2db's default
+// (--micro_step true) it is a global micro-step index, and the analysis
+// derives the window. When monitoring_targets.micro_step is used (built with
+// --micro_step false, and Gen A), targets that differ only in micro step are
+// merged, Rows.Micro carries the micro step and ExplicitMicro is set; a
+// metric whose targets never have a non-zero micro step (e.g. grad_reduced)
+// keeps NoMicro.
+func LoadTrendDB(ctx context.Context, path string, p model.ProgressFunc) (*model.MonitorData, error) {
+	db, err := openSQLiteReadOnly(path)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	workers := runtime.GOMAXPROCS(0)
+	db.SetMaxOpenConns(workers + 1)
+	db.SetMaxIdleConns(workers + 1)
+
+	tables, err := listTables(db)
+	if err != nil {
+		return nil, sqliteProblem(path, err)
+	}
+	have := map[string]bool{}
+	var genA []string
+	for _, t := range tables {
+		have[t] = true
+		if genATableRE.MatchString(t) {
+			genA = append(genA, t)
+		}
+	}
+	r := &trendReader{path: path, db: db, workers: workers, d: &model.MonitorData{Path: path, Format: model.FormatTrendDB}}
+	switch {
+	case have["trend_data"]:
+		err = r.loadGenB(ctx, have, p)
+	case len(genA) > 0:
+		err = r.loadGenA(ctx, have, genA, p)
+	default:
+		var missing []string
+		for _, t := range []string{"trend_data", "monitoring_targets", "monitoring_metrics"} {
+			if !have[t] {
+				missing = append(missing, t)
+			}
+		}
+		return nil, inputErr(path, nil, "not a msprobe trend database: missing table(s) %s (found %s)", strings.Join(missing, ", "), describeTables(tables))
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, sqliteProblem(path, err)
+	}
+	return r.d, nil
+}
+
+// trendReader holds the state of one trend.db load.
+type trendReader struct {
+	path    string
+	db      *sql.DB
+	workers int
+	d       *model.MonitorData
+
+	// lookups filled by readMetrics / readTargets
+	metricOf  map[int64]int   // metric_id → index into d.Metrics
+	targetOf  map[int64]int32 // target_id → index into d.Targets
+	microOf   map[int64]int32 // target_id → monitoring_targets.micro_step
+	microMode bool            // targets carry micro steps (see LoadTrendDB)
+	textVals  int64           // stat cells that held text (coerced)
+}
+
+// requireTables names the required tables that are missing.
+func (r *trendReader) requireTables(have map[string]bool, want ...string) error {
+	var missing []string
+	for _, t := range want {
+		if !have[t] {
+			missing = append(missing, t)
+		}
+	}
+	if len(missing) > 0 {
+		return inputErr(r.path, nil, "missing table(s) %s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// statColumns returns the statistics present among cols, in Stat order.
+func statColumns(cols map[string]sqlColumn) []model.Stat {
+	var out []model.Stat
+	for s := model.Stat(0); s < model.NumStats; s++ {
+		if _, ok := cols[model.StatNames[s]]; ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// checkStatColumns requires at least one stat column and numeric types.
+func (r *trendReader) checkStatColumns(table string, cols map[string]sqlColumn) ([]model.Stat, error) {
+	stats := statColumns(cols)
+	if len(stats) == 0 {
+		return nil, inputErr(r.path, nil, "table %s lacks column(s) norm, min, max, mean (needs at least one)", table)
+	}
+	for _, s := range stats {
+		c := cols[model.StatNames[s]]
+		if !numericColumnOK(c.Type) {
+			return nil, inputErr(r.path, nil, "column %s.%s has type %s, expected REAL", table, c.Name, c.Type)
+		}
+	}
+	return stats, nil
+}
+
+func (r *trendReader) loadGenB(ctx context.Context, have map[string]bool, p model.ProgressFunc) error {
+	if err := r.requireTables(have, "trend_data", "monitoring_targets", "monitoring_metrics"); err != nil {
+		return err
+	}
+	cols, err := tableColumns(r.db, "trend_data")
+	if err != nil {
+		return err
+	}
+	if err := requireColumns(r.path, "trend_data", cols, trendDataKeyCols, allNumeric(trendDataKeyCols)); err != nil {
+		return err
+	}
+	stats, err := r.checkStatColumns("trend_data", cols)
+	if err != nil {
+		return err
+	}
+	if err := r.readMetrics(); err != nil {
+		return err
+	}
+	if err := r.readTargets(); err != nil {
+		return err
+	}
+	chunks, err := r.planGenB(ctx, stats)
+	if err != nil {
+		return err
+	}
+	return r.readChunks(ctx, chunks, p)
+}
+
+func allNumeric(cols []string) map[string]bool {
+	m := map[string]bool{}
+	for _, c := range cols {
+		m[c] = true
+	}
+	return m
+}
+
+// readMetrics loads monitoring_metrics: names come from the table, never
+// from assumed ids (reference bug 26).
+func (r *trendReader) readMetrics() error {
+	cols, err := tableColumns(r.db, "monitoring_metrics")
+	if err != nil {
+		return err
+	}
+	if err := requireColumns(r.path, "monitoring_metrics", cols, metricCols, map[string]bool{"metric_id": true}); err != nil {
+		return err
+	}
+	rows, err := r.db.Query(`SELECT metric_id, metric_name FROM monitoring_metrics ORDER BY metric_id`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	r.metricOf = map[int64]int{}
+	for rows.Next() {
+		var id sql.NullInt64
+		var name sql.NullString
+		if err := rows.Scan(&id, &name); err != nil {
+			return inputErr(r.path, err, "monitoring_metrics: %s", oneLine(err.Error()))
+		}
+		if !id.Valid {
+			continue
+		}
+		if len(r.d.Metrics) >= maxMetrics {
+			return inputErr(r.path, nil, "monitoring_metrics has more than %d metrics", maxMetrics)
+		}
+		n := name.String
+		if n == "" {
+			n = fmt.Sprintf("metric_%d", id.Int64)
+		}
+		r.metricOf[id.Int64] = len(r.d.Metrics)
+		r.d.Metrics = append(r.d.Metrics, n)
+	}
+	return rows.Err()
+}
+
+// isDumpDB reports whether the metrics are those of a dump_data.trend.db.
+func (r *trendReader) isDumpDB() bool {
+	if len(r.d.Metrics) == 0 {
+		return false
+	}
+	for _, m := range r.d.Metrics {
+		if !dumpMetricNames[m] {
+			return false
+		}
+	}
+	return true
+}
+
+// readTargets loads monitoring_targets. In a monitor DB whose targets carry
+// micro steps, targets differing only by micro step are merged (the micro
+// step goes to the rows instead); in a dump DB micro_step is the call index
+// and stays part of the target.
+func (r *trendReader) readTargets() error {
+	cols, err := tableColumns(r.db, "monitoring_targets")
+	if err != nil {
+		return err
+	}
+	if err := requireColumns(r.path, "monitoring_targets", cols, targetCols, map[string]bool{"target_id": true, "vpp_stage": true}); err != nil {
+		return err
+	}
+	microExpr := "0"
+	if c, ok := cols["micro_step"]; ok {
+		if !numericColumnOK(c.Type) {
+			return inputErr(r.path, nil, "column monitoring_targets.micro_step has type %s, expected INTEGER", c.Type)
+		}
+		microExpr = "micro_step"
+	}
+	rows, err := r.db.Query(`SELECT target_id, target_name, vpp_stage, ` + microExpr + ` FROM monitoring_targets ORDER BY target_id`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	type rawTarget struct {
+		id    int64
+		name  string
+		vpp   int
+		micro int
+	}
+	var raw []rawTarget
+	anyMicro := false
+	for rows.Next() {
+		var id, vpp, micro sql.NullInt64
+		var name sql.NullString
+		if err := rows.Scan(&id, &name, &vpp, &micro); err != nil {
+			return inputErr(r.path, err, "monitoring_targets: %s", oneLine(err.Error()))
+		}
+		if !id.Valid {
+			continue
+		}
+		t := rawTarget{id: id.Int64, name: name.String, vpp: int(vpp.Int64), micro: int(micro.Int64)}
+		if t.micro != 0 {
+			anyMicro = true
+		}
+		raw = append(raw, t)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	dump := r.isDumpDB()
+	if dump {
+		r.d.Warnings = append(r.d.Warnings, "this trend.db was built from dump statistics (metrics "+strings.Join(r.d.Metrics, ", ")+"): monitoring_targets.micro_step is the call index and stays part of the target; parameters_grad rows may be missing (data2db drops them)")
+	}
+	r.microMode = anyMicro && !dump
+	r.targetOf = make(map[int64]int32, len(raw))
+	r.microOf = make(map[int64]int32, len(raw))
+	type key struct {
+		name string
+		vpp  int
+	}
+	merged := map[key]int32{}
+	for _, t := range raw {
+		if r.microMode {
+			k := key{t.name, t.vpp}
+			idx, ok := merged[k]
+			if !ok {
+				idx = int32(len(r.d.Targets))
+				merged[k] = idx
+				r.d.Targets = append(r.d.Targets, model.Target{Name: t.name, VPPStage: t.vpp})
+			}
+			r.targetOf[t.id] = idx
+			r.microOf[t.id] = int32(t.micro)
+			continue
+		}
+		r.targetOf[t.id] = int32(len(r.d.Targets))
+		r.d.Targets = append(r.d.Targets, model.Target{Name: t.name, VPPStage: t.vpp, MicroStep: t.micro})
+	}
+	r.d.ExplicitMicro = r.microMode
+	return nil
+}
+
+// trendChunk is one disjoint key range of the data, read by one connection.
+type trendChunk struct {
+	query  string
+	args   []any
+	stats  []model.Stat // stat columns after the key columns, in order
+	metric int          // fixed metric index (Gen A), or -1 when the query has metric_id
+	count  int // rows in the range, from COUNT(*)
+	off    int // where its rows start in the result
+}
+
+// chunksPerWorker splits the data finer than one range per worker so that
+// uneven ranges still keep every worker busy.
+const chunksPerWorker = 4
+
+// planGenB splits trend_data into key ranges on its primary key (rank,
+// step, ...): by rank ranges when there are enough ranks, else by step
+// ranges within each rank. Every bound is an O(log n) MIN/MAX lookup. If
+// the ranges do not cover every row (keys stored as text, say), it falls
+// back to one full scan.
+func (r *trendReader) planGenB(ctx context.Context, stats []model.Stat) ([]*trendChunk, error) {
+	sel := "SELECT rank, step, target_id, metric_id" + statSelect(stats) + " FROM trend_data"
+	var total int
+	if err := r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM trend_data`).Scan(&total); err != nil {
+		return nil, err
+	}
+	full := []*trendChunk{{query: sel, stats: stats, metric: -1, count: total}}
+	if total == 0 || r.workers < 2 {
+		return full, nil
+	}
+	var lo, hi sql.NullInt64
+	if err := r.db.QueryRowContext(ctx, `SELECT MIN(rank), MAX(rank) FROM trend_data`).Scan(&lo, &hi); err != nil || !lo.Valid {
+		return full, nil
+	}
+	want := int64(r.workers * chunksPerWorker)
+	var chunks []*trendChunk
+	if nr := hi.Int64 - lo.Int64 + 1; nr >= want {
+		for i := int64(0); i < want; i++ {
+			a := lo.Int64 + nr*i/want
+			b := lo.Int64 + nr*(i+1)/want - 1
+			if b < a {
+				continue
+			}
+			chunks = append(chunks, &trendChunk{query: sel + " WHERE rank >= ? AND rank <= ?", args: []any{a, b}, stats: stats, metric: -1})
+		}
+	} else {
+		per := (want + nr - 1) / nr
+		for rk := lo.Int64; rk <= hi.Int64; rk++ {
+			var slo, shi sql.NullInt64
+			if err := r.db.QueryRowContext(ctx, `SELECT MIN(step), MAX(step) FROM trend_data WHERE rank = ?`, rk).Scan(&slo, &shi); err != nil {
+				return full, nil // non-integer steps: one full scan reports them
+			}
+			if !slo.Valid {
+				continue
+			}
+			ns := shi.Int64 - slo.Int64 + 1
+			parts := min(per, ns)
+			for i := int64(0); i < parts; i++ {
+				a := slo.Int64 + ns*i/parts
+				b := slo.Int64 + ns*(i+1)/parts - 1
+				chunks = append(chunks, &trendChunk{query: sel + " WHERE rank = ? AND step >= ? AND step <= ?", args: []any{rk, a, b}, stats: stats, metric: -1})
+			}
+		}
+	}
+	if err := r.countChunks(ctx, chunks); err != nil {
+		return nil, err
+	}
+	sum := 0
+	for _, c := range chunks {
+		sum += c.count
+	}
+	if sum != total {
+		return full, nil
+	}
+	return chunks, nil
+}
+
+// statSelect is the ", norm, min" part of a SELECT for the present stats.
+func statSelect(stats []model.Stat) string {
+	var b strings.Builder
+	for _, s := range stats {
+		b.WriteString(", ")
+		b.WriteString(model.StatNames[s])
+	}
+	return b.String()
+}
+
+// countChunks fills each chunk's count with COUNT(*) over its WHERE clause,
+// in parallel.
+func (r *trendReader) countChunks(ctx context.Context, chunks []*trendChunk) error {
+	return parallelEach(ctx, len(chunks), r.workers, func(i int) error {
+		c := chunks[i]
+		q := "SELECT COUNT(*)" + c.query[strings.Index(c.query, " FROM "):]
+		return r.db.QueryRowContext(ctx, q, c.args...).Scan(&c.count)
+	})
+}
+
+// readChunks allocates the columnar rows once and fills them from all chunks
+// in parallel, each chunk at its own offset, so the result is in chunk
+// (key) order with no copy.
+func (r *trendReader) readChunks(ctx context.Context, chunks []*trendChunk, p model.ProgressFunc) error {
+	total := 0
+	d := r.d
+	for _, c := range chunks {
+		c.off = total
+		total += c.count
+		for _, s := range c.stats {
+			d.HasStat[s] = true
+		}
+	}
+	rows := &d.Rows
+	rows.Rank = make([]int32, total)
+	rows.Step = make([]int32, total)
+	rows.Micro = make([]int32, total)
+	rows.Target = make([]int32, total)
+	rows.Metric = make([]uint8, total)
+	for s := range rows.Val {
+		rows.Val[s] = make([]float64, total)
+		if !d.HasStat[s] {
+			fillNaN(rows.Val[s])
+		}
+	}
+	meter := newProgressMeter(p, r.path, "rows", int64(total))
+	sc := newTrendScanner(r)
+	err := parallelEach(ctx, len(chunks), r.workers, func(i int) error {
+		return sc.readChunk(ctx, chunks[i], meter)
+	})
+	if err != nil {
+		return err
+	}
+	meter.finish()
+	sc.finish()
+	return nil
+}
+
+func fillNaN(v []float64) {
+	nan := math.NaN()
+	for i := range v {
+		v[i] = nan
+	}
+}
+
+// trendValue converts a stored statistic: NULL → NaN, ±(1e9+1) and beyond →
+// ±Inf (data2db's clamp), text → parsed number or NaN.
+func trendValue(v any) (f float64, text bool) {
+	switch x := v.(type) {
+	case float64:
+		f = x
+	case int64:
+		f = float64(x)
+	case nil:
+		return math.NaN(), false
+	case string:
+		return parseTextStat(x), true
+	case []byte:
+		return parseTextStat(string(x)), true
+	default:
+		return math.NaN(), true
+	}
+	if f >= trendClamp {
+		return math.Inf(1), false
+	}
+	if f <= -trendClamp {
+		return math.Inf(-1), false
+	}
+	return f, false
+}
+
+// parseTextStat reads a statistic stored as text (data2db parses strings as
+// floats or stores NULL, so this only happens in hand-made databases).
+func parseTextStat(s string) float64 {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return f
+}
+
+// sortedKeys returns the keys of m in ascending order.
+func sortedKeys[V any](m map[int64]V) []int64 {
+	out := make([]int64, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}

@@ -1,0 +1,244 @@
+package ingest
+
+import (
+	"bytes"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	_ "modernc.org/sqlite" // pure-Go SQLite driver "sqlite"; CGO_ENABLED=0 builds
+)
+
+// sqliteMagic is the first 16 bytes of every SQLite 3 database file.
+const sqliteMagic = "SQLite format 3\x00"
+
+// checkFileReadable stats path and reads its first bytes, turning every way
+// a file can be unusable into an InputError with its own message. It returns
+// the head (up to len(sqliteMagic) bytes).
+func checkFileReadable(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, statError(path, err)
+	}
+	if st.IsDir() {
+		return nil, inputErr(path, nil, "is a folder, expected a file")
+	}
+	if st.Size() == 0 {
+		return nil, inputErr(path, nil, "empty file (0 bytes)")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, openError(path, err)
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteMagic))
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, inputErr(path, err, "cannot read: %v", unwrapPathError(err))
+	}
+	return head[:n], nil
+}
+
+// statError words an os.Stat failure.
+func statError(path string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return inputErr(path, err, "does not exist")
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		return inputErr(path, err, "cannot read: permission denied")
+	}
+	return inputErr(path, err, "cannot access: %v", unwrapPathError(err))
+}
+
+// openError words an os.Open / ReadDir failure.
+func openError(path string, err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return inputErr(path, err, "cannot read: permission denied")
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return inputErr(path, err, "does not exist")
+	}
+	return inputErr(path, err, "cannot read: %v", unwrapPathError(err))
+}
+
+// unwrapPathError drops the "op path:" prefix of a *fs.PathError, since the
+// InputError already names the path.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// isSQLiteHead reports whether head starts with the SQLite magic string.
+func isSQLiteHead(head []byte) bool {
+	return bytes.HasPrefix(head, []byte(sqliteMagic))
+}
+
+// openSQLiteReadOnly opens path as an immutable, read-only database. mode=ro
+// makes SQLite fail instead of creating a missing file; immutable=1 makes it
+// skip locking and never create -wal/-shm/-journal files next to the user's
+// data.
+func openSQLiteReadOnly(path string) (*sql.DB, error) {
+	head, err := checkFileReadable(path)
+	if err != nil {
+		return nil, err
+	}
+	if !isSQLiteHead(head) {
+		return nil, inputErr(path, nil, "not an SQLite database (file header is not %q)", strings.TrimRight(sqliteMagic, "\x00"))
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, inputErr(path, err, "cannot resolve path: %v", err)
+	}
+	db, err := sql.Open("sqlite", sqliteURI(abs))
+	if err != nil {
+		return nil, inputErr(path, err, "cannot open SQLite database: %v", err)
+	}
+	return db, nil
+}
+
+// sqliteURI builds the "file:" URI for an absolute path, escaping the
+// characters that a URI would otherwise interpret.
+func sqliteURI(abs string) string {
+	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
+	return "file:" + r.Replace(filepath.ToSlash(abs)) + "?mode=ro&immutable=1"
+}
+
+// sqlColumn is one row of PRAGMA table_info.
+type sqlColumn struct {
+	Name string
+	Type string // declared type, upper case
+}
+
+// tableColumns returns the columns of table keyed by lower-case name.
+func tableColumns(db *sql.DB, table string) (map[string]sqlColumn, error) {
+	rows, err := db.Query(`SELECT name, type FROM pragma_table_info(?)`, table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols := map[string]sqlColumn{}
+	for rows.Next() {
+		var name, typ sql.NullString
+		if err := rows.Scan(&name, &typ); err != nil {
+			return nil, err
+		}
+		cols[strings.ToLower(name.String)] = sqlColumn{Name: name.String, Type: strings.ToUpper(strings.TrimSpace(typ.String))}
+	}
+	return cols, rows.Err()
+}
+
+// listTables returns the names of all tables in the database.
+func listTables(db *sql.DB) ([]string, error) {
+	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type='table' ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		out = append(out, name)
+	}
+	return out, rows.Err()
+}
+
+// columnAffinity applies SQLite's affinity rules (datatype3 §3.1) to a
+// declared column type.
+func columnAffinity(decl string) string {
+	switch {
+	case strings.Contains(decl, "INT"):
+		return "INTEGER"
+	case strings.Contains(decl, "CHAR"), strings.Contains(decl, "CLOB"), strings.Contains(decl, "TEXT"):
+		return "TEXT"
+	case decl == "" || strings.Contains(decl, "BLOB"):
+		return "BLOB"
+	case strings.Contains(decl, "REAL"), strings.Contains(decl, "FLOA"), strings.Contains(decl, "DOUB"):
+		return "REAL"
+	}
+	return "NUMERIC"
+}
+
+// numericColumnOK reports whether a declared type can hold the numbers we
+// expect: anything but text affinity or an explicit BLOB. An undeclared type
+// (affinity BLOB, stores values as given) is accepted.
+func numericColumnOK(decl string) bool {
+	switch columnAffinity(decl) {
+	case "TEXT":
+		return false
+	case "BLOB":
+		return decl == ""
+	}
+	return true
+}
+
+// requireColumns checks that table has every column in want (lower-case) and
+// that the numeric ones have a numeric type. It names every missing column.
+func requireColumns(path, table string, cols map[string]sqlColumn, want []string, numeric map[string]bool) error {
+	var missing []string
+	for _, w := range want {
+		if _, ok := cols[w]; !ok {
+			missing = append(missing, w)
+		}
+	}
+	if len(missing) > 0 {
+		return inputErr(path, nil, "table %s lacks column(s) %s", table, strings.Join(missing, ", "))
+	}
+	for _, w := range want {
+		if numeric[w] && !numericColumnOK(cols[w].Type) {
+			return inputErr(path, nil, "column %s.%s has type %s, expected a number (INTEGER or REAL)", table, w, cols[w].Type)
+		}
+	}
+	return nil
+}
+
+// sqliteProblem words an error returned by SQLite while reading path: a
+// damaged file gets "corrupt", anything else the driver's text.
+func sqliteProblem(path string, err error) error {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return err
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "malformed"), strings.Contains(msg, "corrupt"), strings.Contains(msg, "not a database"):
+		return inputErr(path, err, "corrupt SQLite database (%s)", oneLine(msg))
+	}
+	return inputErr(path, err, "cannot read SQLite database: %s", oneLine(msg))
+}
+
+// oneLine keeps an error message on one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// quoteIdent quotes an SQL identifier.
+func quoteIdent(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// genATableRE matches the Gen A partition tables metric_{id}_step_{a}_{b}.
+var genATableRE = regexp.MustCompile(`^metric_(\d+)_step_(\d+)_(\d+)$`)
+
+// describeTables lists table names for an error message, shortened.
+func describeTables(tables []string) string {
+	if len(tables) == 0 {
+		return "no tables"
+	}
+	const maxShown = 8
+	if len(tables) > maxShown {
+		return fmt.Sprintf("tables %s, … (%d in all)", strings.Join(tables[:maxShown], ", "), len(tables))
+	}
+	return "tables " + strings.Join(tables, ", ")
+}

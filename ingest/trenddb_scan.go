@@ -1,0 +1,399 @@
+package ingest
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"sync"
+
+	"spikescope/model"
+)
+
+// scanCheckEvery is how many rows a reader goroutine reads between checks of
+// cancellation and progress updates.
+const scanCheckEvery = 8192
+
+// denseLookupSlack bounds the size of a slice lookup table for ids: ids up
+// to this many times the count (plus a constant) use a slice, others a map.
+const denseLookupSlack = 4
+
+// trendScanner converts raw driver values into the columnar rows. Lookups
+// are read-only during the scan; ids missing from monitoring_targets or
+// monitoring_metrics get placeholder entries under mu.
+type trendScanner struct {
+	r *trendReader
+
+	targetSlice []int32 // target_id → index+1 (0 = unknown), when dense
+	microSlice  []int32
+	metricSlice []int16 // metric_id → index+1
+
+	mu            sync.Mutex
+	extraTargets  map[int64]int32
+	extraMetrics  map[int64]int
+	unknownTarget int64 // rows with an unknown target_id
+	unknownMetric int64
+	textVals      int64
+	tooMany       bool
+}
+
+func newTrendScanner(r *trendReader) *trendScanner {
+	s := &trendScanner{r: r, extraTargets: map[int64]int32{}, extraMetrics: map[int64]int{}}
+	if maxID, ok := denseMax(r.targetOf); ok {
+		s.targetSlice = make([]int32, maxID+1)
+		s.microSlice = make([]int32, maxID+1)
+		for id, idx := range r.targetOf {
+			s.targetSlice[id] = idx + 1
+			s.microSlice[id] = r.microOf[id]
+		}
+	}
+	if maxID, ok := denseMax(r.metricOf); ok {
+		s.metricSlice = make([]int16, maxID+1)
+		for id, idx := range r.metricOf {
+			s.metricSlice[id] = int16(idx + 1)
+		}
+	}
+	return s
+}
+
+// denseMax returns the largest id when all ids are ≥ 0 and few enough gaps
+// exist for a slice lookup.
+func denseMax[V any](m map[int64]V) (int64, bool) {
+	var maxID int64 = -1
+	for id := range m {
+		if id < 0 {
+			return 0, false
+		}
+		maxID = max(maxID, id)
+	}
+	return maxID, maxID < int64(denseLookupSlack*len(m)+1024)
+}
+
+// target maps a target_id to (index, micro step).
+func (s *trendScanner) target(id int64) (int32, int32) {
+	if id >= 0 && id < int64(len(s.targetSlice)) {
+		if v := s.targetSlice[id]; v != 0 {
+			return v - 1, s.microSlice[id]
+		}
+	} else if s.targetSlice == nil {
+		if idx, ok := s.r.targetOf[id]; ok {
+			return idx, s.r.microOf[id]
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unknownTarget++
+	idx, ok := s.extraTargets[id]
+	if !ok {
+		idx = int32(len(s.r.d.Targets))
+		s.extraTargets[id] = idx
+		s.r.d.Targets = append(s.r.d.Targets, model.Target{Name: fmt.Sprintf("target_id %d", id)})
+	}
+	return idx, 0
+}
+
+// metric maps a metric_id to its index.
+func (s *trendScanner) metric(id int64) (uint8, error) {
+	if id >= 0 && id < int64(len(s.metricSlice)) {
+		if v := s.metricSlice[id]; v != 0 {
+			return uint8(v - 1), nil
+		}
+	} else if s.metricSlice == nil {
+		if idx, ok := s.r.metricOf[id]; ok {
+			return uint8(idx), nil
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unknownMetric++
+	idx, ok := s.extraMetrics[id]
+	if !ok {
+		if len(s.r.d.Metrics) >= maxMetrics {
+			return 0, inputErr(s.r.path, nil, "more than %d distinct metric ids in the data", maxMetrics)
+		}
+		idx = len(s.r.d.Metrics)
+		s.extraMetrics[id] = idx
+		s.r.d.Metrics = append(s.r.d.Metrics, fmt.Sprintf("metric_id %d", id))
+	}
+	return uint8(idx), nil
+}
+
+// errChangedWhileReading: the row count of a range differs from its COUNT(*).
+var errChangedWhileReading = errors.New("the database changed while it was read")
+
+// readChunk reads one key range on its own connection, through the driver
+// interface directly: database/sql's Scan costs ~20% more per row.
+func (s *trendScanner) readChunk(ctx context.Context, c *trendChunk, meter *progressMeter) error {
+	conn, err := s.r.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		pc, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return errors.New("sqlite driver lacks PrepareContext")
+		}
+		st, err := pc.PrepareContext(ctx, c.query)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		qc, ok := st.(driver.StmtQueryContext)
+		if !ok {
+			return errors.New("sqlite driver lacks QueryContext")
+		}
+		named := make([]driver.NamedValue, len(c.args))
+		for i, a := range c.args {
+			named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+		}
+		rs, err := qc.QueryContext(ctx, named)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		return s.scanRows(ctx, rs, c, meter)
+	})
+}
+
+// scanRows converts the rows of one chunk into d.Rows[c.off : c.off+c.count].
+func (s *trendScanner) scanRows(ctx context.Context, rs driver.Rows, c *trendChunk, meter *progressMeter) error {
+	rows := &s.r.d.Rows
+	nKey := 4
+	if c.metric >= 0 {
+		nKey = 3
+	}
+	dest := make([]driver.Value, nKey+len(c.stats))
+	// stats this chunk lacks but others have read as NaN
+	var absent []model.Stat
+	for st := model.Stat(0); st < model.NumStats; st++ {
+		if s.r.d.HasStat[st] && !slicesContains(c.stats, st) {
+			absent = append(absent, st)
+		}
+	}
+	nan := math.NaN()
+	i, end := c.off, c.off+c.count
+	var text int64
+	microMode := s.r.microMode
+	pending := 0
+	for {
+		if err := rs.Next(dest); err != nil {
+			if err == io.EOF {
+				break
+			}
+			return err
+		}
+		if i >= end {
+			return errChangedWhileReading
+		}
+		rank, err := s.keyInt32(dest[0], "rank", i)
+		if err != nil {
+			return err
+		}
+		step, err := s.keyInt32(dest[1], "step", i)
+		if err != nil {
+			return err
+		}
+		tid, err := s.keyInt(dest[2], "target_id", i)
+		if err != nil {
+			return err
+		}
+		var mi uint8
+		if c.metric >= 0 {
+			mi = uint8(c.metric)
+		} else {
+			mid, err := s.keyInt(dest[3], "metric_id", i)
+			if err != nil {
+				return err
+			}
+			if mi, err = s.metric(mid); err != nil {
+				return err
+			}
+		}
+		ti, micro := s.target(tid)
+		rows.Rank[i] = rank
+		rows.Step[i] = step
+		rows.Target[i] = ti
+		rows.Metric[i] = mi
+		if microMode {
+			rows.Micro[i] = micro
+		} else {
+			rows.Micro[i] = model.NoMicro
+		}
+		for k, st := range c.stats {
+			v, isText := trendValue(dest[nKey+k])
+			if isText {
+				text++
+			}
+			rows.Val[st][i] = v
+		}
+		for _, st := range absent {
+			rows.Val[st][i] = nan
+		}
+		i++
+		if pending++; pending == scanCheckEvery {
+			meter.add(int64(pending))
+			pending = 0
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	meter.add(int64(pending))
+	if i != end {
+		return errChangedWhileReading
+	}
+	if text > 0 {
+		s.mu.Lock()
+		s.textVals += text
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// keyInt reads an integer key column; integral REAL values are accepted.
+func (s *trendScanner) keyInt(v any, col string, row int) (int64, error) {
+	switch x := v.(type) {
+	case int64:
+		return x, nil
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int64(x), nil
+		}
+	}
+	return 0, inputErr(s.r.path, nil, "trend data row %d: column %s holds %s, expected an integer", row+1, col, describeValue(v))
+}
+
+// keyInt32 is keyInt for columns stored as int32 (rank, step).
+func (s *trendScanner) keyInt32(v any, col string, row int) (int32, error) {
+	x, err := s.keyInt(v, col, row)
+	if err != nil {
+		return 0, err
+	}
+	if x < math.MinInt32 || x > math.MaxInt32 {
+		return 0, inputErr(s.r.path, nil, "trend data row %d: %s %d is out of range", row+1, col, x)
+	}
+	return int32(x), nil
+}
+
+func describeValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		return fmt.Sprintf("text %q", x)
+	case []byte:
+		return fmt.Sprintf("blob of %d bytes", len(x))
+	}
+	return fmt.Sprintf("%v", v)
+}
+
+// finish applies the per-metric micro rule and records warnings.
+func (s *trendScanner) finish() {
+	d := s.r.d
+	if s.r.microMode {
+		// A metric whose rows never have a micro step other than 0 was
+		// written without a micro_step column (grad_reduced): NoMicro.
+		var hasMicro [maxMetrics]bool
+		for i, m := range d.Rows.Metric {
+			if d.Rows.Micro[i] != 0 {
+				hasMicro[m] = true
+			}
+		}
+		for i, m := range d.Rows.Metric {
+			if !hasMicro[m] {
+				d.Rows.Micro[i] = model.NoMicro
+			}
+		}
+	}
+	if s.unknownTarget > 0 {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d rows refer to target_id(s) %s absent from monitoring_targets (kept, named \"target_id N\")", s.unknownTarget, idList(s.extraTargets)))
+	}
+	if s.unknownMetric > 0 {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d rows refer to metric_id(s) %s absent from monitoring_metrics (kept, named \"metric_id N\")", s.unknownMetric, idList(s.extraMetrics)))
+	}
+	if s.textVals > 0 {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d statistic cells held text instead of a number (read as number where possible, else NaN)", s.textVals))
+	}
+}
+
+// idList prints up to a few ids of a map in ascending order.
+func idList[V any](m map[int64]V) string {
+	ids := sortedKeys(m)
+	const maxShown = 5
+	var parts []string
+	for i, id := range ids {
+		if i == maxShown {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, fmt.Sprint(id))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// parallelEach runs fn(0..n-1) on up to workers goroutines, in index order
+// of start, and returns the first error; after an error or cancellation no
+// new index starts.
+func parallelEach(ctx context.Context, n, workers int, fn func(i int) error) error {
+	if workers < 1 {
+		workers = 1
+	}
+	var (
+		mu    sync.Mutex
+		next  int
+		first error
+		wg    sync.WaitGroup
+	)
+	take := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if first != nil || next >= n {
+			return 0, false
+		}
+		if err := ctx.Err(); err != nil {
+			first = err
+			return 0, false
+		}
+		i := next
+		next++
+		return i, true
+	}
+	fail := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if first == nil {
+			first = err
+		}
+	}
+	for w := 0; w < min(workers, n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i, ok := take()
+				if !ok {
+					return
+				}
+				if err := fn(i); err != nil {
+					fail(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+func slicesContains(v []model.Stat, x model.Stat) bool {
+	for _, y := range v {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
