@@ -323,8 +323,8 @@ type trendChunk struct {
 	args   []any
 	stats  []model.Stat // stat columns after the key columns, in order
 	metric int          // fixed metric index (Gen A), or -1 when the query has metric_id
-	count  int // rows in the range, from COUNT(*)
-	off    int // where its rows start in the result
+	count  int          // rows in the range, from COUNT(*)
+	off    int          // where its rows start in the result
 }
 
 // chunksPerWorker splits the data finer than one range per worker so that
