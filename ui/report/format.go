@@ -1,0 +1,158 @@
+package report
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"spikescope/model"
+)
+
+// sigDigits is the precision of every number in the report.
+const sigDigits = 4
+
+// num prints v with four significant digits; NaN and ±Inf as NaN, Inf, -Inf.
+func num(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	}
+	return strconv.FormatFloat(v, 'g', sigDigits, 64)
+}
+
+// ratio prints a ratio as "1.95x": four significant digits, at least one
+// decimal so that an exact 1 reads "1.0x" like the seed's tables.
+func ratio(v float64) string {
+	s := num(v)
+	if !model.Finite(v) {
+		return s
+	}
+	if !strings.ContainsAny(s, ".e") {
+		s += ".0"
+	}
+	return s + "x"
+}
+
+// numPtr and ratioPtr print "-" for a missing value (unaligned or absent).
+func numPtr(f *model.Float) string {
+	if f == nil {
+		return "-"
+	}
+	return num(float64(*f))
+}
+
+func ratioPtr(f *model.Float) string {
+	if f == nil {
+		return "-"
+	}
+	return ratio(float64(*f))
+}
+
+func intPtr(p *int) string {
+	if p == nil {
+		return "-"
+	}
+	return strconv.Itoa(*p)
+}
+
+// layerPtr prints a layer as "L3", "-" when none.
+func layerPtr(p *int) string {
+	if p == nil {
+		return "-"
+	}
+	return "L" + strconv.Itoa(*p)
+}
+
+// layerList prints layers as "L1, L2, L5", or none when empty.
+func layerList(ls []int, none string) string {
+	if len(ls) == 0 {
+		return none
+	}
+	parts := make([]string, len(ls))
+	for i, l := range ls {
+		parts[i] = "L" + strconv.Itoa(l)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// code wraps s in a code span (parameter and module names hold underscores
+// that Markdown would read as emphasis), using a longer fence when s itself
+// holds backticks.
+func code(s string) string {
+	if s == "" {
+		return "-"
+	}
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
+// oneLine folds a free text onto one line (table cells and list items).
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", " ")
+	s = strings.ReplaceAll(s, "\n", " ")
+	return strings.TrimSpace(s)
+}
+
+// cell makes s safe inside a table cell: one line, `|` escaped (GFM reads
+// `\|` as a literal pipe, also inside code spans).
+func cell(s string) string {
+	s = oneLine(s)
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '|' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// table is one Markdown table.
+type table struct {
+	header []string
+	rows   [][]string
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+// write renders the table; every row gets exactly as many cells as the
+// header (missing cells print "-", extra ones are dropped) so that the
+// Markdown stays valid whatever a caller did.
+func (t *table) write(b *strings.Builder) {
+	n := len(t.header)
+	line := func(cells []string) {
+		b.WriteString("|")
+		for i := 0; i < n; i++ {
+			c := "-"
+			if i < len(cells) && cells[i] != "" {
+				c = cell(cells[i])
+			}
+			b.WriteString(" " + c + " |")
+		}
+		b.WriteString("\n")
+	}
+	line(t.header)
+	b.WriteString("|")
+	for _, h := range t.header {
+		w := len([]rune(h))
+		if w < 3 {
+			w = 3
+		}
+		b.WriteString(strings.Repeat("-", w) + "|")
+	}
+	b.WriteString("\n")
+	for _, r := range t.rows {
+		line(r)
+	}
+	b.WriteString("\n")
+}

@@ -1,0 +1,183 @@
+package report
+
+import (
+	"strconv"
+	"strings"
+
+	"spikescope/model"
+)
+
+func (r *renderer) phase2() {
+	r.line("## " + r.t("p2.title"))
+	p2 := r.in.P2
+	if p2 == nil {
+		r.line(r.t("p2.notrun"))
+		return
+	}
+	if p2.Mode != "" {
+		r.line(r.t("p2.mode") + " " + r.modeText(p2.Mode))
+	}
+
+	r.line(r.t("p2.t1"))
+	if len(p2.CrossStep) == 0 {
+		r.line(r.t("p2.nocross"))
+	} else {
+		t := &table{header: []string{r.t("h.turn"), r.t("h.growth"), r.t("h.ranksover"), r.t("h.verdict")}}
+		first := -1
+		for i, p := range p2.CrossStep {
+			if p.Qualifies && (first < 0 || p.From < p2.CrossStep[first].From) {
+				first = i
+			}
+		}
+		shown := 0
+		for i, p := range p2.CrossStep {
+			// Keep the earliest qualifying pair visible even past the cap.
+			if shown >= r.max && i != first {
+				continue
+			}
+			shown++
+			turn := "opt_step " + strconv.Itoa(p.From) + " → " + strconv.Itoa(p.To)
+			if p.TargetName != "" {
+				turn += " (" + code(p.TargetName) + ")"
+			}
+			share := strconv.Itoa(p.RanksOver) + "/" + strconv.Itoa(p.RanksTotal) + " (" + strconv.Itoa(int(p.Share*100+0.5)) + "%)"
+			var v string
+			switch {
+			case p.Qualifies && i == first:
+				v = r.tf("p2.root.in", p.From)
+			case p.Qualifies:
+				v = r.t("p2.later")
+			default:
+				v = r.t("p2.noturn")
+			}
+			if p.BaselineGrowth != nil {
+				if *p.BaselineGrowth {
+					v += " (" + r.t("shared") + ")"
+				} else {
+					v += " (" + r.t("devspecific") + ")"
+				}
+			}
+			t.add(turn, ratio(p.Threshold), share, v)
+		}
+		r.table(t)
+		if shown < len(p2.CrossStep) {
+			r.line(r.tf("more.rows", shown, len(p2.CrossStep), len(p2.CrossStep)-shown))
+		}
+		r.line(r.t("p2.t1.note"))
+	}
+
+	r.line(r.t("p2.t2"))
+	if len(p2.Candidates) == 0 {
+		r.line(r.t("p2.nocand"))
+	} else {
+		t := &table{header: []string{"Opt Step", "Rank", r.t("h.param"), "ms", "delta", r.t("h.bdelta"), r.t("h.ratio"), r.t("h.verdict")}}
+		normCompared := false
+		shown := 0
+		for _, cv := range p2.Candidates {
+			if shown >= r.max && !cv.Selected {
+				continue
+			}
+			shown++
+			a := &cv.Anomaly
+			normCompared = normCompared || a.Delta == nil
+			v := r.verdictText(cv.Verdict)
+			if cv.Selected {
+				v += " ← " + r.t("selected")
+			}
+			t.add(strconv.Itoa(a.OptStep()), strconv.Itoa(a.Rank), code(a.TargetName), intPtr(a.MicroStep),
+				num(float64(cv.Value)), numPtr(cv.BaselineValue), ratioPtr(cv.Ratio), v)
+		}
+		r.table(t)
+		if shown < len(p2.Candidates) {
+			r.line(r.tf("more.rows", shown, len(p2.Candidates), len(p2.Candidates)-shown))
+		}
+		if normCompared {
+			r.line(r.t("p2.normcompared"))
+		}
+	}
+	var notes []string
+	notes = append(notes, p2.Decisions...)
+	r.notes(notes, p2.Warnings)
+	r.writeConclusion(r.phase2Conclusion(p2))
+}
+
+// modeText translates the reference's mode strings.
+func (r *renderer) modeText(m string) string {
+	switch {
+	case strings.Contains(m, "单设备") || strings.EqualFold(m, "single device"):
+		return r.t("mode.single")
+	case strings.Contains(m, "标杆") || strings.Contains(strings.ToLower(m), "baseline"):
+		return r.t("mode.cross")
+	}
+	return m
+}
+
+// verdictText translates the Phase 2 candidate verdicts the analysis writes
+// (English or the reference's Chinese); unknown ones pass through.
+func (r *renderer) verdictText(v string) string {
+	l := strings.ToLower(v)
+	switch {
+	case strings.Contains(l, "device-specific") || strings.Contains(v, "设备特异"):
+		return r.t("devspecific")
+	case strings.Contains(l, "shared") || strings.Contains(v, "双端共有"):
+		return r.t("shared")
+	case strings.Contains(l, "no baseline") || strings.Contains(v, "无标杆"):
+		return r.t("nobaseline")
+	case strings.Contains(l, "only") || strings.Contains(v, "独有"):
+		return r.t("baselineonly")
+	case strings.Contains(l, "close") || strings.Contains(l, "skip") || strings.Contains(v, "接近"):
+		return r.t("close")
+	}
+	return v
+}
+
+func (r *renderer) phase2Conclusion(p2 *model.Phase2Result) conclusion {
+	var c conclusion
+	rc := p2.RootCauseCoordinate
+	if rc == nil {
+		c.problem = []string{r.t("p2c.none")}
+		if s := oneLine(p2.Reasoning); s != "" {
+			c.evidence = []string{s}
+		}
+		c.impact = []string{r.t("p2c.none.impact")}
+		c.suggestion = []string{r.t("p2c.none.sugg")}
+		return c
+	}
+	p := r.tf("p2c.problem", coordinateText(rc), numPtr(rc.Delta), num(float64(rc.Norm)))
+	if p2.Pinned {
+		p += " — " + r.t("pinned")
+	}
+	c.problem = []string{p}
+	if p2.Pinned {
+		c.evidence = append(c.evidence, r.t("p2c.pinned"))
+	}
+	if p2.RootOptStep != nil {
+		c.evidence = append(c.evidence, r.tf("p2c.rootstep", *p2.RootOptStep))
+	}
+	if s := oneLine(p2.Reasoning); s != "" {
+		c.evidence = append(c.evidence, r.t("p2c.reasoning")+" "+s)
+	}
+	if s := oneLine(p2.CrossDeviceVerification); s != "" && !noBaselineText(s) {
+		c.evidence = append(c.evidence, r.t("p2c.crossdev")+" "+s)
+	} else if r.in.P1Baseline == nil {
+		c.evidence = append(c.evidence, r.t("p2c.nobaseline"))
+	}
+	c.impact = []string{r.t("p2c.impact")}
+	if r.in.P3 != nil {
+		c.suggestion = []string{r.t("p2c.sugg.p3")}
+	} else {
+		opt := rc.OptimizerStep
+		if opt == nil {
+			opt = rc.Step
+		}
+		c.suggestion = []string{r.tf("p2c.sugg.dump", intPtr(opt), rc.Rank)}
+	}
+	return c
+}
+
+// noBaselineText recognises the analysis's "no baseline data" verification
+// (the reference writes 无标杆数据) so that the report can say it in its language.
+func noBaselineText(s string) bool {
+	l := strings.ToLower(s)
+	return strings.HasPrefix(s, "无标杆") || strings.HasPrefix(l, "no baseline")
+}

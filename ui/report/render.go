@@ -1,0 +1,175 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"spikescope/model"
+)
+
+// renderer accumulates the Markdown of one report.
+type renderer struct {
+	b   strings.Builder
+	zh  bool
+	in  Input
+	max int
+}
+
+// Render writes the report of in as GitHub-flavoured Markdown in lang ("zh"
+// or "en"; anything starting with "zh" is Chinese, everything else English).
+// The output depends only on in and lang.
+func Render(in Input, lang string) string {
+	r := &renderer{zh: IsChinese(lang), in: in, max: in.MaxRows}
+	if r.max <= 0 {
+		r.max = DefaultMaxRows
+	}
+	r.line("# " + r.t("title"))
+	r.summary()
+	r.phase1()
+	r.phase2()
+	r.phase3()
+	r.missing()
+	return strings.TrimRight(r.b.String(), "\n") + "\n"
+}
+
+// IsChinese reports whether lang (a --lang value or a LANG locale such as
+// zh_CN.UTF-8) asks for the Chinese report.
+func IsChinese(lang string) bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(lang)), "zh")
+}
+
+// t looks up a text of the report in the chosen language.
+func (r *renderer) t(key string) string {
+	e, ok := dict[key]
+	if !ok {
+		return "!" + key + "!"
+	}
+	if r.zh {
+		return e[0]
+	}
+	return e[1]
+}
+
+func (r *renderer) tf(key string, a ...any) string { return fmt.Sprintf(r.t(key), a...) }
+
+func (r *renderer) line(s string) { r.b.WriteString(s + "\n\n") }
+
+func (r *renderer) bullet(s string) { r.b.WriteString("- " + oneLine(s) + "\n") }
+
+func (r *renderer) endList() { r.b.WriteString("\n") }
+
+func (r *renderer) table(t *table) { t.write(&r.b) }
+
+// conclusion holds one conclusion in the msagent form 问题/证据/影响/建议.
+type conclusion struct {
+	problem, evidence, impact, suggestion []string
+}
+
+// writeConclusion prints c; a part with several items becomes a sub-list.
+func (r *renderer) writeConclusion(c conclusion) {
+	r.b.WriteString("**" + r.t("conclusion") + "**\n\n")
+	part := func(key string, items []string) {
+		if len(items) == 0 {
+			return
+		}
+		if len(items) == 1 {
+			r.bullet("**" + r.t(key) + "** " + items[0])
+			return
+		}
+		r.b.WriteString("- **" + r.t(key) + "**\n")
+		for _, it := range items {
+			r.b.WriteString("  - " + oneLine(it) + "\n")
+		}
+	}
+	part("problem", c.problem)
+	part("evidence", c.evidence)
+	part("impact", c.impact)
+	part("suggestion", c.suggestion)
+	r.endList()
+}
+
+// coord names a coordinate the same way in every table and sentence.
+func coord(opt, ms *int, rank int, name string) string {
+	var parts []string
+	if opt != nil {
+		parts = append(parts, "opt_step "+strconv.Itoa(*opt))
+	}
+	if ms != nil {
+		parts = append(parts, "ms "+strconv.Itoa(*ms))
+	}
+	parts = append(parts, "rank "+strconv.Itoa(rank))
+	if name != "" {
+		parts = append(parts, code(name))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func anomalyCoord(a *model.Anomaly) string {
+	opt := a.OptStep()
+	return coord(&opt, a.MicroStep, a.Rank, a.TargetName)
+}
+
+func coordinateText(c *model.Coordinate) string {
+	opt := c.OptimizerStep
+	if opt == nil {
+		opt = c.Step
+	}
+	return coord(opt, c.MicroStep, c.Rank, c.TargetName)
+}
+
+// sortedCandidates returns the Phase 1 candidates earliest first (opt_step,
+// then micro step); ties keep the analysis's order (non-finite first, then
+// deviation).
+func sortedCandidates(as []model.Anomaly) []model.Anomaly {
+	out := append([]model.Anomaly(nil), as...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].OptStep() != out[j].OptStep() {
+			return out[i].OptStep() < out[j].OptStep()
+		}
+		return out[i].Micro() < out[j].Micro()
+	})
+	return out
+}
+
+// summary is the short answer on top: one line per phase.
+func (r *renderer) summary() {
+	r.line("## " + r.t("summary"))
+	in := r.in
+	switch {
+	case in.P1 == nil:
+		r.bullet(r.t("sum.p1.none"))
+	case len(in.P1.Anomalies) == 0:
+		r.bullet(r.t("sum.p1.empty"))
+	default:
+		c := sortedCandidates(in.P1.Anomalies)
+		r.bullet(r.tf("sum.p1", len(in.P1.Anomalies), anomalyCoord(&c[0]), ratio(float64(c[0].DeviationRatio))))
+	}
+	switch {
+	case in.P2 == nil:
+		r.bullet(r.t("sum.p2.none"))
+	case in.P2.RootCauseCoordinate == nil:
+		r.bullet(r.t("sum.p2.empty"))
+	default:
+		s := r.tf("sum.p2", coordinateText(in.P2.RootCauseCoordinate))
+		if in.P2.Pinned {
+			s += " (" + r.t("pinned") + ")"
+		}
+		r.bullet(s)
+	}
+	if in.P3 == nil {
+		r.bullet(r.t("sum.p3.none"))
+	} else {
+		ds := &in.P3.DivergenceSummary
+		s := r.tf("sum.p3", layerPtr(ds.EarliestFwdDivergence), layerPtr(ds.EarliestBwdDivergence))
+		if ds.Drilldown != nil && ds.Drilldown.Operator != "" {
+			s += "; " + r.tf("sum.p3.op", code(ds.Drilldown.Operator))
+		}
+		r.bullet(s)
+	}
+	if len(in.Missing) > 0 {
+		r.bullet(r.tf("sum.missing", len(in.Missing)))
+	}
+	r.endList()
+}
