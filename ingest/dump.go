@@ -200,7 +200,7 @@ func (p *dumpParser) data() {
 	s.pos++
 	n := 0
 	for s.more('}', &n) {
-		if n%opsPerCheck == 0 {
+		if (n-1)%opsPerCheck == 0 {
 			if p.ctx != nil {
 				if err := p.ctx.Err(); err != nil {
 					panic(cancelled{err})

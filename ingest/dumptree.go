@@ -166,8 +166,12 @@ func loadDumpJob(ctx context.Context, j dumpJob, progress func(int)) (*model.Dum
 	}
 	if b, present, err := readSideFile(filepath.Join(j.dir, stackFileName)); present {
 		d.HasStack = true
+		var stacks map[string][]string
 		if err == nil {
-			d.Stacks, err = parseStackJSON(b)
+			stacks, err = parseStackJSON(b)
+		}
+		if err == nil {
+			d.Stacks = stacks
 		}
 		if err != nil {
 			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: ignored: %v", filepath.Join(j.dir, stackFileName), err))
