@@ -80,16 +80,16 @@ func findTensor(t *testing.T, ts []model.TensorStat, name string) *model.TensorS
 // independent Python flattening of the same files: 4222 records equal).
 func TestDumpEveryFixtureFile(t *testing.T) {
 	want := map[string]opCounts{
-		"examples/quick_start/gpu_dump/step0/proc2016":                       {410, 243, 107, 373, 387, 2071},
-		"examples/quick_start/gpu_dump/step1/proc2016":                       {410, 243, 107, 373, 387, 2071},
-		"test/msprobe_test/mindspore_ut/compare/dump_file/mindspore_data":    {11, 2, 0, 4, 9, 32},
-		"test/msprobe_test/mindspore_ut/compare/dump_file/pytorch_data":      {11, 1, 0, 4, 8, 39},
-		"test/msprobe_test/resources/layer_mapping/mindspore":                {1, 0, 0, 1, 0, 2},
-		"test/msprobe_test/resources/layer_mapping/pytorch":                  {1, 0, 0, 1, 0, 2},
-		"test/msprobe_test/visualization_ut/input/step0/rank0":               {1, 0, 0, 0, 1, 1}, // "api": {"input": [{}]}
-		"test/msprobe_test/visualization_ut/input/step0/rank1":               {},
-		"test/msprobe_test/visualization_ut/input/step1/rank0":               {},
-		"test/msprobe_test/visualization_ut/input/step1/step1":               {},
+		"examples/quick_start/gpu_dump/step0/proc2016":                        {410, 243, 107, 373, 387, 2071},
+		"examples/quick_start/gpu_dump/step1/proc2016":                        {410, 243, 107, 373, 387, 2071},
+		"test/msprobe_test/mindspore_ut/compare/dump_file/mindspore_data":     {11, 2, 0, 4, 9, 32},
+		"test/msprobe_test/mindspore_ut/compare/dump_file/pytorch_data":       {11, 1, 0, 4, 8, 39},
+		"test/msprobe_test/resources/layer_mapping/mindspore":                 {1, 0, 0, 1, 0, 2},
+		"test/msprobe_test/resources/layer_mapping/pytorch":                   {1, 0, 0, 1, 0, 2},
+		"test/msprobe_test/visualization_ut/input/step0/rank0":                {1, 0, 0, 0, 1, 1}, // "api": {"input": [{}]}
+		"test/msprobe_test/visualization_ut/input/step0/rank1":                {},
+		"test/msprobe_test/visualization_ut/input/step1/rank0":                {},
+		"test/msprobe_test/visualization_ut/input/step1/step1":                {},
 		"test/msprobe_test/visualization_ut/input_format_correct/step0/rank0": {1, 0, 0, 0, 1, 1},
 		"test/msprobe_test/visualization_ut/input_format_correct/step0/rank1": {1, 0, 0, 0, 1, 1},
 		"test/msprobe_test/visualization_ut/input_format_correct/step1/rank0": {1, 0, 0, 0, 1, 1},
