@@ -16,7 +16,7 @@ import (
 const monitorTestdata = "../testdata/monitor"
 
 // row finds the row (rank, step, target name, metric name) in d, or -1.
-func findRow(d *model.MonitorData, rank, step int32, target, metric string) int {
+func findMonRow(d *model.MonitorData, rank, step int32, target, metric string) int {
 	mi := d.MetricIndex(metric)
 	for i := range d.Rows.Rank {
 		if d.Rows.Rank[i] == rank && d.Rows.Step[i] == step && int(d.Rows.Metric[i]) == mi &&
@@ -27,16 +27,16 @@ func findRow(d *model.MonitorData, rank, step int32, target, metric string) int 
 	return -1
 }
 
-func mustRow(t *testing.T, d *model.MonitorData, rank, step int32, target, metric string) int {
+func mustMonRow(t *testing.T, d *model.MonitorData, rank, step int32, target, metric string) int {
 	t.Helper()
-	i := findRow(d, rank, step, target, metric)
+	i := findMonRow(d, rank, step, target, metric)
 	if i < 0 {
 		t.Fatalf("no row rank=%d step=%d target=%s metric=%s", rank, step, target, metric)
 	}
 	return i
 }
 
-func assertVal(t *testing.T, what string, got, want float64) {
+func assertMonVal(t *testing.T, what string, got, want float64) {
 	t.Helper()
 	if math.IsNaN(want) {
 		if !math.IsNaN(got) {
@@ -51,7 +51,7 @@ func assertVal(t *testing.T, what string, got, want float64) {
 
 // wantInputError checks that err is an *InputError naming path and
 // containing every fragment of the problem.
-func wantInputError(t *testing.T, err error, path string, fragments ...string) {
+func wantMonInputError(t *testing.T, err error, path string, fragments ...string) {
 	t.Helper()
 	var ie *InputError
 	if !errors.As(err, &ie) {
@@ -99,22 +99,22 @@ func TestTrendDBFormats21(t *testing.T) {
 		}
 	}
 	fc2 := "layers.0.mlp.linear_fc2.weight"
-	spike := mustRow(t, d, 1, 3, fc2, "grad_unreduced")
-	assertVal(t, "spike norm", d.Rows.Val[model.StatNorm][spike], 4.913)
-	assertVal(t, "spike min", d.Rows.Val[model.StatMin][spike], -0.02713)
-	assertVal(t, "spike max", d.Rows.Val[model.StatMax][spike], 0.028179)
+	spike := mustMonRow(t, d, 1, 3, fc2, "grad_unreduced")
+	assertMonVal(t, "spike norm", d.Rows.Val[model.StatNorm][spike], 4.913)
+	assertMonVal(t, "spike min", d.Rows.Val[model.StatMin][spike], -0.02713)
+	assertMonVal(t, "spike max", d.Rows.Val[model.StatMax][spike], 0.028179)
 	if d.Rows.Micro[spike] != model.NoMicro {
 		t.Errorf("micro %d, want NoMicro (step is a global micro-step index)", d.Rows.Micro[spike])
 	}
-	red := mustRow(t, d, 0, 2, fc2, "grad_reduced")
-	assertVal(t, "reduced norm", d.Rows.Val[model.StatNorm][red], 2.487)
-	nf := mustRow(t, d, 1, 3, "layers.0.self_attention.linear_qkv.weight", "grad_unreduced")
-	assertVal(t, "NULL norm", d.Rows.Val[model.StatNorm][nf], math.NaN())
-	assertVal(t, "clamped min", d.Rows.Val[model.StatMin][nf], math.Inf(-1))
-	assertVal(t, "clamped max", d.Rows.Val[model.StatMax][nf], math.Inf(1))
-	assertVal(t, "NULL mean", d.Rows.Val[model.StatMean][nf], math.NaN())
-	big := mustRow(t, d, 1, 3, "layers.0.self_attention.linear_qkv.layer_norm_weight", "grad_unreduced")
-	assertVal(t, "1e9 stays finite", d.Rows.Val[model.StatNorm][big], 1e9)
+	red := mustMonRow(t, d, 0, 2, fc2, "grad_reduced")
+	assertMonVal(t, "reduced norm", d.Rows.Val[model.StatNorm][red], 2.487)
+	nf := mustMonRow(t, d, 1, 3, "layers.0.self_attention.linear_qkv.weight", "grad_unreduced")
+	assertMonVal(t, "NULL norm", d.Rows.Val[model.StatNorm][nf], math.NaN())
+	assertMonVal(t, "clamped min", d.Rows.Val[model.StatMin][nf], math.Inf(-1))
+	assertMonVal(t, "clamped max", d.Rows.Val[model.StatMax][nf], math.Inf(1))
+	assertMonVal(t, "NULL mean", d.Rows.Val[model.StatMean][nf], math.NaN())
+	big := mustMonRow(t, d, 1, 3, "layers.0.self_attention.linear_qkv.layer_norm_weight", "grad_unreduced")
+	assertMonVal(t, "1e9 stays finite", d.Rows.Val[model.StatNorm][big], 1e9)
 	after, _ := os.ReadFile(path)
 	if string(before) != string(after) {
 		t.Error("the database file changed")
@@ -141,12 +141,12 @@ func TestTrendDBNormOnly(t *testing.T) {
 		t.Fatalf("rows %d", d.Rows.Len())
 	}
 	w := "layers.0.mlp.linear_fc1.weight"
-	i := mustRow(t, d, 0, 0, w, "grad_unreduced")
-	assertVal(t, "norm", d.Rows.Val[model.StatNorm][i], 0.5)
-	assertVal(t, "absent min", d.Rows.Val[model.StatMin][i], math.NaN())
-	assertVal(t, "NULL norm", d.Rows.Val[model.StatNorm][mustRow(t, d, 0, 1, w, "grad_unreduced")], math.NaN())
-	a := mustRow(t, d, 0, 1, "layers.0.mlp.output", "actv")
-	assertVal(t, "-clamp", d.Rows.Val[model.StatNorm][a], math.Inf(-1))
+	i := mustMonRow(t, d, 0, 0, w, "grad_unreduced")
+	assertMonVal(t, "norm", d.Rows.Val[model.StatNorm][i], 0.5)
+	assertMonVal(t, "absent min", d.Rows.Val[model.StatMin][i], math.NaN())
+	assertMonVal(t, "NULL norm", d.Rows.Val[model.StatNorm][mustMonRow(t, d, 0, 1, w, "grad_unreduced")], math.NaN())
+	a := mustMonRow(t, d, 0, 1, "layers.0.mlp.output", "actv")
+	assertMonVal(t, "-clamp", d.Rows.Val[model.StatNorm][a], math.Inf(-1))
 	if d.Targets[d.Rows.Target[a]].VPPStage != 1 {
 		t.Errorf("vpp %d", d.Targets[d.Rows.Target[a]].VPPStage)
 	}
@@ -169,11 +169,11 @@ func TestTrendDBGenA(t *testing.T) {
 		if d.Metrics[d.Rows.Metric[i]] == "grad_unreduced" && d.Rows.Step[i] == 1 {
 			switch d.Rows.Micro[i] {
 			case 0:
-				assertVal(t, "u1m0 norm", d.Rows.Val[model.StatNorm][i], 0.045127)
+				assertMonVal(t, "u1m0 norm", d.Rows.Val[model.StatNorm][i], 0.045127)
 				got = append(got, "m0")
 			case 1:
-				assertVal(t, "u1m1 norm", d.Rows.Val[model.StatNorm][i], math.Inf(1))
-				assertVal(t, "u1m1 min", d.Rows.Val[model.StatMin][i], math.NaN())
+				assertMonVal(t, "u1m1 norm", d.Rows.Val[model.StatNorm][i], math.Inf(1))
+				assertMonVal(t, "u1m1 min", d.Rows.Val[model.StatMin][i], math.NaN())
 				got = append(got, "m1")
 			}
 		}
@@ -184,8 +184,8 @@ func TestTrendDBGenA(t *testing.T) {
 	if strings.Join(got, ",") != "m0,m1" {
 		t.Errorf("unreduced step 1 rows: %v", got)
 	}
-	r := mustRow(t, d, 0, 1, "layers.0.mlp.linear_fc2.weight", "grad_reduced")
-	assertVal(t, "reduced step 1", d.Rows.Val[model.StatNorm][r], 2.487)
+	r := mustMonRow(t, d, 0, 1, "layers.0.mlp.linear_fc2.weight", "grad_reduced")
+	assertMonVal(t, "reduced step 1", d.Rows.Val[model.StatNorm][r], 2.487)
 }
 
 // execSQL creates a database at path with the given statements (tests only).
@@ -260,10 +260,10 @@ func TestTrendDBUnknownIDsKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := mustRow(t, d, 0, 0, "target_id 7", "grad_unreduced")
-	assertVal(t, "unknown target norm", d.Rows.Val[model.StatNorm][i], 2)
-	j := mustRow(t, d, 0, 0, "w", "metric_id 3")
-	assertVal(t, "unknown metric norm", d.Rows.Val[model.StatNorm][j], 3)
+	i := mustMonRow(t, d, 0, 0, "target_id 7", "grad_unreduced")
+	assertMonVal(t, "unknown target norm", d.Rows.Val[model.StatNorm][i], 2)
+	j := mustMonRow(t, d, 0, 0, "w", "metric_id 3")
+	assertMonVal(t, "unknown metric norm", d.Rows.Val[model.StatNorm][j], 3)
 	if len(d.Warnings) != 2 {
 		t.Errorf("warnings %q", d.Warnings)
 	}
@@ -273,14 +273,14 @@ func TestTrendDBMissingTable(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.trend.db")
 	execSQL(t, path, ddlTrend, ddlMetrics)
 	_, err := LoadTrendDB(context.Background(), path, nil)
-	wantInputError(t, err, path, "missing table(s) monitoring_targets")
+	wantMonInputError(t, err, path, "missing table(s) monitoring_targets")
 }
 
 func TestTrendDBNotATrendDB(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "other.db")
 	execSQL(t, path, `CREATE TABLE users (id INTEGER)`)
 	_, err := LoadTrendDB(context.Background(), path, nil)
-	wantInputError(t, err, path, "not a msprobe trend database", "trend_data, monitoring_targets, monitoring_metrics", "users")
+	wantMonInputError(t, err, path, "not a msprobe trend database", "trend_data, monitoring_targets, monitoring_metrics", "users")
 }
 
 func TestTrendDBMissingColumn(t *testing.T) {
@@ -288,7 +288,7 @@ func TestTrendDBMissingColumn(t *testing.T) {
 	execSQL(t, path, ddlTargets, ddlMetrics,
 		`CREATE TABLE trend_data (rank INTEGER, target_id INTEGER, norm REAL)`)
 	_, err := LoadTrendDB(context.Background(), path, nil)
-	wantInputError(t, err, path, "table trend_data lacks column(s) step, metric_id")
+	wantMonInputError(t, err, path, "table trend_data lacks column(s) step, metric_id")
 }
 
 func TestTrendDBNoStatColumn(t *testing.T) {
@@ -296,7 +296,7 @@ func TestTrendDBNoStatColumn(t *testing.T) {
 	execSQL(t, path, ddlTargets, ddlMetrics,
 		`CREATE TABLE trend_data (rank INTEGER, step INTEGER, target_id INTEGER, metric_id INTEGER, zeros REAL)`)
 	_, err := LoadTrendDB(context.Background(), path, nil)
-	wantInputError(t, err, path, "lacks column(s) norm, min, max, mean")
+	wantMonInputError(t, err, path, "lacks column(s) norm, min, max, mean")
 }
 
 func TestTrendDBWrongColumnType(t *testing.T) {
@@ -304,13 +304,13 @@ func TestTrendDBWrongColumnType(t *testing.T) {
 	execSQL(t, path, ddlTargets, ddlMetrics,
 		`CREATE TABLE trend_data (rank INTEGER, step INTEGER, target_id INTEGER, metric_id INTEGER, norm TEXT)`)
 	_, err := LoadTrendDB(context.Background(), path, nil)
-	wantInputError(t, err, path, "column trend_data.norm has type TEXT, expected REAL")
+	wantMonInputError(t, err, path, "column trend_data.norm has type TEXT, expected REAL")
 
 	path2 := filepath.Join(t.TempDir(), "y.trend.db")
 	execSQL(t, path2, ddlTargets, ddlMetrics,
 		`CREATE TABLE trend_data (rank VARCHAR(8), step INTEGER, target_id INTEGER, metric_id INTEGER, norm REAL)`)
 	_, err = LoadTrendDB(context.Background(), path2, nil)
-	wantInputError(t, err, path2, "column trend_data.rank has type VARCHAR(8)")
+	wantMonInputError(t, err, path2, "column trend_data.rank has type VARCHAR(8)")
 }
 
 func TestTrendDBTextInKeyColumn(t *testing.T) {
@@ -320,7 +320,7 @@ func TestTrendDBTextInKeyColumn(t *testing.T) {
 		`CREATE TABLE trend_data (rank, step, target_id, metric_id, norm)`,
 		`INSERT INTO trend_data VALUES(0,'abc',1,1,1.0)`)
 	_, err := LoadTrendDB(context.Background(), path, nil)
-	wantInputError(t, err, path, `column step holds text "abc"`)
+	wantMonInputError(t, err, path, `column step holds text "abc"`)
 }
 
 func TestTrendDBCorrupt(t *testing.T) {
@@ -332,7 +332,7 @@ func TestTrendDBCorrupt(t *testing.T) {
 	trunc := filepath.Join(dir, "trunc.trend.db")
 	os.WriteFile(trunc, src[:len(src)/3], 0o644)
 	_, err = LoadTrendDB(context.Background(), trunc, nil)
-	wantInputError(t, err, trunc)
+	wantMonInputError(t, err, trunc)
 
 	// a header that says SQLite followed by garbage pages
 	garbage := append([]byte(nil), src[:100]...)
@@ -342,18 +342,18 @@ func TestTrendDBCorrupt(t *testing.T) {
 	bad := filepath.Join(dir, "garbage.trend.db")
 	os.WriteFile(bad, garbage, 0o644)
 	_, err = LoadTrendDB(context.Background(), bad, nil)
-	wantInputError(t, err, bad)
+	wantMonInputError(t, err, bad)
 
 	notdb := filepath.Join(dir, "text.db")
 	os.WriteFile(notdb, []byte("hello, this is not a database"), 0o644)
 	_, err = LoadTrendDB(context.Background(), notdb, nil)
-	wantInputError(t, err, notdb, "not an SQLite database")
+	wantMonInputError(t, err, notdb, "not an SQLite database")
 }
 
 func TestTrendDBDoesNotCreateFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "absent.trend.db")
 	_, err := LoadTrendDB(context.Background(), path, nil)
-	wantInputError(t, err, path, "does not exist")
+	wantMonInputError(t, err, path, "does not exist")
 	if _, serr := os.Stat(path); serr == nil {
 		t.Fatal("loading a missing trend.db created it")
 	}
@@ -363,7 +363,7 @@ func TestTrendDBZeroBytes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "empty.trend.db")
 	os.WriteFile(path, nil, 0o644)
 	_, err := LoadTrendDB(context.Background(), path, nil)
-	wantInputError(t, err, path, "empty file (0 bytes)")
+	wantMonInputError(t, err, path, "empty file (0 bytes)")
 }
 
 func TestTrendDBUnreadable(t *testing.T) {
@@ -372,12 +372,12 @@ func TestTrendDBUnreadable(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "trend.db")
 	os.Mkdir(dir, 0o755)
 	_, err := LoadTrendDB(context.Background(), dir, nil)
-	wantInputError(t, err, dir, "is a folder")
+	wantMonInputError(t, err, dir, "is a folder")
 	if os.Geteuid() != 0 {
 		f := filepath.Join(t.TempDir(), "locked.trend.db")
 		src, _ := os.ReadFile(filepath.Join(monitorTestdata, "formats21.trend.db"))
 		os.WriteFile(f, src, 0o000)
 		_, err := LoadTrendDB(context.Background(), f, nil)
-		wantInputError(t, err, f, "permission denied")
+		wantMonInputError(t, err, f, "permission denied")
 	}
 }

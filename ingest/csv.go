@@ -1,0 +1,362 @@
+package ingest
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"spikescope/model"
+)
+
+// CSV reading rules (formats.md §1.3, §1.6):
+//   - Columns are found by header name; ops may come in any order and extra
+//     columns (zeros, nans, shape, dtype, ...) are ignored.
+//   - v1 header: vpp_stage,name,step[,micro_step],<ops>; the metric is the
+//     file-name prefix. v2 header: vpp_stage,step,module_name,scope
+//     [,micro_step],<ops>; the metric is the slug and scope (weight_grad +
+//     unreduced → "grad_unreduced", see v2MetricName), and a "<vpp>:" prefix
+//     on module names is stripped.
+//   - v2 weight_grad micro steps are 1-based in the file; they are converted
+//     to 0-based here (MicroOneBased stays false), so all sources agree.
+//   - An empty statistic cell is NaN (the reference reads it as 0); "nan",
+//     "inf", "-inf" are read as such. Anything else that is not a number is an
+//     InputError naming file, line and column.
+//   - A row with fewer or more fields than the header is an InputError
+//     naming file and line: a damaged file is not silently half-read.
+
+// csvChunkRows is how many rows a file reader parses between checks of
+// cancellation.
+const csvChunkRows = 4096
+
+// csvHeader holds the column positions of one file.
+type csvHeader struct {
+	v2                 bool
+	nFields            int
+	name, vpp, step    int // -1 when absent (vpp_stage may be absent)
+	micro, scope       int
+	stat               [model.NumStats]int
+	stats              []model.Stat // present stats
+	oneBasedMicro      bool         // v2 weight_grad
+	slug, v1Metric     string
+	metricFromScopeMap map[string]int // v2: scope → local metric index
+}
+
+func parseCSVHeader(f csvFile, rec []string) (*csvHeader, error) {
+	h := &csvHeader{nFields: len(rec), name: -1, vpp: -1, step: -1, micro: -1, scope: -1}
+	for s := range h.stat {
+		h.stat[s] = -1
+	}
+	for i, c := range rec {
+		c = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(c, "\ufeff")))
+		switch c {
+		case "name", "module_name":
+			h.name = i
+			h.v2 = c == "module_name"
+		case "vpp_stage":
+			h.vpp = i
+		case "step":
+			h.step = i
+		case "micro_step":
+			h.micro = i
+		case "scope":
+			h.scope = i
+		default:
+			for s := model.Stat(0); s < model.NumStats; s++ {
+				if c == model.StatNames[s] {
+					h.stat[s] = i
+				}
+			}
+		}
+	}
+	var missing []string
+	if h.name < 0 {
+		missing = append(missing, "name (v1) or module_name (v2)")
+	}
+	if h.step < 0 {
+		missing = append(missing, "step")
+	}
+	if h.v2 && h.scope < 0 {
+		missing = append(missing, "scope")
+	}
+	if len(missing) > 0 {
+		return nil, inputErr(f.path, nil, "not a monitor CSV: header lacks %s", strings.Join(missing, ", "))
+	}
+	for s := model.Stat(0); s < model.NumStats; s++ {
+		if h.stat[s] >= 0 {
+			h.stats = append(h.stats, s)
+		}
+	}
+	if len(h.stats) == 0 {
+		return nil, inputErr(f.path, nil, "header has none of the columns norm, min, max, mean")
+	}
+	if h.v2 {
+		h.slug = f.metric
+		if !f.v2Name {
+			h.slug = ""
+		}
+		h.oneBasedMicro = h.slug == "weight_grad"
+		h.metricFromScopeMap = map[string]int{}
+	} else {
+		h.v1Metric = f.metric
+	}
+	return h, nil
+}
+
+// v2MetricName maps a monitor v2 (slug, scope) pair to the v1 metric name
+// the rest of spikescope knows, or "<slug>_<scope>".
+func v2MetricName(slug, scope string) string {
+	switch slug + "/" + scope {
+	case "weight_grad/unreduced":
+		return "grad_unreduced"
+	case "weight_grad/reduced":
+		return "grad_reduced"
+	case "module/forward":
+		return "actv"
+	case "module/backward":
+		return "actv_grad"
+	case "optimizer/exp_avg", "optimizer/exp_avg_sq", "param/param_origin", "param/param_updated":
+		return scope
+	}
+	if slug == "" {
+		return scope
+	}
+	if scope == "" {
+		return slug
+	}
+	return slug + "_" + scope
+}
+
+// stripVPPPrefix removes the "<vpp>:" prefix monitor v2 puts on names.
+func stripVPPPrefix(name string) string {
+	i := strings.IndexByte(name, ':')
+	if i <= 0 {
+		return name
+	}
+	for _, c := range name[:i] {
+		if c < '0' || c > '9' {
+			return name
+		}
+	}
+	return name[i+1:]
+}
+
+// csvResult is what one file yielded, with file-local target and metric
+// indices (merged later).
+type csvResult struct {
+	rows     model.Rows
+	targets  []model.Target
+	metrics  []string
+	hasStat  [model.NumStats]bool
+	micro    bool
+	warnings []string
+}
+
+type targetKey struct {
+	name string
+	vpp  int
+}
+
+// countingReader reports bytes read to a progress meter.
+type countingReader struct {
+	r     io.Reader
+	meter *progressMeter
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.meter.add(int64(n))
+	return n, err
+}
+
+// readCSVFile parses one monitor CSV.
+func readCSVFile(ctx context.Context, f csvFile, meter *progressMeter) (*csvResult, error) {
+	st, err := os.Stat(f.path)
+	if err != nil {
+		return nil, statError(f.path, err)
+	}
+	if st.IsDir() {
+		return nil, inputErr(f.path, nil, "is a folder, expected a CSV file")
+	}
+	if st.Size() == 0 {
+		return nil, inputErr(f.path, nil, "empty file (0 bytes)")
+	}
+	fh, err := os.Open(f.path)
+	if err != nil {
+		return nil, openError(f.path, err)
+	}
+	defer fh.Close()
+	return parseCSV(ctx, f, bufio.NewReaderSize(&countingReader{fh, meter}, 1<<16))
+}
+
+// parseCSV parses monitor CSV text; f names the file and gives its rank and
+// file-name metric.
+func parseCSV(ctx context.Context, f csvFile, in io.Reader) (*csvResult, error) {
+	cr := csv.NewReader(in)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	rec, err := cr.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, inputErr(f.path, nil, "no header line")
+		}
+		return nil, csvParseError(f.path, err)
+	}
+	h, err := parseCSVHeader(f, rec)
+	if err != nil {
+		return nil, err
+	}
+	res := &csvResult{micro: h.micro >= 0}
+	for _, s := range h.stats {
+		res.hasStat[s] = true
+	}
+	if !h.v2 {
+		res.metrics = []string{h.v1Metric}
+	}
+	targets := map[targetKey]int32{}
+	rank := int32(f.rank)
+	var lastScope string
+	lastMetric := -1
+	nan := math.NaN()
+	for n := 0; ; n++ {
+		rec, err = cr.Read()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, csvParseError(f.path, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) != h.nFields {
+			return nil, inputErr(f.path, nil, "line %d: %d fields, the header has %d", line, len(rec), h.nFields)
+		}
+		if n%csvChunkRows == csvChunkRows-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		name := rec[h.name]
+		if h.v2 {
+			name = stripVPPPrefix(name)
+		}
+		if name == "" {
+			return nil, inputErr(f.path, nil, "line %d: empty %s", line, map[bool]string{true: "module_name", false: "name"}[h.v2])
+		}
+		vpp := 0
+		if h.vpp >= 0 && rec[h.vpp] != "" {
+			if vpp, err = parseIntCell(rec[h.vpp]); err != nil {
+				return nil, cellError(f.path, line, "vpp_stage", rec[h.vpp])
+			}
+		}
+		step, err := parseIntCell(rec[h.step])
+		if err != nil {
+			return nil, cellError(f.path, line, "step", rec[h.step])
+		}
+		micro := model.NoMicro
+		if h.micro >= 0 {
+			m, err := parseIntCell(rec[h.micro])
+			if err != nil {
+				return nil, cellError(f.path, line, "micro_step", rec[h.micro])
+			}
+			if h.oneBasedMicro {
+				m--
+			}
+			micro = int32(m)
+		}
+		metric := 0
+		if h.v2 {
+			scope := rec[h.scope]
+			if lastMetric < 0 || scope != lastScope {
+				idx, ok := h.metricFromScopeMap[scope]
+				if !ok {
+					if len(res.metrics) >= maxMetrics {
+						return nil, inputErr(f.path, nil, "line %d: more than %d metrics", line, maxMetrics)
+					}
+					idx = len(res.metrics)
+					h.metricFromScopeMap[scope] = idx
+					res.metrics = append(res.metrics, v2MetricName(h.slug, scope))
+				}
+				lastScope, lastMetric = scope, idx
+			}
+			metric = lastMetric
+		}
+		key := targetKey{name, vpp}
+		ti, ok := targets[key]
+		if !ok {
+			ti = int32(len(res.targets))
+			targets[key] = ti
+			res.targets = append(res.targets, model.Target{Name: strings.Clone(name), VPPStage: vpp})
+		}
+		var vals [model.NumStats]float64
+		for s := range vals {
+			vals[s] = nan
+		}
+		for _, s := range h.stats {
+			v, err := parseStatCell(rec[h.stat[s]])
+			if err != nil {
+				return nil, cellError(f.path, line, model.StatNames[s], rec[h.stat[s]])
+			}
+			vals[s] = v
+		}
+		if step < math.MinInt32 || step > math.MaxInt32 {
+			return nil, cellError(f.path, line, "step", rec[h.step])
+		}
+		res.rows.Append(rank, int32(step), micro, ti, uint8(metric), vals)
+	}
+	return res, nil
+}
+
+// parseIntCell reads an integer column; integral floats such as "1.0"
+// (pandas writes ints that way next to NaN) are accepted.
+func parseIntCell(s string) (int, error) {
+	if v, err := strconv.Atoi(s); err == nil {
+		return v, nil
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<31 {
+		return 0, fmt.Errorf("not an integer")
+	}
+	return int(f), nil
+}
+
+// parseStatCell reads a statistic: empty → NaN; nan/inf/-inf accepted.
+func parseStatCell(s string) (float64, error) {
+	if s == "" {
+		return math.NaN(), nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
+			return v, nil // ±Inf or 0 for out-of-range literals
+		}
+		t := strings.TrimSpace(s)
+		if t == s {
+			return 0, err
+		}
+		return parseStatCell(t)
+	}
+	return v, nil
+}
+
+func cellError(path string, line int, col, val string) error {
+	if len(val) > 40 {
+		val = val[:40] + "…"
+	}
+	return inputErr(path, nil, "line %d, column %s: %q is not a number", line, col, val)
+}
+
+// csvParseError words an encoding/csv error (bad quoting, ...).
+func csvParseError(path string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return inputErr(path, err, "line %d: %v", pe.Line, pe.Err)
+	}
+	return inputErr(path, err, "cannot read: %v", unwrapPathError(err))
+}
