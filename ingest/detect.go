@@ -1,0 +1,164 @@
+package ingest
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"spikescope/model"
+)
+
+// errStopWalk ends a directory walk early once the answer is known.
+var errStopWalk = errors.New("stop walk")
+
+// DetectFormat tells what path holds:
+//   - a file with the SQLite header → trenddb (whatever its extension);
+//     a .csv file → csv; a file named dump.json → dump;
+//   - a folder: monitor CSVs anywhere below → csv; else a trend database
+//     (*.trend.db, trend.db, monitor_metrics.db, any *.db) → trenddb; else a
+//     dump.json anywhere below (step*/rank*/…, rank/, proc*/ or directly) →
+//     dump. Monitor CSVs win over a trend.db built from them because they
+//     keep the optimizer-step boundaries.
+//
+// Every failure is an *InputError with its own problem: path does not
+// exist, empty folder, folder with no recognised file, 0-byte file,
+// unreadable file, unrecognised file.
+func DetectFormat(path string) (model.Format, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", statError(path, err)
+	}
+	if !st.IsDir() {
+		return detectFile(path)
+	}
+	return detectFolder(path)
+}
+
+func detectFile(path string) (model.Format, error) {
+	head, err := checkFileReadable(path)
+	if err != nil {
+		return "", err
+	}
+	base := strings.ToLower(filepath.Base(path))
+	switch {
+	case isSQLiteHead(head):
+		return model.FormatTrendDB, nil
+	case strings.HasSuffix(base, ".db"):
+		return "", inputErr(path, nil, "not an SQLite database (file header is not %q)", strings.TrimRight(sqliteMagic, "\x00"))
+	case strings.HasSuffix(base, ".csv"):
+		return model.FormatCSV, nil
+	case base == "dump.json":
+		return model.FormatDump, nil
+	}
+	return "", inputErr(path, nil, "unrecognised file: expected a trend.db, a monitor CSV, a dump.json or a folder of them")
+}
+
+// isTrendDBName reports whether a file name looks like a trend database.
+func isTrendDBName(base string) bool {
+	return strings.HasSuffix(strings.ToLower(base), ".db")
+}
+
+func detectFolder(path string) (model.Format, error) {
+	var seen int
+	var sawDB, sawDump bool
+	err := filepath.WalkDir(path, func(p string, e fs.DirEntry, werr error) error {
+		if werr != nil {
+			if p == path {
+				return openError(p, werr)
+			}
+			if e != nil && e.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if e.IsDir() || !e.Type().IsRegular() {
+			return nil
+		}
+		seen++
+		base := e.Name()
+		if _, _, _, _, ok := parseCSVName(base); ok {
+			return errStopWalk
+		}
+		switch {
+		case base == "dump.json":
+			sawDump = true
+		case isTrendDBName(base):
+			sawDB = true
+		}
+		return nil
+	})
+	switch {
+	case err == errStopWalk:
+		return model.FormatCSV, nil
+	case err != nil:
+		return "", err
+	case sawDB:
+		return model.FormatTrendDB, nil
+	case sawDump:
+		return model.FormatDump, nil
+	case seen == 0:
+		return "", inputErr(path, nil, "empty folder")
+	}
+	return "", inputErr(path, nil, "no monitor CSV, trend.db or dump.json in this folder (%d file(s) looked at)", seen)
+}
+
+// trendDBPreference ranks database file names: msprobe data2db's output
+// first, then the MSA name, then Gen A, then any other .db.
+func trendDBPreference(base string) int {
+	b := strings.ToLower(base)
+	switch {
+	case b == "monitor_data.trend.db":
+		return 0
+	case strings.HasSuffix(b, ".trend.db") && b != "dump_data.trend.db":
+		return 1
+	case b == "trend.db":
+		return 2
+	case b == "monitor_metrics.db":
+		return 3
+	case b == "dump_data.trend.db":
+		return 5
+	}
+	return 4
+}
+
+// findTrendDBFile picks the database to read inside a folder, with a warning
+// when there was a choice.
+func findTrendDBFile(dir string) (string, []string, error) {
+	var found []string
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, werr error) error {
+		if werr != nil {
+			if p == dir {
+				return openError(p, werr)
+			}
+			if e != nil && e.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !e.IsDir() && e.Type().IsRegular() && isTrendDBName(e.Name()) {
+			found = append(found, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	if len(found) == 0 {
+		return "", nil, inputErr(dir, nil, "no trend database (*.db) in this folder")
+	}
+	sort.SliceStable(found, func(i, j int) bool {
+		pi, pj := trendDBPreference(filepath.Base(found[i])), trendDBPreference(filepath.Base(found[j]))
+		if pi != pj {
+			return pi < pj
+		}
+		return found[i] < found[j]
+	})
+	var warn []string
+	if len(found) > 1 {
+		warn = append(warn, "several databases in "+dir+"; read "+found[0]+" (others: "+strings.Join(found[1:], ", ")+")")
+	}
+	return found[0], warn, nil
+}
