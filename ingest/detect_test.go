@@ -24,12 +24,12 @@ func TestDetectFormat(t *testing.T) {
 	cases := map[string]model.Format{
 		filepath.Join(monitorTestdata, "formats21.trend.db"):       model.FormatTrendDB,
 		filepath.Join(monitorTestdata, "gen_a_monitor_metrics.db"): model.FormatTrendDB,
-		odd: model.FormatTrendDB,
-		filepath.Join(monitorTestdata, "csv_v1"):                                                             model.FormatCSV,
-		filepath.Join(monitorTestdata, "csv_v2"):                                                             model.FormatCSV,
+		odd:                                      model.FormatTrendDB,
+		filepath.Join(monitorTestdata, "csv_v1"): model.FormatCSV,
+		filepath.Join(monitorTestdata, "csv_v2"): model.FormatCSV,
 		filepath.Join(monitorTestdata, "csv_v1", "Feb20_16-27-56-rank0-b2f0e6a1", "grad_unreduced_0-0.csv"): model.FormatCSV,
-		dumpDir: model.FormatDump,
-		filepath.Join(dumpDir, "step0", "rank1"):              model.FormatDump,
+		dumpDir:                                  model.FormatDump,
+		filepath.Join(dumpDir, "step0", "rank1"): model.FormatDump,
 		filepath.Join(dumpDir, "step0", "rank1", "dump.json"): model.FormatDump,
 		dbDir: model.FormatTrendDB,
 	}
