@@ -56,6 +56,9 @@ type LayerRow struct {
 	Grad      Quad                 `json:"grad"`
 	Metrics   map[string]MetricRow `json:"metrics"` // "Max","Min","Mean","Norm"
 	Alignment Alignment            `json:"alignment"`
+	// Label names the layer when several layer stacks exist
+	// ("encoder.layers.3"); empty with a single stack.
+	Label string `json:"label,omitempty"`
 }
 
 // DirLayers is a forward/backward pair of layer lists.
@@ -86,6 +89,9 @@ type AnchorTable struct {
 	Name       string           `json:"name"`
 	Layers     []LayerRow       `json:"layers"`
 	Conclusion AnchorConclusion `json:"conclusion"`
+	// Thresholds are this anchor's bands (metric → "fwd"/"bwd"), the ones
+	// its F!/B! flags come from.
+	Thresholds map[string]map[string]Band `json:"thresholds,omitempty"`
 }
 
 // Band is the control band of one metric and direction.
@@ -131,6 +137,9 @@ type DirectionVerdict struct {
 	Flagged   []int  `json:"flagged"`
 	Unaligned []int  `json:"unaligned"`
 	P0        bool   `json:"p0"`
+	// Amplified: this direction diverges too, but after the P0 direction's
+	// divergence (backward amplifying a forward divergence).
+	Amplified bool   `json:"amplified,omitempty"`
 	Note      string `json:"note,omitempty"`
 }
 
@@ -144,16 +153,19 @@ type DataFeatureCheck struct {
 
 // DivergenceSummary collects spikescope's Phase 3 conclusion.
 type DivergenceSummary struct {
-	EarliestFwdDivergence *int                       `json:"earliest_fwd_divergence"`
-	EarliestBwdDivergence *int                       `json:"earliest_bwd_divergence"`
-	MetricStarts          map[string]MetricStart     `json:"metric_starts"`
-	Disagreements         []string                   `json:"disagreements"`
-	IteratedMetrics       bool                       `json:"iterated_metrics"`
-	UncomparedLayers      DirLayers                  `json:"uncompared_layers"`
-	Thresholds            map[string]map[string]Band `json:"thresholds"` // metric → "fwd"/"bwd" → band
-	Directions            []DirectionVerdict         `json:"directions"`
-	Drilldown             *Drilldown                 `json:"drilldown"`
-	DataFeature           *DataFeatureCheck          `json:"data_feature,omitempty"`
+	EarliestFwdDivergence *int                   `json:"earliest_fwd_divergence"`
+	EarliestBwdDivergence *int                   `json:"earliest_bwd_divergence"`
+	MetricStarts          map[string]MetricStart `json:"metric_starts"`
+	Disagreements         []string               `json:"disagreements"`
+	IteratedMetrics       bool                   `json:"iterated_metrics"`
+	// IterationPath is the metric iteration per direction ("fwd" →
+	// ["Norm→L4", "Min→L2"]).
+	IterationPath    map[string][]string        `json:"iteration_path,omitempty"`
+	UncomparedLayers DirLayers                  `json:"uncompared_layers"`
+	Thresholds       map[string]map[string]Band `json:"thresholds"` // metric → "fwd"/"bwd" → band (pooled over anchors; used by the drill-down)
+	Directions       []DirectionVerdict         `json:"directions"`
+	Drilldown        *Drilldown                 `json:"drilldown"`
+	DataFeature      *DataFeatureCheck          `json:"data_feature,omitempty"`
 }
 
 // AnchorWarning is emitted when fewer than three anchors align.

@@ -1,0 +1,277 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"spikescope/model"
+)
+
+// Anchors (seed Step 3.2): modules present in every layer on both sides
+// whose output is compared layer by layer. Anchor names are matched as a
+// whole path segment right below the layer ("mlp" never matches
+// "pre_mlp_layernorm", reference bug 19).
+
+// minAnchors is the seed's minimum number of aligned anchors.
+const minAnchors = 3
+
+// anchorPriority orders the usual transformer-layer modules first
+// (reference priorities, plus legacy and MindSpore names).
+var anchorPriority = map[string]int{
+	"input_layernorm": 0, "input_norm": 0, "attention_norm": 0,
+	"self_attention": 1, "self_attn": 1, "attention": 1,
+	"mlp": 2, "feed_forward": 2,
+	"pre_mlp_layernorm": 3, "post_attention_layernorm": 3, "post_attention_norm": 3, "ffn_norm": 3,
+}
+
+// otherAnchorPriority is the priority of any other module name.
+const otherAnchorPriority = 9
+
+// nonAnchorSubstrings mark modules that carry no activations worth
+// comparing (position tables).
+var nonAnchorSubstrings = []string{"rotary", "inv_freq", "position_id"}
+
+// discoverAnchors returns the anchor modules common to both dumps: every
+// known transformer-layer module present in at least two layers on both
+// sides (one layer when the dumps hold a single layer), then other common
+// modules by layer count until minAnchors are reached.
+func discoverAnchors(a, b *dumpIndex) []string {
+	if a == nil || b == nil {
+		return nil
+	}
+	need := 2
+	if len(a.layers) < 2 || len(b.layers) < 2 {
+		need = 1
+	}
+	type cand struct {
+		name  string
+		prio  int
+		count int
+	}
+	var cs []cand
+	for name, ca := range a.counts {
+		cb := b.counts[name]
+		c := min(ca, cb)
+		if c < need || isNonAnchor(name) {
+			continue
+		}
+		p, ok := anchorPriority[name]
+		if !ok {
+			p = otherAnchorPriority
+		}
+		cs = append(cs, cand{name, p, c})
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].prio != cs[j].prio {
+			return cs[i].prio < cs[j].prio
+		}
+		if cs[i].count != cs[j].count {
+			return cs[i].count > cs[j].count
+		}
+		return cs[i].name < cs[j].name
+	})
+	var out []string
+	for _, c := range cs {
+		if c.prio < otherAnchorPriority || len(out) < minAnchors {
+			out = append(out, c.name)
+		}
+	}
+	return out
+}
+
+func isNonAnchor(name string) bool {
+	l := strings.ToLower(name)
+	for _, s := range nonAnchorSubstrings {
+		if strings.Contains(l, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// anchorWarning is emitted when fewer than minAnchors anchors were aligned
+// in at least one layer (the reference counts anchors used, bug 21).
+func anchorWarning(aligned int) *model.AnchorWarning {
+	if aligned >= minAnchors {
+		return nil
+	}
+	return &model.AnchorWarning{
+		AnchorsFound: aligned,
+		Message: fmt.Sprintf("only %d alignable anchor(s) found (<%d): the divergence verdict may be incomplete; "+
+			"add anchors (--anchors) or check the dump's op naming (仅发现 %d 个可对齐锚点 (<3), 分叉判定可能不完整)",
+			aligned, minAnchors, aligned),
+	}
+}
+
+// representative picks the op that stands for anchor ak in dump x and its
+// counterpart in y: the anchor module's own output record (call number
+// `call`, else the first), falling back to the largest-Norm op below the
+// anchor that aligns. When nothing aligns it returns the first candidate
+// and why it failed.
+func representative(x, y *dumpIndex, ak anchorKey, call int, nx, ny string) (i, j int32, ok bool, reason string) {
+	if x == nil {
+		return -1, -1, false, "no dump " + nx
+	}
+	a := x.anchors[ak]
+	if a == nil {
+		return -1, -1, false, "missing in " + nx
+	}
+	var first []int32
+	if len(a.own) > 0 {
+		k := call
+		if k < 0 || k >= len(a.own) {
+			k = 0
+		}
+		first = append(first, a.own[k])
+	}
+	i, j = -1, -1
+	try := func(c int32) bool {
+		cj := pair(x, c, y)
+		cok, why := checkPair(x, c, y, cj, nx, ny)
+		if cok {
+			i, j, ok, reason = c, cj, true, ""
+			return true
+		}
+		if i < 0 {
+			i, j, reason = c, cj, why
+		}
+		return false
+	}
+	for _, c := range first {
+		if try(c) {
+			return
+		}
+	}
+	// Fallback: every op below the anchor by descending Norm in x.
+	rest := make([]int32, 0, len(a.all))
+	for _, c := range a.all {
+		if len(first) == 0 || c != first[0] {
+			if t := primaryTensor(&x.d.Ops[c]); t != nil && t.Has[model.StatNorm] && model.Finite(t.Stat[model.StatNorm]) {
+				rest = append(rest, c)
+			}
+		}
+	}
+	sort.SliceStable(rest, func(p, q int) bool {
+		return normOf(x, rest[p]) > normOf(x, rest[q])
+	})
+	for _, c := range rest {
+		if try(c) {
+			return
+		}
+	}
+	if i < 0 {
+		reason = "no comparable op in " + nx
+	}
+	return
+}
+
+func normOf(x *dumpIndex, i int32) float64 {
+	t := primaryTensor(&x.d.Ops[i])
+	if t == nil || !t.Has[model.StatNorm] {
+		return math.Inf(-1)
+	}
+	return t.Stat[model.StatNorm]
+}
+
+// checkPair says whether op i of x and op j of y can be compared: both
+// exist, both have a floating-point output with equal element counts, a
+// finite Norm, and no NaN/Inf statistic. Otherwise the pair is unaligned:
+// no ratio, never "consistent".
+func checkPair(x *dumpIndex, i int32, y *dumpIndex, j int32, nx, ny string) (bool, string) {
+	if x == nil || i < 0 {
+		return false, "missing in " + nx
+	}
+	if y == nil || j < 0 {
+		return false, "missing key in " + ny
+	}
+	ta := primaryTensor(&x.d.Ops[i])
+	tb := primaryTensor(&y.d.Ops[j])
+	switch {
+	case ta == nil:
+		return false, "no floating-point output in " + nx
+	case tb == nil:
+		return false, "no floating-point output in " + ny
+	case ta.Elements != tb.Elements:
+		return false, fmt.Sprintf("element count %d vs %d", ta.Elements, tb.Elements)
+	}
+	if why := badStats(ta, nx); why != "" {
+		return false, why
+	}
+	if why := badStats(tb, ny); why != "" {
+		return false, why
+	}
+	return true, ""
+}
+
+// badStats names a NaN/Inf or missing Norm in a tensor record.
+func badStats(t *model.TensorStat, name string) string {
+	if !t.Has[model.StatNorm] {
+		return "Norm is None in " + name
+	}
+	for s := model.Stat(0); s < model.NumStats; s++ {
+		if t.Has[s] && !model.Finite(t.Stat[s]) {
+			return fmt.Sprintf("%s is %v in %s", metricName(s), t.Stat[s], name)
+		}
+	}
+	return ""
+}
+
+// statsOf returns the four statistics of op i (NaN where absent).
+func statsOf(x *dumpIndex, i int32) (v [model.NumStats]float64) {
+	for s := range v {
+		v[s] = math.NaN()
+	}
+	if x == nil || i < 0 {
+		return
+	}
+	t := primaryTensor(&x.d.Ops[i])
+	if t == nil {
+		return
+	}
+	for s := model.Stat(0); s < model.NumStats; s++ {
+		if t.Has[s] {
+			v[s] = t.Stat[s]
+		}
+	}
+	return
+}
+
+// gradNorm is the parameter-gradient norm of an anchor in a layer: the last
+// parameters_grad record of every module below the anchor (main_grad
+// accumulates over micro-batches, so the last is the final one), combined
+// as sqrt(Σ norm²). NaN when the dump has none (the reference always
+// reports null, bug 4).
+func gradNorm(x *dumpIndex, layer int, anchor string) float64 {
+	if x == nil {
+		return math.NaN()
+	}
+	recs := x.grads[anchorKey{layer, anchor, model.ParamGrad}]
+	if len(recs) == 0 {
+		return math.NaN()
+	}
+	last := map[string]int32{}
+	for _, i := range recs {
+		last[x.info[i].Sub] = i
+	}
+	idx := make([]int32, 0, len(last))
+	for _, i := range last {
+		idx = append(idx, i)
+	}
+	sort.Slice(idx, func(p, q int) bool { return idx[p] < idx[q] }) // deterministic sum
+	sum, any := 0.0, false
+	for _, i := range idx {
+		for _, p := range x.d.Ops[i].Params {
+			if p.Has[model.StatNorm] {
+				n := p.Stat[model.StatNorm]
+				sum += n * n
+				any = true
+			}
+		}
+	}
+	if !any {
+		return math.NaN()
+	}
+	return math.Sqrt(sum)
+}

@@ -1,0 +1,110 @@
+package analysis
+
+import (
+	"math"
+	"sort"
+
+	"spikescope/model"
+)
+
+// The control band (seed Step 3.3: "median(C/D) + max(3*IQR, 0.03)"),
+// applied on the scale it is learned on: the control ratios C/D define how
+// much a device pair normally scatters around its own median; a layer is
+// flagged when its anomaly degree (A/B)/(C/D) leaves 1 ± that relative
+// spread on either side. The reference compares the degree with the raw C/D
+// threshold and only upward, so a uniform device bias flags every layer and
+// shrinking divergences are never flagged (bugs 1, 2).
+
+const (
+	// bandIQRMult is the seed's IQR multiplier.
+	bandIQRMult = 3.0
+	// bandSpreadFloor is the seed's minimal band half-width (0.03 = 3%).
+	bandSpreadFloor = 0.03
+)
+
+// Band notes (shown with a metric that is not used for flags).
+const (
+	noteNoControl  = "no control ratios: nothing can be flagged"
+	noteSignChange = "control ratios change sign or reach zero (values near zero, e.g. the Mean of a centred tensor): shown, not used for flags"
+	noteScatter    = "control ratios scatter wider than their median: shown, not used for flags"
+	noteDegraded   = "no control group: band from A/B across layers around its median; A/B may include device bias"
+)
+
+// interpQuantile is the linearly interpolated q-quantile of sorted values (the
+// usual "type 7" estimator; the reference's upper-index picks are biased on
+// small samples).
+func interpQuantile(sorted []float64, q float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return math.NaN()
+	}
+	if n == 1 {
+		return sorted[0]
+	}
+	h := q * float64(n-1)
+	lo := int(math.Floor(h))
+	if lo >= n-1 {
+		return sorted[n-1]
+	}
+	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+}
+
+// controlBand learns the band of one metric and direction from the control
+// ratios (C/D per layer; A/B in degraded mode). The band is relative:
+// [1 − spread, 1 + spread] around the median with spread =
+// max(3·IQR/|median|, 0.03). Ratios that change sign or scatter wider than
+// their median make the metric unusable for flags (Usable = false + Note).
+func controlBand(ratios []float64, iqrMult, floor float64) model.Band {
+	vals := make([]float64, 0, len(ratios))
+	for _, r := range ratios {
+		if model.Finite(r) {
+			vals = append(vals, r)
+		}
+	}
+	b := model.Band{Samples: len(vals)}
+	if len(vals) == 0 {
+		nan := model.Float(math.NaN())
+		b.Median, b.IQR, b.Lower, b.Upper = nan, nan, nan, nan
+		b.Note = noteNoControl
+		return b
+	}
+	sort.Float64s(vals)
+	med := interpQuantile(vals, 0.5)
+	iqr := interpQuantile(vals, 0.75) - interpQuantile(vals, 0.25)
+	b.Median, b.IQR = model.Float(med), model.Float(iqr)
+	spread := floor
+	if med != 0 {
+		spread = math.Max(iqrMult*iqr/math.Abs(med), floor)
+	}
+	b.Lower, b.Upper = model.Float(1-spread), model.Float(1+spread)
+	switch {
+	case vals[0] <= 0:
+		b.Note = noteSignChange
+	case iqr > math.Abs(med):
+		b.Note = noteScatter
+	default:
+		b.Usable = true
+	}
+	return b
+}
+
+// outside reports whether an anomaly degree leaves a usable band.
+func outside(b *model.Band, degree float64) bool {
+	if !b.Usable || !model.Finite(degree) {
+		return false
+	}
+	return degree < float64(b.Lower) || degree > float64(b.Upper)
+}
+
+// groupRatio is a/b, or NaN when either is missing, b is zero or the result is
+// not finite (the reference's groupRatio()).
+func groupRatio(a, b float64) float64 {
+	if !model.Finite(a) || !model.Finite(b) || b == 0 {
+		return math.NaN()
+	}
+	r := a / b
+	if !model.Finite(r) {
+		return math.NaN()
+	}
+	return r
+}

@@ -1,0 +1,246 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"spikescope/model"
+)
+
+// Automatic choice of the control group (seed Step 3.1): C is another rank
+// of A's step, else another step of A's rank, taken from A's own dump tree;
+// it must not be a Phase 1 candidate and its parameter-gradient norm must be
+// at the tree's normal level (below the 75th percentile). D is B's tree at
+// C's (step, rank). When nothing qualifies the choice is refused with the
+// reason, and the user is asked for a normal sample.
+
+// controlPercentile is the seed's "normal level" cut (P75).
+const controlPercentile = 0.75
+
+// sameLayersShare is the share of A's module paths a candidate must hold to
+// count as holding the same layers (pipeline stages hold different ones).
+const sameLayersShare = 0.9
+
+// ControlCandidate is one candidate for C with the filters' verdict.
+type ControlCandidate struct {
+	Step       int         `json:"step"`
+	Rank       int         `json:"rank"`
+	GradNorm   model.Float `json:"grad_norm"`
+	Accepted   bool        `json:"accepted"`
+	SameLayers bool        `json:"same_layers"`
+	HasD       bool        `json:"has_d"`
+	Reason     string      `json:"reason"`
+}
+
+// ControlChoice is the result of ChooseControl. C is nil when no candidate
+// qualifies; Reason then says why (the UI asks the user).
+type ControlChoice struct {
+	C, D       *model.Dump        `json:"-"`
+	Candidates []ControlCandidate `json:"candidates"`
+	P75        model.Float        `json:"p75"`
+	Reason     string             `json:"reason"`
+}
+
+// dumpGradNorm is a dump's total parameter-gradient norm: the last
+// parameters_grad record of every module (cumulative over micro-batches),
+// combined as sqrt(Σ norm²). NaN without parameters_grad; ±Inf/NaN values
+// propagate (a non-finite gradient is a spike).
+func dumpGradNorm(d *model.Dump) float64 {
+	last := map[string]int{}
+	var order []string
+	for i := range d.Ops {
+		op := &d.Ops[i]
+		if op.Direction != model.ParamGrad {
+			continue
+		}
+		k := modulePathOf(op)
+		if _, ok := last[k]; !ok {
+			order = append(order, k)
+		}
+		last[k] = i
+	}
+	if len(order) == 0 {
+		return math.NaN()
+	}
+	sum, any := 0.0, false
+	for _, k := range order {
+		for _, p := range d.Ops[last[k]].Params {
+			if p.Has[model.StatNorm] {
+				n := p.Stat[model.StatNorm]
+				sum += n * n
+				any = true
+			}
+		}
+	}
+	if !any {
+		return math.NaN()
+	}
+	return math.Sqrt(sum)
+}
+
+// ChooseControl picks C (and D) for anomalous dump a of tree aTree; bTree
+// is the baseline tree (nil: no D). p1 may be nil (no Phase 1 filter).
+func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, p1 *model.Phase1Result) ControlChoice {
+	ch := ControlChoice{Candidates: []ControlCandidate{}, P75: model.Float(math.NaN())}
+	if aTree == nil || a == nil {
+		ch.Reason = "no dump tree for A: provide C/D (--dump-c/--dump-d)"
+		return ch
+	}
+	// Gradient norms of the whole tree → P75.
+	norms := map[*model.Dump]float64{}
+	var finite []float64
+	for _, d := range aTree.Dumps {
+		n := dumpGradNorm(d)
+		norms[d] = n
+		if model.Finite(n) {
+			finite = append(finite, n)
+		}
+	}
+	p75 := math.NaN()
+	if len(finite) >= 2 {
+		sort.Float64s(finite)
+		p75 = interpQuantile(finite, controlPercentile)
+	}
+	ch.P75 = model.Float(p75)
+	anomalous := map[[2]int]bool{}
+	if p1 != nil {
+		for _, an := range p1.Anomalies {
+			anomalous[[2]int{an.Step, an.Rank}] = true
+		}
+	}
+	// Candidates: other ranks of A's step (nearest rank first), then other
+	// steps of A's rank (nearest step first).
+	var sameStep, sameRank []*model.Dump
+	for _, d := range aTree.Dumps {
+		if d == a || (d.Step == a.Step && d.Rank == a.Rank) {
+			continue
+		}
+		if d.Step == a.Step {
+			sameStep = append(sameStep, d)
+		} else if d.Rank == a.Rank {
+			sameRank = append(sameRank, d)
+		}
+	}
+	sort.SliceStable(sameStep, func(i, j int) bool { return intAbs(sameStep[i].Rank-a.Rank) < intAbs(sameStep[j].Rank-a.Rank) })
+	sort.SliceStable(sameRank, func(i, j int) bool { return intAbs(sameRank[i].Step-a.Step) < intAbs(sameRank[j].Step-a.Step) })
+	cands := append(sameStep, sameRank...)
+	if len(cands) == 0 {
+		ch.Reason = "A's dump tree holds no other rank of its step and no other step of its rank: provide a normal sample (--dump-c/--dump-d)"
+		return ch
+	}
+	aPaths := modulePathSet(a)
+	var spiking, undecidable int
+	best := -1
+	bestScore := -1
+	for _, d := range cands {
+		n := norms[d]
+		c := ControlCandidate{Step: d.Step, Rank: d.Rank, GradNorm: model.Float(n)}
+		switch {
+		case anomalous[[2]int{d.Step, d.Rank}]:
+			c.Reason = "a Phase 1 anomaly"
+			spiking++
+		case math.IsNaN(n) && !hasParamGrad(d):
+			c.Reason = "no parameters_grad: normal level undecidable"
+			undecidable++
+		case !model.Finite(n):
+			c.Reason = "non-finite gradient norm"
+			spiking++
+		case math.IsNaN(p75):
+			c.Reason = "fewer than two gradient norms in the tree: normal level undecidable"
+			undecidable++
+		case n > p75:
+			c.Reason = fmt.Sprintf("gradient norm %.4g above the tree's P75 %.4g", n, p75)
+			spiking++
+		default:
+			c.Accepted = true
+			c.SameLayers = sharesPaths(aPaths, d)
+			if bTree != nil {
+				c.HasD = bTree.Find(d.Step, d.Rank) != nil
+			}
+			c.Reason = fmt.Sprintf("gradient norm %.4g ≤ P75 %.4g, not a Phase 1 anomaly", n, p75)
+			if !c.SameLayers {
+				c.Reason += "; holds other layers than A (pipeline stage?)"
+			}
+			score := 0
+			if c.SameLayers {
+				score += 2
+			}
+			if c.HasD {
+				score++
+			}
+			if score > bestScore {
+				best, bestScore = len(ch.Candidates), score
+			}
+		}
+		ch.Candidates = append(ch.Candidates, c)
+	}
+	if best < 0 {
+		switch {
+		case undecidable == 0:
+			ch.Reason = fmt.Sprintf("every candidate spikes (%d Phase 1 anomalies or above P75): provide a normal sample (--dump-c/--dump-d)", spiking)
+		case spiking == 0:
+			ch.Reason = "\"normal\" cannot be decided for any candidate (no parameters_grad): provide a normal sample (--dump-c/--dump-d)"
+		default:
+			ch.Reason = fmt.Sprintf("no candidate qualifies (%d spike, %d undecidable): provide a normal sample (--dump-c/--dump-d)", spiking, undecidable)
+		}
+		return ch
+	}
+	c := ch.Candidates[best]
+	ch.C = aTree.Find(c.Step, c.Rank)
+	parts := []string{fmt.Sprintf("C = step %d rank %d (%s)", c.Step, c.Rank, c.Reason)}
+	if bTree != nil {
+		ch.D = bTree.Find(c.Step, c.Rank)
+	}
+	if ch.D != nil {
+		parts = append(parts, fmt.Sprintf("D = baseline step %d rank %d", c.Step, c.Rank))
+	} else {
+		parts = append(parts, "no baseline dump at C's step/rank: D missing, comparison degraded")
+	}
+	ch.Reason = strings.Join(parts, "; ")
+	return ch
+}
+
+func hasParamGrad(d *model.Dump) bool {
+	for i := range d.Ops {
+		if d.Ops[i].Direction == model.ParamGrad {
+			return true
+		}
+	}
+	return false
+}
+
+// modulePathSet is the set of forward module paths of a dump.
+func modulePathSet(d *model.Dump) map[string]bool {
+	s := map[string]bool{}
+	for i := range d.Ops {
+		op := &d.Ops[i]
+		if op.Kind == model.KindModule && op.Direction == model.Forward {
+			s[modulePathOf(op)] = true
+		}
+	}
+	return s
+}
+
+// sharesPaths reports whether d holds at least sameLayersShare of A's
+// forward module paths.
+func sharesPaths(aPaths map[string]bool, d *model.Dump) bool {
+	if len(aPaths) == 0 {
+		return true
+	}
+	have := 0
+	for p := range modulePathSet(d) {
+		if aPaths[p] {
+			have++
+		}
+	}
+	return float64(have) >= sameLayersShare*float64(len(aPaths))
+}
+
+func intAbs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -1,0 +1,494 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"spikescope/model"
+)
+
+// Phase 3 — four-group layer trace (method.md "Phase 3", seed Steps
+// 3.1–3.6): compare A (anomalous) with B (its baseline) layer by layer,
+// judged against the noise of C (nearby normal) vs D (C's baseline), find
+// the first divergent layer per metric and direction, iterate the metrics
+// to the earliest start, and drill down to the first divergent operator.
+
+// Phase3Input are the four groups. A and B are required; C and D together
+// make the control group (without them the comparison is degraded).
+type Phase3Input struct {
+	A, B, C, D *model.Dump
+	// Anchors overrides the automatic anchor choice (--anchors).
+	Anchors []string
+	Phase1  *model.Phase1Result
+	// ControlNote says how C/D were chosen (ChooseControl's reason).
+	ControlNote string
+}
+
+// Phase3Options are the tunables of Phase 3.
+type Phase3Options struct {
+	IQRMult     float64 // band: spread = max(IQRMult·IQR/|median|, SpreadFloor)
+	SpreadFloor float64
+	// Call is the call number (micro-batch order) of a module whose record
+	// represents an anchor; the first call when the module ran fewer times.
+	Call int
+}
+
+// DefaultPhase3Options are the seed's constants.
+func DefaultPhase3Options() Phase3Options {
+	return Phase3Options{IQRMult: bandIQRMult, SpreadFloor: bandSpreadFloor}
+}
+
+// directions of the comparison, in output order.
+var p3Dirs = []struct {
+	name string
+	dir  model.Direction
+}{{"fwd", model.Forward}, {"bwd", model.Backward}}
+
+// cell is one (anchor, layer, direction) comparison.
+type cell struct {
+	a, b, c, d  int32
+	abOK, cdOK  bool
+	abWhy       string
+	cdWhy       string
+	present     bool
+	va, vb      [model.NumStats]float64
+	vc, vd      [model.NumStats]float64
+	ab, cd, deg [model.NumStats]float64
+	flag        [model.NumStats]bool
+}
+
+// p3 carries one run.
+type p3 struct {
+	opt            Phase3Options
+	scheme         *layerScheme
+	ia, ib, ic, id *dumpIndex
+	hasCD          bool
+}
+
+// Phase3 runs the four-group trace.
+func Phase3(in Phase3Input, opt Phase3Options) *model.Phase3Result {
+	if opt.IQRMult <= 0 {
+		opt.IQRMult = bandIQRMult
+	}
+	if opt.SpreadFloor <= 0 {
+		opt.SpreadFloor = bandSpreadFloor
+	}
+	res := &model.Phase3Result{Phase: 3, Dirs: map[string]string{}, ControlChoice: in.ControlNote}
+	for name, d := range map[string]*model.Dump{"A": in.A, "B": in.B, "C": in.C, "D": in.D} {
+		if d != nil {
+			res.Dirs[name] = d.Path
+		}
+	}
+	if in.A == nil || in.B == nil {
+		res.Warnings = append(res.Warnings, "Phase 3 needs at least dumps A and B")
+		res.DivergenceSummary = emptySummary()
+		return res
+	}
+	p := &p3{opt: opt}
+	p.hasCD = in.C != nil && in.D != nil
+	if !p.hasCD {
+		res.Degraded = true
+		res.DegradedNote = "no control group: A/B may include device bias"
+		if in.C != nil || in.D != nil {
+			res.Warnings = append(res.Warnings, "only one of C/D given: the control group needs both; comparison degraded to A/B")
+		}
+	}
+	dumps := []*model.Dump{in.A, in.B}
+	if p.hasCD {
+		dumps = append(dumps, in.C, in.D)
+	}
+	p.scheme = learnLayerScheme(dumps...)
+	res.LayerPrefix = p.scheme.Prefix()
+	p.ia, p.ib = indexDump(in.A, p.scheme), indexDump(in.B, p.scheme)
+	if p.hasCD {
+		p.ic, p.id = indexDump(in.C, p.scheme), indexDump(in.D, p.scheme)
+	}
+	anchors := in.Anchors
+	if len(anchors) == 0 {
+		anchors = discoverAnchors(p.ia, p.ib)
+	}
+	res.AnchorsUsed = nonNilStrings(anchors)
+	layers := layerIDs(p.ia, p.ib, p.ic, p.id)
+	if len(layers) == 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("no transformer layers (%s<N>) found in the dumps", res.LayerPrefix))
+	}
+
+	// Per anchor: cells, bands, flags, reference conclusion.
+	cells := make([][][2]cell, len(anchors)) // anchor → layer pos → dir
+	pooled := map[model.Stat]map[string][]float64{}
+	for _, m := range metricOrder {
+		pooled[m] = map[string][]float64{}
+	}
+	aligned := 0
+	for ai, name := range anchors {
+		cells[ai] = make([][2]cell, len(layers))
+		anyAligned := false
+		for li, l := range layers {
+			for di, d := range p3Dirs {
+				c := p.compareAnchor(name, l, d.dir)
+				cells[ai][li][di] = c
+				if c.abOK {
+					anyAligned = true
+				}
+			}
+		}
+		if anyAligned {
+			aligned++
+		}
+		table := p.anchorTable(name, layers, cells[ai], pooled)
+		res.Anchors = append(res.Anchors, table)
+	}
+	res.AnchorWarning = anchorWarning(aligned)
+	res.DivergenceSummary = p.summary(anchors, layers, cells, pooled, res)
+	if p.hasCD {
+		res.DivergenceSummary.DataFeature = dataFeatureCheck(p.ia, p.ib, p.ic, p.id)
+	} else {
+		res.DivergenceSummary.DataFeature = dataFeatureCheck(p.ia, p.ib, nil, nil)
+	}
+	return res
+}
+
+func emptySummary() model.DivergenceSummary {
+	return model.DivergenceSummary{
+		MetricStarts: map[string]model.MetricStart{}, Disagreements: []string{},
+		UncomparedLayers: model.DirLayers{Fwd: []int{}, Bwd: []int{}},
+		Thresholds:       map[string]map[string]model.Band{},
+		Directions:       []model.DirectionVerdict{},
+	}
+}
+
+// compareAnchor builds one cell: A/B and C/D representatives, their
+// values and ratios.
+func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
+	ak := anchorKey{layer, name, dir}
+	c := cell{a: -1, b: -1, c: -1, d: -1}
+	for _, x := range []*dumpIndex{p.ia, p.ib, p.ic, p.id} {
+		if x != nil && x.anchors[ak] != nil {
+			c.present = true
+		}
+	}
+	if !c.present {
+		return c
+	}
+	c.a, c.b, c.abOK, c.abWhy = representative(p.ia, p.ib, ak, p.opt.Call, "A", "B")
+	if c.a < 0 {
+		// A lacks the anchor: still show what B has.
+		if bo := p.ib.anchors[ak]; bo != nil && len(bo.own) > 0 {
+			c.b = bo.own[0]
+		}
+	}
+	if p.hasCD {
+		if c.a >= 0 {
+			c.c = pair(p.ia, c.a, p.ic)
+			if c.c >= 0 {
+				c.d = pair(p.ic, c.c, p.id)
+				c.cdOK, c.cdWhy = checkPair(p.ic, c.c, p.id, c.d, "C", "D")
+			} else {
+				c.cdWhy = "missing key in C"
+			}
+		} else {
+			c.c, c.d, c.cdOK, c.cdWhy = representative(p.ic, p.id, ak, p.opt.Call, "C", "D")
+		}
+	}
+	c.va, c.vb = statsOf(p.ia, c.a), statsOf(p.ib, c.b)
+	c.vc, c.vd = statsOf(p.ic, c.c), statsOf(p.id, c.d)
+	for s := range c.ab {
+		c.ab[s], c.cd[s], c.deg[s] = math.NaN(), math.NaN(), math.NaN()
+		if c.abOK {
+			c.ab[s] = groupRatio(c.va[s], c.vb[s])
+		}
+		if c.cdOK {
+			c.cd[s] = groupRatio(c.vc[s], c.vd[s])
+		}
+	}
+	return c
+}
+
+// anchorTable learns the anchor's bands, flags its layers and writes the
+// reference's table and conclusion. Control ratios are also pooled for the
+// drill-down band.
+func (p *p3) anchorTable(name string, layers []int, cells [][2]cell, pooled map[model.Stat]map[string][]float64) model.AnchorTable {
+	t := model.AnchorTable{Name: name, Thresholds: map[string]map[string]model.Band{}}
+	for _, m := range metricOrder {
+		var bs [2]model.Band
+		for di, d := range p3Dirs {
+			var rs []float64
+			for li := range layers {
+				c := &cells[li][di]
+				if p.hasCD {
+					rs = append(rs, c.cd[m])
+				} else {
+					rs = append(rs, c.ab[m])
+				}
+			}
+			pooled[m][d.name] = append(pooled[m][d.name], rs...)
+			bs[di] = p.band(rs)
+			for li := range layers {
+				c := &cells[li][di]
+				c.deg[m] = p.degree(c.ab[m], c.cd[m], &bs[di])
+				c.flag[m] = outside(&bs[di], c.deg[m])
+			}
+		}
+		t.Thresholds[metricName(m)] = map[string]model.Band{"fwd": bs[0], "bwd": bs[1]}
+	}
+	concl := model.AnchorConclusion{
+		MetricLayers:     map[string]model.DirLayers{},
+		MetricStarts:     map[string]model.MetricStart{},
+		UncomparedLayers: model.DirLayers{Fwd: []int{}, Bwd: []int{}},
+	}
+	starts := [2]map[model.Stat]*int{{}, {}}
+	for _, m := range metricOrder {
+		dl := model.DirLayers{Fwd: []int{}, Bwd: []int{}}
+		for li, l := range layers {
+			if cells[li][0].flag[m] {
+				dl.Fwd = append(dl.Fwd, l)
+			}
+			if cells[li][1].flag[m] {
+				dl.Bwd = append(dl.Bwd, l)
+			}
+		}
+		concl.MetricLayers[metricName(m)] = dl
+		ms := metricStart(dl)
+		concl.MetricStarts[metricName(m)] = ms
+		starts[0][m], starts[1][m] = ms.FwdStart, ms.BwdStart
+	}
+	concl.EarliestFwdDivergence, _, _ = iterateMetrics(starts[0], "fwd")
+	concl.EarliestBwdDivergence, _, _ = iterateMetrics(starts[1], "bwd")
+	for li, l := range layers {
+		if p.uncompared(&cells[li][0]) {
+			concl.UncomparedLayers.Fwd = append(concl.UncomparedLayers.Fwd, l)
+		}
+		if p.uncompared(&cells[li][1]) {
+			concl.UncomparedLayers.Bwd = append(concl.UncomparedLayers.Bwd, l)
+		}
+		t.Layers = append(t.Layers, p.layerRow(name, l, &cells[li]))
+	}
+	t.Conclusion = concl
+	return t
+}
+
+// uncompared: the anchor exists in some dump for this layer, but no Norm
+// degree could be computed (an unaligned pair, a missing side).
+func (p *p3) uncompared(c *cell) bool {
+	return c.present && !model.Finite(c.deg[model.StatNorm])
+}
+
+// band learns a band from control ratios (degraded: from A/B ratios).
+func (p *p3) band(rs []float64) model.Band {
+	b := controlBand(rs, p.opt.IQRMult, p.opt.SpreadFloor)
+	if !p.hasCD {
+		b.Note = joinNote(noteDegraded, b.Note)
+	}
+	return b
+}
+
+// degree is the anomaly degree (A/B)/(C/D); degraded: (A/B)/median(A/B).
+func (p *p3) degree(ab, cd float64, b *model.Band) float64 {
+	if p.hasCD {
+		return groupRatio(ab, cd)
+	}
+	return groupRatio(ab, float64(b.Median))
+}
+
+// metricStart is one metric's starts (seed rule) and the reference's
+// main segments.
+func metricStart(dl model.DirLayers) model.MetricStart {
+	return model.MetricStart{
+		FwdStart:       divergenceStart(dl.Fwd, "fwd"),
+		BwdStart:       divergenceStart(dl.Bwd, "bwd"),
+		FwdMainSegment: mainSegment(dl.Fwd),
+		BwdMainSegment: mainSegment(dl.Bwd),
+	}
+}
+
+// layerRow renders one layer of an anchor table.
+func (p *p3) layerRow(anchor string, l int, cs *[2]cell) model.LayerRow {
+	row := model.LayerRow{Layer: l, Metrics: map[string]model.MetricRow{}, Label: p.scheme.label(l)}
+	row.Grad = model.Quad{
+		A: floatPtr(gradNorm(p.ia, l, anchor)), B: floatPtr(gradNorm(p.ib, l, anchor)),
+		C: floatPtr(gradNorm(p.ic, l, anchor)), D: floatPtr(gradNorm(p.id, l, anchor)),
+	}
+	f, b := &cs[0], &cs[1]
+	for _, m := range metricOrder {
+		row.Metrics[metricName(m)] = model.MetricRow{
+			Fwd: quadOf(f, m), Bwd: quadOf(b, m),
+			FAB: floatPtr(f.ab[m]), FCD: floatPtr(f.cd[m]), BAB: floatPtr(b.ab[m]), BCD: floatPtr(b.cd[m]),
+			FAnomaly: floatPtr(f.deg[m]), BAnomaly: floatPtr(b.deg[m]),
+			FFlag: f.flag[m], BFlag: b.flag[m],
+		}
+	}
+	al := &row.Alignment
+	al.FwdKeyA, al.FwdKeyB, al.FwdKeyC, al.FwdKeyD = p.keys(f)
+	al.BwdKeyA, al.BwdKeyB, al.BwdKeyC, al.BwdKeyD = p.keys(b)
+	al.FAB, al.FCD, al.BAB, al.BCD = f.abOK, f.cdOK, b.abOK, b.cdOK
+	for di, c := range []*cell{f, b} {
+		if !c.present {
+			continue
+		}
+		if !c.abOK {
+			al.Reasons = append(al.Reasons, p3Dirs[di].name+" A/B: "+c.abWhy)
+		}
+		if p.hasCD && !c.cdOK {
+			al.Reasons = append(al.Reasons, p3Dirs[di].name+" C/D: "+c.cdWhy)
+		}
+	}
+	return row
+}
+
+func (p *p3) keys(c *cell) (a, b, cc, d string) {
+	k := func(x *dumpIndex, i int32) string {
+		if x == nil || i < 0 {
+			return ""
+		}
+		return x.d.Ops[i].Key
+	}
+	return k(p.ia, c.a), k(p.ib, c.b), k(p.ic, c.c), k(p.id, c.d)
+}
+
+func quadOf(c *cell, m model.Stat) model.Quad {
+	return model.Quad{A: floatPtrRaw(c.va[m], c.a >= 0), B: floatPtrRaw(c.vb[m], c.b >= 0), C: floatPtrRaw(c.vc[m], c.c >= 0), D: floatPtrRaw(c.vd[m], c.d >= 0)}
+}
+
+// floatPtr is nil for a missing (NaN) value.
+func floatPtr(v float64) *model.Float {
+	if math.IsNaN(v) {
+		return nil
+	}
+	f := model.Float(v)
+	return &f
+}
+
+// floatPtrRaw keeps a recorded value, NaN included (shown as "NaN"): a NaN in A
+// is itself a finding. Absent stats are NaN too; they show as null only when
+// the op is missing.
+func floatPtrRaw(v float64, present bool) *model.Float {
+	if !present {
+		return nil
+	}
+	f := model.Float(v)
+	return &f
+}
+
+func nonNilStrings(x []string) []string {
+	if x == nil {
+		return []string{}
+	}
+	return x
+}
+
+// summary combines the anchors: per metric the flagged layers of any
+// anchor, the starts, the metric iteration, the direction verdicts and the
+// drill-down.
+func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled map[model.Stat]map[string][]float64, res *model.Phase3Result) model.DivergenceSummary {
+	s := emptySummary()
+	s.IterationPath = map[string][]string{}
+	for _, m := range metricOrder {
+		s.Thresholds[metricName(m)] = map[string]model.Band{
+			"fwd": p.band(pooled[m]["fwd"]), "bwd": p.band(pooled[m]["bwd"]),
+		}
+	}
+	var notes []string
+	for _, m := range metricOrder {
+		for _, d := range p3Dirs {
+			if b := s.Thresholds[metricName(m)][d.name]; !b.Usable && b.Note != "" {
+				notes = append(notes, fmt.Sprintf("%s %s: %s", metricName(m), d.name, b.Note))
+			}
+		}
+	}
+	res.Warnings = append(res.Warnings, notes...)
+
+	var verdicts [2]model.DirectionVerdict
+	for di, d := range p3Dirs {
+		flaggedBy := map[model.Stat][]int{}
+		union := map[int]bool{}
+		unaligned := map[int]bool{}
+		degrees := map[int]float64{}
+		usable := false
+		for ai := range anchors {
+			for _, m := range metricOrder {
+				if res.Anchors[ai].Thresholds[metricName(m)][d.name].Usable {
+					usable = true
+				}
+			}
+			for li, l := range layers {
+				c := &cells[ai][li][di]
+				if p.uncompared(c) {
+					unaligned[l] = true
+				}
+				for _, m := range metricOrder {
+					if !c.flag[m] {
+						continue
+					}
+					union[l] = true
+					if old, ok := degrees[l]; !ok || math.Abs(logMagnitude(c.deg[m])) > math.Abs(logMagnitude(old)) {
+						degrees[l] = c.deg[m]
+					}
+				}
+			}
+		}
+		starts := map[model.Stat]*int{}
+		for _, m := range metricOrder {
+			set := map[int]bool{}
+			for ai := range anchors {
+				for li, l := range layers {
+					if cells[ai][li][di].flag[m] {
+						set[l] = true
+					}
+				}
+			}
+			flaggedBy[m] = sortedLayerSet(set)
+			ms := s.MetricStarts[metricName(m)]
+			st := divergenceStart(flaggedBy[m], d.name)
+			seg := mainSegment(flaggedBy[m])
+			if d.name == "fwd" {
+				ms.FwdStart, ms.FwdMainSegment = st, seg
+			} else {
+				ms.BwdStart, ms.BwdMainSegment = st, seg
+			}
+			s.MetricStarts[metricName(m)] = ms
+			starts[m] = st
+		}
+		final, path, dis := iterateMetrics(starts, d.name)
+		if path != nil {
+			s.IteratedMetrics = true
+			s.IterationPath[d.name] = path
+		}
+		for _, x := range dis {
+			s.Disagreements = append(s.Disagreements, d.name+" "+x)
+		}
+		if d.name == "fwd" {
+			s.EarliestFwdDivergence = final
+			s.UncomparedLayers.Fwd = sortedLayerSet(unaligned)
+		} else {
+			s.EarliestBwdDivergence = final
+			s.UncomparedLayers.Bwd = sortedLayerSet(unaligned)
+		}
+		peak, pv := peakOf(degrees)
+		verdicts[di] = directionVerdict(d.name, sortedLayerSet(union), sortedLayerSet(unaligned), usable, final, peak, pv)
+	}
+	chooseP0(&verdicts[0], &verdicts[1])
+	s.Directions = verdicts[:]
+	for di, v := range verdicts {
+		if v.P0 && v.Start != nil {
+			s.Drilldown = p.drillDown(p3Dirs[di].dir, p3Dirs[di].name, *v.Start, s.Thresholds)
+		}
+	}
+	return s
+}
+
+func logMagnitude(v float64) float64 {
+	if v == 0 || !model.Finite(v) {
+		return 0
+	}
+	return math.Log(math.Abs(v))
+}
+
+func sortedLayerSet(m map[int]bool) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}

@@ -1,0 +1,307 @@
+package analysis
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"spikescope/model"
+)
+
+// Each dump is indexed once (layer → anchor → ops, identity → op) so that a
+// whole comparison is O(N) in the number of ops. The reference rebuilds its
+// indices for every (anchor, layer, direction) and needs 43 s for four dumps
+// of 6,144 ops (bug 23).
+
+// opInfo is what Phase 3 derives for one op of a dump.
+type opInfo struct {
+	Layer  int    // layer id, -1 outside the layers or unknown
+	Sub    string // module path below the layer; for APIs the parent module's
+	Anchor string // first segment of Sub ("mlp"), "" when none
+	Own    bool   // the op of the anchor module itself (Sub == Anchor)
+	Ident  string // alignment identity
+	Loose  string // looser identity (class dropped / parent ignored)
+}
+
+// anchorKey addresses the ops of one anchor module in one layer and pass.
+type anchorKey struct {
+	layer int
+	name  string
+	dir   model.Direction
+}
+
+// anchorOps are the ops of one anchor in one layer and direction: the
+// module's own records (one per call) and every op below it.
+type anchorOps struct {
+	own []int32
+	all []int32
+}
+
+// dumpIndex is the per-dump index built once.
+type dumpIndex struct {
+	d       *model.Dump
+	info    []opInfo
+	ident   map[string]int32
+	loose   map[string]int32 // -1 = ambiguous
+	layers  map[int][]int32  // forward+backward ops per layer id, execution order
+	anchors map[anchorKey]*anchorOps
+	grads   map[anchorKey][]int32 // parameters_grad records per (layer, anchor)
+	counts  map[string]int        // anchor name → number of layers holding it
+}
+
+// indexDump builds the index of d under the layer scheme s.
+func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
+	if d == nil {
+		return nil
+	}
+	n := len(d.Ops)
+	x := &dumpIndex{
+		d:       d,
+		info:    make([]opInfo, n),
+		ident:   make(map[string]int32, n),
+		loose:   make(map[string]int32, n),
+		layers:  map[int][]int32{},
+		anchors: map[anchorKey]*anchorOps{},
+		grads:   map[anchorKey][]int32{},
+		counts:  map[string]int{},
+	}
+	hasParents := false
+	for i := range d.Ops {
+		if d.Ops[i].Parent != "" {
+			hasParents = true
+			break
+		}
+	}
+	// Pass 1: modules locate themselves from their path.
+	for i := range d.Ops {
+		op := &d.Ops[i]
+		in := &x.info[i]
+		in.Layer = -1
+		if op.Kind != model.KindModule {
+			continue
+		}
+		path := modulePathOf(op)
+		if loc, ok := locate(path, s.Word); ok {
+			in.Layer = s.id(loc)
+			in.Sub = loc.Sub
+		} else {
+			in.Sub = stripWrappers(path)
+		}
+		if in.Layer >= 0 && in.Sub != "" {
+			in.Anchor, _, _ = strings.Cut(in.Sub, ".")
+			in.Own = in.Anchor == in.Sub
+		}
+	}
+	// Pass 2: APIs take the layer of their nearest construct.json ancestor;
+	// without construct.json, the layer of the next module record of the
+	// same pass (msprobe writes a module's record when it finishes, so the
+	// APIs it ran come just before it).
+	if hasParents {
+		for i := range d.Ops {
+			op := &d.Ops[i]
+			if op.Kind == model.KindModule {
+				continue
+			}
+			x.info[i] = apiInfoFromParent(d, op, s)
+		}
+	} else {
+		next := [3]int{-1, -1, -1}
+		for i := len(d.Ops) - 1; i >= 0; i-- {
+			op := &d.Ops[i]
+			if op.Kind == model.KindModule {
+				next[op.Direction] = x.info[i].Layer
+				continue
+			}
+			x.info[i] = opInfo{Layer: next[op.Direction], Sub: "?"}
+		}
+	}
+	// Pass 3: identities (with per-context order of appearance), layer and
+	// anchor lists.
+	ord := make(map[string]int, n)
+	looseOrd := make(map[string]int, n)
+	var b strings.Builder
+	layerAnchors := map[string]map[int]bool{}
+	for i := range d.Ops {
+		op := &d.Ops[i]
+		in := &x.info[i]
+		base, looseBase := identBase(&b, op, in)
+		k := ord[base]
+		ord[base] = k + 1
+		in.Ident = base + "#" + strconv.Itoa(k)
+		lk := looseOrd[looseBase]
+		looseOrd[looseBase] = lk + 1
+		in.Loose = looseBase + "#" + strconv.Itoa(lk)
+		x.ident[in.Ident] = int32(i)
+		if _, dup := x.loose[in.Loose]; dup {
+			x.loose[in.Loose] = -1
+		} else {
+			x.loose[in.Loose] = int32(i)
+		}
+		if in.Layer < 0 {
+			continue
+		}
+		if op.Direction == model.ParamGrad {
+			if in.Anchor != "" {
+				k := anchorKey{in.Layer, in.Anchor, model.ParamGrad}
+				x.grads[k] = append(x.grads[k], int32(i))
+			}
+			continue
+		}
+		x.layers[in.Layer] = append(x.layers[in.Layer], int32(i))
+		if in.Anchor == "" {
+			continue
+		}
+		ak := anchorKey{in.Layer, in.Anchor, op.Direction}
+		a := x.anchors[ak]
+		if a == nil {
+			a = &anchorOps{}
+			x.anchors[ak] = a
+		}
+		if in.Own && op.Kind == model.KindModule {
+			a.own = append(a.own, int32(i))
+		}
+		a.all = append(a.all, int32(i))
+		if op.Kind == model.KindModule {
+			m := layerAnchors[in.Anchor]
+			if m == nil {
+				m = map[int]bool{}
+				layerAnchors[in.Anchor] = m
+			}
+			m[in.Layer] = true
+		}
+	}
+	for a, m := range layerAnchors {
+		x.counts[a] = len(m)
+	}
+	return x
+}
+
+// apiInfoFromParent resolves an API op's layer through its construct.json
+// ancestors. Parent keys of modules are parsed directly, so a parent that is
+// missing from dump.json (construct.json names more nodes) still places it.
+func apiInfoFromParent(d *model.Dump, op *model.Op, s *layerScheme) opInfo {
+	in := opInfo{Layer: -1}
+	p := op.Parent
+	for depth := 0; p != "" && depth < 64; depth++ {
+		if isModuleKey(p) {
+			path := parseModuleKeyPath(p)
+			if loc, ok := locate(path, s.Word); ok {
+				in.Layer = s.id(loc)
+				in.Sub = loc.Sub
+				if in.Layer >= 0 && in.Sub != "" {
+					in.Anchor, _, _ = strings.Cut(in.Sub, ".")
+				}
+			} else {
+				in.Sub = stripWrappers(path)
+			}
+			return in
+		}
+		j, ok := d.Index[p]
+		if !ok {
+			break
+		}
+		p = d.Ops[j].Parent
+	}
+	return in
+}
+
+// stripWrappers drops leading wrapper segments ("module.module.") that differ
+// between devices from a path outside the layers.
+func stripWrappers(path string) string {
+	for {
+		switch {
+		case strings.HasPrefix(path, "module."):
+			path = path[len("module."):]
+		case strings.HasPrefix(path, "model."):
+			path = path[len("model."):]
+		default:
+			return path
+		}
+	}
+}
+
+// identBase builds the identity of an op without its order of appearance:
+// modules by (layer, path below the layer, normalised class, pass,
+// recompute), APIs by (layer, parent module, API name, pass, recompute).
+// The loose variant drops the class (modules) or the parent (APIs) so that
+// one side's missing construct.json or a renamed class still pairs.
+func identBase(b *strings.Builder, op *model.Op, in *opInfo) (string, string) {
+	dir := "f"
+	switch op.Direction {
+	case model.Backward:
+		dir = "b"
+	case model.ParamGrad:
+		dir = "g"
+	}
+	if op.Recompute {
+		dir += "r"
+	}
+	layer := strconv.Itoa(in.Layer)
+	if op.Kind == model.KindModule {
+		cls := normalizeClass(classOf(op))
+		b.Reset()
+		b.WriteString("M|")
+		b.WriteString(layer)
+		b.WriteByte('|')
+		b.WriteString(in.Sub)
+		b.WriteByte('|')
+		b.WriteString(dir)
+		loose := b.String()
+		b.WriteByte('|')
+		b.WriteString(cls)
+		return b.String(), loose
+	}
+	name := apiBase(op.Key)
+	if strings.Contains(name, "Attention") {
+		name = reFlashFused.ReplaceAllString(name, "Attention")
+	}
+	b.Reset()
+	b.WriteString("A|")
+	b.WriteString(layer)
+	b.WriteByte('|')
+	b.WriteString(name)
+	b.WriteByte('|')
+	b.WriteString(dir)
+	loose := b.String()
+	b.WriteByte('|')
+	b.WriteString(in.Sub)
+	return b.String(), loose
+}
+
+// pair finds the op of y that is the same computation as op i of x: the
+// same identity, else the same loose identity when that is unambiguous.
+func pair(x *dumpIndex, i int32, y *dumpIndex) int32 {
+	if y == nil || i < 0 {
+		return -1
+	}
+	in := &x.info[i]
+	if j, ok := y.ident[in.Ident]; ok {
+		return j
+	}
+	if j, ok := y.loose[in.Loose]; ok && j >= 0 {
+		// accept only when x's loose identity is unambiguous too
+		if k, ok := x.loose[in.Loose]; ok && k == i {
+			return j
+		}
+	}
+	return -1
+}
+
+// layerIDs lists the layer ids present in any of the indices, ascending.
+func layerIDs(xs ...*dumpIndex) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, x := range xs {
+		if x == nil {
+			continue
+		}
+		for l := range x.layers {
+			if !seen[l] {
+				seen[l] = true
+				out = append(out, l)
+			}
+		}
+	}
+	sort.Ints(out)
+	return out
+}
