@@ -1,0 +1,558 @@
+// Package ui is spikescope's terminal UI: one root model that routes
+// messages to one pane per screen. Every slow thing (loading, analysis,
+// pinning, writing the report) runs in a tea.Cmd and comes back as a typed
+// message tagged with its request id; Update never blocks.
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"spikescope/model"
+)
+
+// screen names what the body shows.
+type screen int
+
+const (
+	screenLoading screen = iota
+	screenError
+	screenPhase1
+	screenSeries
+	screenPhase2
+	screenPhase3
+	screenDrill
+	screenChain
+	screenChooser
+)
+
+// Layout: two header lines (title + pin, tabs + breadcrumb) and two
+// footer lines (status, short help).
+const (
+	headerLines = 2
+	footerLines = 2
+	// defaultReportName is where `r` writes the report.
+	defaultReportName = "spikescope-report.md"
+	// minWidth/minHeight: below this the screen asks for a bigger terminal.
+	minWidth, minHeight = 40, 10
+)
+
+// Options configure the UI.
+type Options struct {
+	Backend Backend
+	Inputs  []Input // shown while loading; the report never goes into their folders
+	NoColor bool
+	Cwd     string // where the report goes by default ("" = the process's)
+	Title   string // header title, e.g. "demo run" or the input path
+}
+
+// Model is the root Bubble Tea model.
+type Model struct {
+	opt     Options
+	st      Styles
+	keys    keyMap
+	help    help.Model
+	w, h    int
+	ctx     context.Context
+	cancel  context.CancelFunc
+	screen  screen
+	stack   []screen // screens to go back to
+	showHlp bool
+	status  string
+	pending string // what an async request is doing ("pinning …")
+
+	nextID    int
+	loadID    int
+	updateID  int // the pin/control request whose reply is awaited
+	reportID  int
+	data      *Data
+	loadErr   error
+	progCh    chan model.Progress
+	panicText string
+	quitting  bool
+
+	loading *loadingPane
+	p1      *phase1Pane
+	series  *seriesPane
+	p2      *phase2Pane
+	p3      *phase3Pane
+	drill   *drillPane
+	chain   *chainPane
+	chooser *chooserPane
+}
+
+// New returns the root model; Init starts loading.
+func New(opt Options) *Model {
+	st := NewStyles(opt.NoColor)
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Model{opt: opt, st: st, keys: newKeyMap(), help: newHelp(st), w: 80, h: 24,
+		ctx: ctx, cancel: cancel, screen: screenLoading}
+	m.loading = newLoadingPane(st, opt.Inputs)
+	m.layout()
+	return m
+}
+
+// LoadErr is the load error, if loading failed (the caller maps it to an
+// exit code).
+func (m *Model) LoadErr() error { return m.loadErr }
+
+// PanicText is the recovered panic, "" when none.
+func (m *Model) PanicText() string { return m.panicText }
+
+// Init starts loading and progress forwarding.
+func (m *Model) Init() tea.Cmd { return m.startLoad() }
+
+func (m *Model) newID() int { m.nextID++; return m.nextID }
+
+// safe turns a panic inside a command into a panicMsg, so the program
+// quits cleanly and the terminal is restored.
+func safe(c tea.Cmd) tea.Cmd {
+	return func() (msg tea.Msg) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg = panicMsg{text: fmt.Sprint(r)}
+			}
+		}()
+		return c()
+	}
+}
+
+// startLoad runs Backend.Load off the loop; progress arrives through a
+// channel read by a re-armed command (one message per report).
+func (m *Model) startLoad() tea.Cmd {
+	id := m.newID()
+	m.loadID = id
+	ch := make(chan model.Progress, 256)
+	m.progCh = ch
+	b, ctx := m.opt.Backend, m.ctx
+	load := func() tea.Msg {
+		defer close(ch)
+		if b == nil {
+			return loadedMsg{id: id, err: errors.New("no data source")}
+		}
+		d, err := b.Load(ctx, func(p model.Progress) {
+			select {
+			case ch <- p:
+			default: // the UI is behind: drop this report, a later one follows
+			}
+		})
+		if err == nil && d != nil && d.series == nil && d.Monitor != nil && d.P1 != nil {
+			d.series = buildSeriesIndex(d.Monitor, d.P1.Anomalies)
+		}
+		return loadedMsg{id: id, data: d, err: err}
+	}
+	return tea.Batch(safe(load), waitProgress(ch, id))
+}
+
+func waitProgress(ch <-chan model.Progress, id int) tea.Cmd {
+	return func() tea.Msg {
+		p, ok := <-ch
+		if !ok {
+			return progressDoneMsg{id: id}
+		}
+		return progressMsg{id: id, p: p}
+	}
+}
+
+// Update routes one message. It recovers from a panic in any pane: the
+// program then quits and runTUI prints the panic as one line.
+func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
+	defer func() {
+		if r := recover(); r != nil {
+			m.panicText = fmt.Sprint(r)
+			m.cancel()
+			cmd = tea.Quit
+		}
+	}()
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.w, m.h = msg.Width, msg.Height
+		m.layout()
+		return m, nil
+	case panicMsg:
+		m.panicText = msg.text
+		m.cancel()
+		return m, tea.Quit
+	case progressMsg:
+		if msg.id != m.loadID {
+			return m, nil
+		}
+		m.loading.add(msg.p)
+		return m, waitProgress(m.progCh, msg.id) // re-arm: one report per message
+	case progressDoneMsg:
+		return m, nil
+	case loadedMsg:
+		if msg.id != m.loadID {
+			return m, nil
+		}
+		if msg.err != nil {
+			m.loadErr = msg.err
+			m.screen = screenError
+			return m, nil
+		}
+		m.setData(msg.data, true)
+		m.screen, m.stack = screenPhase1, nil
+		m.layout()
+		return m, nil
+	case updatedMsg:
+		if msg.id != m.updateID {
+			return m, nil // superseded by a newer pin/control request
+		}
+		m.pending = ""
+		if msg.err != nil {
+			m.status = msg.what + " failed: " + oneLine(msg.err.Error())
+			return m, nil
+		}
+		m.setData(msg.data, false)
+		m.status = msg.what + " done"
+		if m.screen == screenChooser {
+			m.screen, m.stack = screenPhase3, nil
+		}
+		if m.screen == screenDrill || m.screen == screenChain {
+			m.screen, m.stack = screenPhase3, nil
+		}
+		m.layout()
+		return m, nil
+	case reportMsg:
+		if msg.id != m.reportID {
+			return m, nil
+		}
+		m.pending = ""
+		if msg.err != nil {
+			m.status = "report failed: " + oneLine(msg.err.Error())
+		} else {
+			m.status = "report written to " + msg.path
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	}
+	return m, nil
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// setData installs a (new) session result and rebuilds the panes that
+// show it; the Phase 1 pane keeps its cursor, filter and sort when the
+// candidates did not change (a pin does not change Phase 1).
+func (m *Model) setData(d *Data, fresh bool) {
+	if d == nil {
+		d = &Data{}
+	}
+	old := m.data
+	if old != nil && d.series == nil && d.Monitor == old.Monitor {
+		d.series = old.series
+	}
+	if d.series == nil && d.Monitor != nil && d.P1 != nil {
+		d.series = buildSeriesIndex(d.Monitor, d.P1.Anomalies)
+	}
+	m.data = d
+	if fresh || m.p1 == nil || old == nil || old.P1 != d.P1 {
+		m.p1 = newPhase1Pane(m.st, d)
+	} else {
+		m.p1.data = d
+	}
+	m.p2 = newPhase2Pane(m.st, d)
+	m.p3 = newPhase3Pane(m.st, d)
+	m.drill, m.chain = nil, nil
+	if m.series != nil {
+		m.series = newSeriesPane(m.st, d, m.series.a)
+	}
+}
+
+// layout gives every pane its size after a resize.
+func (m *Model) layout() {
+	m.help.SetWidth(m.w)
+	bw, bh := m.w, m.bodyHeight()
+	m.loading.width = bw
+	if m.p1 != nil {
+		m.p1.setSize(bw, bh)
+	}
+	if m.series != nil {
+		m.series.setSize(bw, bh)
+	}
+	if m.p2 != nil {
+		m.p2.setSize(bw, bh)
+	}
+	if m.p3 != nil {
+		m.p3.setSize(bw, bh)
+	}
+	if m.drill != nil {
+		m.drill.setSize(bw, bh)
+	}
+	if m.chain != nil {
+		m.chain.setSize(bw, bh)
+	}
+	if m.chooser != nil {
+		m.chooser.setSize(bw, bh)
+	}
+}
+
+func (m *Model) bodyHeight() int {
+	h := m.h - headerLines - footerLines
+	if h < 1 {
+		h = 1
+	}
+	return h
+}
+
+// push opens a detail screen on top of the current one.
+func (m *Model) push(s screen) {
+	m.stack = append(m.stack, m.screen)
+	m.screen = s
+	m.layout()
+}
+
+// back returns to the previous screen; false at a top screen.
+func (m *Model) back() bool {
+	if len(m.stack) == 0 {
+		return false
+	}
+	m.screen = m.stack[len(m.stack)-1]
+	m.stack = m.stack[:len(m.stack)-1]
+	return true
+}
+
+// goTop switches to a phase screen, clearing the detail stack.
+func (m *Model) goTop(s screen) {
+	m.screen, m.stack = s, nil
+	m.layout()
+}
+
+// quit cancels everything in flight and quits.
+func (m *Model) quit() tea.Cmd {
+	m.quitting = true
+	m.cancel()
+	return tea.Quit
+}
+
+// key handles a key press: modal states first (help, text input, loading,
+// error), then global keys, then the screen's own keys.
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	if msg.String() == "ctrl+c" {
+		return m.quit()
+	}
+	if m.showHlp {
+		switch {
+		case key.Matches(msg, k.Quit):
+			return m.quit()
+		case key.Matches(msg, k.Help), key.Matches(msg, k.Back):
+			m.showHlp = false
+		}
+		return nil
+	}
+	if m.screen == screenPhase1 && m.p1 != nil && m.p1.inputActive() {
+		_, st := m.p1.update(msg, k)
+		m.status = st
+		return nil
+	}
+	switch m.screen {
+	case screenLoading, screenError:
+		if key.Matches(msg, k.Quit) || (m.screen == screenError && key.Matches(msg, k.Back)) {
+			return m.quit()
+		}
+		return nil
+	}
+	m.status = ""
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.quit()
+	case key.Matches(msg, k.Help):
+		m.showHlp = true
+		return nil
+	case key.Matches(msg, k.Phase1):
+		m.goTop(screenPhase1)
+		return nil
+	case key.Matches(msg, k.Phase2):
+		m.goTop(screenPhase2)
+		return nil
+	case key.Matches(msg, k.Phase3):
+		m.goTop(screenPhase3)
+		if m.data.P3 == nil && len(m.data.Controls) > 0 {
+			m.openChooser()
+		}
+		return nil
+	case key.Matches(msg, k.Pin):
+		return m.pinSelected()
+	case key.Matches(msg, k.Unpin):
+		if m.data.Pin == "" {
+			m.status = "nothing is pinned"
+			return nil
+		}
+		return m.startUpdate("unpin", func(ctx context.Context, b Backend, d *Data) (*Data, error) { return b.Pin(ctx, d, nil) })
+	case key.Matches(msg, k.Report):
+		return m.writeReport()
+	case key.Matches(msg, k.Control) && (m.screen == screenPhase3 || m.screen == screenPhase2):
+		m.openChooser()
+		return nil
+	}
+	return m.screenKey(msg)
+}
+
+// screenKey handles the keys of the current screen.
+func (m *Model) screenKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	isBack := key.Matches(msg, k.Back)
+	isEnter := key.Matches(msg, k.Enter)
+	switch m.screen {
+	case screenPhase1:
+		if ok, st := m.p1.update(msg, k); ok {
+			m.status = st
+			return nil
+		}
+		if isEnter {
+			if a := m.p1.selected(); a != nil {
+				m.series = newSeriesPane(m.st, m.data, a)
+				m.push(screenSeries)
+			}
+			return nil
+		}
+	case screenSeries:
+		// no own keys
+	case screenPhase2:
+		if m.p2.sv.navigate(msg, k, len(m.p2.lines())) {
+			return nil
+		}
+	case screenPhase3:
+		if m.p3.update(msg, k) {
+			return nil
+		}
+		if isEnter {
+			l := m.p3.selectedLayer()
+			if l == nil {
+				return nil
+			}
+			anchor := m.p3.anchorTable().Name
+			m.drill = newDrillPane(m.st, m.data, anchor, l.Layer, m.p3.drillDirection(), m.p3.metric)
+			m.push(screenDrill)
+			return nil
+		}
+	case screenDrill:
+		if m.drill.update(msg, k) {
+			return nil
+		}
+		if isEnter {
+			if op := m.drill.selected(); op != nil {
+				m.chain = newChainPane(m.st, m.data, m.drill, op)
+				m.push(screenChain)
+			}
+			return nil
+		}
+	case screenChain:
+		if m.chain.sv.navigate(msg, k, len(m.chain.lines())) {
+			return nil
+		}
+	case screenChooser:
+		if m.chooser.tbl.navigate(msg, k, m.w) {
+			return nil
+		}
+		if isEnter {
+			o := m.chooser.selected()
+			if o == nil {
+				return nil
+			}
+			step, rank := o.Step, o.Rank
+			return m.startUpdate(fmt.Sprintf("control C step %d rank %d", step, rank),
+				func(ctx context.Context, b Backend, d *Data) (*Data, error) { return b.Control(ctx, d, step, rank) })
+		}
+	}
+	if isBack {
+		if !m.back() {
+			m.status = "at the top screen (q quits)"
+		}
+		m.layout()
+	}
+	return nil
+}
+
+func (m *Model) openChooser() {
+	if len(m.data.Controls) == 0 {
+		m.status = "no candidate C dump to choose from"
+		return
+	}
+	m.chooser = newChooserPane(m.st, m.data)
+	m.push(screenChooser)
+}
+
+// pinSelected pins the candidate under the cursor (Phase 1 or its series).
+func (m *Model) pinSelected() tea.Cmd {
+	var a *model.Anomaly
+	switch m.screen {
+	case screenPhase1:
+		a = m.p1.selected()
+	case screenSeries:
+		a = m.series.a
+	}
+	if a == nil {
+		m.status = "select a candidate on the Phase 1 screen to pin it"
+		return nil
+	}
+	ac := *a
+	return m.startUpdate("pin "+coordString(&ac), func(ctx context.Context, b Backend, d *Data) (*Data, error) {
+		return b.Pin(ctx, d, &ac)
+	})
+}
+
+// startUpdate runs a Pin/Control request off the loop; a newer request
+// supersedes it (its reply is dropped).
+func (m *Model) startUpdate(what string, f func(context.Context, Backend, *Data) (*Data, error)) tea.Cmd {
+	id := m.newID()
+	m.updateID = id
+	m.pending = what + "…"
+	b, ctx, d := m.opt.Backend, m.ctx, m.data
+	return safe(func() tea.Msg {
+		nd, err := f(ctx, b, d)
+		return updatedMsg{id: id, what: what, data: nd, err: err}
+	})
+}
+
+// writeReport writes the Markdown report off the loop.
+func (m *Model) writeReport() tea.Cmd {
+	path := ReportPath(m.opt.Cwd, m.opt.Inputs)
+	id := m.newID()
+	m.reportID = id
+	m.pending = "writing the report…"
+	b, ctx, d := m.opt.Backend, m.ctx, m.data
+	return safe(func() tea.Msg {
+		err := b.WriteReport(ctx, d, path)
+		return reportMsg{id: id, path: path, err: err}
+	})
+}
+
+// ReportPath is where `r` writes the report: ./spikescope-report.md, or
+// the temp directory when the working directory is inside an input's
+// folder (the input data are never written to).
+func ReportPath(cwd string, inputs []Input) string {
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return filepath.Join(os.TempDir(), defaultReportName)
+	}
+	for _, in := range inputs {
+		if in.Path == "" || strings.HasPrefix(in.Path, "embedded:") {
+			continue
+		}
+		dir, err := filepath.Abs(in.Path)
+		if err != nil {
+			continue
+		}
+		if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+			dir = filepath.Dir(dir)
+		}
+		if abs == dir || strings.HasPrefix(abs, dir+string(filepath.Separator)) {
+			return filepath.Join(os.TempDir(), defaultReportName)
+		}
+	}
+	return filepath.Join(abs, defaultReportName)
+}

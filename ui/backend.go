@@ -1,0 +1,81 @@
+package ui
+
+import (
+	"context"
+
+	"spikescope/model"
+)
+
+// Data is everything one analysed session shows. The UI never mutates it:
+// a pin or a control choice yields a new Data from the Backend.
+type Data struct {
+	Inputs          []Input // what was loaded (header, loading screen, report path check)
+	Monitor         *model.MonitorData
+	BaselineMonitor *model.MonitorData
+	P1, P1Baseline  *model.Phase1Result
+	P2              *model.Phase2Result
+	P3              *model.Phase3Result
+	A, B, C, D      *model.Dump
+	// Controls are the candidate C dumps when C is missing (the chooser).
+	Controls    []ControlOption
+	ControlNote string
+	Missing     []string // what was missing, one line each
+	Pin         string   // the pinned coordinate ("" = none), as shown in the header
+	PinnedA     *model.Anomaly
+	// OpsForLayer lists the operators of one layer with the four-group
+	// columns (nil: only the drill-down layer of P3 is available).
+	OpsForLayer func(anchor string, layer int, dir string) []model.DrillOp
+	// Handle is the backend's own state (the session), opaque to the UI.
+	Handle any
+
+	series *seriesIndex // built off the update loop after loading
+}
+
+// Input is one input path and its role ("monitor", "baseline", "A", …).
+type Input struct {
+	Role, Path string
+}
+
+// ControlOption is one candidate C dump.
+type ControlOption struct {
+	Step, Rank int
+	Label      string // path or description
+	Reason     string // why it qualifies (or not)
+	Usable     bool
+}
+
+// Backend does the slow work; every method runs inside a tea.Cmd, never in
+// Update. Methods take the current Data and return a new one.
+type Backend interface {
+	Load(ctx context.Context, progress model.ProgressFunc) (*Data, error)
+	Pin(ctx context.Context, cur *Data, a *model.Anomaly) (*Data, error) // a == nil: unpin
+	Control(ctx context.Context, cur *Data, step, rank int) (*Data, error)
+	WriteReport(ctx context.Context, cur *Data, path string) error
+}
+
+// Messages of the async work. Every reply carries the request id it
+// answers; replies to superseded requests are dropped.
+type (
+	progressMsg struct {
+		id int
+		p  model.Progress
+	}
+	progressDoneMsg struct{ id int }
+	loadedMsg       struct {
+		id   int
+		data *Data
+		err  error
+	}
+	updatedMsg struct { // after Pin / Control
+		id   int
+		what string
+		data *Data
+		err  error
+	}
+	reportMsg struct {
+		id   int
+		path string
+		err  error
+	}
+	panicMsg struct{ text string }
+)

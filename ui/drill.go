@@ -1,0 +1,245 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+
+	tea "charm.land/bubbletea/v2"
+
+	"spikescope/model"
+)
+
+// drillPane lists the operators of one layer in execution order with the
+// four-group columns; the drill-down operator is marked.
+type drillPane struct {
+	st     Styles
+	data   *Data
+	anchor string
+	layer  int
+	dir    string
+	metric int
+	ops    []model.DrillOp
+	note   string
+	target string // the drill-down operator of this layer ("" = none)
+	tbl    table
+	width  int
+	height int
+}
+
+func newDrillPane(st Styles, d *Data, anchor string, layer int, dir string, metric int) *drillPane {
+	p := &drillPane{st: st, data: d, anchor: anchor, layer: layer, dir: dir, metric: metric}
+	var dd *model.Drilldown
+	if d != nil && d.P3 != nil {
+		dd = d.P3.DivergenceSummary.Drilldown
+	}
+	switch {
+	case d != nil && d.OpsForLayer != nil:
+		p.ops = d.OpsForLayer(anchor, layer, dir)
+	case dd != nil && dd.Layer != nil && *dd.Layer == layer:
+		p.ops = dd.Ops
+	default:
+		p.note = "operators are listed for the drill-down layer only"
+	}
+	if dd != nil && dd.Layer != nil && *dd.Layer == layer {
+		p.target = dd.Operator
+		if dd.Note != "" && p.note == "" {
+			p.note = dd.Note
+		}
+		if dd.Metric != "" && len(p.ops) > 0 {
+			for i, m := range metricNames {
+				if m == dd.Metric {
+					p.metric = i
+				}
+			}
+		}
+	}
+	op := func(i int) *model.DrillOp { return &p.ops[i] }
+	cols := append([]column{
+		{title: "#", width: 4, right: true, less: func(a, b int) bool { return op(a).Order < op(b).Order }},
+		{title: "operator", min: 16, less: func(a, b int) bool { return op(a).Key < op(b).Key }},
+	}, quadColumns(p.row)...)
+	p.tbl = newTable(cols, len(p.ops))
+	for i := range p.ops {
+		if p.ops[i].Key == p.target {
+			p.tbl.selectData(i)
+		}
+	}
+	return p
+}
+
+func (p *drillPane) metricName() string { return metricNames[p.metric%len(metricNames)] }
+
+func (p *drillPane) row(i int) *model.MetricRow {
+	if i < 0 || i >= len(p.ops) {
+		return nil
+	}
+	r, ok := p.ops[i].Metrics[p.metricName()]
+	if !ok {
+		return nil
+	}
+	return &r
+}
+
+func (p *drillPane) setSize(w, h int) {
+	p.width, p.height = w, h
+	p.tbl.setHeight(h - 3)
+}
+
+func (p *drillPane) update(msg tea.KeyPressMsg, k keyMap) bool {
+	if msg.String() == "m" {
+		p.metric = (p.metric + 1) % len(metricNames)
+		return true
+	}
+	return p.tbl.navigate(msg, k, p.width)
+}
+
+func (p *drillPane) selected() *model.DrillOp {
+	i := p.tbl.selected()
+	if i < 0 {
+		return nil
+	}
+	return &p.ops[i]
+}
+
+func (p *drillPane) view() []string {
+	st := p.st
+	head := fmt.Sprintf("layer %d (%s) · %d operators in execution order · metric %s", p.layer, p.dir, len(p.ops), st.Accent.Render(p.metricName()))
+	lines := []string{head}
+	if p.target != "" {
+		lines = append(lines, "drill-down operator: "+st.Accent.Render(p.target)+" (◆)")
+	} else if p.note != "" {
+		lines = append(lines, st.Warn.Render(p.note))
+	} else {
+		lines = append(lines, st.Dim.Render("no flagged operator in this layer was chosen by the drill-down"))
+	}
+	if len(p.ops) == 0 {
+		return append(lines, "", "no operators to show")
+	}
+	lines = append(lines, p.tbl.render(p.width, st, func(i, c int) string {
+		o := &p.ops[i]
+		switch c {
+		case 0:
+			return strconv.Itoa(o.Order)
+		case 1:
+			mark := "  "
+			if o.Key == p.target {
+				mark = "◆ "
+			} else if o.Flagged {
+				mark = "! "
+			}
+			name := o.Key
+			if !o.Aligned {
+				name += " (unaligned)"
+			}
+			txt := mark + shortParam(name, p.opWidth()-2)
+			if o.Flagged {
+				return st.Flag.Render(txt)
+			}
+			return txt
+		}
+		return quadCell(p.row(i), c-2, st)
+	})...)
+	return lines
+}
+
+func (p *drillPane) opWidth() int {
+	for _, c := range p.tbl.layout(p.width) {
+		if c.idx == 1 {
+			return c.width
+		}
+	}
+	return 20
+}
+
+// chainPane shows the upstream chain of one operator, nearest first.
+type chainPane struct {
+	st    Styles
+	op    string
+	chain []chainLink
+	sv    scrollView
+	width int
+}
+
+type chainLink struct {
+	key     string
+	flagged bool
+	known   bool // the op is in the layer's list
+}
+
+// newChainPane builds the chain of op: the drill-down's own chain when op
+// is the drill-down operator, else the operators before it in the layer
+// that share its construct.json parent, nearest first.
+func newChainPane(st Styles, d *Data, dp *drillPane, op *model.DrillOp) *chainPane {
+	p := &chainPane{st: st, op: op.Key}
+	byKey := map[string]*model.DrillOp{}
+	for i := range dp.ops {
+		byKey[dp.ops[i].Key] = &dp.ops[i]
+	}
+	var keys []string
+	var dd *model.Drilldown
+	if d != nil && d.P3 != nil {
+		dd = d.P3.DivergenceSummary.Drilldown
+	}
+	if dd != nil && dd.Operator == op.Key && len(dd.Chain) > 0 {
+		keys = dd.Chain
+	} else {
+		keys = upstreamOps(dp.ops, op)
+	}
+	for _, k := range keys {
+		l := chainLink{key: k}
+		if o, ok := byKey[k]; ok {
+			l.known, l.flagged = true, o.Flagged
+		}
+		p.chain = append(p.chain, l)
+	}
+	return p
+}
+
+// upstreamOps lists the operators that ran before op in the same parent
+// module, nearest first, then the parent itself.
+func upstreamOps(ops []model.DrillOp, op *model.DrillOp) []string {
+	var out []string
+	for i := len(ops) - 1; i >= 0; i-- {
+		o := &ops[i]
+		if o.Order >= op.Order || o.Key == op.Key {
+			continue
+		}
+		if op.Parent == "" || o.Parent == op.Parent {
+			out = append(out, o.Key)
+		}
+	}
+	if op.Parent != "" {
+		out = append(out, op.Parent)
+	}
+	return out
+}
+
+func (p *chainPane) setSize(w, h int) { p.width, p.sv.height = w, h-2 }
+
+func (p *chainPane) lines() []string {
+	var out []string
+	for i, l := range p.chain {
+		mark := "  "
+		state := "ok"
+		switch {
+		case !l.known:
+			state = "not in layer table"
+		case l.flagged:
+			mark, state = "! ", "flagged"
+		}
+		line := fmt.Sprintf("%s%2d ↑ %s  (%s)", mark, i+1, l.key, state)
+		if l.flagged {
+			line = p.st.Flag.Render(line)
+		}
+		out = append(out, line)
+	}
+	if len(out) == 0 {
+		out = append(out, "no upstream operator recorded (first operator of the layer)")
+	}
+	return out
+}
+
+func (p *chainPane) view() []string {
+	head := []string{"upstream chain of " + p.st.Accent.Render(p.op) + ", nearest first", ""}
+	return append(head, p.sv.window(p.lines())...)
+}

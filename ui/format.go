@@ -1,0 +1,112 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"spikescope/model"
+)
+
+// fmtNum formats a statistic compactly (at most 9 cells): four significant
+// digits, exponent form for very large or very small magnitudes.
+func fmtNum(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	case v == 0:
+		return "0"
+	}
+	a := math.Abs(v)
+	if a >= 1e5 || a < 1e-3 {
+		return strconv.FormatFloat(v, 'e', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// fmtPtr formats an optional value; nil (unaligned, missing) is "-".
+func fmtPtr(v *model.Float) string {
+	if v == nil {
+		return "-"
+	}
+	return fmtNum(float64(*v))
+}
+
+// fmtRatio formats a ratio with three decimals ("1.000"), "-" when nil.
+func fmtRatio(v *model.Float) string {
+	if v == nil {
+		return "-"
+	}
+	f := float64(*v)
+	if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) >= 1e4 {
+		return fmtNum(f)
+	}
+	return strconv.FormatFloat(f, 'f', 3, 64)
+}
+
+// fmtOptInt formats an optional int, "-" when nil.
+func fmtOptInt(p *int) string {
+	if p == nil {
+		return "-"
+	}
+	return strconv.Itoa(*p)
+}
+
+// fmtRange formats a sorted int list as "a–b (n)" or the single value.
+func fmtRange(v []int) string {
+	switch len(v) {
+	case 0:
+		return "none"
+	case 1:
+		return strconv.Itoa(v[0])
+	}
+	return fmt.Sprintf("%d–%d (%d)", v[0], v[len(v)-1], len(v))
+}
+
+// coordString names an anomaly coordinate the way --pin reads it.
+func coordString(a *model.Anomaly) string {
+	var parts []string
+	if a.OptimizerStep != nil {
+		parts = append(parts, "opt="+strconv.Itoa(*a.OptimizerStep))
+	} else {
+		parts = append(parts, "step="+strconv.Itoa(a.Step))
+	}
+	if a.MicroStep != nil {
+		parts = append(parts, "ms="+strconv.Itoa(*a.MicroStep))
+	}
+	parts = append(parts, "rank="+strconv.Itoa(a.Rank), "param="+a.TargetName)
+	return strings.Join(parts, ",")
+}
+
+// coordinateString names a Phase 2 coordinate.
+func coordinateString(c *model.Coordinate) string {
+	if c == nil {
+		return "none"
+	}
+	var parts []string
+	if c.OptimizerStep != nil {
+		parts = append(parts, "opt="+strconv.Itoa(*c.OptimizerStep))
+	} else if c.Step != nil {
+		parts = append(parts, "step="+strconv.Itoa(*c.Step))
+	}
+	if c.MicroStep != nil {
+		parts = append(parts, "ms="+strconv.Itoa(*c.MicroStep))
+	}
+	parts = append(parts, "rank="+strconv.Itoa(c.Rank), "param="+c.TargetName)
+	return strings.Join(parts, ",")
+}
+
+// shortParam shortens a long parameter name from the left, keeping the
+// distinctive tail ("…layers.3.mlp.weight").
+func shortParam(s string, w int) string {
+	r := []rune(s)
+	if len(r) <= w || w < 2 {
+		return s
+	}
+	return "…" + string(r[len(r)-w+1:])
+}

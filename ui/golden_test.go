@@ -1,0 +1,141 @@
+package ui
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"spikescope/model"
+)
+
+// keyMsg builds the key press the terminal would send for name.
+func keyMsg(name string) tea.KeyPressMsg {
+	switch name {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "ctrl+c":
+		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	}
+	r := []rune(name)[0]
+	return tea.KeyPressMsg{Code: r, Text: name}
+}
+
+// step is a key to send or a text to wait for on the output.
+type step struct{ key, wait string }
+
+func keys(ks ...string) []step {
+	var out []step
+	for _, k := range ks {
+		out = append(out, step{key: k})
+	}
+	return out
+}
+
+// scenario is one screen reached by keys from the start.
+type scenario struct {
+	name    string
+	backend func() *fakeBackend
+	ready   string // text that appears once the screen is loaded
+	steps   []step
+}
+
+func fixtureBackend() *fakeBackend { return &fakeBackend{data: fixture()} }
+
+func emptyBackend() *fakeBackend {
+	d := fixture()
+	p1 := *d.P1
+	p1.Anomalies, p1.Summary.AnomalyCount = nil, 0
+	p1.Reasoning = []string{"no parameter left its robust baseline (IQR×5, MAD×10, ≥1.5× the median)"}
+	d.P1, d.P2, d.P3 = &p1, nil, nil
+	return &fakeBackend{data: d}
+}
+
+var scenarios = []scenario{
+	{name: "loading", backend: func() *fakeBackend {
+		return &fakeBackend{block: true, progress: []model.Progress{{Input: "/data/run/trend.db", Done: 512 << 10, Total: 1 << 20, Unit: "bytes"}}}
+	}, ready: "50%"},
+	{name: "load_error", backend: func() *fakeBackend { return &fakeBackend{err: errFixtureLoad} }, ready: "could not load"},
+	{name: "phase1", backend: fixtureBackend, ready: "earliest first"},
+	{name: "phase1_filter", backend: fixtureBackend, ready: "earliest first", steps: keys("/", "a", "t", "t", "n", "enter")},
+	{name: "series", backend: fixtureBackend, ready: "earliest first", steps: keys("enter")},
+	{name: "phase2", backend: fixtureBackend, ready: "earliest first", steps: keys("2")},
+	{name: "pinned_phase3", backend: fixtureBackend, ready: "earliest first",
+		steps: append(keys("j", "p"), step{wait: "PIN"}, step{key: "3"})},
+	{name: "phase3", backend: fixtureBackend, ready: "earliest first", steps: keys("3")},
+	{name: "phase3_metric_tab", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "tab", "m")},
+	{name: "drill_ops", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "enter")},
+	{name: "op_chain", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "enter", "enter")},
+	{name: "help", backend: fixtureBackend, ready: "earliest first", steps: keys("?")},
+	{name: "chooser", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "c")},
+	{name: "empty", backend: emptyBackend, ready: "No anomaly"},
+}
+
+var sizes = [][2]int{{80, 24}, {160, 48}}
+
+// TestGolden runs every screen in a real program (teatest) at 80×24 and
+// 160×48, with and without NO_COLOR, and compares the final frame with
+// testdata/TestGolden/<screen>_<size>_<colour>.golden (go test -update
+// rewrites them).
+func TestGolden(t *testing.T) {
+	for _, sc := range scenarios {
+		for _, sz := range sizes {
+			for _, noColor := range []bool{false, true} {
+				mode := "color"
+				if noColor {
+					mode = "nocolor"
+				}
+				t.Run(fmt.Sprintf("%s_%dx%d_%s", sc.name, sz[0], sz[1], mode), func(t *testing.T) {
+					fm := runScenario(t, sc, sz[0], sz[1], noColor)
+					teatest.RequireEqualOutput(t, []byte(fm.View().Content))
+				})
+			}
+		}
+	}
+}
+
+// runScenario drives the program and returns the final model.
+func runScenario(t *testing.T, sc scenario, w, h int, noColor bool) *Model {
+	t.Helper()
+	b := sc.backend()
+	m := New(Options{Backend: b, Inputs: []Input{{Role: "monitor", Path: "/data/run/trend.db"}}, NoColor: noColor,
+		Cwd: t.TempDir(), Title: "/data/run/trend.db"})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
+	wait := func(s string) {
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(s)) },
+			teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	}
+	wait(sc.ready)
+	for _, s := range sc.steps {
+		if s.wait != "" {
+			wait(s.wait)
+			continue
+		}
+		tm.Send(keyMsg(s.key))
+	}
+	tm.Send(keyMsg("ctrl+c"))
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
+	if fm.PanicText() != "" {
+		t.Fatalf("panic: %s", fm.PanicText())
+	}
+	return fm
+}

@@ -1,0 +1,98 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dustin/go-humanize"
+
+	"spikescope/model"
+)
+
+// loadingPane shows one progress bar per input while the session loads.
+type loadingPane struct {
+	st     Styles
+	inputs []Input
+	prog   map[string]model.Progress
+	order  []string // inputs in the order progress arrived (after the known ones)
+	width  int
+}
+
+func newLoadingPane(st Styles, inputs []Input) *loadingPane {
+	p := &loadingPane{st: st, inputs: inputs, prog: map[string]model.Progress{}}
+	for _, in := range inputs {
+		p.order = append(p.order, in.Path)
+	}
+	return p
+}
+
+func (p *loadingPane) add(pr model.Progress) {
+	if _, ok := p.prog[pr.Input]; !ok {
+		known := false
+		for _, o := range p.order {
+			if o == pr.Input {
+				known = true
+			}
+		}
+		if !known {
+			p.order = append(p.order, pr.Input)
+		}
+	}
+	p.prog[pr.Input] = pr
+}
+
+func (p *loadingPane) view() []string {
+	st := p.st
+	lines := []string{st.Title.Render("loading…") + "  (q or ctrl+c cancels)", ""}
+	roles := map[string]string{}
+	for _, in := range p.inputs {
+		roles[in.Path] = in.Role
+	}
+	barW := p.width - 34
+	if barW > 50 {
+		barW = 50
+	}
+	if barW < 10 {
+		barW = 10
+	}
+	for _, path := range p.order {
+		name := path
+		if r := roles[path]; r != "" {
+			name = r + ": " + path
+		}
+		lines = append(lines, shortParam(name, p.width-2))
+		pr, ok := p.prog[path]
+		switch {
+		case !ok:
+			lines = append(lines, "  waiting")
+		case pr.Total > 0:
+			f := float64(pr.Done) / float64(pr.Total)
+			if f > 1 {
+				f = 1
+			}
+			fill := int(f * float64(barW))
+			bar := st.Bar.Render(strings.Repeat("█", fill)) + strings.Repeat("░", barW-fill)
+			lines = append(lines, fmt.Sprintf("  %s %3.0f%% %s", bar, f*100, amount(pr.Done, pr.Total, pr.Unit)))
+		default:
+			lines = append(lines, "  "+amount(pr.Done, 0, pr.Unit)+" read")
+		}
+	}
+	if len(p.order) == 0 {
+		lines = append(lines, "preparing the embedded demo run")
+	}
+	return lines
+}
+
+// amount formats done/total in the unit of the progress.
+func amount(done, total int64, unit string) string {
+	f := func(v int64) string {
+		if unit == "bytes" {
+			return humanize.Bytes(uint64(v))
+		}
+		return humanize.Comma(v) + " " + unit
+	}
+	if total > 0 {
+		return f(done) + " / " + f(total)
+	}
+	return f(done)
+}

@@ -1,0 +1,295 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"spikescope/model"
+)
+
+// Phase 1 candidate table columns.
+const (
+	p1ColIdx = iota
+	p1ColOpt
+	p1ColMicro
+	p1ColStep
+	p1ColRank
+	p1ColParam
+	p1ColNorm
+	p1ColDelta
+	p1ColDev
+	p1ColTrigger
+	p1ColCurve
+)
+
+// phase1Pane is the data overview and the candidate table.
+type phase1Pane struct {
+	st     Styles
+	data   *Data
+	anoms  []model.Anomaly
+	tbl    table
+	filter lineInput
+	jump   lineInput
+	width  int
+	height int
+}
+
+func newPhase1Pane(st Styles, d *Data) *phase1Pane {
+	p := &phase1Pane{st: st, data: d}
+	if d != nil && d.P1 != nil {
+		p.anoms = d.P1.Anomalies
+	}
+	p.filter = lineInput{prompt: "filter (parameter/rank): "}
+	p.jump = lineInput{prompt: "jump to step: ", digits: true}
+	a := func(i int) *model.Anomaly { return &p.anoms[i] }
+	cmpF := func(x, y model.Float) bool { return float64(x) < float64(y) || (isNaN(x) && !isNaN(y)) }
+	p.tbl = newTable([]column{
+		{title: "#", width: 4, right: true, less: func(x, y int) bool { return x < y }},
+		{title: "opt", width: 4, right: true, less: func(x, y int) bool { return a(x).OptStep() < a(y).OptStep() }},
+		{title: "ms", width: 3, right: true, drop: 2, less: func(x, y int) bool { return a(x).Micro() < a(y).Micro() }},
+		{title: "step", width: 6, right: true, drop: 6, less: func(x, y int) bool { return a(x).Step < a(y).Step }},
+		{title: "rank", width: 4, right: true, less: func(x, y int) bool { return a(x).Rank < a(y).Rank }},
+		{title: "parameter", min: 14, less: func(x, y int) bool { return a(x).TargetName < a(y).TargetName }},
+		{title: "norm", width: 9, right: true, less: func(x, y int) bool { return cmpF(a(x).Norm, a(y).Norm) }},
+		{title: "Δ", width: 9, right: true, drop: 5, less: func(x, y int) bool { return cmpF(deltaOf(a(x)), deltaOf(a(y))) }},
+		{title: "dev×", width: 7, right: true, less: func(x, y int) bool { return cmpF(a(x).DeviationRatio, a(y).DeviationRatio) }},
+		{title: "trigger", width: 8, drop: 4, less: func(x, y int) bool { return a(x).Trigger < a(y).Trigger }},
+		{title: "curve", width: 16, drop: 3},
+	}, len(p.anoms))
+	return p
+}
+
+func isNaN(f model.Float) bool { v := float64(f); return v != v }
+
+func deltaOf(a *model.Anomaly) model.Float {
+	if a.Delta == nil {
+		return model.Float(-1e300)
+	}
+	return *a.Delta
+}
+
+// overviewLines is the data overview: format, parameters, ranks, steps,
+// pass unit, window.
+func (p *phase1Pane) overviewLines() []string {
+	d := p.data
+	if d == nil || d.P1 == nil {
+		return []string{"no Phase 1 result"}
+	}
+	r := d.P1
+	params := r.Summary.TotalTargets
+	if d.Monitor != nil && params == 0 {
+		params = len(d.Monitor.Targets)
+	}
+	l1 := fmt.Sprintf("%s · %d parameters · ranks %s · steps %s · %d rows",
+		r.Format, params, fmtRange(r.Summary.Ranks), fmtRange(r.Summary.Steps), r.Summary.TotalRows)
+	sa := r.Sharding
+	unit := r.Summary.PassUnit
+	if unit == "" {
+		unit = sa.PassUnit
+	}
+	win := "window: step level"
+	if sa.AccumulationWindow > 0 {
+		how := "detected"
+		switch {
+		case sa.WindowOverridden:
+			how = "set"
+		case sa.ExplicitMicroStep:
+			how = "explicit"
+		}
+		win = fmt.Sprintf("window %d (%s, phase %d)", sa.AccumulationWindow, how, sa.WindowPhase)
+	}
+	pp := ""
+	if sa.PPStages > 1 {
+		pp = fmt.Sprintf(" · PP %d", sa.PPStages)
+	}
+	l2 := fmt.Sprintf("pass unit: %s · %s%s · %d candidates, earliest first", unit, win, pp, len(p.anoms))
+	out := []string{l1, l2}
+	if n := len(r.Warnings) + len(r.Missing) + len(d.Missing); n > 0 {
+		var parts []string
+		parts = append(parts, r.Missing...)
+		parts = append(parts, d.Missing...)
+		parts = append(parts, r.Warnings...)
+		out = append(out, p.st.Warn.Render(fmt.Sprintf("⚠ %d note(s): %s", n, parts[0])))
+	}
+	return out
+}
+
+func (p *phase1Pane) setSize(w, h int) {
+	p.width, p.height = w, h
+	curve := 16
+	if w >= 140 {
+		curve = 32
+	}
+	p.tbl.cols[p1ColCurve].width = curve
+	p.tbl.setHeight(h - len(p.overviewLines()) - 3)
+}
+
+// applyFilter keeps rows whose parameter contains the text, or whose rank
+// is the text ("3", "r3", "rank3", "rank=3").
+func (p *phase1Pane) applyFilter() {
+	q := strings.ToLower(strings.TrimSpace(p.filter.text))
+	if q == "" {
+		p.tbl.setRows(len(p.anoms), nil)
+		return
+	}
+	rank := -1
+	rq := strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(q, "rank"), "r"), "=")
+	if n, err := strconv.Atoi(rq); err == nil {
+		rank = n
+	}
+	p.tbl.setRows(len(p.anoms), func(i int) bool {
+		a := &p.anoms[i]
+		return strings.Contains(strings.ToLower(a.TargetName), q) || a.Rank == rank
+	})
+}
+
+// jumpTo moves the cursor to the first visible row at or after step n
+// (optimizer step for micro-step data).
+func (p *phase1Pane) jumpTo(n int) bool {
+	best, bestStep := -1, 0
+	for pos, i := range p.tbl.view {
+		s := p.anoms[i].OptStep()
+		if s >= n && (best < 0 || s < bestStep) {
+			best, bestStep = pos, s
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	p.tbl.cursor = best
+	p.tbl.clamp()
+	return true
+}
+
+// selected returns the anomaly under the cursor, nil when none.
+func (p *phase1Pane) selected() *model.Anomaly {
+	i := p.tbl.selected()
+	if i < 0 {
+		return nil
+	}
+	return &p.anoms[i]
+}
+
+// inputActive reports whether the pane is reading text (filter / jump):
+// then every key goes to it first.
+func (p *phase1Pane) inputActive() bool { return p.filter.active || p.jump.active }
+
+// update handles the pane's own keys; it returns a status message.
+func (p *phase1Pane) update(msg tea.KeyPressMsg, k keyMap) (handled bool, status string) {
+	switch {
+	case p.filter.active:
+		done, cancel := p.filter.update(msg)
+		if cancel {
+			p.filter.text = ""
+		}
+		p.applyFilter()
+		_ = done
+		return true, ""
+	case p.jump.active:
+		done, _ := p.jump.update(msg)
+		if done {
+			n, err := strconv.Atoi(p.jump.text)
+			p.jump.text = ""
+			if err == nil && !p.jumpTo(n) {
+				return true, fmt.Sprintf("no candidate at or after step %d", n)
+			}
+		}
+		return true, ""
+	}
+	switch msg.String() {
+	case "/":
+		p.filter.active = true
+		return true, ""
+	case ":":
+		p.jump.active, p.jump.text = true, ""
+		return true, ""
+	case "esc":
+		if p.filter.text != "" {
+			p.filter.text = ""
+			p.applyFilter()
+			return true, "filter cleared"
+		}
+		return false, ""
+	}
+	return p.tbl.navigate(msg, k, p.width), ""
+}
+
+func (p *phase1Pane) view() []string {
+	st := p.st
+	lines := p.overviewLines()
+	if len(p.anoms) == 0 {
+		lines = append(lines, "", st.Good.Render("No anomaly found: no parameter's gradient left its baseline."), "")
+		if p.data != nil && p.data.P1 != nil {
+			lines = append(lines, p.data.P1.Reasoning...)
+		}
+		return lines
+	}
+	switch {
+	case p.filter.active:
+		lines = append(lines, p.filter.view())
+	case p.jump.active:
+		lines = append(lines, p.jump.view())
+	case p.filter.text != "":
+		lines = append(lines, fmt.Sprintf("filter %q: %d of %d candidates (esc clears)", p.filter.text, len(p.tbl.view), len(p.anoms)))
+	default:
+		lines = append(lines, st.Dim.Render(fmt.Sprintf("candidate %d of %d · enter: series · p: pin · /: filter · s: sort · :N jump", p.tbl.cursor+1, len(p.tbl.view))))
+	}
+	if len(p.tbl.view) == 0 {
+		return append(lines, "", "no candidate matches the filter")
+	}
+	curveW := p.tbl.cols[p1ColCurve].width
+	lines = append(lines, p.tbl.render(p.width, st, func(i, c int) string {
+		a := &p.anoms[i]
+		switch c {
+		case p1ColIdx:
+			return strconv.Itoa(i + 1)
+		case p1ColOpt:
+			return strconv.Itoa(a.OptStep())
+		case p1ColMicro:
+			if a.MicroStep == nil {
+				return "-"
+			}
+			return strconv.Itoa(*a.MicroStep)
+		case p1ColStep:
+			return strconv.Itoa(a.Step)
+		case p1ColRank:
+			return strconv.Itoa(a.Rank)
+		case p1ColParam:
+			name := a.TargetName
+			if a.NonFinite {
+				name = "!" + name
+			}
+			return shortParam(name, p.paramWidth())
+		case p1ColNorm:
+			return fmtNum(float64(a.Norm))
+		case p1ColDelta:
+			return fmtPtr(a.Delta)
+		case p1ColDev:
+			return fmtNum(float64(a.DeviationRatio))
+		case p1ColTrigger:
+			return a.Trigger
+		case p1ColCurve:
+			var ix *seriesIndex
+			if p.data != nil {
+				ix = p.data.series
+			}
+			cv, spike := ix.curveOf(a, a.Rank)
+			return sparkline(cv.Vals, spike, curveW, st)
+		}
+		return ""
+	})...)
+	return lines
+}
+
+// paramWidth is the current width of the parameter column.
+func (p *phase1Pane) paramWidth() int {
+	for _, c := range p.tbl.layout(p.width) {
+		if c.idx == p1ColParam {
+			return c.width
+		}
+	}
+	return 20
+}

@@ -1,0 +1,146 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"spikescope/model"
+)
+
+// phase2Pane shows the cross-step table, the candidates with their
+// baseline ratios and device verdict, the chosen coordinate and why.
+type phase2Pane struct {
+	st     Styles
+	data   *Data
+	width  int
+	height int
+	sv     scrollView
+}
+
+func newPhase2Pane(st Styles, d *Data) *phase2Pane { return &phase2Pane{st: st, data: d} }
+
+func (p *phase2Pane) setSize(w, h int) { p.width, p.height, p.sv.height = w, h, h }
+
+func (p *phase2Pane) lines() []string {
+	st := p.st
+	d := p.data
+	if d == nil || d.P2 == nil {
+		return []string{"Phase 2 has no result: Phase 1 found no candidate to choose from."}
+	}
+	r := d.P2
+	var out []string
+	coord := coordinateString(r.RootCauseCoordinate)
+	head := "root-cause coordinate: " + st.Accent.Render(coord)
+	if r.Pinned {
+		head += st.Accent.Render("  (pinned)")
+	}
+	out = append(out, head)
+	if c := r.RootCauseCoordinate; c != nil {
+		out = append(out, fmt.Sprintf("  norm %s · Δ %s · deviation %s× · mode %s · root opt step %s",
+			fmtNum(float64(c.Norm)), fmtPtr(c.Delta), fmtNum(float64(c.DeviationRatio)), r.Mode, fmtOptInt(r.RootOptStep)))
+	}
+	if r.CrossDeviceVerification != "" {
+		out = append(out, wrap("cross-device: "+r.CrossDeviceVerification, p.width)...)
+	}
+	out = append(out, "", st.Title.Render("cross-step growth (same parameter, adjacent optimizer steps)"))
+	if len(r.CrossStep) == 0 {
+		out = append(out, "  no adjacent optimizer-step pair (step-level data or a single step)")
+	} else {
+		pw := p.width - 48
+		if pw < 10 {
+			pw = 10
+		}
+		out = append(out, st.Header.Render(fmt.Sprintf("%-7s %s %7s %9s %6s %-14s", "pair", fit("parameter", pw, false), "growth", "ranks", "share", "verdict")))
+		for _, c := range r.CrossStep {
+			verdict := c.Verdict
+			if verdict == "" {
+				verdict = map[bool]string{true: "root earlier", false: "-"}[c.Qualifies]
+			}
+			line := fmt.Sprintf("%-7s %s %6.1f× %9s %5.0f%% %-14s",
+				fmt.Sprintf("%d→%d", c.From, c.To), fit(shortParam(c.TargetName, pw), pw, false), c.Threshold,
+				fmt.Sprintf("%d/%d", c.RanksOver, c.RanksTotal), c.Share*100, verdict)
+			if c.Qualifies {
+				line = st.Flag.Render(line)
+			}
+			out = append(out, line)
+		}
+	}
+	out = append(out, "", st.Title.Render("candidates against the baseline"))
+	if len(r.Candidates) == 0 {
+		out = append(out, "  none")
+	} else {
+		pw := p.width - 62
+		if pw < 10 {
+			pw = 10
+		}
+		out = append(out, st.Header.Render(fmt.Sprintf("  %-11s %4s %s %9s %9s %7s %-16s", "step", "rank", fit("parameter", pw, false), "value", "baseline", "ratio", "verdict")))
+		for _, c := range r.Candidates {
+			a := c.Anomaly
+			mark := "  "
+			if c.Selected {
+				mark = "▶ "
+			}
+			line := fmt.Sprintf("%s%-11s %4d %s %9s %9s %7s %-16s", mark, shortStep(&a), a.Rank,
+				fit(shortParam(a.TargetName, pw), pw, false), fmtNum(float64(c.Value)), fmtPtr(c.BaselineValue), fmtRatio(c.Ratio), c.Verdict)
+			if c.Selected {
+				line = st.Accent.Render(line)
+			}
+			out = append(out, line)
+		}
+	}
+	if r.Reasoning != "" || len(r.Decisions) > 0 {
+		out = append(out, "", st.Title.Render("reasoning"))
+		out = append(out, wrap(r.Reasoning, p.width)...)
+		for _, dd := range r.Decisions {
+			out = append(out, wrap("• "+dd, p.width)...)
+		}
+	}
+	for _, w := range r.Warnings {
+		out = append(out, st.Warn.Render(ansi.Truncate("⚠ "+w, p.width, "…")))
+	}
+	return out
+}
+
+// shortStep is "o3/m2" or "s14".
+func shortStep(a *model.Anomaly) string {
+	if a.MicroStep != nil {
+		return fmt.Sprintf("opt%d ms%d", a.OptStep(), *a.MicroStep)
+	}
+	return "step " + strconv.Itoa(a.Step)
+}
+
+func (p *phase2Pane) view() []string { return p.sv.window(p.lines()) }
+
+// wrap breaks text into lines of at most width cells at spaces.
+func wrap(text string, width int) []string {
+	if width < 10 {
+		width = 10
+	}
+	var out []string
+	for _, para := range strings.Split(text, "\n") {
+		words := strings.Fields(para)
+		line := ""
+		for _, w := range words {
+			switch {
+			case line == "":
+				line = w
+			case ansi.StringWidth(line)+1+ansi.StringWidth(w) <= width:
+				line += " " + w
+			default:
+				out = append(out, line)
+				line = w
+			}
+			for ansi.StringWidth(line) > width { // one over-long word
+				out = append(out, ansi.Truncate(line, width, ""))
+				line = ansi.Cut(line, width, ansi.StringWidth(line))
+			}
+		}
+		if line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
+}

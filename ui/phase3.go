@@ -1,0 +1,277 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"spikescope/model"
+)
+
+// phase3Pane is the four-group layer table of one anchor, one tab per
+// anchor, one metric at a time, with the divergence starts and the
+// direction summary.
+type phase3Pane struct {
+	st     Styles
+	data   *Data
+	anchor int
+	metric int
+	tbl    table
+	width  int
+	height int
+}
+
+func newPhase3Pane(st Styles, d *Data) *phase3Pane {
+	p := &phase3Pane{st: st, data: d}
+	p.rebuild()
+	p.cursorToEarliest()
+	return p
+}
+
+func (p *phase3Pane) result() *model.Phase3Result {
+	if p.data == nil {
+		return nil
+	}
+	return p.data.P3
+}
+
+// anchorTable returns the current anchor's table, nil when none.
+func (p *phase3Pane) anchorTable() *model.AnchorTable {
+	r := p.result()
+	if r == nil || len(r.Anchors) == 0 {
+		return nil
+	}
+	if p.anchor >= len(r.Anchors) {
+		p.anchor = 0
+	}
+	return &r.Anchors[p.anchor]
+}
+
+func (p *phase3Pane) metricName() string { return metricNames[p.metric%len(metricNames)] }
+
+// row returns the current metric's row of layer i.
+func (p *phase3Pane) row(i int) *model.MetricRow {
+	t := p.anchorTable()
+	if t == nil || i < 0 || i >= len(t.Layers) {
+		return nil
+	}
+	r, ok := t.Layers[i].Metrics[p.metricName()]
+	if !ok {
+		return nil
+	}
+	return &r
+}
+
+// rebuild makes the table for the current anchor, keeping sort and cursor
+// column.
+func (p *phase3Pane) rebuild() {
+	t := p.anchorTable()
+	n := 0
+	if t != nil {
+		n = len(t.Layers)
+	}
+	layer := func(i int) int { return p.anchorTable().Layers[i].Layer }
+	cols := append([]column{{title: "L", width: 6, right: true, less: func(a, b int) bool { return layer(a) < layer(b) }}},
+		quadColumns(p.row)...)
+	old := p.tbl
+	p.tbl = newTable(cols, n)
+	if old.cols != nil {
+		p.tbl.colCur, p.tbl.height = old.colCur, old.height
+		if old.sortCol >= 0 {
+			p.tbl.sortCol, p.tbl.sortDesc = old.sortCol, old.sortDesc
+			p.tbl.applySort()
+		}
+	}
+}
+
+// earliestLayer is the layer the screen opens on: the earliest forward
+// divergence (forward runs first), else the backward start.
+func (p *phase3Pane) earliestLayer() *int {
+	r := p.result()
+	if r == nil {
+		return nil
+	}
+	s := r.DivergenceSummary
+	if s.EarliestFwdDivergence != nil {
+		return s.EarliestFwdDivergence
+	}
+	return s.EarliestBwdDivergence
+}
+
+// cursorToEarliest puts the cursor on the earliest divergent layer.
+func (p *phase3Pane) cursorToEarliest() {
+	t, l := p.anchorTable(), p.earliestLayer()
+	if t == nil || l == nil {
+		return
+	}
+	for i, lr := range t.Layers {
+		if lr.Layer == *l {
+			p.tbl.selectData(i)
+			return
+		}
+	}
+}
+
+func (p *phase3Pane) summaryLines() []string {
+	r := p.result()
+	if r == nil {
+		return nil
+	}
+	st := p.st
+	s := r.DivergenceSummary
+	var out []string
+	var starts []string
+	for _, m := range metricNames {
+		ms, ok := s.MetricStarts[m]
+		if !ok {
+			continue
+		}
+		starts = append(starts, fmt.Sprintf("%s F▶%s B◀%s", m, fmtOptInt(ms.FwdStart), fmtOptInt(ms.BwdStart)))
+	}
+	out = append(out, fmt.Sprintf("earliest divergence: forward L%s · backward L%s",
+		fmtOptInt(s.EarliestFwdDivergence), fmtOptInt(s.EarliestBwdDivergence)))
+	if len(starts) > 0 {
+		out = append(out, "starts: "+strings.Join(starts, " · "))
+	}
+	var dirs []string
+	for _, d := range s.Directions {
+		txt := fmt.Sprintf("%s %s", d.Direction, d.Verdict)
+		if d.Start != nil {
+			txt += " from L" + strconv.Itoa(*d.Start)
+		}
+		if d.Peak != nil {
+			txt += fmt.Sprintf(" peak L%d (%s)", *d.Peak, fmtRatio(d.PeakValue))
+		}
+		if len(d.Unaligned) > 0 {
+			txt += fmt.Sprintf(", %d unaligned", len(d.Unaligned))
+		}
+		if d.P0 {
+			txt = st.Flag.Render(txt + " ← P0")
+		}
+		dirs = append(dirs, txt)
+	}
+	if len(dirs) > 0 {
+		out = append(out, "direction: "+strings.Join(dirs, " │ "))
+	}
+	if dd := s.Drilldown; dd != nil && dd.Operator != "" {
+		out = append(out, fmt.Sprintf("drill-down: %s L%s → %s (%s)", dd.Direction, fmtOptInt(dd.Layer), st.Accent.Render(dd.Operator), dd.Metric))
+	}
+	var notes []string
+	if r.Degraded {
+		note := r.DegradedNote
+		if note == "" {
+			note = "no control group: A/B may include device bias"
+		}
+		if p.data != nil && len(p.data.Controls) > 0 {
+			note += " (c: choose C)"
+		}
+		notes = append(notes, note)
+	}
+	if r.AnchorWarning != nil {
+		notes = append(notes, r.AnchorWarning.Message)
+	}
+	notes = append(notes, r.Warnings...)
+	if len(notes) > 0 {
+		out = append(out, st.Warn.Render("⚠ "+strings.Join(notes, " · ")))
+	}
+	return out
+}
+
+func (p *phase3Pane) setSize(w, h int) {
+	p.width, p.height = w, h
+	p.tbl.setHeight(h - 3 - len(p.summaryLines()))
+}
+
+func (p *phase3Pane) update(msg tea.KeyPressMsg, k keyMap) bool {
+	switch msg.String() {
+	case "tab":
+		if r := p.result(); r != nil && len(r.Anchors) > 0 {
+			p.anchor = (p.anchor + 1) % len(r.Anchors)
+			p.rebuild()
+			p.cursorToEarliest()
+		}
+		return true
+	case "m":
+		p.metric = (p.metric + 1) % len(metricNames)
+		// the layer order and the flags may change with the metric
+		sel := p.tbl.selected()
+		p.tbl.applySort()
+		p.tbl.selectData(sel)
+		return true
+	}
+	return p.tbl.navigate(msg, k, p.width)
+}
+
+// selectedLayer returns the layer row under the cursor.
+func (p *phase3Pane) selectedLayer() *model.LayerRow {
+	t := p.anchorTable()
+	i := p.tbl.selected()
+	if t == nil || i < 0 {
+		return nil
+	}
+	return &t.Layers[i]
+}
+
+// drillDirection is the direction to drill into at the selected layer: a
+// flagged direction first (forward before backward), else the side of
+// the column cursor.
+func (p *phase3Pane) drillDirection() string {
+	r := p.row(p.tbl.selected())
+	switch {
+	case r != nil && r.FFlag:
+		return "fwd"
+	case r != nil && r.BFlag:
+		return "bwd"
+	case p.tbl.colCur > qFAnom+1:
+		return "bwd"
+	}
+	return "fwd"
+}
+
+func (p *phase3Pane) view() []string {
+	st := p.st
+	r := p.result()
+	if r == nil {
+		return []string{"Phase 3 needs dump statistics: give --dump-a and --dump-b (and --dump-c/--dump-d for the control group)."}
+	}
+	if len(r.Anchors) == 0 {
+		out := []string{"no anchor module could be aligned between A and B."}
+		return append(out, p.summaryLines()...)
+	}
+	var tabs []string
+	for i, a := range r.Anchors {
+		if i == p.anchor {
+			tabs = append(tabs, st.TabOn.Render(" "+a.Name+" "))
+		} else {
+			tabs = append(tabs, st.TabOff.Render(" "+a.Name+" "))
+		}
+	}
+	head := strings.Join(tabs, " ") + "  metric: " + st.Accent.Render(p.metricName())
+	lines := []string{head}
+	t := p.anchorTable()
+	ms := t.Conclusion.MetricStarts[p.metricName()]
+	if len(r.Anchors[p.anchor].Conclusion.MetricStarts) == 0 {
+		ms = r.DivergenceSummary.MetricStarts[p.metricName()]
+	}
+	lines = append(lines, p.tbl.render(p.width, st, func(i, c int) string {
+		if c == 0 {
+			l := t.Layers[i].Layer
+			mark := ""
+			if ms.FwdStart != nil && *ms.FwdStart == l {
+				mark += "▶"
+			}
+			if ms.BwdStart != nil && *ms.BwdStart == l {
+				mark += "◀"
+			}
+			return mark + strconv.Itoa(l)
+		}
+		return quadCell(p.row(i), c-1, st)
+	})...)
+	for len(lines) < p.tbl.height+2 {
+		lines = append(lines, "")
+	}
+	lines = append(lines, p.summaryLines()...)
+	return lines
+}

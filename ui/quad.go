@@ -1,0 +1,113 @@
+package ui
+
+import (
+	"math"
+
+	"spikescope/model"
+)
+
+// metricNames is the metric switch order (`m`).
+var metricNames = []string{"Norm", "Max", "Min", "Mean"}
+
+// The four-group value columns shared by the layer and operator tables:
+// forward then backward, A B C D, A/B, C/D, anomaly degree.
+const (
+	qFA = iota
+	qFB
+	qFC
+	qFD
+	qFAB
+	qFCD
+	qFAnom
+	qBA
+	qBB
+	qBC
+	qBD
+	qBAB
+	qBCD
+	qBAnom
+	numQuadCols
+)
+
+// quadColumns returns the 14 value columns. get returns the metric row of
+// data row i (nil when it has none). C/D values hide first on narrow
+// screens, then the C/D ratios.
+func quadColumns(get func(i int) *model.MetricRow) []column {
+	titles := []string{"F_A", "F_B", "F_C", "F_D", "F_A/B", "F_C/D", "F-anomaly", "B_A", "B_B", "B_C", "B_D", "B_A/B", "B_C/D", "B-anomaly"}
+	widths := []int{8, 8, 8, 8, 6, 6, 9, 8, 8, 8, 8, 6, 6, 9}
+	drops := []int{0, 0, 8, 8, 0, 7, 0, 0, 0, 8, 8, 0, 7, 0}
+	cols := make([]column, numQuadCols)
+	for c := 0; c < numQuadCols; c++ {
+		c := c
+		cols[c] = column{title: titles[c], width: widths[c], right: true, drop: drops[c],
+			less: func(a, b int) bool { return quadValue(get(a), c) < quadValue(get(b), c) }}
+	}
+	return cols
+}
+
+// quadPtr returns the value of column c of a metric row (nil = no value).
+func quadPtr(r *model.MetricRow, c int) *model.Float {
+	if r == nil {
+		return nil
+	}
+	switch c {
+	case qFA:
+		return r.Fwd.A
+	case qFB:
+		return r.Fwd.B
+	case qFC:
+		return r.Fwd.C
+	case qFD:
+		return r.Fwd.D
+	case qFAB:
+		return r.FAB
+	case qFCD:
+		return r.FCD
+	case qFAnom:
+		return r.FAnomaly
+	case qBA:
+		return r.Bwd.A
+	case qBB:
+		return r.Bwd.B
+	case qBC:
+		return r.Bwd.C
+	case qBD:
+		return r.Bwd.D
+	case qBAB:
+		return r.BAB
+	case qBCD:
+		return r.BCD
+	case qBAnom:
+		return r.BAnomaly
+	}
+	return nil
+}
+
+// quadValue is the sort key of a cell: missing values sort first.
+func quadValue(r *model.MetricRow, c int) float64 {
+	p := quadPtr(r, c)
+	if p == nil || math.IsNaN(float64(*p)) {
+		return math.Inf(-1)
+	}
+	return float64(*p)
+}
+
+// quadCell renders one cell: "-" for an unaligned or missing value, the
+// anomaly degree with F!/B! highlighted when flagged.
+func quadCell(r *model.MetricRow, c int, st Styles) string {
+	p := quadPtr(r, c)
+	switch c {
+	case qFAB, qFCD, qBAB, qBCD:
+		return fmtRatio(p)
+	case qFAnom, qBAnom:
+		txt := fmtRatio(p)
+		if r != nil && c == qFAnom && r.FFlag {
+			return st.Flag.Render(txt + " F!")
+		}
+		if r != nil && c == qBAnom && r.BFlag {
+			return st.Flag.Render(txt + " B!")
+		}
+		return txt
+	}
+	return fmtPtr(p)
+}

@@ -1,0 +1,277 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/NimbleMarkets/ntcharts/v2/canvas"
+	"github.com/NimbleMarkets/ntcharts/v2/canvas/graph"
+	"github.com/NimbleMarkets/ntcharts/v2/linechart"
+
+	"spikescope/model"
+)
+
+// seriesPane is the detail of one candidate: a line chart of its (rank,
+// parameter) curve with the other ranks and the baseline median for
+// context, and a rank × step heat map of the parameter.
+type seriesPane struct {
+	st     Styles
+	data   *Data
+	a      *model.Anomaly
+	width  int
+	height int
+	// cache of the last rendering (the chart is costly to draw)
+	cacheKey string
+	cache    []string
+}
+
+func newSeriesPane(st Styles, d *Data, a *model.Anomaly) *seriesPane {
+	return &seriesPane{st: st, data: d, a: a}
+}
+
+func (s *seriesPane) setSize(w, h int) { s.width, s.height = w, h }
+
+func (s *seriesPane) view() []string {
+	key := fmt.Sprintf("%dx%d", s.width, s.height)
+	if key == s.cacheKey && s.cache != nil {
+		return s.cache
+	}
+	s.cache, s.cacheKey = s.render(), key
+	return s.cache
+}
+
+func (s *seriesPane) render() []string {
+	st, a := s.st, s.a
+	if a == nil {
+		return []string{"no candidate selected"}
+	}
+	var ix *seriesIndex
+	if s.data != nil {
+		ix = s.data.series
+	}
+	title := st.Title.Render(fmt.Sprintf("%s · rank %d · %s", a.TargetName, a.Rank, a.Metric))
+	info := fmt.Sprintf("spike at %s: norm %s, baseline median %s, %s× (%s)",
+		stepLabel(a), fmtNum(float64(a.Norm)), fmtNum(float64(a.BaselineMedian)), fmtNum(float64(a.DeviationRatio)), a.Trigger)
+	lines := []string{title, info}
+	if ix == nil {
+		return append(lines, "", "no monitor series for this candidate (dump statistics hold one value per step)")
+	}
+	sel, spike := ix.curveOf(a, a.Rank)
+	if len(sel.Vals) == 0 {
+		return append(lines, "", "no monitor rows for this rank and parameter")
+	}
+	heatRows := len(ix.ranks)
+	avail := s.height - len(lines) - 2 // legend + heat map title
+	chartH := avail * 3 / 5
+	if chartH < 6 {
+		chartH = 6
+	}
+	if heatRows > avail-chartH-2 {
+		heatRows = avail - chartH - 2
+	}
+	if heatRows < 1 {
+		heatRows = 1
+		chartH = avail - 3
+	}
+	lines = append(lines, s.chart(ix, sel, spike, chartH)...)
+	legend := fmt.Sprintf("%s rank %d   %s other ranks   %s baseline median   ▲ spike",
+		st.Selected.Render("⣿"), a.Rank, st.Context.Render("⣿"), st.Band.Render("──"))
+	if st.NoColor {
+		legend = fmt.Sprintf("⣿ rank %d (dense)  ⡀ other ranks (sparse)  ── baseline median  ▲ spike", a.Rank)
+	}
+	lines = append(lines, legend)
+	lines = append(lines, st.Title.Render("rank × step heat map ("+a.TargetName+")"))
+	lines = append(lines, s.heatmap(ix, sel, spike, heatRows)...)
+	return lines
+}
+
+// stepLabel names the step of an anomaly ("opt 3 ms 2 (step 14)").
+func stepLabel(a *model.Anomaly) string {
+	if a.MicroStep != nil {
+		return fmt.Sprintf("opt %d ms %d (step %d)", a.OptStep(), *a.MicroStep, a.Step)
+	}
+	return "step " + strconv.Itoa(a.Step)
+}
+
+// chart draws the line chart with ntcharts: other ranks first (dim), the
+// baseline median line, the selected rank on top, the spike marked.
+func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int) []string {
+	st, a := s.st, s.a
+	var others [][]float64
+	for _, r := range ix.ranks {
+		if int(r) == a.Rank {
+			continue
+		}
+		c, _ := ix.curveOf(a, int(r))
+		if len(c.Vals) > 0 {
+			others = append(others, c.Vals)
+		}
+	}
+	lo, hi := finiteRange(append(others, sel.Vals)...)
+	if b := float64(a.BaselineMedian); !math.IsNaN(b) && !math.IsInf(b, 0) {
+		lo, hi = math.Min(lo, b), math.Max(hi, b)
+	}
+	if hi <= lo {
+		hi = lo + 1
+	}
+	n := len(sel.Vals)
+	maxX := float64(n - 1)
+	if maxX < 1 {
+		maxX = 1
+	}
+	lc := linechart.New(s.width, h, 0, maxX, lo, hi,
+		linechart.WithXYSteps(4, 2),
+		linechart.WithStyles(st.Dim, st.Dim, st.Selected),
+		linechart.WithYLabelFormatter(func(_ int, v float64) string { return fmtNum(v) }),
+		linechart.WithXLabelFormatter(func(_ int, v float64) string {
+			i := int(math.Round(v))
+			if i < 0 || i >= n {
+				return ""
+			}
+			return strconv.Itoa(int(sel.Steps[i]))
+		}),
+	)
+	lc.DrawXYAxisAndLabel()
+	gw, gh := lc.GraphWidth(), lc.GraphHeight()
+	startX := lc.Origin().X + 1
+	draw := func(vals []float64, style lipgloss.Style, sparse bool) {
+		g := graph.NewBrailleGrid(gw, gh, 0, maxX, lo, hi)
+		prev := canvas.Float64Point{X: -1}
+		for i, v := range vals {
+			if math.IsNaN(v) {
+				prev.X = -1
+				continue
+			}
+			v = math.Max(lo, math.Min(hi, v)) // Inf clips to the frame
+			p := canvas.Float64Point{X: float64(i), Y: v}
+			if sparse || prev.X < 0 {
+				g.Set(g.GridPoint(p))
+			} else {
+				for _, q := range graph.GetLinePoints(g.GridPoint(prev), g.GridPoint(p)) {
+					g.Set(q)
+				}
+			}
+			prev = p
+		}
+		graph.DrawBraillePatterns(&lc.Canvas, canvas.Point{X: startX, Y: 0}, g.BraillePatterns(), style)
+	}
+	for _, o := range others {
+		draw(o, st.Context, true)
+	}
+	if b := float64(a.BaselineMedian); !math.IsNaN(b) && !math.IsInf(b, 0) && gh > 0 {
+		y := int(math.Round((hi - b) / (hi - lo) * float64(gh-1)))
+		for x := 0; x < gw; x += 2 {
+			lc.Canvas.SetCell(canvas.Point{X: startX + x, Y: y}, canvas.NewCellWithStyle('─', st.Band))
+		}
+	}
+	draw(sel.Vals, st.Selected, false)
+	if spike >= 0 && gw > 0 {
+		x := startX + int(math.Round(float64(spike)/maxX*float64(gw-1)))
+		lc.Canvas.SetCell(canvas.Point{X: x, Y: 0}, canvas.NewCellWithStyle('▲', st.Spike))
+	}
+	return strings.Split(lc.View(), "\n")
+}
+
+// heatmap draws ranks × steps: each cell the largest value of its step
+// bucket, on a log scale (a spike is orders of magnitude above the rest),
+// with colour ramp or (NO_COLOR) shade characters. Ranks beyond rows are
+// shown as a window around the selected rank.
+func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int) []string {
+	st, a := s.st, s.a
+	ranks := ix.ranks
+	first := 0
+	if len(ranks) > rows {
+		for i, r := range ranks {
+			if int(r) == a.Rank {
+				first = i - rows/2
+			}
+		}
+		if first < 0 {
+			first = 0
+		}
+		if first > len(ranks)-rows {
+			first = len(ranks) - rows
+		}
+		ranks = ranks[first : first+rows]
+	}
+	labelW := len(fmt.Sprintf("r%d ", ix.ranks[len(ix.ranks)-1])) + 1
+	cells := s.width - labelW
+	if cells < 1 {
+		return nil
+	}
+	n := len(sel.Vals)
+	if n < cells {
+		cells = n
+	}
+	// step buckets follow the selected curve's step positions
+	all := make([][]float64, len(ranks))
+	var finite []float64
+	for k, r := range ranks {
+		c, _ := ix.curveOf(a, int(r))
+		b := make([]float64, cells)
+		for i := range b {
+			b[i] = math.NaN()
+		}
+		for i, v := range c.Vals {
+			if i >= n {
+				break
+			}
+			cell := i * cells / n
+			if math.IsNaN(b[cell]) || v > b[cell] || math.IsInf(v, 1) {
+				b[cell] = v
+			}
+		}
+		all[k] = b
+		finite = append(finite, b...)
+	}
+	lo, hi := finiteRange(finite)
+	logScale := lo > 0
+	scale := func(v float64) float64 {
+		if math.IsInf(v, 1) {
+			return 1
+		}
+		if hi <= lo {
+			return 0
+		}
+		if logScale {
+			return (math.Log(v) - math.Log(lo)) / (math.Log(hi) - math.Log(lo))
+		}
+		return (v - lo) / (hi - lo)
+	}
+	var out []string
+	for k, r := range ranks {
+		label := fmt.Sprintf("r%d", r)
+		if int(r) == a.Rank {
+			label = "▸" + label
+		}
+		var b strings.Builder
+		b.WriteString(fit(label, labelW, false))
+		for _, v := range all[k] {
+			if math.IsNaN(v) {
+				b.WriteByte(' ')
+				continue
+			}
+			f := math.Max(0, math.Min(1, scale(v)))
+			if st.NoColor || len(st.Ramp) == 0 {
+				b.WriteRune(shadeRunes[int(f*float64(len(shadeRunes)-1)+0.5)])
+				continue
+			}
+			c := st.Ramp[int(f*float64(len(st.Ramp)-1)+0.5)]
+			b.WriteString(lipgloss.NewStyle().Foreground(c).Render("█"))
+		}
+		out = append(out, b.String())
+	}
+	if spike >= 0 && n > 0 {
+		mark := strings.Repeat(" ", labelW+spike*cells/n) + "▲ " + stepLabel(a)
+		out = append(out, mark)
+	}
+	scaleNote := "linear"
+	if logScale {
+		scaleNote = "log"
+	}
+	out = append(out, st.Dim.Render(fmt.Sprintf("%s scale %s … %s", scaleNote, fmtNum(lo), fmtNum(hi))))
+	return out
+}

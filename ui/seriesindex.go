@@ -1,0 +1,144 @@
+package ui
+
+import (
+	"math"
+	"sort"
+
+	"spikescope/model"
+)
+
+// seriesKey identifies one curve: a target's metric on one rank.
+type seriesKey struct {
+	target, rank int32
+	metric       uint8
+}
+
+// seriesIndex maps the curves of the candidates' parameters (every rank)
+// to their row indices in step order. It is built once, off the update
+// loop, in one pass over the rows, so drawing a sparkline or a chart never
+// scans the whole monitor table.
+type seriesIndex struct {
+	md    *model.MonitorData
+	rows  map[seriesKey][]int32
+	ranks []int32
+}
+
+// curve is one (rank, parameter) series in step order.
+type curve struct {
+	Steps []int32
+	Micro []int32
+	Vals  []float64
+}
+
+// buildSeriesIndex indexes the curves of every parameter that appears in
+// the candidates.
+func buildSeriesIndex(md *model.MonitorData, anomalies []model.Anomaly) *seriesIndex {
+	if md == nil {
+		return nil
+	}
+	ix := &seriesIndex{md: md, rows: map[seriesKey][]int32{}}
+	want := make([]bool, len(md.Targets))
+	for i := range anomalies {
+		for _, t := range ix.targets(&anomalies[i]) {
+			want[t] = true
+		}
+	}
+	r := &md.Rows
+	seen := map[int32]bool{}
+	for i := 0; i < r.Len(); i++ {
+		if !seen[r.Rank[i]] {
+			seen[r.Rank[i]] = true
+			ix.ranks = append(ix.ranks, r.Rank[i])
+		}
+		t := r.Target[i]
+		if t < 0 || int(t) >= len(want) || !want[t] {
+			continue
+		}
+		k := seriesKey{t, r.Rank[i], r.Metric[i]}
+		ix.rows[k] = append(ix.rows[k], int32(i))
+	}
+	sort.Slice(ix.ranks, func(a, b int) bool { return ix.ranks[a] < ix.ranks[b] })
+	for k, rows := range ix.rows {
+		sort.SliceStable(rows, func(a, b int) bool {
+			ra, rb := rows[a], rows[b]
+			if r.Step[ra] != r.Step[rb] {
+				return r.Step[ra] < r.Step[rb]
+			}
+			return r.Micro[ra] < r.Micro[rb]
+		})
+		ix.rows[k] = rows
+	}
+	return ix
+}
+
+// targets returns the target indices an anomaly names (same name; the
+// same pipeline chunk when that matches).
+func (ix *seriesIndex) targets(a *model.Anomaly) []int32 {
+	var byName, exact []int32
+	for i, t := range ix.md.Targets {
+		if t.Name != a.TargetName {
+			continue
+		}
+		byName = append(byName, int32(i))
+		if t.VPPStage == a.VPPStage {
+			exact = append(exact, int32(i))
+		}
+	}
+	if len(exact) > 0 {
+		return exact
+	}
+	return byName
+}
+
+// metric returns the metric index of an anomaly (the only metric when the
+// name does not match).
+func (ix *seriesIndex) metric(a *model.Anomaly) uint8 {
+	if m := ix.md.MetricIndex(a.Metric); m >= 0 {
+		return uint8(m)
+	}
+	return 0
+}
+
+// curveOf returns the norm curve of a's parameter on rank, and the
+// position of a's own point in it (-1 when absent).
+func (ix *seriesIndex) curveOf(a *model.Anomaly, rank int) (curve, int) {
+	if ix == nil {
+		return curve{}, -1
+	}
+	m := ix.metric(a)
+	for _, t := range ix.targets(a) {
+		rows, ok := ix.rows[seriesKey{t, int32(rank), m}]
+		if !ok {
+			continue
+		}
+		c := curve{Steps: make([]int32, len(rows)), Micro: make([]int32, len(rows)), Vals: make([]float64, len(rows))}
+		spike := -1
+		r := &ix.md.Rows
+		for k, i := range rows {
+			c.Steps[k], c.Micro[k], c.Vals[k] = r.Step[i], r.Micro[i], r.Val[model.StatNorm][i]
+			if spike < 0 && rank == a.Rank && int(r.Step[i]) == a.Step &&
+				(r.Micro[i] == model.NoMicro || a.MicroStep == nil || int(r.Micro[i]) == *a.MicroStep) {
+				spike = k
+			}
+		}
+		return c, spike
+	}
+	return curve{}, -1
+}
+
+// finiteRange returns the min and max finite value of vals (0,0 if none).
+func finiteRange(vals ...[]float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, vs := range vals {
+		for _, v := range vs {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				continue
+			}
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if lo > hi {
+		return 0, 0
+	}
+	return lo, hi
+}
