@@ -9,9 +9,13 @@ import "spikescope/model"
 
 // Missing is one piece of data the analysis lacked and what to collect to
 // go further, e.g. {What: "baseline run", Next: "dump C and D at step 5 on rank 2"}.
+// ZhWhat/ZhNext are the same in Chinese (the Chinese report falls back to
+// What/Next when they are empty).
 type Missing struct {
-	What string `json:"what"`
-	Next string `json:"next"`
+	What   string `json:"what"`
+	Next   string `json:"next"`
+	ZhWhat string `json:"what_zh,omitempty"`
+	ZhNext string `json:"next_zh,omitempty"`
 }
 
 // Input is everything the report shows. Any phase may be nil: the report

@@ -592,7 +592,14 @@ func (r *renderer) missing() {
 	}
 	t := &table{header: []string{r.t("h.missing"), r.t("h.next")}}
 	for _, m := range items {
-		t.add(m.What, m.Next)
+		what, next := m.What, m.Next
+		if r.zh && m.ZhWhat != "" {
+			what = m.ZhWhat
+		}
+		if r.zh && m.ZhNext != "" {
+			next = m.ZhNext
+		}
+		t.add(what, next)
 	}
 	r.table(t)
 }
