@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"spikescope/model"
 )
@@ -192,12 +193,22 @@ func readCSVFile(ctx context.Context, f csvFile, meter *progressMeter) (*csvResu
 		return nil, openError(f.path, err)
 	}
 	defer fh.Close()
-	return parseCSV(ctx, f, bufio.NewReaderSize(&countingReader{fh, meter}, 1<<16))
+	br := bufioPool.Get().(*bufio.Reader)
+	br.Reset(&countingReader{fh, meter})
+	defer bufioPool.Put(br)
+	return parseCSV(ctx, f, br, st.Size())
 }
+
+// bufioPool recycles read buffers across the many small files of a tree.
+var bufioPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 1<<16) }}
+
+// csvBytesPerRowGuess sizes the row arrays before parsing: monitor rows
+// are 80–200 bytes; guessing low only costs one regrowth.
+const csvBytesPerRowGuess = 80
 
 // parseCSV parses monitor CSV text; f names the file and gives its rank and
 // file-name metric.
-func parseCSV(ctx context.Context, f csvFile, in io.Reader) (*csvResult, error) {
+func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvResult, error) {
 	cr := csv.NewReader(in)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
@@ -213,6 +224,7 @@ func parseCSV(ctx context.Context, f csvFile, in io.Reader) (*csvResult, error) 
 		return nil, err
 	}
 	res := &csvResult{micro: h.micro >= 0}
+	res.rows.Grow(int(min(size/csvBytesPerRowGuess+1, 1<<24)))
 	for _, s := range h.stats {
 		res.hasStat[s] = true
 	}
