@@ -1,0 +1,111 @@
+package analysis
+
+import (
+	"strings"
+	"testing"
+
+	"spikescope/model"
+)
+
+// tTree builds a dump tree of steps × ranks; gradScale scales the
+// parameter gradients of (step, rank).
+func tTree(steps, ranks int, gradScale func(step, rank int) float64) *model.DumpTree {
+	t := &model.DumpTree{Path: "tree"}
+	for s := 0; s < steps; s++ {
+		for r := 0; r < ranks; r++ {
+			d := buildDump("tree", tSpec{Layers: 2, Step: s, Rank: r})
+			g := gradScale(s, r)
+			for i := range d.Ops {
+				for j := range d.Ops[i].Params {
+					d.Ops[i].Params[j].Stat[model.StatNorm] *= g
+				}
+			}
+			t.Dumps = append(t.Dumps, d)
+		}
+	}
+	return t
+}
+
+func TestChooseControl(t *testing.T) {
+	// step 0, ranks 0..7: rank 0 spikes (A), rank 1 is a Phase 1 anomaly,
+	// rank 2 has gradients above P75, rank 3 qualifies.
+	scale := func(step, rank int) float64 {
+		switch {
+		case step == 0 && rank == 0:
+			return 50
+		case step == 0 && rank == 2:
+			return 20
+		}
+		return 1 + 0.01*float64(rank)
+	}
+	aTree := tTree(1, 8, scale)
+	bTree := tTree(1, 8, func(int, int) float64 { return 1 })
+	p1 := &model.Phase1Result{Anomalies: []model.Anomaly{{Rank: 1, Step: 0}, {Rank: 0, Step: 0}}}
+	a := aTree.Find(0, 0)
+	ch := ChooseControl(aTree, a, bTree, p1)
+	if ch.C == nil || ch.C.Rank != 3 || ch.D != bTree.Find(0, 3) {
+		t.Fatalf("choice %+v", ch)
+	}
+	byRank := map[int]ControlCandidate{}
+	for _, c := range ch.Candidates {
+		byRank[c.Rank] = c
+	}
+	if byRank[1].Accepted || !strings.Contains(byRank[1].Reason, "Phase 1") {
+		t.Errorf("rank1 %+v", byRank[1])
+	}
+	if byRank[2].Accepted || !strings.Contains(byRank[2].Reason, "P75") {
+		t.Errorf("rank2 %+v", byRank[2])
+	}
+	if !byRank[3].Accepted || !strings.Contains(ch.Reason, "C = step 0 rank 3") {
+		t.Errorf("rank3 %+v / %s", byRank[3], ch.Reason)
+	}
+
+	// Every candidate spikes: no C, with the reason.
+	p1all := &model.Phase1Result{Anomalies: []model.Anomaly{{Rank: 1}, {Rank: 2}, {Rank: 3}, {Rank: 4}, {Rank: 5}, {Rank: 6}, {Rank: 7}}}
+	ch = ChooseControl(aTree, a, bTree, p1all)
+	if ch.C != nil || !strings.Contains(ch.Reason, "every candidate spikes") {
+		t.Fatalf("all spike: %+v", ch)
+	}
+
+	// No parameters_grad anywhere: "normal" undecidable.
+	for _, d := range aTree.Dumps {
+		tDropOps(d, func(op *model.Op) bool { return op.Direction == model.ParamGrad })
+	}
+	ch = ChooseControl(aTree, a, bTree, nil)
+	if ch.C != nil || !strings.Contains(ch.Reason, "cannot be decided") {
+		t.Fatalf("undecidable: %+v", ch)
+	}
+
+	// Alone in its tree.
+	solo := tTree(1, 1, func(int, int) float64 { return 1 })
+	if ch = ChooseControl(solo, solo.Dumps[0], nil, nil); ch.C != nil || !strings.Contains(ch.Reason, "no other rank") {
+		t.Fatalf("solo: %+v", ch)
+	}
+}
+
+// Under pipeline parallelism a nearer rank holding other layers loses to a
+// rank holding A's layers; other steps of A's rank come after A's step.
+func TestChooseControlPrefersSameLayers(t *testing.T) {
+	aTree := tTree(2, 3, func(step, rank int) float64 {
+		if step == 1 && rank == 0 {
+			return 30
+		}
+		return 1
+	})
+	// rank 1 of step 1 holds other layers (another pipeline stage).
+	d := aTree.Find(1, 1)
+	for i := range d.Ops {
+		d.Ops[i].ModulePath = strings.Replace(d.Ops[i].ModulePath, "decoder.layers", "decoder.stage2.layers", 1)
+	}
+	ch := ChooseControl(aTree, aTree.Find(1, 0), nil, nil)
+	if ch.C == nil || ch.C.Step != 1 || ch.C.Rank != 2 {
+		t.Fatalf("choice %+v", ch)
+	}
+	if ch.D != nil || !strings.Contains(ch.Reason, "D missing") {
+		t.Errorf("no baseline tree: %s", ch.Reason)
+	}
+	// candidate order: same step (ranks 1, 2), then same rank (step 0)
+	if len(ch.Candidates) != 3 || ch.Candidates[2].Step != 0 || ch.Candidates[2].Rank != 0 {
+		t.Errorf("candidates %+v", ch.Candidates)
+	}
+}
