@@ -1,8 +1,440 @@
 package main
 
-import "io"
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
 
-// runInspect is a placeholder until its issue lands.
+	"spikescope/ingest"
+	"spikescope/model"
+)
+
+const inspectUsage = `usage: spikescope inspect PATH [--json] [--format auto|trenddb|csv|dump]
+
+Loads PATH (a trend.db, a monitor CSV file or folder tree, or a dump tree) and
+says what was read: format, ranks, steps, micro steps, parameters, metrics,
+row counts, non-finite values and warnings. Flags may follow PATH.
+`
+
+// inspectExamples is how many parameter names inspect lists.
+const inspectExamples = 5
+
+// InspectReport is what `spikescope inspect --json` prints.
+type InspectReport struct {
+	Path     string         `json:"path"`
+	Format   model.Format   `json:"format"`
+	Monitor  *MonitorReport `json:"monitor,omitempty"`
+	Dump     *DumpReport    `json:"dump,omitempty"`
+	Warnings []string       `json:"warnings"`
+}
+
+// IntRange is a range of integers with the number of distinct values seen.
+type IntRange struct {
+	Min   int `json:"min"`
+	Max   int `json:"max"`
+	Count int `json:"count"`
+}
+
+// NonFinite counts non-finite values of one statistic.
+type NonFinite struct {
+	NaN    int `json:"nan"`
+	PosInf int `json:"pos_inf"`
+	NegInf int `json:"neg_inf"`
+}
+
+func (n NonFinite) total() int { return n.NaN + n.PosInf + n.NegInf }
+
+// MetricReport summarises one monitor metric.
+type MetricReport struct {
+	Name      string               `json:"name"`
+	Rows      int                  `json:"rows"`
+	NonFinite map[string]NonFinite `json:"non_finite"` // by statistic, only those recorded
+	// AllNaN lists statistics that are NaN in every row of the metric: not
+	// recorded for it (another metric's files had them) or all NaN.
+	AllNaN []string `json:"stats_all_nan,omitempty"`
+}
+
+// MonitorReport summarises monitor data.
+type MonitorReport struct {
+	Rows          int             `json:"rows"`
+	Ranks         []int           `json:"ranks"`
+	Steps         *IntRange       `json:"steps,omitempty"`
+	StepMeaning   string          `json:"step_meaning"`
+	ExplicitMicro bool            `json:"explicit_micro"`
+	MicroSteps    *IntRange       `json:"micro_steps,omitempty"`
+	Window        int             `json:"window,omitempty"` // micro steps per optimizer step, when explicit
+	VPPStages     []int           `json:"vpp_stages"`
+	Parameters    int             `json:"parameters"`
+	Examples      []string        `json:"parameter_examples"`
+	Stats         []string        `json:"stats"`
+	Metrics       []*MetricReport `json:"metrics"`
+}
+
+// DumpReport summarises a dump tree.
+type DumpReport struct {
+	Dumps      int                  `json:"dumps"`
+	Steps      []int                `json:"steps"`
+	Ranks      []int                `json:"ranks"`
+	Task       string               `json:"task,omitempty"`
+	Level      string               `json:"level,omitempty"`
+	Framework  string               `json:"framework,omitempty"`
+	Ops        int                  `json:"ops"`
+	Forward    int                  `json:"forward"`
+	Backward   int                  `json:"backward"`
+	ParamGrads int                  `json:"parameters_grad"`
+	Tensors    int                  `json:"tensors"`
+	NonFinite  map[string]NonFinite `json:"non_finite"`
+	Gradients  *MonitorReport       `json:"gradients,omitempty"` // parameters_grad seen as monitor rows
+}
+
+// runInspect implements `spikescope inspect`.
 func runInspect(args []string, stdout, stderr io.Writer) int {
-	return exitCode(usageError{"inspect: not implemented yet"}, stderr)
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	asJSON := fs.Bool("json", false, "print JSON")
+	format := fs.String("format", "auto", "input format: auto, trenddb, csv or dump")
+	var paths []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stdout, inspectUsage)
+				return 0
+			}
+			return exitCode(usageError{"inspect: " + err.Error()}, stderr)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		paths = append(paths, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(paths) != 1 {
+		return exitCode(usageError{fmt.Sprintf("inspect: want exactly one PATH, got %d (see spikescope inspect -h)", len(paths))}, stderr)
+	}
+	f := model.Format(*format)
+	switch f {
+	case model.FormatAuto, model.FormatTrendDB, model.FormatCSV, model.FormatDump:
+	default:
+		return exitCode(usageError{fmt.Sprintf("inspect: unknown --format %q (want auto, trenddb, csv or dump)", *format)}, stderr)
+	}
+	rep, err := inspect(context.Background(), paths[0], f)
+	if err != nil {
+		return exitCode(err, stderr)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return exitCode(err, stderr)
+		}
+		return 0
+	}
+	writeInspectText(stdout, rep)
+	return 0
+}
+
+// inspect loads path and summarises it.
+func inspect(ctx context.Context, path string, f model.Format) (*InspectReport, error) {
+	if f == model.FormatAuto {
+		var err error
+		if f, err = ingest.DetectFormat(path); err != nil {
+			return nil, err
+		}
+	}
+	rep := &InspectReport{Path: path, Format: f, Warnings: []string{}}
+	if f == model.FormatDump {
+		t, err := ingest.LoadDumpTree(ctx, path, nil)
+		if err != nil {
+			return nil, err
+		}
+		rep.Dump = summariseDumps(t)
+		rep.Warnings = append(rep.Warnings, t.Warnings...) // repeats the dumps' own
+		return rep, nil
+	}
+	d, err := ingest.LoadMonitor(ctx, path, f, nil)
+	if err != nil {
+		return nil, err
+	}
+	rep.Monitor = summariseMonitor(d)
+	rep.Warnings = append(rep.Warnings, d.Warnings...)
+	return rep, nil
+}
+
+// countNonFinite adds v to n when it is NaN or ±Inf.
+func countNonFinite(n *NonFinite, v float64) {
+	switch {
+	case math.IsNaN(v):
+		n.NaN++
+	case math.IsInf(v, 1):
+		n.PosInf++
+	case math.IsInf(v, -1):
+		n.NegInf++
+	}
+}
+
+// intSet collects distinct integers.
+type intSet map[int]struct{}
+
+func (s intSet) add(v int) { s[v] = struct{}{} }
+
+func (s intSet) sorted() []int {
+	out := make([]int, 0, len(s))
+	for v := range s {
+		out = append(out, v)
+	}
+	sort.Ints(out)
+	return out
+}
+
+func (s intSet) rangeOf() *IntRange {
+	if len(s) == 0 {
+		return nil
+	}
+	v := s.sorted()
+	return &IntRange{Min: v[0], Max: v[len(v)-1], Count: len(v)}
+}
+
+// summariseMonitor counts what a MonitorData holds.
+func summariseMonitor(d *model.MonitorData) *MonitorReport {
+	r := &MonitorReport{Rows: d.Rows.Len(), ExplicitMicro: d.ExplicitMicro, Parameters: len(d.Targets)}
+	ranks, steps, micros, vpps := intSet{}, intSet{}, intSet{}, intSet{}
+	metrics := make([]*MetricReport, len(d.Metrics))
+	for i, name := range d.Metrics {
+		metrics[i] = &MetricReport{Name: name, NonFinite: map[string]NonFinite{}}
+	}
+	var nf = make([][model.NumStats]NonFinite, len(d.Metrics))
+	lastRank, lastStep := int32(math.MinInt32), int32(math.MinInt32)
+	for i := range d.Rows.Rank {
+		if rk := d.Rows.Rank[i]; rk != lastRank {
+			ranks.add(int(rk))
+			lastRank = rk
+		}
+		if st := d.Rows.Step[i]; st != lastStep {
+			steps.add(int(st))
+			lastStep = st
+		}
+		if m := d.Rows.Micro[i]; m != model.NoMicro {
+			micros.add(int(m))
+		}
+		mi := d.Rows.Metric[i]
+		if int(mi) < len(metrics) {
+			metrics[mi].Rows++
+			for s := model.Stat(0); s < model.NumStats; s++ {
+				if d.HasStat[s] {
+					countNonFinite(&nf[mi][s], d.Rows.Val[s][i])
+				}
+			}
+		}
+	}
+	for _, t := range d.Targets {
+		vpps.add(t.VPPStage)
+	}
+	for mi, m := range metrics {
+		for s := model.Stat(0); s < model.NumStats; s++ {
+			if !d.HasStat[s] {
+				continue
+			}
+			if m.Rows > 0 && nf[mi][s].NaN == m.Rows {
+				m.AllNaN = append(m.AllNaN, model.StatNames[s])
+				continue
+			}
+			m.NonFinite[model.StatNames[s]] = nf[mi][s]
+		}
+	}
+	r.Metrics = metrics
+	r.Ranks = ranks.sorted()
+	r.Steps = steps.rangeOf()
+	r.VPPStages = vpps.sorted()
+	switch {
+	case d.Format == model.FormatDump:
+		r.StepMeaning = "training step (step folder)"
+	case d.ExplicitMicro:
+		r.StepMeaning = "optimizer step (micro steps recorded)"
+		r.MicroSteps = micros.rangeOf()
+		if r.MicroSteps != nil {
+			r.Window = r.MicroSteps.Max + 1
+			if d.MicroOneBased {
+				r.Window = r.MicroSteps.Max
+			}
+		}
+	case d.Format == model.FormatTrendDB:
+		r.StepMeaning = "as stored: a global micro-step index unless each step is one optimizer step (the window is derived by detect)"
+	default:
+		r.StepMeaning = "optimizer step"
+	}
+	for s := model.Stat(0); s < model.NumStats; s++ {
+		if d.HasStat[s] {
+			r.Stats = append(r.Stats, model.StatNames[s])
+		}
+	}
+	for i := 0; i < len(d.Targets) && i < inspectExamples; i++ {
+		r.Examples = append(r.Examples, d.Targets[i].Name)
+	}
+	if r.Ranks == nil {
+		r.Ranks = []int{}
+	}
+	return r
+}
+
+// summariseDumps counts what a dump tree holds.
+func summariseDumps(t *model.DumpTree) *DumpReport {
+	r := &DumpReport{Dumps: len(t.Dumps), NonFinite: map[string]NonFinite{}}
+	steps, ranks := intSet{}, intSet{}
+	var nf [model.NumStats]NonFinite
+	count := func(ts []model.TensorStat) {
+		for i := range ts {
+			r.Tensors++
+			for s := model.Stat(0); s < model.NumStats; s++ {
+				if ts[i].Has[s] {
+					countNonFinite(&nf[s], ts[i].Stat[s])
+				}
+			}
+		}
+	}
+	for _, d := range t.Dumps {
+		steps.add(d.Step)
+		ranks.add(d.Rank)
+		if r.Task == "" {
+			r.Task, r.Level, r.Framework = d.Task, d.Level, d.Framework
+		}
+		r.Ops += len(d.Ops)
+		for i := range d.Ops {
+			op := &d.Ops[i]
+			switch op.Direction {
+			case model.Forward:
+				r.Forward++
+			case model.Backward:
+				r.Backward++
+			case model.ParamGrad:
+				r.ParamGrads++
+			}
+			count(op.Inputs)
+			count(op.Outputs)
+			count(op.Params)
+		}
+	}
+	for s := model.Stat(0); s < model.NumStats; s++ {
+		r.NonFinite[model.StatNames[s]] = nf[s]
+	}
+	r.Steps = steps.sorted()
+	r.Ranks = ranks.sorted()
+	if g := ingest.GradientsFromDumps(t); g != nil && g.Rows.Len() > 0 {
+		r.Gradients = summariseMonitor(g)
+	}
+	return r
+}
+
+// compactInts prints sorted integers with runs shortened: "0-7, 9".
+func compactInts(v []int) string {
+	var parts []string
+	for i := 0; i < len(v); {
+		j := i
+		for j+1 < len(v) && v[j+1] == v[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", v[i], v[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(v[i]))
+		}
+		i = j + 1
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func rangeText(r *IntRange, unit string) string {
+	if r == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%d..%d (%d distinct %s)", r.Min, r.Max, r.Count, unit)
+}
+
+// nonFiniteText prints the non-zero counts of a stat → counts map.
+func nonFiniteText(m map[string]NonFinite) string {
+	var parts []string
+	for _, s := range model.StatNames {
+		n, ok := m[s]
+		if !ok || n.total() == 0 {
+			continue
+		}
+		var kinds []string
+		if n.NaN > 0 {
+			kinds = append(kinds, fmt.Sprintf("NaN %d", n.NaN))
+		}
+		if n.PosInf > 0 {
+			kinds = append(kinds, fmt.Sprintf("+Inf %d", n.PosInf))
+		}
+		if n.NegInf > 0 {
+			kinds = append(kinds, fmt.Sprintf("-Inf %d", n.NegInf))
+		}
+		parts = append(parts, s+": "+strings.Join(kinds, ", "))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func writeMonitorText(w io.Writer, m *MonitorReport, indent string) {
+	fmt.Fprintf(w, "%srows:        %d\n", indent, m.Rows)
+	fmt.Fprintf(w, "%sranks:       %d (%s)\n", indent, len(m.Ranks), compactInts(m.Ranks))
+	fmt.Fprintf(w, "%ssteps:       %s — %s\n", indent, rangeText(m.Steps, "steps"), m.StepMeaning)
+	if m.ExplicitMicro {
+		fmt.Fprintf(w, "%smicro steps: %s, window %d\n", indent, rangeText(m.MicroSteps, "micro steps"), m.Window)
+	} else {
+		fmt.Fprintf(w, "%smicro steps: not recorded\n", indent)
+	}
+	fmt.Fprintf(w, "%svpp stages:  %s\n", indent, compactInts(m.VPPStages))
+	fmt.Fprintf(w, "%sparameters:  %d", indent, m.Parameters)
+	if len(m.Examples) > 0 {
+		fmt.Fprintf(w, " (e.g. %s)", strings.Join(m.Examples, ", "))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%sstatistics:  %s\n", indent, strings.Join(m.Stats, ", "))
+	fmt.Fprintf(w, "%smetrics:\n", indent)
+	for _, mt := range m.Metrics {
+		fmt.Fprintf(w, "%s  %-16s %8d rows   non-finite: %s", indent, mt.Name, mt.Rows, nonFiniteText(mt.NonFinite))
+		if len(mt.AllNaN) > 0 {
+			fmt.Fprintf(w, "   (all NaN or not recorded: %s)", strings.Join(mt.AllNaN, ", "))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// writeInspectText prints the report for people.
+func writeInspectText(w io.Writer, rep *InspectReport) {
+	fmt.Fprintf(w, "path:        %s\n", rep.Path)
+	fmt.Fprintf(w, "format:      %s\n", rep.Format)
+	if m := rep.Monitor; m != nil {
+		writeMonitorText(w, m, "")
+	}
+	if d := rep.Dump; d != nil {
+		fmt.Fprintf(w, "dumps:       %d (task %s, level %s, framework %s)\n", d.Dumps, d.Task, d.Level, d.Framework)
+		fmt.Fprintf(w, "steps:       %s\n", compactInts(d.Steps))
+		fmt.Fprintf(w, "ranks:       %s\n", compactInts(d.Ranks))
+		fmt.Fprintf(w, "ops:         %d (forward %d, backward %d, parameters_grad %d), %d tensors\n", d.Ops, d.Forward, d.Backward, d.ParamGrads, d.Tensors)
+		fmt.Fprintf(w, "non-finite:  %s\n", nonFiniteText(d.NonFinite))
+		if d.Gradients != nil {
+			fmt.Fprintf(w, "parameter gradients as monitor rows:\n")
+			writeMonitorText(w, d.Gradients, "  ")
+		}
+	}
+	if len(rep.Warnings) == 0 {
+		fmt.Fprintf(w, "warnings:    none\n")
+		return
+	}
+	fmt.Fprintf(w, "warnings:\n")
+	for _, x := range rep.Warnings {
+		fmt.Fprintf(w, "  - %s\n", x)
+	}
 }

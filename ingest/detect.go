@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -61,9 +62,38 @@ func isTrendDBName(base string) bool {
 	return strings.HasSuffix(strings.ToLower(base), ".db")
 }
 
+// Dump tree levels LoadDumpTree accepts above dump.json:
+// [graph|pynative/] [step<N>/] rank<N>|rank|proc<pid>/ (or none at all).
+var (
+	dumpModeDirRE = regexp.MustCompile(`^(graph|pynative)$`)
+	dumpStepDirRE = regexp.MustCompile(`^step\d+$`)
+	dumpRankDirRE = regexp.MustCompile(`^(rank\d*|proc\d+)$`)
+)
+
+// dumpLayoutRoot strips the dump tree levels from the end of rel (the
+// folders between the given path and a dump.json) and returns what is
+// left: nothing when the given path is a dump root LoadDumpTree reads.
+func dumpLayoutRoot(rel []string) []string {
+	n := len(rel)
+	switch {
+	case n > 0 && dumpRankDirRE.MatchString(rel[n-1]):
+		n--
+	case n > 1 && dumpStepDirRE.MatchString(rel[n-1]) && dumpStepDirRE.MatchString(rel[n-2]):
+		n-- // msprobe's own step1/step1/ test layout: the inner step stands for a rank
+	}
+	if n > 0 && dumpStepDirRE.MatchString(rel[n-1]) {
+		n--
+	}
+	if n > 0 && dumpModeDirRE.MatchString(rel[n-1]) {
+		n--
+	}
+	return rel[:n]
+}
+
 func detectFolder(path string) (model.Format, error) {
 	var seen int
 	var sawDB, sawDump bool
+	var deepDump string // a dump.json whose tree root lies below path
 	err := filepath.WalkDir(path, func(p string, e fs.DirEntry, werr error) error {
 		if werr != nil {
 			if p == path {
@@ -84,7 +114,16 @@ func detectFolder(path string) (model.Format, error) {
 		}
 		switch {
 		case base == "dump.json":
-			sawDump = true
+			rel, _ := filepath.Rel(path, filepath.Dir(p))
+			var parts []string
+			if rel != "." {
+				parts = strings.Split(filepath.ToSlash(rel), "/")
+			}
+			if root := dumpLayoutRoot(parts); len(root) == 0 {
+				sawDump = true
+			} else if deepDump == "" {
+				deepDump = filepath.Join(path, filepath.Join(root...))
+			}
 		case isTrendDBName(base):
 			sawDB = true
 		}
@@ -101,6 +140,8 @@ func detectFolder(path string) (model.Format, error) {
 		return model.FormatDump, nil
 	case seen == 0:
 		return "", inputErr(path, nil, "empty folder")
+	case deepDump != "":
+		return "", inputErr(path, nil, "no monitor data here, and the dump.json files lie deeper than a dump tree (step<N>/rank<N>/dump.json): open %s instead", deepDump)
 	}
 	return "", inputErr(path, nil, "no monitor CSV, trend.db or dump.json in this folder (%d file(s) looked at)", seen)
 }

@@ -151,3 +151,26 @@ func TestTrendDBCancelMidway(t *testing.T) {
 		t.Error("no progress reported")
 	}
 }
+
+func TestDetectDumpDepth(t *testing.T) {
+	dir := t.TempDir()
+	writeMonFile(t, filepath.Join(dir, "run", "gpu_dump", "step0", "proc2016", "dump.json"), "{}")
+	_, err := DetectFormat(filepath.Join(dir, "run"))
+	wantMonInputError(t, err, filepath.Join(dir, "run"), "open "+filepath.Join(dir, "run", "gpu_dump")+" instead")
+	for _, p := range []string{
+		filepath.Join(dir, "run", "gpu_dump"),
+		filepath.Join(dir, "run", "gpu_dump", "step0"),
+		filepath.Join(dir, "run", "gpu_dump", "step0", "proc2016"),
+	} {
+		if f, err := DetectFormat(p); err != nil || f != model.FormatDump {
+			t.Errorf("DetectFormat(%s) = %q, %v", p, f, err)
+		}
+	}
+	writeMonFile(t, filepath.Join(dir, "odd", "step1", "step1", "dump.json"), "{}")
+	writeMonFile(t, filepath.Join(dir, "mode", "pynative", "step3", "rank", "dump.json"), "{}")
+	for _, p := range []string{filepath.Join(dir, "odd"), filepath.Join(dir, "mode")} {
+		if f, err := DetectFormat(p); err != nil || f != model.FormatDump {
+			t.Errorf("DetectFormat(%s) = %q, %v", p, f, err)
+		}
+	}
+}

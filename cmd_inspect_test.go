@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runInspectArgs(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(append([]string{"inspect"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestInspectBadPath(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "missing.trend.db")
+	code, out, errs := runInspectArgs(p)
+	if code != 2 || out != "" {
+		t.Errorf("code %d stdout %q", code, out)
+	}
+	if strings.Count(errs, "\n") != 1 || !strings.Contains(errs, p+": does not exist") {
+		t.Errorf("stderr %q, want one line naming the path", errs)
+	}
+}
+
+func TestInspectEmptyFolder(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errs := runInspectArgs("--json", dir)
+	if code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, dir+": empty folder") {
+		t.Errorf("code %d stderr %q", code, errs)
+	}
+}
+
+func TestInspectUsage(t *testing.T) {
+	code, _, errs := runInspectArgs()
+	if code != 2 || !strings.Contains(errs, "want exactly one PATH") {
+		t.Errorf("code %d stderr %q", code, errs)
+	}
+	code, _, errs = runInspectArgs("x", "--format", "xml")
+	if code != 2 || !strings.Contains(errs, `unknown --format "xml"`) {
+		t.Errorf("code %d stderr %q", code, errs)
+	}
+	code, _, errs = runInspectArgs("x", "--bogus")
+	if code != 2 || strings.Count(errs, "\n") != 1 {
+		t.Errorf("code %d stderr %q", code, errs)
+	}
+	code, out, _ := runInspectArgs("-h")
+	if code != 0 || !strings.Contains(out, "usage: spikescope inspect") {
+		t.Errorf("help: code %d out %q", code, out)
+	}
+}
+
+func TestInspectTrendDBText(t *testing.T) {
+	code, out, errs := runInspectArgs(filepath.Join("testdata", "monitor", "formats21.trend.db"))
+	if code != 0 {
+		t.Fatalf("code %d stderr %q", code, errs)
+	}
+	for _, want := range []string{
+		"format:      trenddb",
+		"rows:        11",
+		"ranks:       2 (0-1)",
+		"steps:       0..3 (4 distinct steps) — as stored: a global micro-step index",
+		"micro steps: not recorded",
+		"parameters:  3 (e.g. layers.0.self_attention.linear_qkv.layer_norm_weight,",
+		"grad_unreduced          8 rows   non-finite: norm: NaN 1; min: -Inf 1; max: +Inf 1; mean: NaN 1",
+		"grad_reduced            3 rows   non-finite: none",
+		"warnings:    none",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestInspectCSVJSONFlagAfterPath(t *testing.T) {
+	code, out, errs := runInspectArgs(filepath.Join("testdata", "monitor", "csv_v1"), "--json", "--format", "csv")
+	if code != 0 {
+		t.Fatalf("code %d stderr %q", code, errs)
+	}
+	var rep InspectReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	m := rep.Monitor
+	if rep.Format != "csv" || m == nil || m.Rows != 21 || !m.ExplicitMicro || m.Window != 2 || len(m.Ranks) != 2 {
+		t.Fatalf("report %+v monitor %+v", rep, m)
+	}
+	if m.Steps == nil || m.Steps.Min != 0 || m.Steps.Max != 1 || m.MicroSteps == nil || m.MicroSteps.Count != 2 {
+		t.Errorf("steps %+v micro %+v", m.Steps, m.MicroSteps)
+	}
+	byName := map[string]*MetricReport{}
+	for _, mt := range m.Metrics {
+		byName[mt.Name] = mt
+	}
+	red := byName["grad_reduced"]
+	if red == nil || red.Rows != 5 || red.NonFinite["min"].PosInf != 1 || red.NonFinite["min"].NegInf != 1 ||
+		red.NonFinite["norm"].NaN != 1 || red.NonFinite["max"].NaN != 1 {
+		t.Errorf("grad_reduced %+v", red)
+	}
+	if a := byName["actv"]; a == nil || a.Rows != 3 || strings.Join(a.AllNaN, ",") != "min,max,mean" {
+		t.Errorf("actv %+v", a)
+	}
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "stack_info.csv") {
+		t.Errorf("warnings %q", rep.Warnings)
+	}
+}
+
+func TestInspectDump(t *testing.T) {
+	dir := filepath.Join("testdata", "msprobe", "examples", "quick_start", "gpu_dump")
+	code, out, errs := runInspectArgs(dir, "--json")
+	if code != 0 {
+		t.Fatalf("code %d stderr %q", code, errs)
+	}
+	var rep InspectReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	d := rep.Dump
+	if rep.Format != "dump" || d == nil || d.Dumps != 2 || len(d.Steps) != 2 || d.Ops == 0 || d.Forward == 0 || d.Tensors == 0 {
+		t.Fatalf("dump report %+v", d)
+	}
+	if d.Task != "statistics" {
+		t.Errorf("task %q", d.Task)
+	}
+}
