@@ -190,8 +190,8 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 	case progressDoneMsg:
 		return m, nil
 	case loadedMsg:
-		if msg.id != m.loadID {
-			return m, nil
+		if msg.id != m.loadID || m.quitting {
+			return m, nil // cancelled: the program is quitting
 		}
 		if msg.err != nil {
 			m.loadErr = msg.err

@@ -56,8 +56,14 @@ func newDrillPane(st Styles, d *Data, anchor string, layer int, dir string, metr
 	op := func(i int) *model.DrillOp { return &p.ops[i] }
 	cols := append([]column{
 		{title: "#", width: 4, right: true, less: func(a, b int) bool { return op(a).Order < op(b).Order }},
-		{title: "operator", min: 16, less: func(a, b int) bool { return op(a).Key < op(b).Key }},
+		{title: "operator", min: 40, less: func(a, b int) bool { return op(a).Key < op(b).Key }},
 	}, quadColumns(p.row)...)
+	// the other direction's raw values hide first on narrow screens
+	other := qBA
+	if dir == "bwd" {
+		other = qFA
+	}
+	cols[2+other].drop, cols[2+other+1].drop = 9, 9
 	p.tbl = newTable(cols, len(p.ops))
 	for i := range p.ops {
 		if p.ops[i].Key == p.target {
@@ -82,6 +88,12 @@ func (p *drillPane) row(i int) *model.MetricRow {
 
 func (p *drillPane) setSize(w, h int) {
 	p.width, p.height = w, h
+	// operator names are long: on wide screens they get room before the
+	// C/D value columns; at 80 columns the anomaly columns come first
+	p.tbl.cols[1].min = 16
+	if w >= 120 {
+		p.tbl.cols[1].min = 40
+	}
 	p.tbl.setHeight(h - 3)
 }
 

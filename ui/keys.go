@@ -71,8 +71,12 @@ func (k keyMap) helpFor(sc screen) screenKeys {
 		short = []key.Binding{k.Enter, k.Tab, k.Metric, k.Sort, k.Pin, k.Report, k.Help, k.Quit}
 	case screenChooser:
 		short = []key.Binding{k.Enter, k.Back, k.Help, k.Quit}
-	case screenDrill, screenChain, screenSeries:
-		short = []key.Binding{k.Enter, k.Back, k.Metric, k.Help, k.Quit}
+	case screenDrill:
+		short = []key.Binding{k.Enter, k.Back, k.Metric, k.Sort, k.Help, k.Quit}
+	case screenSeries:
+		short = []key.Binding{k.Back, k.Pin, k.Phase3, k.Help, k.Quit}
+	case screenChain:
+		short = []key.Binding{k.Back, k.Phase3, k.Help, k.Quit}
 	default:
 		short = []key.Binding{k.Phase1, k.Phase3, k.Pin, k.Unpin, k.Report, k.Help, k.Quit}
 	}

@@ -49,19 +49,20 @@ func (p *phase2Pane) lines() []string {
 	if len(r.CrossStep) == 0 {
 		out = append(out, "  no adjacent optimizer-step pair (step-level data or a single step)")
 	} else {
-		pw := p.width - 48
-		if pw < 10 {
-			pw = 10
+		vw := 7
+		for _, c := range r.CrossStep {
+			vw = max(vw, min(28, ansi.StringWidth(c.Verdict)))
 		}
-		out = append(out, st.Header.Render(fmt.Sprintf("%-7s %s %7s %9s %6s %-14s", "pair", fit("parameter", pw, false), "growth", "ranks", "share", "verdict")))
+		pw := max(10, p.width-34-vw)
+		out = append(out, st.Header.Render(fmt.Sprintf("%-7s %s %7s %5s %6s %s", "pair", fit("parameter", pw, false), "growth", "ranks", "share", fit("verdict", vw, false))))
 		for _, c := range r.CrossStep {
 			verdict := c.Verdict
 			if verdict == "" {
 				verdict = map[bool]string{true: "root earlier", false: "-"}[c.Qualifies]
 			}
-			line := fmt.Sprintf("%-7s %s %6.1f× %9s %5.0f%% %-14s",
+			line := fmt.Sprintf("%-7s %s %6.1f× %5s %5.0f%% %s",
 				fmt.Sprintf("%d→%d", c.From, c.To), fit(shortParam(c.TargetName, pw), pw, false), c.Threshold,
-				fmt.Sprintf("%d/%d", c.RanksOver, c.RanksTotal), c.Share*100, verdict)
+				fmt.Sprintf("%d/%d", c.RanksOver, c.RanksTotal), c.Share*100, fit(verdict, vw, false))
 			if c.Qualifies {
 				line = st.Flag.Render(line)
 			}
@@ -72,19 +73,20 @@ func (p *phase2Pane) lines() []string {
 	if len(r.Candidates) == 0 {
 		out = append(out, "  none")
 	} else {
-		pw := p.width - 62
-		if pw < 10 {
-			pw = 10
+		vw := 7
+		for _, c := range r.Candidates {
+			vw = max(vw, min(24, ansi.StringWidth(c.Verdict)))
 		}
-		out = append(out, st.Header.Render(fmt.Sprintf("  %-11s %4s %s %9s %9s %7s %-16s", "step", "rank", fit("parameter", pw, false), "value", "baseline", "ratio", "verdict")))
+		pw := max(10, p.width-48-vw)
+		out = append(out, st.Header.Render(fmt.Sprintf("  %-11s %4s %s %9s %9s %7s %s", "step", "rank", fit("parameter", pw, false), "value", "baseline", "ratio", fit("verdict", vw, false))))
 		for _, c := range r.Candidates {
 			a := c.Anomaly
 			mark := "  "
 			if c.Selected {
 				mark = "▶ "
 			}
-			line := fmt.Sprintf("%s%-11s %4d %s %9s %9s %7s %-16s", mark, shortStep(&a), a.Rank,
-				fit(shortParam(a.TargetName, pw), pw, false), fmtNum(float64(c.Value)), fmtPtr(c.BaselineValue), fmtRatio(c.Ratio), c.Verdict)
+			line := fmt.Sprintf("%s%-11s %4d %s %9s %9s %7s %s", mark, shortStep(&a), a.Rank,
+				fit(shortParam(a.TargetName, pw), pw, false), fmtNum(float64(c.Value)), fmtPtr(c.BaselineValue), fmtRatio(c.Ratio), fit(c.Verdict, vw, false))
 			if c.Selected {
 				line = st.Accent.Render(line)
 			}

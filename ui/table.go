@@ -224,6 +224,12 @@ func (t *table) layout(width int) []shownCol {
 				worst, wd = i, c.drop
 			}
 		}
+		// columns of the same drop rank go together (F_C with F_D)
+		for i, c := range t.cols {
+			if worst >= 0 && c.drop == wd {
+				hidden[i] = true
+			}
+		}
 		if worst < 0 { // nothing left to drop: the caller truncates
 			var out []shownCol
 			for i, c := range t.cols {
@@ -237,7 +243,6 @@ func (t *table) layout(width int) []shownCol {
 			}
 			return out
 		}
-		hidden[worst] = true
 	}
 }
 

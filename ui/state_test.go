@@ -1,0 +1,366 @@
+package ui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"spikescope/model"
+)
+
+// loaded returns a model that has received the fixture (no program).
+func loaded(t *testing.T, b Backend, d *Data, w, h int, noColor bool) *Model {
+	t.Helper()
+	m := New(Options{Backend: b, NoColor: noColor, Cwd: t.TempDir()})
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m.Update(loadedMsg{id: m.loadID, data: d})
+	if m.screen != screenPhase1 {
+		t.Fatalf("screen %d after load, want Phase 1", m.screen)
+	}
+	return m
+}
+
+func press(m *Model, ks ...string) tea.Cmd {
+	var last tea.Cmd
+	for _, k := range ks {
+		_, last = m.Update(keyMsg(k))
+	}
+	return last
+}
+
+// run executes a command and feeds its message back (one level; batches
+// are not expected here).
+func run(t *testing.T, m *Model, c tea.Cmd) {
+	t.Helper()
+	if c == nil {
+		t.Fatal("no command")
+	}
+	m.Update(c())
+}
+
+func screenText(m *Model) string { return ansi.Strip(m.View().Content) }
+
+func TestSortTogglesAndKeepsCursor(t *testing.T) {
+	m := loaded(t, fixtureBackend(), fixture(), 160, 48, true)
+	p := m.p1
+	p.tbl.move(1) // candidate 2 (norm 3.8)
+	p.tbl.colCur = p1ColNorm
+	press(m, "s")
+	if got := p.anoms[p.tbl.view[0]].Norm; got != 1.9 {
+		t.Fatalf("ascending norm: first %v, want 1.9", got)
+	}
+	if p.selected().Norm != 3.8 {
+		t.Fatalf("cursor moved to %v, want the 3.8 row", p.selected().Norm)
+	}
+	press(m, "s")
+	if got := p.anoms[p.tbl.view[0]].Norm; got != 9.5 {
+		t.Fatalf("descending norm: first %v, want 9.5", got)
+	}
+	if !strings.Contains(screenText(m), "norm↓") {
+		t.Fatal("header does not show the descending sort")
+	}
+	press(m, "left", "left", "left", "left", "left") // → parameter? column cursor moves over shown columns
+	if p.tbl.colCur != p1ColRank-1 && p.tbl.colCur >= p1ColNorm {
+		t.Fatalf("column cursor did not move left: %d", p.tbl.colCur)
+	}
+}
+
+func TestFilterByParameterAndRank(t *testing.T) {
+	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
+	press(m, "/", "a", "t", "t", "n", "enter")
+	if n := len(m.p1.tbl.view); n != 1 || m.p1.selected().TargetName != "layers.1.attn.weight" {
+		t.Fatalf("filter attn: %d rows", n)
+	}
+	press(m, "esc")
+	if n := len(m.p1.tbl.view); n != 3 {
+		t.Fatalf("esc should clear the filter: %d rows", n)
+	}
+	press(m, "/", "r", "2", "enter")
+	if n := len(m.p1.tbl.view); n != 2 {
+		t.Fatalf("filter r2: %d rows, want 2", n)
+	}
+	for _, i := range m.p1.tbl.view {
+		if m.p1.anoms[i].Rank != 2 {
+			t.Fatalf("row of rank %d kept", m.p1.anoms[i].Rank)
+		}
+	}
+	if !strings.Contains(screenText(m), `filter "r2": 2 of 3`) {
+		t.Fatalf("filter status missing:\n%s", screenText(m))
+	}
+}
+
+func TestJumpAndNavigation(t *testing.T) {
+	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
+	press(m, ":", "1", "5", "enter")
+	if s := m.p1.selected().Step; s != 17 {
+		t.Fatalf("jump to 15 landed on step %d, want 17", s)
+	}
+	press(m, "g")
+	if m.p1.tbl.cursor != 0 {
+		t.Fatal("g did not go to the first row")
+	}
+	press(m, "G")
+	if m.p1.tbl.cursor != 2 {
+		t.Fatal("G did not go to the last row")
+	}
+	press(m, "pgdown", "j", "j")
+	if m.p1.tbl.cursor != 2 {
+		t.Fatalf("cursor ran past the end: %d", m.p1.tbl.cursor)
+	}
+	press(m, "k")
+	if m.p1.tbl.cursor != 1 {
+		t.Fatalf("k: cursor %d, want 1", m.p1.tbl.cursor)
+	}
+}
+
+func TestTableScrollKeepsCursorVisible(t *testing.T) {
+	tb := newTable([]column{{title: "x", width: 3}}, 1000)
+	tb.setHeight(10)
+	tb.move(25)
+	if tb.offset != 16 || tb.cursor != 25 {
+		t.Fatalf("offset %d cursor %d, want 16 25", tb.offset, tb.cursor)
+	}
+	tb.move(-20)
+	if tb.offset != 5 {
+		t.Fatalf("offset %d, want 5", tb.offset)
+	}
+	lines := tb.render(20, NewStyles(true), func(r, c int) string { return "r" })
+	if len(lines) != 11 {
+		t.Fatalf("rendered %d lines, want header + 10", len(lines))
+	}
+}
+
+func TestPhase3OpensOnEarliestLayerAndNarrowsAt80(t *testing.T) {
+	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
+	press(m, "3")
+	if l := m.p3.selectedLayer(); l == nil || l.Layer != 3 {
+		t.Fatalf("cursor on layer %v, want 3", l)
+	}
+	txt := screenText(m)
+	if strings.Contains(txt, "F_C ") || !strings.Contains(txt, "F-anomaly") || !strings.Contains(txt, "1.600 F!") {
+		t.Fatalf("80 columns: want F_C hidden, F-anomaly with F!:\n%s", txt)
+	}
+	// resize mid-session: the table re-lays out with every group
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	txt = screenText(m)
+	for _, h := range []string{"F_C", "F_D", "F_C/D", "B_C/D", "B-anomaly"} {
+		if !strings.Contains(txt, h) {
+			t.Fatalf("160 columns: %s missing:\n%s", h, txt)
+		}
+	}
+	// unaligned C cell of layer 4 shows "-"
+	for _, line := range strings.Split(txt, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "4 ") && !strings.Contains(line, " - ") {
+			t.Fatalf("layer 4 should show '-' for the unaligned cells: %q", line)
+		}
+	}
+}
+
+// TestResizeEveryScreen: after WindowSizeMsg every screen fits exactly.
+func TestResizeEveryScreen(t *testing.T) {
+	paths := [][]string{{}, {"enter"}, {"2"}, {"3"}, {"3", "enter"}, {"3", "enter", "enter"}, {"?"}, {"3", "c"}}
+	for _, ks := range paths {
+		m := loaded(t, fixtureBackend(), fixture(), 160, 48, false)
+		press(m, ks...)
+		for _, sz := range [][2]int{{80, 24}, {120, 30}, {60, 15}, {160, 48}} {
+			m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+			lines := strings.Split(m.View().Content, "\n")
+			if len(lines) != sz[1] {
+				t.Fatalf("%v at %v: %d lines", ks, sz, len(lines))
+			}
+			for _, l := range lines {
+				if w := ansi.StringWidth(l); w > sz[0] {
+					t.Fatalf("%v at %v: line of %d cells: %q", ks, sz, w, ansi.Strip(l))
+				}
+			}
+		}
+	}
+}
+
+func TestPinUnpinAndStaleReplies(t *testing.T) {
+	b := fixtureBackend()
+	m := loaded(t, b, fixture(), 80, 24, true)
+	press(m, "j")
+	c := press(m, "p")
+	stale := c
+	c2 := press(m, "p") // a second request supersedes the first
+	run(t, m, stale)
+	if m.data.Pin != "" {
+		t.Fatal("a superseded reply was applied")
+	}
+	run(t, m, c2)
+	want := "step=14,rank=2,param=layers.3.mlp.weight"
+	if m.data.Pin != want || !strings.Contains(screenText(m), "PIN "+want) {
+		t.Fatalf("pin %q; header:\n%s", m.data.Pin, screenText(m))
+	}
+	press(m, "3") // the pin stays in the header on every screen
+	if !strings.Contains(screenText(m), "PIN "+want) {
+		t.Fatal("pin missing from the Phase 3 header")
+	}
+	run(t, m, press(m, "P"))
+	if m.data.Pin != "" || strings.Contains(screenText(m), "PIN") {
+		t.Fatal("P did not unpin")
+	}
+	if m.p1.tbl.cursor != 1 {
+		t.Fatalf("Phase 1 cursor reset by the pin: %d", m.p1.tbl.cursor)
+	}
+}
+
+func TestDrillDownAndBack(t *testing.T) {
+	m := loaded(t, fixtureBackend(), fixture(), 160, 48, true)
+	press(m, "3", "enter")
+	if m.screen != screenDrill || m.drill.selected().Key != "Module.layers.3.mlp.linear_fc1.forward.0" {
+		t.Fatalf("drill: screen %d", m.screen)
+	}
+	txt := screenText(m)
+	if !strings.Contains(txt, "Phase 3 mlp › L3 ops (fwd)") || !strings.Contains(txt, "◆ Module.layers.3.mlp.linear_fc1") {
+		t.Fatalf("breadcrumb or marker missing:\n%s", txt)
+	}
+	press(m, "enter")
+	txt = screenText(m)
+	if m.screen != screenChain || !strings.Contains(txt, "1 ↑ Functional.linear.3.forward") {
+		t.Fatalf("chain:\n%s", txt)
+	}
+	press(m, "backspace")
+	if m.screen != screenDrill {
+		t.Fatal("backspace did not go back to the ops")
+	}
+	press(m, "esc", "esc")
+	if m.screen != screenPhase3 {
+		t.Fatalf("esc at the top left Phase 3: %d", m.screen)
+	}
+}
+
+func TestChooserRunsControl(t *testing.T) {
+	d := fixture()
+	d.P3.Degraded, d.P3.DegradedNote = true, "no control group: A/B may include device bias"
+	m := loaded(t, fixtureBackend(), d, 80, 24, true)
+	press(m, "3")
+	if !strings.Contains(screenText(m), "(c: choose C)") {
+		t.Fatal("degraded Phase 3 does not offer the chooser")
+	}
+	press(m, "c", "j")
+	if o := m.chooser.selected(); o.Step != 9 || o.Rank != 2 {
+		t.Fatalf("chooser selection %+v", o)
+	}
+	run(t, m, press(m, "enter"))
+	if m.screen != screenPhase3 || m.data.P3.Degraded || m.data.P3.ControlChoice != "step 9 rank 2 (chosen)" {
+		t.Fatalf("control not applied: screen %d %+v", m.screen, m.data.P3.ControlChoice)
+	}
+}
+
+func TestLoadingCancelAndError(t *testing.T) {
+	m := New(Options{Backend: &fakeBackend{block: true}})
+	if !strings.Contains(screenText(m), "loading") {
+		t.Fatal("first frame is not the loading screen")
+	}
+	c := press(m, "q")
+	if c == nil || m.ctx.Err() == nil {
+		t.Fatal("q while loading must cancel the load and quit")
+	}
+	m = New(Options{Backend: &fakeBackend{err: errFixtureLoad}})
+	m.Update(loadedMsg{id: m.loadID, err: errFixtureLoad})
+	if txt := screenText(m); !strings.Contains(txt, "could not load") || !strings.Contains(txt, "trend_data") {
+		t.Fatalf("error screen:\n%s", txt)
+	}
+	if m.LoadErr() != errFixtureLoad {
+		t.Fatal("LoadErr lost")
+	}
+}
+
+type panicBackend struct{ fakeBackend }
+
+func (p *panicBackend) Pin(context.Context, *Data, *model.Anomaly) (*Data, error) { panic("boom\nline2") }
+
+func TestPanicInCommandQuitsCleanly(t *testing.T) {
+	m := loaded(t, &panicBackend{}, fixture(), 80, 24, true)
+	c := press(m, "p")
+	_, q := m.Update(c())
+	if m.PanicText() != "boom\nline2" || q == nil {
+		t.Fatalf("panic not recovered: %q", m.PanicText())
+	}
+	if _, ok := q().(tea.QuitMsg); !ok {
+		t.Fatal("panic does not quit")
+	}
+}
+
+func TestReportPathAvoidsInputFolders(t *testing.T) {
+	root := t.TempDir()
+	data := filepath.Join(root, "run")
+	if err := os.MkdirAll(filepath.Join(data, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(data, "trend.db")
+	os.WriteFile(db, []byte("x"), 0o644)
+	in := []Input{{Role: "monitor", Path: db}}
+	if got := ReportPath(filepath.Join(data, "sub"), in); got != filepath.Join(os.TempDir(), defaultReportName) {
+		t.Fatalf("inside the data folder: %s", got)
+	}
+	if got := ReportPath(root, in); got != filepath.Join(root, defaultReportName) {
+		t.Fatalf("outside: %s", got)
+	}
+}
+
+func TestReportKeyWritesAndReports(t *testing.T) {
+	b := fixtureBackend()
+	m := loaded(t, b, fixture(), 80, 24, true)
+	run(t, m, press(m, "r"))
+	want := filepath.Join(m.opt.Cwd, defaultReportName)
+	if len(b.reports) != 1 || b.reports[0] != want {
+		t.Fatalf("report written to %v, want %s", b.reports, want)
+	}
+	if !strings.Contains(screenText(m), "report written to") {
+		t.Fatal("status line does not show the report path")
+	}
+}
+
+func TestNoColorHasNoColour(t *testing.T) {
+	m := loaded(t, fixtureBackend(), fixture(), 160, 48, true)
+	for _, ks := range [][]string{{}, {"enter"}, {"3"}} {
+		press(m, "1")
+		press(m, ks...)
+		v := m.View().Content
+		if strings.Contains(v, "38;2;") || strings.Contains(v, "48;2;") {
+			t.Fatalf("%v: colour codes with NO_COLOR", ks)
+		}
+	}
+	press(m, "1", "enter")
+	if !strings.Contains(screenText(m), "░") {
+		t.Fatal("NO_COLOR heat map should use shade characters")
+	}
+}
+
+func TestSummary(t *testing.T) {
+	s := Summary(fixture())
+	for _, want := range []string{
+		"1. step=10,rank=2,param=layers.3.mlp.weight  norm 9.5  7.92× baseline",
+		"root-cause coordinate: step=10,rank=2,param=layers.3.mlp.weight",
+		"earliest divergence: forward layer 3, backward layer 5",
+		"first divergent operator: Module.layers.3.mlp.linear_fc1.forward.0",
+	} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("summary lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestSparklineMarksSpikeAndKeepsMax(t *testing.T) {
+	vals := make([]float64, 100)
+	for i := range vals {
+		vals[i] = 1
+	}
+	vals[37] = 50
+	got := sparkline(vals, 37, 10, NewStyles(true))
+	if []rune(got)[3] != spikeRune {
+		t.Fatalf("spike not marked in cell 3: %q", got)
+	}
+	got = sparkline(vals, -1, 10, NewStyles(true))
+	if []rune(got)[3] != '█' || []rune(got)[2] != '▁' {
+		t.Fatalf("bucket max lost: %q", got)
+	}
+}

@@ -1,0 +1,57 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+)
+
+// summaryTop is how many candidates the text summary lists.
+const summaryTop = 5
+
+// Summary is what spikescope prints instead of the UI when stdout is not a
+// terminal: the top candidates, the root-cause coordinate and the earliest
+// divergence, plus what was missing.
+func Summary(d *Data) string {
+	var b strings.Builder
+	if d == nil || d.P1 == nil {
+		return "spikescope: nothing was analysed\n"
+	}
+	p1 := d.P1
+	fmt.Fprintf(&b, "spikescope summary: %s (%s), %d candidate(s)\n", p1.DBPath, p1.Format, len(p1.Anomalies))
+	if len(p1.Anomalies) == 0 {
+		b.WriteString("no anomaly found\n")
+	} else {
+		b.WriteString("top candidates (earliest first):\n")
+		for i := range p1.Anomalies {
+			if i == summaryTop {
+				fmt.Fprintf(&b, "  … %d more\n", len(p1.Anomalies)-summaryTop)
+				break
+			}
+			a := &p1.Anomalies[i]
+			fmt.Fprintf(&b, "  %d. %s  norm %s  %s× baseline  (%s)\n", i+1, coordString(a),
+				fmtNum(float64(a.Norm)), fmtNum(float64(a.DeviationRatio)), a.Trigger)
+		}
+	}
+	if d.P2 != nil {
+		pinned := ""
+		if d.P2.Pinned {
+			pinned = " (pinned)"
+		}
+		fmt.Fprintf(&b, "root-cause coordinate: %s%s\n", coordinateString(d.P2.RootCauseCoordinate), pinned)
+	}
+	if d.P3 != nil {
+		s := d.P3.DivergenceSummary
+		fmt.Fprintf(&b, "earliest divergence: forward layer %s, backward layer %s\n",
+			fmtOptInt(s.EarliestFwdDivergence), fmtOptInt(s.EarliestBwdDivergence))
+		if dd := s.Drilldown; dd != nil && dd.Operator != "" {
+			fmt.Fprintf(&b, "first divergent operator: %s (%s, layer %s)\n", dd.Operator, dd.Direction, fmtOptInt(dd.Layer))
+		}
+		if d.P3.Degraded {
+			fmt.Fprintf(&b, "note: %s\n", d.P3.DegradedNote)
+		}
+	}
+	for _, m := range d.Missing {
+		fmt.Fprintf(&b, "missing: %s\n", m)
+	}
+	return b.String()
+}
