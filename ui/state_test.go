@@ -275,7 +275,9 @@ func TestLoadingCancelAndError(t *testing.T) {
 
 type panicBackend struct{ fakeBackend }
 
-func (p *panicBackend) Pin(context.Context, *Data, *model.Anomaly) (*Data, error) { panic("boom\nline2") }
+func (p *panicBackend) Pin(context.Context, *Data, *model.Anomaly) (*Data, error) {
+	panic("boom\nline2")
+}
 
 func TestPanicInCommandQuitsCleanly(t *testing.T) {
 	m := loaded(t, &panicBackend{}, fixture(), 80, 24, true)
