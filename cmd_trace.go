@@ -1,8 +1,269 @@
 package main
 
-import "io"
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
 
-// runTrace is a placeholder until its issue lands.
+	"spikescope/analysis"
+	"spikescope/ingest"
+	"spikescope/model"
+)
+
+// traceFlags are the flags of `spikescope trace`.
+type traceFlags struct {
+	dump   [4]string // A, B, C, D
+	step   [4]int    // per-group --step-X; unset = -2
+	rank   [4]int
+	stepG  int // --step
+	rankG  int // --rank
+	phase1 string
+	anch   string
+	call   int
+	out    string
+}
+
+// traceUnset marks a --step/--rank flag that was not given (-1 is a real
+// step value: a tree without step folders).
+const traceUnset = -2
+
+var traceGroupNames = [4]string{"a", "b", "c", "d"}
+
+// runTrace is Phase 3: the four-group layer trace (method.md "Phase 3").
 func runTrace(args []string, stdout, stderr io.Writer) int {
-	return exitCode(usageError{"trace: not implemented yet"}, stderr)
+	var f traceFlags
+	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: spikescope trace --dump-a A --dump-b B [--dump-c C --dump-d D] [--phase1 P1.json]
+                        [--anchors a,b,c] [--step N] [--rank R] [--step-X N] [--rank-X R] [--call K] [-o FILE]
+
+Each --dump-X is a folder with dump.json or a step*/rank* tree; --step/--rank (or
+--step-a, --rank-b, ...) pick the dump inside a tree. B defaults to A's step/rank,
+D to C's. Without C/D and with A given as a tree, C is chosen from A's tree
+(not a Phase 1 anomaly, gradient norm below the tree's P75) and D from B's tree.
+`)
+		fs.PrintDefaults()
+	}
+	for g := range 4 {
+		fs.StringVar(&f.dump[g], "dump-"+traceGroupNames[g], "", "dump of group "+strings.ToUpper(traceGroupNames[g]))
+		fs.IntVar(&f.step[g], "step-"+traceGroupNames[g], traceUnset, "step inside group "+strings.ToUpper(traceGroupNames[g])+"'s tree")
+		fs.IntVar(&f.rank[g], "rank-"+traceGroupNames[g], traceUnset, "rank inside group "+strings.ToUpper(traceGroupNames[g])+"'s tree")
+	}
+	fs.IntVar(&f.stepG, "step", traceUnset, "step to pick inside the trees")
+	fs.IntVar(&f.rankG, "rank", traceUnset, "rank to pick inside the trees")
+	fs.StringVar(&f.phase1, "phase1", "", "Phase 1 JSON (filters the automatic choice of C)")
+	fs.StringVar(&f.anch, "anchors", "", "anchor modules, comma separated (default: automatic)")
+	fs.IntVar(&f.call, "call", 0, "call number (micro-batch order) of the anchor modules to compare")
+	fs.StringVar(&f.out, "o", "", "write the JSON to FILE instead of stdout")
+	fs.StringVar(&f.out, "output", "", "same as -o")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return exitCode(usageError{fmt.Sprintf("trace: unexpected argument %q", fs.Arg(0))}, stderr)
+	}
+	res, err := trace(context.Background(), f)
+	if err != nil {
+		return exitCode(err, stderr)
+	}
+	return exitCode(traceWriteJSON(res, f.out, stdout), stderr)
+}
+
+// trace loads the groups and runs Phase 3.
+func trace(ctx context.Context, f traceFlags) (*model.Phase3Result, error) {
+	if f.dump[0] == "" || f.dump[1] == "" {
+		return nil, usageError{"trace: --dump-a and --dump-b are required"}
+	}
+	if (f.dump[2] == "") != (f.dump[3] == "") {
+		return nil, usageError{"trace: --dump-c and --dump-d go together"}
+	}
+	var p1 *model.Phase1Result
+	if f.phase1 != "" {
+		var err error
+		if p1, err = traceReadPhase1(f.phase1); err != nil {
+			return nil, err
+		}
+	}
+	trees := map[string]*model.DumpTree{}
+	load := func(path string) (*model.DumpTree, error) {
+		if t, ok := trees[path]; ok {
+			return t, nil
+		}
+		t, err := ingest.LoadDumpTree(ctx, path, nil)
+		if err != nil {
+			return nil, err
+		}
+		if len(t.Dumps) == 0 {
+			return nil, &ingest.InputError{Path: path, Problem: "no dump.json found"}
+		}
+		trees[path] = t
+		return t, nil
+	}
+	var warnings []string
+	var tr [4]*model.DumpTree
+	var dumps [4]*model.Dump
+	for g := range 4 {
+		if f.dump[g] == "" {
+			continue
+		}
+		t, err := load(f.dump[g])
+		if err != nil {
+			return nil, err
+		}
+		tr[g] = t
+		warnings = append(warnings, tracePrefixAll(strings.ToUpper(traceGroupNames[g])+": ", t.Warnings)...)
+	}
+	// A: explicit coordinates, else Phase 1's earliest anomaly, else the
+	// tree's only dump.
+	step, rank := tracePickCoord(f.step[0], f.stepG), tracePickCoord(f.rank[0], f.rankG)
+	if step == traceUnset && rank == traceUnset && len(tr[0].Dumps) > 1 && p1 != nil && len(p1.Anomalies) > 0 {
+		an := p1.Anomalies[0]
+		if tr[0].Find(an.Step, an.Rank) != nil {
+			step, rank = an.Step, an.Rank
+			warnings = append(warnings, fmt.Sprintf("A: step %d rank %d taken from Phase 1's earliest anomaly", step, rank))
+		}
+	}
+	var err error
+	if dumps[0], err = tracePickDump(tr[0], step, rank, "A"); err != nil {
+		return nil, err
+	}
+	// B: A's coordinates when B's tree has them.
+	if dumps[1], err = tracePickDump(tr[1], tracePickCoord(f.step[1], f.stepG, dumps[0].Step), tracePickCoord(f.rank[1], f.rankG, dumps[0].Rank), "B"); err != nil {
+		return nil, err
+	}
+	controlNote := ""
+	if tr[2] != nil {
+		if dumps[2], err = tracePickDump(tr[2], tracePickCoord(f.step[2], f.stepG), tracePickCoord(f.rank[2], f.rankG), "C"); err != nil {
+			return nil, err
+		}
+		if dumps[3], err = tracePickDump(tr[3], tracePickCoord(f.step[3], f.stepG, dumps[2].Step), tracePickCoord(f.rank[3], f.rankG, dumps[2].Rank), "D"); err != nil {
+			return nil, err
+		}
+		if dumps[2] == dumps[0] {
+			warnings = append(warnings, "C is the same dump as A: the control group shows no noise")
+		}
+	} else if len(tr[0].Dumps) > 1 {
+		ch := analysis.ChooseControl(tr[0], dumps[0], tr[1], p1)
+		dumps[2], dumps[3] = ch.C, ch.D
+		controlNote = "automatic control choice: " + ch.Reason
+	}
+	var anchors []string
+	for _, a := range strings.Split(f.anch, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			anchors = append(anchors, a)
+		}
+	}
+	opt := analysis.DefaultPhase3Options()
+	opt.Call = f.call
+	res := analysis.Phase3(analysis.Phase3Input{
+		A: dumps[0], B: dumps[1], C: dumps[2], D: dumps[3],
+		Anchors: anchors, Phase1: p1, ControlNote: controlNote,
+	}, opt)
+	res.Warnings = append(warnings, res.Warnings...)
+	return res, nil
+}
+
+// tracePickCoord returns the first value that is set.
+func tracePickCoord(vals ...int) int {
+	for _, v := range vals {
+		if v != traceUnset {
+			return v
+		}
+	}
+	return traceUnset
+}
+
+// tracePickDump selects the dump at (step, rank) of a tree; an unset coordinate
+// matches when it leaves a single choice. A coordinate that the tree lacks
+// falls back to the tree's only dump (B/D inherit A/C's coordinates, which a
+// single-folder baseline does not have).
+func tracePickDump(t *model.DumpTree, step, rank int, group string) (*model.Dump, error) {
+	var match []*model.Dump
+	for _, d := range t.Dumps {
+		if (step == traceUnset || d.Step == step) && (rank == traceUnset || d.Rank == rank) {
+			match = append(match, d)
+		}
+	}
+	switch {
+	case len(match) == 1:
+		return match[0], nil
+	case len(t.Dumps) == 1:
+		return t.Dumps[0], nil
+	case len(match) == 0:
+		return nil, usageError{fmt.Sprintf("trace: %s: no dump at step %s rank %s in %s (has %s)", group, traceCoordStr(step), traceCoordStr(rank), t.Path, traceTreeCoords(t))}
+	}
+	return nil, usageError{fmt.Sprintf("trace: %s: %s holds %d dumps (%s): pick one with --step/--rank (or --step-%s/--rank-%s)",
+		group, t.Path, len(t.Dumps), traceTreeCoords(t), strings.ToLower(group), strings.ToLower(group))}
+}
+
+func traceCoordStr(v int) string {
+	if v == traceUnset {
+		return "any"
+	}
+	return fmt.Sprint(v)
+}
+
+// traceTreeCoords lists a tree's (step, rank) pairs, shortened.
+func traceTreeCoords(t *model.DumpTree) string {
+	var parts []string
+	for i, d := range t.Dumps {
+		if i == 12 {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, fmt.Sprintf("step %d rank %d", d.Step, d.Rank))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func tracePrefixAll(p string, xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = p + x
+	}
+	return out
+}
+
+// traceReadPhase1 reads a Phase 1 JSON file.
+func traceReadPhase1(path string) (*model.Phase1Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &ingest.InputError{Path: path, Problem: "cannot read: " + traceErrText(err), Err: err}
+	}
+	var p model.Phase1Result
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, &ingest.InputError{Path: path, Problem: "not a Phase 1 JSON: " + err.Error(), Err: err}
+	}
+	return &p, nil
+}
+
+func traceErrText(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// traceWriteJSON writes v as indented JSON to file, or to w when file is "".
+func traceWriteJSON(v any, file string, w io.Writer) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if file == "" {
+		_, err = w.Write(b)
+		return err
+	}
+	return os.WriteFile(file, b, 0o644)
 }

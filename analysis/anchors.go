@@ -36,12 +36,14 @@ var nonAnchorSubstrings = []string{"rotary", "inv_freq", "position_id"}
 // discoverAnchors returns the anchor modules common to both dumps: every
 // known transformer-layer module present in at least two layers on both
 // sides (one layer when the dumps hold a single layer), then other common
-// modules by layer count until minAnchors are reached.
+// modules until minAnchors are reached, those recorded in more (layer,
+// pass) pairs first (a module without backward records, like an in-place
+// norm, compares only half of the trace).
 func discoverAnchors(a, b *dumpIndex) []string {
 	if a == nil || b == nil {
 		return nil
 	}
-	need := 2
+	need := 2 // (layer, pass) pairs: two layers, or one layer in both passes
 	if len(a.layers) < 2 || len(b.layers) < 2 {
 		need = 1
 	}

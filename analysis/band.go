@@ -78,7 +78,9 @@ func controlBand(ratios []float64, iqrMult, floor float64) model.Band {
 	}
 	b.Lower, b.Upper = model.Float(1-spread), model.Float(1+spread)
 	switch {
-	case vals[0] <= 0:
+	case med <= 0 || vals[0] < 0:
+		// A zero ratio alone is a real finding (a vanished value), but
+		// ratios on both sides of zero mean values near zero.
 		b.Note = noteSignChange
 	case iqr > math.Abs(med):
 		b.Note = noteScatter

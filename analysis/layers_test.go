@@ -92,7 +92,7 @@ func TestAPILayer(t *testing.T) {
 		t.Fatalf("heuristic layers %d %d %d", x.info[0].Layer, x.info[2].Layer, x.info[4].Layer)
 	}
 	d.Ops[2].Parent = "Module.m.layers.5.mlp.MLP.forward.0" // not in dump.json
-	d.Ops[0].Parent = "Functional.linear.0.forward"          // an API whose parent is unknown
+	d.Ops[0].Parent = "Functional.linear.0.forward"         // an API whose parent is unknown
 	x = indexDump(d, learnLayerScheme(d))
 	if x.info[2].Layer != 5 || x.info[2].Anchor != "mlp" || x.info[0].Layer != -1 {
 		t.Fatalf("construct layers %+v %+v", x.info[2], x.info[0])

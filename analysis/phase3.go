@@ -114,7 +114,10 @@ func Phase3(in Phase3Input, opt Phase3Options) *model.Phase3Result {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("no transformer layers (%s<N>) found in the dumps", res.LayerPrefix))
 	}
 
-	// Per anchor: cells, bands, flags, reference conclusion.
+	// Per anchor: cells; then the bands (a metric unusable when pooled
+	// over every anchor is unusable for each of them: a few layers of one
+	// anchor can look orderly by chance), flags and the reference's
+	// conclusion.
 	cells := make([][][2]cell, len(anchors)) // anchor → layer pos → dir
 	pooled := map[model.Stat]map[string][]float64{}
 	for _, m := range metricOrder {
@@ -131,13 +134,17 @@ func Phase3(in Phase3Input, opt Phase3Options) *model.Phase3Result {
 				if c.abOK {
 					anyAligned = true
 				}
+				for _, m := range metricOrder {
+					pooled[m][d.name] = append(pooled[m][d.name], p.controlRatio(&c, m))
+				}
 			}
 		}
 		if anyAligned {
 			aligned++
 		}
-		table := p.anchorTable(name, layers, cells[ai], pooled)
-		res.Anchors = append(res.Anchors, table)
+	}
+	for ai, name := range anchors {
+		res.Anchors = append(res.Anchors, p.anchorTable(name, layers, cells[ai], pooled))
 	}
 	res.AnchorWarning = anchorWarning(aligned)
 	res.DivergenceSummary = p.summary(anchors, layers, cells, pooled, res)
@@ -163,6 +170,10 @@ func emptySummary() model.DivergenceSummary {
 func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 	ak := anchorKey{layer, name, dir}
 	c := cell{a: -1, b: -1, c: -1, d: -1}
+	for s := range c.ab {
+		c.ab[s], c.cd[s], c.deg[s] = math.NaN(), math.NaN(), math.NaN()
+		c.va[s], c.vb[s], c.vc[s], c.vd[s] = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	}
 	for _, x := range []*dumpIndex{p.ia, p.ib, p.ic, p.id} {
 		if x != nil && x.anchors[ak] != nil {
 			c.present = true
@@ -194,7 +205,6 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 	c.va, c.vb = statsOf(p.ia, c.a), statsOf(p.ib, c.b)
 	c.vc, c.vd = statsOf(p.ic, c.c), statsOf(p.id, c.d)
 	for s := range c.ab {
-		c.ab[s], c.cd[s], c.deg[s] = math.NaN(), math.NaN(), math.NaN()
 		if c.abOK {
 			c.ab[s] = groupRatio(c.va[s], c.vb[s])
 		}
@@ -206,8 +216,7 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 }
 
 // anchorTable learns the anchor's bands, flags its layers and writes the
-// reference's table and conclusion. Control ratios are also pooled for the
-// drill-down band.
+// reference's table and conclusion.
 func (p *p3) anchorTable(name string, layers []int, cells [][2]cell, pooled map[model.Stat]map[string][]float64) model.AnchorTable {
 	t := model.AnchorTable{Name: name, Thresholds: map[string]map[string]model.Band{}}
 	for _, m := range metricOrder {
@@ -215,15 +224,13 @@ func (p *p3) anchorTable(name string, layers []int, cells [][2]cell, pooled map[
 		for di, d := range p3Dirs {
 			var rs []float64
 			for li := range layers {
-				c := &cells[li][di]
-				if p.hasCD {
-					rs = append(rs, c.cd[m])
-				} else {
-					rs = append(rs, c.ab[m])
-				}
+				rs = append(rs, p.controlRatio(&cells[li][di], m))
 			}
-			pooled[m][d.name] = append(pooled[m][d.name], rs...)
 			bs[di] = p.band(rs)
+			if all := controlBand(pooled[m][d.name], p.opt.IQRMult, p.opt.SpreadFloor); !all.Usable && bs[di].Usable {
+				bs[di].Usable = false
+				bs[di].Note = joinNote(bs[di].Note, "over all anchors: "+all.Note)
+			}
 			for li := range layers {
 				c := &cells[li][di]
 				c.deg[m] = p.degree(c.ab[m], c.cd[m], &bs[di])
@@ -272,6 +279,15 @@ func (p *p3) anchorTable(name string, layers []int, cells [][2]cell, pooled map[
 // degree could be computed (an unaligned pair, a missing side).
 func (p *p3) uncompared(c *cell) bool {
 	return c.present && !model.Finite(c.deg[model.StatNorm])
+}
+
+// controlRatio is the ratio a band is learned from: C/D, or A/B when
+// degraded.
+func (p *p3) controlRatio(c *cell, m model.Stat) float64 {
+	if p.hasCD {
+		return c.cd[m]
+	}
+	return c.ab[m]
 }
 
 // band learns a band from control ratios (degraded: from A/B ratios).
@@ -391,8 +407,8 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 	var notes []string
 	for _, m := range metricOrder {
 		for _, d := range p3Dirs {
-			if b := s.Thresholds[metricName(m)][d.name]; !b.Usable && b.Note != "" {
-				notes = append(notes, fmt.Sprintf("%s %s: %s", metricName(m), d.name, b.Note))
+			if raw := controlBand(pooled[m][d.name], p.opt.IQRMult, p.opt.SpreadFloor); !raw.Usable {
+				notes = append(notes, fmt.Sprintf("%s %s: %s", metricName(m), d.name, raw.Note))
 			}
 		}
 	}

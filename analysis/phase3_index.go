@@ -46,7 +46,7 @@ type dumpIndex struct {
 	layers  map[int][]int32  // forward+backward ops per layer id, execution order
 	anchors map[anchorKey]*anchorOps
 	grads   map[anchorKey][]int32 // parameters_grad records per (layer, anchor)
-	counts  map[string]int        // anchor name → number of layers holding it
+	counts  map[string]int        // anchor name → number of (layer, pass) holding it
 }
 
 // indexDump builds the index of d under the layer scheme s.
@@ -120,7 +120,7 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 	ord := make(map[string]int, n)
 	looseOrd := make(map[string]int, n)
 	var b strings.Builder
-	layerAnchors := map[string]map[int]bool{}
+	layerAnchors := map[string]map[[2]int]bool{}
 	for i := range d.Ops {
 		op := &d.Ops[i]
 		in := &x.info[i]
@@ -164,10 +164,10 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 		if op.Kind == model.KindModule {
 			m := layerAnchors[in.Anchor]
 			if m == nil {
-				m = map[int]bool{}
+				m = map[[2]int]bool{}
 				layerAnchors[in.Anchor] = m
 			}
-			m[in.Layer] = true
+			m[[2]int{in.Layer, int(op.Direction)}] = true
 		}
 	}
 	for a, m := range layerAnchors {
