@@ -14,6 +14,15 @@ type Phase1Result struct {
 	Thresholds      map[string]float64         `json:"thresholds,omitempty"`
 	Warnings        []string                   `json:"warnings,omitempty"`
 	Missing         []string                   `json:"missing,omitempty"`
+	// DataKind is "step", "micro_step" or "dump": how Phase 1 detected.
+	DataKind string `json:"data_kind,omitempty"`
+	// Metric is the metric analysed (e.g. grad_unreduced).
+	Metric string `json:"metric,omitempty"`
+	// Targets names every analysed parameter, OptimizerStepRange is the
+	// [first, last] optimizer step (the step for step-level data): what a
+	// pinned coordinate is checked against.
+	Targets            []string `json:"targets,omitempty"`
+	OptimizerStepRange []int    `json:"optimizer_step_range,omitempty"`
 }
 
 // ShardingAnalysis is the run shape (Phase 1 Step 0).
@@ -38,6 +47,11 @@ type ShardingAnalysis struct {
 type TargetRankNorms struct {
 	TargetName string           `json:"target_name"`
 	Ranks      map[string]Float `json:"ranks"`
+	// NextStep/NextRanks are the same parameter's final norms at the next
+	// optimizer step: the cross-step rule compares one parameter across
+	// truly adjacent steps (reference bug 11).
+	NextStep  *int             `json:"next_step,omitempty"`
+	NextRanks map[string]Float `json:"next_ranks,omitempty"`
 }
 
 // Phase1Summary counts what was analysed.
@@ -69,6 +83,13 @@ type Anomaly struct {
 	Trigger          string `json:"trigger"` // iqr, mad, iqr+mad, micro_step_delta, dump_abs_norm, nonfinite
 	NonFinite        bool   `json:"non_finite,omitempty"`
 	VPPStage         int    `json:"vpp_stage"`
+	// BaselineIQR is the IQR of the baseline the value was judged against.
+	BaselineIQR *Float `json:"baseline_iqr,omitempty"`
+	// Increment is the micro-batch's own contribution estimated from the
+	// cumulative norms, sqrt(N_k² − N_{k−1}²) (micro-step data).
+	Increment *Float `json:"increment,omitempty"`
+	// Test says which threshold fired: "iqr", "mad" or "iqr+mad".
+	Test string `json:"test,omitempty"`
 }
 
 // OptStep returns the optimizer step (the step when not micro-step data).

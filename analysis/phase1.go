@@ -1,0 +1,226 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"spikescope/model"
+)
+
+// Phase 1 defaults (reference-scripts.md §6, method.md "Detection").
+const (
+	DefaultIQRMult   = 5.0  // reference --iqr-mult
+	DefaultMADMult   = 10.0 // reference --mad-mult
+	DefaultMinEffect = 1.5  // minimum effect: a candidate is ≥ 1.5× its baseline median
+	// DefaultDumpTopN is how many parameter gradients a single-step dump
+	// lists (reference top-N).
+	DefaultDumpTopN = 20
+	// minMicroPool is the least number of increments per (parameter, micro
+	// step) for a per-micro-step baseline; below it the increments of all
+	// micro steps of the parameter are pooled.
+	minMicroPool = 16
+)
+
+// Phase1Options are the thresholds of Phase 1; flags override them.
+type Phase1Options struct {
+	IQRMult, MADMult, MinEffect float64
+	// Window overrides the detected accumulation window (0 = detect,
+	// 1 = no accumulation).
+	Window int
+	// Metric is the metric to analyse ("" = grad_unreduced, else grad_norm,
+	// else grad_reduced, else the first one).
+	Metric   string
+	DumpTopN int
+}
+
+// DefaultPhase1Options are the reference thresholds plus the minimum effect.
+func DefaultPhase1Options() Phase1Options {
+	return Phase1Options{IQRMult: DefaultIQRMult, MADMult: DefaultMADMult, MinEffect: DefaultMinEffect, DumpTopN: DefaultDumpTopN}
+}
+
+// p1 is the state of one Phase 1 run.
+type p1 struct {
+	d      *model.MonitorData
+	ix     *seriesIndex
+	m      stepMapper
+	kind   string
+	metric string
+	opt    Phase1Options
+	res    *model.Phase1Result
+	judge  robustJudge
+}
+
+// Phase1 finds the candidate spike coordinates of a monitor run (or of the
+// parameter gradients of a dump tree), earliest first.
+func Phase1(d *model.MonitorData, opt Phase1Options) *model.Phase1Result {
+	def := DefaultPhase1Options()
+	if !(opt.IQRMult > 0) {
+		opt.IQRMult = def.IQRMult
+	}
+	if !(opt.MADMult > 0) {
+		opt.MADMult = def.MADMult
+	}
+	if !(opt.MinEffect > 0) {
+		opt.MinEffect = def.MinEffect
+	}
+	if opt.DumpTopN <= 0 {
+		opt.DumpTopN = def.DumpTopN
+	}
+	res := &model.Phase1Result{Phase: 1, Anomalies: []model.Anomaly{}}
+	if d == nil {
+		res.Missing = append(res.Missing, "no monitor data")
+		return res
+	}
+	res.DBPath, res.Format = d.Path, d.Format
+	res.Warnings = append(res.Warnings, d.Warnings...)
+	res.Thresholds = map[string]float64{
+		"iqr_mult": opt.IQRMult, "mad_mult": opt.MADMult, "min_effect": opt.MinEffect,
+		"mad_scale": madScale, "zero_spread_mult": zeroSpreadMult,
+	}
+	metric := chooseMetric(d, opt.Metric)
+	c := &p1{d: d, opt: opt, res: res}
+	c.judge.rule = robustRule{IQRMult: opt.IQRMult, MADMult: opt.MADMult, MinEffect: opt.MinEffect}
+	if metric < 0 {
+		res.Missing = append(res.Missing, "no gradient rows")
+		res.Reasoning = append(res.Reasoning, "no rows to analyse")
+		res.Sharding = model.ShardingAnalysis{PPStages: 1, VPPStages: []int{0}, MicroStepRange: []int{0}, PassUnit: "(step,)"}
+		res.Summary.PassUnit = "(step,)"
+		res.Summary.TotalRows = d.Rows.Len()
+		res.Summary.TotalTargets = len(d.Targets)
+		res.Summary.Steps, res.Summary.Ranks = []int{}, []int{}
+		return res
+	}
+	c.metric = d.Metrics[metric]
+	res.Metric = c.metric
+	if len(d.Metrics) > 1 {
+		res.Reasoning = append(res.Reasoning, fmt.Sprintf("metric %q analysed (of %d metrics); grad_reduced rows never join its curves", c.metric, len(d.Metrics)))
+	}
+	c.ix = buildSeriesIndex(d, metric)
+	c.m, c.kind = runShape(d, c.ix, metric, opt, res)
+	res.DataKind = c.kind
+	if c.kind == kindMicro && !c.m.Explicit {
+		res.Thresholds["accumulation_window"] = float64(res.Sharding.AccumulationWindow)
+	}
+	c.summary()
+
+	nSteps := len(res.Summary.Steps)
+	switch {
+	case c.kind == kindDump && nSteps == 1:
+		c.dumpSpikes()
+	case c.kind == kindMicro:
+		c.microStepSpikes()
+	default:
+		c.stepLevelSpikes()
+	}
+	c.nonFiniteCandidates()
+	earliestFirst(res.Anomalies)
+	if !(c.kind == kindDump && nSteps == 1) {
+		c.targetRankNorms()
+	}
+	res.Summary.AnomalyCount = len(res.Anomalies)
+	nf := 0
+	for i := range res.Anomalies {
+		if res.Anomalies[i].NonFinite {
+			nf++
+		}
+	}
+	res.Reasoning = append(res.Reasoning, fmt.Sprintf("%d candidates (%d non-finite), ordered earliest first: optimizer step, micro step, non-finite first, then deviation", len(res.Anomalies), nf))
+	return res
+}
+
+// chooseMetric picks the metric to analyse: the per-rank gradient before
+// the DP reduce is what localises a rank.
+func chooseMetric(d *model.MonitorData, want string) int {
+	present := make([]bool, len(d.Metrics))
+	for _, m := range d.Rows.Metric {
+		if int(m) < len(present) {
+			present[m] = true
+		}
+	}
+	if want != "" {
+		if i := d.MetricIndex(want); i >= 0 && present[i] {
+			return i
+		}
+	}
+	for _, name := range []string{"grad_unreduced", "grad_norm", "grad_reduced"} {
+		if i := d.MetricIndex(name); i >= 0 && present[i] {
+			return i
+		}
+	}
+	for i, p := range present {
+		if p {
+			return i
+		}
+	}
+	return -1
+}
+
+// summary fills the counts, steps, ranks, targets and optimizer-step range.
+func (c *p1) summary() {
+	r := &c.d.Rows
+	res := c.res
+	s := &res.Summary
+	s.TotalTargets = len(c.d.Targets)
+	s.TotalRows = r.Len()
+	s.PassUnit = res.Sharding.PassUnit
+	s.Ranks = append([]int{}, c.ix.ranks...)
+	s.Steps = []int{}
+	span := c.ix.maxStep - c.ix.minStep + 1
+	if span > 0 && span <= 4*c.ix.rows+1024 {
+		seen := make([]bool, span)
+		for _, i := range c.ix.order {
+			seen[int(r.Step[i])-c.ix.minStep] = true
+		}
+		for k, ok := range seen {
+			if ok {
+				s.Steps = append(s.Steps, k+c.ix.minStep)
+			}
+		}
+	} else {
+		set := map[int]bool{}
+		for _, i := range c.ix.order {
+			set[int(r.Step[i])] = true
+		}
+		for k := range set {
+			s.Steps = append(s.Steps, k)
+		}
+		slices.Sort(s.Steps)
+	}
+	for t := range c.d.Targets {
+		if len(c.ix.targetGroups(t)) > 0 {
+			res.Targets = append(res.Targets, c.d.Targets[t].Name)
+		}
+	}
+	if len(s.Steps) > 0 {
+		lo, _ := c.m.mapStep(int32(s.Steps[0]), 0)
+		hi, _ := c.m.mapStep(int32(s.Steps[len(s.Steps)-1]), 0)
+		if c.m.Explicit {
+			lo, hi = s.Steps[0], s.Steps[len(s.Steps)-1]
+		}
+		res.OptimizerStepRange = []int{lo, hi}
+	}
+}
+
+// anomaly builds the candidate for row i with the reference keys.
+func (c *p1) anomaly(i int32) model.Anomaly {
+	r := &c.d.Rows
+	t := c.d.Targets[r.Target[i]]
+	a := model.Anomaly{
+		Rank: int(r.Rank[i]), Step: int(r.Step[i]), TargetName: t.Name, Metric: c.metric,
+		Norm: model.Float(r.Val[model.StatNorm][i]), VPPStage: t.VPPStage,
+		Min: statOr(c.d, r, model.StatMin, i), Max: statOr(c.d, r, model.StatMax, i), Mean: statOr(c.d, r, model.StatMean, i),
+	}
+	if c.kind == kindMicro {
+		o, ms := c.m.mapStep(r.Step[i], r.Micro[i])
+		a.OptimizerStep, a.MicroStep = model.IntPtr(o), model.IntPtr(ms)
+	}
+	return a
+}
+
+func statOr(d *model.MonitorData, r *model.Rows, s model.Stat, i int32) model.Float {
+	if !d.HasStat[s] || int(i) >= len(r.Val[s]) {
+		return model.Float(math.NaN())
+	}
+	return model.Float(r.Val[s][i])
+}

@@ -1,0 +1,44 @@
+package analysis
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"spikescope/model"
+)
+
+// dumpSpikes is the single-step dump rule: the largest parameter-gradient
+// norms (top N), each with its deviation against the median of ALL
+// parameters of the step (the reference uses the median of the top N,
+// which depends on N: reference bug 12).
+func (c *p1) dumpSpikes() {
+	norm := c.d.Rows.Val[model.StatNorm]
+	rows := make([]int32, 0, c.ix.rows)
+	vals := make([]float64, 0, c.ix.rows)
+	for _, i := range c.ix.order {
+		if isFinite(norm[i]) {
+			rows = append(rows, i)
+			vals = append(vals, norm[i])
+		}
+	}
+	med := medianInPlace(vals)
+	slices.SortStableFunc(rows, func(a, b int32) int { return cmp.Compare(norm[b], norm[a]) })
+	n := min(len(rows), c.opt.DumpTopN)
+	for _, i := range rows[:n] {
+		a := c.anomaly(i)
+		a.BaselineMedian = model.Float(med)
+		if med > 0 {
+			a.DeviationRatio = model.Float(norm[i] / med)
+		} else {
+			a.DeviationRatio = model.Float(math.Inf(1))
+		}
+		a.Trigger = "dump_abs_norm"
+		c.res.Anomalies = append(c.res.Anomalies, a)
+	}
+	c.res.Thresholds["dump_top_n"] = float64(c.opt.DumpTopN)
+	c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf(
+		"single-step dump: the %d largest of %d parameter-gradient norms, deviation against the median of all of them (%.6g)",
+		n, len(rows), med))
+}

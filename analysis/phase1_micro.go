@@ -1,0 +1,185 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+
+	"spikescope/model"
+)
+
+// microScratch holds the per-parameter buffers of microStepSpikes, reused
+// from one parameter to the next.
+type microScratch struct {
+	inc, delta, final, ratio []float64
+	ms, row                  []int32
+	pool                     []float64
+	medInc, medDelta         []float64
+	cand                     []int
+}
+
+// microStepSpikes judges each micro-batch's own contribution in cumulative
+// (accumulated) gradients. Curves are per (metric, parameter, rank,
+// optimizer step), in micro-step order; metrics and optimizer steps never
+// mix. For micro step k the increment inc_k = sqrt(max(N_k² − N_{k−1}², 0))
+// (inc_0 = N_0) estimates the norm of micro-batch k; it is stationary across
+// k for uncorrelated micro-batches, so it is compared against a baseline of
+// the same parameter pooled over ranks, optimizer steps and micro steps
+// (per micro step when there are enough samples, which also removes the
+// growth of correlated micro-batches). Robust thresholds as at step level,
+// the judged point left out. A candidate must also raise the cumulative norm
+// itself: its delta N_k − N_{k−1} must be ≥ MinEffect × the parameter's
+// usual delta — after a spike a normal micro-batch can look large through
+// sqrt(N_k² − N_{k−1}²) alone. Every parameter is judged on its own scale:
+// nothing is preselected by absolute norm.
+func (c *p1) microStepSpikes() {
+	var s microScratch
+	judged, perMicro, found := 0, 0, 0
+	for t := range c.d.Targets {
+		gs := c.ix.targetGroups(t)
+		if len(gs) == 0 {
+			continue
+		}
+		judged++
+		if c.microCurves(gs, &s) {
+			perMicro++
+		}
+		s.cand = c.judge.prescreen(s.ratio, s.cand)
+		for _, j := range s.cand {
+			v := s.ratio[j]
+			vd := c.judge.judge(v)
+			if !vd.Flagged {
+				continue
+			}
+			k := s.ms[j]
+			md := s.medDelta[k]
+			if md > 0 {
+				if !(s.delta[j] >= c.opt.MinEffect*md) {
+					continue
+				}
+			} else if !(s.delta[j] > 0) {
+				continue
+			}
+			a := c.anomaly(s.row[j])
+			a.Delta = model.FloatPtr(s.delta[j])
+			a.Increment = model.FloatPtr(s.inc[j])
+			a.SuspectFinalNorm = model.FloatPtr(s.final[j])
+			a.BaselineMedian = model.Float(s.medInc[k] * vd.Median)
+			a.BaselineIQR = model.FloatPtr(s.medInc[k] * vd.IQR)
+			a.DeviationRatio = model.Float(v / vd.Median)
+			a.Trigger, a.Test = "micro_step_delta", vd.Trigger
+			c.res.Anomalies = append(c.res.Anomalies, a)
+			found++
+		}
+	}
+	c.res.Thresholds["min_micro_pool"] = minMicroPool
+	c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf(
+		"micro steps: each micro-batch's increment sqrt(N_k²−N_{k−1}²) judged per parameter (%d parameters, %d with per-micro-step baselines of ≥ %d samples, the rest pooled over micro steps) without the judged point; candidate when > q3 + %g·IQR or > median + %g·MAD×%.4f, ≥ %g× the median, and its delta N_k−N_{k−1} ≥ %g× the usual delta: %d found",
+		judged, perMicro, minMicroPool, c.opt.IQRMult, c.opt.MADMult, madScale, c.opt.MinEffect, c.opt.MinEffect, found))
+}
+
+// microCurves fills the scratch with the increments, deltas and normalised
+// increments (ratio) of one parameter; it reports whether per-micro-step
+// baselines were used.
+func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
+	r := &c.d.Rows
+	norm := r.Val[model.StatNorm]
+	s.inc, s.delta, s.final, s.ms, s.row = s.inc[:0], s.delta[:0], s.final[:0], s.ms[:0], s.row[:0]
+	maxK := int32(0)
+	for _, g := range gs {
+		curOpt, start := 0, len(s.inc)
+		prev := math.NaN()
+		closeCurve := func() {
+			if n := len(s.final); n > start {
+				last := norm[s.row[n-1]]
+				for j := start; j < n; j++ {
+					s.final[j] = last
+				}
+			}
+		}
+		for k, i := range c.ix.rowsOf(g) {
+			o, ms := c.m.mapStep(r.Step[i], r.Micro[i])
+			if k == 0 || o != curOpt {
+				closeCurve()
+				curOpt, start = o, len(s.inc)
+				prev = math.NaN()
+				if ms == 0 {
+					prev = 0 // the curve starts from an empty accumulator
+				}
+			}
+			n := norm[i]
+			inc, delta := math.NaN(), math.NaN()
+			if isFinite(n) && isFinite(prev) {
+				delta = n - prev
+				inc = math.Sqrt(max(n*n-prev*prev, 0))
+			}
+			if ms < 0 {
+				ms = 0
+			}
+			s.inc = append(s.inc, inc)
+			s.delta = append(s.delta, delta)
+			s.final = append(s.final, 0)
+			s.ms = append(s.ms, int32(ms))
+			s.row = append(s.row, i)
+			maxK = max(maxK, int32(ms))
+			prev = n
+		}
+		closeCurve()
+	}
+	nk := int(maxK) + 1
+	s.medInc = resizeF(s.medInc, nk)
+	s.medDelta = resizeF(s.medDelta, nk)
+	// per-micro-step medians when every micro step has enough samples
+	counts := make([]int, nk)
+	for j, v := range s.inc {
+		if isFinite(v) {
+			counts[s.ms[j]]++
+		}
+	}
+	perMicro := true
+	for _, n := range counts {
+		if n > 0 && n < minMicroPool {
+			perMicro = false
+		}
+	}
+	if perMicro {
+		for k := 0; k < nk; k++ {
+			s.medInc[k] = c.medianWhere(s.inc, s.ms, int32(k), &s.pool)
+			s.medDelta[k] = c.medianWhere(s.delta, s.ms, int32(k), &s.pool)
+		}
+	} else {
+		mi := c.medianWhere(s.inc, nil, 0, &s.pool)
+		md := c.medianWhere(s.delta, nil, 0, &s.pool)
+		for k := 0; k < nk; k++ {
+			s.medInc[k], s.medDelta[k] = mi, md
+		}
+	}
+	s.ratio = resizeF(s.ratio, len(s.inc))
+	for j, v := range s.inc {
+		m := s.medInc[s.ms[j]]
+		if m > 0 && isFinite(v) {
+			s.ratio[j] = v / m
+		} else {
+			s.ratio[j] = math.NaN()
+		}
+	}
+	return perMicro
+}
+
+// medianWhere is the median of vals[j] where ms[j] == k (all when ms is nil).
+func (c *p1) medianWhere(vals []float64, ms []int32, k int32, pool *[]float64) float64 {
+	p := (*pool)[:0]
+	for j, v := range vals {
+		if ms == nil || ms[j] == k {
+			p = append(p, v)
+		}
+	}
+	*pool = p
+	return medianInPlace(p)
+}
+
+func resizeF(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}

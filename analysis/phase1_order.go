@@ -1,0 +1,134 @@
+package analysis
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+
+	"spikescope/model"
+)
+
+// earliestFirst orders candidates the way the method reads them: optimizer
+// step, micro step, non-finite first, then deviation (descending), rank and
+// parameter. The earliest anomaly is the root-cause suspect, not the largest.
+func earliestFirst(as []model.Anomaly) {
+	slices.SortStableFunc(as, func(a, b model.Anomaly) int {
+		if c := cmp.Compare(a.OptStep(), b.OptStep()); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Micro(), b.Micro()); c != 0 {
+			return c
+		}
+		if a.NonFinite != b.NonFinite {
+			if a.NonFinite {
+				return -1
+			}
+			return 1
+		}
+		if c := cmpDesc(float64(a.DeviationRatio), float64(b.DeviationRatio)); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Rank, b.Rank); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.TargetName, b.TargetName)
+	})
+}
+
+// cmpDesc orders finite values descending, NaN last.
+func cmpDesc(a, b float64) int {
+	an, bn := a != a, b != b
+	switch {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	}
+	return cmp.Compare(b, a)
+}
+
+// targetRankNorms records, for every optimizer step k with candidates, the
+// focus parameter (the largest final norm among the step's candidates) and
+// its final norm on every rank at k and at k+1 — the cross-step rule
+// compares the same parameter across truly adjacent steps (bug 11).
+func (c *p1) targetRankNorms() {
+	as := c.res.Anomalies
+	if len(as) == 0 {
+		return
+	}
+	type focus struct {
+		target int
+		val    float64
+	}
+	byStep := map[int]*focus{}
+	var steps []int
+	nameIdx := map[string]int{}
+	for t, tg := range c.d.Targets {
+		if _, ok := nameIdx[tg.Name]; !ok || len(c.ix.targetGroups(t)) > 0 {
+			nameIdx[tg.Name] = t
+		}
+	}
+	for i := range as {
+		a := &as[i]
+		v := float64(a.Norm)
+		if a.SuspectFinalNorm != nil {
+			v = float64(*a.SuspectFinalNorm)
+		}
+		k := a.OptStep()
+		f := byStep[k]
+		if f == nil {
+			f = &focus{target: nameIdx[a.TargetName], val: v}
+			if !isFinite(v) {
+				f.val = -1
+			}
+			byStep[k] = f
+			steps = append(steps, k)
+			continue
+		}
+		if isFinite(v) && v > f.val {
+			f.target, f.val = nameIdx[a.TargetName], v
+		}
+	}
+	out := map[string]model.TargetRankNorms{}
+	for _, k := range steps {
+		f := byStep[k]
+		e := model.TargetRankNorms{TargetName: c.d.Targets[f.target].Name, Ranks: c.finalNorms(f.target, k)}
+		next := c.finalNorms(f.target, k+1)
+		if len(next) > 0 {
+			e.NextStep, e.NextRanks = model.IntPtr(k+1), next
+			if _, own := byStep[k+1]; !own {
+				out[strconv.Itoa(k+1)] = model.TargetRankNorms{TargetName: e.TargetName, Ranks: next}
+			}
+		}
+		out[strconv.Itoa(k)] = e
+	}
+	c.res.TargetRankNorms = out
+	c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf("target_rank_norms: final norms per rank of each candidate step's focus parameter at that step and the next (%d steps)", len(steps)))
+}
+
+// finalNorms maps rank → the final norm of target t at optimizer step k
+// (the last micro step; the step's norm for step-level data).
+func (c *p1) finalNorms(t, k int) map[string]model.Float {
+	r := &c.d.Rows
+	norm := r.Val[model.StatNorm]
+	out := map[string]model.Float{}
+	for _, g := range c.ix.targetGroups(t) {
+		rows := c.ix.rowsOf(g)
+		// optimizer steps are non-decreasing along a series
+		hi := sort.Search(len(rows), func(j int) bool {
+			o, _ := c.m.mapStep(r.Step[rows[j]], r.Micro[rows[j]])
+			return o > k
+		})
+		if hi == 0 {
+			continue
+		}
+		if o, _ := c.m.mapStep(r.Step[rows[hi-1]], r.Micro[rows[hi-1]]); o == k {
+			out[strconv.Itoa(int(g.Rank))] = model.Float(norm[rows[hi-1]])
+		}
+	}
+	return out
+}

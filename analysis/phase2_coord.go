@@ -1,0 +1,145 @@
+package analysis
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"spikescope/model"
+)
+
+// coordValue is the value a coordinate is ranked by: the delta for
+// micro-step data, the norm otherwise.
+func coordValue(a *model.Anomaly, kind string) (float64, string) {
+	if kind == kindMicro && a.Delta != nil {
+		return float64(*a.Delta), "delta"
+	}
+	return float64(a.Norm), "norm"
+}
+
+// pickCoordinate chooses the coordinate within the root step: non-finite
+// candidates first (the earliest kind of anomaly), then the largest
+// delta/norm. With a baseline it walks the candidates from the most
+// anomalous: the baseline's same parameter (+ micro step; same rank and
+// step preferred: bug 16) with a ratio ≥ DeviceRatio, or missing → device
+// specific, selected; close → skipped. All close → the best candidate,
+// labelled shared.
+func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.Phase1Result, opt Phase2Options) {
+	if len(cands) == 0 {
+		c.both("无候选坐标", "no candidate in the root step")
+		return
+	}
+	slices.SortStableFunc(cands, func(a, b model.Anomaly) int {
+		if a.NonFinite != b.NonFinite {
+			if a.NonFinite {
+				return -1
+			}
+			return 1
+		}
+		va, _ := coordValue(&a, kind)
+		vb, _ := coordValue(&b, kind)
+		return cmpDesc(va, vb)
+	})
+	verdicts := make([]model.CandidateVerdict, len(cands))
+	for i := range cands {
+		v, _ := coordValue(&cands[i], kind)
+		verdicts[i] = model.CandidateVerdict{Anomaly: cands[i], Value: model.Float(v), Verdict: "no baseline"}
+	}
+	defer func() { c.res.Candidates = verdicts }()
+	if baseline == nil {
+		a := &cands[0]
+		v, key := coordValue(a, kind)
+		verdicts[0].Selected = true
+		c.res.RootCauseCoordinate = coordOf(a)
+		switch {
+		case a.NonFinite:
+			c.reason(fmt.Sprintf("无标杆，取最早的非有限值 (rank=%d ms=%d)", a.Rank, a.Micro()))
+		case key == "delta":
+			c.reason(fmt.Sprintf("无标杆，取最大 delta (rank=%d ms=%d)", a.Rank, a.Micro()))
+		default:
+			c.reason(fmt.Sprintf("无标杆，取最大 norm (rank=%d step=%d)", a.Rank, a.Step))
+		}
+		c.decide(fmt.Sprintf("no baseline: coordinate = the largest %s of the root step's %d candidates: %.6g at rank %d, %s, step %d, micro step %d",
+			key, len(cands), v, a.Rank, a.TargetName, a.Step, a.Micro()))
+		return
+	}
+	idx := map[string][]*model.Anomaly{}
+	for i := range baseline.Anomalies {
+		b := &baseline.Anomalies[i]
+		idx[b.TargetName] = append(idx[b.TargetName], b)
+	}
+	for i := range cands {
+		a := &cands[i]
+		v, key := coordValue(a, kind)
+		b := baselineMatch(a, idx[a.TargetName], kind)
+		if b == nil {
+			verdicts[i].Verdict, verdicts[i].Selected = "device-specific", true
+			c.res.RootCauseCoordinate = coordOf(a)
+			msg := fmt.Sprintf("NPU %s=%.4g (rank=%d), GPU 同参数无异常 → NPU 独有", key, v, a.Rank)
+			c.res.CrossDeviceVerification = msg
+			c.reason(msg)
+			c.decide(fmt.Sprintf("candidate rank %d %s ms %d: the baseline has no candidate on the same parameter%s → device-specific, selected",
+				a.Rank, a.TargetName, a.Micro(), map[bool]string{true: " and micro step", false: ""}[kind == kindMicro]))
+			return
+		}
+		bv, _ := coordValue(b, kind)
+		verdicts[i].BaselineValue = model.FloatPtr(bv)
+		r := math.Inf(1)
+		switch {
+		case a.NonFinite && b.NonFinite:
+			r = 1
+		case bv > 0:
+			r = v / bv
+		}
+		verdicts[i].Ratio = model.FloatPtr(r)
+		if r >= opt.DeviceRatio || a.NonFinite && !b.NonFinite {
+			verdicts[i].Verdict, verdicts[i].Selected = "device-specific", true
+			c.res.RootCauseCoordinate = coordOf(a)
+			msg := fmt.Sprintf("NPU %s=%.4g (rank=%d), GPU %s=%.4g (rank=%d), NPU/GPU=%.1fx ≥ %.1fx → NPU 设备特异性异常",
+				key, v, a.Rank, key, bv, b.Rank, r, opt.DeviceRatio)
+			c.res.CrossDeviceVerification = msg
+			c.reason(msg)
+			c.decide(fmt.Sprintf("candidate rank %d %s ms %d: %s %.4g vs baseline %.4g (rank %d) = %.2f× ≥ %.2f× → device-specific, selected",
+				a.Rank, a.TargetName, a.Micro(), key, v, bv, b.Rank, r, opt.DeviceRatio))
+			return
+		}
+		verdicts[i].Verdict = "shared"
+		c.decide(fmt.Sprintf("candidate rank %d %s ms %d: %s %.4g vs baseline %.4g = %.2f× < %.2f× → close (双端共有), skipped",
+			a.Rank, a.TargetName, a.Micro(), key, v, bv, r, opt.DeviceRatio))
+	}
+	a := &cands[0]
+	v, key := coordValue(a, kind)
+	verdicts[0].Selected = true
+	c.res.RootCauseCoordinate = coordOf(a)
+	msg := fmt.Sprintf("所有坐标 GPU 侧接近 (双端共有)。最大 %s: rank=%d (NPU %.4g)", key, a.Rank, v)
+	c.res.CrossDeviceVerification = msg
+	c.reason(msg)
+	c.decide(fmt.Sprintf("every candidate of the root step is close to the baseline (< %.2f×): shared anomaly; coordinate = the largest %s, rank %d %s", opt.DeviceRatio, key, a.Rank, a.TargetName))
+}
+
+// baselineMatch finds the baseline candidate for a: same parameter (and
+// micro step for micro-step data), preferring the same rank and step, then
+// the same optimizer step, then the largest value.
+func baselineMatch(a *model.Anomaly, bs []*model.Anomaly, kind string) *model.Anomaly {
+	var best *model.Anomaly
+	bestTier := -1
+	var bestV float64
+	for _, b := range bs {
+		if kind == kindMicro && b.Micro() != a.Micro() {
+			continue
+		}
+		tier := 0
+		if b.OptStep() == a.OptStep() {
+			tier = 1
+			if b.Rank == a.Rank {
+				tier = 2
+			}
+		}
+		v, _ := coordValue(b, kind)
+		if tier > bestTier || (tier == bestTier && cmp.Compare(v, bestV) > 0) {
+			best, bestTier, bestV = b, tier, v
+		}
+	}
+	return best
+}

@@ -1,0 +1,130 @@
+package analysis
+
+import (
+	"fmt"
+	"strconv"
+
+	"spikescope/model"
+)
+
+// crossStepRoot is the seed's cross-step rule: if between adjacent
+// optimizer steps k → k+1 at least RankShare of the ranks grow the final
+// norm of the SAME parameter ≥ Growth×, the root cause is in step k (an
+// anomalous gradient polluted the weights, the next step exploded). Pairs
+// start at every step with candidates and are truly adjacent (k+1, not the
+// next step that happens to have candidates: bug 11); the earliest
+// qualifying pair wins. Every pair evaluated becomes a CrossStepPair row.
+// Only the anomalous side decides; the baseline's growth on the same pair
+// only labels it "shared" (双端共有).
+func (c *p2) crossStepRoot(p1, baseline *model.Phase1Result, opt Phase2Options) *int {
+	trn := p1.TargetRankNorms
+	if len(trn) == 0 {
+		c.both("该数据类型无跨 step 判定依据 (无 target_rank_norms)，跳过",
+			"no target_rank_norms in the Phase 1 result: the cross-step rule cannot be applied")
+		return nil
+	}
+	candSteps := map[int]bool{}
+	for i := range p1.Anomalies {
+		candSteps[p1.Anomalies[i].OptStep()] = true
+	}
+	c.reason(fmt.Sprintf("增长阈值: %.2fx, rank 占比阈值: %.0f%%", opt.Growth, 100*opt.RankShare))
+	var root *int
+	for _, k := range sortedStepKeys(trn) {
+		if !candSteps[k] {
+			continue
+		}
+		e := trn[strconv.Itoa(k)]
+		row := model.CrossStepPair{From: k, To: k + 1, TargetName: e.TargetName, Threshold: opt.Growth}
+		next, why := nextRanks(trn, k, e)
+		if next == nil {
+			row.Verdict = why
+			c.res.CrossStep = append(c.res.CrossStep, row)
+			c.decide(fmt.Sprintf("opt_step %d → %d (%s): %s", k, k+1, e.TargetName, why))
+			continue
+		}
+		over, total := growthCount(e.Ranks, next, opt.Growth)
+		row.RanksOver, row.RanksTotal = over, total
+		if total < minCommonRanks {
+			row.Verdict = fmt.Sprintf("only %d common ranks (< %d): not judged", total, minCommonRanks)
+			c.res.CrossStep = append(c.res.CrossStep, row)
+			c.reason(fmt.Sprintf("opt_step %d → %d: 重叠 rank 不足 (%d)", k, k+1, total))
+			c.decide(fmt.Sprintf("opt_step %d → %d (%s): %s", k, k+1, e.TargetName, row.Verdict))
+			continue
+		}
+		row.Share = float64(over) / float64(total)
+		row.Qualifies = row.Share >= opt.RankShare
+		if baseline != nil {
+			if be, ok := baseline.TargetRankNorms[strconv.Itoa(k)]; ok && be.TargetName == e.TargetName {
+				if bn, _ := nextRanks(baseline.TargetRankNorms, k, be); bn != nil {
+					bo, bt := growthCount(be.Ranks, bn, opt.Growth)
+					shared := bt >= minCommonRanks && float64(bo)/float64(bt) >= opt.RankShare
+					row.BaselineGrowth = &shared
+				}
+			}
+		}
+		c.reason(fmt.Sprintf("opt_step %d → %d (%s): %d/%d ranks (%.0f%%) 的最终 norm >= %.2fx 增长",
+			k, k+1, lastSegment(e.TargetName), over, total, 100*row.Share, opt.Growth))
+		d := fmt.Sprintf("opt_step %d → %d, parameter %s: %d of %d ranks grew ≥ %.2f× (%.0f%%, needs ≥ %.0f%%)",
+			k, k+1, e.TargetName, over, total, opt.Growth, 100*row.Share, 100*opt.RankShare)
+		switch {
+		case row.Qualifies && root == nil:
+			row.Verdict = fmt.Sprintf("root cause in opt_step %d", k)
+			kk := k
+			root = &kk
+			d += fmt.Sprintf(" → qualifies: the root cause is in the earlier step %d (earliest qualifying pair)", k)
+		case row.Qualifies:
+			row.Verdict = fmt.Sprintf("qualifies, but the earlier opt_step %d already does", *root)
+			d += " → qualifies, but a earlier pair already did (propagation)"
+		default:
+			row.Verdict = "no clear turning point"
+			d += " → does not qualify"
+		}
+		if row.BaselineGrowth != nil {
+			if *row.BaselineGrowth {
+				d += "; the baseline grows too (双端共有): does not overturn the step"
+			} else {
+				d += "; the baseline does not grow"
+			}
+		}
+		c.decide(d)
+		c.res.CrossStep = append(c.res.CrossStep, row)
+	}
+	if root != nil {
+		c.reason(fmt.Sprintf("  → 大多数 rank 梯度显著增长，根因在 opt_step %d", *root))
+	}
+	return root
+}
+
+// nextRanks finds the final norms of e's parameter at step k+1: the
+// entry's own next_ranks, or a reference-made k+1 entry of the same
+// parameter. Different parameters are never compared.
+func nextRanks(trn map[string]model.TargetRankNorms, k int, e model.TargetRankNorms) (map[string]model.Float, string) {
+	if e.NextStep != nil && *e.NextStep == k+1 && len(e.NextRanks) > 0 {
+		return e.NextRanks, ""
+	}
+	n, ok := trn[strconv.Itoa(k+1)]
+	switch {
+	case !ok:
+		return nil, fmt.Sprintf("no data at opt_step %d: pair not judged", k+1)
+	case n.TargetName != e.TargetName:
+		return nil, fmt.Sprintf("opt_step %d lists another parameter (%s): different parameters are not compared", k+1, n.TargetName)
+	}
+	return n.Ranks, ""
+}
+
+// growthCount counts the ranks present (finite) at both steps, and those
+// whose final norm grew ≥ growth× from a positive value.
+func growthCount(prev, next map[string]model.Float, growth float64) (over, total int) {
+	for r, pv := range prev {
+		nv, ok := next[r]
+		p, n := float64(pv), float64(nv)
+		if !ok || !isFinite(p) || !isFinite(n) {
+			continue
+		}
+		total++
+		if p > 0 && n >= growth*p {
+			over++
+		}
+	}
+	return over, total
+}

@@ -1,0 +1,245 @@
+package analysis
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"spikescope/model"
+)
+
+// Pin is a coordinate fixed by the user (`--pin`, or `p` in the TUI); nil
+// fields are free.
+type Pin struct {
+	OptStep, MicroStep, Rank, Step *int
+	Param                          string
+}
+
+// String formats the pin as ParsePin reads it.
+func (p Pin) String() string {
+	var parts []string
+	add := func(k string, v *int) {
+		if v != nil {
+			parts = append(parts, k+"="+strconv.Itoa(*v))
+		}
+	}
+	add("opt", p.OptStep)
+	add("ms", p.MicroStep)
+	add("rank", p.Rank)
+	add("step", p.Step)
+	if p.Param != "" {
+		parts = append(parts, "param="+p.Param)
+	}
+	return strings.Join(parts, ",")
+}
+
+// ParsePin reads "opt=3,ms=2,rank=5,param=<name>" (also step=N; aliases
+// optimizer_step, micro_step, target, name). param= comes last: the rest of
+// the text is the name, commas included.
+func ParsePin(s string) (Pin, error) {
+	var p Pin
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return p, fmt.Errorf("empty pin: want e.g. opt=3,ms=2,rank=5,param=<name>")
+	}
+	rest := s
+	for rest != "" {
+		var item string
+		key, val, ok := strings.Cut(rest, "=")
+		key = strings.ToLower(strings.TrimSpace(key))
+		if !ok {
+			return p, fmt.Errorf("pin %q: %q is not key=value", s, rest)
+		}
+		if key == "param" || key == "target" || key == "name" {
+			p.Param = strings.TrimSpace(val)
+			if p.Param == "" {
+				return p, fmt.Errorf("pin %q: empty param", s)
+			}
+			break
+		}
+		item, rest, _ = strings.Cut(val, ",")
+		n, err := strconv.Atoi(strings.TrimSpace(item))
+		if err != nil || n < 0 {
+			return p, fmt.Errorf("pin %q: %s=%q is not a non-negative integer", s, key, item)
+		}
+		switch key {
+		case "opt", "optimizer_step", "opt_step":
+			p.OptStep = &n
+		case "ms", "micro", "micro_step":
+			p.MicroStep = &n
+		case "rank":
+			p.Rank = &n
+		case "step":
+			p.Step = &n
+		default:
+			return p, fmt.Errorf("pin %q: unknown key %q (opt, ms, rank, step, param)", s, key)
+		}
+	}
+	if p.OptStep == nil && p.MicroStep == nil && p.Rank == nil && p.Step == nil && p.Param == "" {
+		return p, fmt.Errorf("pin %q: no coordinate", s)
+	}
+	return p, nil
+}
+
+// PinError is a pin that matches no data.
+type PinError struct{ Msg string }
+
+func (e *PinError) Error() string { return e.Msg }
+
+// applyPin checks the pin against what Phase 1 saw (ranks, steps, optimizer
+// steps, micro steps, parameter names: exact or unique suffix) and makes it
+// the coordinate. Free fields come from the earliest candidate that agrees
+// with the pin.
+func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *Pin, kind string, opt Phase2Options) error {
+	fail := func(f string, a ...any) error {
+		return &PinError{Msg: "pin " + pin.String() + ": " + fmt.Sprintf(f, a...)}
+	}
+	if pin.Param != "" {
+		names := p1.Targets
+		if len(names) == 0 {
+			names = knownNames(p1)
+		}
+		name, err := resolveParam(names, pin.Param)
+		if err != nil {
+			return fail("%v", err)
+		}
+		pin.Param = name
+	}
+	if pin.Rank != nil && len(p1.Summary.Ranks) > 0 && !slices.Contains(p1.Summary.Ranks, *pin.Rank) {
+		return fail("rank %d is not in the data (ranks %s)", *pin.Rank, intsString(p1.Summary.Ranks, 8))
+	}
+	if pin.Step != nil && len(p1.Summary.Steps) > 0 && !slices.Contains(p1.Summary.Steps, *pin.Step) {
+		return fail("step %d is not in the data (steps %d..%d)", *pin.Step, p1.Summary.Steps[0], p1.Summary.Steps[len(p1.Summary.Steps)-1])
+	}
+	if pin.OptStep != nil {
+		lo, hi, ok := optRange(p1)
+		if ok && (*pin.OptStep < lo || *pin.OptStep > hi) {
+			return fail("optimizer step %d is not in the data (%d..%d)", *pin.OptStep, lo, hi)
+		}
+	}
+	if pin.MicroStep != nil {
+		if kind != kindMicro {
+			return fail("micro step given, but the data has no micro steps (%s data)", kind)
+		}
+		if r := p1.Sharding.MicroStepRange; len(r) > 0 && !slices.Contains(r, *pin.MicroStep) {
+			return fail("micro step %d is not in the data (%d..%d)", *pin.MicroStep, r[0], r[len(r)-1])
+		}
+	}
+	// the earliest candidate that agrees with the pin supplies free fields
+	var match *model.Anomaly
+	for i := range p1.Anomalies {
+		a := &p1.Anomalies[i]
+		if (pin.OptStep == nil || a.OptStep() == *pin.OptStep) && (pin.MicroStep == nil || a.Micro() == *pin.MicroStep) &&
+			(pin.Rank == nil || a.Rank == *pin.Rank) && (pin.Step == nil || a.Step == *pin.Step) &&
+			(pin.Param == "" || a.TargetName == pin.Param) {
+			match = a
+			break
+		}
+	}
+	var co *model.Coordinate
+	if match != nil {
+		co = coordOf(match)
+		c.decide(fmt.Sprintf("pin agrees with Phase 1 candidate rank %d %s step %d (opt %d, ms %d)", match.Rank, match.TargetName, match.Step, match.OptStep(), match.Micro()))
+	} else {
+		if pin.OptStep == nil && pin.Step == nil {
+			return fail("no Phase 1 candidate agrees with it; give opt= or step= to place it")
+		}
+		if pin.Rank == nil || pin.Param == "" {
+			return fail("no Phase 1 candidate agrees with it; give rank= and param= as well")
+		}
+		co = &model.Coordinate{Rank: *pin.Rank, TargetName: pin.Param, Norm: model.Float(model.NaN()), DeviationRatio: model.Float(model.NaN())}
+		k := 0
+		if pin.OptStep != nil {
+			k = *pin.OptStep
+		} else {
+			k = *pin.Step
+		}
+		if e, ok := p1.TargetRankNorms[strconv.Itoa(k)]; ok && e.TargetName == pin.Param {
+			if v, ok := e.Ranks[strconv.Itoa(*pin.Rank)]; ok {
+				co.Norm = v
+			}
+		}
+		c.decide("pin matches no Phase 1 candidate: coordinate taken as given (norm from target_rank_norms when known)")
+	}
+	if pin.OptStep != nil {
+		co.OptimizerStep = model.IntPtr(*pin.OptStep)
+	}
+	if pin.MicroStep != nil {
+		co.MicroStep = model.IntPtr(*pin.MicroStep)
+	}
+	if pin.Rank != nil {
+		co.Rank = *pin.Rank
+	}
+	if pin.Step != nil {
+		co.Step = model.IntPtr(*pin.Step)
+	}
+	if pin.Param != "" {
+		co.TargetName = pin.Param
+	}
+	if co.OptimizerStep == nil && co.Step != nil && kind != kindMicro {
+		co.OptimizerStep = model.IntPtr(*co.Step)
+	}
+	c.res.Pinned = true
+	c.res.RootCauseCoordinate = co
+	c.res.RootOptStep = co.OptimizerStep
+	c.reason("pinned by the user")
+	c.decide(fmt.Sprintf("pinned by the user: %s", pin))
+	if baseline != nil {
+		c.res.CrossDeviceVerification = "pinned by the user: not verified against the baseline"
+	}
+	return nil
+}
+
+// resolveParam matches a parameter name exactly or by a unique suffix.
+func resolveParam(names []string, want string) (string, error) {
+	var hits []string
+	for _, n := range names {
+		if n == want {
+			return n, nil
+		}
+		if strings.HasSuffix(n, want) {
+			hits = append(hits, n)
+		}
+	}
+	switch len(hits) {
+	case 0:
+		return "", fmt.Errorf("parameter %q matches no parameter of the data", want)
+	case 1:
+		return hits[0], nil
+	}
+	slices.Sort(hits)
+	if len(hits) > 3 {
+		hits = append(hits[:3], "…")
+	}
+	return "", fmt.Errorf("parameter %q is ambiguous: %s", want, strings.Join(hits, ", "))
+}
+
+func knownNames(p1 *model.Phase1Result) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(n string) {
+		if n != "" && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	for i := range p1.Anomalies {
+		add(p1.Anomalies[i].TargetName)
+	}
+	for _, e := range p1.TargetRankNorms {
+		add(e.TargetName)
+	}
+	return out
+}
+
+// optRange is the optimizer-step range Phase 1 saw.
+func optRange(p1 *model.Phase1Result) (lo, hi int, ok bool) {
+	if r := p1.OptimizerStepRange; len(r) == 2 {
+		return r[0], r[1], true
+	}
+	if !p1.Sharding.HasMicroStep && len(p1.Summary.Steps) > 0 {
+		return p1.Summary.Steps[0], p1.Summary.Steps[len(p1.Summary.Steps)-1], true
+	}
+	return 0, 0, false
+}

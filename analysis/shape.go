@@ -1,0 +1,192 @@
+package analysis
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"spikescope/model"
+)
+
+// Kinds of data granularity (Phase 1 Step 1).
+const (
+	kindStep  = "step"       // one complete gradient per step
+	kindMicro = "micro_step" // cumulative gradients per micro step
+	kindDump  = "dump"       // parameter gradients of dump statistics
+)
+
+// stepMapper turns a row's step into (optimizer step, micro step).
+type stepMapper struct {
+	Explicit bool // Step is the optimizer step, Micro the micro step
+	OneBased bool // explicit micro steps count from 1 (monitor v2)
+	W        int  // accumulation window; 0 = none
+	Base     int  // global step of a window start ≤ the first recorded step
+	// Bounds are the global steps that start an optimizer step when the
+	// windows are not periodic (short series, irregular grad_reduced
+	// steps). Steps before the first bound form a partial optimizer step 0.
+	Bounds []int
+	First  int // first recorded step (for the partial window)
+}
+
+// mapStep returns the optimizer step and micro step of a row. Without
+// accumulation the optimizer step is the step and the micro step -1.
+func (m *stepMapper) mapStep(step, micro int32) (opt, ms int) {
+	switch {
+	case m.Explicit:
+		ms = int(micro)
+		if m.OneBased && ms > 0 {
+			ms--
+		}
+		if micro == model.NoMicro {
+			ms = -1
+		}
+		return int(step), ms
+	case m.Bounds != nil:
+		s := int(step)
+		i := sort.SearchInts(m.Bounds, s+1) // number of bounds ≤ s
+		if i == 0 {
+			return 0, s - m.First // the partial window before the first bound
+		}
+		return i - 1 + boolInt(m.First < m.Bounds[0]), s - m.Bounds[i-1]
+	case m.W > 0:
+		d := int(step) - m.Base
+		return floorDiv(d, m.W), d - floorDiv(d, m.W)*m.W
+	}
+	return int(step), -1
+}
+
+// accumulated reports whether steps are micro steps of optimizer steps.
+func (m *stepMapper) accumulated() bool { return m.Explicit || m.W > 0 || m.Bounds != nil }
+
+func floorDiv(a, b int) int {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// runShape is Phase 1 Step 0: pipeline stages, explicit micro steps or the
+// accumulation window and its phase, and the resulting pass unit.
+func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Options, res *model.Phase1Result) (stepMapper, string) {
+	sa := &res.Sharding
+	vpp := map[int]bool{}
+	for _, t := range d.Targets {
+		vpp[t.VPPStage] = true
+	}
+	for v := range vpp {
+		sa.VPPStages = append(sa.VPPStages, v)
+	}
+	slices.Sort(sa.VPPStages)
+	if len(sa.VPPStages) == 0 {
+		sa.VPPStages = []int{0}
+	}
+	sa.PPStages = len(sa.VPPStages)
+
+	var m stepMapper
+	kind := kindStep
+	explicit := false
+	if d.ExplicitMicro {
+		r := &d.Rows
+		for _, i := range ix.order {
+			if r.Micro[i] != model.NoMicro {
+				explicit = true
+				break
+			}
+		}
+	}
+	switch {
+	case d.Format == model.FormatDump:
+		kind = kindDump
+		res.Reasoning = append(res.Reasoning, "dump statistics: parameter gradients per step, no micro steps (accumulation_window 0)")
+	case explicit:
+		m = stepMapper{Explicit: true, OneBased: d.MicroOneBased}
+		kind = kindMicro
+		maxMs := -1
+		for _, i := range ix.order {
+			_, ms := m.mapStep(d.Rows.Step[i], d.Rows.Micro[i])
+			maxMs = max(maxMs, ms)
+		}
+		sa.AccumulationWindow = maxMs + 1
+		sa.ExplicitMicroStep = true
+		note := "explicit micro_step column: optimizer step = step, micro step as recorded (steps never collapsed)"
+		if d.MicroOneBased {
+			note += "; monitor v2 micro steps are 1-based, shifted to 0-based"
+		}
+		res.Reasoning = append(res.Reasoning, note+fmt.Sprintf("; %d micro steps per optimizer step", sa.AccumulationWindow))
+	default:
+		w := accumulationWindow(d, ix, metric, opt.Window)
+		res.Reasoning = append(res.Reasoning, w.Notes...)
+		if w.W > 0 || w.Bounds != nil {
+			m = stepMapper{W: w.W, Base: w.Base, Bounds: w.Bounds, First: ix.minStep}
+			kind = kindMicro
+			sa.AccumulationWindow = w.W
+			sa.WindowPhase = w.Phase
+			sa.AccumulationDetected = true
+			sa.WindowOverridden = w.Overridden
+			if w.Bounds != nil && len(w.Bounds) > 0 {
+				b := w.Bounds[0]
+				sa.ResetBoundary = &b
+			}
+		}
+	}
+	// optimizer steps and micro-step range
+	if m.accumulated() {
+		sa.HasMicroStep = true
+		opts := map[int]bool{}
+		maxMs := 0
+		for _, i := range ix.order {
+			o, ms := m.mapStep(d.Rows.Step[i], d.Rows.Micro[i])
+			opts[o] = true
+			maxMs = max(maxMs, ms)
+		}
+		sa.OptimizerStepCount = len(opts)
+		for k := 0; k <= maxMs; k++ {
+			sa.MicroStepRange = append(sa.MicroStepRange, k)
+		}
+		if sa.ExplicitMicroStep {
+			sa.PassUnit = "(step, micro_step)"
+		} else {
+			sa.PassUnit = fmt.Sprintf("(optimizer_step, micro_step), 累积窗口=%d", sa.AccumulationWindow)
+		}
+	} else {
+		sa.MicroStepRange = []int{0}
+		sa.PassUnit = "(step,)"
+	}
+	var microNote string
+	switch {
+	case sa.AccumulationDetected:
+		microNote = fmt.Sprintf("DB step 实际为 micro_step (梯度累积), 窗口=%d, %d 个 optimizer step", sa.AccumulationWindow, sa.OptimizerStepCount)
+	case sa.ExplicitMicroStep:
+		microNote = fmt.Sprintf("micro_step=%d..%d", sa.MicroStepRange[0], sa.MicroStepRange[len(sa.MicroStepRange)-1])
+	default:
+		microNote = "无 micro_step"
+	}
+	sa.Conclusion = fmt.Sprintf("PP=%d. %s. 前反向单位: %s. 每个 rank 有完整模型，独立构成一次前反向。", sa.PPStages, microNote, sa.PassUnit)
+	return m, kind
+}
+
+// intsString formats a short list of ints for reasoning lines.
+func intsString(xs []int, max int) string {
+	var b strings.Builder
+	for i, x := range xs {
+		if i == max {
+			fmt.Fprintf(&b, ", … (%d more)", len(xs)-max)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(x))
+	}
+	return b.String()
+}

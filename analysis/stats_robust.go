@@ -1,0 +1,234 @@
+package analysis
+
+import (
+	"math"
+	"slices"
+	"sort"
+)
+
+// Robust-baseline constants of Phase 1 (method.md "Detection").
+const (
+	// madScale turns a MAD into a standard-deviation estimate for normal
+	// data, so that the MAD multiplier means "k sigmas".
+	madScale = 1.4826
+	// zeroSpreadMult is the reference's fallback threshold when the IQR or
+	// the MAD of a baseline is zero: flag only above 10× the median.
+	zeroSpreadMult = 10.0
+	// minBaselineSamples is the smallest baseline (after excluding the
+	// judged point) that can judge anything (reference: 3).
+	minBaselineSamples = 3
+)
+
+// robustRule holds the thresholds of a robust outlier test.
+type robustRule struct {
+	IQRMult, MADMult, MinEffect float64
+}
+
+// robustVerdict is the baseline of one judged value, computed without it.
+type robustVerdict struct {
+	Median, Q1, Q3, IQR, MAD float64 // MAD already scaled by madScale
+	IQRThr, MADThr           float64
+	Trigger                  string // "iqr", "mad", "iqr+mad"
+	Flagged                  bool
+}
+
+// robustJudge tests values against their own pool with the point being
+// judged left out of the baseline. It is built for pools where outliers are
+// rare: a cheap pre-screen (value ≥ MinEffect × a lower bound of any
+// leave-one-out median) picks the few values worth an exact test, and only
+// then is the pool sorted once. Scratch memory is reused across calls.
+type robustJudge struct {
+	rule   robustRule
+	sorted []float64
+	devs   []float64
+	devMed float64 // the median the cached devs were computed for
+	devOK  bool
+}
+
+// prescreen returns the indexes of vals (finite values only are considered)
+// that could pass the minimum-effect test with themselves excluded, and a
+// sorted copy of the finite values when there is any such index.
+func (j *robustJudge) prescreen(vals []float64, out []int) []int {
+	out = out[:0]
+	s := j.sorted[:0]
+	for _, v := range vals {
+		if isFinite(v) {
+			s = append(s, v)
+		}
+	}
+	j.sorted = s
+	j.devOK = false
+	m := len(s)
+	if m-1 < minBaselineSamples {
+		return out
+	}
+	// Removing one value leaves a median ≥ the element of rank (m-2)/2.
+	lb := quickSelect(s, (m-2)/2)
+	if !(lb > 0) {
+		return out
+	}
+	bar := j.rule.MinEffect * lb
+	for i, v := range vals {
+		if isFinite(v) && v >= bar && v > lb {
+			out = append(out, i)
+		}
+	}
+	if len(out) > 0 {
+		slices.Sort(s)
+	}
+	return out
+}
+
+// judge tests v (a member of the prescreened pool) against the pool without
+// one copy of v. prescreen must have returned v's index.
+func (j *robustJudge) judge(v float64) robustVerdict {
+	s := j.sorted
+	m := len(s)
+	pos := sort.SearchFloat64s(s, v)
+	if pos >= m || s[pos] != v {
+		return robustVerdict{}
+	}
+	n := m - 1
+	at := func(k int) float64 { // k-th element of s without position pos
+		if k >= pos {
+			return s[k+1]
+		}
+		return s[k]
+	}
+	var r robustVerdict
+	if n%2 == 1 {
+		r.Median = at(n / 2)
+	} else {
+		r.Median = (at(n/2-1) + at(n/2)) / 2
+	}
+	r.Q1, r.Q3 = at(n/4), at(3*n/4)
+	r.IQR = r.Q3 - r.Q1
+	r.MAD = j.madWithout(r.Median, math.Abs(v-r.Median)) * madScale
+	if !(r.Median > 0) {
+		return r
+	}
+	if r.IQR > 0 {
+		r.IQRThr = r.Q3 + j.rule.IQRMult*r.IQR
+	} else {
+		r.IQRThr = zeroSpreadMult * r.Median
+	}
+	if r.MAD > 0 {
+		r.MADThr = r.Median + j.rule.MADMult*r.MAD
+	} else {
+		r.MADThr = zeroSpreadMult * r.Median
+	}
+	overI, overM := v > r.IQRThr, v > r.MADThr
+	switch {
+	case overI && overM:
+		r.Trigger = "iqr+mad"
+	case overI:
+		r.Trigger = "iqr"
+	case overM:
+		r.Trigger = "mad"
+	}
+	r.Flagged = r.Trigger != "" && v >= j.rule.MinEffect*r.Median
+	return r
+}
+
+// madWithout is the median absolute deviation from med over the pool minus
+// one value whose deviation is own (unscaled).
+func (j *robustJudge) madWithout(med, own float64) float64 {
+	if !j.devOK || j.devMed != med {
+		j.devs = j.devs[:0]
+		for _, x := range j.sorted {
+			j.devs = append(j.devs, math.Abs(x-med))
+		}
+		slices.Sort(j.devs)
+		j.devMed, j.devOK = med, true
+	}
+	d := j.devs
+	pos := sort.SearchFloat64s(d, own)
+	if pos >= len(d) {
+		pos = len(d) - 1
+	}
+	n := len(d) - 1
+	at := func(k int) float64 {
+		if k >= pos {
+			return d[k+1]
+		}
+		return d[k]
+	}
+	if n <= 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return at(n / 2)
+	}
+	return (at(n/2-1) + at(n/2)) / 2
+}
+
+// quickSelect returns the k-th smallest element (0-based) of s, reordering
+// s. Expected O(len(s)).
+func quickSelect(s []float64, k int) float64 {
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		// median of three as pivot
+		mid := lo + (hi-lo)/2
+		a, b, c := s[lo], s[mid], s[hi]
+		p := b
+		if (a <= b) == (b <= c) {
+			p = b
+		} else if (b <= a) == (a <= c) {
+			p = a
+		} else {
+			p = c
+		}
+		i, j := lo, hi
+		for i <= j {
+			for s[i] < p {
+				i++
+			}
+			for s[j] > p {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return s[k]
+		}
+	}
+	return s[k]
+}
+
+// medianInPlace is the true median (mean of the two middle values) of the
+// finite values of s; s is reordered. NaN when s has no finite value.
+func medianInPlace(s []float64) float64 {
+	n := 0
+	for _, v := range s {
+		if isFinite(v) {
+			s[n] = v
+			n++
+		}
+	}
+	s = s[:n]
+	if n == 0 {
+		return math.NaN()
+	}
+	hi := quickSelect(s, n/2)
+	if n%2 == 1 {
+		return hi
+	}
+	lo := s[0]
+	for _, v := range s[:n/2] {
+		if v > lo {
+			lo = v
+		}
+	}
+	return (lo + hi) / 2
+}
+
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

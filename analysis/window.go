@@ -1,0 +1,308 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+
+	"spikescope/model"
+)
+
+// Accumulation-window detection constants (method.md Phase 1 step 1).
+const (
+	// maxWindow is the largest accumulation window considered.
+	maxWindow = 64
+	// minWindowDropShare: at the window starts at least this share of the
+	// series transitions must be drops (a real reset drops on every series).
+	minWindowDropShare = 0.75
+	// minWindowRiseShare: inside windows at least this share must be rises
+	// (a cumulative norm grows; step-level noise rises only half the time).
+	minWindowRiseShare = 0.6
+	// minCommonRiseShare is the same for common reset points of short
+	// series, where fewer transitions make chance agreement likelier.
+	minCommonRiseShare = 0.75
+	// minResetDrop is the smallest geometric-mean drop N(t-1)/N(t) at the
+	// window starts: √2 is the ideal reset of W=2 uncorrelated micro-batches,
+	// so 1.25 leaves room for noise while rejecting ±10% jitter.
+	minResetDrop = 1.25
+	// minResetDrops is the least number of observed drops at window starts.
+	minResetDrops = 2
+	// nearEqualScore: candidate windows whose scores differ less than this
+	// are equal, and the smaller window wins (multiples of W also fit).
+	nearEqualScore = 0.02
+	// commonResetShare: a short-series reset point needs this share of the
+	// series observed at that step to drop, and at least 2 of them.
+	commonResetShare = 0.8
+)
+
+// windowResult is the outcome of accumulationWindow.
+type windowResult struct {
+	W, Phase   int   // window and phase (t ≡ Phase mod W starts a window)
+	Base       int   // a window start ≤ the first recorded step
+	Bounds     []int // explicit window starts (non-periodic); nil = periodic
+	Overridden bool
+	Notes      []string
+}
+
+// stepTally counts, per step t, how many series drop (N(t) < N(t-1)) or
+// rise between consecutive steps, and the sum of log drop factors.
+type stepTally struct {
+	min           int
+	drop, rise    []int32
+	logDrop       []float64
+	total         [2]int // drops, rises
+	series        int
+	distinctSteps int
+}
+
+// tallyTransitions scans every series of the metric once.
+func tallyTransitions(d *model.MonitorData, ix *seriesIndex) *stepTally {
+	span := ix.maxStep - ix.minStep + 1
+	if span <= 0 || span > 4*ix.rows+1024 {
+		return nil
+	}
+	t := &stepTally{min: ix.minStep, drop: make([]int32, span), rise: make([]int32, span), logDrop: make([]float64, span)}
+	seen := make([]bool, span)
+	r := &d.Rows
+	norm := r.Val[model.StatNorm]
+	for _, g := range ix.groups {
+		rows := ix.rowsOf(g)
+		t.series++
+		for k, i := range rows {
+			seen[int(r.Step[i])-t.min] = true
+			if k == 0 {
+				continue
+			}
+			p := rows[k-1]
+			if r.Step[i]-r.Step[p] != 1 {
+				continue
+			}
+			a, b := norm[p], norm[i]
+			if !(a > 0) || !(b > 0) || !isFinite(a) || !isFinite(b) {
+				continue
+			}
+			s := int(r.Step[i]) - t.min
+			switch {
+			case b < a:
+				t.drop[s]++
+				t.logDrop[s] += math.Log(a / b)
+				t.total[0]++
+			case b > a:
+				t.rise[s]++
+				t.total[1]++
+			}
+		}
+	}
+	for _, s := range seen {
+		if s {
+			t.distinctSteps++
+		}
+	}
+	return t
+}
+
+// boundaryFit measures how well a set of window starts explains the drops.
+type boundaryFit struct {
+	DropAt, RiseElse, DropFactor float64
+	Drops                        int
+}
+
+func (f boundaryFit) ok(riseShare float64) bool {
+	return f.DropAt >= minWindowDropShare && f.RiseElse >= riseShare &&
+		f.DropFactor >= minResetDrop && f.Drops >= minResetDrops
+}
+
+func (f boundaryFit) score() float64 { return f.DropAt + f.RiseElse }
+
+func (f boundaryFit) String() string {
+	return fmt.Sprintf("%.0f%% of transitions at window starts drop (mean factor %.2f×, %d drops), %.0f%% inside windows rise",
+		100*f.DropAt, f.DropFactor, f.Drops, 100*f.RiseElse)
+}
+
+func fitOf(dAt, uAt int, lAt float64, t *stepTally) boundaryFit {
+	var f boundaryFit
+	if dAt+uAt > 0 {
+		f.DropAt = float64(dAt) / float64(dAt+uAt)
+	}
+	dElse, uElse := t.total[0]-dAt, t.total[1]-uAt
+	if dElse+uElse > 0 {
+		f.RiseElse = float64(uElse) / float64(dElse+uElse)
+	} else {
+		f.RiseElse = 1
+	}
+	if dAt > 0 {
+		f.DropFactor = math.Exp(lAt / float64(dAt))
+	}
+	f.Drops = dAt
+	return f
+}
+
+// periodicFit scores window W with phase p.
+func (t *stepTally) periodicFit(W, p int) boundaryFit {
+	dAt, uAt, lAt := 0, 0, 0.0
+	start := ((p-t.min)%W + W) % W
+	for s := start; s < len(t.drop); s += W {
+		dAt += int(t.drop[s])
+		uAt += int(t.rise[s])
+		lAt += t.logDrop[s]
+	}
+	return fitOf(dAt, uAt, lAt, t)
+}
+
+// accumulationWindow finds the gradient-accumulation window and its phase
+// when the step column is a global micro-step index (trend.db built with
+// --micro_step true). Evidence, strongest first:
+//  1. grad_reduced rows exist only at each optimizer step's first micro
+//     step: their spacing is the window, the first one gives the phase;
+//  2. the recurrence of drops of the cumulative norms over all (rank,
+//     target) series: a window W with phase p must explain drops at
+//     t ≡ p (mod W) and rises elsewhere. Drop size alone is not used (a
+//     real reset of W uncorrelated micro-batches is only ~√W×);
+//  3. for short series, reset points common to several series.
+//
+// override > 0 forces the window (override 1 = no accumulation).
+func accumulationWindow(d *model.MonitorData, ix *seriesIndex, metric int, override int) windowResult {
+	var res windowResult
+	if override == 1 {
+		res.Notes = append(res.Notes, "--window 1: no accumulation (step level), as requested")
+		return res
+	}
+	if w, ok := reducedWindow(d, ix, metric, &res); ok && (override == 0 || override == w.W) {
+		return w
+	}
+	t := tallyTransitions(d, ix)
+	if override > 1 {
+		res.W, res.Overridden = override, true
+		best := -1.0
+		if t != nil {
+			for p := 0; p < override; p++ {
+				if f := t.periodicFit(override, p); f.score() > best {
+					best, res.Phase = f.score(), p
+				}
+			}
+		}
+		res.Base = windowBase(ix.minStep, res.W, res.Phase)
+		res.Notes = append(res.Notes, fmt.Sprintf("--window %d given: accumulation window %d, phase %d (best fit of the norm resets)", override, override, res.Phase))
+		return res
+	}
+	if t == nil || t.distinctSteps < 5 {
+		res.Notes = append(res.Notes, "fewer than 5 consecutive steps: treated as step level (no accumulation)")
+		return res
+	}
+	// 2. periodic fit
+	bestW, bestP := 0, 0
+	var bestF boundaryFit
+	for W := 2; W <= min(maxWindow, t.distinctSteps/2); W++ {
+		for p := 0; p < W; p++ {
+			f := t.periodicFit(W, p)
+			if !f.ok(minWindowRiseShare) {
+				continue
+			}
+			if bestW == 0 || f.score() > bestF.score()+nearEqualScore {
+				bestW, bestP, bestF = W, p, f
+			}
+		}
+	}
+	if bestW > 0 {
+		res.W, res.Phase = bestW, bestP
+		res.Base = windowBase(ix.minStep, bestW, bestP)
+		res.Notes = append(res.Notes, fmt.Sprintf("accumulation window %d, phase %d, from the recurrence of norm resets over %d series: %s",
+			bestW, bestP, t.series, bestF))
+		if ix.minStep != res.Base {
+			res.Notes = append(res.Notes, fmt.Sprintf("first recorded step %d is not a window start: steps %d..%d form a partial optimizer step",
+				ix.minStep, ix.minStep, res.Base+bestW-1))
+		}
+		return res
+	}
+	// 3. common reset points (short series, or windows that are not periodic)
+	var bounds []int
+	dAt, uAt, lAt := 0, 0, 0.0
+	for s := range t.drop {
+		dr, ri := int(t.drop[s]), int(t.rise[s])
+		if dr >= 2 && float64(dr) >= commonResetShare*float64(dr+ri) && math.Exp(t.logDrop[s]/float64(dr)) >= minResetDrop {
+			bounds = append(bounds, s+t.min)
+			dAt, uAt, lAt = dAt+dr, uAt+ri, lAt+t.logDrop[s]
+		}
+	}
+	if len(bounds) > 0 {
+		f := fitOf(dAt, uAt, lAt, t)
+		if f.ok(minCommonRiseShare) {
+			res.Bounds = bounds
+			prev, longest := ix.minStep, 0
+			for _, b := range append(bounds, ix.maxStep+1) {
+				longest = max(longest, b-prev)
+				prev = b
+			}
+			res.W = longest
+			res.Notes = append(res.Notes, fmt.Sprintf("reset points common to several series at steps %s (%s): optimizer steps start there, micro steps restart at each; longest window %d",
+				intsString(bounds, 10), f, longest))
+			return res
+		}
+	}
+	res.Notes = append(res.Notes, fmt.Sprintf("no accumulation window: the norms of %d series over %d steps show no recurring resets (step level)", t.series, t.distinctSteps))
+	return res
+}
+
+// windowBase is the window start at or before first for window W, phase p.
+func windowBase(first, W, p int) int {
+	return first - ((first-p)%W+W)%W
+}
+
+// reducedWindow applies evidence 1: grad_reduced rows mark window starts.
+func reducedWindow(d *model.MonitorData, ix *seriesIndex, metric int, res *windowResult) (windowResult, bool) {
+	red := d.MetricIndex("grad_reduced")
+	if red < 0 || red == metric || ix.rows == 0 {
+		return windowResult{}, false
+	}
+	span := ix.maxStep - ix.minStep + 1
+	if span <= 0 || span > 4*ix.rows+1024 {
+		return windowResult{}, false
+	}
+	has := make([]bool, span)
+	r := &d.Rows
+	for i := 0; i < r.Len(); i++ {
+		if int(r.Metric[i]) == red {
+			s := int(r.Step[i]) - ix.minStep
+			if s < 0 || s >= span {
+				return windowResult{}, false // reduced rows outside the unreduced range
+			}
+			has[s] = true
+		}
+	}
+	var steps []int
+	for s, h := range has {
+		if h {
+			steps = append(steps, s+ix.minStep)
+		}
+	}
+	if len(steps) < 2 {
+		return windowResult{}, false
+	}
+	gaps := map[int]int{}
+	for i := 1; i < len(steps); i++ {
+		gaps[steps[i]-steps[i-1]]++
+	}
+	if gaps[1] > 0 {
+		return windowResult{}, false // reduced at consecutive steps: not window starts
+	}
+	var out windowResult
+	if len(gaps) == 1 {
+		for g := range gaps {
+			out.W = g
+		}
+		out.Phase = steps[0] % out.W
+		out.Base = windowBase(ix.minStep, out.W, out.Phase)
+		out.Notes = append(out.Notes, fmt.Sprintf("accumulation window %d, phase %d: grad_reduced rows (stored at each optimizer step's first micro step) every %d steps from step %d",
+			out.W, out.Phase, out.W, steps[0]))
+		return out, true
+	}
+	common, best := 0, 0
+	for g, c := range gaps {
+		if c > best || (c == best && g < common) {
+			common, best = g, c
+		}
+	}
+	out.W = common
+	out.Bounds = steps
+	out.Notes = append(out.Notes, fmt.Sprintf("optimizer steps start at the %d grad_reduced steps (irregular spacing, most often %d)", len(steps), common))
+	return out, true
+}
