@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"spikescope/model"
+	"spikescope/testdata/synth"
+)
+
+func runTraceJSON(t *testing.T, args ...string) (*model.Phase3Result, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	rc := runTrace(args, &out, &errb)
+	if rc != 0 {
+		return nil, errb.String(), rc
+	}
+	var r model.Phase3Result
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, out.String())
+	}
+	return &r, errb.String(), rc
+}
+
+func dirVerdict(r *model.Phase3Result, dir string) model.DirectionVerdict {
+	for _, v := range r.DivergenceSummary.Directions {
+		if v.Direction == dir {
+			return v
+		}
+	}
+	return model.DirectionVerdict{}
+}
+
+// The synthetic demo run (planted npu_swiglu fault): from the two dump
+// trees alone, trace chooses C (another rank of the fault step) and D,
+// finds the planted layer in both directions and the planted operator.
+func TestTraceSynthDemoTrees(t *testing.T) {
+	run := synth.Generate(synth.DefaultConfig())
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "dump"), filepath.Join(dir, "dump_baseline")
+	if err := run.WriteDumps(a, synth.Anomalous); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.WriteDumps(b, synth.Baseline); err != nil {
+		t.Fatal(err)
+	}
+	truth := run.Truth()
+	f := truth.FaultRank
+	r, stderr, rc := runTraceJSON(t, "--dump-a", a, "--dump-b", b, "--step", itoa(truth.FaultOptStep), "--rank", itoa(f))
+	if rc != 0 {
+		t.Fatalf("rc %d: %s", rc, stderr)
+	}
+	s := r.DivergenceSummary
+	if s.EarliestFwdDivergence == nil || *s.EarliestFwdDivergence != truth.ExpectedFwdLayer {
+		t.Fatalf("fwd start %v, want %d", s.EarliestFwdDivergence, truth.ExpectedFwdLayer)
+	}
+	if s.EarliestBwdDivergence == nil || *s.EarliestBwdDivergence != truth.ExpectedBwdLayer {
+		t.Errorf("bwd start %v, want %d", s.EarliestBwdDivergence, truth.ExpectedBwdLayer)
+	}
+	if s.Drilldown == nil || s.Drilldown.Operator != truth.PlantedOperator {
+		t.Fatalf("drilldown %+v, want %s", s.Drilldown, truth.PlantedOperator)
+	}
+	want := "C = step " + itoa(truth.FaultOptStep) + " rank " + itoa(synth.DefaultConfig().ControlRanks[0])
+	if r.Degraded || !strings.Contains(r.ControlChoice, want) {
+		t.Errorf("control %q degraded %v", r.ControlChoice, r.Degraded)
+	}
+	if !dirVerdict(r, "fwd").P0 || !dirVerdict(r, "bwd").Amplified {
+		t.Errorf("verdicts %+v", s.Directions)
+	}
+
+	// The same with explicit C/D folders and -o.
+	out := filepath.Join(dir, "p3.json")
+	sub := func(root string, rank int) string {
+		return filepath.Join(root, "step"+itoa(truth.FaultOptStep), "rank"+itoa(rank))
+	}
+	c := synth.DefaultConfig().ControlRanks[0]
+	var so, se bytes.Buffer
+	if rc := runTrace([]string{"--dump-a", sub(a, f), "--dump-b", sub(b, f), "--dump-c", sub(a, c), "--dump-d", sub(b, c), "-o", out}, &so, &se); rc != 0 {
+		t.Fatalf("rc %d: %s", rc, se.String())
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r2 model.Phase3Result
+	if err := json.Unmarshal(raw, &r2); err != nil {
+		t.Fatal(err)
+	}
+	if r2.DivergenceSummary.Drilldown == nil || r2.DivergenceSummary.Drilldown.Operator != truth.PlantedOperator || r2.ControlChoice != "" {
+		t.Errorf("explicit C/D: %+v %q", r2.DivergenceSummary.Drilldown, r2.ControlChoice)
+	}
+}
+
+func itoa(v int) string { b, _ := json.Marshal(v); return string(b) }
+
+const msprobeFixtures = "testdata/msprobe"
+
+// Real msprobe quick-start dumps (ResNet-50, step 0 vs step 1): the layer
+// container is learned from module paths (layer3 holds the most blocks),
+// the anchors are modules recorded in both passes, the comparison is
+// degraded (no C/D) and says so.
+func TestTraceQuickStart(t *testing.T) {
+	q := filepath.Join(msprobeFixtures, "examples/quick_start/gpu_dump")
+	r, stderr, rc := runTraceJSON(t, "--dump-a", filepath.Join(q, "step0"), "--dump-b", filepath.Join(q, "step1"))
+	if rc != 0 {
+		t.Fatalf("rc %d: %s", rc, stderr)
+	}
+	if r.LayerPrefix != "layer3." || !reflect.DeepEqual(r.AnchorsUsed, []string{"conv1", "conv2", "conv3"}) || r.AnchorWarning != nil {
+		t.Fatalf("prefix %q anchors %v warning %+v", r.LayerPrefix, r.AnchorsUsed, r.AnchorWarning)
+	}
+	if !r.Degraded || !strings.Contains(r.DegradedNote, "device bias") {
+		t.Errorf("degraded %v %q", r.Degraded, r.DegradedNote)
+	}
+	if len(r.Anchors) != 3 || len(r.Anchors[0].Layers) != 6 {
+		t.Fatalf("tables %d", len(r.Anchors))
+	}
+	// every layer of every anchor aligned in both passes
+	u := r.DivergenceSummary.UncomparedLayers
+	if len(u.Fwd)+len(u.Bwd) != 0 {
+		t.Errorf("uncompared %+v", u)
+	}
+	// the grads come from parameters_grad (the reference: always null)
+	if g := r.Anchors[0].Layers[0].Grad; g.A == nil || g.B == nil {
+		t.Errorf("grad %+v", g)
+	}
+}
+
+// PyTorch vs MindSpore test dumps of msprobe's compare tests: the only
+// common layer module (input_norm) is recorded forward on one side and
+// backward on the other → no aligned anchor, anchor_warning, layer 0
+// unaligned in both passes, no "consistent" verdict.
+func TestTracePytorchVsMindspore(t *testing.T) {
+	c := filepath.Join(msprobeFixtures, "test/msprobe_test/mindspore_ut/compare/dump_file")
+	r, stderr, rc := runTraceJSON(t, "--dump-a", filepath.Join(c, "pytorch_data"), "--dump-b", filepath.Join(c, "mindspore_data"))
+	if rc != 0 {
+		t.Fatalf("rc %d: %s", rc, stderr)
+	}
+	if r.AnchorWarning == nil || r.AnchorWarning.AnchorsFound != 0 || !reflect.DeepEqual(r.AnchorsUsed, []string{"input_norm"}) {
+		t.Fatalf("warning %+v anchors %v", r.AnchorWarning, r.AnchorsUsed)
+	}
+	u := r.DivergenceSummary.UncomparedLayers
+	if !reflect.DeepEqual(u.Fwd, []int{0}) || !reflect.DeepEqual(u.Bwd, []int{0}) {
+		t.Errorf("uncompared %+v", u)
+	}
+	for _, v := range r.DivergenceSummary.Directions {
+		if v.Verdict == "consistent" {
+			t.Errorf("%s consistent", v.Direction)
+		}
+	}
+}
+
+func TestTraceErrors(t *testing.T) {
+	q := filepath.Join(msprobeFixtures, "examples/quick_start/gpu_dump")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dump-a", q}, "--dump-b"},
+		{[]string{"--dump-a", q, "--dump-b", q}, "pick one with --step/--rank"},
+		{[]string{"--dump-a", q, "--dump-b", q, "--step", "7"}, "no dump at step 7"},
+		{[]string{"--dump-a", "/nonexistent/x", "--dump-b", q}, "/nonexistent/x"},
+		{[]string{"--dump-a", q, "--dump-b", q, "--dump-c", q}, "go together"},
+		{[]string{"--dump-a", q, "--dump-b", q, "--step", "0", "--phase1", "cmd_trace.go"}, "not a Phase 1 JSON"},
+		{[]string{"--bogus"}, "bogus"},
+	}
+	for _, c := range cases {
+		var out, errb bytes.Buffer
+		if rc := runTrace(c.args, &out, &errb); rc != 2 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: rc %d, stderr %q (want %q)", c.args, rc, errb.String(), c.want)
+		}
+	}
+}
