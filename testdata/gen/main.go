@@ -26,13 +26,15 @@ func main() {
 // write regenerates the demo folder; README.md is kept.
 func write(dir string) error {
 	run := synth.Generate(synth.DefaultConfig())
-	for _, p := range []string{synth.DemoTrendDB, synth.DemoCSVDir, "baseline", synth.DemoDumpDir, synth.DemoBaselineDumpDir, "TRUTH.json"} {
+	for _, p := range []string{"npu", "gpu", "TRUTH.json"} {
 		if err := os.RemoveAll(filepath.Join(dir, p)); err != nil {
 			return err
 		}
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "baseline"), 0o755); err != nil {
-		return err
+	for _, p := range []string{"npu", "gpu"} {
+		if err := os.MkdirAll(filepath.Join(dir, p), 0o755); err != nil {
+			return err
+		}
 	}
 	steps := []func() error{
 		func() error { return run.WriteTrendDB(filepath.Join(dir, synth.DemoTrendDB)) },

@@ -5,13 +5,14 @@ import (
 	"sort"
 )
 
-// Demo layout: folder names under testdata/demo (see its README.md).
+// Demo layout: paths under testdata/demo (see its README.md). "npu" is the
+// anomalous device, "gpu" its baseline.
 const (
-	DemoTrendDB         = "trend.db"          // anomalous device, data2db --micro_step true
-	DemoCSVDir          = "monitor_output"    // anomalous device's monitor CSV tree
-	DemoBaselineTrendDB = "baseline/trend.db" // baseline device
-	DemoDumpDir         = "dump"              // anomalous device's dump tree (A, C candidates)
-	DemoBaselineDumpDir = "dump_baseline"     // baseline device's dump tree (B, D)
+	DemoTrendDB         = "npu/trend.db"       // anomalous device, data2db --micro_step true
+	DemoCSVDir          = "npu/monitor_output" // anomalous device's monitor CSV tree
+	DemoDumpDir         = "npu/dump"           // anomalous device's dump tree (A, C candidates)
+	DemoBaselineTrendDB = "gpu/trend.db"       // baseline device
+	DemoBaselineDumpDir = "gpu/dump"           // baseline device's dump tree (B, D)
 )
 
 // Truth is the planted answer (written to testdata/demo/TRUTH.json).
