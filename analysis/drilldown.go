@@ -61,7 +61,7 @@ func (p *p3) drillDown(dir model.Direction, dirName string, layer int, bands map
 	case clean:
 		dd.Note = fmt.Sprintf("upstream checked until no difference (%s)", dd.Chain[len(dd.Chain)-1])
 	case first == 0:
-		dd.Note = "first op of the layer: its input comes from the previous layer, which is not flagged"
+		dd.Note = "first op of the layer in this pass: nothing upstream inside the layer"
 	default:
 		dd.Note = "upstream ops of the layer could not be compared (unaligned): an earlier origin is not excluded"
 	}

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -133,4 +134,16 @@ func itoa12(i int) string {
 		return digits[i : i+1]
 	}
 	return itoa12(i/10) + digits[i%10:i%10+1]
+}
+
+func newRng(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 3)) }
+
+func jsonRoundTrip(r *model.Phase1Result) (*model.Phase1Result, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	var out model.Phase1Result
+	err = json.Unmarshal(b, &out)
+	return &out, err
 }

@@ -31,12 +31,30 @@ type Phase3Options struct {
 	SpreadFloor float64
 	// Call is the call number (micro-batch order) of a module whose record
 	// represents an anchor; the first call when the module ran fewer times.
+	// Negative = automatic: the micro step of Phase 1's anomaly at A's
+	// (step, rank) when there is one, else the first call.
 	Call int
 }
 
 // DefaultPhase3Options are the seed's constants.
 func DefaultPhase3Options() Phase3Options {
-	return Phase3Options{IQRMult: bandIQRMult, SpreadFloor: bandSpreadFloor}
+	return Phase3Options{IQRMult: bandIQRMult, SpreadFloor: bandSpreadFloor, Call: -1}
+}
+
+// anchorCall resolves Phase3Options.Call: an explicit call, else the micro
+// step of the earliest Phase 1 anomaly at A's (step, rank), else 0.
+func anchorCall(opt Phase3Options, a *model.Dump, p1 *model.Phase1Result) (int, string) {
+	if opt.Call >= 0 {
+		return opt.Call, ""
+	}
+	if p1 != nil {
+		for _, an := range p1.Anomalies {
+			if an.Rank == a.Rank && an.Step == a.Step && an.MicroStep != nil && *an.MicroStep >= 0 {
+				return *an.MicroStep, fmt.Sprintf("anchors compared at call %d of each module (Phase 1 micro step of A's anomaly)", *an.MicroStep)
+			}
+		}
+	}
+	return 0, ""
 }
 
 // directions of the comparison, in output order.
@@ -86,6 +104,11 @@ func Phase3(in Phase3Input, opt Phase3Options) *model.Phase3Result {
 		return res
 	}
 	p := &p3{opt: opt}
+	call, callNote := anchorCall(opt, in.A, in.Phase1)
+	p.opt.Call = call
+	if callNote != "" {
+		res.Warnings = append(res.Warnings, callNote)
+	}
 	p.hasCD = in.C != nil && in.D != nil
 	if !p.hasCD {
 		res.Degraded = true

@@ -104,6 +104,11 @@ func tallyTransitions(d *model.MonitorData, ix *seriesIndex) *stepTally {
 type boundaryFit struct {
 	DropAt, RiseElse, DropFactor float64
 	Drops                        int
+	// Accuracy is the share of all transitions the boundaries explain
+	// (drops at window starts, rises elsewhere): one explosion at a window
+	// start costs a true window little, missing every other reset costs a
+	// doubled window much.
+	Accuracy float64
 }
 
 func (f boundaryFit) ok(riseShare float64) bool {
@@ -111,7 +116,7 @@ func (f boundaryFit) ok(riseShare float64) bool {
 		f.DropFactor >= minResetDrop && f.Drops >= minResetDrops
 }
 
-func (f boundaryFit) score() float64 { return f.DropAt + f.RiseElse }
+func (f boundaryFit) score() float64 { return f.Accuracy }
 
 func (f boundaryFit) String() string {
 	return fmt.Sprintf("%.0f%% of transitions at window starts drop (mean factor %.2f×, %d drops), %.0f%% inside windows rise",
@@ -133,6 +138,9 @@ func fitOf(dAt, uAt int, lAt float64, t *stepTally) boundaryFit {
 		f.DropFactor = math.Exp(lAt / float64(dAt))
 	}
 	f.Drops = dAt
+	if n := t.total[0] + t.total[1]; n > 0 {
+		f.Accuracy = float64(dAt+uElse) / float64(n)
+	}
 	return f
 }
 
