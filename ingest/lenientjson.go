@@ -252,6 +252,9 @@ func (s *lenientScanner) number() float64 {
 	}
 	tok := s.buf[start:i]
 	s.pos = i
+	if v, ok := smallInt(tok); ok { // shape dims and integer stats: no ParseFloat
+		return v
+	}
 	if !validJSONNumber(tok) {
 		s.pos = start
 		if i == len(s.buf) {
@@ -414,4 +417,30 @@ func (s *lenientScanner) atTruncatedWord() {
 			return
 		}
 	}
+}
+
+// smallInt parses an integer token of at most 15 digits (exact in a
+// float64) without a leading zero; ok is false for anything else.
+func smallInt(b []byte) (float64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 15 || (b[0] == '0' && len(b) > 1) {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		if n == 0 {
+			return math.Copysign(0, -1), true
+		}
+		n = -n
+	}
+	return float64(n), true
 }
