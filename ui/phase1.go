@@ -120,10 +120,17 @@ func (p *phase1Pane) overviewLines() []string {
 func (p *phase1Pane) setSize(w, h int) {
 	p.width, p.height = w, h
 	curve := 16
-	if w >= 140 {
+	switch {
+	case w >= 140:
 		curve = 32
+	case w < 100:
+		curve = 12 // room for the parameter name at 80 columns
 	}
 	p.tbl.cols[p1ColCurve].width = curve
+	p.tbl.cols[p1ColTrigger].width = 8
+	if w >= 140 {
+		p.tbl.cols[p1ColTrigger].width = 16 // "micro_step_delta" in full
+	}
 	p.tbl.setHeight(h - len(p.overviewLines()) - 3)
 }
 

@@ -25,9 +25,43 @@ type phase3Pane struct {
 
 func newPhase3Pane(st Styles, d *Data) *phase3Pane {
 	p := &phase3Pane{st: st, data: d}
+	p.anchor, p.metric = p.openingView()
 	p.rebuild()
 	p.cursorToEarliest()
 	return p
+}
+
+// openingView picks the anchor and metric the screen opens on: where the
+// earliest divergent layer is flagged (the drill-down's metric first, so
+// the F!/B! that decided it is on screen).
+func (p *phase3Pane) openingView() (anchor, metric int) {
+	r, l := p.result(), p.earliestLayer()
+	if r == nil || l == nil {
+		return 0, 0
+	}
+	fwd := r.DivergenceSummary.EarliestFwdDivergence != nil
+	order := append([]string{}, metricNames...)
+	if dd := r.DivergenceSummary.Drilldown; dd != nil && dd.Metric != "" {
+		order = append([]string{dd.Metric}, order...)
+	}
+	for _, m := range order {
+		for ai, a := range r.Anchors {
+			for _, lr := range a.Layers {
+				row, ok := lr.Metrics[m]
+				if lr.Layer != *l || !ok {
+					continue
+				}
+				if (fwd && row.FFlag) || (!fwd && row.BFlag) {
+					for mi, name := range metricNames {
+						if name == m {
+							return ai, mi
+						}
+					}
+				}
+			}
+		}
+	}
+	return 0, 0
 }
 
 func (p *phase3Pane) result() *model.Phase3Result {
