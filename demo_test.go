@@ -515,3 +515,21 @@ func TestLargeGenerators(t *testing.T) {
 		t.Errorf("LargeDump(700): %d entries", n)
 	}
 }
+
+// BenchmarkWriteLargeTrendDB measures the benchmark-data generator itself
+// (1M rows per iteration).
+func BenchmarkWriteLargeTrendDB(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "big.trend.db")
+	for b.Loop() {
+		if err := synth.WriteLargeTrendDB(path, 1_000_000, 4); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGenerateDemo measures generating the demo run in memory.
+func BenchmarkGenerateDemo(b *testing.B) {
+	for b.Loop() {
+		synth.Generate(demoCfg)
+	}
+}

@@ -46,10 +46,14 @@ func WriteLargeTrendDB(path string, rows int, window int) error {
 	}
 	ps := largeTargets()
 	P := len(ps)
-	perStep := P + (P+window-1)/window // average rows per (rank, step) incl. reduced
-	steps := (rows+largeRanks*perStep-1)/(largeRanks*perStep) + 1
-	if steps < 1 {
-		steps = 1
+	// the fewest micro steps per rank whose rows reach the count
+	capacity := func(steps int) int { return largeRanks * P * (steps + (steps+window-1)/window) }
+	steps := max(1, rows/(largeRanks*P*(window+1)/window))
+	for steps > 1 && capacity(steps-1) >= rows {
+		steps--
+	}
+	for capacity(steps) < rows {
+		steps++
 	}
 	db, err := createTrendDB(path)
 	if err != nil {

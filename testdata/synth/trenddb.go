@@ -64,7 +64,7 @@ func createTrendDB(path string) (*sql.DB, error) {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
-	for _, q := range append([]string{"PRAGMA journal_mode=OFF", "PRAGMA synchronous=OFF"}, trendDDL...) {
+	for _, q := range append([]string{"PRAGMA journal_mode=OFF", "PRAGMA synchronous=OFF", "PRAGMA cache_size=-65536", "PRAGMA locking_mode=EXCLUSIVE"}, trendDDL...) {
 		if _, err := db.Exec(q); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("%s: %w", path, err)
