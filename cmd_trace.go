@@ -59,7 +59,7 @@ D to C's. Without C/D and with A given as a tree, C is chosen from A's tree
 	fs.IntVar(&f.rankG, "rank", traceUnset, "rank to pick inside the trees")
 	fs.StringVar(&f.phase1, "phase1", "", "Phase 1 JSON (filters the automatic choice of C)")
 	fs.StringVar(&f.anch, "anchors", "", "anchor modules, comma separated (default: automatic)")
-	fs.IntVar(&f.call, "call", 0, "call number (micro-batch order) of the anchor modules to compare")
+	fs.IntVar(&f.call, "call", -1, "call number (micro-batch order) of the anchor modules to compare (default: Phase 1's micro step, else 0)")
 	fs.StringVar(&f.out, "o", "", "write the JSON to FILE instead of stdout")
 	fs.StringVar(&f.out, "output", "", "same as -o")
 	if err := fs.Parse(args); err != nil {

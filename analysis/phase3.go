@@ -137,38 +137,28 @@ func Phase3(in Phase3Input, opt Phase3Options) *model.Phase3Result {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("no transformer layers (%s<N>) found in the dumps", res.LayerPrefix))
 	}
 
-	// Per anchor: cells; then the bands (a metric unusable when pooled
-	// over every anchor is unusable for each of them: a few layers of one
-	// anchor can look orderly by chance), flags and the reference's
-	// conclusion.
-	cells := make([][][2]cell, len(anchors)) // anchor → layer pos → dir
-	pooled := map[model.Stat]map[string][]float64{}
-	for _, m := range metricOrder {
-		pooled[m] = map[string][]float64{}
-	}
-	aligned := 0
-	for ai, name := range anchors {
-		cells[ai] = make([][2]cell, len(layers))
-		anyAligned := false
-		for li, l := range layers {
-			for di, d := range p3Dirs {
-				c := p.compareAnchor(name, l, d.dir)
-				cells[ai][li][di] = c
-				if c.abOK {
-					anyAligned = true
-				}
-				for _, m := range metricOrder {
-					pooled[m][d.name] = append(pooled[m][d.name], p.controlRatio(&c, m))
-				}
+	// Several calls (micro-batches) per module and no Phase 1 micro step:
+	// take the first call whose layers diverge (micro-batches run one after
+	// the other; the first divergent one is the earliest).
+	var cl *callAnalysis
+	if calls := p.callCount(anchors); opt.Call < 0 && callNote == "" && calls > 1 {
+		for k := 0; k < calls; k++ {
+			p.opt.Call = k
+			if c := p.analyseCall(anchors, layers); c.anyFlag() {
+				cl = c
+				res.Warnings = append(res.Warnings, fmt.Sprintf("anchors compared at call %d of each module: the first of %d micro-batches whose layers diverge", k, calls))
+				break
 			}
 		}
-		if anyAligned {
-			aligned++
+		if cl == nil {
+			p.opt.Call = 0
 		}
 	}
-	for ai, name := range anchors {
-		res.Anchors = append(res.Anchors, p.anchorTable(name, layers, cells[ai], pooled))
+	if cl == nil {
+		cl = p.analyseCall(anchors, layers)
 	}
+	cells, pooled, aligned := cl.cells, cl.pooled, cl.aligned
+	res.Anchors = cl.tables
 	res.AnchorWarning = anchorWarning(aligned)
 	res.DivergenceSummary = p.summary(anchors, layers, cells, pooled, res)
 	if p.hasCD {
@@ -177,6 +167,74 @@ func Phase3(in Phase3Input, opt Phase3Options) *model.Phase3Result {
 		res.DivergenceSummary.DataFeature = dataFeatureCheck(p.ia, p.ib, nil, nil)
 	}
 	return res
+}
+
+// callAnalysis is the anchor comparison at one call number.
+type callAnalysis struct {
+	cells   [][][2]cell // anchor → layer pos → dir
+	pooled  map[model.Stat]map[string][]float64
+	aligned int
+	tables  []model.AnchorTable
+}
+
+func (c *callAnalysis) anyFlag() bool {
+	for _, t := range c.tables {
+		for _, dl := range t.Conclusion.MetricLayers {
+			if len(dl.Fwd)+len(dl.Bwd) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// callCount is the largest number of calls of an anchor module in A.
+func (p *p3) callCount(anchors []string) int {
+	n := 0
+	want := map[string]bool{}
+	for _, a := range anchors {
+		want[a] = true
+	}
+	for k, a := range p.ia.anchors {
+		if want[k.name] {
+			n = max(n, len(a.own))
+		}
+	}
+	return n
+}
+
+// analyseCall compares every anchor in every layer at p.opt.Call: cells,
+// then the bands (a metric unusable when pooled over every anchor is
+// unusable for each of them: a few layers of one anchor can look orderly by
+// chance), flags and the reference's table and conclusion.
+func (p *p3) analyseCall(anchors []string, layers []int) *callAnalysis {
+	cl := &callAnalysis{cells: make([][][2]cell, len(anchors)), pooled: map[model.Stat]map[string][]float64{}}
+	for _, m := range metricOrder {
+		cl.pooled[m] = map[string][]float64{}
+	}
+	for ai, name := range anchors {
+		cl.cells[ai] = make([][2]cell, len(layers))
+		anyAligned := false
+		for li, l := range layers {
+			for di, d := range p3Dirs {
+				c := p.compareAnchor(name, l, d.dir)
+				cl.cells[ai][li][di] = c
+				if c.abOK {
+					anyAligned = true
+				}
+				for _, m := range metricOrder {
+					cl.pooled[m][d.name] = append(cl.pooled[m][d.name], p.controlRatio(&c, m))
+				}
+			}
+		}
+		if anyAligned {
+			cl.aligned++
+		}
+	}
+	for ai, name := range anchors {
+		cl.tables = append(cl.tables, p.anchorTable(name, layers, cl.cells[ai], cl.pooled))
+	}
+	return cl
 }
 
 func emptySummary() model.DivergenceSummary {

@@ -74,6 +74,8 @@ type tSpec struct {
 	Norm func(dir model.Direction, layer, k int) float64
 	// Mul scales statistic s of an op (the fault); default 1.
 	Mul func(dir model.Direction, layer, k int, s model.Stat) float64
+	// MulCall limits Mul to the calls (micro-batches) it accepts; nil = all.
+	MulCall func(call int) bool
 	// Class renames a module class (TE prefixes...).
 	Class func(class string) string
 	// CallBase is added to module call indices (re-indexed keys).
@@ -150,7 +152,7 @@ func buildDump(path string, s tSpec) *model.Dump {
 		for k, o := range seq {
 			norm := s.Norm(dir, layer, k)
 			mul := func(st model.Stat) float64 {
-				if s.Mul == nil {
+				if s.Mul == nil || s.MulCall != nil && !s.MulCall(call) {
 					return 1
 				}
 				return s.Mul(dir, layer, k, st)

@@ -511,3 +511,40 @@ func TestPhase3_MeanNotUsable(t *testing.T) {
 		t.Errorf("warnings %v", r.Warnings)
 	}
 }
+
+// With several micro-batches in the dump, the anchors are compared at the
+// micro step of Phase 1's anomaly: a fault only in micro-batch 2 is found
+// there, and missed at the first call.
+func TestPhase3_CallFromPhase1(t *testing.T) {
+	fault := func(dir model.Direction, layer, k int, s model.Stat) float64 {
+		if dir == model.Forward && layer >= 3 {
+			return 1.6
+		}
+		return 1
+	}
+	spec := func(name string, mul func(model.Direction, int, int, model.Stat) float64) *model.Dump {
+		return buildDump(name, tSpec{Layers: 6, Calls: 4, Mul: mul, MulCall: func(c int) bool { return c == 2 }, Step: 7, Rank: 1})
+	}
+	a, b, c, d := spec("A", fault), spec("B", nil), spec("C", tNoise(4)), spec("D", nil)
+	ms := 2
+	p1 := &model.Phase1Result{Anomalies: []model.Anomaly{{Step: 7, Rank: 1, MicroStep: &ms}}}
+	r := Phase3(Phase3Input{A: a, B: b, C: c, D: d, Phase1: p1}, DefaultPhase3Options())
+	if intp(r.DivergenceSummary.EarliestFwdDivergence) != 3 || !strings.Contains(strings.Join(r.Warnings, "|"), "call 2") {
+		t.Fatalf("start %d warnings %v", intp(r.DivergenceSummary.EarliestFwdDivergence), r.Warnings)
+	}
+	if k := r.Anchors[0].Layers[3].Alignment.FwdKeyA; !strings.HasSuffix(k, ".forward.2") {
+		t.Errorf("anchor key %s", k)
+	}
+	// Without Phase 1: the first micro-batch whose layers diverge.
+	r = Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+	if intp(r.DivergenceSummary.EarliestFwdDivergence) != 3 || !strings.Contains(strings.Join(r.Warnings, "|"), "call 2 of each module: the first of 4") {
+		t.Errorf("auto call: start %d warnings %v", intp(r.DivergenceSummary.EarliestFwdDivergence), r.Warnings)
+	}
+	// An explicit call 0 sees nothing.
+	opt := DefaultPhase3Options()
+	opt.Call = 0
+	r = Phase3(Phase3Input{A: a, B: b, C: c, D: d}, opt)
+	if r.DivergenceSummary.EarliestFwdDivergence != nil {
+		t.Errorf("call 0 sees start %d", intp(r.DivergenceSummary.EarliestFwdDivergence))
+	}
+}
