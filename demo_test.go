@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"spikescope/ingest"
 	"spikescope/model"
 	"spikescope/testdata/synth"
 )
@@ -531,5 +533,80 @@ func BenchmarkWriteLargeTrendDB(b *testing.B) {
 func BenchmarkGenerateDemo(b *testing.B) {
 	for b.Loop() {
 		synth.Generate(demoCfg)
+	}
+}
+
+// rowSet renders every monitor row as text keyed by names, sorted, so that
+// two loads can be compared regardless of row and id order.
+func rowSet(md *model.MonitorData) []string {
+	out := make([]string, md.Rows.Len())
+	r := &md.Rows
+	for i := range out {
+		out[i] = fmt.Sprint(r.Rank[i], r.Step[i], r.Micro[i], md.Targets[r.Target[i]].Name, md.Metrics[r.Metric[i]],
+			r.Val[0][i], r.Val[1][i], r.Val[2][i], r.Val[3][i])
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestDemoLoadsLikeMonitor: what ingest reads from the demo's trend.db and
+// CSV tree is what Run.Monitor promises (the CSV with its explicit micro
+// steps mapped to the same global steps).
+func TestDemoLoadsLikeMonitor(t *testing.T) {
+	dir, cleanup, err := extractDemo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	run := synth.Generate(demoCfg)
+	for _, dev := range []synth.Device{synth.Anomalous, synth.Baseline} {
+		path := filepath.Join(dir, synth.DemoTrendDB)
+		if dev == synth.Baseline {
+			path = filepath.Join(dir, synth.DemoBaselineTrendDB)
+		}
+		md, err := ingest.LoadMonitor(context.Background(), path, model.FormatTrendDB, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, got := rowSet(run.Monitor(dev)), rowSet(md)
+		if len(got) != len(want) {
+			t.Fatalf("%s: ingest read %d rows, want %d", path, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%s: row %d: ingest %q, Monitor %q", path, i, got[i], want[i])
+			}
+		}
+	}
+	csv, err := ingest.LoadMonitor(context.Background(), filepath.Join(dir, synth.DemoCSVDir), model.FormatCSV, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !csv.ExplicitMicro || csv.Rows.Len() != demoTrendRows {
+		t.Fatalf("CSV: explicit=%v rows=%d", csv.ExplicitMicro, csv.Rows.Len())
+	}
+	// map the CSV's (optimizer step, micro step) onto the trend.db's global step
+	var got []string
+	r := &csv.Rows
+	for i := 0; i < r.Len(); i++ {
+		step := int(r.Step[i]) * demoCfg.Window
+		if r.Micro[i] != model.NoMicro {
+			step += int(r.Micro[i])
+		}
+		v := [4]float64{}
+		for s := range v {
+			v[s] = r.Val[s][i]
+			if v[s] == 0 {
+				v[s] = 0 // the CSV keeps -0.0, the trend.db stores 0.0
+			}
+		}
+		got = append(got, fmt.Sprint(r.Rank[i], step, model.NoMicro, csv.Targets[r.Target[i]].Name, csv.Metrics[r.Metric[i]], v[0], v[1], v[2], v[3]))
+	}
+	sort.Strings(got)
+	want := rowSet(run.Monitor(synth.Anomalous))
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("CSV row %d: %q, want %q", i, got[i], want[i])
+		}
 	}
 }
