@@ -563,6 +563,10 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 		}
 		peak, pv := peakOf(degrees)
 		verdicts[di] = directionVerdict(d.name, sortedLayerSet(union), sortedLayerSet(unaligned), usable, final, peak, pv)
+		if l, key := firstNonFinite(p.ia, layers, d.dir, d.name); key != "" {
+			verdicts[di].FirstNonFinite = fmt.Sprintf("L%d %s", l, key)
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: first NaN/Inf of A at L%d (%s)", d.name, l, key))
+		}
 	}
 	chooseP0(&verdicts[0], &verdicts[1])
 	s.Directions = verdicts[:]
@@ -572,6 +576,28 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 		}
 	}
 	return s
+}
+
+// firstNonFinite finds the first op of x, in propagation order (layers
+// shallow → deep forward, deep → shallow backward; execution order within a
+// layer), whose compared output holds a NaN or Inf statistic.
+func firstNonFinite(x *dumpIndex, layers []int, dir model.Direction, dirName string) (int, string) {
+	for n := range layers {
+		l := layers[n]
+		if dirName == "bwd" {
+			l = layers[len(layers)-1-n]
+		}
+		for _, i := range x.layers[l] {
+			op := &x.d.Ops[i]
+			if op.Direction != dir {
+				continue
+			}
+			if t := primaryTensor(op); t != nil && badStats(t, "A") != "" && t.Has[model.StatNorm] {
+				return l, op.Key
+			}
+		}
+	}
+	return 0, ""
 }
 
 func logMagnitude(v float64) float64 {

@@ -548,3 +548,22 @@ func TestPhase3_CallFromPhase1(t *testing.T) {
 		t.Errorf("call 0 sees start %d", intp(r.DivergenceSummary.EarliestFwdDivergence))
 	}
 }
+
+// A NaN in A makes its layer unaligned (never consistent) and is reported
+// as the first non-finite op of the pass.
+func TestPhase3_NaNInA(t *testing.T) {
+	a, b, c, d := tQuad(6, nil)
+	for i := range a.Ops {
+		op := &a.Ops[i]
+		if op.Direction == model.Forward && (strings.Contains(op.Key, "layers.4.mlp.") || strings.Contains(op.Parent, "layers.4.mlp.")) {
+			op.Outputs[0].Stat[model.StatMax] = math.Inf(1)
+			op.Outputs[0].Stat[model.StatNorm] = math.NaN()
+		}
+	}
+	r := runP3(a, b, c, d)
+	fwd := verdict(t, r, "fwd")
+	want := "L4 Module.module.module.decoder.layers.4.mlp.linear_fc1.ColumnParallelLinear.forward.0"
+	if fwd.Verdict == "consistent" || fwd.FirstNonFinite != want || !reflect.DeepEqual(fwd.Unaligned, []int{4}) {
+		t.Fatalf("fwd %+v", fwd)
+	}
+}

@@ -139,8 +139,12 @@ type DirectionVerdict struct {
 	P0        bool   `json:"p0"`
 	// Amplified: this direction diverges too, but after the P0 direction's
 	// divergence (backward amplifying a forward divergence).
-	Amplified bool   `json:"amplified,omitempty"`
-	Note      string `json:"note,omitempty"`
+	Amplified bool `json:"amplified,omitempty"`
+	// FirstNonFinite is the first op of A (propagation order) whose output
+	// holds NaN/Inf ("L5 <key>"): such layers are unaligned, but where a
+	// NaN first appears is itself a finding.
+	FirstNonFinite string `json:"first_non_finite,omitempty"`
+	Note           string `json:"note,omitempty"`
 }
 
 // DataFeatureCheck is the seed's data-feature consistency check.
