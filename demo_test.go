@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -608,5 +609,121 @@ func TestDemoLoadsLikeMonitor(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("CSV row %d: %q, want %q", i, got[i], want[i])
 		}
+	}
+}
+
+// pyFloat matches Python's repr of a float (what pandas and json.dump print).
+var pyFloat = regexp.MustCompile(`^-?(\d+\.\d+|\d(\.\d+)?e[-+]\d{2,3}|NaN|Infinity)$`)
+
+// TestNumberFormatsArePython: every CSV value cell and every dump statistic
+// is printed as Python would (e.g. "0.0", "-0.0", "1e-06", never "0" or
+// "1e-6"), and dump.json uses json.dump(indent=1)'s layout.
+func TestNumberFormatsArePython(t *testing.T) {
+	dir, cleanup, err := extractDemo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	cells, sci := 0, 0
+	filepath.WalkDir(filepath.Join(dir, synth.DemoCSVDir), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+		micro := strings.Contains(lines[0], "micro_step")
+		for _, ln := range lines[1:] {
+			f := strings.Split(ln, ",")
+			first := 3
+			if micro {
+				first = 4
+			}
+			for _, c := range f[first : first+4] {
+				cells++
+				if strings.Contains(c, "e-") {
+					sci++
+				}
+				if !pyFloat.MatchString(c) {
+					t.Fatalf("%s: cell %q is not a Python float repr", p, c)
+				}
+			}
+		}
+		return nil
+	})
+	if cells != demoTrendRows*4 || sci == 0 {
+		t.Errorf("%d cells checked (want %d), %d in scientific notation", cells, demoTrendRows*4, sci)
+	}
+	tr := synth.Generate(demoCfg).Truth()
+	b, err := os.ReadFile(filepath.Join(dir, tr.DumpA, "dump.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte("{\n \"task\": \"statistics\",\n \"level\": \"mix\",\n \"framework\": \"pytorch\",\n \"dump_data_dir\": null,\n \"data\": {\n  \"")) ||
+		bytes.HasSuffix(b, []byte("\n")) || !bytes.Contains(b, []byte("\"shape\": [\n      4096,\n      1,\n")) {
+		t.Errorf("dump.json layout is not json.dump(indent=1)'s")
+	}
+	stats := regexp.MustCompile(`"(Max|Min|Mean|Norm)": ([^,\n]+)`).FindAllSubmatch(b, -1)
+	for _, m := range stats {
+		v := string(m[2])
+		if v != "null" && v != "true" && v != "false" && !pyFloat.MatchString(v) {
+			t.Fatalf("dump statistic %s = %q is not a Python float repr", m[1], v)
+		}
+	}
+	if len(stats) < 3000 {
+		t.Errorf("only %d statistics found", len(stats))
+	}
+}
+
+// TestConfigVariants: more micro batches per dump and a run not starting at
+// step 0 keep every coordinate consistent.
+func TestConfigVariants(t *testing.T) {
+	c := synth.DefaultConfig()
+	c.FirstStep, c.Fault.OptStep = 100, 105
+	c.DumpMicroBatches = c.Window
+	run := synth.Generate(c)
+	tr := run.Truth()
+	if tr.FaultOptStep != 105 || tr.FaultTrendStep != 22 || tr.PlantedOperator != "NPU.npu_swiglu.14.forward" ||
+		tr.DumpA != synth.DemoDumpDir+"/step105/rank3" {
+		t.Fatalf("truth %+v", tr)
+	}
+	// parameters_grad counters continue across the dumped steps: step104 .0-.3, step105 .4-.7
+	if tr.DumpGradKeys[0] != "Module.module.module.decoder.layers.2.mlp.linear_fc2.RowParallelLinear.parameters_grad.7" {
+		t.Errorf("grad key %s", tr.DumpGradKeys[0])
+	}
+	dir := t.TempDir()
+	if err := run.WriteCSVTree(filepath.Join(dir, "csv")); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "csv", "*-rank3-*", "grad_unreduced_105-105.csv")); len(m) != 1 {
+		t.Errorf("grad_unreduced_105-105.csv of rank 3: %v", m)
+	}
+	if err := run.WriteDumps(filepath.Join(dir, "a"), synth.Anomalous); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.WriteDumps(filepath.Join(dir, "b"), synth.Baseline); err != nil {
+		t.Fatal(err)
+	}
+	a := filepath.Join(dir, "a", "step105", "rank3", "dump.json")
+	keys := dumpKeys(t, a)
+	if len(keys) != 4*demoDumpEntries {
+		t.Errorf("%d entries, want %d", len(keys), 4*demoDumpEntries)
+	}
+	A, B := outNorms(t, a), outNorms(t, filepath.Join(dir, "b", "step105", "rank3", "dump.json"))
+	for key, want := range map[string][2]float64{
+		"NPU.npu_swiglu.14.forward":                               {1.5, 3.5},
+		"NPU.npu_swiglu.2.forward":                                {0.97, 1.03},
+		"Module.module.module.decoder.layers.2.mlp.MLP.forward.2": {1.4, 3.5},
+		"Module.module.module.decoder.layers.2.mlp.MLP.forward.3": {0.97, 1.03},
+	} {
+		if r := A[key] / B[key]; !(r >= want[0] && r <= want[1]) {
+			t.Errorf("%s: A/B = %.3f, want in %v", key, r, want)
+		}
+	}
+	con, err := os.ReadFile(filepath.Join(dir, "a", "step105", "rank3", "construct.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasSuffix(con, []byte("\"megatron_micro_step_number\": 3\n}")) {
+		t.Errorf("construct.json does not end with megatron_micro_step_number 3")
 	}
 }

@@ -2,7 +2,9 @@ package synth
 
 import (
 	"bufio"
+	"fmt"
 	"strconv"
+	"unicode/utf16"
 )
 
 // pyJSON writes JSON the way Python's json.dump(obj, f, indent=1) does: one
@@ -71,7 +73,41 @@ func (j *pyJSON) Key(k string) {
 	j.w.WriteString(": ")
 }
 
-func (j *pyJSON) str(s string) { j.w.WriteString(strconv.Quote(s)) }
+func (j *pyJSON) str(s string) { j.w.WriteString(pyQuote(s)) }
+
+// pyQuote quotes s like Python's json.dumps with ensure_ascii: the short
+// escapes for quote, backslash and \n \r \t \b \f, \u00XX for other
+// control characters, \uXXXX (surrogate pairs beyond the BMP) for non-ASCII.
+func pyQuote(s string) string {
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b = append(b, `\"`...)
+		case r == '\\':
+			b = append(b, `\\`...)
+		case r == '\n':
+			b = append(b, `\n`...)
+		case r == '\r':
+			b = append(b, `\r`...)
+		case r == '\t':
+			b = append(b, `\t`...)
+		case r == '\b':
+			b = append(b, `\b`...)
+		case r == '\f':
+			b = append(b, `\f`...)
+		case r < 0x20 || r > 0x7e && r < 0x10000:
+			b = append(b, fmt.Sprintf(`\u%04x`, r)...)
+		case r >= 0x10000:
+			r1, r2 := utf16.EncodeRune(r)
+			b = append(b, fmt.Sprintf(`\u%04x\u%04x`, r1, r2)...)
+		default:
+			b = append(b, byte(r))
+		}
+	}
+	return string(append(b, '"'))
+}
 
 // Values written after Key (no element separator).
 func (j *pyJSON) Str(s string)      { j.str(s) }
