@@ -1,8 +1,149 @@
 package main
 
-import "io"
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
 
-// runSelect is a placeholder until its issue lands.
+	"spikescope/analysis"
+	"spikescope/ingest"
+	"spikescope/model"
+)
+
+// runSelect is Phase 2: the root-cause coordinate as JSON (pure JSON on
+// stdout, or -o FILE).
 func runSelect(args []string, stdout, stderr io.Writer) int {
-	return exitCode(usageError{"select: not implemented yet"}, stderr)
+	fs := flag.NewFlagSet("select", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	def := analysis.DefaultPhase2Options()
+	p1Path := fs.String("phase1", "", "Phase 1 JSON of the anomalous side")
+	npu := fs.String("npu", "", "same as --phase1 (reference spelling)")
+	basePath := fs.String("baseline", "", "Phase 1 JSON of the baseline side (optional)")
+	gpu := fs.String("gpu", "", "same as --baseline (reference spelling; the baseline need not be a GPU)")
+	pinText := fs.String("pin", "", "pin the coordinate, e.g. opt=3,ms=2,rank=5,param=<name> (also step=N)")
+	growth := fs.Float64("growth", def.Growth, "final-norm growth between adjacent optimizer steps")
+	share := fs.Float64("rank-share", def.RankShare, "share of ranks that must grow")
+	devRatio := fs.Float64("device-ratio", def.DeviceRatio, "anomalous/baseline ratio that makes a coordinate device-specific")
+	out := fs.String("o", "", "write the JSON to FILE instead of stdout")
+	fs.StringVar(out, "output", "", "same as -o")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: spikescope select --phase1 P1.json [--baseline P1B.json] [--npu P1.json --gpu P1B.json]\n"+
+			"                        [--pin COORD] [--growth 2] [--rank-share 0.6] [--device-ratio 2] [-o FILE]\n\n"+
+			"Phase 2: the root-cause coordinate chosen from a Phase 1 result (JSON).\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return exitCode(usageError{fmt.Sprintf("select: unexpected argument %q", fs.Arg(0))}, stderr)
+	}
+	p1File, base := *p1Path, *basePath
+	if p1File == "" {
+		p1File = *npu
+	} else if *npu != "" && *npu != p1File {
+		return exitCode(usageError{"select: give --phase1 or --npu, not both"}, stderr)
+	}
+	if base == "" {
+		base = *gpu
+	} else if *gpu != "" && *gpu != base {
+		return exitCode(usageError{"select: give --baseline or --gpu, not both"}, stderr)
+	}
+	if p1File == "" {
+		return exitCode(usageError{"select: --phase1 P1.json (or --npu) is required"}, stderr)
+	}
+	if !(*growth > 0) || !(*share > 0) || *share > 1 || !(*devRatio > 0) {
+		return exitCode(usageError{"select: --growth and --device-ratio must be > 0, --rank-share in (0, 1]"}, stderr)
+	}
+	var pin *analysis.Pin
+	if *pinText != "" {
+		p, err := analysis.ParsePin(*pinText)
+		if err != nil {
+			return exitCode(usageError{"select: " + err.Error()}, stderr)
+		}
+		pin = &p
+	}
+	p1, err := readPhase1(p1File)
+	if err != nil {
+		return exitCode(err, stderr)
+	}
+	var bp1 *model.Phase1Result
+	if base != "" {
+		if bp1, err = readPhase1(base); err != nil {
+			return exitCode(err, stderr)
+		}
+	}
+	res, err := analysis.Phase2(p1, bp1, pin, analysis.Phase2Options{Growth: *growth, RankShare: *share, DeviceRatio: *devRatio})
+	if err != nil {
+		var pe *analysis.PinError
+		if errors.As(err, &pe) {
+			return exitCode(usageError{"select: " + err.Error()}, stderr)
+		}
+		return exitCode(err, stderr)
+	}
+	return exitCode(writeResultJSON(res, *out, stdout, stderr), stderr)
+}
+
+// readPhase1 reads a Phase 1 JSON (spikescope's, or the reference script's
+// with its bare NaN/Infinity tokens).
+func readPhase1(path string) (*model.Phase1Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &ingest.InputError{Path: path, Problem: "cannot read the Phase 1 JSON: " + err.Error(), Err: err}
+	}
+	var p1 model.Phase1Result
+	if err := json.Unmarshal(quoteBareNonFinite(b), &p1); err != nil {
+		return nil, &ingest.InputError{Path: path, Problem: "not a valid Phase 1 JSON: " + err.Error(), Err: err}
+	}
+	if p1.Phase != 1 {
+		return nil, &ingest.InputError{Path: path, Problem: fmt.Sprintf("not a Phase 1 result (\"phase\": %d)", p1.Phase)}
+	}
+	return &p1, nil
+}
+
+// quoteBareNonFinite turns the non-JSON tokens NaN, Infinity and -Infinity
+// that Python's json module writes into strings, which model.Float reads.
+func quoteBareNonFinite(b []byte) []byte {
+	var out []byte
+	inStr, esc := false, false
+	last := 0
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		if c == '"' {
+			inStr = true
+			continue
+		}
+		for _, tok := range []string{"-Infinity", "Infinity", "NaN"} {
+			if len(b)-i >= len(tok) && string(b[i:i+len(tok)]) == tok {
+				out = append(out, b[last:i]...)
+				out = append(out, '"')
+				out = append(out, tok...)
+				out = append(out, '"')
+				i += len(tok) - 1
+				last = i + 1
+				break
+			}
+		}
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
 }

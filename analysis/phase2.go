@@ -187,7 +187,7 @@ func (c *p2) fallbackRoot(as []model.Anomaly) *int {
 			}
 			continue
 		}
-		if d := float64(a.DeviationRatio); isFinite(d) && d > bestDev {
+		if d := float64(a.DeviationRatio); !math.IsNaN(d) && d > bestDev {
 			best, bestDev = i, d
 		}
 	}

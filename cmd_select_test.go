@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"spikescope/model"
+)
+
+// demoPhase1 writes the Phase 1 JSON of the demo's npu (or gpu) trend.db.
+func demoPhase1(t *testing.T, side string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), side+".json")
+	var so, se bytes.Buffer
+	if code := run([]string{"detect", filepath.Join("testdata/demo", side, "trend.db"), "-o", out}, &so, &se); code != 0 {
+		t.Fatalf("detect %s: exit %d %s", side, code, se.String())
+	}
+	return out
+}
+
+func selectRun(t *testing.T, args ...string) (*model.Phase2Result, int, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(append([]string{"select"}, args...), &out, &errb)
+	if code != 0 {
+		return nil, code, errb.String()
+	}
+	var res model.Phase2Result
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("stdout is not pure JSON: %v\n%s", err, out.String())
+	}
+	return &res, code, errb.String()
+}
+
+// The demo: the cross-step rule roots at opt 5 (6 of 8 ranks grow ≥ 2× at
+// 5 → 6), the coordinate is the planted fault; with the baseline it is
+// device-specific; a pin replaces it.
+func TestSelectDemo(t *testing.T) {
+	npu, gpu := demoPhase1(t, "npu"), demoPhase1(t, "gpu")
+	res, code, se := selectRun(t, "--phase1", npu)
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, se)
+	}
+	co := res.RootCauseCoordinate
+	if res.RootOptStep == nil || *res.RootOptStep != 5 || co.Rank != 3 || *co.MicroStep != 2 || *co.Step != 22 ||
+		co.TargetName != "layers.2.mlp.linear_fc2.weight" || res.Pinned || res.Mode != "单设备" {
+		t.Fatalf("select = %+v %+v", res, co)
+	}
+	if !res.CrossStep[0].Qualifies || res.CrossStep[0].From != 5 || res.CrossStep[0].RanksOver != 6 || !strings.Contains(res.Reasoning, "根因在 opt_step 5") {
+		t.Fatalf("cross step %+v reasoning %q", res.CrossStep, res.Reasoning)
+	}
+	res, _, _ = selectRun(t, "--npu", npu, "--gpu", gpu)
+	if *res.RootOptStep != 5 || res.RootCauseCoordinate.Rank != 3 || !strings.Contains(res.CrossDeviceVerification, "NPU 独有") || res.Mode != "NPU (+GPU 标杆)" {
+		t.Fatalf("cross device = %+v", res)
+	}
+	res, _, _ = selectRun(t, "--phase1", npu, "--pin", "opt=6,ms=0,rank=7,param=layers.5.input_layernorm.weight")
+	if !res.Pinned || res.Reasoning != "pinned by the user" || *res.RootOptStep != 6 || res.RootCauseCoordinate.Rank != 7 {
+		t.Fatalf("pinned = %+v", res)
+	}
+	// rank-share override: with 0.8 no pair qualifies → the seed's fallback
+	res, _, _ = selectRun(t, "--phase1", npu, "--rank-share", "0.8")
+	if res.CrossStep[0].Qualifies || !strings.Contains(res.Reasoning, "取异常偏离最大的 opt_step") {
+		t.Fatalf("rank share 0.8 = %+v", res)
+	}
+}
+
+// Reference-made Phase 1 files (bare NaN/Infinity tokens, no data_kind)
+// and empty ones are read; nothing crashes.
+func TestSelectReferenceJSONAndEmpty(t *testing.T) {
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "ref.json")
+	os.WriteFile(ref, []byte(`{"phase": 1, "db_path": "x.db", "sharding_analysis": {"has_micro_step": false, "accumulation_window": 1, "reset_boundary": null},
+ "target_rank_norms": null, "summary": {"steps": [0,1,2,3,4,5], "ranks": [0], "anomaly_count": 2},
+ "anomalies": [{"rank": 0, "step": 5, "target_id": 0, "target_name": "fc1.weight", "metric": "grad_unreduced", "norm": 20.0, "baseline_median": 0.0, "deviation_ratio": Infinity, "z_score_like": NaN, "trigger": "iqr+mad"},
+  {"rank": 0, "step": 3, "target_name": "qkv \"NaN\" weight", "norm": 3.0, "deviation_ratio": 3.0, "trigger": "iqr"}]}`), 0o644)
+	res, code, se := selectRun(t, "--phase1", ref)
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, se)
+	}
+	if res.RootCauseCoordinate == nil || *res.RootOptStep != 5 || res.RootCauseCoordinate.TargetName != "fc1.weight" ||
+		!strings.Contains(res.Reasoning, "取异常偏离最大的 opt_step 5") {
+		t.Fatalf("ref = %+v %+v", res, res.RootCauseCoordinate)
+	}
+	empty := filepath.Join(dir, "empty.json")
+	os.WriteFile(empty, []byte(`{"phase": 1, "anomalies": []}`), 0o644)
+	if c := res.Candidates; len(c) != 1 || float64(c[0].Anomaly.DeviationRatio) < 1e308 {
+		t.Fatalf("candidates = %+v", c)
+	}
+	res, code, _ = selectRun(t, "--phase1", empty, "--baseline", empty)
+	if code != 0 || res.RootCauseCoordinate != nil || res.RootOptStep != nil {
+		t.Fatalf("empty = %d %+v", code, res)
+	}
+}
+
+func TestSelectErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"phase": 1, "anomalies": [`), 0o644)
+	p3 := filepath.Join(dir, "p3.json")
+	os.WriteFile(p3, []byte(`{"phase": 3}`), 0o644)
+	npu := demoPhase1(t, "npu")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"select"}, "--phase1"},
+		{[]string{"select", "--phase1", bad}, bad + ": not a valid Phase 1 JSON"},
+		{[]string{"select", "--phase1", p3}, "not a Phase 1 result"},
+		{[]string{"select", "--phase1", filepath.Join(dir, "missing.json")}, "missing.json: cannot read"},
+		{[]string{"select", "--phase1", npu, "--baseline", bad}, bad},
+		{[]string{"select", "--phase1", npu, "--pin", "opt=x"}, "not a non-negative integer"},
+		{[]string{"select", "--phase1", npu, "--pin", "opt=5,rank=3,param=no.such.weight"}, "matches no parameter"},
+		{[]string{"select", "--phase1", npu, "--pin", "opt=99,rank=3"}, "optimizer step 99 is not in the data"},
+		{[]string{"select", "--phase1", npu, "--rank-share", "1.5"}, "--rank-share"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(c.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), c.want) || out.Len() != 0 {
+			t.Fatalf("%v: exit %d, stderr %q", c.args, code, errb.String())
+		}
+	}
+}
