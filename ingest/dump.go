@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -135,6 +136,8 @@ func (p *dumpParser) document(path string) (*model.Dump, error) {
 		return nil, inputErr(path, nil, "not an msprobe dump.json: no \"data\" or \"task\" key (top-level keys: %s)", strings.Join(topKeys, ", "))
 	case !sawData:
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: no \"data\" object: 0 ops", path))
+	case len(d.Ops) == 0:
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: \"data\" is empty: 0 ops", path))
 	}
 	if d.Task != "" && d.Task != "statistics" && d.Task != "tensor" {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: task %q records no Max/Min/Mean/Norm statistics", path, d.Task))
@@ -423,10 +426,12 @@ func (p *dumpParser) record(dst *[]model.TensorStat, depth int) {
 	*dst = append(*dst, t)
 }
 
+var tensorWord, parameterWord = []byte("Tensor"), []byte("Parameter")
+
 // isTensorType reports whether a record's "type" names a tensor
 // ("torch.Tensor", "mindspore.Tensor", "torch.nn.parameter.Parameter", ...).
 func isTensorType(v []byte) bool {
-	return strings.Contains(string(v), "Tensor") || strings.Contains(string(v), "Parameter")
+	return bytes.Contains(v, tensorWord) || bytes.Contains(v, parameterWord)
 }
 
 // shape reads a shape list and sets Shape and Elements (product of the dims;

@@ -223,6 +223,10 @@ func TestDumpEmptyObjectWarns(t *testing.T) {
 	if len(d.Ops) != 0 || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "x/dump.json: dump.json is {}") {
 		t.Errorf("warnings %v", d.Warnings)
 	}
+	d = parse(t, `{"task": "statistics", "data": {}}`)
+	if len(d.Ops) != 0 || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], `"data" is empty`) {
+		t.Errorf("empty data: %v", d.Warnings)
+	}
 	d = parse(t, `{"task": "structure"}`)
 	if len(d.Ops) != 0 || len(d.Warnings) != 2 || !strings.Contains(d.Warnings[0], `no "data" object`) {
 		t.Errorf("task only: %v", d.Warnings)
