@@ -41,7 +41,11 @@ func (r *renderer) phase3() {
 	r.line("## " + r.t("p3.title"))
 	p3 := r.in.P3
 	if p3 == nil {
-		r.line(r.t("p3.notrun"))
+		if r.noCoordinate() {
+			r.line(r.t("p3.notrun.nocoord"))
+		} else {
+			r.line(r.t("p3.notrun"))
+		}
 		if c := oneLine(r.in.Control); c != "" {
 			r.line(r.t("p3.control") + " " + c)
 		}
@@ -602,4 +606,10 @@ func (r *renderer) missing() {
 		t.add(what, next)
 	}
 	r.table(t)
+}
+
+// noCoordinate reports whether Phase 3 could not start for want of a
+// root-cause coordinate (rather than of dumps).
+func (r *renderer) noCoordinate() bool {
+	return r.in.P1 != nil && (r.in.P2 == nil || r.in.P2.RootCauseCoordinate == nil)
 }

@@ -159,7 +159,11 @@ func (r *renderer) summary() {
 		r.bullet(s)
 	}
 	if in.P3 == nil {
-		r.bullet(r.t("sum.p3.none"))
+		if r.noCoordinate() {
+			r.bullet(r.t("sum.p3.nocoord"))
+		} else {
+			r.bullet(r.t("sum.p3.none"))
+		}
 	} else {
 		ds := &in.P3.DivergenceSummary
 		s := r.tf("sum.p3", layerPtr(ds.EarliestFwdDivergence), layerPtr(ds.EarliestBwdDivergence))

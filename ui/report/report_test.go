@@ -145,7 +145,7 @@ func TestEnglishHeadersAndRows(t *testing.T) {
 func TestDegradedSaysWhatIsMissing(t *testing.T) {
 	out := Render(degradedInput(), "en")
 	for _, want := range []string{
-		"Phase 3: not run (dump data missing)",
+		"Phase 3: not run (dump statistics missing)",
 		"| Missing | Collect next |",
 		"| dump statistics | dump A at opt_step 3 on rank 2, and C/D at opt_step 3 on rank 1 |",
 		"No baseline data, single-device decision",

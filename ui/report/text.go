@@ -23,16 +23,17 @@ var dict = map[string][2]string{
 	"fwd":            {"前向", "forward"},
 	"bwd":            {"反向", "backward"},
 
-	"sum.p1.none":  {"Phase 1: 未运行（无监控数据）", "Phase 1: not run (no monitor data)"},
-	"sum.p1.empty": {"Phase 1: 未发现候选尖刺", "Phase 1: no candidate spike found"},
-	"sum.p1":       {"Phase 1: %d 个候选，最早异常坐标 %s（偏离 %s）", "Phase 1: %d candidates, earliest anomalous coordinate %s (deviation %s)"},
-	"sum.p2.none":  {"Phase 2: 未运行", "Phase 2: not run"},
-	"sum.p2.empty": {"Phase 2: 未选出根因坐标", "Phase 2: no root-cause coordinate selected"},
-	"sum.p2":       {"Phase 2: 根因坐标 %s", "Phase 2: root-cause coordinate %s"},
-	"sum.p3.none":  {"Phase 3: 未运行（缺少 dump 数据）", "Phase 3: not run (dump data missing)"},
-	"sum.p3":       {"Phase 3: 最早分叉点 前向 %s，反向 %s", "Phase 3: earliest divergence forward %s, backward %s"},
-	"sum.p3.op":    {"下钻算子 %s", "drill-down operator %s"},
-	"sum.missing":  {"缺失数据 %d 项，见文末「缺失数据与下一步」", "Missing inputs: %d, see \"Missing data and next steps\" at the end"},
+	"sum.p1.none":    {"Phase 1: 未运行（无监控数据）", "Phase 1: not run (no monitor data)"},
+	"sum.p1.empty":   {"Phase 1: 未发现候选尖刺", "Phase 1: no candidate spike found"},
+	"sum.p1":         {"Phase 1: %d 个候选，最早异常坐标 %s（偏离 %s）", "Phase 1: %d candidates, earliest anomalous coordinate %s (deviation %s)"},
+	"sum.p2.none":    {"Phase 2: 未运行", "Phase 2: not run"},
+	"sum.p2.empty":   {"Phase 2: 未选出根因坐标", "Phase 2: no root-cause coordinate selected"},
+	"sum.p2":         {"Phase 2: 根因坐标 %s", "Phase 2: root-cause coordinate %s"},
+	"sum.p3.none":    {"Phase 3: 未运行（缺少 dump 数据）", "Phase 3: not run (dump statistics missing)"},
+	"sum.p3.nocoord": {"Phase 3: 未运行（无根因坐标）", "Phase 3: not run (no root-cause coordinate)"},
+	"sum.p3":         {"Phase 3: 最早分叉点 前向 %s，反向 %s", "Phase 3: earliest divergence forward %s, backward %s"},
+	"sum.p3.op":      {"下钻算子 %s", "drill-down operator %s"},
+	"sum.missing":    {"缺失数据 %d 项，见文末「缺失数据与下一步」", "Missing inputs: %d, see \"Missing data and next steps\" at the end"},
 
 	// Phase 1
 	"p1.title":     {"Phase 1: 候选根因表格", "Phase 1: Candidate root causes"},
@@ -109,7 +110,8 @@ var dict = map[string][2]string{
 
 	// Phase 3
 	"p3.title":              {"Phase 3: 四组对照表格", "Phase 3: Four-group comparison"},
-	"p3.notrun":             {"未运行: 缺少异常侧 dump 统计数据（或 Phase 2 未选出坐标）。", "Not run: no dump statistics of the anomalous side (or Phase 2 selected no coordinate)."},
+	"p3.notrun":             {"未运行: 缺少根因坐标处的 dump 统计数据（异常侧 A 与标杆侧 B），见文末缺失数据。", "Not run: no dump statistics at the root-cause coordinate (anomalous A and baseline B); see the missing data at the end."},
+	"p3.notrun.nocoord":     {"未运行: Phase 2 未选出根因坐标。", "Not run: Phase 2 selected no root-cause coordinate."},
 	"p3.control":            {"对照组选取:", "Control group:"},
 	"h.group":               {"组", "Group"},
 	"h.role":                {"含义", "Role"},
