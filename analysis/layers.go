@@ -28,6 +28,23 @@ type layerScheme struct {
 	Stacks []string       // stack keys in execution order ("" for the only stack)
 	offset map[string]int // stack → first id
 	maxN   map[string]int
+	cache  map[string]cachedLoc // module path → locate result
+}
+
+type cachedLoc struct {
+	loc layerLoc
+	ok  bool
+}
+
+// locate is locate(path, s.Word), memoised: module paths repeat once per
+// call (micro-batch) and pass.
+func (s *layerScheme) locate(path string) (layerLoc, bool) {
+	if c, hit := s.cache[path]; hit {
+		return c.loc, c.ok
+	}
+	loc, ok := locate(path, s.Word)
+	s.cache[path] = cachedLoc{loc, ok}
+	return loc, ok
 }
 
 // layerLoc is where a module path sits: its stack, its layer number and the
@@ -45,6 +62,7 @@ type layerLoc struct {
 func learnLayerWord(dumps ...*model.Dump) string {
 	counts := map[string]int{}
 	var order []string
+	seen := map[string]bool{}
 	for _, d := range dumps {
 		if d == nil {
 			continue
@@ -54,7 +72,12 @@ func learnLayerWord(dumps ...*model.Dump) string {
 			if op.Kind != model.KindModule || op.Direction != model.Forward {
 				continue
 			}
-			segs := strings.Split(modulePathOf(op), ".")
+			path := modulePathOf(op)
+			if seen[path] { // each module path counts once (calls repeat it)
+				continue
+			}
+			seen[path] = true
+			segs := strings.Split(path, ".")
 			for j := 1; j < len(segs); j++ {
 				w := segs[j-1]
 				if !allDigits(segs[j]) || !isIdentifier(w) || ignoredLayerWords[w] {
@@ -142,7 +165,7 @@ func stackKey(segs []string) string {
 // learnLayerScheme learns the layer word and the stacks from the dumps
 // (the first dump's execution order decides the stack order).
 func learnLayerScheme(dumps ...*model.Dump) *layerScheme {
-	s := &layerScheme{Word: learnLayerWord(dumps...), offset: map[string]int{}, maxN: map[string]int{}}
+	s := &layerScheme{Word: learnLayerWord(dumps...), offset: map[string]int{}, maxN: map[string]int{}, cache: map[string]cachedLoc{}}
 	for _, d := range dumps {
 		if d == nil {
 			continue
@@ -152,7 +175,7 @@ func learnLayerScheme(dumps ...*model.Dump) *layerScheme {
 			if op.Kind != model.KindModule {
 				continue
 			}
-			loc, ok := locate(modulePathOf(op), s.Word)
+			loc, ok := s.locate(modulePathOf(op))
 			if !ok {
 				continue
 			}

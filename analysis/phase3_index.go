@@ -81,7 +81,7 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 			continue
 		}
 		path := modulePathOf(op)
-		if loc, ok := locate(path, s.Word); ok {
+		if loc, ok := s.locate(path); ok {
 			in.Layer = s.id(loc)
 			in.Sub = loc.Sub
 		} else {
@@ -97,12 +97,18 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 	// same pass (msprobe writes a module's record when it finishes, so the
 	// APIs it ran come just before it).
 	if hasParents {
+		byParent := map[string]opInfo{}
 		for i := range d.Ops {
 			op := &d.Ops[i]
 			if op.Kind == model.KindModule {
 				continue
 			}
-			x.info[i] = apiInfoFromParent(d, op, s)
+			in, ok := byParent[op.Parent]
+			if !ok {
+				in = apiInfoFromParent(d, op, s)
+				byParent[op.Parent] = in
+			}
+			x.info[i] = in
 		}
 	} else {
 		next := [3]int{-1, -1, -1}
@@ -185,7 +191,7 @@ func apiInfoFromParent(d *model.Dump, op *model.Op, s *layerScheme) opInfo {
 	for depth := 0; p != "" && depth < 64; depth++ {
 		if isModuleKey(p) {
 			path := parseModuleKeyPath(p)
-			if loc, ok := locate(path, s.Word); ok {
+			if loc, ok := s.locate(path); ok {
 				in.Layer = s.id(loc)
 				in.Sub = loc.Sub
 				if in.Layer >= 0 && in.Sub != "" {
