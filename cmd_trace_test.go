@@ -175,3 +175,26 @@ func TestTraceErrors(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTrace200k is the whole command on disk: four dump folders of
+// 200,000 operators each (synth.WriteLargeDump), read and traced.
+func BenchmarkTrace200k(b *testing.B) {
+	dir := b.TempDir()
+	var args []string
+	for _, g := range []string{"a", "b", "c", "d"} {
+		p := filepath.Join(dir, g)
+		if err := synth.WriteLargeDump(p, 200000); err != nil {
+			b.Fatal(err)
+		}
+		args = append(args, "--dump-"+g, p)
+	}
+	out := filepath.Join(dir, "p3.json")
+	args = append(args, "-o", out)
+	b.ResetTimer()
+	for b.Loop() {
+		var so, se bytes.Buffer
+		if rc := runTrace(args, &so, &se); rc != 0 {
+			b.Fatalf("rc %d: %s", rc, se.String())
+		}
+	}
+}
