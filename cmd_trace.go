@@ -155,6 +155,9 @@ func trace(ctx context.Context, f traceFlags) (*model.Phase3Result, error) {
 		ch := analysis.ChooseControl(tr[0], dumps[0], tr[1], p1)
 		dumps[2], dumps[3] = ch.C, ch.D
 		controlNote = "automatic control choice: " + ch.Reason
+		if ch.C != nil && ch.C == ch.D {
+			warnings = append(warnings, "D is the same dump as C (A and B come from the same tree): the control group shows no noise")
+		}
 	}
 	var anchors []string
 	for _, a := range strings.Split(f.anch, ",") {

@@ -92,7 +92,8 @@ func Phase3(in Phase3Input, opt Phase3Options) *model.Phase3Result {
 	if opt.SpreadFloor <= 0 {
 		opt.SpreadFloor = bandSpreadFloor
 	}
-	res := &model.Phase3Result{Phase: 3, Dirs: map[string]string{}, ControlChoice: in.ControlNote}
+	res := &model.Phase3Result{Phase: 3, Dirs: map[string]string{}, ControlChoice: in.ControlNote,
+		Anchors: []model.AnchorTable{}, AnchorsUsed: []string{}, LayerPrefix: defaultLayerWord + "."}
 	for name, d := range map[string]*model.Dump{"A": in.A, "B": in.B, "C": in.C, "D": in.D} {
 		if d != nil {
 			res.Dirs[name] = d.Path
@@ -158,7 +159,9 @@ func Phase3(in Phase3Input, opt Phase3Options) *model.Phase3Result {
 		cl = p.analyseCall(anchors, layers)
 	}
 	cells, pooled, aligned := cl.cells, cl.pooled, cl.aligned
-	res.Anchors = cl.tables
+	if cl.tables != nil {
+		res.Anchors = cl.tables
+	}
 	res.AnchorWarning = anchorWarning(aligned)
 	res.DivergenceSummary = p.summary(anchors, layers, cells, pooled, res)
 	if p.hasCD {

@@ -567,3 +567,26 @@ func TestPhase3_NaNInA(t *testing.T) {
 		t.Fatalf("fwd %+v", fwd)
 	}
 }
+
+// Missing groups and dumps without layers never panic and say what is
+// missing.
+func TestPhase3_PartialInputs(t *testing.T) {
+	r := runP3(nil, buildDump("B", tSpec{Layers: 2}), nil, nil)
+	if len(r.Warnings) == 0 || r.Anchors == nil || r.DivergenceSummary.Directions == nil {
+		t.Fatalf("%+v", r)
+	}
+	a := buildDump("A", tSpec{Layers: 2})
+	tDropOps(a, func(op *model.Op) bool { return strings.Contains(op.Key, "layers.") || strings.Contains(op.Parent, "layers.") })
+	r = runP3(a, a, nil, nil)
+	if !strings.Contains(strings.Join(r.Warnings, "|"), "no transformer layers") || r.AnchorWarning == nil || r.AnchorWarning.AnchorsFound != 0 {
+		t.Fatalf("warnings %v %+v", r.Warnings, r.AnchorWarning)
+	}
+	for _, v := range r.DivergenceSummary.Directions {
+		if v.Verdict == "consistent" {
+			t.Errorf("%s consistent without layers", v.Direction)
+		}
+	}
+	if _, err := json.Marshal(r); err != nil {
+		t.Fatal(err)
+	}
+}
