@@ -576,7 +576,9 @@ func TestPhase3_PartialInputs(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 	a := buildDump("A", tSpec{Layers: 2})
-	tDropOps(a, func(op *model.Op) bool { return strings.Contains(op.Key, "layers.") || strings.Contains(op.Parent, "layers.") })
+	tDropOps(a, func(op *model.Op) bool {
+		return strings.Contains(op.Key, "layers.") || strings.Contains(op.Parent, "layers.")
+	})
 	r = runP3(a, a, nil, nil)
 	if !strings.Contains(strings.Join(r.Warnings, "|"), "no transformer layers") || r.AnchorWarning == nil || r.AnchorWarning.AnchorsFound != 0 {
 		t.Fatalf("warnings %v %+v", r.Warnings, r.AnchorWarning)
