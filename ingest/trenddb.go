@@ -48,7 +48,7 @@ var dumpMetricNames = map[string]bool{"forward": true, "backward": true, "recomp
 // metric whose targets never have a non-zero micro step (e.g. grad_reduced)
 // keeps NoMicro.
 func LoadTrendDB(ctx context.Context, path string, p model.ProgressFunc) (*model.MonitorData, error) {
-	db, err := openSQLiteReadOnly(path)
+	db, uri, err := openSQLiteReadOnly(path)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func LoadTrendDB(ctx context.Context, path string, p model.ProgressFunc) (*model
 			genA = append(genA, t)
 		}
 	}
-	r := &trendReader{path: path, db: db, workers: workers, d: &model.MonitorData{Path: path, Format: model.FormatTrendDB}}
+	r := &trendReader{path: path, uri: uri, db: db, workers: workers, d: &model.MonitorData{Path: path, Format: model.FormatTrendDB}}
 	switch {
 	case have["trend_data"]:
 		err = r.loadGenB(ctx, have, p)
@@ -96,6 +96,7 @@ func LoadTrendDB(ctx context.Context, path string, p model.ProgressFunc) (*model
 // trendReader holds the state of one trend.db load.
 type trendReader struct {
 	path    string
+	uri     string // read-only SQLite URI of path
 	db      *sql.DB
 	workers int
 	d       *model.MonitorData
@@ -458,30 +459,15 @@ func fillNaN(v []float64) {
 	}
 }
 
-// trendValue converts a stored statistic: NULL → NaN, ±(1e9+1) and beyond →
-// ±Inf (data2db's clamp), text → parsed number or NaN.
-func trendValue(v any) (f float64, text bool) {
-	switch x := v.(type) {
-	case float64:
-		f = x
-	case int64:
-		f = float64(x)
-	case nil:
-		return math.NaN(), false
-	case string:
-		return parseTextStat(x), true
-	case []byte:
-		return parseTextStat(string(x)), true
-	default:
-		return math.NaN(), true
-	}
+// trendClampValue undoes data2db's clamp: ±(1e9+1) and beyond → ±Inf.
+func trendClampValue(f float64) float64 {
 	if f >= trendClamp {
-		return math.Inf(1), false
+		return math.Inf(1)
 	}
 	if f <= -trendClamp {
-		return math.Inf(-1), false
+		return math.Inf(-1)
 	}
-	return f, false
+	return f
 }
 
 // parseTextStat reads a statistic stored as text (data2db parses strings as

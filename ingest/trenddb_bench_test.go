@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -147,6 +149,25 @@ func BenchmarkTrendDB1M(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(Bench1M.Rows()), "rows/op")
+}
+
+// BenchmarkSQLite3CLI1M is the yardstick of BenchmarkTrendDB1M: the sqlite3
+// command-line tool reading the same file's key columns and norm (the target
+// is ≤ 1.25× its time). Skipped when sqlite3 is not installed.
+func BenchmarkSQLite3CLI1M(b *testing.B) {
+	bin, err := exec.LookPath("sqlite3")
+	if err != nil {
+		b.Skip("sqlite3 not installed")
+	}
+	path := benchTrendDB(b)
+	b.ResetTimer()
+	for b.Loop() {
+		cmd := exec.Command(bin, path, "SELECT rank,step,target_id,metric_id,norm FROM trend_data")
+		cmd.Stdout = io.Discard
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // TestWriteTrendDBShape checks the writer and the reader on a small shape.

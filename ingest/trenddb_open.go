@@ -86,23 +86,24 @@ func isSQLiteHead(head []byte) bool {
 // makes SQLite fail instead of creating a missing file; immutable=1 makes it
 // skip locking and never create -wal/-shm/-journal files next to the user's
 // data.
-func openSQLiteReadOnly(path string) (*sql.DB, error) {
+func openSQLiteReadOnly(path string) (*sql.DB, string, error) {
 	head, err := checkFileReadable(path)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if !isSQLiteHead(head) {
-		return nil, inputErr(path, nil, "not an SQLite database (file header is not %q)", strings.TrimRight(sqliteMagic, "\x00"))
+		return nil, "", inputErr(path, nil, "not an SQLite database (file header is not %q)", strings.TrimRight(sqliteMagic, "\x00"))
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, inputErr(path, err, "cannot resolve path: %v", err)
+		return nil, "", inputErr(path, err, "cannot resolve path: %v", err)
 	}
-	db, err := sql.Open("sqlite", sqliteURI(abs))
+	uri := sqliteURI(abs)
+	db, err := sql.Open("sqlite", uri)
 	if err != nil {
-		return nil, inputErr(path, err, "cannot open SQLite database: %v", err)
+		return nil, "", inputErr(path, err, "cannot open SQLite database: %v", err)
 	}
-	return db, nil
+	return db, uri, nil
 }
 
 // sqliteURI builds the "file:" URI for an absolute path, escaping the
