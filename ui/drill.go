@@ -37,8 +37,10 @@ func newDrillPane(st Styles, d *Data, anchor string, layer int, dir string, metr
 		p.ops = d.OpsForLayer(anchor, layer, dir)
 	case dd != nil && dd.Layer != nil && *dd.Layer == layer:
 		p.ops = dd.Ops
+	case dd != nil && dd.Layer != nil:
+		p.note = fmt.Sprintf("operators are compared at the drill-down layer only (L%d, %s): go back and enter on it", *dd.Layer, dd.Direction)
 	default:
-		p.note = "operators are listed for the drill-down layer only"
+		p.note = "no drill-down: no layer diverged, so no operator was compared"
 	}
 	if dd != nil && dd.Layer != nil && *dd.Layer == layer {
 		p.target = dd.Operator

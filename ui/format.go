@@ -24,7 +24,11 @@ func fmtNum(v float64) string {
 	}
 	a := math.Abs(v)
 	if a >= 1e5 || a < 1e-3 {
-		return strconv.FormatFloat(v, 'e', 2, 64)
+		// compact exponent ("1.02e-5", not "1.02e-05") so it fits 8 cells
+		s := strconv.FormatFloat(v, 'e', 2, 64)
+		s = strings.Replace(s, "e+0", "e", 1)
+		s = strings.Replace(s, "e+", "e", 1)
+		return strings.Replace(s, "e-0", "e-", 1)
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }

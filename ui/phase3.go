@@ -303,9 +303,7 @@ func (p *phase3Pane) view() []string {
 		}
 		return quadCell(p.row(i), c-1, st)
 	})...)
-	for len(lines) < p.tbl.height+2 {
-		lines = append(lines, "")
-	}
+	lines = append(lines, "")
 	lines = append(lines, p.summaryLines()...)
 	return lines
 }

@@ -203,7 +203,10 @@ func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int) []stri
 		return nil
 	}
 	n := len(sel.Vals)
-	if n < cells {
+	// few steps: each step gets the same whole number of cells
+	stretch := 1
+	if n > 0 && n < cells {
+		stretch = cells / n
 		cells = n
 	}
 	// step buckets follow the selected curve's step positions
@@ -251,21 +254,21 @@ func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int) []stri
 		b.WriteString(fit(label, labelW, false))
 		for _, v := range all[k] {
 			if math.IsNaN(v) {
-				b.WriteByte(' ')
+				b.WriteString(strings.Repeat(" ", stretch))
 				continue
 			}
 			f := math.Max(0, math.Min(1, scale(v)))
 			if st.NoColor || len(st.Ramp) == 0 {
-				b.WriteRune(shadeRunes[int(f*float64(len(shadeRunes)-1)+0.5)])
+				b.WriteString(strings.Repeat(string(shadeRunes[int(f*float64(len(shadeRunes)-1)+0.5)]), stretch))
 				continue
 			}
 			c := st.Ramp[int(f*float64(len(st.Ramp)-1)+0.5)]
-			b.WriteString(lipgloss.NewStyle().Foreground(c).Render("█"))
+			b.WriteString(lipgloss.NewStyle().Foreground(c).Render(strings.Repeat("█", stretch)))
 		}
 		out = append(out, b.String())
 	}
 	if spike >= 0 && n > 0 {
-		mark := strings.Repeat(" ", labelW+spike*cells/n) + "▲ " + stepLabel(a)
+		mark := strings.Repeat(" ", labelW+(spike*cells/n)*stretch+stretch/2) + "▲ " + stepLabel(a)
 		out = append(out, mark)
 	}
 	scaleNote := "linear"
