@@ -1,0 +1,67 @@
+// Package session is the one analysis pipeline behind the TUI and
+// `spikescope report`: load every input, run Phase 1 (and the baseline's
+// Phase 1), Phase 2, pick the four dump groups, run Phase 3, and say what
+// data was missing and what to collect next. Nothing here renders.
+package session
+
+import (
+	"spikescope/analysis"
+	"spikescope/model"
+	"spikescope/ui/report"
+)
+
+// Missing is one missing piece of data and what to collect next.
+type Missing = report.Missing
+
+// Inputs are the paths and options of one analysis.
+type Inputs struct {
+	Path   string       // monitor trend.db / CSV tree, or a dump tree (Phase 1 then runs on its parameter gradients)
+	Format model.Format // "" or auto: detected
+	// Baseline is the baseline device's monitor (or dump) path, optional.
+	Baseline string
+	// DumpA..DumpD are dump folders or step*/rank* trees, optional. Without
+	// DumpA a dump tree given as Path is A's tree (and a dump baseline B's).
+	DumpA, DumpB, DumpC, DumpD string
+	// StepA/RankA pick A inside its tree; default: the Phase 2 root
+	// coordinate (dump step = optimizer step, rank).
+	StepA, RankA *int
+	// Pin is a coordinate such as "opt=3,ms=2,rank=5,param=<name>".
+	Pin string
+	P1  analysis.Phase1Options
+	P2  analysis.Phase2Options
+	P3  analysis.Phase3Options
+}
+
+// Session is what was loaded and concluded. Copies made by WithPin and
+// WithControl share the loaded data (read-only) with their parent.
+type Session struct {
+	In                         Inputs
+	Monitor, BaselineMonitor   *model.MonitorData
+	ATree, BTree, CTree, DTree *model.DumpTree
+	P1, P1Baseline             *model.Phase1Result
+	P2                         *model.Phase2Result
+	A, B, C, D                 *model.Dump // the four groups actually compared
+	Control                    analysis.ControlChoice
+	P3                         *model.Phase3Result
+	Missing                    []Missing
+
+	pin *analysis.Pin // the parsed pin, nil when none
+	// userControl is set when the user chose C (WithControl).
+	userControl bool
+}
+
+// ReportInput is what the report renders for this session (pins included).
+func (s *Session) ReportInput() report.Input {
+	in := report.Input{
+		Path: s.In.Path, Format: s.In.Format, BaselinePath: s.In.Baseline,
+		P1: s.P1, P1Baseline: s.P1Baseline, P2: s.P2, P3: s.P3,
+		Control: s.Control.Reason, Missing: s.Missing,
+	}
+	if s.Monitor != nil {
+		in.Path, in.Format = s.Monitor.Path, s.Monitor.Format
+	}
+	if s.BaselineMonitor != nil {
+		in.BaselinePath = s.BaselineMonitor.Path
+	}
+	return in
+}
