@@ -141,6 +141,7 @@ func trace(ctx context.Context, f traceFlags) (*model.Phase3Result, error) {
 		return nil, err
 	}
 	controlNote := ""
+	var candidates []model.ControlCandidate
 	if tr[2] != nil {
 		if dumps[2], err = tracePickDump(tr[2], tracePickCoord(f.step[2], f.stepG), tracePickCoord(f.rank[2], f.rankG), "C"); err != nil {
 			return nil, err
@@ -155,6 +156,7 @@ func trace(ctx context.Context, f traceFlags) (*model.Phase3Result, error) {
 		ch := analysis.ChooseControl(tr[0], dumps[0], tr[1], p1)
 		dumps[2], dumps[3] = ch.C, ch.D
 		controlNote = "automatic control choice: " + ch.Reason
+		candidates = ch.Candidates
 		if ch.C != nil && ch.C == ch.D {
 			warnings = append(warnings, "D is the same dump as C (A and B come from the same tree): the control group shows no noise")
 		}
@@ -169,7 +171,7 @@ func trace(ctx context.Context, f traceFlags) (*model.Phase3Result, error) {
 	opt.Call = f.call
 	res := analysis.Phase3(analysis.Phase3Input{
 		A: dumps[0], B: dumps[1], C: dumps[2], D: dumps[3],
-		Anchors: anchors, Phase1: p1, ControlNote: controlNote,
+		Anchors: anchors, Phase1: p1, ControlNote: controlNote, ControlCandidates: candidates,
 	}, opt)
 	res.Warnings = append(warnings, res.Warnings...)
 	return res, nil

@@ -24,15 +24,7 @@ const controlPercentile = 0.75
 const sameLayersShare = 0.9
 
 // ControlCandidate is one candidate for C with the filters' verdict.
-type ControlCandidate struct {
-	Step       int         `json:"step"`
-	Rank       int         `json:"rank"`
-	GradNorm   model.Float `json:"grad_norm"`
-	Accepted   bool        `json:"accepted"`
-	SameLayers bool        `json:"same_layers"`
-	HasD       bool        `json:"has_d"`
-	Reason     string      `json:"reason"`
-}
+type ControlCandidate = model.ControlCandidate
 
 // ControlChoice is the result of ChooseControl. C is nil when no candidate
 // qualifies; Reason then says why (the UI asks the user).

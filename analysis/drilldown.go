@@ -35,6 +35,17 @@ func (p *p3) drillDown(dir model.Direction, dirName string, layer int, bands map
 		bestMetric[k] = drillMetric(op, dirName, bands)
 		dd.Ops = append(dd.Ops, op)
 	}
+	largest, largestA := -1, 0.0
+	for k := range idx {
+		if flagged[k] {
+			if a := math.Abs(logMagnitude(drillDegree(dd.Ops[k], dirName, bestMetric[k]))); a > largestA {
+				largest, largestA = k, a
+			}
+		}
+	}
+	if largest >= 0 {
+		dd.Largest = p.ia.d.Ops[idx[largest]].Key
+	}
 	first := -1
 	for k := range idx {
 		if flagged[k] && !upstreamFlagged(p.ia, idx, flagged, k) {
@@ -139,4 +150,20 @@ func drillMetric(op model.DrillOp, dirName string, bands map[string]map[string]m
 		}
 	}
 	return best
+}
+
+// drillDegree is the degree of metric m of a drill-down op in a pass.
+func drillDegree(op model.DrillOp, dirName, m string) float64 {
+	r, ok := op.Metrics[m]
+	if !ok {
+		return math.NaN()
+	}
+	d := r.FAnomaly
+	if dirName == "bwd" {
+		d = r.BAnomaly
+	}
+	if d == nil {
+		return math.NaN()
+	}
+	return float64(*d)
 }

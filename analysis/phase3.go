@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"spikescope/model"
 )
@@ -21,8 +22,10 @@ type Phase3Input struct {
 	// Anchors overrides the automatic anchor choice (--anchors).
 	Anchors []string
 	Phase1  *model.Phase1Result
-	// ControlNote says how C/D were chosen (ChooseControl's reason).
-	ControlNote string
+	// ControlNote says how C/D were chosen (ChooseControl's reason) and
+	// ControlCandidates what was considered.
+	ControlNote       string
+	ControlCandidates []model.ControlCandidate
 }
 
 // Phase3Options are the tunables of Phase 3.
@@ -92,7 +95,7 @@ func Phase3(in Phase3Input, opt Phase3Options) *model.Phase3Result {
 	if opt.SpreadFloor <= 0 {
 		opt.SpreadFloor = bandSpreadFloor
 	}
-	res := &model.Phase3Result{Phase: 3, Dirs: map[string]string{}, ControlChoice: in.ControlNote,
+	res := &model.Phase3Result{Phase: 3, Dirs: map[string]string{}, ControlChoice: in.ControlNote, ControlCandidates: in.ControlCandidates,
 		Anchors: []model.AnchorTable{}, AnchorsUsed: []string{}, LayerPrefix: defaultLayerWord + "."}
 	for name, d := range map[string]*model.Dump{"A": in.A, "B": in.B, "C": in.C, "D": in.D} {
 		if d != nil {
@@ -365,6 +368,28 @@ func (p *p3) uncompared(c *cell) bool {
 	return c.present && !model.Finite(c.deg[model.StatNorm])
 }
 
+// controlBiasLimit: the seed expects C/D ≈ 1.0x ("明显偏离先确认数据"); a
+// median control ratio further than this factor from 1 is reported.
+const controlBiasLimit = 1.2
+
+// controlBiasWarning checks that the control pair is aligned: a C/D median
+// Norm ratio far from 1 means a device bias or mismatched data; the degree
+// (A/B)/(C/D) removes a bias, but the data should be confirmed.
+func controlBiasWarning(th map[string]map[string]model.Band) string {
+	var parts []string
+	for _, d := range []string{"fwd", "bwd"} {
+		b := th[metricName(model.StatNorm)][d]
+		m := float64(b.Median)
+		if b.Samples > 0 && model.Finite(m) && m > 0 && (m > controlBiasLimit || m < 1/controlBiasLimit) {
+			parts = append(parts, fmt.Sprintf("%s %.3gx", d, m))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "control pair C/D is not ≈1.0x (median Norm ratio " + strings.Join(parts, ", ") + "): a device bias or different data; confirm the data before trusting the baseline"
+}
+
 // controlRatio is the ratio a band is learned from: C/D, or A/B when
 // degraded.
 func (p *p3) controlRatio(c *cell, m model.Stat) float64 {
@@ -497,6 +522,11 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 		}
 	}
 	res.Warnings = append(res.Warnings, notes...)
+	if p.hasCD {
+		if w := controlBiasWarning(s.Thresholds); w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
+	}
 
 	var verdicts [2]model.DirectionVerdict
 	for di, d := range p3Dirs {

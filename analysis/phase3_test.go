@@ -70,6 +70,9 @@ func TestPhase3_ForwardMLPFault(t *testing.T) {
 	if len(s.Drilldown.Chain) != 2 || !strings.Contains(s.Drilldown.Chain[1], "pre_mlp_layernorm") {
 		t.Errorf("chain = %v", s.Drilldown.Chain)
 	}
+	if s.Drilldown.Largest == "" {
+		t.Errorf("no largest op")
+	}
 	if len(s.Drilldown.Ops) != len(tFwd) {
 		t.Errorf("drill ops = %d, want %d", len(s.Drilldown.Ops), len(tFwd))
 	}
@@ -174,6 +177,10 @@ func TestPhase3_UniformDeviceBias(t *testing.T) {
 	}
 	if got := referenceFlags(ab, cd); len(got) != L {
 		t.Errorf("reference flags %v, want all %d layers", got, L)
+	}
+	// The control pair itself is not ≈1.0x: confirm the data (seed 3.1).
+	if !strings.Contains(strings.Join(r.Warnings, "|"), "C/D is not ≈1.0x (median Norm ratio fwd 0.8x, bwd 0.8x)") {
+		t.Errorf("warnings %v", r.Warnings)
 	}
 	if math.Abs(ab[0]-0.8) > 1e-12 || math.Abs(cd[0]-0.8) > 1e-12 {
 		t.Errorf("ratios %v %v", ab[0], cd[0])

@@ -118,13 +118,16 @@ type DrillOp struct {
 
 // Drilldown is the first divergent operator of the start layer.
 type Drilldown struct {
-	Direction string    `json:"direction"` // "fwd" or "bwd"
-	Layer     *int      `json:"layer"`
-	Operator  string    `json:"operator"`
-	Metric    string    `json:"metric"`
-	Chain     []string  `json:"chain"` // upstream chain, nearest first
-	Ops       []DrillOp `json:"ops"`   // every op of the layer in execution order
-	Note      string    `json:"note,omitempty"`
+	Direction string   `json:"direction"` // "fwd" or "bwd"
+	Layer     *int     `json:"layer"`
+	Operator  string   `json:"operator"`
+	Metric    string   `json:"metric"`
+	Chain     []string `json:"chain"` // upstream chain, nearest first
+	// Largest is the op of the layer with the largest flagged deviation
+	// (the seed's "差异最大的算子"), for comparison with Operator.
+	Largest string    `json:"largest,omitempty"`
+	Ops     []DrillOp `json:"ops"` // every op of the layer in execution order
+	Note    string    `json:"note,omitempty"`
 }
 
 // DirectionVerdict is one row of the direction summary table.
@@ -180,15 +183,30 @@ type AnchorWarning struct {
 
 // Phase3Result is the JSON of `spikescope trace`.
 type Phase3Result struct {
-	Anchors           []AnchorTable     `json:"anchors"`
-	Phase             int               `json:"phase"`
-	LayerPrefix       string            `json:"layer_prefix"`
-	AnchorsUsed       []string          `json:"anchors_used"`
-	Dirs              map[string]string `json:"dirs"` // "A".."D" → path
-	AnchorWarning     *AnchorWarning    `json:"anchor_warning,omitempty"`
-	Degraded          bool              `json:"degraded"` // no C/D
-	DegradedNote      string            `json:"degraded_note,omitempty"`
-	ControlChoice     string            `json:"control_choice,omitempty"` // how C was chosen
-	DivergenceSummary DivergenceSummary `json:"divergence_summary"`
-	Warnings          []string          `json:"warnings,omitempty"`
+	Anchors       []AnchorTable     `json:"anchors"`
+	Phase         int               `json:"phase"`
+	LayerPrefix   string            `json:"layer_prefix"`
+	AnchorsUsed   []string          `json:"anchors_used"`
+	Dirs          map[string]string `json:"dirs"` // "A".."D" → path
+	AnchorWarning *AnchorWarning    `json:"anchor_warning,omitempty"`
+	Degraded      bool              `json:"degraded"` // no C/D
+	DegradedNote  string            `json:"degraded_note,omitempty"`
+	ControlChoice string            `json:"control_choice,omitempty"` // how C was chosen
+	// ControlCandidates are the candidates of the automatic choice of C
+	// with the filters' verdicts (empty when C/D were given).
+	ControlCandidates []ControlCandidate `json:"control_candidates,omitempty"`
+	DivergenceSummary DivergenceSummary  `json:"divergence_summary"`
+	Warnings          []string           `json:"warnings,omitempty"`
+}
+
+// ControlCandidate is one candidate for the control group C (another rank
+// of A's step or another step of A's rank) with the filters' verdict.
+type ControlCandidate struct {
+	Step       int    `json:"step"`
+	Rank       int    `json:"rank"`
+	GradNorm   Float  `json:"grad_norm"`
+	Accepted   bool   `json:"accepted"`
+	SameLayers bool   `json:"same_layers"`
+	HasD       bool   `json:"has_d"`
+	Reason     string `json:"reason"`
 }
