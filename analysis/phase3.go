@@ -602,6 +602,11 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 		}
 	}
 	chooseP0(&verdicts[0], &verdicts[1])
+	if res.AnchorWarning != nil {
+		for i := range verdicts {
+			verdicts[i].Note = joinNote(verdicts[i].Note, fmt.Sprintf("only %d aligned anchor(s): verdict incomplete", res.AnchorWarning.AnchorsFound))
+		}
+	}
 	s.Directions = verdicts[:]
 	for di, v := range verdicts {
 		if v.P0 && v.Start != nil {

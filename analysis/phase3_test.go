@@ -420,6 +420,9 @@ func TestPhase3_AnchorWarning(t *testing.T) {
 	if r.AnchorWarning == nil || r.AnchorWarning.AnchorsFound != 2 {
 		t.Fatalf("warning %+v", r.AnchorWarning)
 	}
+	if v := verdict(t, r, "fwd"); !strings.Contains(v.Note, "verdict incomplete") {
+		t.Errorf("note %q", v.Note)
+	}
 	// "mlp" matches the whole segment only: never pre_mlp_layernorm.
 	for _, lr := range r.Anchors[0].Layers {
 		if strings.Contains(lr.Alignment.FwdKeyA, "pre_mlp") {
