@@ -103,10 +103,33 @@ func oneLine(s string) string {
 	return strings.TrimSpace(s)
 }
 
+// mdText makes free text (often the analysis's own words) safe as Markdown:
+// one line, and a "<" that could open an HTML tag ("<name>") escaped so
+// that the renderer does not swallow it.
+func mdText(s string) string {
+	s = oneLine(s)
+	if !strings.Contains(s, "<") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '<' && i+1 < len(s) && isTagStart(s[i+1]) {
+			b.WriteString("&lt;")
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isTagStart(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '/' || c == '!' || c == '?'
+}
+
 // cell makes s safe inside a table cell: one line, `|` escaped (GFM reads
 // `\|` as a literal pipe, also inside code spans).
 func cell(s string) string {
-	s = oneLine(s)
+	s = mdText(s)
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] == '|' {

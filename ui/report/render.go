@@ -54,9 +54,9 @@ func (r *renderer) t(key string) string {
 
 func (r *renderer) tf(key string, a ...any) string { return fmt.Sprintf(r.t(key), a...) }
 
-func (r *renderer) line(s string) { r.b.WriteString(s + "\n\n") }
+func (r *renderer) line(s string) { r.b.WriteString(mdText(s) + "\n\n") }
 
-func (r *renderer) bullet(s string) { r.b.WriteString("- " + oneLine(s) + "\n") }
+func (r *renderer) bullet(s string) { r.b.WriteString("- " + mdText(s) + "\n") }
 
 func (r *renderer) endList() { r.b.WriteString("\n") }
 
@@ -80,7 +80,7 @@ func (r *renderer) writeConclusion(c conclusion) {
 		}
 		r.b.WriteString("- **" + r.t(key) + "**\n")
 		for _, it := range items {
-			r.b.WriteString("  - " + oneLine(it) + "\n")
+			r.b.WriteString("  - " + mdText(it) + "\n")
 		}
 	}
 	part("problem", c.problem)

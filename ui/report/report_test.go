@@ -285,6 +285,7 @@ func TestNumbers(t *testing.T) {
 		{ratioPtr(nil), "-"},
 		{numPtr(nil), "-"},
 		{code("a`b"), "``a`b``"},
+		{mdText("pin param=<name>, a <3 b\nc"), "pin param=&lt;name>, a <3 b c"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)

@@ -26,6 +26,12 @@ func (s *Session) missing() []Missing {
 			"monitor (or dump) the baseline device on the same run and steps, and pass it with --baseline; until then Phase 2 is single-device",
 			"采集标杆设备同一训练、同一 step 的监控（或 dump）数据，用 --baseline 传入；在此之前 Phase 2 为单设备判定")
 	}
+	if s.P2 == nil { // saved results without Phase 2
+		add("Phase 2 result", "Phase 2 结果",
+			"run spikescope select --phase1 P1.json and pass its output with --phase2, or report on the data path itself",
+			"运行 spikescope select --phase1 P1.json 并用 --phase2 传入其输出，或直接对数据路径生成报告")
+		return out
+	}
 	step, rank, ok := s.rootStepRank()
 	if !ok && s.A == nil && s.P3 == nil {
 		add("root-cause coordinate", "根因坐标",

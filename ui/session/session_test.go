@@ -313,6 +313,10 @@ func TestFromResultsSaysWhatIsMissing(t *testing.T) {
 	if len(r.Missing) != 2 || r.Missing[0].What != "baseline run" || !strings.Contains(r.Missing[1].Next, "step 5 on rank 3") {
 		t.Errorf("missing = %+v", r.Missing)
 	}
+	r = FromResults(Inputs{}, s.P1, s.P1Baseline, nil, nil)
+	if len(r.Missing) != 1 || r.Missing[0].What != "Phase 2 result" {
+		t.Errorf("missing without Phase 2 = %+v", r.Missing)
+	}
 	r = FromResults(Inputs{}, s.P1, s.P1Baseline, s.P2, s.P3)
 	if len(r.Missing) != 0 {
 		t.Errorf("complete results report missing %+v", r.Missing)
