@@ -298,10 +298,14 @@ func (r *renderer) startText(d model.DirectionVerdict) string {
 	if d.Start == nil {
 		return "-"
 	}
+	why := r.t("start.bwd")
 	if isFwd(d.Direction) {
-		return layerPtr(d.Start) + " (" + r.t("start.fwd") + ")"
+		why = r.t("start.fwd")
 	}
-	return layerPtr(d.Start) + " (" + r.t("start.bwd") + ")"
+	if r.zh { // the seed's form: L4（浅→深第一个 `F!`）
+		return layerPtr(d.Start) + "（" + why + "）"
+	}
+	return layerPtr(d.Start) + " (" + why + ")"
 }
 
 func (r *renderer) peakText(d model.DirectionVerdict) string {
