@@ -108,8 +108,9 @@ func (s *Session) WithControl(step, rank int) (*Session, error) {
 	if dsrc != nil {
 		c.D = dsrc.Find(step, rank)
 	}
-	c.Control = analysis.ControlChoice{C: c.C, D: c.D,
-		Reason: fmt.Sprintf("C chosen by the user: step %d rank %d", step, rank)}
+	// Keep the automatic candidates (the UI lists them) with the user's pick.
+	c.Control.C, c.Control.D = c.C, c.D
+	c.Control.Reason = fmt.Sprintf("C chosen by the user: step %d rank %d", step, rank)
 	if err := c.fromPhase2(); err != nil {
 		return nil, err
 	}

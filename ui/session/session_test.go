@@ -229,6 +229,9 @@ func TestWithControlUsesTheUsersSample(t *testing.T) {
 	if s.C == c.C {
 		t.Error("WithControl changed its parent session")
 	}
+	if len(c.Control.Candidates) != len(s.Control.Candidates) || len(c.Control.Candidates) == 0 {
+		t.Errorf("WithControl dropped the control candidates (%d, parent %d)", len(c.Control.Candidates), len(s.Control.Candidates))
+	}
 	if _, err := s.WithControl(7, 3); err == nil {
 		t.Error("a control at a step without dump was accepted")
 	}
