@@ -127,8 +127,8 @@ func trace(ctx context.Context, f traceFlags) (*model.Phase3Result, error) {
 	step, rank := tracePickCoord(f.step[0], f.stepG), tracePickCoord(f.rank[0], f.rankG)
 	if step == traceUnset && rank == traceUnset && len(tr[0].Dumps) > 1 && p1 != nil && len(p1.Anomalies) > 0 {
 		an := p1.Anomalies[0]
-		if tr[0].Find(an.Step, an.Rank) != nil {
-			step, rank = an.Step, an.Rank
+		if tr[0].Find(an.OptStep(), an.Rank) != nil { // dump steps count optimizer steps
+			step, rank = an.OptStep(), an.Rank
 			warnings = append(warnings, fmt.Sprintf("A: step %d rank %d taken from Phase 1's earliest anomaly", step, rank))
 		}
 	}

@@ -51,6 +51,9 @@ func TestTraceSynthDemoTrees(t *testing.T) {
 	}
 	truth := run.Truth()
 	f := truth.FaultRank
+	sub := func(root string, rank int) string {
+		return filepath.Join(root, "step"+itoa(truth.FaultOptStep), "rank"+itoa(rank))
+	}
 	r, stderr, rc := runTraceJSON(t, "--dump-a", a, "--dump-b", b, "--step", itoa(truth.FaultOptStep), "--rank", itoa(f))
 	if rc != 0 {
 		t.Fatalf("rc %d: %s", rc, stderr)
@@ -73,11 +76,43 @@ func TestTraceSynthDemoTrees(t *testing.T) {
 		t.Errorf("verdicts %+v", s.Directions)
 	}
 
+	// With Phase 1 (fault rank and the control rank both anomalous, trend.db
+	// style: step = global micro step, optimizer_step = the dump step): A
+	// comes from Phase 1, C falls back to the fault rank's previous step.
+	opt, ms := truth.FaultOptStep, truth.FaultMicroStep
+	ctrl := synth.DefaultConfig().ControlRanks[0]
+	p1 := model.Phase1Result{Anomalies: []model.Anomaly{
+		{Rank: f, Step: truth.FaultTrendStep, OptimizerStep: &opt, MicroStep: &ms},
+		{Rank: ctrl, Step: truth.FaultTrendStep, OptimizerStep: &opt, MicroStep: &ms},
+	}}
+	p1b, _ := json.Marshal(p1)
+	p1Path := filepath.Join(dir, "p1.json")
+	if err := os.WriteFile(p1Path, p1b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, stderr, rc = runTraceJSON(t, "--dump-a", a, "--dump-b", b, "--phase1", p1Path)
+	if rc != 0 {
+		t.Fatalf("rc %d: %s", rc, stderr)
+	}
+	want = "C = step " + itoa(truth.FaultOptStep-1) + " rank " + itoa(f)
+	if !strings.Contains(r.ControlChoice, want) || r.Dirs["A"] != sub(a, f) {
+		t.Fatalf("control %q, A %s", r.ControlChoice, r.Dirs["A"])
+	}
+	rejected := false
+	for _, c := range r.ControlCandidates {
+		if c.Rank == ctrl && !c.Accepted && strings.Contains(c.Reason, "Phase 1") {
+			rejected = true
+		}
+	}
+	if !rejected {
+		t.Errorf("candidates %+v", r.ControlCandidates)
+	}
+	if s := r.DivergenceSummary; s.EarliestFwdDivergence == nil || *s.EarliestFwdDivergence != truth.ExpectedFwdLayer {
+		t.Errorf("fwd start with C from step %d: %v", truth.FaultOptStep-1, s.EarliestFwdDivergence)
+	}
+
 	// The same with explicit C/D folders and -o.
 	out := filepath.Join(dir, "p3.json")
-	sub := func(root string, rank int) string {
-		return filepath.Join(root, "step"+itoa(truth.FaultOptStep), "rank"+itoa(rank))
-	}
 	c := synth.DefaultConfig().ControlRanks[0]
 	var so, se bytes.Buffer
 	if rc := runTrace([]string{"--dump-a", sub(a, f), "--dump-b", sub(b, f), "--dump-c", sub(a, c), "--dump-d", sub(b, c), "-o", out}, &so, &se); rc != 0 {

@@ -99,7 +99,8 @@ func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, 
 	anomalous := map[[2]int]bool{}
 	if p1 != nil {
 		for _, an := range p1.Anomalies {
-			anomalous[[2]int{an.Step, an.Rank}] = true
+			// dump step folders count optimizer steps (debugger.step())
+			anomalous[[2]int{an.OptStep(), an.Rank}] = true
 		}
 	}
 	// Candidates: other ranks of A's step (nearest rank first), then other
