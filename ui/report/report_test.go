@@ -377,3 +377,36 @@ func TestIsChinese(t *testing.T) {
 		}
 	}
 }
+
+// Zero-valued and sparse results (a hand-edited JSON, an analysis that gave
+// up early) render without panicking and still give valid tables.
+func TestSparseResultsRender(t *testing.T) {
+	in := Input{
+		P1: &model.Phase1Result{Anomalies: []model.Anomaly{{}}, TargetRankNorms: map[string]model.TargetRankNorms{"x": {}, "0": {}}},
+		P2: &model.Phase2Result{RootCauseCoordinate: &model.Coordinate{}, CrossStep: []model.CrossStepPair{{}},
+			Candidates: []model.CandidateVerdict{{}}},
+		P3: &model.Phase3Result{
+			Anchors: []model.AnchorTable{{Layers: []model.LayerRow{{}}}, {}},
+			DivergenceSummary: model.DivergenceSummary{
+				Directions: []model.DirectionVerdict{{}, {Direction: "bwd", Verdict: "odd"}},
+				Thresholds: map[string]map[string]model.Band{"Norm": {}, "X": {"?": {}}},
+				Drilldown:  &model.Drilldown{Ops: []model.DrillOp{{}}},
+			},
+		},
+		Missing: []Missing{{}},
+	}
+	for _, lang := range []string{"zh", "en"} {
+		out := Render(in, lang)
+		for _, tb := range tablesOf(out) {
+			n := len(splitRow(tb[0]))
+			for _, row := range tb[1:] {
+				if c := strings.Count(strings.ReplaceAll(row, `\|`, ""), "|") - 1; c != n {
+					t.Errorf("%s: row %q has %d columns, header %d", lang, row, c, n)
+				}
+			}
+		}
+		if regexp.MustCompile(`![a-z0-9.]+!`).MatchString(out) {
+			t.Errorf("%s: untranslated key", lang)
+		}
+	}
+}
