@@ -144,8 +144,8 @@ func (m *Model) startLoad() tea.Cmd {
 			default: // the UI is behind: drop this report, a later one follows
 			}
 		})
-		if err == nil && d != nil && d.series == nil && d.Monitor != nil && d.P1 != nil {
-			d.series = buildSeriesIndex(d.Monitor, d.P1.Anomalies)
+		if err == nil && d != nil {
+			d.index()
 		}
 		return loadedMsg{id: id, data: d, err: err}
 	}
@@ -248,12 +248,10 @@ func (m *Model) setData(d *Data, fresh bool) {
 		d = &Data{}
 	}
 	old := m.data
-	if old != nil && d.series == nil && d.Monitor == old.Monitor {
-		d.series = old.series
+	if old != nil && d.series == nil && d.Monitor == old.Monitor && d.P1 == old.P1 {
+		d.series, d.baseSeries = old.series, old.baseSeries
 	}
-	if d.series == nil && d.Monitor != nil && d.P1 != nil {
-		d.series = buildSeriesIndex(d.Monitor, d.P1.Anomalies)
-	}
+	d.index() // normally done by the load command; a no-op then
 	m.data = d
 	if fresh || m.p1 == nil || old == nil || old.P1 != d.P1 {
 		m.p1 = newPhase1Pane(m.st, d)

@@ -28,7 +28,18 @@ type Data struct {
 	// Handle is the backend's own state (the session), opaque to the UI.
 	Handle any
 
-	series *seriesIndex // built off the update loop after loading
+	series     *seriesIndex // built off the update loop after loading
+	baseSeries *seriesIndex // the same for the baseline run
+}
+
+// index builds the series indexes (call off the update loop).
+func (d *Data) index() {
+	if d.series == nil && d.Monitor != nil && d.P1 != nil {
+		d.series = buildSeriesIndex(d.Monitor, d.P1.Anomalies)
+	}
+	if d.baseSeries == nil && d.BaselineMonitor != nil && d.P1 != nil {
+		d.baseSeries = buildSeriesIndex(d.BaselineMonitor, d.P1.Anomalies)
+	}
 }
 
 // Input is one input path and its role ("monitor", "baseline", "A", …).

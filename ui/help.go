@@ -23,14 +23,17 @@ func newHelp(st Styles) help.Model {
 }
 
 // helpOverlay is the `?` screen: every binding, grouped, from the keymap.
-func helpOverlay(h help.Model, k keyMap, sc screen, st Styles) []string {
+func helpOverlay(h help.Model, k keyMap, sc screen, st Styles, width int) []string {
 	lines := []string{st.Title.Render("keys") + "  (? or esc closes)", ""}
 	lines = append(lines, strings.Split(h.FullHelpView(k.helpFor(sc).FullHelp()), "\n")...)
-	lines = append(lines, "",
-		"1/2/3 phase screens · enter drill down · esc/backspace back",
-		"p pins the selected candidate as the root-cause coordinate (Phase 2 is skipped); P unpins",
-		"/ filters by parameter or rank · s sorts by the column under the cursor (again: reverse)",
-		"tab next anchor · m next metric (Norm/Max/Min/Mean) · c choose the control group C",
-		"r writes the Markdown report · :N jumps to step N")
+	lines = append(lines, "")
+	for _, t := range []string{
+		"p pins the selected candidate as the root-cause coordinate (Phase 2 is skipped); P unpins.",
+		"/ filters by parameter or rank (r3); s sorts by the column under the cursor, again to reverse.",
+		"tab next anchor · m next metric (Norm/Max/Min/Mean) · c choose the control group C.",
+		"r writes the Markdown report · :N jumps to step N.",
+	} {
+		lines = append(lines, wrap(t, width)...)
+	}
 	return lines
 }

@@ -26,7 +26,12 @@ type seriesPane struct {
 	// cache of the last rendering (the chart is costly to draw)
 	cacheKey string
 	cache    []string
+	logY     bool // the chart's y axis is logarithmic
 }
+
+// logYRatio is the max/min span above which the chart's y axis turns
+// logarithmic.
+const logYRatio = 50
 
 func newSeriesPane(st Styles, d *Data, a *model.Anomaly) *seriesPane {
 	return &seriesPane{st: st, data: d, a: a}
@@ -77,12 +82,7 @@ func (s *seriesPane) render() []string {
 		chartH = avail - 3
 	}
 	lines = append(lines, s.chart(ix, sel, spike, chartH)...)
-	legend := fmt.Sprintf("%s rank %d   %s other ranks   %s baseline median   ▲ spike",
-		st.Selected.Render("⣿"), a.Rank, st.Context.Render("⣿"), st.Band.Render("──"))
-	if st.NoColor {
-		legend = fmt.Sprintf("⣿ rank %d (dense)  ⡀ other ranks (sparse)  ── baseline median  ▲ spike", a.Rank)
-	}
-	lines = append(lines, legend)
+	lines = append(lines, s.legend())
 	lines = append(lines, st.Title.Render("rank × step heat map ("+a.TargetName+")"))
 	lines = append(lines, s.heatmap(ix, sel, spike, heatRows)...)
 	return lines
@@ -110,13 +110,31 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int) []string {
 			others = append(others, c.Vals)
 		}
 	}
-	lo, hi := finiteRange(append(others, sel.Vals)...)
+	var bandLo, bandHi []float64
+	if s.data != nil {
+		bandLo, bandHi, _ = s.data.baseSeries.bandOf(a, sel)
+	}
+	lo, hi := finiteRange(append(others, sel.Vals, bandLo, bandHi)...)
 	if b := float64(a.BaselineMedian); !math.IsNaN(b) && !math.IsInf(b, 0) {
 		lo, hi = math.Min(lo, b), math.Max(hi, b)
 	}
+	// a spike that propagates into a much larger explosion would sit flat on
+	// the axis of a linear chart: span over logYRatio → log scale
+	logY := lo > 0 && hi/lo > logYRatio
+	tf := func(v float64) float64 {
+		if !logY {
+			return v
+		}
+		if v <= 0 {
+			return math.Inf(-1)
+		}
+		return math.Log10(v)
+	}
+	lo, hi = tf(lo), tf(hi)
 	if hi <= lo {
 		hi = lo + 1
 	}
+	s.logY = logY
 	n := len(sel.Vals)
 	maxX := float64(n - 1)
 	if maxX < 1 {
@@ -125,7 +143,12 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int) []string {
 	lc := linechart.New(s.width, h, 0, maxX, lo, hi,
 		linechart.WithXYSteps(4, 2),
 		linechart.WithStyles(st.Dim, st.Dim, st.Selected),
-		linechart.WithYLabelFormatter(func(_ int, v float64) string { return fmtNum(v) }),
+		linechart.WithYLabelFormatter(func(_ int, v float64) string {
+			if logY {
+				v = math.Pow(10, v)
+			}
+			return fmtNum(v)
+		}),
 		linechart.WithXLabelFormatter(func(_ int, v float64) string {
 			i := int(math.Round(v))
 			if i < 0 || i >= n {
@@ -145,7 +168,7 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int) []string {
 				prev.X = -1
 				continue
 			}
-			v = math.Max(lo, math.Min(hi, v)) // Inf clips to the frame
+			v = math.Max(lo, math.Min(hi, tf(v))) // Inf clips to the frame
 			p := canvas.Float64Point{X: float64(i), Y: v}
 			if sparse || prev.X < 0 {
 				g.Set(g.GridPoint(p))
@@ -158,10 +181,24 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int) []string {
 		}
 		graph.DrawBraillePatterns(&lc.Canvas, canvas.Point{X: startX, Y: 0}, g.BraillePatterns(), style)
 	}
+	if bandLo != nil { // the baseline run's min–max over ranks, as vertical strokes
+		g := graph.NewBrailleGrid(gw, gh, 0, maxX, lo, hi)
+		for i := range bandLo {
+			if math.IsNaN(bandLo[i]) {
+				continue
+			}
+			p1 := g.GridPoint(canvas.Float64Point{X: float64(i), Y: math.Max(lo, tf(bandLo[i]))})
+			p2 := g.GridPoint(canvas.Float64Point{X: float64(i), Y: math.Min(hi, tf(bandHi[i]))})
+			for _, q := range graph.GetLinePoints(p1, p2) {
+				g.Set(q)
+			}
+		}
+		graph.DrawBraillePatterns(&lc.Canvas, canvas.Point{X: startX, Y: 0}, g.BraillePatterns(), st.Band)
+	}
 	for _, o := range others {
 		draw(o, st.Context, true)
 	}
-	if b := float64(a.BaselineMedian); !math.IsNaN(b) && !math.IsInf(b, 0) && gh > 0 {
+	if b := tf(float64(a.BaselineMedian)); !math.IsNaN(b) && !math.IsInf(b, 0) && gh > 0 {
 		y := int(math.Round((hi - b) / (hi - lo) * float64(gh-1)))
 		for x := 0; x < gw; x += 2 {
 			lc.Canvas.SetCell(canvas.Point{X: startX + x, Y: y}, canvas.NewCellWithStyle('─', st.Band))
@@ -277,4 +314,28 @@ func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int) []stri
 	}
 	out = append(out, st.Dim.Render(fmt.Sprintf("%s scale %s … %s", scaleNote, fmtNum(lo), fmtNum(hi))))
 	return out
+}
+
+// legend explains the chart's marks; shorter on narrow screens.
+func (s *seriesPane) legend() string {
+	st, wide := s.st, s.width >= 120
+	self, other, med, base := "rank "+strconv.Itoa(s.a.Rank), "other ranks", "baseline median", "baseline run (min–max of ranks)"
+	if !wide {
+		self, other, med, base = "r"+strconv.Itoa(s.a.Rank), "others", "median", "baseline run"
+	}
+	selMark, otherMark := st.Selected.Render("⣿"), st.Context.Render("⡀")
+	if st.NoColor {
+		selMark, otherMark = "⣿", "⡀"
+		self += " (line)"
+		other += " (dots)"
+	}
+	parts := []string{selMark + " " + self, otherMark + " " + other, st.Band.Render("──") + " " + med}
+	if s.data != nil && s.data.baseSeries != nil {
+		parts = append(parts, st.Band.Render("┃")+" "+base)
+	}
+	parts = append(parts, "▲ spike")
+	if s.logY {
+		parts = append(parts, "log y")
+	}
+	return strings.Join(parts, "  ")
 }

@@ -142,3 +142,44 @@ func finiteRange(vals ...[]float64) (lo, hi float64) {
 	}
 	return lo, hi
 }
+
+// stepKey is a point's position: source step and micro step.
+type stepKey struct{ step, micro int32 }
+
+// bandOf returns, for each point of sel, the min and max of a's parameter
+// over every rank of ix (the baseline run's band); ok is false when ix has
+// no such curve.
+func (ix *seriesIndex) bandOf(a *model.Anomaly, sel curve) (lo, hi []float64, ok bool) {
+	if ix == nil {
+		return nil, nil, false
+	}
+	type mm struct{ lo, hi float64 }
+	agg := map[stepKey]mm{}
+	for _, r := range ix.ranks {
+		c, _ := ix.curveOf(a, int(r))
+		for i, v := range c.Vals {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				continue
+			}
+			k := stepKey{c.Steps[i], c.Micro[i]}
+			cur, seen := agg[k]
+			if !seen {
+				cur = mm{v, v}
+			}
+			cur.lo, cur.hi = math.Min(cur.lo, v), math.Max(cur.hi, v)
+			agg[k] = cur
+		}
+	}
+	if len(agg) == 0 {
+		return nil, nil, false
+	}
+	lo, hi = make([]float64, len(sel.Vals)), make([]float64, len(sel.Vals))
+	for i := range sel.Vals {
+		if b, found := agg[stepKey{sel.Steps[i], sel.Micro[i]}]; found {
+			lo[i], hi[i] = b.lo, b.hi
+		} else {
+			lo[i], hi[i] = math.NaN(), math.NaN()
+		}
+	}
+	return lo, hi, true
+}

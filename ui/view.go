@@ -142,7 +142,7 @@ func (m *Model) crumb(s screen) string {
 
 func (m *Model) body() []string {
 	if m.showHlp {
-		return helpOverlay(m.help, m.keys, m.screen, m.st)
+		return helpOverlay(m.help, m.keys, m.screen, m.st, m.w)
 	}
 	switch m.screen {
 	case screenLoading:
@@ -171,10 +171,10 @@ func (m *Model) errorView() []string {
 	st := m.st
 	lines := []string{st.Flag.Render("could not load the input"), ""}
 	lines = append(lines, wrap(m.loadErr.Error(), m.w)...)
-	lines = append(lines, "",
-		"Check the path and its format: a trend.db file, a monitor CSV folder, or a dump tree",
-		"(step<N>/rank<R>/dump.json). `spikescope inspect PATH` shows what is read.",
-		"", "q quits")
+	lines = append(lines, "")
+	lines = append(lines, wrap("Check the path and its format: a trend.db file, a monitor CSV folder, or a dump tree "+
+		"(step<N>/rank<R>/dump.json). `spikescope inspect PATH` shows what is read.", m.w)...)
+	lines = append(lines, "", "q quits")
 	return lines
 }
 

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// truthField reads one scalar of testdata/demo/TRUTH.json.
+func truthField(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "demo", "TRUTH.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, `"`+name+`":`) {
+			v := strings.TrimSpace(strings.TrimPrefix(line, `"`+name+`":`))
+			return strings.Trim(strings.TrimSuffix(v, ","), `"`)
+		}
+	}
+	t.Fatalf("%s not in TRUTH.json", name)
+	return ""
+}
+
+// Not a terminal: the demo run prints the text summary with the planted
+// spike first, its coordinate and the planted operator, and exits 0.
+func TestTUISummaryWhenNotATerminal(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := runTUI(nil, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	coord := "opt=" + truthField(t, "fault_optimizer_step") + ",ms=" + truthField(t, "fault_micro_step") +
+		",rank=" + truthField(t, "fault_rank") + ",param=" + truthField(t, "parameter")
+	s := out.String()
+	for _, want := range []string{
+		"1. " + coord + " ",
+		"root-cause coordinate: " + coord,
+		"earliest divergence: forward layer " + truthField(t, "expected_fwd_divergence_layer"),
+		"first divergent operator: " + truthField(t, "planted_operator"),
+	} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("summary lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+// A pin given on the command line reaches the summary.
+func TestTUISummaryWithPin(t *testing.T) {
+	var out, errb bytes.Buffer
+	pin := "opt=6,ms=0,rank=7,param=layers.5.input_layernorm.weight"
+	if code := runTUI([]string{"--pin", pin}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "root-cause coordinate: "+pin+" (pinned)") {
+		t.Fatalf("pin not applied:\n%s", out.String())
+	}
+}
+
+func TestTUIBadInputAndUsage(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope.db")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{missing}, 2, missing},
+		{[]string{"a", "b"}, 2, "one PATH at most"},
+		{[]string{"--pin", "bogus"}, 2, "--pin"},
+		{[]string{"--format", "xml"}, 2, "--format"},
+		{[]string{"--nope"}, 2, "flag provided but not defined"},
+	} {
+		var out, errb bytes.Buffer
+		code := runTUI(c.args, &out, &errb)
+		msg := errb.String()
+		if code != c.code || !strings.Contains(msg, c.want) || strings.Count(msg, "\n") != 1 {
+			t.Fatalf("%v: exit %d, stderr %q; want exit %d and one line with %q", c.args, code, msg, c.code, c.want)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := runTUI([]string{"-h"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "usage:") {
+		t.Fatalf("-h: exit %d %q", code, out.String())
+	}
+	_ = strconv.Itoa
+}
