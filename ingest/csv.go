@@ -26,6 +26,8 @@ import (
 //     on module names is stripped.
 //   - v2 weight_grad micro steps are 1-based in the file; they are converted
 //     to 0-based here (MicroOneBased stays false), so all sources agree.
+//     v2 "reduced" rows carry micro_batch_number (= the window) as micro
+//     step; like v1 grad_reduced rows (no micro_step column) they get NoMicro.
 //   - An empty statistic cell is NaN (the reference reads it as 0); "nan",
 //     "inf", "-inf" are read as such. Anything else that is not a number is an
 //     InputError naming file, line and column.
@@ -271,7 +273,7 @@ func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvRes
 			return nil, cellError(f.path, line, "step", rec[h.step])
 		}
 		micro := model.NoMicro
-		if h.micro >= 0 {
+		if h.micro >= 0 && !(h.oneBasedMicro && rec[h.scope] == "reduced") {
 			m, err := parseIntCell(rec[h.micro])
 			if err != nil {
 				return nil, cellError(f.path, line, "micro_step", rec[h.micro])
