@@ -34,7 +34,10 @@ func fullInput() Input {
 			cand(3, 2, 2, "decoder.layers.1.mlp.linear_fc1.weight", 5.0, 4.2, 12.5, 7.5),
 			cand(3, 1, 1, "decoder.layers.0.self_attention.linear_qkv.weight", math.Inf(1), math.NaN(), math.Inf(1), 2.0),
 		},
-		Reasoning: []string{"window 4 from resets on 3/3 ranks"},
+		Reasoning:          []string{"window 4 from resets on 3/3 ranks"},
+		DataKind:           "micro_step",
+		Metric:             "grad_unreduced",
+		OptimizerStepRange: []int{0, 7},
 	}
 	p1b := &model.Phase1Result{Phase: 1, DBPath: "/runs/gpu/trend.db", Format: model.FormatTrendDB}
 	p2 := &model.Phase2Result{
@@ -77,6 +80,8 @@ func fullInput() Input {
 		layer(0, 30, 30, 30, 30, false, 0.3, 0.3, 0.3, 0.3, false), un,
 	}}
 	mlp.Conclusion.UncomparedLayers.Fwd = []int{1}
+	mlp.Layers[0].Label, mlp.Layers[1].Label = "decoder.layers.0", "decoder.layers.1"
+	attn.Thresholds = map[string]map[string]model.Band{"Norm": {"fwd": {Lower: 0.97, Upper: 1.03}, "bwd": {Lower: 0.95, Upper: 1.05}}}
 	band := model.Band{Median: 1, IQR: 0.01, Lower: 0.97, Upper: 1.03, Samples: 4, Usable: true}
 	p3 := &model.Phase3Result{
 		Phase: 3, LayerPrefix: "layers.", Anchors: []model.AnchorTable{attn, mlp},
@@ -84,6 +89,10 @@ func fullInput() Input {
 		Dirs:          map[string]string{"A": "/dumps/npu/step3/rank2", "B": "/dumps/gpu/step3/rank2", "C": "/dumps/npu/step3/rank1", "D": "/dumps/gpu/step3/rank1"},
 		AnchorWarning: &model.AnchorWarning{AnchorsFound: 2, Message: "only 2 anchors"},
 		ControlChoice: "C = step 3 rank 1: not a Phase 1 candidate, grad norm below P75",
+		ControlCandidates: []model.ControlCandidate{
+			{Step: 3, Rank: 1, GradNorm: 0.5, Accepted: true, SameLayers: true, HasD: true, Reason: "below P75 0.8"},
+			{Step: 3, Rank: 0, GradNorm: 9, SameLayers: true, HasD: true, Reason: "Phase 1 candidate"},
+		},
 		DivergenceSummary: model.DivergenceSummary{
 			EarliestFwdDivergence: ip(2), EarliestBwdDivergence: ip(3),
 			MetricStarts: map[string]model.MetricStart{
@@ -93,6 +102,7 @@ func fullInput() Input {
 			},
 			Disagreements:    []string{"Mean→none"},
 			IteratedMetrics:  true,
+			IterationPath:    map[string][]string{"fwd": {"Norm→L2", "Max→L2"}, "bwd": {"Norm→L3"}},
 			UncomparedLayers: model.DirLayers{Fwd: []int{1}},
 			Thresholds: map[string]map[string]model.Band{
 				"Norm": {"fwd": band, "bwd": band},
@@ -100,10 +110,11 @@ func fullInput() Input {
 			},
 			Directions: []model.DirectionVerdict{
 				{Direction: "fwd", Verdict: "divergent", Start: ip(2), Peak: ip(2), PeakValue: fp(1.515), Flagged: []int{2, 3}, Unaligned: []int{1}, P0: true},
-				{Direction: "bwd", Verdict: "divergent", Start: ip(3), Peak: ip(3), PeakValue: fp(3), Flagged: []int{2, 3}},
+				{Direction: "bwd", Verdict: "divergent", Start: ip(3), Peak: ip(3), PeakValue: fp(3), Flagged: []int{2, 3}, Amplified: true, FirstNonFinite: "L3 Functional.softmax.7.backward"},
 			},
 			Drilldown: &model.Drilldown{Direction: "fwd", Layer: ip(2), Operator: "Functional.softmax.3.forward", Metric: "Norm",
-				Chain: []string{"Functional.matmul.2.forward", "Module.layers.2.self_attention.linear_qkv.forward.0"},
+				Largest: "Functional.dropout.4.forward",
+				Chain:   []string{"Functional.matmul.2.forward", "Module.layers.2.self_attention.linear_qkv.forward.0"},
 				Ops: []model.DrillOp{
 					{Key: "Module.layers.2.self_attention.linear_qkv.forward.0", Order: 10, Aligned: true,
 						Metrics: map[string]model.MetricRow{"Norm": layer(2, 5, 5, 5, 5, false, 0, 0, 0, 0, false).Metrics["Norm"]}},

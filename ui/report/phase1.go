@@ -82,12 +82,22 @@ func (r *renderer) overview(p1 *model.Phase1Result) *table {
 		t.add(r.t("ov.baseline"), v)
 	}
 	t.add(r.t("ov.params"), code(strconv.Itoa(p1.Summary.TotalTargets)))
-	t.add("Step/Rank", code(intRange(p1.Summary.Steps))+" / "+code(strconv.Itoa(len(p1.Summary.Ranks))))
+	steps := code(intRange(p1.Summary.Steps))
+	if rg := p1.OptimizerStepRange; len(rg) == 2 && p1.Sharding.AccumulationWindow > 0 {
+		steps += " (opt_step " + intRange(rg) + ")"
+	}
+	t.add("Step/Rank", steps+" / "+code(strconv.Itoa(len(p1.Summary.Ranks))))
 	unit := p1.Sharding.PassUnit
 	if unit == "" {
 		unit = p1.Summary.PassUnit
 	}
 	t.add(r.t("ov.unit"), code(unit))
+	if p1.Metric != "" {
+		t.add(r.t("ov.metric"), code(p1.Metric))
+	}
+	if p1.DataKind != "" {
+		t.add(r.t("ov.kind"), code(p1.DataKind))
+	}
 	sh := p1.Sharding
 	win := strconv.Itoa(sh.AccumulationWindow)
 	if sh.AccumulationWindow == 0 {

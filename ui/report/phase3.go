@@ -96,6 +96,21 @@ func (r *renderer) groups(p3 *model.Phase3Result) {
 	if control != "" {
 		r.line(r.t("p3.control") + " " + control)
 	}
+	if len(p3.ControlCandidates) > 0 {
+		r.line(r.t("p3.ccands"))
+		t := &table{header: []string{"Step", "Rank", r.t("h.gradnorm"), r.t("h.samelayers"), r.t("h.hasd"), r.t("h.accepted"), r.t("h.reason")}}
+		for i, c := range p3.ControlCandidates {
+			if i == r.max {
+				break
+			}
+			t.add(strconv.Itoa(c.Step), strconv.Itoa(c.Rank), num(float64(c.GradNorm)), r.yesNo(c.SameLayers), r.yesNo(c.HasD),
+				r.yesNo(c.Accepted), c.Reason)
+		}
+		r.table(t)
+		if n := len(p3.ControlCandidates); n > r.max {
+			r.line(r.tf("more.rows", r.max, n, n-r.max))
+		}
+	}
 	if p3.Degraded {
 		note := r.t("p3.degraded")
 		if s := oneLine(p3.DegradedNote); s != "" {
@@ -195,7 +210,7 @@ func (r *renderer) anchorTable(a *model.AnchorTable) {
 		}
 		l := &a.Layers[i]
 		m := mainRow(l)
-		t.add(strconv.Itoa(l.Layer),
+		t.add(layerLabel(l),
 			numPtr(m.Fwd.A), numPtr(m.Fwd.B), numPtr(m.Fwd.C), numPtr(m.Fwd.D),
 			ratioPtr(m.FAB), ratioPtr(m.FCD), flagCell(m.FAnomaly, m.FFlag, "F!"),
 			numPtr(m.Bwd.A), numPtr(m.Bwd.B), numPtr(m.Bwd.C), numPtr(m.Bwd.D),
@@ -222,10 +237,10 @@ func (r *renderer) anchorTable(a *model.AnchorTable) {
 				continue
 			}
 			if m.FFlag {
-				fw = append(fw, "L"+strconv.Itoa(a.Layers[i].Layer)+" ("+ratioPtr(m.FAnomaly)+")")
+				fw = append(fw, layerName(&a.Layers[i])+" ("+ratioPtr(m.FAnomaly)+")")
 			}
 			if m.BFlag {
-				bw = append(bw, "L"+strconv.Itoa(a.Layers[i].Layer)+" ("+ratioPtr(m.BAnomaly)+")")
+				bw = append(bw, layerName(&a.Layers[i])+" ("+ratioPtr(m.BAnomaly)+")")
 			}
 		}
 		if len(fw)+len(bw) > 0 {
@@ -241,11 +256,22 @@ func (r *renderer) anchorTable(a *model.AnchorTable) {
 			if why == "" {
 				why = r.t("p3.unaligned.noreason")
 			}
-			un = append(un, "L"+strconv.Itoa(l.Layer)+": "+why)
+			un = append(un, layerName(l)+": "+why)
 		}
 	}
 	if len(un) > 0 {
 		notes = append(notes, r.t("p3.unalignednote")+" "+strings.Join(un, "; "))
+	}
+	if bands, ok := a.Thresholds[metric]; ok {
+		var parts []string
+		for _, d := range []string{"fwd", "bwd"} {
+			if b, ok := bands[d]; ok {
+				parts = append(parts, r.dirName(d)+" ["+ratio(float64(b.Lower))+", "+ratio(float64(b.Upper))+"]")
+			}
+		}
+		if len(parts) > 0 {
+			notes = append(notes, r.tf("p3.anchorband", metric, strings.Join(parts, ", ")))
+		}
 	}
 	if c := a.Conclusion; c.EarliestFwdDivergence != nil || c.EarliestBwdDivergence != nil ||
 		len(c.UncomparedLayers.Fwd)+len(c.UncomparedLayers.Bwd) > 0 {
@@ -331,6 +357,12 @@ func (r *renderer) dirEvidence(d model.DirectionVerdict) string {
 	if d.P0 {
 		s += "; [P0]"
 	}
+	if d.Amplified {
+		s += "; " + r.t("amplified")
+	}
+	if f := oneLine(d.FirstNonFinite); f != "" {
+		s += "; " + r.t("firstnonfinite") + " " + f
+	}
 	if n := oneLine(d.Note); n != "" {
 		s += "; " + n
 	}
@@ -358,6 +390,21 @@ func (r *renderer) divergenceLines(ds *model.DivergenceSummary) {
 	r.bullet(r.tf("p3.uncompared", layerList(ds.UncomparedLayers.Fwd, "[]"), layerList(ds.UncomparedLayers.Bwd, "[]")))
 	if ds.IteratedMetrics {
 		r.bullet(r.t("p3.iterated"))
+		var dirs []string
+		for d := range ds.IterationPath {
+			dirs = append(dirs, d)
+		}
+		sort.Slice(dirs, func(i, j int) bool {
+			if isFwd(dirs[i]) != isFwd(dirs[j]) {
+				return isFwd(dirs[i])
+			}
+			return dirs[i] < dirs[j]
+		})
+		for _, d := range dirs {
+			if p := ds.IterationPath[d]; len(p) > 0 {
+				r.bullet(r.t("p3.iterpath") + " " + r.dirName(d) + ": " + strings.Join(p, " → "))
+			}
+		}
 	} else {
 		r.bullet(r.t("p3.notiterated"))
 	}
@@ -444,6 +491,9 @@ func (r *renderer) drilldown(d *model.Drilldown) {
 			parts[i] = code(c)
 		}
 		r.bullet(r.t("p3.chain") + " " + strings.Join(parts, " ← "))
+	}
+	if d.Largest != "" && d.Largest != d.Operator {
+		r.bullet(r.t("p3.largest") + " " + code(d.Largest))
 	}
 	if n := oneLine(d.Note); n != "" {
 		r.bullet(n)
@@ -616,4 +666,28 @@ func (r *renderer) missing() {
 // root-cause coordinate (rather than of dumps).
 func (r *renderer) noCoordinate() bool {
 	return r.in.P1 != nil && (r.in.P2 == nil || r.in.P2.RootCauseCoordinate == nil)
+}
+
+// layerLabel is a layer's number, or its label when several layer stacks
+// exist ("encoder.layers.3").
+func layerLabel(l *model.LayerRow) string {
+	if l.Label != "" {
+		return l.Label
+	}
+	return strconv.Itoa(l.Layer)
+}
+
+// layerName is "L3", or the label when the layer has one.
+func layerName(l *model.LayerRow) string {
+	if l.Label != "" {
+		return l.Label
+	}
+	return "L" + strconv.Itoa(l.Layer)
+}
+
+func (r *renderer) yesNo(b bool) string {
+	if b {
+		return r.t("yes")
+	}
+	return r.t("no")
 }

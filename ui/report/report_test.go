@@ -77,7 +77,7 @@ func TestChineseUsesSeedHeaders(t *testing.T) {
 		"| 项目 | 值 |",
 		"| 数据 | `/runs/npu/trend.db` / `trenddb` |",
 		"| 参数 | `48` |",
-		"| Step/Rank | `0-31` / `3` |",
+		"| Step/Rank | `0-31` (opt_step 0-7) / `3` |",
 		"| 前反向单位 | `micro_step` |",
 		"**表 2 — 候选根因坐标**（按时间最早排序: opt_step 升序，同 opt_step 按 ms 升序）:",
 		"| Opt Step | Rank | 参数 | ms | delta | 偏离 | 最终 Norm |",
@@ -117,7 +117,11 @@ func TestEnglishHeadersAndRows(t *testing.T) {
 		// L2 of self_attention: flagged both ways, anomaly degrees 33/22/(21.78/22) and 2.0/0.99.
 		"| 2 | 33 | 22 | 21.78 | 22 | 1.5x | 0.99x | 1.515x `F!` | 0.44 | 0.22 | 0.2178 | 0.22 | 2.0x | 0.99x | 2.02x `B!` |",
 		// the unaligned layer prints "-" for the missing pair and ratios.
-		"| 1 | - | - | 31.31 | 31 | - | 1.01x | - | 0.3 | 0.3 | 0.3 | 0.3 | 1.0x | 1.0x | 1.0x |",
+		"| decoder.layers.1 | - | - | 31.31 | 31 | - | 1.01x | - | 0.3 | 0.3 | 0.3 | 0.3 | 1.0x | 1.0x | 1.0x |",
+		"not judged): decoder.layers.1: element count 8 vs 16",
+		"| 3 | 0 | 9 | yes | yes | no | Phase 1 candidate |",
+		"amplifies the forward divergence (propagated); first NaN/Inf: L3 Functional.softmax.7.backward",
+		"- Iteration path forward: Norm→L2 → Max→L2",
 		"| forward | divergent | L2 (first `F!` from shallow to deep) | L2 (1.515x) | `F!` L2, L3; unaligned L1; [P0] |",
 		// a pipe inside a parameter name is escaped in its cell.
 		"| 4 | 0 | `decoder.layers.1.mlp\\|experts.weight` | 1 | 6.1 | 41.2x | 9 |",
