@@ -375,7 +375,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Phase3):
 		m.goTop(screenPhase3)
-		if m.data.P3 == nil && len(m.data.Controls) > 0 {
+		if m.data.P3 == nil && m.data.A != nil && len(m.data.Controls) > 0 {
 			m.openChooser()
 		}
 		return nil

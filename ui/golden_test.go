@@ -40,8 +40,11 @@ func keyMsg(name string) tea.KeyPressMsg {
 	return tea.KeyPressMsg{Code: r, Text: name}
 }
 
-// step is a key to send or a text to wait for on the output.
-type step struct{ key, wait string }
+// step is a key to send, a text to wait for on the output, or a resize.
+type step struct {
+	key, wait string
+	resize    [2]int
+}
 
 func keys(ks ...string) []step {
 	var out []step
@@ -88,6 +91,10 @@ var scenarios = []scenario{
 	{name: "help", backend: fixtureBackend, ready: "earliest first", steps: keys("?")},
 	{name: "chooser", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "c")},
 	{name: "empty", backend: emptyBackend, ready: "No anomaly"},
+	{name: "empty_phase3", backend: emptyBackend, ready: "No anomaly", steps: keys("3")},
+	// a resize mid-session re-lays out the table (fewer groups at 100 columns)
+	{name: "resized_phase3", backend: fixtureBackend, ready: "earliest first",
+		steps: append(keys("3"), step{resize: [2]int{100, 30}})},
 }
 
 var sizes = [][2]int{{80, 24}, {160, 48}}
@@ -128,6 +135,10 @@ func runScenario(t *testing.T, sc scenario, w, h int, noColor bool) *Model {
 	for _, s := range sc.steps {
 		if s.wait != "" {
 			wait(s.wait)
+			continue
+		}
+		if s.resize[0] > 0 {
+			tm.Send(tea.WindowSizeMsg{Width: s.resize[0], Height: s.resize[1]})
 			continue
 		}
 		tm.Send(keyMsg(s.key))

@@ -268,7 +268,14 @@ func (p *phase3Pane) view() []string {
 	st := p.st
 	r := p.result()
 	if r == nil {
-		return []string{"Phase 3 needs dump statistics: give --dump-a and --dump-b (and --dump-c/--dump-d for the control group)."}
+		out := []string{"Phase 3 did not run."}
+		if p.data != nil && len(p.data.Missing) > 0 {
+			for _, m := range p.data.Missing {
+				out = append(out, wrap("• "+m, p.width)...)
+			}
+			return out
+		}
+		return append(out, wrap("It needs dump statistics: give --dump-a and --dump-b (and --dump-c/--dump-d for the control group).", p.width)...)
 	}
 	if len(r.Anchors) == 0 {
 		out := []string{"no anchor module could be aligned between A and B."}
