@@ -110,3 +110,34 @@ func groupRatio(a, b float64) float64 {
 	}
 	return r
 }
+
+// centredMeanShare: a tensor whose |Mean| is below this share of its RMS
+// (Norm/√elements) is centred; the ratio of two such Means is noise (a
+// Mean of 1e-5 vs 4e-7 gives 25x) and is not computed.
+const centredMeanShare = 0.05
+
+// centred reports whether a tensor's Mean is near zero relative to its
+// spread of values.
+func centred(t *model.TensorStat) bool {
+	if t == nil || !t.Has[model.StatMean] || !t.Has[model.StatNorm] || t.Elements <= 0 {
+		return false
+	}
+	rms := t.Stat[model.StatNorm] / math.Sqrt(float64(t.Elements))
+	return math.Abs(t.Stat[model.StatMean]) < centredMeanShare*rms
+}
+
+// pairRatio is statistic s of op i in x over op j in y; NaN when missing,
+// and for the Mean when either tensor is centred.
+func pairRatio(x *dumpIndex, i int32, y *dumpIndex, j int32, s model.Stat) float64 {
+	if x == nil || y == nil || i < 0 || j < 0 {
+		return math.NaN()
+	}
+	ta, tb := primaryTensor(&x.d.Ops[i]), primaryTensor(&y.d.Ops[j])
+	if ta == nil || tb == nil || !ta.Has[s] || !tb.Has[s] {
+		return math.NaN()
+	}
+	if s == model.StatMean && (centred(ta) || centred(tb)) {
+		return math.NaN()
+	}
+	return groupRatio(ta.Stat[s], tb.Stat[s])
+}

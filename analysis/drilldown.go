@@ -109,10 +109,10 @@ func (p *p3) drillOp(i int32, dirName string, bands map[string]map[string]model.
 	for _, m := range metricOrder {
 		ab, cd := math.NaN(), math.NaN()
 		if c.abOK {
-			ab = groupRatio(c.va[m], c.vb[m])
+			ab = pairRatio(p.ia, c.a, p.ib, c.b, m)
 		}
 		if c.cdOK {
-			cd = groupRatio(c.vc[m], c.vd[m])
+			cd = pairRatio(p.ic, c.c, p.id, c.d, m)
 		}
 		b := bands[metricName(m)][dirName]
 		deg := p.degree(ab, cd, &b)

@@ -142,20 +142,24 @@ func Phase3(in Phase3Input, opt Phase3Options) *model.Phase3Result {
 	}
 
 	// Several calls (micro-batches) per module and no Phase 1 micro step:
-	// take the first call whose layers diverge (micro-batches run one after
-	// the other; the first divergent one is the earliest).
+	// compare every call and keep the one whose layers diverge most (flags
+	// over anchors, layers, metrics and passes; ties: the earlier call).
+	// Within an optimizer step every micro-batch runs on the same weights,
+	// so a faulty micro-batch diverges on its own while the others only
+	// show noise.
 	var cl *callAnalysis
 	if calls := p.callCount(anchors); opt.Call < 0 && callNote == "" && calls > 1 {
+		best, bestN := 0, -1
 		for k := 0; k < calls; k++ {
 			p.opt.Call = k
-			if c := p.analyseCall(anchors, layers); c.anyFlag() {
-				cl = c
-				res.Warnings = append(res.Warnings, fmt.Sprintf("anchors compared at call %d of each module: the first of %d micro-batches whose layers diverge", k, calls))
-				break
+			c := p.analyseCall(anchors, layers)
+			if n := c.flagCount(); n > bestN {
+				cl, best, bestN = c, k, n
 			}
 		}
-		if cl == nil {
-			p.opt.Call = 0
+		p.opt.Call = best
+		if bestN > 0 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("anchors compared at call %d of each module: the micro-batch (of %d) whose layers diverge most", best, calls))
 		}
 	}
 	if cl == nil {
@@ -183,15 +187,15 @@ type callAnalysis struct {
 	tables  []model.AnchorTable
 }
 
-func (c *callAnalysis) anyFlag() bool {
+// flagCount counts the flagged (anchor, layer, metric, pass) cells.
+func (c *callAnalysis) flagCount() int {
+	n := 0
 	for _, t := range c.tables {
 		for _, dl := range t.Conclusion.MetricLayers {
-			if len(dl.Fwd)+len(dl.Bwd) > 0 {
-				return true
-			}
+			n += len(dl.Fwd) + len(dl.Bwd)
 		}
 	}
-	return false
+	return n
 }
 
 // callCount is the largest number of calls of an anchor module in A.
@@ -293,10 +297,10 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 	c.vc, c.vd = statsOf(p.ic, c.c), statsOf(p.id, c.d)
 	for s := range c.ab {
 		if c.abOK {
-			c.ab[s] = groupRatio(c.va[s], c.vb[s])
+			c.ab[s] = pairRatio(p.ia, c.a, p.ib, c.b, model.Stat(s))
 		}
 		if c.cdOK {
-			c.cd[s] = groupRatio(c.vc[s], c.vd[s])
+			c.cd[s] = pairRatio(p.ic, c.c, p.id, c.d, model.Stat(s))
 		}
 	}
 	return c

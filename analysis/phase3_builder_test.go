@@ -101,7 +101,7 @@ func tTensor(name string, seq int, norm float64, mul func(model.Stat) float64) m
 	t.Stat[model.StatNorm] = norm * mul(model.StatNorm)
 	t.Stat[model.StatMax] = norm / 10 * mul(model.StatMax)
 	t.Stat[model.StatMin] = -norm / 10 * mul(model.StatMin)
-	t.Stat[model.StatMean] = norm / 1000 * mul(model.StatMean)
+	t.Stat[model.StatMean] = norm / 100 * mul(model.StatMean) // |mean| ≈ 0.3·rms: not centred
 	t.Has = [model.NumStats]bool{true, true, true, true}
 	return t
 }

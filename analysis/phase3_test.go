@@ -547,7 +547,7 @@ func TestPhase3_CallFromPhase1(t *testing.T) {
 	}
 	// Without Phase 1: the first micro-batch whose layers diverge.
 	r = Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
-	if intp(r.DivergenceSummary.EarliestFwdDivergence) != 3 || !strings.Contains(strings.Join(r.Warnings, "|"), "call 2 of each module: the first of 4") {
+	if intp(r.DivergenceSummary.EarliestFwdDivergence) != 3 || !strings.Contains(strings.Join(r.Warnings, "|"), "call 2 of each module: the micro-batch (of 4) whose layers diverge most") {
 		t.Errorf("auto call: start %d warnings %v", intp(r.DivergenceSummary.EarliestFwdDivergence), r.Warnings)
 	}
 	// An explicit call 0 sees nothing.
@@ -600,5 +600,36 @@ func TestPhase3_PartialInputs(t *testing.T) {
 	}
 	if _, err := json.Marshal(r); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The Mean of a centred tensor (|Mean| ≪ RMS) gives no ratio: 1e-5 vs
+// 4e-7 would read as a 25x divergence.
+func TestCentredMean(t *testing.T) {
+	mk := func(mean float64) model.TensorStat {
+		ts := model.TensorStat{Dtype: "torch.float32", Elements: 10000, Shape: []int64{100, 100}}
+		ts.Stat[model.StatNorm], ts.Stat[model.StatMean] = 100, mean // RMS 1
+		ts.Has = [model.NumStats]bool{true, true, true, true}
+		return ts
+	}
+	if c := mk(1e-5); !centred(&c) {
+		t.Error("1e-5 vs RMS 1 not centred")
+	}
+	if c := mk(0.3); centred(&c) {
+		t.Error("0.3 vs RMS 1 centred")
+	}
+	op := func(mean float64) model.Op {
+		return model.Op{Key: "k", Outputs: []model.TensorStat{mk(mean)}}
+	}
+	x := &dumpIndex{d: &model.Dump{Ops: []model.Op{op(1e-5), op(0.3)}}}
+	y := &dumpIndex{d: &model.Dump{Ops: []model.Op{op(4e-7), op(0.15)}}}
+	if r := pairRatio(x, 0, y, 0, model.StatMean); !math.IsNaN(r) {
+		t.Errorf("centred ratio %v", r)
+	}
+	if r := pairRatio(x, 1, y, 1, model.StatMean); math.Abs(r-2) > 1e-12 {
+		t.Errorf("ratio %v", r)
+	}
+	if r := pairRatio(x, 0, y, 0, model.StatNorm); r != 1 {
+		t.Errorf("norm ratio %v", r)
 	}
 }
