@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"spikescope/model"
+	"spikescope/testdata/synth"
 )
 
 const demoNPU = "testdata/demo/npu"
@@ -123,5 +124,24 @@ func TestDetectErrors(t *testing.T) {
 		if code := run(c.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), c.want) || out.Len() != 0 {
 			t.Fatalf("%v: exit %d, stderr %q", c.args, code, errb.String())
 		}
+	}
+}
+
+// TestWriteLargeTrendDBForBenchmarks is a tool, not a check: with
+// SPIKESCOPE_LARGE_TRENDDB=path:rows it writes the large trend.db used by
+// the whole-`detect` benchmark of docs/benchmarks.md (synth.WriteLargeTrendDB,
+// window 8). Skipped otherwise.
+func TestWriteLargeTrendDBForBenchmarks(t *testing.T) {
+	spec := os.Getenv("SPIKESCOPE_LARGE_TRENDDB")
+	if spec == "" {
+		t.Skip("set SPIKESCOPE_LARGE_TRENDDB=path:rows to write a benchmark trend.db")
+	}
+	path, rowsText, _ := strings.Cut(spec, ":")
+	rows, err := strconv.Atoi(rowsText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := synth.WriteLargeTrendDB(path, rows, 8); err != nil {
+		t.Fatal(err)
 	}
 }

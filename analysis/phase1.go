@@ -3,7 +3,6 @@ package analysis
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"spikescope/model"
 )
@@ -165,28 +164,7 @@ func (c *p1) summary() {
 	s.TotalRows = r.Len()
 	s.PassUnit = res.Sharding.PassUnit
 	s.Ranks = append([]int{}, c.ix.ranks...)
-	s.Steps = []int{}
-	span := c.ix.maxStep - c.ix.minStep + 1
-	if span > 0 && span <= 4*c.ix.rows+1024 {
-		seen := make([]bool, span)
-		for _, i := range c.ix.order {
-			seen[int(r.Step[i])-c.ix.minStep] = true
-		}
-		for k, ok := range seen {
-			if ok {
-				s.Steps = append(s.Steps, k+c.ix.minStep)
-			}
-		}
-	} else {
-		set := map[int]bool{}
-		for _, i := range c.ix.order {
-			set[int(r.Step[i])] = true
-		}
-		for k := range set {
-			s.Steps = append(s.Steps, k)
-		}
-		slices.Sort(s.Steps)
-	}
+	s.Steps = append([]int{}, c.ix.distinctSteps(c.d)...)
 	for t := range c.d.Targets {
 		if len(c.ix.targetGroups(t)) > 0 {
 			res.Targets = append(res.Targets, c.d.Targets[t].Name)

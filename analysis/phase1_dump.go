@@ -17,10 +17,10 @@ func (c *p1) dumpSpikes() {
 	norm := c.d.Rows.Val[model.StatNorm]
 	rows := make([]int32, 0, c.ix.rows)
 	vals := make([]float64, 0, c.ix.rows)
-	for _, i := range c.ix.order {
-		if isFinite(norm[i]) {
-			rows = append(rows, i)
-			vals = append(vals, norm[i])
+	for k, v := range c.ix.norm {
+		if isFinite(v) {
+			rows = append(rows, c.ix.order[k])
+			vals = append(vals, v)
 		}
 	}
 	med := medianInPlace(vals)

@@ -12,6 +12,7 @@ import (
 type microScratch struct {
 	inc, delta, final, ratio []float64
 	ms, row                  []int32
+	last                     float64 // the latest norm of the current curve
 	pool                     []float64
 	medInc, medDelta         []float64
 	cand                     []int
@@ -81,8 +82,7 @@ func (c *p1) microStepSpikes() {
 // increments (ratio) of one parameter; it reports whether per-micro-step
 // baselines were used.
 func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
-	r := &c.d.Rows
-	norm := r.Val[model.StatNorm]
+	ix := c.ix
 	s.inc, s.delta, s.final, s.ms, s.row = s.inc[:0], s.delta[:0], s.final[:0], s.ms[:0], s.row[:0]
 	maxK := int32(0)
 	for _, g := range gs {
@@ -90,15 +90,15 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 		prev := math.NaN()
 		closeCurve := func() {
 			if n := len(s.final); n > start {
-				last := norm[s.row[n-1]]
+				last := s.last
 				for j := start; j < n; j++ {
 					s.final[j] = last
 				}
 			}
 		}
-		for k, i := range c.ix.rowsOf(g) {
-			o, ms := c.m.mapStep(r.Step[i], r.Micro[i])
-			if k == 0 || o != curOpt {
+		for k := int(g.Lo); k < int(g.Hi); k++ {
+			o, ms := c.m.mapStep(ix.step[k], ix.micro[k])
+			if k == int(g.Lo) || o != curOpt {
 				closeCurve()
 				curOpt, start = o, len(s.inc)
 				prev = math.NaN()
@@ -106,7 +106,7 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 					prev = 0 // the curve starts from an empty accumulator
 				}
 			}
-			n := norm[i]
+			n := ix.norm[k]
 			inc, delta := math.NaN(), math.NaN()
 			if isFinite(n) && isFinite(prev) {
 				delta = n - prev
@@ -119,9 +119,9 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 			s.delta = append(s.delta, delta)
 			s.final = append(s.final, 0)
 			s.ms = append(s.ms, int32(ms))
-			s.row = append(s.row, i)
+			s.row = append(s.row, ix.order[k])
 			maxK = max(maxK, int32(ms))
-			prev = n
+			prev, s.last = n, n
 		}
 		closeCurve()
 	}
@@ -142,10 +142,8 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 		}
 	}
 	if perMicro {
-		for k := 0; k < nk; k++ {
-			s.medInc[k] = c.medianWhere(s.inc, s.ms, int32(k), &s.pool)
-			s.medDelta[k] = c.medianWhere(s.delta, s.ms, int32(k), &s.pool)
-		}
+		medianPerMicro(s.inc, s.ms, counts, s.medInc, &s.pool)
+		medianPerMicro(s.delta, s.ms, counts, s.medDelta, &s.pool)
 	} else {
 		mi := c.medianWhere(s.inc, nil, 0, &s.pool)
 		md := c.medianWhere(s.delta, nil, 0, &s.pool)
@@ -182,4 +180,26 @@ func resizeF(s []float64, n int) []float64 {
 		return make([]float64, n)
 	}
 	return s[:n]
+}
+
+// medianPerMicro sets out[k] to the median of vals[j] with ms[j] == k, with
+// one bucketing pass (counts[k] ≥ the number of such values).
+func medianPerMicro(vals []float64, ms []int32, counts []int, out []float64, pool *[]float64) {
+	p := resizeF(*pool, len(vals))
+	*pool = p
+	off := make([]int, len(counts)+1)
+	for k, n := range counts {
+		off[k+1] = off[k] + n
+	}
+	fill := append([]int(nil), off[:len(counts)]...)
+	for j, v := range vals {
+		k := ms[j]
+		if isFinite(v) && fill[k] < off[k+1] {
+			p[fill[k]] = v
+			fill[k]++
+		}
+	}
+	for k := range counts {
+		out[k] = medianInPlace(p[off[k]:fill[k]])
+	}
 }

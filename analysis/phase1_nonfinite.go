@@ -12,8 +12,7 @@ import (
 // a candidate. A parameter that is non-finite on every row of every rank
 // yields one candidate, not one per row or rank.
 func (c *p1) nonFiniteCandidates() {
-	r := &c.d.Rows
-	norm := r.Val[model.StatNorm]
+	ix := c.ix
 	series, whole := 0, 0
 	for t := range c.d.Targets {
 		gs := c.ix.targetGroups(t)
@@ -21,34 +20,38 @@ func (c *p1) nonFiniteCandidates() {
 			continue
 		}
 		allNF := true
-		var firsts []int32
+		type hit struct {
+			g   seriesGroup
+			pos int
+		}
+		var firsts []hit
 		for _, g := range gs {
-			first := int32(-1)
-			for _, i := range c.ix.rowsOf(g) {
-				if !isFinite(norm[i]) {
+			first := -1
+			for k := int(g.Lo); k < int(g.Hi); k++ {
+				if !isFinite(ix.norm[k]) {
 					if first < 0 {
-						first = i
+						first = k
 					}
 				} else {
 					allNF = false
 				}
 			}
 			if first >= 0 {
-				firsts = append(firsts, first)
+				firsts = append(firsts, hit{g, first})
 			}
 		}
 		if allNF {
 			firsts = firsts[:1]
 			whole++
 		}
-		for _, i := range firsts {
-			a := c.anomaly(i)
+		for _, h := range firsts {
+			a := c.anomaly(ix.order[h.pos])
 			a.NonFinite = true
 			a.Trigger = "nonfinite"
 			a.DeviationRatio = model.Float(math.Inf(1))
 			a.BaselineMedian = model.Float(math.NaN())
 			if c.kind == kindMicro {
-				a.SuspectFinalNorm = model.FloatPtr(c.curveFinal(gsOf(gs, r.Rank[i]), i))
+				a.SuspectFinalNorm = model.FloatPtr(c.curveFinal(h.g, h.pos))
 			}
 			c.res.Anomalies = append(c.res.Anomalies, a)
 			series++
@@ -63,23 +66,15 @@ func (c *p1) nonFiniteCandidates() {
 	}
 }
 
-func gsOf(gs []seriesGroup, rank int32) seriesGroup {
-	for _, g := range gs {
-		if g.Rank == rank {
-			return g
-		}
-	}
-	return seriesGroup{}
-}
-
-// curveFinal is the last norm of the optimizer step of row i in group g.
-func (c *p1) curveFinal(g seriesGroup, i int32) float64 {
-	r := &c.d.Rows
-	o, _ := c.m.mapStep(r.Step[i], r.Micro[i])
+// curveFinal is the last norm of the optimizer step of position pos in
+// group g.
+func (c *p1) curveFinal(g seriesGroup, pos int) float64 {
+	ix := c.ix
+	o, _ := c.m.mapStep(ix.step[pos], ix.micro[pos])
 	v := math.NaN()
-	for _, j := range c.ix.rowsOf(g) {
-		if oj, _ := c.m.mapStep(r.Step[j], r.Micro[j]); oj == o {
-			v = r.Val[model.StatNorm][j]
+	for k := int(g.Lo); k < int(g.Hi); k++ {
+		if ok, _ := c.m.mapStep(ix.step[k], ix.micro[k]); ok == o {
+			v = ix.norm[k]
 		}
 	}
 	return v

@@ -113,21 +113,20 @@ func (c *p1) targetRankNorms() {
 // finalNorms maps rank → the final norm of target t at optimizer step k
 // (the last micro step; the step's norm for step-level data).
 func (c *p1) finalNorms(t, k int) map[string]model.Float {
-	r := &c.d.Rows
-	norm := r.Val[model.StatNorm]
+	ix := c.ix
 	out := map[string]model.Float{}
-	for _, g := range c.ix.targetGroups(t) {
-		rows := c.ix.rowsOf(g)
+	for _, g := range ix.targetGroups(t) {
+		lo := int(g.Lo)
 		// optimizer steps are non-decreasing along a series
-		hi := sort.Search(len(rows), func(j int) bool {
-			o, _ := c.m.mapStep(r.Step[rows[j]], r.Micro[rows[j]])
+		hi := lo + sort.Search(int(g.Hi)-lo, func(j int) bool {
+			o, _ := c.m.mapStep(ix.step[lo+j], ix.micro[lo+j])
 			return o > k
 		})
-		if hi == 0 {
+		if hi == lo {
 			continue
 		}
-		if o, _ := c.m.mapStep(r.Step[rows[hi-1]], r.Micro[rows[hi-1]]); o == k {
-			out[strconv.Itoa(int(g.Rank))] = model.Float(norm[rows[hi-1]])
+		if o, _ := c.m.mapStep(ix.step[hi-1], ix.micro[hi-1]); o == k {
+			out[strconv.Itoa(int(g.Rank))] = model.Float(ix.norm[hi-1])
 		}
 	}
 	return out

@@ -17,16 +17,21 @@ type seriesGroup struct {
 // seriesIndex groups the rows of one metric by (target, rank), each series
 // sorted by (step, micro). Built with one counting sort of row indexes (no
 // per-row maps or allocations); rows that arrive in step order (trend.db
-// scans do) need no further sorting.
+// scans do) need no further sorting. Step, micro step and norm are copied
+// into series order so that every later pass reads memory sequentially.
 type seriesIndex struct {
-	order  []int32
+	order  []int32 // row indexes in series order
+	step   []int32 // aligned with order
+	micro  []int32
+	norm   []float64
 	groups []seriesGroup
 	// targetFirst[t] is the first group of target t (len = #targets + 1).
 	targetFirst []int32
 	ranks       []int // distinct ranks, ascending
 	minStep     int
 	maxStep     int
-	rows        int // rows of the metric
+	rows        int   // rows of the metric
+	steps       []int // distinct steps (lazily, distinctSteps)
 }
 
 // maxDenseKeys bounds the counting-sort key space relative to the rows.
@@ -60,23 +65,33 @@ func buildSeriesIndex(d *model.MonitorData, metric int) *seriesIndex {
 		return ix
 	}
 	ix.order = make([]int32, cnt)
+	ix.step = make([]int32, cnt)
+	ix.micro = make([]int32, cnt)
+	ix.norm = make([]float64, cnt)
+	norm := r.Val[model.StatNorm]
 	rankSpan := int(maxR-minR) + 1
 	keys := nT * rankSpan
 	if rankSpan > 0 && keys > 0 && keys <= maxDenseKeys && keys <= 8*cnt+1<<16 {
-		counts := make([]int32, keys+1)
+		next := make([]int32, keys+1)
 		for i := 0; i < n; i++ {
 			if int(r.Metric[i]) == metric {
-				counts[int(r.Target[i])*rankSpan+int(r.Rank[i]-minR)+1]++
+				next[int(r.Target[i])*rankSpan+int(r.Rank[i]-minR)+1]++
 			}
 		}
 		for k := 1; k <= keys; k++ {
-			counts[k] += counts[k-1]
+			next[k] += next[k-1]
+		}
+		for k := 0; k < keys; k++ {
+			if next[k+1] > next[k] {
+				ix.groups = append(ix.groups, seriesGroup{Target: int32(k / rankSpan), Rank: int32(k%rankSpan) + minR, Lo: next[k], Hi: next[k+1]})
+			}
 		}
 		for i := 0; i < n; i++ {
 			if int(r.Metric[i]) == metric {
 				k := int(r.Target[i])*rankSpan + int(r.Rank[i]-minR)
-				ix.order[counts[k]] = int32(i)
-				counts[k]++
+				p := next[k]
+				next[k]++
+				ix.order[p], ix.step[p], ix.micro[p], ix.norm[p] = int32(i), r.Step[i], r.Micro[i], norm[i]
 			}
 		}
 	} else {
@@ -93,31 +108,23 @@ func buildSeriesIndex(d *model.MonitorData, metric int) *seriesIndex {
 			}
 			return cmp.Compare(r.Rank[a], r.Rank[b])
 		})
-	}
-	// cut into groups, sorting a group by (step, micro) only when needed
-	rankSeen := map[int32]bool{}
-	for lo := 0; lo < cnt; {
-		t, rk := r.Target[ix.order[lo]], r.Rank[ix.order[lo]]
-		hi := lo + 1
-		sorted := true
-		for hi < cnt && r.Target[ix.order[hi]] == t && r.Rank[ix.order[hi]] == rk {
-			a, b := ix.order[hi-1], ix.order[hi]
-			if r.Step[a] > r.Step[b] || (r.Step[a] == r.Step[b] && r.Micro[a] > r.Micro[b]) {
-				sorted = false
+		for p, i := range ix.order {
+			ix.step[p], ix.micro[p], ix.norm[p] = r.Step[i], r.Micro[i], norm[i]
+		}
+		for lo := 0; lo < cnt; {
+			t, rk := r.Target[ix.order[lo]], r.Rank[ix.order[lo]]
+			hi := lo + 1
+			for hi < cnt && r.Target[ix.order[hi]] == t && r.Rank[ix.order[hi]] == rk {
+				hi++
 			}
-			hi++
+			ix.groups = append(ix.groups, seriesGroup{Target: t, Rank: rk, Lo: int32(lo), Hi: int32(hi)})
+			lo = hi
 		}
-		if !sorted {
-			slices.SortStableFunc(ix.order[lo:hi], func(a, b int32) int {
-				if c := cmp.Compare(r.Step[a], r.Step[b]); c != 0 {
-					return c
-				}
-				return cmp.Compare(r.Micro[a], r.Micro[b])
-			})
-		}
-		ix.groups = append(ix.groups, seriesGroup{Target: t, Rank: rk, Lo: int32(lo), Hi: int32(hi)})
-		rankSeen[rk] = true
-		lo = hi
+	}
+	rankSeen := map[int32]bool{}
+	for _, g := range ix.groups {
+		ix.sortGroup(g)
+		rankSeen[g.Rank] = true
 	}
 	for rk := range rankSeen {
 		ix.ranks = append(ix.ranks, int(rk))
@@ -134,6 +141,38 @@ func buildSeriesIndex(d *model.MonitorData, metric int) *seriesIndex {
 	return ix
 }
 
+// sortGroup puts a series in (step, micro) order when it is not already.
+func (ix *seriesIndex) sortGroup(g seriesGroup) {
+	lo, hi := int(g.Lo), int(g.Hi)
+	sorted := true
+	for k := lo + 1; k < hi; k++ {
+		if ix.step[k-1] > ix.step[k] || (ix.step[k-1] == ix.step[k] && ix.micro[k-1] > ix.micro[k]) {
+			sorted = false
+			break
+		}
+	}
+	if sorted {
+		return
+	}
+	type item struct {
+		o, s, m int32
+		n       float64
+	}
+	items := make([]item, hi-lo)
+	for k := range items {
+		items[k] = item{ix.order[lo+k], ix.step[lo+k], ix.micro[lo+k], ix.norm[lo+k]}
+	}
+	slices.SortStableFunc(items, func(a, b item) int {
+		if c := cmp.Compare(a.s, b.s); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.m, b.m)
+	})
+	for k, it := range items {
+		ix.order[lo+k], ix.step[lo+k], ix.micro[lo+k], ix.norm[lo+k] = it.o, it.s, it.m, it.n
+	}
+}
+
 // targetGroups returns the groups of target t.
 func (ix *seriesIndex) targetGroups(t int) []seriesGroup {
 	if t < 0 || t+1 >= len(ix.targetFirst) {
@@ -144,3 +183,45 @@ func (ix *seriesIndex) targetGroups(t int) []seriesGroup {
 
 // rowsOf returns the row indexes of a group.
 func (ix *seriesIndex) rowsOf(g seriesGroup) []int32 { return ix.order[g.Lo:g.Hi] }
+
+// block returns the positions [lo, hi) of all series of target t.
+func (ix *seriesIndex) block(t int) (lo, hi int) {
+	gs := ix.targetGroups(t)
+	if len(gs) == 0 {
+		return 0, 0
+	}
+	return int(gs[0].Lo), int(gs[len(gs)-1].Hi)
+}
+
+// distinctSteps returns the distinct steps of the indexed rows, ascending.
+func (ix *seriesIndex) distinctSteps(d *model.MonitorData) []int {
+	if ix.steps != nil {
+		return ix.steps
+	}
+	ix.steps = []int{}
+	span := ix.maxStep - ix.minStep + 1
+	if ix.rows == 0 {
+		return ix.steps
+	}
+	if span > 0 && span <= 4*ix.rows+1024 {
+		seen := make([]bool, span)
+		for _, st := range ix.step {
+			seen[int(st)-ix.minStep] = true
+		}
+		for k, ok := range seen {
+			if ok {
+				ix.steps = append(ix.steps, k+ix.minStep)
+			}
+		}
+		return ix.steps
+	}
+	set := map[int]bool{}
+	for _, st := range ix.step {
+		set[int(st)] = true
+	}
+	for k := range set {
+		ix.steps = append(ix.steps, k)
+	}
+	slices.Sort(ix.steps)
+	return ix.steps
+}

@@ -12,20 +12,11 @@ import (
 // (median + k·MAD) threshold and at least MinEffect × the baseline median.
 // Also the rule of multi-step dumps.
 func (c *p1) stepLevelSpikes() {
-	r := &c.d.Rows
-	norm := r.Val[model.StatNorm]
-	var vals []float64
-	var rows []int32
 	var cand []int
 	judged, found := 0, 0
 	for t := range c.d.Targets {
-		vals, rows = vals[:0], rows[:0]
-		for _, g := range c.ix.targetGroups(t) {
-			for _, i := range c.ix.rowsOf(g) {
-				vals = append(vals, norm[i])
-				rows = append(rows, i)
-			}
-		}
+		lo, hi := c.ix.block(t)
+		vals, rows := c.ix.norm[lo:hi], c.ix.order[lo:hi]
 		if len(vals) == 0 {
 			continue
 		}

@@ -96,9 +96,8 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 	kind := kindStep
 	explicit := false
 	if d.ExplicitMicro {
-		r := &d.Rows
-		for _, i := range ix.order {
-			if r.Micro[i] != model.NoMicro {
+		for _, m := range ix.micro {
+			if m != model.NoMicro {
 				explicit = true
 				break
 			}
@@ -112,8 +111,8 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 		m = stepMapper{Explicit: true, OneBased: d.MicroOneBased}
 		kind = kindMicro
 		maxMs := -1
-		for _, i := range ix.order {
-			_, ms := m.mapStep(d.Rows.Step[i], d.Rows.Micro[i])
+		for k := range ix.micro {
+			_, ms := m.mapStep(ix.step[k], ix.micro[k])
 			maxMs = max(maxMs, ms)
 		}
 		sa.AccumulationWindow = maxMs + 1
@@ -142,14 +141,24 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 	// optimizer steps and micro-step range
 	if m.accumulated() {
 		sa.HasMicroStep = true
-		opts := map[int]bool{}
+		// optimizer steps are non-decreasing along each series: count the
+		// distinct ones over the distinct steps (no per-row map)
 		maxMs := 0
-		for _, i := range ix.order {
-			o, ms := m.mapStep(d.Rows.Step[i], d.Rows.Micro[i])
-			opts[o] = true
-			maxMs = max(maxMs, ms)
+		seenOpt := map[int]bool{}
+		for _, st := range ix.distinctSteps(d) {
+			o, ms := m.mapStep(int32(st), 0)
+			seenOpt[o] = true
+			if !m.Explicit {
+				maxMs = max(maxMs, ms)
+			}
 		}
-		sa.OptimizerStepCount = len(opts)
+		if m.Explicit {
+			for k := range ix.micro {
+				_, ms := m.mapStep(ix.step[k], ix.micro[k])
+				maxMs = max(maxMs, ms)
+			}
+		}
+		sa.OptimizerStepCount = len(seenOpt)
 		for k := 0; k <= maxMs; k++ {
 			sa.MicroStepRange = append(sa.MicroStepRange, k)
 		}

@@ -134,11 +134,20 @@ func (j *robustJudge) judge(v float64) robustVerdict {
 // one value whose deviation is own (unscaled).
 func (j *robustJudge) madWithout(med, own float64) float64 {
 	if !j.devOK || j.devMed != med {
+		// |x − med| over a sorted pool is a V: merge its two sorted arms
+		s := j.sorted
 		j.devs = j.devs[:0]
-		for _, x := range j.sorted {
-			j.devs = append(j.devs, math.Abs(x-med))
+		hi := sort.SearchFloat64s(s, med)
+		lo := hi - 1
+		for lo >= 0 || hi < len(s) {
+			if hi >= len(s) || (lo >= 0 && med-s[lo] <= s[hi]-med) {
+				j.devs = append(j.devs, med-s[lo])
+				lo--
+			} else {
+				j.devs = append(j.devs, s[hi]-med)
+				hi++
+			}
 		}
-		slices.Sort(j.devs)
 		j.devMed, j.devOK = med, true
 	}
 	d := j.devs

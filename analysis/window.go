@@ -62,25 +62,18 @@ func tallyTransitions(d *model.MonitorData, ix *seriesIndex) *stepTally {
 	}
 	t := &stepTally{min: ix.minStep, drop: make([]int32, span), rise: make([]int32, span), logDrop: make([]float64, span)}
 	seen := make([]bool, span)
-	r := &d.Rows
-	norm := r.Val[model.StatNorm]
 	for _, g := range ix.groups {
-		rows := ix.rowsOf(g)
 		t.series++
-		for k, i := range rows {
-			seen[int(r.Step[i])-t.min] = true
-			if k == 0 {
+		for k := int(g.Lo); k < int(g.Hi); k++ {
+			seen[int(ix.step[k])-t.min] = true
+			if k == int(g.Lo) || ix.step[k]-ix.step[k-1] != 1 {
 				continue
 			}
-			p := rows[k-1]
-			if r.Step[i]-r.Step[p] != 1 {
-				continue
-			}
-			a, b := norm[p], norm[i]
+			a, b := ix.norm[k-1], ix.norm[k]
 			if !(a > 0) || !(b > 0) || !isFinite(a) || !isFinite(b) {
 				continue
 			}
-			s := int(r.Step[i]) - t.min
+			s := int(ix.step[k]) - t.min
 			switch {
 			case b < a:
 				t.drop[s]++
