@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 
 	"spikescope/model"
@@ -42,14 +41,17 @@ func LoadCSV(ctx context.Context, path string, p model.ProgressFunc) (*model.Mon
 		return nil, err
 	}
 	meter.finish()
-	d := mergeCSVResults(path, results)
+	d, err := mergeCSVResults(path, results)
+	if err != nil {
+		return nil, err
+	}
 	d.Warnings = append(disc.warnings, d.Warnings...)
 	return d, nil
 }
 
 // mergeCSVResults concatenates per-file rows, mapping file-local target and
 // metric indices to global ones.
-func mergeCSVResults(path string, results []*csvResult) *model.MonitorData {
+func mergeCSVResults(path string, results []*csvResult) (*model.MonitorData, error) {
 	d := &model.MonitorData{Path: path, Format: model.FormatCSV}
 	n := 0
 	for _, r := range results {
@@ -58,7 +60,6 @@ func mergeCSVResults(path string, results []*csvResult) *model.MonitorData {
 	d.Rows.Grow(n)
 	targets := map[targetKey]int32{}
 	metrics := map[string]uint8{}
-	tooMany := false
 	for _, r := range results {
 		tmap := make([]int32, len(r.targets))
 		for i, t := range r.targets {
@@ -76,8 +77,7 @@ func mergeCSVResults(path string, results []*csvResult) *model.MonitorData {
 			g, ok := metrics[m]
 			if !ok {
 				if len(d.Metrics) >= maxMetrics {
-					tooMany = true
-					continue
+					return nil, inputErr(path, nil, "more than %d distinct metrics", maxMetrics)
 				}
 				g = uint8(len(d.Metrics))
 				metrics[m] = g
@@ -104,8 +104,5 @@ func mergeCSVResults(path string, results []*csvResult) *model.MonitorData {
 		}
 		d.Warnings = append(d.Warnings, r.warnings...)
 	}
-	if tooMany {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("more than %d metrics: the extra ones were merged into the first", maxMetrics))
-	}
-	return d
+	return d, nil
 }

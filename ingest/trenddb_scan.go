@@ -35,7 +35,6 @@ type trendScanner struct {
 	unknownTarget int64 // rows with an unknown target_id
 	unknownMetric int64
 	textVals      int64
-	tooMany       bool
 }
 
 func newTrendScanner(r *trendReader) *trendScanner {

@@ -381,3 +381,18 @@ func TestTrendDBUnreadable(t *testing.T) {
 		wantMonInputError(t, err, f, "permission denied")
 	}
 }
+
+func TestTrendDBProgressReachesTotal(t *testing.T) {
+	var last model.Progress
+	calls := 0
+	d, err := LoadTrendDB(context.Background(), filepath.Join(monitorTestdata, "formats21.trend.db"), func(p model.Progress) {
+		last = p
+		calls++
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 || last.Unit != "rows" || last.Done != 11 || last.Total != 11 || last.Done != int64(d.Rows.Len()) {
+		t.Errorf("calls %d last %+v", calls, last)
+	}
+}
