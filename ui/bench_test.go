@@ -122,3 +122,13 @@ func BenchmarkSortCandidates100k(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// BenchmarkSeriesIndex100k is the one-off index build after loading
+// (off the update loop): 400k monitor rows, 100k candidates.
+func BenchmarkSeriesIndex100k(b *testing.B) {
+	d := bigCandidates()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		buildSeriesIndex(d.Monitor, d.P1.Anomalies)
+	}
+}

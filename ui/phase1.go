@@ -57,7 +57,7 @@ func newPhase1Pane(st Styles, d *Data) *phase1Pane {
 		{title: "Δ", width: 9, right: true, drop: 5, less: func(x, y int) bool { return cmpF(deltaOf(a(x)), deltaOf(a(y))) }},
 		{title: "dev×", width: 7, right: true, less: func(x, y int) bool { return cmpF(a(x).DeviationRatio, a(y).DeviationRatio) }},
 		{title: "trigger", width: 8, drop: 4, less: func(x, y int) bool { return a(x).Trigger < a(y).Trigger }},
-		{title: "curve", width: 16, drop: 3},
+		{title: "curve", width: 16, drop: 3, keep: true},
 	}, len(p.anoms))
 	return p
 }

@@ -219,6 +219,9 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int) []string {
 func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int) []string {
 	st, a := s.st, s.a
 	ranks := ix.ranks
+	if len(ranks) == 0 || rows < 1 {
+		return nil
+	}
 	first := 0
 	if len(ranks) > rows {
 		for i, r := range ranks {

@@ -18,9 +18,10 @@ type seriesKey struct {
 // loop, in one pass over the rows, so drawing a sparkline or a chart never
 // scans the whole monitor table.
 type seriesIndex struct {
-	md    *model.MonitorData
-	rows  map[seriesKey][]int32
-	ranks []int32
+	md     *model.MonitorData
+	rows   map[seriesKey][]int32
+	ranks  []int32
+	byName map[string][]int32 // target name → target indices
 }
 
 // curve is one (rank, parameter) series in step order.
@@ -36,7 +37,10 @@ func buildSeriesIndex(md *model.MonitorData, anomalies []model.Anomaly) *seriesI
 	if md == nil {
 		return nil
 	}
-	ix := &seriesIndex{md: md, rows: map[seriesKey][]int32{}}
+	ix := &seriesIndex{md: md, rows: map[seriesKey][]int32{}, byName: map[string][]int32{}}
+	for i, t := range md.Targets {
+		ix.byName[t.Name] = append(ix.byName[t.Name], int32(i))
+	}
 	want := make([]bool, len(md.Targets))
 	for i := range anomalies {
 		for _, t := range ix.targets(&anomalies[i]) {
@@ -44,11 +48,22 @@ func buildSeriesIndex(md *model.MonitorData, anomalies []model.Anomaly) *seriesI
 		}
 	}
 	r := &md.Rows
-	seen := map[int32]bool{}
+	var seen []bool // ranks are small non-negative numbers
+	seenOther := map[int32]bool{}
 	for i := 0; i < r.Len(); i++ {
-		if !seen[r.Rank[i]] {
-			seen[r.Rank[i]] = true
-			ix.ranks = append(ix.ranks, r.Rank[i])
+		rk := r.Rank[i]
+		switch {
+		case rk >= 0 && rk < 1<<20:
+			if int(rk) >= len(seen) {
+				seen = append(seen, make([]bool, int(rk)+1-len(seen))...)
+			}
+			if !seen[rk] {
+				seen[rk] = true
+				ix.ranks = append(ix.ranks, rk)
+			}
+		case !seenOther[rk]:
+			seenOther[rk] = true
+			ix.ranks = append(ix.ranks, rk)
 		}
 		t := r.Target[i]
 		if t < 0 || int(t) >= len(want) || !want[t] {
@@ -74,14 +89,11 @@ func buildSeriesIndex(md *model.MonitorData, anomalies []model.Anomaly) *seriesI
 // targets returns the target indices an anomaly names (same name; the
 // same pipeline chunk when that matches).
 func (ix *seriesIndex) targets(a *model.Anomaly) []int32 {
-	var byName, exact []int32
-	for i, t := range ix.md.Targets {
-		if t.Name != a.TargetName {
-			continue
-		}
-		byName = append(byName, int32(i))
-		if t.VPPStage == a.VPPStage {
-			exact = append(exact, int32(i))
+	byName := ix.byName[a.TargetName]
+	var exact []int32
+	for _, i := range byName {
+		if ix.md.Targets[i].VPPStage == a.VPPStage {
+			exact = append(exact, i)
 		}
 	}
 	if len(exact) > 0 {

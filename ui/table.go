@@ -18,6 +18,9 @@ type column struct {
 	drop int
 	// less orders two data rows by this column; nil = not sortable.
 	less func(a, b int) bool
+	// keep: the cursor row keeps this cell's own styles (a sparkline's
+	// spike mark) instead of drawing it in reverse video.
+	keep bool
 }
 
 // colGap is the space between columns.
@@ -280,21 +283,37 @@ func (t *table) render(width int, st Styles, cell func(row, col int) string) []s
 		row := t.view[p]
 		var b strings.Builder
 		cursor := p == t.cursor
+		// the cursor row is reverse video in runs, broken only by kept cells
+		var run strings.Builder
+		flush := func() {
+			if run.Len() > 0 {
+				b.WriteString(st.Cursor.Render(run.String()))
+				run.Reset()
+			}
+		}
 		for k, c := range shown {
-			if k > 0 {
-				b.WriteString(strings.Repeat(" ", colGap))
+			txt := fit(cell(row, c.idx), c.width, t.cols[c.idx].right)
+			switch {
+			case !cursor:
+				if k > 0 {
+					b.WriteString(strings.Repeat(" ", colGap))
+				}
+				b.WriteString(txt)
+			case t.cols[c.idx].keep:
+				if k > 0 {
+					run.WriteString(strings.Repeat(" ", colGap))
+				}
+				flush()
+				b.WriteString(txt)
+			default:
+				if k > 0 {
+					run.WriteString(strings.Repeat(" ", colGap))
+				}
+				run.WriteString(ansi.Strip(txt))
 			}
-			txt := cell(row, c.idx)
-			if cursor {
-				txt = ansi.Strip(txt)
-			}
-			b.WriteString(fit(txt, c.width, t.cols[c.idx].right))
 		}
-		line := b.String()
-		if cursor {
-			line = st.Cursor.Render(ansi.Strip(line))
-		}
-		lines = append(lines, line)
+		flush()
+		lines = append(lines, b.String())
 	}
 	return lines
 }
