@@ -365,3 +365,12 @@ func TestDemoReportGolden(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Load(ctx, demoInputs(), nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled load: err %v, want context.Canceled", err)
+	}
+}
