@@ -29,6 +29,7 @@ type layerScheme struct {
 	offset map[string]int // stack → first id
 	maxN   map[string]int
 	cache  map[string]cachedLoc // module path → locate result
+	frozen bool                 // cache read-only (dumps are indexed concurrently)
 }
 
 type cachedLoc struct {
@@ -43,7 +44,9 @@ func (s *layerScheme) locate(path string) (layerLoc, bool) {
 		return c.loc, c.ok
 	}
 	loc, ok := locate(path, s.Word)
-	s.cache[path] = cachedLoc{loc, ok}
+	if !s.frozen {
+		s.cache[path] = cachedLoc{loc, ok}
+	}
 	return loc, ok
 }
 
@@ -187,6 +190,7 @@ func learnLayerScheme(dumps ...*model.Dump) *layerScheme {
 			}
 		}
 	}
+	s.frozen = true
 	off := 0
 	for _, st := range s.Stacks {
 		s.offset[st] = off

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 
 	"spikescope/model"
 )
@@ -85,6 +86,24 @@ type p3 struct {
 	scheme         *layerScheme
 	ia, ib, ic, id *dumpIndex
 	hasCD          bool
+	grads          map[gradKey]float64 // gradNorm results (rows are rebuilt per call)
+}
+
+type gradKey struct {
+	x      *dumpIndex
+	layer  int
+	anchor string
+}
+
+// grad is gradNorm, memoised.
+func (p *p3) grad(x *dumpIndex, layer int, anchor string) float64 {
+	k := gradKey{x, layer, anchor}
+	if v, ok := p.grads[k]; ok {
+		return v
+	}
+	v := gradNorm(x, layer, anchor)
+	p.grads[k] = v
+	return v
 }
 
 // Phase3 runs the four-group trace.
@@ -107,7 +126,7 @@ func Phase3(in Phase3Input, opt Phase3Options) *model.Phase3Result {
 		res.DivergenceSummary = emptySummary()
 		return res
 	}
-	p := &p3{opt: opt}
+	p := &p3{opt: opt, grads: map[gradKey]float64{}}
 	call, callNote := anchorCall(opt, in.A, in.Phase1)
 	p.opt.Call = call
 	if callNote != "" {
@@ -127,9 +146,16 @@ func Phase3(in Phase3Input, opt Phase3Options) *model.Phase3Result {
 	}
 	p.scheme = learnLayerScheme(dumps...)
 	res.LayerPrefix = p.scheme.Prefix()
-	p.ia, p.ib = indexDump(in.A, p.scheme), indexDump(in.B, p.scheme)
+	// The dumps are indexed concurrently (the scheme is read-only now).
+	idx := make([]*dumpIndex, len(dumps))
+	var wg sync.WaitGroup
+	for i, d := range dumps {
+		wg.Go(func() { idx[i] = indexDump(d, p.scheme) })
+	}
+	wg.Wait()
+	p.ia, p.ib = idx[0], idx[1]
 	if p.hasCD {
-		p.ic, p.id = indexDump(in.C, p.scheme), indexDump(in.D, p.scheme)
+		p.ic, p.id = idx[2], idx[3]
 	}
 	anchors := in.Anchors
 	if len(anchors) == 0 {
@@ -435,8 +461,8 @@ func metricStart(dl model.DirLayers) model.MetricStart {
 func (p *p3) layerRow(anchor string, l int, cs *[2]cell) model.LayerRow {
 	row := model.LayerRow{Layer: l, Metrics: map[string]model.MetricRow{}, Label: p.scheme.label(l)}
 	row.Grad = model.Quad{
-		A: floatPtr(gradNorm(p.ia, l, anchor)), B: floatPtr(gradNorm(p.ib, l, anchor)),
-		C: floatPtr(gradNorm(p.ic, l, anchor)), D: floatPtr(gradNorm(p.id, l, anchor)),
+		A: floatPtr(p.grad(p.ia, l, anchor)), B: floatPtr(p.grad(p.ib, l, anchor)),
+		C: floatPtr(p.grad(p.ic, l, anchor)), D: floatPtr(p.grad(p.id, l, anchor)),
 	}
 	f, b := &cs[0], &cs[1]
 	for _, m := range metricOrder {
