@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 
 	"spikescope/model"
@@ -46,6 +47,9 @@ func LoadCSV(ctx context.Context, path string, p model.ProgressFunc) (*model.Mon
 		return nil, err
 	}
 	d.Warnings = append(disc.warnings, d.Warnings...)
+	if d.Rows.Len() == 0 {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("the %d monitor CSV file(s) hold no data rows", len(disc.files)))
+	}
 	return d, nil
 }
 

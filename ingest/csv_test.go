@@ -319,3 +319,15 @@ func TestStripVPPPrefix(t *testing.T) {
 		}
 	}
 }
+
+func TestCSVHeaderOnly(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "rank0", "grad_unreduced_0-0.csv")
+	writeMonFile(t, p, v1Head)
+	d, err := LoadCSV(context.Background(), filepath.Dir(filepath.Dir(p)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Rows.Len() != 0 || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "hold no data rows") {
+		t.Errorf("rows %d warnings %q", d.Rows.Len(), d.Warnings)
+	}
+}

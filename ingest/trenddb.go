@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"os"
 	"runtime"
 	"sort"
 	"strconv"
@@ -89,6 +90,13 @@ func LoadTrendDB(ctx context.Context, path string, p model.ProgressFunc) (*model
 			return nil, ctx.Err()
 		}
 		return nil, sqliteProblem(path, err)
+	}
+	if r.d.Rows.Len() == 0 {
+		r.d.Warnings = append(r.d.Warnings, "the database holds no data rows")
+	}
+	// immutable=1 never looks at a write-ahead log: say so if one is there.
+	if st, err := os.Stat(path + "-wal"); err == nil && st.Size() > 0 {
+		r.d.Warnings = append(r.d.Warnings, fmt.Sprintf("%s-wal exists (%d bytes): changes still in the write-ahead log were not read", path, st.Size()))
 	}
 	return r.d, nil
 }

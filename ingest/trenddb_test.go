@@ -396,3 +396,16 @@ func TestTrendDBProgressReachesTotal(t *testing.T) {
 		t.Errorf("calls %d last %+v", calls, last)
 	}
 }
+
+func TestTrendDBEmptyAndWAL(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "e.trend.db")
+	execSQL(t, path, ddlTargets, ddlMetrics, ddlTrend)
+	os.WriteFile(path+"-wal", []byte("pending"), 0o644)
+	d, err := LoadTrendDB(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Rows.Len() != 0 || len(d.Warnings) != 2 || !strings.Contains(d.Warnings[0], "no data rows") || !strings.Contains(d.Warnings[1], "-wal exists") {
+		t.Errorf("rows %d warnings %q", d.Rows.Len(), d.Warnings)
+	}
+}
