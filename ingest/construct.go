@@ -21,7 +21,8 @@ const megatronMicroKey = "megatron_micro_step_number"
 // `"key": [parent|null, micro_step]`. Roots (null or "") get Parent "".
 func parseConstructJSON(buf []byte) (nodes map[string]constructNode, err error) {
 	defer catchScanError(&err)
-	s := &lenientScanner{buf: buf}
+	sc := newScanner(buf)
+	s := &sc
 	if s.peek() != '{' {
 		kind := jsonKind(s.peek())
 		s.skip(0)

@@ -29,7 +29,7 @@ import (
 // their position in the numbering, so "input.3" is always argument 3.
 func parseDumpJSON(ctx context.Context, buf []byte, path string, progress func(done int)) (d *model.Dump, err error) {
 	p := dumpParser{
-		s:        lenientScanner{buf: buf},
+		s:        newScanner(buf),
 		ctx:      ctx,
 		progress: progress,
 		interned: make(map[string]string, 256),

@@ -3,9 +3,11 @@ package ingest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"spikescope/model"
@@ -244,5 +246,47 @@ func TestDumpCancelled(t *testing.T) {
 	_, err = parseDumpJSON(ctx, []byte(`{"data":{"a.0.forward":{}}}`), "p", nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("parser err %v", err)
+	}
+}
+
+func TestDumpDuplicateKeysAndBOM(t *testing.T) {
+	d := parse(t, "\xEF\xBB\xBF"+`{"task":"statistics","data":{"Torch.a.0.forward":{"output":[{"Norm":1}]},
+		"Torch.b.0.forward":{},"Torch.a.0.forward":{"output":[{"Norm":2}]}}}`)
+	if len(d.Ops) != 3 || len(d.Index) != 2 || d.Op("Torch.a.0.forward").Outputs[0].Stat[model.StatNorm] != 1 ||
+		len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], `1 duplicate data keys (first "Torch.a.0.forward")`) {
+		t.Errorf("ops %d index %d warnings %v", len(d.Ops), len(d.Index), d.Warnings)
+	}
+}
+
+// Progress reports are monotonic and end at the total, with ranks read in
+// parallel.
+func TestDumpTreeProgress(t *testing.T) {
+	dir := t.TempDir()
+	var total int64
+	for r := 0; r < 6; r++ {
+		doc := string(genMegatronDump(3000 + 100*r))
+		total += int64(len(doc))
+		writeFile(t, filepath.Join(dir, "step0", fmt.Sprintf("rank%d", r), "dump.json"), doc)
+	}
+	var mu sync.Mutex
+	var seen []model.Progress
+	tr, err := LoadDumpTree(context.Background(), dir, func(p model.Progress) {
+		mu.Lock()
+		seen = append(seen, p)
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Dumps) != 6 || len(tr.Dumps[5].Ops) != 3500 {
+		t.Fatalf("dumps %d", len(tr.Dumps))
+	}
+	if len(seen) < 8 || seen[0].Done != 0 || seen[len(seen)-1].Done != total {
+		t.Fatalf("%d reports, first %+v last %+v, total %d", len(seen), seen[0], seen[len(seen)-1], total)
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i].Done <= seen[i-1].Done || seen[i].Total != total || seen[i].Input != dir {
+			t.Fatalf("report %d: %+v after %+v", i, seen[i], seen[i-1])
+		}
 	}
 }

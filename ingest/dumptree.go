@@ -65,9 +65,17 @@ func LoadDumpTree(ctx context.Context, path string, progress model.ProgressFunc)
 		total += j.size
 	}
 	var done atomic.Int64
-	report := func() {
-		if progress != nil {
-			progress(model.Progress{Input: path, Done: done.Load(), Total: total, Unit: "bytes"})
+	var reportMu sync.Mutex
+	reported := int64(-1)
+	report := func() { // serialised and monotonic although workers race
+		if progress == nil {
+			return
+		}
+		reportMu.Lock()
+		defer reportMu.Unlock()
+		if n := done.Load(); n > reported {
+			reported = n
+			progress(model.Progress{Input: path, Done: n, Total: total, Unit: "bytes"})
 		}
 	}
 	report()

@@ -50,6 +50,16 @@ func catchScanError(err *error) {
 	}
 }
 
+// newScanner starts a scanner on buf, past a UTF-8 byte order mark if any
+// (Python does not write one; editors may).
+func newScanner(buf []byte) lenientScanner {
+	s := lenientScanner{buf: buf}
+	if len(buf) >= 3 && buf[0] == 0xEF && buf[1] == 0xBB && buf[2] == 0xBF {
+		s.pos = 3
+	}
+	return s
+}
+
 func (s *lenientScanner) fail(format string, a ...any) {
 	if s.pos >= len(s.buf) {
 		panic(&scanError{Offset: len(s.buf), Msg: fmt.Sprintf(format, a...), Truncated: true})

@@ -12,7 +12,8 @@ import "fmt"
 // group. Ops of one group share one frames slice.
 func parseStackJSON(buf []byte) (stacks map[string][]string, err error) {
 	defer catchScanError(&err)
-	s := &lenientScanner{buf: buf}
+	sc := newScanner(buf)
+	s := &sc
 	if s.peek() != '{' {
 		kind := jsonKind(s.peek())
 		s.skip(0)
