@@ -24,7 +24,7 @@ func (r *renderer) phase1() {
 	}
 	r.line(r.t("p1.t1"))
 	r.table(r.overview(p1))
-	if c := oneLine(p1.Sharding.Conclusion); c != "" {
+	if c := oneLine(p1.Sharding.Conclusion); c != "" && (r.zh || !hasHan(c)) {
 		r.line(r.t("p1.sharding") + " " + c)
 	}
 
@@ -90,6 +90,9 @@ func (r *renderer) overview(p1 *model.Phase1Result) *table {
 	unit := p1.Sharding.PassUnit
 	if unit == "" {
 		unit = p1.Summary.PassUnit
+	}
+	if !r.zh && hasHan(unit) && p1.Sharding.AccumulationWindow > 0 {
+		unit = "(optimizer_step, micro_step), window " + strconv.Itoa(p1.Sharding.AccumulationWindow)
 	}
 	t.add(r.t("ov.unit"), code(unit))
 	if p1.Metric != "" {

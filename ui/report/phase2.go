@@ -3,6 +3,7 @@ package report
 import (
 	"strconv"
 	"strings"
+	"unicode"
 
 	"spikescope/model"
 )
@@ -136,8 +137,10 @@ func (r *renderer) phase2Conclusion(p2 *model.Phase2Result) conclusion {
 	rc := p2.RootCauseCoordinate
 	if rc == nil {
 		c.problem = []string{r.t("p2c.none")}
-		if s := oneLine(p2.Reasoning); s != "" {
+		if s := oneLine(p2.Reasoning); s != "" && !(!r.zh && hasHan(s) && len(p2.Decisions) > 0) {
 			c.evidence = []string{s}
+		} else if len(p2.Decisions) > 0 {
+			c.evidence = []string{oneLine(p2.Decisions[len(p2.Decisions)-1])}
 		}
 		c.impact = []string{r.t("p2c.none.impact")}
 		c.suggestion = []string{r.t("p2c.none.sugg")}
@@ -154,11 +157,20 @@ func (r *renderer) phase2Conclusion(p2 *model.Phase2Result) conclusion {
 	if p2.RootOptStep != nil {
 		c.evidence = append(c.evidence, r.tf("p2c.rootstep", *p2.RootOptStep))
 	}
+	// The reasoning keeps the reference scripts' Chinese wording; the
+	// English report points to the (English) decisions instead.
+	foreign := func(s string) bool { return !r.zh && hasHan(s) && len(p2.Decisions) > 0 }
 	if s := oneLine(p2.Reasoning); s != "" {
-		c.evidence = append(c.evidence, r.t("p2c.reasoning")+" "+s)
+		if foreign(s) {
+			c.evidence = append(c.evidence, r.t("p2c.seenotes"))
+		} else {
+			c.evidence = append(c.evidence, r.t("p2c.reasoning")+" "+s)
+		}
 	}
 	if s := oneLine(p2.CrossDeviceVerification); s != "" && !noBaselineText(s) {
-		c.evidence = append(c.evidence, r.t("p2c.crossdev")+" "+s)
+		if !foreign(s) {
+			c.evidence = append(c.evidence, r.t("p2c.crossdev")+" "+s)
+		}
 	} else if r.in.P1Baseline == nil {
 		c.evidence = append(c.evidence, r.t("p2c.nobaseline"))
 	}
@@ -180,4 +192,15 @@ func (r *renderer) phase2Conclusion(p2 *model.Phase2Result) conclusion {
 func noBaselineText(s string) bool {
 	l := strings.ToLower(s)
 	return strings.HasPrefix(s, "无标杆") || strings.HasPrefix(l, "no baseline")
+}
+
+// hasHan reports whether s holds Chinese characters (the reference scripts'
+// wording, kept by the analysis for compatibility).
+func hasHan(s string) bool {
+	for _, c := range s {
+		if unicode.Is(unicode.Han, c) {
+			return true
+		}
+	}
+	return false
 }
