@@ -26,6 +26,7 @@ func (p *p3) drillDown(dir model.Direction, dirName string, layer int, bands map
 		dd.Note = "dump A has no ops in this layer and pass"
 		return dd
 	}
+	idx = callSegment(p.ia, idx, p.opt.Call)
 	flagged := make([]bool, len(idx))
 	alignedOK := make([]bool, len(idx))
 	bestMetric := make([]string, len(idx))
@@ -166,4 +167,27 @@ func drillDegree(op model.DrillOp, dirName, m string) float64 {
 		return math.NaN()
 	}
 	return float64(*d)
+}
+
+// callSegment keeps the ops of one call (micro-batch) of a layer: each
+// micro-batch runs the layer once, and the layer module's own record
+// (post-hook: written last) closes that run. Without several such records
+// (one micro-batch, or no layer-module records) the ops are kept as they
+// are. Other micro-batches only add their own noise to the drill-down.
+func callSegment(x *dumpIndex, idx []int32, call int) []int32 {
+	var ends []int // positions in idx of the layer module's own records
+	for k, i := range idx {
+		op := &x.d.Ops[i]
+		if op.Kind == model.KindModule && !op.Recompute && x.info[i].Sub == "" {
+			ends = append(ends, k)
+		}
+	}
+	if len(ends) < 2 || call < 0 || call >= len(ends) {
+		return idx
+	}
+	start := 0
+	if call > 0 {
+		start = ends[call-1] + 1
+	}
+	return idx[start : ends[call]+1]
 }

@@ -545,6 +545,11 @@ func TestPhase3_CallFromPhase1(t *testing.T) {
 	if k := r.Anchors[0].Layers[3].Alignment.FwdKeyA; !strings.HasSuffix(k, ".forward.2") {
 		t.Errorf("anchor key %s", k)
 	}
+	// The drill-down looks at micro-batch 2's run of layer 3 only.
+	dd := r.DivergenceSummary.Drilldown
+	if dd == nil || len(dd.Ops) != len(tFwd) || dd.Operator != "Module.module.module.decoder.layers.3.input_layernorm.RMSNorm.forward.2" {
+		t.Errorf("drill %+v", dd)
+	}
 	// Without Phase 1: the first micro-batch whose layers diverge.
 	r = Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 	if intp(r.DivergenceSummary.EarliestFwdDivergence) != 3 || !strings.Contains(strings.Join(r.Warnings, "|"), "call 2 of each module: the micro-batch (of 4) whose layers diverge most") {
