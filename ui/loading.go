@@ -48,13 +48,7 @@ func (p *loadingPane) view() []string {
 	for _, in := range p.inputs {
 		roles[in.Path] = in.Role
 	}
-	barW := p.width - 34
-	if barW > 50 {
-		barW = 50
-	}
-	if barW < 10 {
-		barW = 10
-	}
+	allDone := len(p.prog) > 0
 	for _, path := range p.order {
 		name := path
 		if r := roles[path]; r != "" {
@@ -70,12 +64,21 @@ func (p *loadingPane) view() []string {
 			if f > 1 {
 				f = 1
 			}
+			amt := amount(pr.Done, pr.Total, pr.Unit)
+			barW := min(50, max(10, p.width-9-len([]rune(amt))))
 			fill := int(f * float64(barW))
 			bar := st.Bar.Render(strings.Repeat("█", fill)) + strings.Repeat("░", barW-fill)
-			lines = append(lines, fmt.Sprintf("  %s %3.0f%% %s", bar, f*100, amount(pr.Done, pr.Total, pr.Unit)))
+			lines = append(lines, fmt.Sprintf("  %s %3.0f%% %s", bar, f*100, amt))
+			if pr.Done < pr.Total {
+				allDone = false
+			}
 		default:
 			lines = append(lines, "  "+amount(pr.Done, 0, pr.Unit)+" read")
+			allDone = false
 		}
+	}
+	if allDone {
+		lines = append(lines, "", "inputs read · analysing (Phase 1 → 2 → 3)…")
 	}
 	if len(p.order) == 0 {
 		lines = append(lines, "preparing the embedded demo run")
