@@ -638,3 +638,14 @@ func TestCentredMean(t *testing.T) {
 		t.Errorf("norm ratio %v", r)
 	}
 }
+
+func TestGroupRatio(t *testing.T) {
+	for _, c := range []struct{ a, b, want float64 }{
+		{10, 2, 5}, {0, 0, 1}, {1, 0, math.NaN()}, {math.NaN(), 1, math.NaN()}, {math.Inf(1), 1, math.NaN()}, {1e308, 1e-308, math.NaN()},
+	} {
+		got := groupRatio(c.a, c.b)
+		if got != c.want && !(math.IsNaN(got) && math.IsNaN(c.want)) {
+			t.Errorf("groupRatio(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
