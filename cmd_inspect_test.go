@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -123,5 +125,64 @@ func TestInspectDump(t *testing.T) {
 	}
 	if d.Task != "statistics" {
 		t.Errorf("task %q", d.Task)
+	}
+}
+
+// TestInspectBadInputs runs every kind of bad monitor input through the CLI:
+// each must give exit code 2 and one stderr line naming the file and the
+// problem.
+func TestInspectBadInputs(t *testing.T) {
+	dir := t.TempDir()
+	mkdb := func(name string, stmts ...string) string {
+		p := filepath.Join(dir, name)
+		db, err := sql.Open("sqlite", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		for _, s := range stmts {
+			if _, err := db.Exec(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(content), 0o644)
+		return p
+	}
+	targets := `CREATE TABLE monitoring_targets (target_id INTEGER PRIMARY KEY, target_name TEXT, vpp_stage INTEGER, micro_step INTEGER)`
+	metrics := `CREATE TABLE monitoring_metrics (metric_id INTEGER PRIMARY KEY, metric_name TEXT)`
+	noRecognised := filepath.Join(dir, "junk")
+	write("junk/notes.txt", "x")
+	emptyDir := filepath.Join(dir, "empty")
+	os.Mkdir(emptyDir, 0o755)
+	notAFile := filepath.Join(dir, "folder.trend.db")
+	os.Mkdir(notAFile, 0o755)
+	cases := []struct {
+		path, format, want string
+	}{
+		{mkdb("mt.trend.db", metrics, `CREATE TABLE trend_data (rank INTEGER, step INTEGER, target_id INTEGER, metric_id INTEGER, norm REAL)`), "auto", "missing table(s) monitoring_targets"},
+		{mkdb("mc.trend.db", targets, metrics, `CREATE TABLE trend_data (rank INTEGER, step INTEGER, target_id INTEGER, norm REAL)`), "auto", "table trend_data lacks column(s) metric_id"},
+		{mkdb("wt.trend.db", targets, metrics, `CREATE TABLE trend_data (rank INTEGER, step INTEGER, target_id INTEGER, metric_id INTEGER, norm TEXT)`), "auto", "column trend_data.norm has type TEXT"},
+		{write("rank0/grad_unreduced_0-0.csv", "vpp_stage,name,step,norm\n0,w,0\n"), "auto", "line 2: 3 fields, the header has 4"},
+		{write("zero.trend.db", ""), "auto", "empty file (0 bytes)"},
+		{write("zero/rank1/grad_reduced_0-0.csv", ""), "csv", "empty file (0 bytes)"},
+		{filepath.Join(dir, "absent"), "auto", "does not exist"},
+		{emptyDir, "auto", "empty folder"},
+		{noRecognised, "auto", "no monitor CSV, trend.db or dump.json"},
+		{notAFile, "trenddb", "no trend database (*.db) in this folder"},
+		{write("trunc.trend.db", "SQLite format 3\x00garbage"), "auto", "SQLite database"},
+	}
+	for _, c := range cases {
+		code, out, errs := runInspectArgs(c.path, "--format", c.format)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: code %d stdout %q stderr %q, want exit 2 and %q", c.path, code, out, errs, c.want)
+		}
+		if c.path != noRecognised && c.path != emptyDir && !strings.Contains(errs, filepath.Base(c.path)) {
+			t.Errorf("%s: stderr %q does not name the file", c.path, errs)
+		}
 	}
 }
