@@ -99,8 +99,12 @@ func outside(b *model.Band, degree float64) bool {
 }
 
 // groupRatio is a/b, or NaN when either is missing, b is zero or the result is
-// not finite (the reference's groupRatio()).
+// not finite (the reference's ratio()). Two zeros are equal: 1 (a ReLU
+// output's Min, an all-zero gradient), not "cannot compare".
 func groupRatio(a, b float64) float64 {
+	if a == 0 && b == 0 {
+		return 1
+	}
 	if !model.Finite(a) || !model.Finite(b) || b == 0 {
 		return math.NaN()
 	}
