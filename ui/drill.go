@@ -169,7 +169,9 @@ func (p *drillPane) opWidth() int {
 type chainPane struct {
 	st    Styles
 	op    string
+	self  chainLink
 	chain []chainLink
+	note  string // the analysis's note on how far upstream was checked
 	sv    scrollView
 	width int
 }
@@ -177,6 +179,7 @@ type chainPane struct {
 type chainLink struct {
 	key     string
 	flagged bool
+	aligned bool
 	known   bool // the op is in the layer's list
 }
 
@@ -196,16 +199,21 @@ func newChainPane(st Styles, d *Data, dp *drillPane, op *model.DrillOp) *chainPa
 	}
 	if dd != nil && dd.Operator == op.Key && len(dd.Chain) > 0 {
 		keys = dd.Chain
+		p.note = dd.Note
 	} else {
 		keys = upstreamOps(dp.ops, op)
 	}
 	for _, k := range keys {
+		if k == op.Key { // the analysis lists the operator itself first
+			continue
+		}
 		l := chainLink{key: k}
 		if o, ok := byKey[k]; ok {
-			l.known, l.flagged = true, o.Flagged
+			l.known, l.flagged, l.aligned = true, o.Flagged, o.Aligned
 		}
 		p.chain = append(p.chain, l)
 	}
+	p.self = chainLink{key: op.Key, known: true, flagged: op.Flagged, aligned: op.Aligned}
 	return p
 }
 
@@ -228,32 +236,44 @@ func upstreamOps(ops []model.DrillOp, op *model.DrillOp) []string {
 	return out
 }
 
-func (p *chainPane) setSize(w, h int) { p.width, p.sv.height = w, h-2 }
+func (p *chainPane) setSize(w, h int) { p.width, p.sv.height = w, h-3 }
+
+// linkLine is one chain entry: state first (names are long and get cut).
+func (p *chainPane) linkLine(pos string, l chainLink) string {
+	state := "same"
+	switch {
+	case !l.known:
+		state = "outside"
+	case l.flagged:
+		state = "F!/B!"
+	case !l.aligned:
+		state = "unaligned"
+	}
+	line := fmt.Sprintf("%3s  %-9s %s", pos, state, l.key)
+	if l.flagged {
+		return p.st.Flag.Render(line)
+	}
+	return line
+}
 
 func (p *chainPane) lines() []string {
-	var out []string
+	out := []string{p.linkLine("◆", p.self)}
 	for i, l := range p.chain {
-		mark := "  "
-		state := "ok"
-		switch {
-		case !l.known:
-			state = "not in layer table"
-		case l.flagged:
-			mark, state = "! ", "flagged"
-		}
-		line := fmt.Sprintf("%s%2d ↑ %s  (%s)", mark, i+1, l.key, state)
-		if l.flagged {
-			line = p.st.Flag.Render(line)
-		}
-		out = append(out, line)
+		out = append(out, p.linkLine("↑"+strconv.Itoa(i+1), l))
 	}
-	if len(out) == 0 {
-		out = append(out, "no upstream operator recorded (first operator of the layer)")
+	if len(p.chain) == 0 {
+		out = append(out, "     no upstream operator in this layer (first operator of the layer)")
 	}
 	return out
 }
 
 func (p *chainPane) view() []string {
-	head := []string{"upstream chain of " + p.st.Accent.Render(p.op) + ", nearest first", ""}
+	head := []string{"upstream chain of " + p.st.Accent.Render(p.op) + ", nearest first"}
+	if p.note != "" {
+		head = append(head, p.st.Dim.Render(p.note))
+	} else {
+		head = append(head, p.st.Dim.Render("earlier operators of the layer with the same parent module"))
+	}
+	head = append(head, "")
 	return append(head, p.sv.window(p.lines())...)
 }

@@ -223,7 +223,7 @@ func TestDrillDownAndBack(t *testing.T) {
 	}
 	press(m, "enter")
 	txt = screenText(m)
-	if m.screen != screenChain || !strings.Contains(txt, "1 ↑ Functional.linear.3.forward") {
+	if m.screen != screenChain || !strings.Contains(txt, "↑1  same      Functional.linear.3.forward") || !strings.Contains(txt, "◆  F!/B!     Module.layers.3.mlp.linear_fc1") {
 		t.Fatalf("chain:\n%s", txt)
 	}
 	press(m, "backspace")
