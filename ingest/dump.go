@@ -536,9 +536,11 @@ func (p *dumpParser) intern(b []byte) string {
 	return v
 }
 
-// Layer path segments: the segment name before a layer number
-// ("decoder.layers.3.mlp", "transformer.h.3.attn", "blocks.3").
-var layerSegments = map[string]bool{"layers": true, "layer": true, "blocks": true, "h": true}
+// layerSegments name the list of transformer layers in a module path, the
+// segment before the layer number: Megatron/LLaMA "layers.3", BERT
+// "encoder.layer.3", GPT-2/BLOOM "h.3", ViT "blocks.3", T5 "block.3" (whose
+// "layer.<i>" below is a sub-layer: the first match wins).
+var layerSegments = map[string]bool{"layers": true, "layer": true, "blocks": true, "block": true, "h": true}
 
 // layerOf returns N for the first "<seg>.<N>." segment pair of path whose
 // name is in layerSegments, or -1. It ignores other numbered segments such as
