@@ -200,6 +200,9 @@ func newChainPane(st Styles, d *Data, dp *drillPane, op *model.DrillOp) *chainPa
 	if dd != nil && dd.Operator == op.Key && len(dd.Chain) > 0 {
 		keys = dd.Chain
 		p.note = dd.Note
+		if p.note == "" {
+			p.note = "the drill-down's upstream chain"
+		}
 	} else {
 		keys = upstreamOps(dp.ops, op)
 	}

@@ -88,7 +88,8 @@ func (m *Model) header() []string {
 			tabs = append(tabs, st.TabOff.Render(" "+t.name+" "))
 		}
 	}
-	return []string{l1, strings.Join(tabs, "") + " " + m.breadcrumb()}
+	tabLine := strings.Join(tabs, "")
+	return []string{l1, tabLine + " " + m.breadcrumb(m.w-ansi.StringWidth(tabLine)-1)}
 }
 
 // topScreen is the phase screen the current one was opened from.
@@ -100,10 +101,21 @@ func (m *Model) topScreen() screen {
 }
 
 // breadcrumb says where the user is: "Phase 3 › L3 ops (fwd) › chain".
-func (m *Model) breadcrumb() string {
+func (m *Model) breadcrumb(width int) string {
 	var parts []string
 	for _, s := range append(append([]screen{}, m.stack...), m.screen) {
 		parts = append(parts, m.crumb(s))
+	}
+	// too long: drop the oldest crumbs, keep where the user is now
+	for ansi.StringWidth(strings.Join(parts, " › ")) > width {
+		switch {
+		case len(parts) > 1 && parts[0] != "…":
+			parts[0] = "…"
+		case len(parts) > 2:
+			parts = append([]string{"…"}, parts[2:]...)
+		default:
+			return strings.Join(parts, " › ") // the last crumb is cut by the line clip
+		}
 	}
 	return strings.Join(parts, " › ")
 }
