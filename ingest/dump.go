@@ -160,6 +160,9 @@ func (p *dumpParser) finish(path string) {
 		}
 		d.Index[d.Ops[i].Key] = i
 	}
+	if n, withStats := countStatTensors(d); n > 0 && withStats == 0 {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: none of its %d tensor records has Max/Min/Mean/Norm (summary_mode md5/xor, or task %q?)", path, n, d.Task))
+	}
 	if p.nBadKeys > 0 {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %d data keys do not follow msprobe's key grammar (kept as forward API ops): %s", path, p.nBadKeys, strings.Join(p.badKeys, ", ")))
 	}
@@ -169,6 +172,22 @@ func (p *dumpParser) finish(path string) {
 	if p.nNotObj > 0 {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %d data entries are not objects (first %q); kept without tensors", path, p.nNotObj, p.firstNObj))
 	}
+}
+
+// countStatTensors counts tensor records and those with any statistic.
+func countStatTensors(d *model.Dump) (n, withStats int) {
+	for i := range d.Ops {
+		op := &d.Ops[i]
+		for _, list := range [3][]model.TensorStat{op.Inputs, op.Outputs, op.Params} {
+			for j := range list {
+				n++
+				if list[j].Has != [model.NumStats]bool{} {
+					withStats++
+				}
+			}
+		}
+	}
+	return n, withStats
 }
 
 // jsonKind names the kind of value that starts with c, for messages.

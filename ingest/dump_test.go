@@ -292,3 +292,12 @@ func TestDumpTreeProgress(t *testing.T) {
 		}
 	}
 }
+
+func TestDumpNoStatisticsWarns(t *testing.T) {
+	d := parse(t, `{"task":"statistics","data":{"Torch.a.0.forward":{"output":[
+		{"type":"torch.Tensor","dtype":"torch.float32","shape":[2],"md5":"0x00000000deadbeef","requires_grad":false}]}}}`)
+	if len(d.Ops[0].Outputs) != 1 || d.Ops[0].Outputs[0].Elements != 2 || len(d.Warnings) != 1 ||
+		!strings.Contains(d.Warnings[0], "none of its 1 tensor records has Max/Min/Mean/Norm") {
+		t.Errorf("warnings %v", d.Warnings)
+	}
+}
