@@ -4,15 +4,23 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync"
 
 	"spikescope/model"
 )
 
+// csvGrowthSlack is the headroom over the row estimate when the merged
+// arrays are first sized, so that a slightly low estimate does not double
+// them.
+const csvGrowthSlack = 1.05
+
 // LoadCSV reads monitor CSVs: one file, or a folder tree of per-rank folders
 // (v1 "<time>-rank<R>-<uuid>/", v2 "rank_<R>/", or "rank<R>/"). Files are
-// parsed in parallel (up to GOMAXPROCS) and merged in (rank, rank folder,
-// metric, step range) order; targets are (name, vpp_stage) pairs shared by
-// all metrics. Progress is reported in bytes.
+// parsed in parallel (up to GOMAXPROCS) and merged, as soon as all earlier
+// files are in, in (rank, rank folder, metric, step range) order, so a file's
+// own rows are freed early and peak memory stays near the result's size.
+// Targets are (name, vpp_stage) pairs shared by all metrics. Progress is
+// reported in bytes.
 func LoadCSV(ctx context.Context, path string, p model.ProgressFunc) (*model.MonitorData, error) {
 	disc, err := findMonitorCSVs(path)
 	if err != nil {
@@ -29,23 +37,16 @@ func LoadCSV(ctx context.Context, path string, p model.ProgressFunc) (*model.Mon
 		total += f.size
 	}
 	meter := newProgressMeter(p, path, "bytes", total)
-	results := make([]*csvResult, len(disc.files))
-	err = parallelEach(ctx, len(disc.files), runtime.GOMAXPROCS(0), func(i int) error {
-		r, err := readCSVFile(ctx, disc.files[i], meter)
-		results[i] = r
-		return err
-	})
-	if err != nil {
+	m := &csvMerger{d: &model.MonitorData{Path: path, Format: model.FormatCSV}, totalBytes: total,
+		targets: map[targetKey]int32{}, metrics: map[string]uint8{}}
+	if err := readCSVFilesOrdered(ctx, disc.files, meter, m.add); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, err
 	}
 	meter.finish()
-	d, err := mergeCSVResults(path, results)
-	if err != nil {
-		return nil, err
-	}
+	d := m.d
 	d.Warnings = append(disc.warnings, d.Warnings...)
 	if d.Rows.Len() == 0 {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("the %d monitor CSV file(s) hold no data rows", len(disc.files)))
@@ -53,60 +54,137 @@ func LoadCSV(ctx context.Context, path string, p model.ProgressFunc) (*model.Mon
 	return d, nil
 }
 
-// mergeCSVResults concatenates per-file rows, mapping file-local target and
-// metric indices to global ones.
-func mergeCSVResults(path string, results []*csvResult) (*model.MonitorData, error) {
-	d := &model.MonitorData{Path: path, Format: model.FormatCSV}
-	n := 0
-	for _, r := range results {
-		n += r.rows.Len()
+// readCSVFilesOrdered parses files on GOMAXPROCS goroutines and hands each
+// result to merge in file order, on the calling goroutine. The first error
+// cancels the rest.
+func readCSVFilesOrdered(ctx context.Context, files []csvFile, meter *progressMeter, merge func(f csvFile, r *csvResult) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		i   int
+		r   *csvResult
+		err error
 	}
-	d.Rows.Grow(n)
-	targets := map[targetKey]int32{}
-	metrics := map[string]uint8{}
-	for _, r := range results {
-		tmap := make([]int32, len(r.targets))
-		for i, t := range r.targets {
-			k := targetKey{t.Name, t.VPPStage}
-			g, ok := targets[k]
-			if !ok {
-				g = int32(len(d.Targets))
-				targets[k] = g
-				d.Targets = append(d.Targets, t)
-			}
-			tmap[i] = g
-		}
-		mmap := make([]uint8, len(r.metrics))
-		for i, m := range r.metrics {
-			g, ok := metrics[m]
-			if !ok {
-				if len(d.Metrics) >= maxMetrics {
-					return nil, inputErr(path, nil, "more than %d distinct metrics", maxMetrics)
+	workers := min(runtime.GOMAXPROCS(0), len(files))
+	jobs := make(chan int)
+	done := make(chan result, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				if err := ctx.Err(); err != nil {
+					done <- result{i, nil, err}
+					continue
 				}
-				g = uint8(len(d.Metrics))
-				metrics[m] = g
-				d.Metrics = append(d.Metrics, m)
+				r, err := readCSVFile(ctx, files[i], meter)
+				done <- result{i, r, err}
 			}
-			mmap[i] = g
-		}
-		for s := range d.HasStat {
-			d.HasStat[s] = d.HasStat[s] || r.hasStat[s]
-		}
-		d.ExplicitMicro = d.ExplicitMicro || r.micro
-		rows := &d.Rows
-		rows.Rank = append(rows.Rank, r.rows.Rank...)
-		rows.Step = append(rows.Step, r.rows.Step...)
-		rows.Micro = append(rows.Micro, r.rows.Micro...)
-		for _, t := range r.rows.Target {
-			rows.Target = append(rows.Target, tmap[t])
-		}
-		for _, m := range r.rows.Metric {
-			rows.Metric = append(rows.Metric, mmap[m])
-		}
-		for s := range rows.Val {
-			rows.Val[s] = append(rows.Val[s], r.rows.Val[s]...)
-		}
-		d.Warnings = append(d.Warnings, r.warnings...)
+		}()
 	}
-	return d, nil
+	go func() {
+		defer close(jobs)
+		for i := range files {
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	pending := map[int]*csvResult{}
+	next := 0
+	var first error
+	for res := range done {
+		if first != nil {
+			continue // drain
+		}
+		if res.err != nil {
+			first = res.err
+			cancel()
+			continue
+		}
+		pending[res.i] = res.r
+		for r, ok := pending[next]; ok; r, ok = pending[next] {
+			delete(pending, next)
+			if err := merge(files[next], r); err != nil {
+				first = err
+				cancel()
+				break
+			}
+			next++
+		}
+	}
+	if first == nil && next != len(files) {
+		first = ctx.Err() // cancelled before every file was read
+	}
+	return first
+}
+
+// csvMerger appends per-file rows to one MonitorData, mapping file-local
+// target and metric indices to global ones.
+type csvMerger struct {
+	d          *model.MonitorData
+	totalBytes int64
+	sized      bool
+	targets    map[targetKey]int32
+	metrics    map[string]uint8
+}
+
+func (m *csvMerger) add(f csvFile, r *csvResult) error {
+	d := m.d
+	if !m.sized && r.rows.Len() > 0 && f.size > 0 {
+		// size the arrays once, from this file's bytes per row
+		est := float64(r.rows.Len()) * float64(m.totalBytes) / float64(f.size) * csvGrowthSlack
+		d.Rows.Grow(int(min(est, 1<<31-1)))
+		m.sized = true
+	}
+	tmap := make([]int32, len(r.targets))
+	for i, t := range r.targets {
+		k := targetKey{t.Name, t.VPPStage}
+		g, ok := m.targets[k]
+		if !ok {
+			g = int32(len(d.Targets))
+			m.targets[k] = g
+			d.Targets = append(d.Targets, t)
+		}
+		tmap[i] = g
+	}
+	mmap := make([]uint8, len(r.metrics))
+	for i, name := range r.metrics {
+		g, ok := m.metrics[name]
+		if !ok {
+			if len(d.Metrics) >= maxMetrics {
+				return inputErr(f.path, nil, "more than %d distinct metrics in the tree", maxMetrics)
+			}
+			g = uint8(len(d.Metrics))
+			m.metrics[name] = g
+			d.Metrics = append(d.Metrics, name)
+		}
+		mmap[i] = g
+	}
+	for s := range d.HasStat {
+		d.HasStat[s] = d.HasStat[s] || r.hasStat[s]
+	}
+	d.ExplicitMicro = d.ExplicitMicro || r.micro
+	rows := &d.Rows
+	rows.Rank = append(rows.Rank, r.rows.Rank...)
+	rows.Step = append(rows.Step, r.rows.Step...)
+	rows.Micro = append(rows.Micro, r.rows.Micro...)
+	for _, t := range r.rows.Target {
+		rows.Target = append(rows.Target, tmap[t])
+	}
+	for _, mi := range r.rows.Metric {
+		rows.Metric = append(rows.Metric, mmap[mi])
+	}
+	for s := range rows.Val {
+		rows.Val[s] = append(rows.Val[s], r.rows.Val[s]...)
+	}
+	d.Warnings = append(d.Warnings, r.warnings...)
+	return nil
 }
