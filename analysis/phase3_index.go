@@ -18,7 +18,6 @@ type opInfo struct {
 	Layer  int    // layer id, -1 outside the layers or unknown
 	Sub    string // module path below the layer; for APIs the parent module's
 	Anchor string // first segment of Sub ("mlp"), "" when none
-	Own    bool   // the op of the anchor module itself (Sub == Anchor)
 	Ident  string // alignment identity
 	Loose  string // looser identity (class dropped / parent ignored)
 }
@@ -89,7 +88,6 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 		}
 		if in.Layer >= 0 && in.Sub != "" {
 			in.Anchor, _, _ = strings.Cut(in.Sub, ".")
-			in.Own = in.Anchor == in.Sub
 		}
 	}
 	// Pass 2: APIs take the layer of their nearest construct.json ancestor;
@@ -147,26 +145,31 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 			continue
 		}
 		if op.Direction == model.ParamGrad {
-			if in.Anchor != "" {
-				k := anchorKey{in.Layer, in.Anchor, model.ParamGrad}
+			forPrefixes(in, func(name string) {
+				k := anchorKey{in.Layer, name, model.ParamGrad}
 				x.grads[k] = append(x.grads[k], int32(i))
-			}
+			})
 			continue
 		}
 		x.layers[in.Layer] = append(x.layers[in.Layer], int32(i))
 		if in.Anchor == "" {
 			continue
 		}
-		ak := anchorKey{in.Layer, in.Anchor, op.Direction}
-		a := x.anchors[ak]
-		if a == nil {
-			a = &anchorOps{}
-			x.anchors[ak] = a
-		}
-		if in.Own && op.Kind == model.KindModule {
-			a.own = append(a.own, int32(i))
-		}
-		a.all = append(a.all, int32(i))
+		// Every module path prefix below the layer is an anchor candidate
+		// ("self_attention", "self_attention.linear_qkv"; --anchors may name
+		// either); discovery uses the first level.
+		forPrefixes(in, func(name string) {
+			ak := anchorKey{in.Layer, name, op.Direction}
+			a := x.anchors[ak]
+			if a == nil {
+				a = &anchorOps{}
+				x.anchors[ak] = a
+			}
+			if op.Kind == model.KindModule && in.Sub == name {
+				a.own = append(a.own, int32(i))
+			}
+			a.all = append(a.all, int32(i))
+		})
 		if op.Kind == model.KindModule {
 			m := layerAnchors[in.Anchor]
 			if m == nil {
@@ -180,6 +183,26 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 		x.counts[a] = len(m)
 	}
 	return x
+}
+
+// forPrefixes calls f with every dotted prefix of the op's path below the
+// layer ("mlp", "mlp.linear_fc1"); nothing outside an anchor.
+func forPrefixes(in *opInfo, f func(string)) {
+	if in.Anchor == "" {
+		return
+	}
+	for k := len(in.Anchor); ; {
+		f(in.Sub[:k])
+		if k >= len(in.Sub) {
+			return
+		}
+		next := strings.IndexByte(in.Sub[k+1:], '.')
+		if next < 0 {
+			k = len(in.Sub)
+		} else {
+			k += 1 + next
+		}
+	}
 }
 
 // apiInfoFromParent resolves an API op's layer through its construct.json

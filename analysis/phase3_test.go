@@ -649,3 +649,31 @@ func TestGroupRatio(t *testing.T) {
 		}
 	}
 }
+
+// --anchors may name sub-modules ("mlp.linear_fc1"): whole path prefixes
+// below the layer, never substrings.
+func TestPhase3_DottedAnchors(t *testing.T) {
+	kfc1 := tFind(tFwd, "mlp.linear_fc1", "ColumnParallelLinear")
+	kfc2 := tFind(tFwd, "mlp.linear_fc2", "RowParallelLinear")
+	mul := func(dir model.Direction, layer, k int, s model.Stat) float64 {
+		if dir == model.Forward && layer == 3 && k == kfc2 {
+			return 1.5 // only linear_fc2's own output
+		}
+		return 1
+	}
+	a, b, c, d := tQuad(6, mul)
+	r := Phase3(Phase3Input{A: a, B: b, C: c, D: d, Anchors: []string{"self_attention.linear_qkv", "mlp.linear_fc1", "mlp.linear_fc2"}}, DefaultPhase3Options())
+	if r.AnchorWarning != nil {
+		t.Fatalf("warning %+v", r.AnchorWarning)
+	}
+	got := map[string][]int{}
+	for _, at := range r.Anchors {
+		got[at.Name] = at.Conclusion.MetricLayers["Norm"].Fwd
+		if k := at.Layers[3].Alignment.FwdKeyA; !strings.Contains(k, at.Name+".") {
+			t.Errorf("%s represented by %s", at.Name, k)
+		}
+	}
+	if !reflect.DeepEqual(got["mlp.linear_fc2"], []int{3}) || len(got["mlp.linear_fc1"]) != 0 || len(got["self_attention.linear_qkv"]) != 0 {
+		t.Errorf("flags %v (fc1 op %d)", got, kfc1)
+	}
+}
