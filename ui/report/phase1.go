@@ -29,13 +29,13 @@ func (r *renderer) phase1() {
 	}
 
 	r.line(r.t("p1.t2"))
-	cands := sortedCandidates(p1.Anomalies)
+	cands := r.candidates()
 	t := &table{header: []string{"Opt Step", "Rank", r.t("h.param"), "ms", "delta", r.t("h.dev"), r.t("h.final")}}
 	for i := range cands {
 		if i == r.max {
 			break
 		}
-		a := &cands[i]
+		a := cands[i]
 		final := a.Norm
 		if a.SuspectFinalNorm != nil {
 			final = *a.SuspectFinalNorm
@@ -162,7 +162,7 @@ func (r *renderer) notes(reasoning, warnings []string) {
 	r.endList()
 }
 
-func (r *renderer) phase1Conclusion(p1 *model.Phase1Result, cands []model.Anomaly) conclusion {
+func (r *renderer) phase1Conclusion(p1 *model.Phase1Result, cands []*model.Anomaly) conclusion {
 	var c conclusion
 	if len(cands) == 0 {
 		c.problem = []string{r.t("p1c.none")}
@@ -171,7 +171,7 @@ func (r *renderer) phase1Conclusion(p1 *model.Phase1Result, cands []model.Anomal
 		c.suggestion = []string{r.t("p1c.none.sugg")}
 		return c
 	}
-	a := &cands[0]
+	a := cands[0]
 	c.problem = []string{r.tf("p1c.problem", anomalyCoord(a), ratio(float64(a.DeviationRatio)), a.Trigger)}
 	if tr := r.trend(p1, a); tr != "" {
 		c.evidence = append(c.evidence, tr)

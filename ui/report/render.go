@@ -1,8 +1,9 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,6 +16,8 @@ type renderer struct {
 	zh  bool
 	in  Input
 	max int
+	// sorted caches the Phase 1 candidates earliest first.
+	sorted []*model.Anomaly
 }
 
 // Render writes the report of in as GitHub-flavoured Markdown in lang ("zh"
@@ -121,16 +124,37 @@ func coordinateText(c *model.Coordinate) string {
 
 // sortedCandidates returns the Phase 1 candidates earliest first (opt_step,
 // then micro step); ties keep the analysis's order (non-finite first, then
-// deviation).
-func sortedCandidates(as []model.Anomaly) []model.Anomaly {
-	out := append([]model.Anomaly(nil), as...)
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].OptStep() != out[j].OptStep() {
-			return out[i].OptStep() < out[j].OptStep()
+// deviation). It sorts indices: an Anomaly is too large to move around, and
+// the result points into as.
+func sortedCandidates(as []model.Anomaly) []*model.Anomaly {
+	type key struct{ opt, micro, i int }
+	keys := make([]key, len(as))
+	for i := range as {
+		keys[i] = key{as[i].OptStep(), as[i].Micro(), i}
+	}
+	// The index as last key makes the fast unstable sort stable.
+	slices.SortFunc(keys, func(a, b key) int {
+		if c := cmp.Compare(a.opt, b.opt); c != 0 {
+			return c
 		}
-		return out[i].Micro() < out[j].Micro()
+		if c := cmp.Compare(a.micro, b.micro); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
 	})
+	out := make([]*model.Anomaly, len(as))
+	for k, x := range keys {
+		out[k] = &as[x.i]
+	}
 	return out
+}
+
+// candidates is sortedCandidates of Phase 1, computed once per report.
+func (r *renderer) candidates() []*model.Anomaly {
+	if r.sorted == nil && r.in.P1 != nil {
+		r.sorted = sortedCandidates(r.in.P1.Anomalies)
+	}
+	return r.sorted
 }
 
 // summary is the short answer on top: one line per phase.
@@ -143,8 +167,8 @@ func (r *renderer) summary() {
 	case len(in.P1.Anomalies) == 0:
 		r.bullet(r.t("sum.p1.empty"))
 	default:
-		c := sortedCandidates(in.P1.Anomalies)
-		r.bullet(r.tf("sum.p1", len(in.P1.Anomalies), anomalyCoord(&c[0]), ratio(float64(c[0].DeviationRatio))))
+		c := r.candidates()
+		r.bullet(r.tf("sum.p1", len(in.P1.Anomalies), anomalyCoord(c[0]), ratio(float64(c[0].DeviationRatio))))
 	}
 	switch {
 	case in.P2 == nil:
