@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -143,5 +144,59 @@ func TestWriteLargeTrendDBForBenchmarks(t *testing.T) {
 	}
 	if err := synth.WriteLargeTrendDB(path, rows, 8); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// largeTrendDB returns a cached trend.db of rows rows (synth.WriteLargeTrendDB,
+// window 8) under $TMPDIR/spikescope-bench/.
+func largeTrendDB(b *testing.B, rows int) string {
+	dir := filepath.Join(os.TempDir(), "spikescope-bench")
+	path := filepath.Join(dir, "detect-"+strconv.Itoa(rows)+".trend.db")
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	tmp := path + ".tmp"
+	os.Remove(tmp)
+	if err := synth.WriteLargeTrendDB(tmp, rows, 8); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkDetect runs the whole `spikescope detect` (load, Phase 1, JSON)
+// on 2M- and 10M-row trend.db files, and in the same run the yardstick
+// `sqlite3 FILE "SELECT rank,step,target_id,metric_id,norm FROM trend_data"`
+// on the same file (skipped without the sqlite3 CLI).
+func BenchmarkDetect(b *testing.B) {
+	for _, rows := range []int{2_000_000, 10_000_000} {
+		name := strconv.Itoa(rows/1_000_000) + "M"
+		path := largeTrendDB(b, rows)
+		b.Run("spikescope-"+name, func(b *testing.B) {
+			for b.Loop() {
+				var so, se bytes.Buffer
+				if code := run([]string{"detect", path, "-o", os.DevNull}, &so, &se); code != 0 {
+					b.Fatalf("exit %d: %s", code, se.String())
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(rows), "ns/row")
+		})
+		b.Run("sqlite3-"+name, func(b *testing.B) {
+			if _, err := exec.LookPath("sqlite3"); err != nil {
+				b.Skip("no sqlite3 CLI")
+			}
+			for b.Loop() {
+				cmd := exec.Command("sqlite3", path, "SELECT rank,step,target_id,metric_id,norm FROM trend_data")
+				if err := cmd.Run(); err != nil { // stdout nil = /dev/null
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(rows), "ns/row")
+		})
 	}
 }

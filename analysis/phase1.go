@@ -142,7 +142,7 @@ func chooseMetric(d *model.MonitorData, want string) int {
 			return i
 		}
 	}
-	for _, name := range []string{"grad_unreduced", "grad_norm", "grad_reduced"} {
+	for _, name := range []string{"grad_unreduced", "grad_norm", "parameters_grad", "grad_reduced"} {
 		if i := d.MetricIndex(name); i >= 0 && present[i] {
 			return i
 		}
