@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"sync"
 	"testing"
@@ -159,5 +160,30 @@ func TestWriteMonitorCSVTreeShape(t *testing.T) {
 	}
 	if un != 2*3*4 || red != 2*3*4 {
 		t.Errorf("unreduced %d reduced %d", un, red)
+	}
+}
+
+// TestCSVLoadDeterministic: files finish in any order, the merge keeps file
+// order, so two loads give identical rows.
+func TestCSVLoadDeterministic(t *testing.T) {
+	root := t.TempDir()
+	WriteMonitorCSVTree(t, root, BenchShape{Ranks: 3, Targets: 40, Metrics: 2, Steps: 6})
+	a, err := LoadCSV(context.Background(), root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 3; k++ {
+		b, err := LoadCSV(context.Background(), root, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a.Rows, b.Rows) || !reflect.DeepEqual(a.Targets, b.Targets) || !reflect.DeepEqual(a.Metrics, b.Metrics) {
+			t.Fatal("two loads of the same tree differ")
+		}
+	}
+	// rank folders come in rank order, and within a rank grad_reduced files
+	// (sorted by name) before grad_unreduced
+	if a.Rows.Rank[0] != 0 || a.Rows.Rank[a.Rows.Len()-1] != 2 || a.Metrics[0] != "grad_reduced" {
+		t.Errorf("first rank %d last rank %d metrics %v", a.Rows.Rank[0], a.Rows.Rank[a.Rows.Len()-1], a.Metrics)
 	}
 }
