@@ -55,11 +55,7 @@ func runTUI(args []string, stdout, stderr io.Writer) (code int) {
 	// recovers panics itself (Update, View, commands) and this recover is
 	// the last resort: restore the terminal, print one line, exit 1.
 	p := tea.NewProgram(m, tea.WithoutCatchPanics())
-	var state *term.State
-	if f, ok := stdout.(*os.File); ok {
-		state, _ = term.GetState(os.Stdin.Fd())
-		_ = f
-	}
+	state, _ := term.GetState(os.Stdin.Fd())
 	defer func() {
 		if r := recover(); r != nil {
 			p.Kill()
@@ -73,7 +69,12 @@ func runTUI(args []string, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintln(stderr, "spikescope: internal error:", oneLine(txt))
 		return 1
 	}
-	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+	switch {
+	case errors.Is(err, tea.ErrInterrupted): // SIGINT: the terminal is restored
+		return 130
+	case errors.Is(err, tea.ErrProgramKilled): // SIGTERM
+		return 143
+	case err != nil:
 		return exitCode(err, stderr)
 	}
 	if err := m.LoadErr(); err != nil && !errors.Is(err, context.Canceled) {
