@@ -114,7 +114,6 @@ type trendReader struct {
 	targetOf  map[int64]int32 // target_id → index into d.Targets
 	microOf   map[int64]int32 // target_id → monitoring_targets.micro_step
 	microMode bool            // targets carry micro steps (see LoadTrendDB)
-	textVals  int64           // stat cells that held text (coerced)
 }
 
 // requireTables names the required tables that are missing.

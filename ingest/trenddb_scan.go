@@ -19,7 +19,7 @@ const scanCheckEvery = 8192
 // to this many times the count (plus a constant) use a slice, others a map.
 const denseLookupSlack = 4
 
-// trendScanner converts raw driver values into the columnar rows. Lookups
+// trendScanner converts typed column values (rawStmt) into the columnar rows. Lookups
 // are read-only during the scan; ids missing from monitoring_targets or
 // monitoring_metrics get placeholder entries under mu.
 type trendScanner struct {

@@ -409,3 +409,23 @@ func TestTrendDBEmptyAndWAL(t *testing.T) {
 		t.Errorf("rows %d warnings %q", d.Rows.Len(), d.Warnings)
 	}
 }
+
+func TestTrendDBTextStatCoerced(t *testing.T) {
+	// hand-made databases may hold text in a stat column (data2db never does)
+	path := filepath.Join(t.TempDir(), "t.trend.db")
+	execSQL(t, path, ddlTargets, ddlMetrics,
+		`CREATE TABLE trend_data (rank INTEGER, step INTEGER, target_id INTEGER, metric_id INTEGER, norm)`,
+		`INSERT INTO monitoring_metrics VALUES(1,'grad_unreduced')`,
+		`INSERT INTO monitoring_targets VALUES(1,'w',0,0)`,
+		`INSERT INTO trend_data VALUES(0,0,1,1,'2.5'),(0,1,1,1,'oops'),(0,2,1,1,3)`)
+	d, err := LoadTrendDB(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertMonVal(t, "text 2.5", d.Rows.Val[model.StatNorm][0], 2.5)
+	assertMonVal(t, "text oops", d.Rows.Val[model.StatNorm][1], math.NaN())
+	assertMonVal(t, "integer 3", d.Rows.Val[model.StatNorm][2], 3)
+	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "2 statistic cells held text") {
+		t.Errorf("warnings %q", d.Warnings)
+	}
+}
