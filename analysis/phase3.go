@@ -108,6 +108,54 @@ func (p *p3) grad(x *dumpIndex, layer int, anchor string) float64 {
 
 // Phase3 runs the four-group trace.
 func Phase3(in Phase3Input, opt Phase3Options) *model.Phase3Result {
+	return NewTracer(in, opt).Result()
+}
+
+// Tracer is one Phase 3 run that keeps its indexed dumps, so that the
+// operators of any layer can be listed afterwards (the UI's drill-down on
+// a layer other than the start layer) without indexing again.
+type Tracer struct {
+	p   *p3 // nil when A or B is missing
+	res *model.Phase3Result
+}
+
+// Result is the Phase 3 result.
+func (t *Tracer) Result() *model.Phase3Result { return t.res }
+
+// OpsForLayer compares every op of A in one layer and pass ("fwd"/"bwd")
+// with the drill-down band, in execution order (the compared micro-batch's
+// run of the layer); anchor != "" keeps the ops below that anchor module.
+func (t *Tracer) OpsForLayer(anchor string, layer int, dir string) []model.DrillOp {
+	out := []model.DrillOp{}
+	if t.p == nil {
+		return out
+	}
+	d := model.Forward
+	if dir == "bwd" {
+		d = model.Backward
+	}
+	var idx []int32
+	for _, i := range t.p.ia.layers[layer] {
+		if t.p.ia.d.Ops[i].Direction == d {
+			idx = append(idx, i)
+		}
+	}
+	idx = callSegment(t.p.ia, idx, t.p.opt.Call)
+	for _, i := range idx {
+		if anchor != "" {
+			sub := t.p.ia.info[i].Sub
+			if sub != anchor && !strings.HasPrefix(sub, anchor+".") {
+				continue
+			}
+		}
+		out = append(out, t.p.drillOp(i, dir, t.res.DivergenceSummary.Thresholds))
+	}
+	return out
+}
+
+// NewTracer runs the four-group trace.
+func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
+	t := &Tracer{}
 	if opt.IQRMult <= 0 {
 		opt.IQRMult = bandIQRMult
 	}
@@ -121,12 +169,14 @@ func Phase3(in Phase3Input, opt Phase3Options) *model.Phase3Result {
 			res.Dirs[name] = d.Path
 		}
 	}
+	t.res = res
 	if in.A == nil || in.B == nil {
 		res.Warnings = append(res.Warnings, "Phase 3 needs at least dumps A and B")
 		res.DivergenceSummary = emptySummary()
-		return res
+		return t
 	}
 	p := &p3{opt: opt, grads: map[gradKey]float64{}}
+	t.p = p
 	call, callNote := anchorCall(opt, in.A, in.Phase1)
 	p.opt.Call = call
 	if callNote != "" {
@@ -202,7 +252,7 @@ func Phase3(in Phase3Input, opt Phase3Options) *model.Phase3Result {
 	} else {
 		res.DivergenceSummary.DataFeature = dataFeatureCheck(p.ia, p.ib, nil, nil)
 	}
-	return res
+	return t
 }
 
 // callAnalysis is the anchor comparison at one call number.

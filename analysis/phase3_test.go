@@ -73,6 +73,14 @@ func TestPhase3_ForwardMLPFault(t *testing.T) {
 	if s.Drilldown.Largest == "" {
 		t.Errorf("no largest op")
 	}
+	// Any layer can be listed afterwards, also by anchor.
+	tr := NewTracer(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+	if ops := tr.OpsForLayer("", 5, "fwd"); len(ops) != len(tFwd) || !ops[0].Flagged {
+		t.Errorf("layer 5 ops %d", len(ops))
+	}
+	if ops := tr.OpsForLayer("mlp", 1, "bwd"); len(ops) != 4 || ops[0].Key != "Module.module.module.decoder.layers.1.mlp.linear_fc2.RowParallelLinear.backward.0" || !ops[0].Flagged {
+		t.Errorf("layer 1 mlp bwd ops %+v", ops)
+	}
 	if len(s.Drilldown.Ops) != len(tFwd) {
 		t.Errorf("drill ops = %d, want %d", len(s.Drilldown.Ops), len(tFwd))
 	}
