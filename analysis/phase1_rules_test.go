@@ -314,3 +314,65 @@ func TestEarliestBeatsLargest(t *testing.T) {
 		t.Fatalf("cross step = %s", jsn(p2.CrossStep))
 	}
 }
+
+// Bug 9: a curve "nan, 1, 2, 30" among normal ones. The reference's
+// 10×-upper-median rule on two positive deltas could never fire; here the
+// NaN is the first candidate of the series and the jump to 30 is found.
+func TestCurveStartingWithNaNStillJudged(t *testing.T) {
+	b := newMon(model.FormatCSV)
+	b.d.ExplicitMicro = true
+	for r := 0; r < 4; r++ {
+		for step := 1; step <= 3; step++ {
+			norms := []float64{1, 2, 3, 4}
+			if r == 2 && step == 2 {
+				norms = []float64{math.NaN(), 1, 2, 30}
+			}
+			for ms, n := range norms {
+				b.add(r, step, ms, fc1, 0, n)
+			}
+		}
+	}
+	res := b.run(t)
+	if len(res.Anomalies) != 2 {
+		t.Fatalf("anomalies = %s", jsn(res.Anomalies))
+	}
+	nf, sp := res.Anomalies[0], res.Anomalies[1]
+	if !nf.NonFinite || nf.Rank != 2 || pv(nf.OptimizerStep) != 2 || pv(nf.MicroStep) != 0 {
+		t.Fatalf("first = %s", jsn(nf))
+	}
+	if sp.NonFinite || sp.Rank != 2 || pv(sp.OptimizerStep) != 2 || pv(sp.MicroStep) != 3 || fpv(sp.Delta) != 28 {
+		t.Fatalf("second = %s", jsn(sp))
+	}
+}
+
+// Multi-step dumps use the step-level rule across steps (bug 15: they are
+// not sniffed as single-step dumps) and the cross-step rule on steps.
+func TestMultiStepDumpUsesStepLevelRule(t *testing.T) {
+	b := newMon(model.FormatDump, "grad_norm")
+	for step := 0; step < 6; step++ {
+		for r := 0; r < 4; r++ {
+			for p := 0; p < 5; p++ {
+				v := float64(1+p) * (1 + 0.02*float64((r+step+p)%3))
+				if step == 3 && r == 1 && p == 2 {
+					v *= 6
+				}
+				if step == 4 {
+					v *= 3 // every rank grows after the faulty step
+				}
+				b.add(r, step, int(model.NoMicro), "Module.layers."+itoa12(p)+".weight", 0, v)
+			}
+		}
+	}
+	res := b.run(t)
+	if res.DataKind != "dump" || len(res.Anomalies) == 0 {
+		t.Fatalf("result = %s", jsn(res))
+	}
+	a := res.Anomalies[0]
+	if a.Step != 3 || a.Rank != 1 || a.TargetName != "Module.layers.2.weight" || a.Trigger == "dump_abs_norm" {
+		t.Fatalf("first = %s", jsn(a))
+	}
+	p2, _ := Phase2(res, nil, nil, DefaultPhase2Options())
+	if pv(p2.RootOptStep) != 3 || p2.RootCauseCoordinate.Rank != 1 || !p2.CrossStep[0].Qualifies || p2.Thresholds["rank_share"] != 0.6 {
+		t.Fatalf("phase 2 = %s", jsn(p2))
+	}
+}

@@ -74,6 +74,8 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 	if baseline != nil {
 		c.res.Mode = modeBaseline
 	}
+	c.res.Thresholds = map[string]float64{"growth": opt.Growth, "rank_share": opt.RankShare,
+		"device_ratio": opt.DeviceRatio, "min_common_ranks": minCommonRanks}
 	if p1 == nil {
 		c.both("无 Phase 1 结果", "no Phase 1 result given: nothing to choose")
 		return c.finish(), nil

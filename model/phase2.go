@@ -15,6 +15,9 @@ type Phase2Result struct {
 	Candidates              []CandidateVerdict   `json:"candidates"`
 	Pinned                  bool                 `json:"pinned"`
 	Warnings                []string             `json:"warnings,omitempty"`
+	// Thresholds are the numbers the decisions used (growth, rank_share,
+	// device_ratio, min_common_ranks).
+	Thresholds map[string]float64 `json:"thresholds,omitempty"`
 }
 
 // Coordinate is a root-cause coordinate.
