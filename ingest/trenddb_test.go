@@ -429,3 +429,25 @@ func TestTrendDBTextStatCoerced(t *testing.T) {
 		t.Errorf("warnings %q", d.Warnings)
 	}
 }
+
+func TestTrendDBOddPathCharacters(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(monitorTestdata, "norm_only.trend.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run #1 ?a=b&c %20 ünï")
+	os.MkdirAll(dir, 0o755)
+	path := filepath.Join(dir, "x.trend.db")
+	os.WriteFile(path, src, 0o644)
+	d, err := LoadTrendDB(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Rows.Len() != 4 {
+		t.Errorf("rows %d", d.Rows.Len())
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("files next to the database: %d, want 1 (nothing created)", len(entries))
+	}
+}
