@@ -174,3 +174,16 @@ func TestDetectDumpDepth(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadMonitorProgressNamesGivenPath(t *testing.T) {
+	dir := t.TempDir()
+	src, _ := os.ReadFile(filepath.Join(monitorTestdata, "formats21.trend.db"))
+	os.WriteFile(filepath.Join(dir, "monitor_data.trend.db"), src, 0o644)
+	var inputs []string
+	if _, err := LoadMonitor(context.Background(), dir, model.FormatAuto, func(p model.Progress) { inputs = append(inputs, p.Input) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(inputs) == 0 || inputs[len(inputs)-1] != dir {
+		t.Errorf("progress inputs %q, want %q", inputs, dir)
+	}
+}

@@ -28,6 +28,15 @@ func LoadMonitor(ctx context.Context, path string, f model.Format, p model.Progr
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if p != nil {
+		// reports name the path the caller gave, even when a database is
+		// found inside it
+		inner := p
+		p = func(pr model.Progress) {
+			pr.Input = path
+			inner(pr)
+		}
+	}
 	switch f {
 	case model.FormatTrendDB:
 		file, warn := path, []string(nil)
