@@ -415,7 +415,10 @@ func (m *Model) screenKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 	case screenSeries:
-		// no own keys
+		if key.Matches(msg, k.Metric) {
+			m.series.nextMetric()
+			return nil
+		}
 	case screenPhase2:
 		if m.p2.sv.navigate(msg, k, len(m.p2.lines())) {
 			return nil

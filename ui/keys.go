@@ -74,7 +74,7 @@ func (k keyMap) helpFor(sc screen) screenKeys {
 	case screenDrill:
 		short = []key.Binding{k.Enter, k.Back, k.Metric, k.Sort, k.Help, k.Quit}
 	case screenSeries:
-		short = []key.Binding{k.Back, k.Pin, k.Phase3, k.Help, k.Quit}
+		short = []key.Binding{k.Back, k.Metric, k.Pin, k.Phase3, k.Help, k.Quit}
 	case screenChain:
 		short = []key.Binding{k.Back, k.Phase3, k.Help, k.Quit}
 	default:

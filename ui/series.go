@@ -27,6 +27,27 @@ type seriesPane struct {
 	cacheKey string
 	cache    []string
 	logY     bool // the chart's y axis is logarithmic
+	metric   int  // index into metricNames (`m`)
+}
+
+// statOf maps a metric name to the monitor statistic.
+var statOf = map[string]model.Stat{"Norm": model.StatNorm, "Max": model.StatMax, "Min": model.StatMin, "Mean": model.StatMean}
+
+func (s *seriesPane) stat() model.Stat { return statOf[metricNames[s.metric]] }
+
+// nextMetric switches to the next statistic the monitor recorded.
+func (s *seriesPane) nextMetric() {
+	if s.data == nil || s.data.Monitor == nil {
+		return
+	}
+	for k := 1; k <= len(metricNames); k++ {
+		m := (s.metric + k) % len(metricNames)
+		if s.data.Monitor.HasStat[statOf[metricNames[m]]] {
+			s.metric = m
+			s.cacheKey = ""
+			return
+		}
+	}
 }
 
 // logYRatio is the max/min span above which the chart's y axis turns
@@ -40,7 +61,7 @@ func newSeriesPane(st Styles, d *Data, a *model.Anomaly) *seriesPane {
 func (s *seriesPane) setSize(w, h int) { s.width, s.height = w, h }
 
 func (s *seriesPane) view() []string {
-	key := fmt.Sprintf("%dx%d", s.width, s.height)
+	key := fmt.Sprintf("%dx%d/%d", s.width, s.height, s.metric)
 	if key == s.cacheKey && s.cache != nil {
 		return s.cache
 	}
@@ -57,14 +78,14 @@ func (s *seriesPane) render() []string {
 	if s.data != nil {
 		ix = s.data.series
 	}
-	title := st.Title.Render(fmt.Sprintf("%s · rank %d · %s", a.TargetName, a.Rank, a.Metric))
+	title := st.Title.Render(fmt.Sprintf("%s · rank %d · %s", a.TargetName, a.Rank, a.Metric)) + "  metric: " + st.Accent.Render(metricNames[s.metric])
 	info := fmt.Sprintf("spike at %s: norm %s, baseline median %s, %s× (%s)",
 		stepLabel(a), fmtNum(float64(a.Norm)), fmtNum(float64(a.BaselineMedian)), fmtNum(float64(a.DeviationRatio)), a.Trigger)
 	lines := []string{title, info}
 	if ix == nil {
 		return append(lines, "", "no monitor series for this candidate (dump statistics hold one value per step)")
 	}
-	sel, spike := ix.curveOf(a, a.Rank)
+	sel, spike := ix.statCurve(a, a.Rank, s.stat())
 	if len(sel.Vals) == 0 {
 		return append(lines, "", "no monitor rows for this rank and parameter")
 	}
@@ -83,7 +104,7 @@ func (s *seriesPane) render() []string {
 	}
 	lines = append(lines, s.chart(ix, sel, spike, chartH)...)
 	lines = append(lines, s.legend())
-	lines = append(lines, st.Title.Render("rank × step heat map ("+a.TargetName+")"))
+	lines = append(lines, st.Title.Render("rank × step heat map ("+metricNames[s.metric]+")"))
 	lines = append(lines, s.heatmap(ix, sel, spike, heatRows)...)
 	return lines
 }
@@ -105,14 +126,14 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int) []string {
 		if int(r) == a.Rank {
 			continue
 		}
-		c, _ := ix.curveOf(a, int(r))
+		c, _ := ix.statCurve(a, int(r), s.stat())
 		if len(c.Vals) > 0 {
 			others = append(others, c.Vals)
 		}
 	}
 	var bandLo, bandHi []float64
 	if s.data != nil {
-		bandLo, bandHi, _ = s.data.baseSeries.bandOf(a, sel)
+		bandLo, bandHi, _ = s.data.baseSeries.bandOf(a, sel, s.stat())
 	}
 	lo, hi := finiteRange(append(others, sel.Vals, bandLo, bandHi)...)
 	if b := float64(a.BaselineMedian); !math.IsNaN(b) && !math.IsInf(b, 0) {
@@ -253,7 +274,7 @@ func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int) []stri
 	all := make([][]float64, len(ranks))
 	var finite []float64
 	for k, r := range ranks {
-		c, _ := ix.curveOf(a, int(r))
+		c, _ := ix.statCurve(a, int(r), s.stat())
 		b := make([]float64, cells)
 		for i := range b {
 			b[i] = math.NaN()

@@ -114,6 +114,11 @@ func (ix *seriesIndex) metric(a *model.Anomaly) uint8 {
 // curveOf returns the norm curve of a's parameter on rank, and the
 // position of a's own point in it (-1 when absent).
 func (ix *seriesIndex) curveOf(a *model.Anomaly, rank int) (curve, int) {
+	return ix.statCurve(a, rank, model.StatNorm)
+}
+
+// statCurve is curveOf for any recorded statistic.
+func (ix *seriesIndex) statCurve(a *model.Anomaly, rank int, stat model.Stat) (curve, int) {
 	if ix == nil {
 		return curve{}, -1
 	}
@@ -127,7 +132,7 @@ func (ix *seriesIndex) curveOf(a *model.Anomaly, rank int) (curve, int) {
 		spike := -1
 		r := &ix.md.Rows
 		for k, i := range rows {
-			c.Steps[k], c.Micro[k], c.Vals[k] = r.Step[i], r.Micro[i], r.Val[model.StatNorm][i]
+			c.Steps[k], c.Micro[k], c.Vals[k] = r.Step[i], r.Micro[i], r.Val[stat][i]
 			if spike < 0 && rank == a.Rank && int(r.Step[i]) == a.Step &&
 				(r.Micro[i] == model.NoMicro || a.MicroStep == nil || int(r.Micro[i]) == *a.MicroStep) {
 				spike = k
@@ -161,14 +166,14 @@ type stepKey struct{ step, micro int32 }
 // bandOf returns, for each point of sel, the min and max of a's parameter
 // over every rank of ix (the baseline run's band); ok is false when ix has
 // no such curve.
-func (ix *seriesIndex) bandOf(a *model.Anomaly, sel curve) (lo, hi []float64, ok bool) {
+func (ix *seriesIndex) bandOf(a *model.Anomaly, sel curve, stat model.Stat) (lo, hi []float64, ok bool) {
 	if ix == nil {
 		return nil, nil, false
 	}
 	type mm struct{ lo, hi float64 }
 	agg := map[stepKey]mm{}
 	for _, r := range ix.ranks {
-		c, _ := ix.curveOf(a, int(r))
+		c, _ := ix.statCurve(a, int(r), stat)
 		for i, v := range c.Vals {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				continue

@@ -366,3 +366,16 @@ func TestSparklineMarksSpikeAndKeepsMax(t *testing.T) {
 		t.Fatalf("bucket max lost: %q", got)
 	}
 }
+
+func TestSeriesMetricSwitch(t *testing.T) {
+	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
+	press(m, "enter")
+	if !strings.Contains(screenText(m), "metric: Norm") {
+		t.Fatal("series opens on Norm")
+	}
+	press(m, "m", "m")
+	txt := screenText(m)
+	if !strings.Contains(txt, "metric: Min") || !strings.Contains(txt, "heat map (Min)") || !strings.Contains(txt, "-9.5") {
+		t.Fatalf("m m should show Min (down to -9.5):\n%s", txt)
+	}
+}
