@@ -331,3 +331,28 @@ func TestCSVHeaderOnly(t *testing.T) {
 		t.Errorf("rows %d warnings %q", d.Rows.Len(), d.Warnings)
 	}
 }
+
+func TestCSVTokensAndLineEndings(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "rank_5", "grad_unreduced_0-0.csv")
+	writeMonFile(t, p, "\ufeffvpp_stage, name ,step,norm,min,max,mean\r\n"+
+		"0,a,1,NaN,-Infinity,Inf, 0.5 \r\n"+
+		"0,b,1,1e400,-1e400,1e-400,-0.0\r\n\r\n")
+	d, err := LoadCSV(context.Background(), p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Rows.Len() != 2 || d.Rows.Rank[0] != 5 {
+		t.Fatalf("rows %d rank %d", d.Rows.Len(), d.Rows.Rank[0])
+	}
+	v := d.Rows.Val
+	assertMonVal(t, "NaN", v[model.StatNorm][0], math.NaN())
+	assertMonVal(t, "-Infinity", v[model.StatMin][0], math.Inf(-1))
+	assertMonVal(t, "Inf", v[model.StatMax][0], math.Inf(1))
+	assertMonVal(t, "spaced 0.5", v[model.StatMean][0], 0.5)
+	assertMonVal(t, "1e400", v[model.StatNorm][1], math.Inf(1))
+	assertMonVal(t, "-1e400", v[model.StatMin][1], math.Inf(-1))
+	assertMonVal(t, "1e-400", v[model.StatMax][1], 0)
+	if !math.Signbit(v[model.StatMean][1]) {
+		t.Error("-0.0 lost its sign")
+	}
+}
