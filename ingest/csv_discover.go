@@ -90,9 +90,10 @@ func findMonitorCSVs(path string) (*discovery, error) {
 	dirs := map[string]dirInfo{}
 	runs := map[int]map[string]bool{} // rank → rank folders
 	var noRank, ignored []string
-	err = filepath.WalkDir(path, func(p string, e fs.DirEntry, werr error) error {
+	root := walkRoot(path)
+	err = filepath.WalkDir(root, func(p string, e fs.DirEntry, werr error) error {
 		if werr != nil {
-			if p == path {
+			if p == root {
 				return openError(p, werr)
 			}
 			disc.warnings = append(disc.warnings, fmt.Sprintf("%s: skipped (%v)", p, unwrapPathError(werr)))
@@ -103,16 +104,23 @@ func findMonitorCSVs(path string) (*discovery, error) {
 		}
 		if e.IsDir() {
 			info := dirInfo{}
-			if p != path {
+			name := e.Name()
+			if p != root {
 				info = dirs[filepath.Dir(p)]
+			} else if filepath.Base(path) != name {
+				name = filepath.Base(filepath.Clean(path)) // a linked root: the name the user gave
+				if _, _, ok := rankOfDir(name); !ok {
+					name = e.Name()
+				}
 			}
-			if r, _, ok := rankOfDir(e.Name()); ok {
+			if r, _, ok := rankOfDir(name); ok {
 				info = dirInfo{rank: r, rankDir: p}
 			}
 			dirs[p] = info
 			return nil
 		}
-		if !e.Type().IsRegular() {
+		fi, ok := regularFile(p, e)
+		if !ok {
 			return nil
 		}
 		disc.seen++
@@ -126,11 +134,6 @@ func findMonitorCSVs(path string) (*discovery, error) {
 			return nil
 		}
 		info := dirs[filepath.Dir(p)]
-		fi, err := e.Info()
-		if err != nil {
-			disc.warnings = append(disc.warnings, fmt.Sprintf("%s: skipped (%v)", p, unwrapPathError(err)))
-			return nil
-		}
 		if info.rankDir == "" {
 			noRank = append(noRank, p)
 		} else {

@@ -12,6 +12,32 @@ import (
 	"spikescope/model"
 )
 
+// walkRoot is the folder to walk for path: filepath.WalkDir does not
+// descend into a root that is a symbolic link, so a linked data folder is
+// resolved first.
+func walkRoot(path string) string {
+	if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		if r, err := filepath.EvalSymlinks(path); err == nil {
+			return r
+		}
+	}
+	return path
+}
+
+// regularFile reports whether a walked entry is a regular file, following
+// a symbolic link to a file (linked folders are not followed: no cycles).
+func regularFile(p string, e fs.DirEntry) (os.FileInfo, bool) {
+	if e.Type().IsRegular() {
+		fi, err := e.Info()
+		return fi, err == nil
+	}
+	if e.Type()&fs.ModeSymlink != 0 {
+		fi, err := os.Stat(p)
+		return fi, err == nil && fi.Mode().IsRegular()
+	}
+	return nil, false
+}
+
 // errStopWalk ends a directory walk early once the answer is known.
 var errStopWalk = errors.New("stop walk")
 
@@ -94,9 +120,10 @@ func detectFolder(path string) (model.Format, error) {
 	var seen int
 	var sawDB, sawDump bool
 	var deepDump string // a dump.json whose tree root lies below path
-	err := filepath.WalkDir(path, func(p string, e fs.DirEntry, werr error) error {
+	root := walkRoot(path)
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, werr error) error {
 		if werr != nil {
-			if p == path {
+			if p == root {
 				return openError(p, werr)
 			}
 			if e != nil && e.IsDir() {
@@ -104,7 +131,10 @@ func detectFolder(path string) (model.Format, error) {
 			}
 			return nil
 		}
-		if e.IsDir() || !e.Type().IsRegular() {
+		if e.IsDir() {
+			return nil
+		}
+		if _, ok := regularFile(p, e); !ok {
 			return nil
 		}
 		seen++
@@ -114,7 +144,7 @@ func detectFolder(path string) (model.Format, error) {
 		}
 		switch {
 		case base == "dump.json":
-			rel, _ := filepath.Rel(path, filepath.Dir(p))
+			rel, _ := filepath.Rel(root, filepath.Dir(p))
 			var parts []string
 			if rel != "." {
 				parts = strings.Split(filepath.ToSlash(rel), "/")
@@ -169,9 +199,10 @@ func trendDBPreference(base string) int {
 // when there was a choice.
 func findTrendDBFile(dir string) (string, []string, error) {
 	var found []string
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, werr error) error {
+	root := walkRoot(dir)
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, werr error) error {
 		if werr != nil {
-			if p == dir {
+			if p == root {
 				return openError(p, werr)
 			}
 			if e != nil && e.IsDir() {
@@ -179,7 +210,10 @@ func findTrendDBFile(dir string) (string, []string, error) {
 			}
 			return nil
 		}
-		if !e.IsDir() && e.Type().IsRegular() && isTrendDBName(e.Name()) {
+		if e.IsDir() || !isTrendDBName(e.Name()) {
+			return nil
+		}
+		if _, ok := regularFile(p, e); ok {
 			found = append(found, p)
 		}
 		return nil

@@ -187,3 +187,44 @@ func TestLoadMonitorProgressNamesGivenPath(t *testing.T) {
 		t.Errorf("progress inputs %q, want %q", inputs, dir)
 	}
 }
+
+func TestSymlinkedInputs(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "store", "abc")
+	writeMonFile(t, filepath.Join(real, "grad_unreduced_0-0.csv"), "vpp_stage,name,step,norm\n0,w,0,1.5\n")
+	// a linked rank folder as the root: rank from the link's own name
+	link := filepath.Join(dir, "rank_6")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	if f, err := DetectFormat(link); err != nil || f != model.FormatCSV {
+		t.Fatalf("DetectFormat(link) = %q, %v", f, err)
+	}
+	d, err := LoadCSV(context.Background(), link, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Rows.Len() != 1 || d.Rows.Rank[0] != 6 {
+		t.Errorf("rows %d rank %v", d.Rows.Len(), d.Rows.Rank)
+	}
+	// a linked file inside a tree
+	tree := filepath.Join(dir, "tree", "rank_2")
+	os.MkdirAll(tree, 0o755)
+	os.Symlink(filepath.Join(real, "grad_unreduced_0-0.csv"), filepath.Join(tree, "grad_reduced_0-0.csv"))
+	d, err = LoadCSV(context.Background(), filepath.Dir(tree), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Rows.Len() != 1 || d.Rows.Rank[0] != 2 || d.Metrics[0] != "grad_reduced" {
+		t.Errorf("rows %d rank %v metrics %v", d.Rows.Len(), d.Rows.Rank, d.Metrics)
+	}
+	// a linked database inside a folder
+	dbdir := filepath.Join(dir, "dbdir")
+	os.MkdirAll(dbdir, 0o755)
+	abs, _ := filepath.Abs(filepath.Join(monitorTestdata, "formats21.trend.db"))
+	os.Symlink(abs, filepath.Join(dbdir, "trend.db"))
+	md, err := LoadMonitor(context.Background(), dbdir, model.FormatAuto, nil)
+	if err != nil || md.Rows.Len() != 11 {
+		t.Errorf("linked db: %v", err)
+	}
+}
