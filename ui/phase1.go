@@ -127,6 +127,10 @@ func (p *phase1Pane) setSize(w, h int) {
 		curve = 12 // room for the parameter name at 80 columns
 	}
 	p.tbl.cols[p1ColCurve].width = curve
+	p.tbl.cols[p1ColParam].min = 14
+	if w >= 100 {
+		p.tbl.cols[p1ColParam].min = 28 // names before the step and Δ columns
+	}
 	p.tbl.cols[p1ColTrigger].width = 8
 	if w >= 140 {
 		p.tbl.cols[p1ColTrigger].width = 16 // "micro_step_delta" in full

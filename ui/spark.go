@@ -34,6 +34,13 @@ func sparkline(vals []float64, spike, width int, st Styles) string {
 		lo = math.Min(lo, v)
 		hi = math.Max(hi, v)
 	}
+	// a wide span (the spike's later explosion) would flatten everything
+	// else: draw on a log scale then, as the series chart does
+	tf := func(v float64) float64 { return v }
+	if lo > 0 && hi/lo > logYRatio {
+		tf = math.Log
+		lo, hi = tf(lo), tf(hi)
+	}
 	var b strings.Builder
 	spikeCell := -1
 	if spike >= 0 && spike < len(vals) {
@@ -57,7 +64,7 @@ func sparkline(vals []float64, spike, width int, st Styles) string {
 		case nonFinite:
 			level = len(sparkRunes) - 1
 		case hi > lo:
-			level = int((top - lo) / (hi - lo) * float64(len(sparkRunes)-1))
+			level = int((tf(top) - lo) / (hi - lo) * float64(len(sparkRunes)-1))
 		}
 		r := sparkRunes[level]
 		if c == spikeCell {
