@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"runtime"
 	"testing"
 
 	"spikescope/model"
@@ -28,7 +29,10 @@ func benchQuad(ops int) (a, b, c, d *model.Dump) {
 
 func benchPhase3(bm *testing.B, ops int) {
 	a, b, c, d := benchQuad(ops)
-	bm.ReportMetric(float64(len(a.Ops)), "ops/dump")
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	dumpsMiB := float64(ms.HeapAlloc) / (1 << 20) // the four dumps held in memory
 	bm.ResetTimer()
 	for bm.Loop() {
 		r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
@@ -36,6 +40,8 @@ func benchPhase3(bm *testing.B, ops int) {
 			bm.Fatalf("fwd start %v", r.DivergenceSummary.EarliestFwdDivergence)
 		}
 	}
+	bm.ReportMetric(float64(len(a.Ops)), "ops/dump") // after the loop: ResetTimer drops metrics
+	bm.ReportMetric(dumpsMiB, "dumps-MiB")
 }
 
 // BenchmarkPhase3_6144: four dumps of 6,144 operators, 48 layers (the
