@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -133,12 +134,24 @@ func (m *Model) startLoad() tea.Cmd {
 	ch := make(chan model.Progress, 256)
 	m.progCh = ch
 	b, ctx := m.opt.Backend, m.ctx
+	var mu sync.Mutex
+	closed := false
 	load := func() tea.Msg {
-		defer close(ch)
+		defer func() {
+			mu.Lock()
+			closed = true // a late report from a reader goroutine is dropped
+			close(ch)
+			mu.Unlock()
+		}()
 		if b == nil {
 			return loadedMsg{id: id, err: errors.New("no data source")}
 		}
 		d, err := b.Load(ctx, func(p model.Progress) {
+			mu.Lock()
+			defer mu.Unlock()
+			if closed {
+				return
+			}
 			select {
 			case ch <- p:
 			default: // the UI is behind: drop this report, a later one follows
