@@ -376,3 +376,16 @@ func TestMultiStepDumpUsesStepLevelRule(t *testing.T) {
 		t.Fatalf("phase 2 = %s", jsn(p2))
 	}
 }
+
+// Phase 1 never crashes on empty or missing data.
+func TestPhase1EmptyData(t *testing.T) {
+	for _, d := range []*model.MonitorData{nil, {}, {Metrics: []string{"grad_unreduced"}, Targets: []model.Target{{Name: "w"}}}} {
+		res := Phase1(d, DefaultPhase1Options())
+		if res == nil || res.Anomalies == nil || len(res.Anomalies) != 0 || len(res.Missing) == 0 {
+			t.Fatalf("result = %s", jsn(res))
+		}
+		if _, err := Phase2(res, nil, nil, DefaultPhase2Options()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
