@@ -76,7 +76,7 @@ type Model struct {
 	reportID  int
 	data      *Data
 	loadErr   error
-	progCh    chan model.Progress
+	feed      *progressFeed
 	panicText string
 	quitting  bool
 
@@ -127,51 +127,88 @@ func safe(c tea.Cmd) tea.Cmd {
 }
 
 // startLoad runs Backend.Load off the loop; progress arrives through a
-// channel read by a re-armed command (one message per report).
+// feed read by a re-armed command (glow's pattern): the feed keeps the
+// latest report per input, so a slow UI skips reports but never the last.
 func (m *Model) startLoad() tea.Cmd {
 	id := m.newID()
 	m.loadID = id
-	ch := make(chan model.Progress, 256)
-	m.progCh = ch
+	feed := newProgressFeed()
+	m.feed = feed
 	b, ctx := m.opt.Backend, m.ctx
-	var mu sync.Mutex
-	closed := false
 	load := func() tea.Msg {
-		defer func() {
-			mu.Lock()
-			closed = true // a late report from a reader goroutine is dropped
-			close(ch)
-			mu.Unlock()
-		}()
+		defer feed.finish()
 		if b == nil {
 			return loadedMsg{id: id, err: errors.New("no data source")}
 		}
-		d, err := b.Load(ctx, func(p model.Progress) {
-			mu.Lock()
-			defer mu.Unlock()
-			if closed {
-				return
-			}
-			select {
-			case ch <- p:
-			default: // the UI is behind: drop this report, a later one follows
-			}
-		})
+		d, err := b.Load(ctx, feed.report)
 		if err == nil && d != nil {
 			d.index()
 		}
 		return loadedMsg{id: id, data: d, err: err}
 	}
-	return tea.Batch(safe(load), waitProgress(ch, id))
+	return tea.Batch(safe(load), feed.wait(id))
 }
 
-func waitProgress(ch <-chan model.Progress, id int) tea.Cmd {
+// progressFeed hands progress from the loader goroutines to the UI.
+type progressFeed struct {
+	mu     sync.Mutex
+	latest map[string]model.Progress
+	order  []string
+	notify chan struct{} // one pending wake-up at most
+	done   chan struct{}
+	ended  bool
+}
+
+func newProgressFeed() *progressFeed {
+	return &progressFeed{latest: map[string]model.Progress{}, notify: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// report is the model.ProgressFunc: cheap, safe from any goroutine.
+func (f *progressFeed) report(p model.Progress) {
+	f.mu.Lock()
+	if f.ended {
+		f.mu.Unlock()
+		return
+	}
+	if _, ok := f.latest[p.Input]; !ok {
+		f.order = append(f.order, p.Input)
+	}
+	f.latest[p.Input] = p
+	f.mu.Unlock()
+	select {
+	case f.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (f *progressFeed) finish() {
+	f.mu.Lock()
+	if !f.ended {
+		f.ended = true
+		close(f.done)
+	}
+	f.mu.Unlock()
+}
+
+func (f *progressFeed) snapshot() []model.Progress {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]model.Progress, 0, len(f.order))
+	for _, in := range f.order {
+		out = append(out, f.latest[in])
+	}
+	return out
+}
+
+// wait returns the command that delivers the next progress snapshot.
+func (f *progressFeed) wait(id int) tea.Cmd {
 	return func() tea.Msg {
-		p, ok := <-ch
-		if !ok {
+		select {
+		case <-f.notify:
+			return progressMsg{id: id, ps: f.snapshot()}
+		case <-f.done:
 			return progressDoneMsg{id: id}
 		}
-		return progressMsg{id: id, p: p}
 	}
 }
 
@@ -198,8 +235,10 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		if msg.id != m.loadID {
 			return m, nil
 		}
-		m.loading.add(msg.p)
-		return m, waitProgress(m.progCh, msg.id) // re-arm: one report per message
+		for _, p := range msg.ps {
+			m.loading.add(p)
+		}
+		return m, m.feed.wait(msg.id) // re-arm: one snapshot per message
 	case progressDoneMsg:
 		return m, nil
 	case loadedMsg:

@@ -69,7 +69,7 @@ type Backend interface {
 type (
 	progressMsg struct {
 		id int
-		p  model.Progress
+		ps []model.Progress // the latest report of every input so far
 	}
 	progressDoneMsg struct{ id int }
 	loadedMsg       struct {

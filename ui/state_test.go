@@ -379,3 +379,25 @@ func TestSeriesMetricSwitch(t *testing.T) {
 		t.Fatalf("m m should show Min (down to -9.5):\n%s", txt)
 	}
 }
+
+// The progress feed keeps the latest report per input however many
+// arrive, and ends cleanly.
+func TestProgressFeedKeepsLatest(t *testing.T) {
+	f := newProgressFeed()
+	for i := int64(1); i <= 1000; i++ {
+		f.report(model.Progress{Input: "a", Done: i, Total: 1000, Unit: "rows"})
+	}
+	f.report(model.Progress{Input: "b", Done: 5, Total: 10, Unit: "bytes"})
+	msg := f.wait(7)().(progressMsg)
+	if msg.id != 7 || len(msg.ps) != 2 || msg.ps[0].Done != 1000 || msg.ps[1].Input != "b" {
+		t.Fatalf("snapshot %+v", msg)
+	}
+	f.finish()
+	f.report(model.Progress{Input: "a", Done: 1})
+	if _, ok := f.wait(7)().(progressDoneMsg); !ok {
+		t.Fatal("a finished feed must end the reader")
+	}
+	if f.snapshot()[0].Done != 1000 {
+		t.Fatal("a report after the end was kept")
+	}
+}
