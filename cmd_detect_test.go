@@ -200,3 +200,30 @@ func BenchmarkDetect(b *testing.B) {
 		})
 	}
 }
+
+// The demo's dump tree holds three dumps (step4/rank3, step5/rank3,
+// step5/rank5): the step-level rule across them finds the planted fault's
+// parameter gradient (rank 3, step 5, layers.2 linear_fc2), and select
+// roots there.
+func TestDetectDumpTreeOfThreeDumps(t *testing.T) {
+	res, code, se := detectRun(t, filepath.Join(demoNPU, "dump"), "--dump")
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, se)
+	}
+	if res.DataKind != "dump" || len(res.Anomalies) != 1 {
+		t.Fatalf("result %+v", res)
+	}
+	a := res.Anomalies[0]
+	if a.Rank != 3 || a.Step != 5 || !strings.HasSuffix(a.TargetName, "decoder.layers.2.mlp.linear_fc2.RowParallelLinear.weight") {
+		t.Fatalf("anomaly %+v", a)
+	}
+	p1 := filepath.Join(t.TempDir(), "p1.json")
+	var so, se2 bytes.Buffer
+	if code := run([]string{"detect", "--dump", filepath.Join(demoNPU, "dump"), "-o", p1}, &so, &se2); code != 0 {
+		t.Fatal(se2.String())
+	}
+	sel, code, _ := selectRun(t, "--phase1", p1)
+	if code != 0 || sel.RootOptStep == nil || *sel.RootOptStep != 5 || sel.RootCauseCoordinate.Rank != 3 {
+		t.Fatalf("select %+v", sel)
+	}
+}

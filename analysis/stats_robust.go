@@ -15,8 +15,10 @@ const (
 	// the MAD of a baseline is zero: flag only above 10× the median.
 	zeroSpreadMult = 10.0
 	// minBaselineSamples is the smallest baseline (after excluding the
-	// judged point) that can judge anything (reference: 3).
-	minBaselineSamples = 3
+	// judged point) that can judge anything: two values give a median and
+	// a spread (the reference needs 3 including the judged point; dump
+	// trees often hold only 3 dumps of a parameter).
+	minBaselineSamples = 2
 )
 
 // robustRule holds the thresholds of a robust outlier test.
