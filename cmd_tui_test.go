@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -85,5 +86,59 @@ func TestTUIBadInputAndUsage(t *testing.T) {
 	if code := runTUI([]string{"-h"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "usage:") {
 		t.Fatalf("-h: exit %d %q", code, out.String())
 	}
-	_ = strconv.Itoa
+}
+
+// The UI's backend maps session results and runs pin/unpin/control/report
+// on the demo run.
+func TestSessionBackendOnDemo(t *testing.T) {
+	in, _, cleanup, err := tuiInputs(nil, &bytes.Buffer{})
+	if cleanup != nil {
+		defer cleanup()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &sessionBackend{in: in, lang: "en"}
+	d, err := b.Load(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.P1.Anomalies) < 4 || d.P3 == nil || d.Pin != "" {
+		t.Fatalf("demo: %d candidates, P3 %v, pin %q", len(d.P1.Anomalies), d.P3 != nil, d.Pin)
+	}
+	a := d.P1.Anomalies[3]
+	pd, err := b.Pin(context.Background(), d, &a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "opt=" + strconv.Itoa(a.OptStep()) + ",ms=" + strconv.Itoa(a.Micro()) + ",rank=" + strconv.Itoa(a.Rank) + ",param=" + a.TargetName
+	c := pd.P2.RootCauseCoordinate
+	if pd.Pin != want || !pd.P2.Pinned || c == nil || c.Rank != a.Rank || c.TargetName != a.TargetName {
+		t.Fatalf("pin %q (want %q), pinned %v, coordinate %+v", pd.Pin, want, pd.P2.Pinned, c)
+	}
+	ud, err := b.Pin(context.Background(), pd, nil)
+	if err != nil || ud.Pin != "" || ud.P2.Pinned {
+		t.Fatalf("unpin: %v %q", err, ud.Pin)
+	}
+	step, _ := strconv.Atoi(truthField(t, "fault_optimizer_step"))
+	cd, err := b.Control(context.Background(), d, step-1, mustAtoi(t, truthField(t, "fault_rank")))
+	if err != nil || cd.C == nil || cd.C.Step != step-1 {
+		t.Fatalf("control: %v %+v", err, cd.C)
+	}
+	path := filepath.Join(t.TempDir(), "r.md")
+	if err := b.WriteReport(context.Background(), d, path); err != nil {
+		t.Fatal(err)
+	}
+	if md, _ := os.ReadFile(path); !strings.Contains(string(md), truthField(t, "planted_operator")) {
+		t.Fatal("the report does not name the planted operator")
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
