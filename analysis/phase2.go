@@ -101,7 +101,7 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 		return c.finish(), nil
 	}
 	var root *int
-	if kind == kindDump && singleStep(p1.Anomalies) {
+	if kind == kindDump && (len(p1.Summary.Steps) == 1 || len(p1.Summary.Steps) == 0 && singleStep(p1.Anomalies)) {
 		c.both("dump 数据（单点快照），跳过跨 step 判定", "single-step dump: no cross-step decision; candidates are every parameter gradient of the step")
 	} else {
 		root = c.crossStepRoot(p1, baseline, opt)
