@@ -32,7 +32,10 @@ import (
 //     "inf", "-inf" are read as such. Anything else that is not a number is an
 //     InputError naming file, line and column.
 //   - A row with fewer or more fields than the header is an InputError
-//     naming file and line: a damaged file is not silently half-read.
+//     naming file and line: a damaged file is not silently half-read. The
+//     one exception is a short (or badly quoted) LAST line without its
+//     newline: the file is still being written, the line is skipped with a
+//     warning.
 
 // csvChunkRows is how many rows a file reader parses between checks of
 // cancellation.
@@ -195,10 +198,22 @@ func readCSVFile(ctx context.Context, f csvFile, meter *progressMeter) (*csvResu
 		return nil, openError(f.path, err)
 	}
 	defer fh.Close()
-	br := bufioPool.Get().(*bufio.Reader)
-	br.Reset(&countingReader{fh, meter})
-	defer bufioPool.Put(br)
-	return parseCSV(ctx, f, br, st.Size())
+	return parseCSV(ctx, f, &countingReader{fh, meter}, st.Size())
+}
+
+// lastByteReader remembers the last byte it passed on, to tell a file whose
+// final line lacks its newline.
+type lastByteReader struct {
+	r    io.Reader
+	last byte
+}
+
+func (l *lastByteReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if n > 0 {
+		l.last = p[n-1]
+	}
+	return n, err
 }
 
 // bufioPool recycles read buffers across the many small files of a tree.
@@ -211,7 +226,14 @@ const csvBytesPerRowGuess = 80
 // parseCSV parses monitor CSV text; f names the file and gives its rank and
 // file-name metric.
 func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvResult, error) {
-	cr := csv.NewReader(in)
+	lb := &lastByteReader{r: in}
+	br := bufioPool.Get().(*bufio.Reader)
+	br.Reset(lb)
+	defer func() {
+		br.Reset(nil)
+		bufioPool.Put(br)
+	}()
+	cr := csv.NewReader(br)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	rec, err := cr.Read()
@@ -233,6 +255,14 @@ func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvRes
 	if !h.v2 {
 		res.metrics = []string{h.v1Metric}
 	}
+	// incompleteTail reports whether the record just read was the last line
+	// of the input and that line lacks its newline: a file still being
+	// written (msprobe appends a block of rows per step). It consumes the
+	// next record.
+	incompleteTail := func() bool {
+		_, err := cr.Read()
+		return errors.Is(err, io.EOF) && lb.last != '\n'
+	}
 	targets := map[targetKey]int32{}
 	rank := int32(f.rank)
 	var lastScope string
@@ -244,10 +274,19 @@ func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvRes
 			if errors.Is(err, io.EOF) {
 				break
 			}
+			var pe *csv.ParseError
+			if errors.As(err, &pe) && incompleteTail() {
+				res.warnings = append(res.warnings, fmt.Sprintf("%s: last line %d is incomplete (file still being written?): skipped", f.path, pe.StartLine))
+				break
+			}
 			return nil, csvParseError(f.path, err)
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) != h.nFields {
+			if len(rec) < h.nFields && incompleteTail() {
+				res.warnings = append(res.warnings, fmt.Sprintf("%s: last line %d is incomplete (file still being written?): skipped", f.path, line))
+				break
+			}
 			return nil, inputErr(f.path, nil, "line %d: %d fields, the header has %d", line, len(rec), h.nFields)
 		}
 		if n%csvChunkRows == csvChunkRows-1 {

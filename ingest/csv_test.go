@@ -356,3 +356,32 @@ func TestCSVTokensAndLineEndings(t *testing.T) {
 		t.Error("-0.0 lost its sign")
 	}
 }
+
+func TestCSVIncompleteLastLine(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "rank0", "grad_unreduced_0-0.csv")
+	// a live file: the last row was cut mid-write (no newline)
+	writeMonFile(t, p, v1Head+"0,w,0,0,1,2,3,4,[2],torch.float32\n0,w,0,1,1,2")
+	d, err := LoadCSV(context.Background(), p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Rows.Len() != 1 || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "last line 3 is incomplete") {
+		t.Errorf("rows %d warnings %q", d.Rows.Len(), d.Warnings)
+	}
+	// cut inside a quoted shape
+	q := filepath.Join(dir, "rank1", "grad_unreduced_0-0.csv")
+	writeMonFile(t, q, v1Head+"0,w,0,0,1,2,3,4,[2],torch.float32\n0,w,0,1,1,2,3,4,\"[3072, 40")
+	d, err = LoadCSV(context.Background(), q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Rows.Len() != 1 || !strings.Contains(strings.Join(d.Warnings, "|"), "last line 3 is incomplete") {
+		t.Errorf("rows %d warnings %q", d.Rows.Len(), d.Warnings)
+	}
+	// a short line in the middle stays an error
+	r := filepath.Join(dir, "rank2", "grad_unreduced_0-0.csv")
+	writeMonFile(t, r, v1Head+"0,w,0,1,1,2\n0,w,0,0,1,2,3,4,[2],torch.float32")
+	_, err = LoadCSV(context.Background(), r, nil)
+	wantMonInputError(t, err, r, "line 2: 6 fields, the header has 10")
+}
