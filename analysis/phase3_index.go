@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"sort"
-	"strconv"
 	"strings"
 
 	"spikescope/model"
@@ -18,8 +17,8 @@ type opInfo struct {
 	Layer  int    // layer id, -1 outside the layers or unknown
 	Sub    string // module path below the layer; for APIs the parent module's
 	Anchor string // first segment of Sub ("mlp"), "" when none
-	Ident  string // alignment identity
-	Loose  string // looser identity (class dropped / parent ignored)
+	Ident  uint64 // alignment identity (hash, see identBase)
+	Loose  uint64 // looser identity (class dropped / parent ignored)
 }
 
 // anchorKey addresses the ops of one anchor module in one layer and pass.
@@ -40,9 +39,9 @@ type anchorOps struct {
 type dumpIndex struct {
 	d       *model.Dump
 	info    []opInfo
-	ident   map[string]int32
-	loose   map[string]int32 // -1 = ambiguous
-	layers  map[int][]int32  // forward+backward ops per layer id, execution order
+	ident   map[uint64]int32
+	loose   map[uint64]int32
+	layers  map[int][]int32 // forward+backward ops per layer id, execution order
 	anchors map[anchorKey]*anchorOps
 	grads   map[anchorKey][]int32 // parameters_grad records per (layer, anchor)
 	counts  map[string]int        // anchor name → number of (layer, pass) holding it
@@ -57,8 +56,8 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 	x := &dumpIndex{
 		d:       d,
 		info:    make([]opInfo, n),
-		ident:   make(map[string]int32, n),
-		loose:   make(map[string]int32, n),
+		ident:   make(map[uint64]int32, n),
+		loose:   make(map[uint64]int32, n),
 		layers:  map[int][]int32{},
 		anchors: map[anchorKey]*anchorOps{},
 		grads:   map[anchorKey][]int32{},
@@ -121,26 +120,21 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 	}
 	// Pass 3: identities (with per-context order of appearance), layer and
 	// anchor lists.
-	ord := make(map[string]int, n)
-	looseOrd := make(map[string]int, n)
-	var b strings.Builder
+	ord := make(map[uint64]int32, n)
+	looseOrd := make(map[uint64]int32, n)
 	layerAnchors := map[string]map[[2]int]bool{}
 	for i := range d.Ops {
 		op := &d.Ops[i]
 		in := &x.info[i]
-		base, looseBase := identBase(&b, op, in)
+		base, looseBase := identBase(op, in)
 		k := ord[base]
 		ord[base] = k + 1
-		in.Ident = base + "#" + strconv.Itoa(k)
+		in.Ident = hashInt(base, int(k))
 		lk := looseOrd[looseBase]
 		looseOrd[looseBase] = lk + 1
-		in.Loose = looseBase + "#" + strconv.Itoa(lk)
+		in.Loose = hashInt(looseBase, int(lk))
 		x.ident[in.Ident] = int32(i)
-		if _, dup := x.loose[in.Loose]; dup {
-			x.loose[in.Loose] = -1
-		} else {
-			x.loose[in.Loose] = int32(i)
-		}
+		x.loose[in.Loose] = int32(i)
 		if in.Layer < 0 {
 			continue
 		}
@@ -249,12 +243,15 @@ func stripWrappers(path string) string {
 	}
 }
 
-// identBase builds the identity of an op without its order of appearance:
-// modules by (layer, path below the layer, normalised class, pass,
-// recompute), APIs by (layer, parent module, API name, pass, recompute).
-// The loose variant drops the class (modules) or the parent (APIs) so that
-// one side's missing construct.json or a renamed class still pairs.
-func identBase(b *strings.Builder, op *model.Op, in *opInfo) (string, string) {
+// identBase is the identity of an op without its order of appearance:
+// modules by (layer, path below the layer, pass, recompute, normalised
+// class), APIs by (layer, API name, pass, recompute, parent module). The
+// loose variant drops the class (modules) or the parent (APIs) so that one
+// side's missing construct.json or a renamed class still pairs. Identities
+// are 64-bit FNV-1a hashes of those fields: a collision among a million ops
+// has a probability near 1e-8, and the indices stay small (bug 23's O(N)
+// without holding a key string per op).
+func identBase(op *model.Op, in *opInfo) (strict, loose uint64) {
 	dir := "f"
 	switch op.Direction {
 	case model.Backward:
@@ -265,40 +262,55 @@ func identBase(b *strings.Builder, op *model.Op, in *opInfo) (string, string) {
 	if op.Recompute {
 		dir += "r"
 	}
-	layer := strconv.Itoa(in.Layer)
+	h := uint64(fnvOffset)
 	if op.Kind == model.KindModule {
-		cls := normalizeClass(classOf(op))
-		b.Reset()
-		b.WriteString("M|")
-		b.WriteString(layer)
-		b.WriteByte('|')
-		b.WriteString(in.Sub)
-		b.WriteByte('|')
-		b.WriteString(dir)
-		loose := b.String()
-		b.WriteByte('|')
-		b.WriteString(cls)
-		return b.String(), loose
+		h = hashString(h, "M")
+		h = hashInt(h, in.Layer)
+		h = hashString(h, in.Sub)
+		h = hashString(h, dir)
+		return hashString(h, normalizeClass(classOf(op))), h
 	}
 	name := apiBase(op.Key)
 	if strings.Contains(name, "Attention") {
 		name = reFlashFused.ReplaceAllString(name, "Attention")
 	}
-	b.Reset()
-	b.WriteString("A|")
-	b.WriteString(layer)
-	b.WriteByte('|')
-	b.WriteString(name)
-	b.WriteByte('|')
-	b.WriteString(dir)
-	loose := b.String()
-	b.WriteByte('|')
-	b.WriteString(in.Sub)
-	return b.String(), loose
+	h = hashString(h, "A")
+	h = hashInt(h, in.Layer)
+	h = hashString(h, name)
+	h = hashString(h, dir)
+	return hashString(h, in.Sub), h
+}
+
+// FNV-1a 64.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// hashString folds s and a field separator into h.
+func hashString(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime
+	}
+	h ^= 0xff // separator: ("ab","c") ≠ ("a","bc")
+	h *= fnvPrime
+	return h
+}
+
+// hashInt folds v (8 bytes) into h.
+func hashInt(h uint64, v int) uint64 {
+	u := uint64(v)
+	for i := 0; i < 8; i++ {
+		h ^= u & 0xff
+		h *= fnvPrime
+		u >>= 8
+	}
+	return h
 }
 
 // pair finds the op of y that is the same computation as op i of x: the
-// same identity, else the same loose identity when that is unambiguous.
+// same identity, else the same loose identity.
 func pair(x *dumpIndex, i int32, y *dumpIndex) int32 {
 	if y == nil || i < 0 {
 		return -1
@@ -307,11 +319,8 @@ func pair(x *dumpIndex, i int32, y *dumpIndex) int32 {
 	if j, ok := y.ident[in.Ident]; ok {
 		return j
 	}
-	if j, ok := y.loose[in.Loose]; ok && j >= 0 {
-		// accept only when x's loose identity is unambiguous too
-		if k, ok := x.loose[in.Loose]; ok && k == i {
-			return j
-		}
+	if j, ok := y.loose[in.Loose]; ok {
+		return j
 	}
 	return -1
 }
