@@ -107,6 +107,22 @@ func (p *phase1Pane) overviewLines() []string {
 	}
 	l2 := fmt.Sprintf("pass unit: %s · %s%s · %d candidates, earliest first", unit, win, pp, len(p.anoms))
 	out := []string{l1, l2}
+	if len(p.anoms) > 1 {
+		// the earliest is the answer, the largest usually its propagation:
+		// show both so the difference is visible
+		big := 0
+		for i := range p.anoms {
+			if float64(p.anoms[i].DeviationRatio) > float64(p.anoms[big].DeviationRatio) {
+				big = i
+			}
+		}
+		e, g := &p.anoms[0], &p.anoms[big]
+		if big != 0 {
+			out = append(out, fmt.Sprintf("earliest #1 %s r%d %s× · largest #%d %s r%d %s× (often propagation)",
+				shortStep(e), e.Rank, fmtNum(float64(e.DeviationRatio)),
+				big+1, shortStep(g), g.Rank, fmtNum(float64(g.DeviationRatio))))
+		}
+	}
 	if n := len(r.Warnings) + len(r.Missing) + len(d.Missing); n > 0 {
 		var parts []string
 		parts = append(parts, r.Missing...)
