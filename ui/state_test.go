@@ -401,3 +401,12 @@ func TestProgressFeedKeepsLatest(t *testing.T) {
 		t.Fatal("a report after the end was kept")
 	}
 }
+
+func TestEarliestAndLargestSideBySide(t *testing.T) {
+	d := fixture()
+	d.P1.Anomalies[2].DeviationRatio = 40
+	m := loaded(t, fixtureBackend(), d, 80, 24, true)
+	if txt := screenText(m); !strings.Contains(txt, "earliest #1 step 10 r2 7.92× · largest #3 step 17 r1 40×") {
+		t.Fatalf("overview:\n%s", txt)
+	}
+}
