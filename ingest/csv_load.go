@@ -37,6 +37,7 @@ func LoadCSV(ctx context.Context, path string, p model.ProgressFunc) (*model.Mon
 		total += f.size
 	}
 	meter := newProgressMeter(p, path, "bytes", total)
+	meter.add(0) // a first report (0 of total) before parsing starts
 	m := &csvMerger{d: &model.MonitorData{Path: path, Format: model.FormatCSV}, totalBytes: total,
 		targets: map[targetKey]int32{}, metrics: map[string]uint8{}}
 	if err := readCSVFilesOrdered(ctx, disc.files, meter, m.add); err != nil {

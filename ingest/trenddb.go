@@ -447,6 +447,7 @@ func (r *trendReader) readChunks(ctx context.Context, chunks []*trendChunk, p mo
 		}
 	}
 	meter := newProgressMeter(p, r.path, "rows", int64(total))
+	meter.add(0) // a first report (0 of total) before the scan starts
 	sc := newTrendScanner(r)
 	err := parallelEach(ctx, len(chunks), r.workers, func(i int) error {
 		return sc.readChunk(ctx, chunks[i], meter)

@@ -383,17 +383,20 @@ func TestTrendDBUnreadable(t *testing.T) {
 }
 
 func TestTrendDBProgressReachesTotal(t *testing.T) {
-	var last model.Progress
+	var first, last model.Progress
 	calls := 0
 	d, err := LoadTrendDB(context.Background(), filepath.Join(monitorTestdata, "formats21.trend.db"), func(p model.Progress) {
+		if calls == 0 {
+			first = p
+		}
 		last = p
 		calls++
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls == 0 || last.Unit != "rows" || last.Done != 11 || last.Total != 11 || last.Done != int64(d.Rows.Len()) {
-		t.Errorf("calls %d last %+v", calls, last)
+	if calls < 2 || first.Done != 0 || first.Total != 11 || last.Unit != "rows" || last.Done != 11 || last.Total != 11 || last.Done != int64(d.Rows.Len()) {
+		t.Errorf("calls %d first %+v last %+v", calls, first, last)
 	}
 }
 
