@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"spikescope/analysis"
@@ -27,6 +28,10 @@ type traceFlags struct {
 	call   int
 	out    string
 }
+
+// traceMemoryLimit is the soft heap limit of `trace` (the documented
+// budget is 2 GB for four dumps of 200,000 operators).
+const traceMemoryLimit = 1536 << 20
 
 // traceUnset marks a --step/--rank flag that was not given (-1 is a real
 // step value: a tree without step folders).
@@ -70,6 +75,12 @@ D to C's. Without C/D and with A given as a tree, C is chosen from A's tree
 	}
 	if fs.NArg() > 0 {
 		return exitCode(usageError{fmt.Sprintf("trace: unexpected argument %q", fs.Arg(0))}, stderr)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// Four large dumps are held at once: ask the GC to stay near the
+		// documented budget instead of doubling the live heap (soft limit;
+		// the runtime caps the GC's CPU share when the live heap is larger).
+		debug.SetMemoryLimit(traceMemoryLimit)
 	}
 	res, err := trace(context.Background(), f)
 	if err != nil {
