@@ -120,6 +120,7 @@ func detectFolder(path string) (model.Format, error) {
 	var seen int
 	var sawDB, sawDump bool
 	var deepDump string // a dump.json whose tree root lies below path
+	var sawTensorBoard bool
 	root := walkRoot(path)
 	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, werr error) error {
 		if werr != nil {
@@ -143,6 +144,8 @@ func detectFolder(path string) (model.Format, error) {
 			return errStopWalk
 		}
 		switch {
+		case strings.HasPrefix(base, "events.out.tfevents"):
+			sawTensorBoard = true
 		case base == "dump.json":
 			rel, _ := filepath.Rel(root, filepath.Dir(p))
 			var parts []string
@@ -170,6 +173,8 @@ func detectFolder(path string) (model.Format, error) {
 		return model.FormatDump, nil
 	case seen == 0:
 		return "", inputErr(path, nil, "empty folder")
+	case sawTensorBoard:
+		return "", inputErr(path, nil, "only TensorBoard event files here (monitor format \"tensorboard\"), which spikescope does not read: rerun the monitor with \"format\": \"csv\"")
 	case deepDump != "":
 		return "", inputErr(path, nil, "no monitor data here, and the dump.json files lie deeper than a dump tree (step<N>/rank<N>/dump.json): open %s instead", deepDump)
 	}

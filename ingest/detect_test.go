@@ -228,3 +228,10 @@ func TestSymlinkedInputs(t *testing.T) {
 		t.Errorf("linked db: %v", err)
 	}
 }
+
+func TestDetectTensorBoardOnly(t *testing.T) {
+	dir := t.TempDir()
+	writeMonFile(t, filepath.Join(dir, "Feb20_16-27-56-rank0-b2f0e6a1", "events.out.tfevents.1708417676.host.1234.0"), "x")
+	_, err := DetectFormat(dir)
+	wantMonInputError(t, err, dir, "TensorBoard event files", `"format": "csv"`)
+}
