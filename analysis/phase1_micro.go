@@ -1,11 +1,18 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"spikescope/model"
 )
+
+// maxDecreaseShare: a pool of increments where more than this share of the
+// cumulative norms fell instead of growing is not judged (the measure only
+// holds for accumulating gradients).
+const maxDecreaseShare = 0.25
 
 // microScratch holds the per-parameter buffers of microStepSpikes, reused
 // from one parameter to the next.
@@ -13,6 +20,10 @@ type microScratch struct {
 	inc, delta, final, ratio []float64
 	ms, row                  []int32
 	last                     float64 // the latest norm of the current curve
+	pos                      []int32 // positions grouped into pools
+	vals                     []float64
+	clamped                  []bool // N_k < N_{k−1}: the increment is undefined (0)
+	skipped                  int    // pools left unjudged (too many decreases)
 	pool                     []float64
 	medInc, medDelta         []float64
 	cand                     []int
@@ -35,47 +46,93 @@ type microScratch struct {
 func (c *p1) microStepSpikes() {
 	var s microScratch
 	judged, perMicro, found := 0, 0, 0
+	defer func() {
+		if s.skipped > 0 {
+			c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf(
+				"%d (parameter, micro step) pools not judged: in more than %.0f%% of their curves the cumulative norm fell (N_k < N_{k−1}), so the increments are noise",
+				s.skipped, 100*maxDecreaseShare))
+		}
+	}()
 	for t := range c.d.Targets {
 		gs := c.ix.targetGroups(t)
 		if len(gs) == 0 {
 			continue
 		}
 		judged++
-		if c.microCurves(gs, &s) {
+		pm := c.microCurves(gs, &s)
+		if pm {
 			perMicro++
 		}
-		s.cand = c.judge.prescreen(s.ratio, s.cand)
-		for _, j := range s.cand {
-			v := s.ratio[j]
-			vd := c.judge.judge(v)
-			if !vd.Flagged {
-				continue
-			}
-			k := s.ms[j]
-			md := s.medDelta[k]
-			if md > 0 {
-				if !(s.delta[j] >= c.opt.MinEffect*md) {
-					continue
+		// pools: one per micro step when every micro step has enough
+		// samples (later micro steps of cumulative norms are noisier),
+		// else all micro steps of the parameter together
+		s.pos = s.pos[:0]
+		for j := range s.ratio {
+			s.pos = append(s.pos, int32(j))
+		}
+		if pm {
+			slices.SortStableFunc(s.pos, func(a, b int32) int { return cmp.Compare(s.ms[a], s.ms[b]) })
+		}
+		for lo := 0; lo < len(s.pos); {
+			hi := len(s.pos)
+			if pm {
+				hi = lo + 1
+				for hi < len(s.pos) && s.ms[s.pos[hi]] == s.ms[s.pos[lo]] {
+					hi++
 				}
-			} else if !(s.delta[j] > 0) {
-				continue
 			}
-			a := c.anomaly(s.row[j])
-			a.Delta = model.FloatPtr(s.delta[j])
-			a.Increment = model.FloatPtr(s.inc[j])
-			a.SuspectFinalNorm = model.FloatPtr(s.final[j])
-			a.BaselineMedian = model.Float(s.medInc[k] * vd.Median)
-			a.BaselineIQR = model.FloatPtr(s.medInc[k] * vd.IQR)
-			a.DeviationRatio = model.Float(v / vd.Median)
-			a.Trigger, a.Test = "micro_step_delta", vd.Trigger
-			c.res.Anomalies = append(c.res.Anomalies, a)
-			found++
+			c.microJudgePool(&s, s.pos[lo:hi], &found)
+			lo = hi
 		}
 	}
 	c.res.Thresholds["min_micro_pool"] = minMicroPool
 	c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf(
-		"micro steps: each micro-batch's increment sqrt(N_k²−N_{k−1}²) judged per parameter (%d parameters, %d with per-micro-step baselines of ≥ %d samples, the rest pooled over micro steps) without the judged point; candidate when > q3 + %g·IQR or > median + %g·MAD×%.4f, ≥ %g× the median, and its delta N_k−N_{k−1} ≥ %g× the usual delta: %d found",
+		"micro steps: each micro-batch's increment sqrt(N_k²−N_{k−1}²) judged per parameter (%d parameters; %d with baselines per micro step of ≥ %d samples, the rest pooled over micro steps) without the judged point; candidate when > q3 + %g·IQR or > median + %g·MAD×%.4f, ≥ %g× the median, and its delta N_k−N_{k−1} ≥ %g× the usual delta: %d found",
 		judged, perMicro, minMicroPool, c.opt.IQRMult, c.opt.MADMult, madScale, c.opt.MinEffect, c.opt.MinEffect, found))
+}
+
+// microJudgePool judges the normalised increments at positions pos.
+func (c *p1) microJudgePool(s *microScratch, pos []int32, found *int) {
+	s.vals = s.vals[:0]
+	clamped := 0
+	for _, j := range pos {
+		s.vals = append(s.vals, s.ratio[j])
+		if s.clamped[j] {
+			clamped++
+		}
+	}
+	if float64(clamped) > maxDecreaseShare*float64(len(pos)) {
+		s.skipped++ // the cumulative norm often falls here: increments carry no signal
+		return
+	}
+	s.cand = c.judge.prescreen(s.vals, s.cand)
+	for _, ci := range s.cand {
+		j := int(pos[ci])
+		v := s.ratio[j]
+		vd := c.judge.judge(v)
+		if !vd.Flagged {
+			continue
+		}
+		k := s.ms[j]
+		md := s.medDelta[k]
+		if md > 0 {
+			if !(s.delta[j] >= c.opt.MinEffect*md) {
+				continue
+			}
+		} else if !(s.delta[j] > 0) {
+			continue
+		}
+		a := c.anomaly(s.row[j])
+		a.Delta = model.FloatPtr(s.delta[j])
+		a.Increment = model.FloatPtr(s.inc[j])
+		a.SuspectFinalNorm = model.FloatPtr(s.final[j])
+		a.BaselineMedian = model.Float(s.medInc[k] * vd.Median)
+		a.BaselineIQR = model.FloatPtr(s.medInc[k] * vd.IQR)
+		a.DeviationRatio = model.Float(v / vd.Median)
+		a.Trigger, a.Test = "micro_step_delta", vd.Trigger
+		c.res.Anomalies = append(c.res.Anomalies, a)
+		*found++
+	}
 }
 
 // microCurves fills the scratch with the increments, deltas and normalised
@@ -84,6 +141,7 @@ func (c *p1) microStepSpikes() {
 func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 	ix := c.ix
 	s.inc, s.delta, s.final, s.ms, s.row = s.inc[:0], s.delta[:0], s.final[:0], s.ms[:0], s.row[:0]
+	s.clamped = s.clamped[:0]
 	maxK := int32(0)
 	for _, g := range gs {
 		curOpt, start := 0, len(s.inc)
@@ -108,10 +166,13 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 			}
 			n := ix.norm[k]
 			inc, delta := math.NaN(), math.NaN()
+			clamp := false
 			if isFinite(n) && isFinite(prev) {
 				delta = n - prev
 				inc = math.Sqrt(max(n*n-prev*prev, 0))
+				clamp = n < prev
 			}
+			s.clamped = append(s.clamped, clamp)
 			if ms < 0 {
 				ms = 0
 			}

@@ -389,3 +389,28 @@ func TestPhase1EmptyData(t *testing.T) {
 		}
 	}
 }
+
+// Measurement-like noise on the cumulative norms themselves (±10–20%,
+// independent per micro step) makes late increments sqrt(N_k²−N_{k−1}²)
+// pure noise: per-micro-step pools and the decrease guard keep them from
+// becoming candidates, and the window is still found.
+func TestNoisyCumulativeNormsGiveNoCandidates(t *testing.T) {
+	for _, W := range []int{4, 16} {
+		for _, noise := range []float64{0.1, 0.2} {
+			b := newMon(model.FormatTrendDB)
+			rng := newRng(uint64(W))
+			for r := 0; r < 8; r++ {
+				for p := 0; p < 50; p++ {
+					for s := 0; s < 8*W; s++ {
+						m := (s + 3) % W
+						b.add(r, s, int(model.NoMicro), "p"+itoa12(p), 0, float64(1+p)*math.Sqrt(float64(m+1))*(1+noise*rng.NormFloat64()))
+					}
+				}
+			}
+			res := b.run(t)
+			if res.Sharding.AccumulationWindow != W || res.Sharding.WindowPhase != W-3 || len(res.Anomalies) != 0 {
+				t.Fatalf("W=%d noise %.1f: window %d phase %d, %d candidates", W, noise, res.Sharding.AccumulationWindow, res.Sharding.WindowPhase, len(res.Anomalies))
+			}
+		}
+	}
+}
