@@ -121,12 +121,18 @@ func representative(x, y *dumpIndex, ak anchorKey, call int, nx, ny string) (i, 
 		return -1, -1, false, "missing in " + nx
 	}
 	var first []int32
+	lo, hi := int32(-1), int32(math.MaxInt32) // the call's run of the anchor (fallback range)
 	if len(a.own) > 0 {
 		k := call
 		if k < 0 || k >= len(a.own) {
 			k = 0
 		}
 		first = append(first, a.own[k])
+		// post-hook records: the module's record closes its call
+		hi = a.own[k]
+		if k > 0 {
+			lo = a.own[k-1]
+		}
 	}
 	i, j = -1, -1
 	try := func(c int32) bool {
@@ -149,6 +155,9 @@ func representative(x, y *dumpIndex, ak anchorKey, call int, nx, ny string) (i, 
 	// Fallback: every op below the anchor by descending Norm in x.
 	rest := make([]int32, 0, len(a.all))
 	for _, c := range a.all {
+		if c <= lo || c > hi {
+			continue // another micro-batch's run
+		}
 		if len(first) == 0 || c != first[0] {
 			if t := primaryTensor(&x.d.Ops[c]); t != nil && t.Has[model.StatNorm] && model.Finite(t.Stat[model.StatNorm]) {
 				rest = append(rest, c)

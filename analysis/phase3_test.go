@@ -685,3 +685,28 @@ func TestPhase3_DottedAnchors(t *testing.T) {
 		t.Errorf("flags %v (fc1 op %d)", got, kfc1)
 	}
 }
+
+// When the anchor's own record cannot be paired, the fallback is the
+// largest-Norm alignable op below it, from the same micro-batch.
+func TestPhase3_FallbackSameCall(t *testing.T) {
+	mk := func(name string) *model.Dump { return buildDump(name, tSpec{Layers: 4, Calls: 2}) }
+	a, b, c, d := mk("A"), mk("B"), mk("C"), mk("D")
+	tDropOps(b, func(op *model.Op) bool { return op.Key == "Module.module.module.decoder.layers.2.mlp.MLP.forward.1" })
+	opt := DefaultPhase3Options()
+	opt.Call = 1
+	r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, opt)
+	var mlp model.AnchorTable
+	for _, at := range r.Anchors {
+		if at.Name == "mlp" {
+			mlp = at
+		}
+	}
+	al := mlp.Layers[2].Alignment
+	want := "Module.module.module.decoder.layers.2.mlp.linear_fc2.RowParallelLinear.forward.1"
+	if al.FwdKeyA != want || al.FwdKeyB != want || !al.FAB {
+		t.Fatalf("alignment %+v", al)
+	}
+	if k := mlp.Layers[1].Alignment.FwdKeyA; k != "Module.module.module.decoder.layers.1.mlp.MLP.forward.1" {
+		t.Errorf("layer 1 key %s", k)
+	}
+}
