@@ -49,7 +49,7 @@ func (p *p3) drillDown(dir model.Direction, dirName string, layer int, bands map
 	}
 	first := -1
 	for k := range idx {
-		if flagged[k] && !upstreamFlagged(p.ia, idx, flagged, k) {
+		if flagged[k] && !upstreamFlagged(flagged, k) {
 			first = k
 			break
 		}
@@ -80,9 +80,12 @@ func (p *p3) drillDown(dir model.Direction, dirName string, layer int, bands map
 	return dd
 }
 
-// upstreamFlagged reports whether an op upstream of idx[k] is flagged:
-// an earlier op of the layer, or a construct.json ancestor recorded earlier.
-func upstreamFlagged(x *dumpIndex, idx []int32, flagged []bool, k int) bool {
+// upstreamFlagged reports whether an op upstream of op k is flagged. Every
+// op computed before op k in this layer and micro-batch is an earlier record;
+// construct.json ancestors (the modules containing op k) are containers,
+// recorded after their children by msprobe's post-hooks, so they are never
+// upstream of it.
+func upstreamFlagged(flagged []bool, k int) bool {
 	for j := 0; j < k; j++ {
 		if flagged[j] {
 			return true
