@@ -1,10 +1,8 @@
 package analysis
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 
 	"spikescope/model"
 )
@@ -35,9 +33,10 @@ type microScratch struct {
 // mix. For micro step k the increment inc_k = sqrt(max(N_k² − N_{k−1}², 0))
 // (inc_0 = N_0) estimates the norm of micro-batch k; it is stationary across
 // k for uncorrelated micro-batches, so it is compared against a baseline of
-// the same parameter pooled over ranks, optimizer steps and micro steps
-// (per micro step when there are enough samples, which also removes the
-// growth of correlated micro-batches). Robust thresholds as at step level,
+// the same parameter pooled over ranks, optimizer steps and micro steps —
+// per micro step when every micro step has ≥ minMicroPool samples, which
+// also removes the growth of correlated micro-batches and lets the later,
+// noisier micro steps have their own spread. Robust thresholds as at step level,
 // the judged point left out. A candidate must also raise the cumulative norm
 // itself: its delta N_k − N_{k−1} must be ≥ MinEffect × the parameter's
 // usual delta — after a spike a normal micro-batch can look large through
@@ -66,13 +65,7 @@ func (c *p1) microStepSpikes() {
 		// pools: one per micro step when every micro step has enough
 		// samples (later micro steps of cumulative norms are noisier),
 		// else all micro steps of the parameter together
-		s.pos = s.pos[:0]
-		for j := range s.ratio {
-			s.pos = append(s.pos, int32(j))
-		}
-		if pm {
-			slices.SortStableFunc(s.pos, func(a, b int32) int { return cmp.Compare(s.ms[a], s.ms[b]) })
-		}
+		s.pos = groupByMicro(s.ms, pm, s.pos)
 		for lo := 0; lo < len(s.pos); {
 			hi := len(s.pos)
 			if pm {
@@ -263,4 +256,36 @@ func medianPerMicro(vals []float64, ms []int32, counts []int, out []float64, poo
 	for k := range counts {
 		out[k] = medianInPlace(p[off[k]:fill[k]])
 	}
+}
+
+// groupByMicro returns the positions 0..len(ms)-1, grouped by micro step
+// (a stable counting sort) when byMicro, else in order.
+func groupByMicro(ms []int32, byMicro bool, pos []int32) []int32 {
+	pos = pos[:0]
+	if !byMicro {
+		for j := range ms {
+			pos = append(pos, int32(j))
+		}
+		return pos
+	}
+	maxK := int32(0)
+	for _, k := range ms {
+		maxK = max(maxK, k)
+	}
+	off := make([]int32, maxK+2)
+	for _, k := range ms {
+		off[k+1]++
+	}
+	for k := 1; k < len(off); k++ {
+		off[k] += off[k-1]
+	}
+	if cap(pos) < len(ms) {
+		pos = make([]int32, len(ms))
+	}
+	pos = pos[:len(ms)]
+	for j, k := range ms {
+		pos[off[k]] = int32(j)
+		off[k]++
+	}
+	return pos
 }
