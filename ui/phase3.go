@@ -10,6 +10,9 @@ import (
 	"spikescope/model"
 )
 
+// maxNoteLines caps the warnings under the layer table.
+const maxNoteLines = 3
+
 // phase3Pane is the four-group layer table of one anchor, one tab per
 // anchor, one metric at a time, with the divergence starts and the
 // direction summary.
@@ -208,7 +211,14 @@ func (p *phase3Pane) summaryLines() []string {
 	}
 	notes = append(notes, r.Warnings...)
 	if len(notes) > 0 {
-		out = append(out, st.Warn.Render("⚠ "+strings.Join(notes, " · ")))
+		w := wrap("⚠ "+strings.Join(notes, " · "), p.width)
+		if len(w) > maxNoteLines {
+			w = w[:maxNoteLines]
+			w[maxNoteLines-1] += " …(r: the report has all notes)"
+		}
+		for _, l := range w {
+			out = append(out, st.Warn.Render(l))
+		}
 	}
 	return out
 }
