@@ -21,7 +21,6 @@ type Data struct {
 	ControlNote string
 	Missing     []string // what was missing, one line each
 	Pin         string   // the pinned coordinate ("" = none), as shown in the header
-	PinnedA     *model.Anomaly
 	// OpsForLayer lists the operators of one layer with the four-group
 	// columns (nil: only the drill-down layer of P3 is available).
 	OpsForLayer func(anchor string, layer int, dir string) []model.DrillOp
