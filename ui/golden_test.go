@@ -101,8 +101,13 @@ var sizes = [][2]int{{80, 24}, {160, 48}}
 
 // TestGolden runs every screen in a real program (teatest) at 80×24 and
 // 160×48, with and without NO_COLOR, and compares the final frame with
-// testdata/TestGolden/<screen>_<size>_<colour>.golden (go test -update
-// rewrites them).
+// testdata/TestGolden/<screen>_<size>_<colour>.golden (go test ./ui -update
+// rewrites them). The golden is the final model's View().Content, not the
+// renderer's byte stream (teatest.WaitFor drains it, and the cell-diff
+// renderer writes only changes): lipgloss v2 styles render to fixed
+// true-colour sequences whatever the terminal, so the colour goldens do not
+// depend on the environment; the terminal's profile only applies when the
+// program writes to a real terminal.
 func TestGolden(t *testing.T) {
 	for _, sc := range scenarios {
 		for _, sz := range sizes {
