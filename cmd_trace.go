@@ -153,8 +153,24 @@ func trace(ctx context.Context, f traceFlags) (*model.Phase3Result, error) {
 	}
 	controlNote := ""
 	var candidates []model.ControlCandidate
-	if tr[2] != nil {
-		if dumps[2], err = tracePickDump(tr[2], tracePickCoord(f.step[2], f.stepG), tracePickCoord(f.rank[2], f.rankG), "C"); err != nil {
+	cStep, cRank := tracePickCoord(f.step[2], f.stepG), tracePickCoord(f.rank[2], f.rankG)
+	if tr[2] != nil && len(tr[2].Dumps) > 1 && cStep == traceUnset && cRank == traceUnset {
+		// A tree of candidates given as C: choose among them with the seed's
+		// filters; D from D's tree at C's coordinates.
+		ch := analysis.ChooseControl(tr[2], dumps[0], tr[3], p1)
+		if ch.C == nil {
+			return nil, usageError{"trace: C: " + ch.Reason}
+		}
+		dumps[2], dumps[3] = ch.C, ch.D
+		if dumps[3] == nil {
+			if dumps[3], err = tracePickDump(tr[3], tracePickCoord(f.step[3], f.stepG, ch.C.Step), tracePickCoord(f.rank[3], f.rankG, ch.C.Rank), "D"); err != nil {
+				return nil, err
+			}
+		}
+		controlNote = "control chosen from --dump-c: " + ch.Reason
+		candidates = ch.Candidates
+	} else if tr[2] != nil {
+		if dumps[2], err = tracePickDump(tr[2], cStep, cRank, "C"); err != nil {
 			return nil, err
 		}
 		if dumps[3], err = tracePickDump(tr[3], tracePickCoord(f.step[3], f.stepG, dumps[2].Step), tracePickCoord(f.rank[3], f.rankG, dumps[2].Rank), "D"); err != nil {

@@ -111,6 +111,17 @@ func TestTraceSynthDemoTrees(t *testing.T) {
 		t.Errorf("fwd start with C from step %d: %v", truth.FaultOptStep-1, s.EarliestFwdDivergence)
 	}
 
+	// C given as a tree of candidates: chosen with the same filters; A's own
+	// folder inside that tree is not a candidate.
+	r, stderr, rc = runTraceJSON(t, "--dump-a", sub(a, f), "--dump-b", sub(b, f), "--dump-c", a, "--dump-d", b)
+	if rc != 0 {
+		t.Fatalf("rc %d: %s", rc, stderr)
+	}
+	want = "control chosen from --dump-c: C = step " + itoa(truth.FaultOptStep) + " rank " + itoa(ctrl)
+	if !strings.HasPrefix(r.ControlChoice, want) || r.Degraded || r.Dirs["D"] != sub(b, ctrl) {
+		t.Errorf("control %q degraded %v D %s", r.ControlChoice, r.Degraded, r.Dirs["D"])
+	}
+
 	// The same with explicit C/D folders and -o.
 	out := filepath.Join(dir, "p3.json")
 	c := synth.DefaultConfig().ControlRanks[0]

@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -72,8 +73,9 @@ func dumpGradNorm(d *model.Dump) float64 {
 	return math.Sqrt(sum)
 }
 
-// ChooseControl picks C (and D) for anomalous dump a of tree aTree; bTree
-// is the baseline tree (nil: no D). p1 may be nil (no Phase 1 filter).
+// ChooseControl picks C (and D) for anomalous dump a from tree aTree (A's
+// own tree, or a separate tree of normal samples); bTree is the baseline
+// tree (nil: no D). p1 may be nil (no Phase 1 filter).
 func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, p1 *model.Phase1Result) ControlChoice {
 	ch := ControlChoice{Candidates: []ControlCandidate{}, P75: model.Float(math.NaN())}
 	if aTree == nil || a == nil {
@@ -105,20 +107,38 @@ func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, 
 	}
 	// Candidates: other ranks of A's step (nearest rank first), then other
 	// steps of A's rank (nearest step first).
-	var sameStep, sameRank []*model.Dump
+	// When A is not part of the tree (a separate folder of normal samples
+	// given as C), every dump of it is a candidate, nearest step first.
+	inTree := false
 	for _, d := range aTree.Dumps {
-		if d == a || (d.Step == a.Step && d.Rank == a.Rank) {
-			continue
+		if d == a {
+			inTree = true
 		}
-		if d.Step == a.Step {
+	}
+	var sameStep, sameRank, others []*model.Dump
+	for _, d := range aTree.Dumps {
+		if d == a || (inTree && d.Step == a.Step && d.Rank == a.Rank) || (d.Path != "" && filepath.Clean(d.Path) == filepath.Clean(a.Path)) {
+			continue // A itself (also when loaded twice)
+		}
+		switch {
+		case d.Step == a.Step:
 			sameStep = append(sameStep, d)
-		} else if d.Rank == a.Rank {
+		case d.Rank == a.Rank:
 			sameRank = append(sameRank, d)
+		case !inTree:
+			others = append(others, d)
 		}
 	}
 	sort.SliceStable(sameStep, func(i, j int) bool { return intAbs(sameStep[i].Rank-a.Rank) < intAbs(sameStep[j].Rank-a.Rank) })
 	sort.SliceStable(sameRank, func(i, j int) bool { return intAbs(sameRank[i].Step-a.Step) < intAbs(sameRank[j].Step-a.Step) })
-	cands := append(sameStep, sameRank...)
+	sort.SliceStable(others, func(i, j int) bool {
+		di, dj := intAbs(others[i].Step-a.Step), intAbs(others[j].Step-a.Step)
+		if di != dj {
+			return di < dj
+		}
+		return intAbs(others[i].Rank-a.Rank) < intAbs(others[j].Rank-a.Rank)
+	})
+	cands := append(append(sameStep, sameRank...), others...)
 	if len(cands) == 0 {
 		ch.Reason = "A's dump tree holds no other rank of its step and no other step of its rank: provide a normal sample (--dump-c/--dump-d)"
 		return ch

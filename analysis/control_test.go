@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -13,7 +14,7 @@ func tTree(steps, ranks int, gradScale func(step, rank int) float64) *model.Dump
 	t := &model.DumpTree{Path: "tree"}
 	for s := 0; s < steps; s++ {
 		for r := 0; r < ranks; r++ {
-			d := buildDump("tree", tSpec{Layers: 2, Step: s, Rank: r})
+			d := buildDump(fmt.Sprintf("tree/step%d/rank%d", s, r), tSpec{Layers: 2, Step: s, Rank: r})
 			g := gradScale(s, r)
 			for i := range d.Ops {
 				for j := range d.Ops[i].Params {
@@ -106,6 +107,35 @@ func TestChooseControlPrefersSameLayers(t *testing.T) {
 	}
 	// candidate order: same step (ranks 1, 2), then same rank (step 0)
 	if len(ch.Candidates) != 3 || ch.Candidates[2].Step != 0 || ch.Candidates[2].Rank != 0 {
+		t.Errorf("candidates %+v", ch.Candidates)
+	}
+}
+
+// A separate tree of normal samples (A not part of it): every dump is a
+// candidate, nearest step first; A loaded twice (same folder) is skipped.
+func TestChooseControlSeparateTree(t *testing.T) {
+	cTree := tTree(3, 2, func(step, rank int) float64 { return 1 + 0.01*float64(step+rank) })
+	a := buildDump("a/step1/rank0", tSpec{Layers: 2, Step: 1, Rank: 0})
+	ch := ChooseControl(cTree, a, nil, nil)
+	// the same coordinate in another run is a legitimate (the nearest) candidate
+	if ch.C == nil || ch.C.Step != 1 || ch.C.Rank != 0 || len(ch.Candidates) != 6 {
+		t.Fatalf("choice %+v", ch)
+	}
+	order := ""
+	for _, c := range ch.Candidates {
+		order += fmt.Sprintf("%d/%d ", c.Step, c.Rank)
+	}
+	if order != "1/0 1/1 0/0 2/0 0/1 2/1 " { // same step, same rank, then the rest by step distance
+		t.Errorf("order %s", order)
+	}
+	a.Path = "tree/step1/rank1/"
+	ch = ChooseControl(cTree, a, nil, nil)
+	for _, c := range ch.Candidates {
+		if c.Step == 1 && c.Rank == 1 {
+			t.Fatalf("A itself is a candidate: %+v", ch.Candidates)
+		}
+	}
+	if len(ch.Candidates) != 5 {
 		t.Errorf("candidates %+v", ch.Candidates)
 	}
 }
