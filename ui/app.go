@@ -472,7 +472,14 @@ func (m *Model) screenKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 	case screenPhase2:
-		if m.p2.sv.navigate(msg, k, len(m.p2.lines())) {
+		if m.p2.navigate(msg, k) {
+			return nil
+		}
+		if isEnter {
+			if a := m.p2.selected(); a != nil {
+				m.series = newSeriesPane(m.st, m.data, a)
+				m.push(screenSeries)
+			}
 			return nil
 		}
 	case screenPhase3:
@@ -542,11 +549,13 @@ func (m *Model) pinSelected() tea.Cmd {
 	switch m.screen {
 	case screenPhase1:
 		a = m.p1.selected()
+	case screenPhase2:
+		a = m.p2.selected()
 	case screenSeries:
 		a = m.series.a
 	}
 	if a == nil {
-		m.status = "select a candidate on the Phase 1 screen to pin it"
+		m.status = "select a candidate (Phase 1 or 2) to pin it"
 		return nil
 	}
 	ac := *a

@@ -77,6 +77,8 @@ func (k keyMap) helpFor(sc screen) screenKeys {
 		short = []key.Binding{k.Back, k.Metric, k.Pin, k.Phase3, k.Help, k.Quit}
 	case screenChain:
 		short = []key.Binding{k.Back, k.Phase3, k.Help, k.Quit}
+	case screenPhase2:
+		short = []key.Binding{k.Up, k.Down, k.Pin, k.Unpin, k.Enter, k.Phase3, k.Report, k.Help, k.Quit}
 	default:
 		short = []key.Binding{k.Phase1, k.Phase3, k.Pin, k.Unpin, k.Report, k.Help, k.Quit}
 	}

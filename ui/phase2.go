@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"spikescope/model"
@@ -18,6 +20,8 @@ type phase2Pane struct {
 	width  int
 	height int
 	sv     scrollView
+	sel    int   // selected candidate (j/k): p pins it, enter opens its series
+	candAt []int // line index of each candidate row, filled by lines()
 }
 
 func newPhase2Pane(st Styles, d *Data) *phase2Pane { return &phase2Pane{st: st, data: d} }
@@ -79,15 +83,20 @@ func (p *phase2Pane) lines() []string {
 		}
 		pw := max(10, p.width-48-vw)
 		out = append(out, st.Header.Render(fmt.Sprintf("  %-11s %4s %s %9s %9s %7s %s", "step", "rank", fit("parameter", pw, false), "value", "baseline", "ratio", fit("verdict", vw, false))))
-		for _, c := range r.Candidates {
+		p.candAt = p.candAt[:0]
+		for ci, c := range r.Candidates {
 			a := c.Anomaly
 			mark := "  "
 			if c.Selected {
 				mark = "▶ "
 			}
+			p.candAt = append(p.candAt, len(out))
 			line := fmt.Sprintf("%s%-11s %4d %s %9s %9s %7s %s", mark, shortStep(&a), a.Rank,
 				fit(shortParam(a.TargetName, pw), pw, false), fmtNum(float64(c.Value)), fmtPtr(c.BaselineValue), fmtRatio(c.Ratio), fit(c.Verdict, vw, false))
-			if c.Selected {
+			switch {
+			case ci == p.sel:
+				line = st.Cursor.Render(line)
+			case c.Selected:
 				line = st.Accent.Render(line)
 			}
 			out = append(out, line)
@@ -115,6 +124,36 @@ func shortStep(a *model.Anomaly) string {
 }
 
 func (p *phase2Pane) view() []string { return p.sv.window(p.lines()) }
+
+// selected returns the candidate under the cursor, nil when none.
+func (p *phase2Pane) selected() *model.Anomaly {
+	if p.data == nil || p.data.P2 == nil || p.sel < 0 || p.sel >= len(p.data.P2.Candidates) {
+		return nil
+	}
+	return &p.data.P2.Candidates[p.sel].Anomaly
+}
+
+// navigate: j/k move the candidate cursor (scrolling to keep it visible);
+// page keys and g/G scroll the text.
+func (p *phase2Pane) navigate(msg tea.KeyPressMsg, k keyMap) bool {
+	lines := p.lines()
+	n := len(p.candAt)
+	switch {
+	case n > 0 && key.Matches(msg, k.Up):
+		p.sel = max(0, p.sel-1)
+	case n > 0 && key.Matches(msg, k.Down):
+		p.sel = min(n-1, p.sel+1)
+	default:
+		return p.sv.navigate(msg, k, len(lines))
+	}
+	if l := p.candAt[p.sel]; l < p.sv.offset {
+		p.sv.offset = l
+	} else if l >= p.sv.offset+p.sv.height {
+		p.sv.offset = l - p.sv.height + 1
+	}
+	p.sv.clamp(len(lines))
+	return true
+}
 
 // wrap breaks text into lines of at most width cells at spaces.
 func wrap(text string, width int) []string {

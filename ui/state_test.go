@@ -410,3 +410,20 @@ func TestEarliestAndLargestSideBySide(t *testing.T) {
 		t.Fatalf("overview:\n%s", txt)
 	}
 }
+
+func TestPhase2CandidateCursorPinsAndOpensSeries(t *testing.T) {
+	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
+	press(m, "2", "j")
+	if a := m.p2.selected(); a == nil || a.Step != 14 {
+		t.Fatalf("Phase 2 selection %+v", a)
+	}
+	run(t, m, press(m, "p"))
+	if m.data.Pin != "step=14,rank=2,param=layers.3.mlp.weight" {
+		t.Fatalf("pin from Phase 2: %q", m.data.Pin)
+	}
+	press(m, "enter")
+	if m.screen != screenSeries || m.series.a.Step != 10 {
+		// after the pin the pane is rebuilt: the cursor is back on the first candidate
+		t.Fatalf("enter on Phase 2: screen %d", m.screen)
+	}
+}
