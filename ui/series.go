@@ -50,6 +50,9 @@ func (s *seriesPane) nextMetric() {
 	}
 }
 
+// minChartRows/minChartWidth: below this the chart is not drawn.
+const minChartRows, minChartWidth = 4, 30
+
 // logYRatio is the max/min span above which the chart's y axis turns
 // logarithmic.
 const logYRatio = 50
@@ -91,6 +94,9 @@ func (s *seriesPane) render() []string {
 	}
 	heatRows := len(ix.ranks)
 	avail := s.height - len(lines) - 2 // legend + heat map title
+	if avail < minChartRows+3 || s.width < minChartWidth {
+		return append(lines, "(the terminal is too small for the chart and heat map)")
+	}
 	chartH := avail * 3 / 5
 	if chartH < 6 {
 		chartH = 6

@@ -167,11 +167,11 @@ func TestResizeEveryScreen(t *testing.T) {
 	for _, ks := range paths {
 		m := loaded(t, fixtureBackend(), fixture(), 160, 48, false)
 		press(m, ks...)
-		for _, sz := range [][2]int{{80, 24}, {120, 30}, {60, 15}, {160, 48}} {
+		for _, sz := range [][2]int{{80, 24}, {120, 30}, {60, 15}, {40, 10}, {41, 11}, {45, 15}, {50, 16}, {70, 17}, {250, 70}, {160, 48}} {
 			m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 			lines := strings.Split(m.View().Content, "\n")
 			if len(lines) != sz[1] {
-				t.Fatalf("%v at %v: %d lines", ks, sz, len(lines))
+				t.Fatalf("%v at %v: %d lines (%s)", ks, sz, len(lines), m.PanicText())
 			}
 			for _, l := range lines {
 				if w := ansi.StringWidth(l); w > sz[0] {
@@ -425,5 +425,29 @@ func TestPhase2CandidateCursorPinsAndOpensSeries(t *testing.T) {
 	if m.screen != screenSeries || m.series.a.Step != 10 {
 		// after the pin the pane is rebuilt: the cursor is back on the first candidate
 		t.Fatalf("enter on Phase 2: screen %d", m.screen)
+	}
+}
+
+// TestEverySizeFits sweeps terminal sizes over every screen: no panic,
+// exactly the terminal's height, no line wider than it.
+func TestEverySizeFits(t *testing.T) {
+	paths := [][]string{{}, {"enter"}, {"2"}, {"3"}, {"3", "enter"}, {"3", "enter", "enter"}, {"?"}, {"3", "c"}}
+	for _, ks := range paths {
+		m := loaded(t, fixtureBackend(), fixture(), 80, 24, false)
+		press(m, ks...)
+		for w := minWidth; w <= 200; w += 9 {
+			for h := minHeight; h <= 60; h += 7 {
+				m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+				lines := strings.Split(m.View().Content, "\n")
+				if m.PanicText() != "" || len(lines) != h {
+					t.Fatalf("%v at %dx%d: %d lines, panic %q", ks, w, h, len(lines), m.PanicText())
+				}
+				for _, l := range lines {
+					if lw := ansi.StringWidth(l); lw > w {
+						t.Fatalf("%v at %dx%d: line of %d cells", ks, w, h, lw)
+					}
+				}
+			}
+		}
 	}
 }
