@@ -8,6 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"spikescope/ui"
 )
 
 // truthField reads one scalar of testdata/demo/TRUTH.json.
@@ -141,4 +146,51 @@ func mustAtoi(t *testing.T, s string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// Every screen of the demo run fits every terminal size (long parameter
+// and operator names, Chinese text from the analysis).
+func TestTUIDemoScreensFitEverySize(t *testing.T) {
+	in, _, cleanup, err := tuiInputs(nil, &bytes.Buffer{})
+	if cleanup != nil {
+		defer cleanup()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &sessionBackend{in: in, lang: "en"}
+	d, err := b.Load(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(s string) tea.KeyPressMsg {
+		switch s {
+		case "enter":
+			return tea.KeyPressMsg{Code: tea.KeyEnter}
+		case "tab":
+			return tea.KeyPressMsg{Code: tea.KeyTab}
+		}
+		return tea.KeyPressMsg{Code: []rune(s)[0], Text: s}
+	}
+	for _, ks := range [][]string{{}, {"enter"}, {"enter", "m"}, {"2"}, {"3"}, {"3", "tab", "m"}, {"3", "enter"}, {"3", "enter", "enter"}, {"?"}, {"3", "c"}} {
+		m := ui.NewWithData(ui.Options{Backend: b, Title: "demo run"}, d)
+		for _, k := range ks {
+			m.Update(key(k))
+		}
+		for w := 40; w <= 220; w += 20 {
+			for h := 10; h <= 60; h += 10 {
+				m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+				v := m.View().Content
+				lines := strings.Split(v, "\n")
+				if m.PanicText() != "" || len(lines) != h {
+					t.Fatalf("%v at %dx%d: %d lines, panic %q", ks, w, h, len(lines), m.PanicText())
+				}
+				for _, l := range lines {
+					if lw := ansi.StringWidth(l); lw > w {
+						t.Fatalf("%v at %dx%d: %d cells: %q", ks, w, h, lw, ansi.Strip(l))
+					}
+				}
+			}
+		}
+	}
 }

@@ -101,6 +101,17 @@ func New(opt Options) *Model {
 	return m
 }
 
+// NewWithData returns a model showing d without loading (d comes from
+// Backend.Load run elsewhere; used by tests of real runs).
+func NewWithData(opt Options, d *Data) *Model {
+	m := New(opt)
+	d.index()
+	m.setData(d, true)
+	m.screen = screenPhase1
+	m.layout()
+	return m
+}
+
 // LoadErr is the load error, if loading failed (the caller maps it to an
 // exit code).
 func (m *Model) LoadErr() error { return m.loadErr }
