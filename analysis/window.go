@@ -167,7 +167,7 @@ func accumulationWindow(d *model.MonitorData, ix *seriesIndex, metric int, overr
 		res.Notes = append(res.Notes, "--window 1: no accumulation (step level), as requested")
 		return res
 	}
-	if w, ok := reducedWindow(d, ix, metric, &res); ok && (override == 0 || override == w.W) {
+	if w, ok := reducedWindow(d, ix, metric); ok && (override == 0 || override == w.W) {
 		return w
 	}
 	t := tallyTransitions(d, ix)
@@ -186,7 +186,7 @@ func accumulationWindow(d *model.MonitorData, ix *seriesIndex, metric int, overr
 		return res
 	}
 	if t == nil || t.distinctSteps < 5 {
-		res.Notes = append(res.Notes, "fewer than 5 consecutive steps: treated as step level (no accumulation)")
+		res.Notes = append(res.Notes, "fewer than 5 steps, or steps too sparse for a window: treated as step level (no accumulation)")
 		return res
 	}
 	// 2. periodic fit
@@ -249,7 +249,7 @@ func windowBase(first, W, p int) int {
 }
 
 // reducedWindow applies evidence 1: grad_reduced rows mark window starts.
-func reducedWindow(d *model.MonitorData, ix *seriesIndex, metric int, res *windowResult) (windowResult, bool) {
+func reducedWindow(d *model.MonitorData, ix *seriesIndex, metric int) (windowResult, bool) {
 	red := d.MetricIndex("grad_reduced")
 	if red < 0 || red == metric || ix.rows == 0 {
 		return windowResult{}, false
