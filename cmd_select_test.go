@@ -123,3 +123,33 @@ func TestSelectErrors(t *testing.T) {
 		}
 	}
 }
+
+// The reference script's own Phase 1 output of worked example 2 (its keys,
+// no data_kind, no next_ranks): select gives the reference's answer, root
+// opt 1 at rank 0, ms 2, delta 20 — the k+1 entry lists the same parameter,
+// so the pair 1 → 2 is compared.
+func TestSelectReferenceExample2(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "ref2.json")
+	os.WriteFile(p, []byte(`{"phase": 1, "db_path": "ex2.db",
+"sharding_analysis": {"pp_stages": 1, "vpp_stages": [0], "has_micro_step": true, "micro_step_range": [0,1,2,3],
+  "accumulation_window": 4, "optimizer_step_count": 3, "accumulation_detected": true, "reset_boundary": null,
+  "pass_unit": "(optimizer_step, micro_step), 累积窗口=4", "conclusion": "…"},
+"target_rank_norms": {"1": {"target_name": "decoder.layers.0.mlp.linear_fc1.weight", "ranks": {"0": 23.0, "1": 4.0, "2": 4.0}},
+                      "2": {"target_name": "decoder.layers.0.mlp.linear_fc1.weight", "ranks": {"0": 16.0, "1": 91.0, "2": 16.0}}},
+"summary": {"total_targets": 2, "total_rows": 72, "steps": [0,1,2,3,4,5,6,7,8,9,10,11], "ranks": [0,1,2], "pass_unit": "…", "anomaly_count": 2},
+"anomalies": [
+ {"rank": 0, "step": 6, "micro_step": 2, "optimizer_step": 1, "target_id": 0, "target_name": "decoder.layers.0.mlp.linear_fc1.weight", "metric": "grad_unreduced", "norm": 22.0, "delta": 20.0, "min": -2.2, "max": 2.2, "mean": 0.0, "group_delta_median": 1.0, "group_delta_iqr": 19.0, "deviation_ratio": 20.0, "trigger": "micro_step_delta", "suspect_final_norm": 23.0},
+ {"rank": 1, "step": 11, "micro_step": 3, "optimizer_step": 2, "target_id": 0, "target_name": "decoder.layers.0.mlp.linear_fc1.weight", "metric": "grad_unreduced", "norm": 91.0, "delta": 80.0, "min": -9.1, "max": 9.1, "mean": 0.0, "group_delta_median": 5.0, "group_delta_iqr": 75.0, "deviation_ratio": 16.0, "trigger": "micro_step_delta", "suspect_final_norm": 91.0}]}`), 0o644)
+	res, code, se := selectRun(t, "--phase1", p)
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, se)
+	}
+	co := res.RootCauseCoordinate
+	if *res.RootOptStep != 1 || co.Rank != 0 || *co.MicroStep != 2 || float64(*co.Delta) != 20 || *co.Step != 6 ||
+		!strings.Contains(res.Reasoning, "opt_step 1 → 2 (weight): 2/3 ranks (67%) 的最终 norm >= 2.00x 增长") {
+		t.Fatalf("select = %+v %+v", res, co)
+	}
+	if tt := res.TopTargetsPerStep["2"]; tt.TargetName != "decoder.layers.0.mlp.linear_fc1.weight" || float64(tt.MaxFinalNorm) != 91 {
+		t.Fatalf("top targets = %+v", res.TopTargetsPerStep)
+	}
+}
