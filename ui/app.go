@@ -74,6 +74,7 @@ type Model struct {
 	loadID    int
 	updateID  int // the pin/control request whose reply is awaited
 	reportID  int
+	opsID     int // the drill pane's pending operator list
 	data      *Data
 	loadErr   error
 	feed      *progressFeed
@@ -283,6 +284,11 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 			m.screen, m.stack = screenPhase3, nil
 		}
 		m.layout()
+		return m, nil
+	case opsMsg:
+		if msg.id == m.opsID && m.drill != nil {
+			m.drill.setOps(msg.ops)
+		}
 		return m, nil
 	case reportMsg:
 		if msg.id != m.reportID {
@@ -505,6 +511,9 @@ func (m *Model) screenKey(msg tea.KeyPressMsg) tea.Cmd {
 			anchor := m.p3.anchorTable().Name
 			m.drill = newDrillPane(m.st, m.data, anchor, l.Layer, m.p3.drillDirection(), m.p3.metric)
 			m.push(screenDrill)
+			if m.drill.waiting {
+				return m.fetchOps(m.drill)
+			}
 			return nil
 		}
 	case screenDrill:
@@ -585,6 +594,18 @@ func (m *Model) startUpdate(what string, f func(context.Context, Backend, *Data)
 	return safe(func() tea.Msg {
 		nd, err := f(ctx, b, d)
 		return updatedMsg{id: id, what: what, data: nd, err: err}
+	})
+}
+
+// fetchOps compares the operators of the drill pane's layer off the loop.
+func (m *Model) fetchOps(p *drillPane) tea.Cmd {
+	id := m.newID()
+	m.opsID = id
+	f, layer, dir := m.data.OpsForLayer, p.layer, p.dir
+	return safe(func() tea.Msg {
+		// the whole layer, not only the anchor's module: what ran before
+		// the anchor is where a divergence may start
+		return opsMsg{id: id, ops: f("", layer, dir)}
 	})
 }
 

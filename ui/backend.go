@@ -21,8 +21,9 @@ type Data struct {
 	ControlNote string
 	Missing     []string // what was missing, one line each
 	Pin         string   // the pinned coordinate ("" = none), as shown in the header
-	// OpsForLayer lists the operators of one layer with the four-group
-	// columns (nil: only the drill-down layer of P3 is available).
+	// OpsForLayer lists the operators of one layer and pass ("fwd"/"bwd")
+	// with the four-group columns; it may be slow the first time, so the UI
+	// calls it in a command. nil: only the drill-down layer is available.
 	OpsForLayer func(anchor string, layer int, dir string) []model.DrillOp
 	// Handle is the backend's own state (the session), opaque to the UI.
 	Handle any
@@ -81,6 +82,10 @@ type (
 		what string
 		data *Data
 		err  error
+	}
+	opsMsg struct { // the operators of a layer, for the drill pane
+		id  int
+		ops []model.DrillOp
 	}
 	reportMsg struct {
 		id   int

@@ -12,18 +12,19 @@ import (
 // drillPane lists the operators of one layer in execution order with the
 // four-group columns; the drill-down operator is marked.
 type drillPane struct {
-	st     Styles
-	data   *Data
-	anchor string
-	layer  int
-	dir    string
-	metric int
-	ops    []model.DrillOp
-	note   string
-	target string // the drill-down operator of this layer ("" = none)
-	tbl    table
-	width  int
-	height int
+	st      Styles
+	data    *Data
+	anchor  string
+	layer   int
+	dir     string
+	metric  int
+	ops     []model.DrillOp
+	note    string
+	target  string // the drill-down operator of this layer ("" = none)
+	waiting bool   // the operators are being compared (a command runs)
+	tbl     table
+	width   int
+	height  int
 }
 
 func newDrillPane(st Styles, d *Data, anchor string, layer int, dir string, metric int) *drillPane {
@@ -32,17 +33,18 @@ func newDrillPane(st Styles, d *Data, anchor string, layer int, dir string, metr
 	if d != nil && d.P3 != nil {
 		dd = d.P3.DivergenceSummary.Drilldown
 	}
+	isDrill := dd != nil && dd.Layer != nil && *dd.Layer == layer && dd.Direction == dir
 	switch {
-	case d != nil && d.OpsForLayer != nil:
-		p.ops = d.OpsForLayer(anchor, layer, dir)
-	case dd != nil && dd.Layer != nil && *dd.Layer == layer:
+	case isDrill:
 		p.ops = dd.Ops
+	case d != nil && d.OpsForLayer != nil:
+		p.waiting = true // the root fetches them in a command (setOps)
 	case dd != nil && dd.Layer != nil:
 		p.note = fmt.Sprintf("operators are compared at the drill-down layer only (L%d, %s): go back and enter on it", *dd.Layer, dd.Direction)
 	default:
 		p.note = "no drill-down: no layer diverged, so no operator was compared"
 	}
-	if dd != nil && dd.Layer != nil && *dd.Layer == layer {
+	if isDrill {
 		p.target = dd.Operator
 		if dd.Note != "" && p.note == "" {
 			p.note = dd.Note
@@ -55,6 +57,20 @@ func newDrillPane(st Styles, d *Data, anchor string, layer int, dir string, metr
 			}
 		}
 	}
+	p.buildTable()
+	return p
+}
+
+// setOps installs operators fetched off the update loop.
+func (p *drillPane) setOps(ops []model.DrillOp) {
+	p.ops, p.waiting = ops, false
+	p.buildTable()
+	p.setSize(p.width, p.height)
+}
+
+// buildTable makes the table over p.ops; the cursor starts on the
+// drill-down operator.
+func (p *drillPane) buildTable() {
 	op := func(i int) *model.DrillOp { return &p.ops[i] }
 	cols := append([]column{
 		{title: "#", width: 4, right: true, less: func(a, b int) bool { return op(a).Order < op(b).Order }},
@@ -62,7 +78,7 @@ func newDrillPane(st Styles, d *Data, anchor string, layer int, dir string, metr
 	}, quadColumns(p.row)...)
 	// the other direction's raw values hide first on narrow screens
 	other := qBA
-	if dir == "bwd" {
+	if p.dir == "bwd" {
 		other = qFA
 	}
 	cols[2+other].drop, cols[2+other+1].drop = 9, 9
@@ -72,7 +88,6 @@ func newDrillPane(st Styles, d *Data, anchor string, layer int, dir string, metr
 			p.tbl.selectData(i)
 		}
 	}
-	return p
 }
 
 func (p *drillPane) metricName() string { return metricNames[p.metric%len(metricNames)] }
@@ -119,12 +134,22 @@ func (p *drillPane) view() []string {
 	st := p.st
 	head := fmt.Sprintf("layer %d (%s) · %d operators in execution order · metric %s", p.layer, p.dir, len(p.ops), st.Accent.Render(p.metricName()))
 	lines := []string{head}
-	if p.target != "" {
+	flagged := 0
+	for i := range p.ops {
+		if p.ops[i].Flagged {
+			flagged++
+		}
+	}
+	switch {
+	case p.target != "":
 		lines = append(lines, "drill-down operator: "+st.Accent.Render(p.target)+" (◆)")
-	} else if p.note != "" {
+	case p.note != "":
 		lines = append(lines, st.Warn.Render(p.note))
-	} else {
-		lines = append(lines, st.Dim.Render("no flagged operator in this layer was chosen by the drill-down"))
+	default:
+		lines = append(lines, st.Dim.Render(fmt.Sprintf("%d flagged (!) · the drill-down chose an operator of another layer", flagged)))
+	}
+	if p.waiting {
+		return append(lines, "", "comparing the operators of this layer…")
 	}
 	if len(p.ops) == 0 {
 		return append(lines, "", "no operators to show")

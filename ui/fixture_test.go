@@ -125,9 +125,26 @@ func fixture() *Data {
 			},
 			Drilldown: &model.Drilldown{Direction: "fwd", Layer: start, Operator: "Module.layers.3.mlp.linear_fc1.forward.0",
 				Metric: "Norm", Chain: []string{"Functional.linear.3.forward", "Module.layers.3.input_layernorm.forward.0"}, Ops: ops}}}
+	// any other layer: three operators, the second flagged
+	opsFor := func(anchor string, layer int, dir string) []model.DrillOp {
+		var out []model.DrillOp
+		for i, k := range []string{"input_layernorm", "self_attention.linear_qkv", "mlp.linear_fc1"} {
+			ms := map[string]model.MetricRow{}
+			for j, m := range metricNames {
+				a := 3.0 * float64(j+1)
+				if i == 1 {
+					a *= 1.3
+				}
+				ms[m] = mrow(a, 3*float64(j+1), 3, 3, i == 1, false)
+			}
+			out = append(out, model.DrillOp{Key: fmt.Sprintf("Module.layers.%d.%s.%s.0", layer, k, map[string]string{"fwd": "forward", "bwd": "backward"}[dir]),
+				Order: 10*layer + i, Metrics: ms, Flagged: i == 1, Aligned: true})
+		}
+		return out
+	}
 	return &Data{
 		Inputs:  []Input{{Role: "monitor", Path: md.Path}, {Role: "A", Path: "/data/run/dump/step10/rank2"}},
-		Monitor: md, P1: p1, P2: p2, P3: p3,
+		Monitor: md, P1: p1, P2: p2, P3: p3, OpsForLayer: opsFor,
 		Controls: []ControlOption{
 			{Step: 10, Rank: 1, Label: "/data/run/dump/step10/rank1", Reason: "not a candidate; norm below p75", Usable: true},
 			{Step: 9, Rank: 2, Label: "/data/run/dump/step9/rank2", Reason: "not a candidate; norm below p75", Usable: true},

@@ -451,3 +451,27 @@ func TestEverySizeFits(t *testing.T) {
 		}
 	}
 }
+
+// Enter on a layer other than the drill-down's: its operators are
+// compared off the loop and arrive as a message.
+func TestDrillOtherLayerFetchesOps(t *testing.T) {
+	m := loaded(t, fixtureBackend(), fixture(), 160, 48, true)
+	press(m, "3", "k")
+	c := press(m, "enter")
+	if m.screen != screenDrill || !m.drill.waiting || !strings.Contains(screenText(m), "comparing the operators") {
+		t.Fatalf("drill on layer 2 should wait for its ops:\n%s", screenText(m))
+	}
+	stale := m.opsID
+	run(t, m, c)
+	if m.drill.waiting || len(m.drill.ops) != 3 || m.drill.ops[0].Key != "Module.layers.2.input_layernorm.forward.0" {
+		t.Fatalf("ops: %+v", m.drill.ops)
+	}
+	txt := screenText(m)
+	if !strings.Contains(txt, "! Module.layers.2.self_attention.linear_qkv.forward.0") || !strings.Contains(txt, "1 flagged") {
+		t.Fatalf("flagged op not marked:\n%s", txt)
+	}
+	m.Update(opsMsg{id: stale - 1, ops: nil})
+	if len(m.drill.ops) != 3 {
+		t.Fatal("a stale ops reply was applied")
+	}
+}
