@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
@@ -233,6 +234,24 @@ func (b *sessionBackend) WriteReport(ctx context.Context, cur *ui.Data, path str
 	return nil
 }
 
+// layerOps lists the operators of any layer for the drill-down screen. The
+// Phase 3 tracer is built on first use — inside the UI's command, never in
+// Update — from the same four groups the session compared, and kept.
+func layerOps(s *session.Session) func(anchor string, layer int, dir string) []model.DrillOp {
+	var once sync.Once
+	var tr *analysis.Tracer
+	return func(anchor string, layer int, dir string) []model.DrillOp {
+		once.Do(func() {
+			in := analysis.Phase3Input{A: s.A, B: s.B, Phase1: s.P1, ControlNote: s.Control.Reason}
+			if s.C != nil && s.D != nil {
+				in.C, in.D = s.C, s.D
+			}
+			tr = analysis.NewTracer(in, s.In.P3)
+		})
+		return tr.OpsForLayer(anchor, layer, dir)
+	}
+}
+
 // data maps a session onto what the UI shows.
 func (b *sessionBackend) data(s *session.Session) *ui.Data {
 	d := &ui.Data{
@@ -242,6 +261,9 @@ func (b *sessionBackend) data(s *session.Session) *ui.Data {
 	}
 	if s.C == nil {
 		d.ControlNote = s.Control.Reason
+	}
+	if s.P3 != nil && s.A != nil && s.B != nil {
+		d.OpsForLayer = layerOps(s)
 	}
 	src := s.CTree
 	if src == nil {

@@ -194,3 +194,36 @@ func TestTUIDemoScreensFitEverySize(t *testing.T) {
 		}
 	}
 }
+
+// Any layer's operators come from the Phase 3 tracer: the planted layer's
+// forward list holds the planted operator, flagged.
+func TestSessionBackendOpsForLayer(t *testing.T) {
+	in, _, cleanup, err := tuiInputs(nil, &bytes.Buffer{})
+	if cleanup != nil {
+		defer cleanup()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := (&sessionBackend{in: in, lang: "en"}).Load(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.OpsForLayer == nil {
+		t.Fatal("no OpsForLayer on the demo")
+	}
+	layer := mustAtoi(t, truthField(t, "fault_layer"))
+	ops := d.OpsForLayer("", layer, "fwd")
+	found := false
+	for _, o := range ops {
+		if o.Key == truthField(t, "planted_operator") {
+			found = o.Flagged
+		}
+	}
+	if !found {
+		t.Fatalf("layer %d fwd: planted operator missing or not flagged among %d ops", layer, len(ops))
+	}
+	if ops := d.OpsForLayer("", 0, "fwd"); len(ops) == 0 {
+		t.Fatal("layer 0 lists no operators")
+	}
+}
