@@ -245,6 +245,9 @@ func TestExample6ShortSeriesRestartsAtBoundary(t *testing.T) {
 	}
 	// The jump 4 → 10 (delta 6, 6× the usual 1) is a candidate here, in
 	// both parameters; the reference's 10×-median rule let it pass.
+	if len(res.Anomalies) != 2 {
+		t.Fatalf("anomalies = %s", jsn(res.Anomalies))
+	}
 	for _, a := range res.Anomalies {
 		if pv(a.OptimizerStep) != 0 || pv(a.MicroStep) != 4 || fpv(a.Delta) != 6 {
 			t.Fatalf("anomaly = %s", jsn(a))
