@@ -239,8 +239,11 @@ func (b *sessionBackend) WriteReport(ctx context.Context, cur *ui.Data, path str
 // Update — from the same four groups the session compared, and kept.
 func layerOps(s *session.Session) func(anchor string, layer int, dir string) []model.DrillOp {
 	var once sync.Once
+	var mu sync.Mutex // two requests may overlap (enter, esc, enter): one at a time
 	var tr *analysis.Tracer
 	return func(anchor string, layer int, dir string) []model.DrillOp {
+		mu.Lock()
+		defer mu.Unlock()
 		once.Do(func() {
 			in := analysis.Phase3Input{A: s.A, B: s.B, Phase1: s.P1, ControlNote: s.Control.Reason}
 			if s.C != nil && s.D != nil {
