@@ -422,6 +422,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.status = st
 		return nil
 	}
+	if m.screen == screenDrill && m.drill != nil && m.drill.filter.active {
+		m.drill.update(msg, k)
+		return nil
+	}
 	switch m.screen {
 	case screenLoading, screenError:
 		if key.Matches(msg, k.Quit) || (m.screen == screenError && key.Matches(msg, k.Back)) {

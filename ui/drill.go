@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -22,13 +23,15 @@ type drillPane struct {
 	note    string
 	target  string // the drill-down operator of this layer ("" = none)
 	waiting bool   // the operators are being compared (a command runs)
+	filter  lineInput
 	tbl     table
 	width   int
 	height  int
 }
 
 func newDrillPane(st Styles, d *Data, anchor string, layer int, dir string, metric int) *drillPane {
-	p := &drillPane{st: st, data: d, anchor: anchor, layer: layer, dir: dir, metric: metric}
+	p := &drillPane{st: st, data: d, anchor: anchor, layer: layer, dir: dir, metric: metric,
+		filter: lineInput{prompt: "filter operators: "}}
 	var dd *model.Drilldown
 	if d != nil && d.P3 != nil {
 		dd = d.P3.DivergenceSummary.Drilldown
@@ -115,11 +118,39 @@ func (p *drillPane) setSize(w, h int) {
 }
 
 func (p *drillPane) update(msg tea.KeyPressMsg, k keyMap) bool {
-	if msg.String() == "m" {
-		p.metric = (p.metric + 1) % len(metricNames)
+	if p.filter.active {
+		if _, cancel := p.filter.update(msg); cancel {
+			p.filter.text = ""
+		}
+		p.applyFilter()
 		return true
 	}
+	switch msg.String() {
+	case "m":
+		p.metric = (p.metric + 1) % len(metricNames)
+		return true
+	case "/":
+		p.filter.active = true
+		return true
+	case "esc":
+		if p.filter.text != "" {
+			p.filter.text = ""
+			p.applyFilter()
+			return true
+		}
+		return false
+	}
 	return p.tbl.navigate(msg, k, p.width)
+}
+
+// applyFilter keeps the operators whose key contains the filter text.
+func (p *drillPane) applyFilter() {
+	q := strings.ToLower(strings.TrimSpace(p.filter.text))
+	if q == "" {
+		p.tbl.setRows(len(p.ops), nil)
+		return
+	}
+	p.tbl.setRows(len(p.ops), func(i int) bool { return strings.Contains(strings.ToLower(p.ops[i].Key), q) })
 }
 
 func (p *drillPane) selected() *model.DrillOp {
@@ -153,6 +184,12 @@ func (p *drillPane) view() []string {
 	}
 	if len(p.ops) == 0 {
 		return append(lines, "", "no operators to show")
+	}
+	switch {
+	case p.filter.active:
+		lines[1] = p.filter.view()
+	case p.filter.text != "":
+		lines[1] = fmt.Sprintf("filter %q: %d of %d operators (esc clears)", p.filter.text, len(p.tbl.view), len(p.ops))
 	}
 	lines = append(lines, p.tbl.render(p.width, st, func(i, c int) string {
 		o := &p.ops[i]

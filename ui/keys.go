@@ -72,7 +72,7 @@ func (k keyMap) helpFor(sc screen) screenKeys {
 	case screenChooser:
 		short = []key.Binding{k.Enter, k.Back, k.Help, k.Quit}
 	case screenDrill:
-		short = []key.Binding{k.Enter, k.Back, k.Metric, k.Sort, k.Help, k.Quit}
+		short = []key.Binding{k.Enter, k.Back, k.Metric, k.Filter, k.Sort, k.Help, k.Quit}
 	case screenSeries:
 		short = []key.Binding{k.Back, k.Metric, k.Pin, k.Phase3, k.Help, k.Quit}
 	case screenChain:
