@@ -132,3 +132,19 @@ func BenchmarkSeriesIndex100k(b *testing.B) {
 		buildSeriesIndex(d.Monitor, d.P1.Anomalies)
 	}
 }
+
+// BenchmarkFilterOps200k is one key typed into the operator filter of a
+// 200,000-operator layer (re-filter + draw).
+func BenchmarkFilterOps200k(b *testing.B) {
+	d := bigOps()
+	m := New(Options{Backend: &fakeBackend{data: d}})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	m.Update(loadedMsg{id: m.loadID, data: d})
+	press(m, "3", "enter", "/", "1")
+	keys := []tea.KeyPressMsg{keyMsg("2"), keyMsg("backspace")}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m.Update(keys[i%2])
+		_ = m.View()
+	}
+}

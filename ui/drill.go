@@ -24,6 +24,7 @@ type drillPane struct {
 	target  string // the drill-down operator of this layer ("" = none)
 	waiting bool   // the operators are being compared (a command runs)
 	filter  lineInput
+	lower   []string // lower-cased op keys for the filter
 	tbl     table
 	width   int
 	height  int
@@ -150,7 +151,13 @@ func (p *drillPane) applyFilter() {
 		p.tbl.setRows(len(p.ops), nil)
 		return
 	}
-	p.tbl.setRows(len(p.ops), func(i int) bool { return strings.Contains(strings.ToLower(p.ops[i].Key), q) })
+	if len(p.lower) != len(p.ops) { // lower-cased once: typing re-filters 200k keys per key press
+		p.lower = make([]string, len(p.ops))
+		for i := range p.ops {
+			p.lower[i] = strings.ToLower(p.ops[i].Key)
+		}
+	}
+	p.tbl.setRows(len(p.ops), func(i int) bool { return strings.Contains(p.lower[i], q) })
 }
 
 func (p *drillPane) selected() *model.DrillOp {
