@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"spikescope/model"
 )
@@ -190,7 +191,13 @@ func (p *phase3Pane) summaryLines() []string {
 		dirs = append(dirs, txt)
 	}
 	if len(dirs) > 0 {
-		out = append(out, "direction: "+strings.Join(dirs, " │ "))
+		if line := "direction: " + strings.Join(dirs, " │ "); ansi.StringWidth(line) <= p.width {
+			out = append(out, line)
+		} else { // one line per direction rather than a cut verdict
+			for _, d := range dirs {
+				out = append(out, "direction: "+d)
+			}
+		}
 	}
 	if dd := s.Drilldown; dd != nil && dd.Operator != "" {
 		out = append(out, fmt.Sprintf("drill-down: %s L%s → %s (%s)", dd.Direction, fmtOptInt(dd.Layer), st.Accent.Render(dd.Operator), dd.Metric))
