@@ -57,18 +57,19 @@ type Options struct {
 
 // Model is the root Bubble Tea model.
 type Model struct {
-	opt     Options
-	st      Styles
-	keys    keyMap
-	help    help.Model
-	w, h    int
-	ctx     context.Context
-	cancel  context.CancelFunc
-	screen  screen
-	stack   []screen // screens to go back to
-	showHlp bool
-	status  string
-	pending string // what an async request is doing ("pinning …")
+	opt        Options
+	st         Styles
+	keys       keyMap
+	help       help.Model
+	w, h       int
+	ctx        context.Context
+	cancel     context.CancelFunc
+	screen     screen
+	stack      []screen // screens to go back to
+	showHlp    bool
+	helpFilter string // typed while the help is open
+	status     string
+	pending    string // what an async request is doing ("pinning …")
 
 	nextID    int
 	loadID    int
@@ -409,11 +410,25 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.quit()
 	}
 	if m.showHlp {
-		switch {
-		case key.Matches(msg, k.Quit):
-			return m.quit()
-		case key.Matches(msg, k.Help), key.Matches(msg, k.Back):
-			m.showHlp = false
+		switch msg.String() {
+		case "?":
+			m.showHlp, m.helpFilter = false, ""
+		case "esc":
+			if m.helpFilter != "" {
+				m.helpFilter = ""
+			} else {
+				m.showHlp = false
+			}
+		case "backspace":
+			if r := []rune(m.helpFilter); len(r) > 0 {
+				m.helpFilter = string(r[:len(r)-1])
+			} else {
+				m.showHlp = false
+			}
+		default:
+			if t := msg.Text; t != "" && !strings.ContainsAny(t, "\n\r\t") {
+				m.helpFilter += t
+			}
 		}
 		return nil
 	}

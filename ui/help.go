@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 )
 
@@ -23,9 +25,22 @@ func newHelp(st Styles) help.Model {
 }
 
 // helpOverlay is the `?` screen: every binding, grouped, from the keymap.
-func helpOverlay(h help.Model, k keyMap, sc screen, st Styles, width int) []string {
-	lines := []string{st.Title.Render("keys") + "  (? or esc closes)", ""}
-	lines = append(lines, strings.Split(h.FullHelpView(k.helpFor(sc).FullHelp()), "\n")...)
+// Typing filters the bindings by key or description (lazygit's help).
+func helpOverlay(h help.Model, k keyMap, sc screen, st Styles, width int, filter string) []string {
+	lines := []string{st.Title.Render("keys") + "  (type to filter · esc clears, ? closes)"}
+	if filter != "" {
+		lines = append(lines, "filter: "+filter+"█")
+	} else {
+		lines = append(lines, "")
+	}
+	groups := filterBindings(k.helpFor(sc).FullHelp(), filter)
+	if len(groups) == 0 {
+		return append(lines, "no key matches "+strconv.Quote(filter))
+	}
+	lines = append(lines, strings.Split(h.FullHelpView(groups), "\n")...)
+	if filter != "" {
+		return lines
+	}
 	lines = append(lines, "")
 	for _, t := range []string{
 		"p pins the selected candidate as the root-cause coordinate (Phase 2 is skipped); P unpins.",
@@ -36,4 +51,27 @@ func helpOverlay(h help.Model, k keyMap, sc screen, st Styles, width int) []stri
 		lines = append(lines, wrap(t, width)...)
 	}
 	return lines
+}
+
+// filterBindings keeps the bindings whose key or description contains
+// filter (case-insensitive); empty groups are dropped.
+func filterBindings(groups [][]key.Binding, filter string) [][]key.Binding {
+	q := strings.ToLower(filter)
+	if q == "" {
+		return groups
+	}
+	var out [][]key.Binding
+	for _, g := range groups {
+		var keep []key.Binding
+		for _, b := range g {
+			h := b.Help()
+			if strings.Contains(strings.ToLower(h.Key), q) || strings.Contains(strings.ToLower(h.Desc), q) {
+				keep = append(keep, b)
+			}
+		}
+		if len(keep) > 0 {
+			out = append(out, keep)
+		}
+	}
+	return out
 }

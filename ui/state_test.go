@@ -475,3 +475,20 @@ func TestDrillOtherLayerFetchesOps(t *testing.T) {
 		t.Fatal("a stale ops reply was applied")
 	}
 }
+
+func TestHelpFilters(t *testing.T) {
+	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
+	press(m, "?", "p", "i", "n")
+	txt := screenText(m)
+	if !strings.Contains(txt, "filter: pin") || !strings.Contains(txt, "unpin") || strings.Contains(txt, "next anchor") {
+		t.Fatalf("help filter 'pin':\n%s", txt)
+	}
+	press(m, "esc")
+	if !m.showHlp || !strings.Contains(screenText(m), "next anchor") {
+		t.Fatal("esc should clear the filter first")
+	}
+	press(m, "esc")
+	if m.showHlp {
+		t.Fatal("second esc closes the help")
+	}
+}

@@ -154,7 +154,7 @@ func (m *Model) crumb(s screen) string {
 
 func (m *Model) body() []string {
 	if m.showHlp {
-		return helpOverlay(m.help, m.keys, m.screen, m.st, m.w)
+		return helpOverlay(m.help, m.keys, m.screen, m.st, m.w, m.helpFilter)
 	}
 	switch m.screen {
 	case screenLoading:
@@ -200,6 +200,15 @@ func (m *Model) footer() []string {
 		status = st.Warn.Render("missing: " + strings.Join(m.data.Missing, "; "))
 	}
 	helpLine := ""
+	switch {
+	case m.showHlp:
+		helpLine = m.help.ShortHelpView([]key.Binding{
+			key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "close")),
+			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter / close")),
+			key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		})
+		return []string{status, helpLine}
+	}
 	switch m.screen {
 	case screenLoading:
 		helpLine = m.help.ShortHelpView([]key.Binding{m.keys.Quit})
