@@ -55,9 +55,16 @@ func (s *Session) missing() []Missing {
 		return out
 	case s.A == nil:
 		add("dump A at the root-cause coordinate", "根因坐标处的 dump A",
-			fmt.Sprintf("%s has no dump at %s (steps %s): dump that step and rank, or choose A with --step/--rank", s.ATree.Path, at, ints(s.ATree.Steps())),
-			fmt.Sprintf("%s 中没有 %s 的 dump（已有 step %s）：采集该 step/rank，或用 --step/--rank 指定 A", s.ATree.Path, zhAt, ints(s.ATree.Steps())))
+			fmt.Sprintf("%s has no dump at %s (steps %s): dump that step and rank, or choose A with --step/--rank; check that dump step numbers are optimizer steps", s.ATree.Path, at, ints(s.ATree.Steps())),
+			fmt.Sprintf("%s 中没有 %s 的 dump（已有 step %s）：采集该 step/rank，或用 --step/--rank 指定 A；请确认 dump 的 step 编号即 optimizer step", s.ATree.Path, zhAt, ints(s.ATree.Steps())))
 		return out
+	}
+	if ok && (s.In.StepA == nil || s.In.RankA == nil) && (s.A.Step >= 0 && s.A.Step != step || s.A.Rank != rank) {
+		// A single dump given as A that is not at the root coordinate: the
+		// step correspondence is unclear, the user must confirm (seed 用户交互).
+		add("confirmation: A is not at the root-cause coordinate", "待确认: A 不在根因坐标处",
+			fmt.Sprintf("A is the dump of step %d rank %d, the root cause is at %s: confirm that dump steps are optimizer steps, or dump %s", s.A.Step, s.A.Rank, at, at),
+			fmt.Sprintf("A 为 step %d、rank %d 的 dump，根因坐标为 %s：请确认 dump 的 step 编号即 optimizer step，或采集 %s 的 dump", s.A.Step, s.A.Rank, zhAt, zhAt))
 	}
 	aAt := fmt.Sprintf("step %d on rank %d", s.A.Step, s.A.Rank)
 	zhAAt := fmt.Sprintf("step %d、rank %d", s.A.Step, s.A.Rank)

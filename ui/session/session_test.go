@@ -284,6 +284,72 @@ func TestMissingInputsAreReportedNotErrors(t *testing.T) {
 	}
 }
 
+// copyDir copies a folder tree (test fixtures only).
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A dump tree without the root coordinate's step: Phase 3 does not run and
+// the report says which dump to collect.
+func TestDumpTreeWithoutRootStep(t *testing.T) {
+	tree := t.TempDir()
+	copyDir(t, filepath.Join(demoDir, "npu", "dump", "step4", "rank3"), filepath.Join(tree, "step4", "rank3"))
+	copyDir(t, filepath.Join(demoDir, "npu", "dump", "step4", "rank3"), filepath.Join(tree, "step4", "rank4"))
+	s, err := Load(context.Background(), Inputs{Path: filepath.Join(demoDir, "npu", "trend.db"), DumpA: tree}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.A != nil || s.P3 != nil {
+		t.Fatalf("A = %v, P3 = %v; want neither (no step 5 dump)", s.A != nil, s.P3 != nil)
+	}
+	found := false
+	for _, m := range s.Missing {
+		if m.What == "dump A at the root-cause coordinate" && strings.Contains(m.Next, "no dump at step 5 on rank 3 (steps 4)") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("missing = %+v", s.Missing)
+	}
+}
+
+// A single dump given as A at another step is used (the user pointed at
+// it), and the report asks to confirm the step correspondence.
+func TestSingleDumpElsewhereAsksForConfirmation(t *testing.T) {
+	s, err := Load(context.Background(), Inputs{
+		Path:  filepath.Join(demoDir, "npu", "trend.db"),
+		DumpA: filepath.Join(demoDir, "npu", "dump", "step4", "rank3"),
+		DumpB: filepath.Join(demoDir, "gpu", "dump", "step4", "rank3"),
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.A == nil || s.A.Step != 4 || s.P3 == nil {
+		t.Fatalf("A = %+v, P3 %v", s.A, s.P3 != nil)
+	}
+	if len(s.Missing) < 2 || s.Missing[1].What != "confirmation: A is not at the root-cause coordinate" ||
+		!strings.Contains(s.Missing[1].Next, "A is the dump of step 4 rank 3, the root cause is at step 5 on rank 3") {
+		t.Errorf("missing = %+v", s.Missing)
+	}
+}
+
 func TestBadInputs(t *testing.T) {
 	_, err := Load(context.Background(), Inputs{Path: filepath.Join(t.TempDir(), "none.db")}, nil)
 	var ie *ingest.InputError
