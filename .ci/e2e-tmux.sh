@@ -27,12 +27,13 @@ done
 TAIL=${PARAM#*mlp.}   # the distinctive end of the parameter name (e.g. linear_fc2.weight)
 
 S=""
+WORK=$(mktemp -d)   # the UI's working directory (where `r` would write)
 fail() {
   echo "e2e FAIL ($COLS×$ROWS): $*"
   if [ -n "$S" ]; then echo "---- screen ----"; tmux capture-pane -p -t "$S" 2>/dev/null || true; echo "----"; fi
   exit 1
 }
-cleanup() { [ -n "$S" ] && tmux kill-session -t "$S" 2>/dev/null || true; }
+cleanup() { [ -n "$S" ] && tmux kill-session -t "$S" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
 
 screen() { tmux capture-pane -p -t "$S"; }
@@ -55,7 +56,7 @@ walk() { # walk COLS ROWS
   COLS=$1 ROWS=$2
   S="spikescope-e2e-$$-$COLS"
   tmux new-session -d -s "$S" -x "$COLS" -y "$ROWS" \
-    "cd '$(mktemp -d)' && TERM=xterm-256color '$BIN'; echo EXIT=\$?; sleep 30"
+    "cd '$WORK' && TERM=xterm-256color '$BIN'; echo EXIT=\$?; sleep 30"
   wait_for "candidate 1 of"
 
   # 1. the planted spike is the first candidate: the row under the header
