@@ -53,7 +53,7 @@ func cmpDesc(a, b float64) int {
 
 // targetRankNorms records, for every optimizer step k with candidates, the
 // focus parameter (the largest final norm among the step's candidates) and
-// its final norm on every rank at k and at k+1 — the cross-step rule
+// its final norm on every rank at k-1, k and k+1 — the cross-step rule
 // compares the same parameter across truly adjacent steps (bug 11).
 func (c *p1) targetRankNorms() {
 	as := c.res.Anomalies
@@ -97,11 +97,15 @@ func (c *p1) targetRankNorms() {
 	for _, k := range steps {
 		f := byStep[k]
 		e := model.TargetRankNorms{TargetName: c.d.Targets[f.target].Name, Ranks: c.finalNorms(f.target, k)}
+		if prev := c.finalNorms(f.target, k-1); len(prev) > 0 {
+			e.PrevStep, e.PrevRanks = model.IntPtr(k-1), prev
+		}
 		next := c.finalNorms(f.target, k+1)
 		if len(next) > 0 {
 			e.NextStep, e.NextRanks = model.IntPtr(k+1), next
 			if _, own := byStep[k+1]; !own {
-				out[strconv.Itoa(k+1)] = model.TargetRankNorms{TargetName: e.TargetName, Ranks: next}
+				out[strconv.Itoa(k+1)] = model.TargetRankNorms{TargetName: e.TargetName, Ranks: next,
+					PrevStep: model.IntPtr(k), PrevRanks: e.Ranks}
 			}
 		}
 		out[strconv.Itoa(k)] = e

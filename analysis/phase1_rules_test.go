@@ -414,3 +414,32 @@ func TestNoisyCumulativeNormsGiveNoCandidates(t *testing.T) {
 		}
 	}
 }
+
+// The explosion at k+1 may spare the faulty parameter itself: the focus of
+// step k then does not grow, but the focus of step k+1 (compared with its
+// own norms at k: the same parameter on adjacent steps) does → root k.
+func TestEarliestBeatsLargestWhenExplosionSparesFaultyParameter(t *testing.T) {
+	const k = 4
+	b := accumRun{Ranks: 8, Params: 24, Steps: 56, W: 8, Noise: 0.1, Seed: 5, Spike: func(r, p, opt, ms int) float64 {
+		switch {
+		case opt == k && r == 6 && p == 10 && ms == 2:
+			return 4
+		case opt == k+1 && r >= 2 && p != 10:
+			return 20
+		}
+		return 1
+	}}.build()
+	res := b.run(t)
+	p2, err := Phase2(res, nil, nil, DefaultPhase2Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	co := p2.RootCauseCoordinate
+	if pv(p2.RootOptStep) != k || co.Rank != 6 || pv(co.MicroStep) != 2 || co.TargetName != b.d.Targets[10].Name {
+		t.Fatalf("phase 2 = %s", jsn(p2))
+	}
+	if len(p2.CrossStep) < 2 || p2.CrossStep[0].Qualifies || p2.CrossStep[0].TargetName != b.d.Targets[10].Name ||
+		!p2.CrossStep[1].Qualifies || p2.CrossStep[1].From != k || p2.CrossStep[1].TargetName == b.d.Targets[10].Name || p2.CrossStep[1].RanksOver != 6 {
+		t.Fatalf("cross step = %s", jsn(p2.CrossStep))
+	}
+}

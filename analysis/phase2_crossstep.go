@@ -34,60 +34,13 @@ func (c *p2) crossStepRoot(p1, baseline *model.Phase1Result, opt Phase2Options) 
 			continue
 		}
 		e := trn[strconv.Itoa(k)]
-		row := model.CrossStepPair{From: k, To: k + 1, TargetName: e.TargetName, Threshold: opt.Growth}
 		next, why := nextRanks(trn, k, e)
-		if next == nil {
-			row.Verdict = why
-			c.res.CrossStep = append(c.res.CrossStep, row)
-			c.decide(fmt.Sprintf("opt_step %d → %d (%s): %s", k, k+1, e.TargetName, why))
-			continue
+		q := c.judgePair(k, e.TargetName, e.Ranks, next, why, baselinePair(baseline, k, e.TargetName), opt, &root)
+		// the step after may explode on another parameter: compare that
+		// parameter with itself at k as well (same parameter, adjacent steps)
+		if n, ok := trn[strconv.Itoa(k+1)]; !q && ok && n.TargetName != e.TargetName && n.PrevStep != nil && *n.PrevStep == k && len(n.PrevRanks) > 0 {
+			c.judgePair(k, n.TargetName, n.PrevRanks, n.Ranks, "", baselinePair(baseline, k, n.TargetName), opt, &root)
 		}
-		over, total := growthCount(e.Ranks, next, opt.Growth)
-		row.RanksOver, row.RanksTotal = over, total
-		if total < minCommonRanks {
-			row.Verdict = fmt.Sprintf("only %d common ranks (< %d): not judged", total, minCommonRanks)
-			c.res.CrossStep = append(c.res.CrossStep, row)
-			c.reason(fmt.Sprintf("opt_step %d → %d: 重叠 rank 不足 (%d)", k, k+1, total))
-			c.decide(fmt.Sprintf("opt_step %d → %d (%s): %s", k, k+1, e.TargetName, row.Verdict))
-			continue
-		}
-		row.Share = float64(over) / float64(total)
-		row.Qualifies = row.Share >= opt.RankShare
-		if baseline != nil {
-			if be, ok := baseline.TargetRankNorms[strconv.Itoa(k)]; ok && be.TargetName == e.TargetName {
-				if bn, _ := nextRanks(baseline.TargetRankNorms, k, be); bn != nil {
-					bo, bt := growthCount(be.Ranks, bn, opt.Growth)
-					shared := bt >= minCommonRanks && float64(bo)/float64(bt) >= opt.RankShare
-					row.BaselineGrowth = &shared
-				}
-			}
-		}
-		c.reason(fmt.Sprintf("opt_step %d → %d (%s): %d/%d ranks (%.0f%%) 的最终 norm >= %.2fx 增长",
-			k, k+1, lastSegment(e.TargetName), over, total, 100*row.Share, opt.Growth))
-		d := fmt.Sprintf("opt_step %d → %d, parameter %s: %d of %d ranks grew ≥ %.2f× (%.0f%%, needs ≥ %.0f%%)",
-			k, k+1, e.TargetName, over, total, opt.Growth, 100*row.Share, 100*opt.RankShare)
-		switch {
-		case row.Qualifies && root == nil:
-			row.Verdict = fmt.Sprintf("root cause in opt_step %d", k)
-			kk := k
-			root = &kk
-			d += fmt.Sprintf(" → qualifies: the root cause is in the earlier step %d (earliest qualifying pair)", k)
-		case row.Qualifies:
-			row.Verdict = fmt.Sprintf("qualifies, but the earlier opt_step %d already does", *root)
-			d += " → qualifies, but a earlier pair already did (propagation)"
-		default:
-			row.Verdict = "no clear turning point"
-			d += " → does not qualify"
-		}
-		if row.BaselineGrowth != nil {
-			if *row.BaselineGrowth {
-				d += "; the baseline grows too (双端共有): does not overturn the step"
-			} else {
-				d += "; the baseline does not grow"
-			}
-		}
-		c.decide(d)
-		c.res.CrossStep = append(c.res.CrossStep, row)
 	}
 	if root != nil {
 		c.reason(fmt.Sprintf("  → 大多数 rank 梯度显著增长，根因在 opt_step %d", *root))
@@ -127,4 +80,78 @@ func growthCount(prev, next map[string]model.Float, growth float64) (over, total
 		}
 	}
 	return over, total
+}
+
+// judgePair applies the rule to one parameter between k and k+1, records
+// the CrossStepPair row and its reasoning, sets *root at the first
+// qualifying pair, and reports whether this pair qualifies.
+func (c *p2) judgePair(k int, target string, prev, next map[string]model.Float, why string, base [2]map[string]model.Float, opt Phase2Options, root **int) bool {
+	row := model.CrossStepPair{From: k, To: k + 1, TargetName: target, Threshold: opt.Growth}
+	if next == nil {
+		row.Verdict = why
+		c.res.CrossStep = append(c.res.CrossStep, row)
+		c.decide(fmt.Sprintf("opt_step %d → %d (%s): %s", k, k+1, target, why))
+		return false
+	}
+	over, total := growthCount(prev, next, opt.Growth)
+	row.RanksOver, row.RanksTotal = over, total
+	if total < minCommonRanks {
+		row.Verdict = fmt.Sprintf("only %d common ranks (< %d): not judged", total, minCommonRanks)
+		c.res.CrossStep = append(c.res.CrossStep, row)
+		c.reason(fmt.Sprintf("opt_step %d → %d: 重叠 rank 不足 (%d)", k, k+1, total))
+		c.decide(fmt.Sprintf("opt_step %d → %d (%s): %s", k, k+1, target, row.Verdict))
+		return false
+	}
+	row.Share = float64(over) / float64(total)
+	row.Qualifies = row.Share >= opt.RankShare
+	if base[0] != nil && base[1] != nil {
+		bo, bt := growthCount(base[0], base[1], opt.Growth)
+		shared := bt >= minCommonRanks && float64(bo)/float64(bt) >= opt.RankShare
+		row.BaselineGrowth = &shared
+	}
+	c.reason(fmt.Sprintf("opt_step %d → %d (%s): %d/%d ranks (%.0f%%) 的最终 norm >= %.2fx 增长",
+		k, k+1, lastSegment(target), over, total, 100*row.Share, opt.Growth))
+	d := fmt.Sprintf("opt_step %d → %d, parameter %s: %d of %d ranks grew ≥ %.2f× (%.0f%%, needs ≥ %.0f%%)",
+		k, k+1, target, over, total, opt.Growth, 100*row.Share, 100*opt.RankShare)
+	switch {
+	case row.Qualifies && *root == nil:
+		row.Verdict = fmt.Sprintf("root cause in opt_step %d", k)
+		kk := k
+		*root = &kk
+		d += fmt.Sprintf(" → qualifies: the root cause is in the earlier step %d (earliest qualifying pair)", k)
+	case row.Qualifies:
+		row.Verdict = fmt.Sprintf("qualifies, but the earlier opt_step %d already does", **root)
+		d += " → qualifies, but an earlier pair already did (propagation)"
+	default:
+		row.Verdict = "no clear turning point"
+		d += " → does not qualify"
+	}
+	if row.BaselineGrowth != nil {
+		if *row.BaselineGrowth {
+			d += "; the baseline grows too (双端共有): does not overturn the step"
+		} else {
+			d += "; the baseline does not grow"
+		}
+	}
+	c.decide(d)
+	c.res.CrossStep = append(c.res.CrossStep, row)
+	return row.Qualifies
+}
+
+// baselinePair returns the baseline's final norms of target at k and k+1
+// (nil when the baseline does not have them).
+func baselinePair(baseline *model.Phase1Result, k int, target string) [2]map[string]model.Float {
+	if baseline == nil {
+		return [2]map[string]model.Float{}
+	}
+	trn := baseline.TargetRankNorms
+	if e, ok := trn[strconv.Itoa(k)]; ok && e.TargetName == target {
+		if n, _ := nextRanks(trn, k, e); n != nil {
+			return [2]map[string]model.Float{e.Ranks, n}
+		}
+	}
+	if n, ok := trn[strconv.Itoa(k+1)]; ok && n.TargetName == target && n.PrevStep != nil && *n.PrevStep == k {
+		return [2]map[string]model.Float{n.PrevRanks, n.Ranks}
+	}
+	return [2]map[string]model.Float{}
 }

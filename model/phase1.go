@@ -52,6 +52,11 @@ type TargetRankNorms struct {
 	// truly adjacent steps (reference bug 11).
 	NextStep  *int             `json:"next_step,omitempty"`
 	NextRanks map[string]Float `json:"next_ranks,omitempty"`
+	// PrevStep/PrevRanks are its final norms at the previous optimizer
+	// step (when this step's focus differs from the previous step's, the
+	// rule also compares this parameter with itself).
+	PrevStep  *int             `json:"prev_step,omitempty"`
+	PrevRanks map[string]Float `json:"prev_ranks,omitempty"`
 }
 
 // Phase1Summary counts what was analysed.
