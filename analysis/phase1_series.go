@@ -181,9 +181,6 @@ func (ix *seriesIndex) targetGroups(t int) []seriesGroup {
 	return ix.groups[ix.targetFirst[t]:ix.targetFirst[t+1]]
 }
 
-// rowsOf returns the row indexes of a group.
-func (ix *seriesIndex) rowsOf(g seriesGroup) []int32 { return ix.order[g.Lo:g.Hi] }
-
 // block returns the positions [lo, hi) of all series of target t.
 func (ix *seriesIndex) block(t int) (lo, hi int) {
 	gs := ix.targetGroups(t)
