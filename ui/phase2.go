@@ -44,9 +44,11 @@ func (p *phase2Pane) lines() []string {
 	out = append(out, head)
 	if c := r.RootCauseCoordinate; c != nil {
 		out = append(out, fmt.Sprintf("  norm %s · Δ %s · deviation %s× · mode %s · root opt step %s",
-			fmtNum(float64(c.Norm)), fmtPtr(c.Delta), fmtNum(float64(c.DeviationRatio)), r.Mode, fmtOptInt(r.RootOptStep)))
+			fmtNum(float64(c.Norm)), fmtPtr(c.Delta), fmtNum(float64(c.DeviationRatio)), modeName(r.Mode), fmtOptInt(r.RootOptStep)))
 	}
-	if r.CrossDeviceVerification != "" {
+	// The reference-compatible strings (mode, reasoning, cross-device) are
+	// Chinese; the English decisions say the same with their numbers.
+	if r.CrossDeviceVerification != "" && len(r.Decisions) == 0 {
 		out = append(out, wrap("cross-device: "+r.CrossDeviceVerification, p.width)...)
 	}
 	out = append(out, "", st.Title.Render("cross-step growth (same parameter, adjacent optimizer steps)"))
@@ -104,7 +106,9 @@ func (p *phase2Pane) lines() []string {
 	}
 	if r.Reasoning != "" || len(r.Decisions) > 0 {
 		out = append(out, "", st.Title.Render("reasoning"))
-		out = append(out, wrap(r.Reasoning, p.width)...)
+		if len(r.Decisions) == 0 {
+			out = append(out, wrap(r.Reasoning, p.width)...)
+		}
 		for _, dd := range r.Decisions {
 			out = append(out, wrap("• "+dd, p.width)...)
 		}
@@ -113,6 +117,17 @@ func (p *phase2Pane) lines() []string {
 		out = append(out, st.Warn.Render(ansi.Truncate("⚠ "+w, p.width, "…")))
 	}
 	return out
+}
+
+// modeName translates the reference's Phase 2 mode label.
+func modeName(m string) string {
+	switch m {
+	case "单设备":
+		return "single device"
+	case "NPU (+GPU 标杆)":
+		return "with baseline"
+	}
+	return m
 }
 
 // shortStep is "o3/m2" or "s14".
