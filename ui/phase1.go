@@ -86,9 +86,14 @@ func (p *phase1Pane) overviewLines() []string {
 	l1 := fmt.Sprintf("%s · %d parameters · ranks %s · steps %s · %d rows",
 		r.Format, params, fmtRange(r.Summary.Ranks), fmtRange(r.Summary.Steps), r.Summary.TotalRows)
 	sa := r.Sharding
+	// The reference's pass_unit string carries a Chinese suffix; the window
+	// is shown on its own, so keep only the unit itself.
 	unit := r.Summary.PassUnit
 	if unit == "" {
 		unit = sa.PassUnit
+	}
+	if i := strings.Index(unit, "), "); i >= 0 {
+		unit = unit[:i+1]
 	}
 	win := "window: step level"
 	if sa.AccumulationWindow > 0 {
