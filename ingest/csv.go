@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"spikescope/model"
 )
@@ -201,19 +203,63 @@ func readCSVFile(ctx context.Context, f csvFile, meter *progressMeter) (*csvResu
 	return parseCSV(ctx, f, &countingReader{fh, meter}, st.Size())
 }
 
+// csvMaxLineBytes bounds one line of a monitor CSV. Real rows are under a
+// kilobyte; without a bound a damaged or binary file with no newline would
+// be buffered whole (a 3 GB file → several GB of memory).
+const csvMaxLineBytes = 1 << 20
+
+// csvSniffBytes is how much of a file's start is checked for binary data.
+const csvSniffBytes = 512
+
+// errCSVLineTooLong stops a read at a line longer than csvMaxLineBytes.
+var errCSVLineTooLong = errors.New("line too long")
+
 // lastByteReader remembers the last byte it passed on, to tell a file whose
-// final line lacks its newline.
+// final line lacks its newline, and fails on a line longer than
+// csvMaxLineBytes.
 type lastByteReader struct {
-	r    io.Reader
-	last byte
+	r       io.Reader
+	last    byte
+	sinceNL int   // bytes since the last newline
+	offset  int64 // bytes read so far
 }
 
 func (l *lastByteReader) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
 	if n > 0 {
 		l.last = p[n-1]
+		l.offset += int64(n)
+		if i := bytes.LastIndexByte(p[:n], '\n'); i >= 0 {
+			l.sinceNL = n - 1 - i
+		} else {
+			l.sinceNL += n
+		}
+		if l.sinceNL > csvMaxLineBytes {
+			return n, errCSVLineTooLong
+		}
 	}
 	return n, err
+}
+
+// binaryProblem says why head (the start of a file) is not CSV text, or "".
+// A NUL byte or bytes that are not UTF-8 mean a binary or damaged file; an
+// incomplete character at the very end of head is allowed (cut by the
+// sniff).
+func binaryProblem(head []byte) string {
+	if i := bytes.IndexByte(head, 0); i >= 0 {
+		return fmt.Sprintf("binary data (a NUL byte at offset %d), not a monitor CSV (text)", i)
+	}
+	for i := 0; i < len(head); {
+		r, size := utf8.DecodeRune(head[i:])
+		if r == utf8.RuneError && size <= 1 {
+			if len(head)-i < utf8.UTFMax && !utf8.FullRune(head[i:]) {
+				break
+			}
+			return fmt.Sprintf("binary data (byte 0x%02x at offset %d is not UTF-8 text), not a monitor CSV (text)", head[i], i)
+		}
+		i += size
+	}
+	return ""
 }
 
 // bufioPool recycles read buffers across the many small files of a tree.
@@ -233,6 +279,11 @@ func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvRes
 		br.Reset(nil)
 		bufioPool.Put(br)
 	}()
+	if head, _ := br.Peek(csvSniffBytes); len(head) > 0 {
+		if msg := binaryProblem(bytes.TrimPrefix(head, []byte("\ufeff"))); msg != "" {
+			return nil, inputErr(f.path, nil, "%s", msg)
+		}
+	}
 	cr := csv.NewReader(br)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
@@ -407,9 +458,25 @@ func cellError(path string, line int, col, val string) error {
 
 // csvParseError words an encoding/csv error (bad quoting, ...).
 func csvParseError(path string, err error) error {
+	if errors.Is(err, errCSVLineTooLong) {
+		return inputErr(path, err, "a line longer than %d MiB: not a monitor CSV, or the file is damaged", csvMaxLineBytes>>20)
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return inputErr(path, err, "line %d: %v", pe.Line, pe.Err)
+		return inputErr(path, err, "line %d: %s", pe.Line, csvProblem(pe.Err))
 	}
 	return inputErr(path, err, "cannot read: %v", unwrapPathError(err))
+}
+
+// csvProblem words encoding/csv's quoting errors for people.
+func csvProblem(err error) string {
+	switch {
+	case errors.Is(err, csv.ErrBareQuote):
+		return `a stray quote (") inside an unquoted field`
+	case errors.Is(err, csv.ErrQuote):
+		return `a quoted field is not closed, or text follows its closing quote`
+	case errors.Is(err, csv.ErrFieldCount):
+		return "wrong number of fields"
+	}
+	return err.Error()
 }

@@ -69,7 +69,8 @@ func parseCSVName(base string) (metric string, start, part int, v2, ok bool) {
 type discovery struct {
 	files    []csvFile
 	warnings []string
-	seen     int // regular files looked at
+	seen     int  // regular files looked at
+	single   bool // path was one file, not a folder tree
 }
 
 // findMonitorCSVs lists the monitor CSVs at path (a file or a folder tree),
@@ -190,7 +191,7 @@ func findMonitorCSVs(path string) (*discovery, error) {
 // singleCSV describes a CSV given directly: its rank comes from its own
 // folder's name when that is a rank folder.
 func singleCSV(path string, st os.FileInfo) (*discovery, error) {
-	disc := &discovery{seen: 1}
+	disc := &discovery{seen: 1, single: true}
 	base := filepath.Base(path)
 	metric, start, part, v2, ok := parseCSVName(base)
 	if !ok {

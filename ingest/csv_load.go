@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -40,7 +41,11 @@ func LoadCSV(ctx context.Context, path string, p model.ProgressFunc) (*model.Mon
 	meter.add(0) // a first report (0 of total) before parsing starts
 	m := &csvMerger{d: &model.MonitorData{Path: path, Format: model.FormatCSV}, totalBytes: total,
 		targets: map[targetKey]int32{}, metrics: map[string]uint8{}}
-	if err := readCSVFilesOrdered(ctx, disc.files, meter, m.add); err != nil {
+	var skip *csvSkips
+	if !disc.single && len(disc.files) > 1 {
+		skip = &csvSkips{}
+	}
+	if err := readCSVFilesOrdered(ctx, disc.files, meter, m.add, skip); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -49,16 +54,48 @@ func LoadCSV(ctx context.Context, path string, p model.ProgressFunc) (*model.Mon
 	meter.finish()
 	d := m.d
 	d.Warnings = append(disc.warnings, d.Warnings...)
+	if skip != nil && len(skip.errs) > 0 {
+		if len(skip.errs) == len(disc.files) {
+			return nil, inputErr(path, skip.errs[0], "none of the %d monitor CSV files could be read; the first: %v", len(disc.files), skip.errs[0])
+		}
+		d.Warnings = append(skip.warnings(len(disc.files)), d.Warnings...)
+	}
 	if d.Rows.Len() == 0 {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("the %d monitor CSV file(s) hold no data rows", len(disc.files)))
 	}
 	return d, nil
 }
 
+// maxSkipWarnings is how many skipped files of a tree are named one by one;
+// the rest are counted.
+const maxSkipWarnings = 10
+
+// csvSkips collects the files of a tree that could not be read. In a tree
+// a broken file is skipped, not fatal: the others are analysed and the
+// output says which rows are missing (the method's "conclude what the data
+// allows"). A single file given directly still fails.
+type csvSkips struct {
+	errs []error // in file order
+}
+
+// warnings says how many files were skipped and why, naming the first few.
+func (s *csvSkips) warnings(total int) []string {
+	out := []string{fmt.Sprintf("%d of %d monitor CSV files could not be read and were skipped: their rows are missing from the analysis", len(s.errs), total)}
+	for i, e := range s.errs {
+		if i == maxSkipWarnings {
+			out = append(out, fmt.Sprintf("… and %d more skipped file(s)", len(s.errs)-maxSkipWarnings))
+			break
+		}
+		out = append(out, "skipped "+e.Error())
+	}
+	return out
+}
+
 // readCSVFilesOrdered parses files on GOMAXPROCS goroutines and hands each
-// result to merge in file order, on the calling goroutine. The first error
-// cancels the rest.
-func readCSVFilesOrdered(ctx context.Context, files []csvFile, meter *progressMeter, merge func(f csvFile, r *csvResult) error) error {
+// result to merge in file order, on the calling goroutine. A file's bad
+// input error is recorded in skip when skip is not nil (the file is left
+// out); any other error, or any error when skip is nil, cancels the rest.
+func readCSVFilesOrdered(ctx context.Context, files []csvFile, meter *progressMeter, merge func(f csvFile, r *csvResult) error, skip *csvSkips) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type result struct {
@@ -99,6 +136,7 @@ func readCSVFilesOrdered(ctx context.Context, files []csvFile, meter *progressMe
 		close(done)
 	}()
 	pending := map[int]*csvResult{}
+	skipped := map[int]error{}
 	next := 0
 	var first error
 	for res := range done {
@@ -106,13 +144,24 @@ func readCSVFilesOrdered(ctx context.Context, files []csvFile, meter *progressMe
 			continue // drain
 		}
 		if res.err != nil {
-			first = res.err
-			cancel()
-			continue
+			var ie *InputError
+			if skip == nil || !errors.As(res.err, &ie) || ctx.Err() != nil {
+				first = res.err
+				cancel()
+				continue
+			}
+			res.r = nil // skipped: recorded in file order below
+			skipped[res.i] = res.err
 		}
 		pending[res.i] = res.r
 		for r, ok := pending[next]; ok; r, ok = pending[next] {
 			delete(pending, next)
+			if r == nil {
+				skip.errs = append(skip.errs, skipped[next])
+				delete(skipped, next)
+				next++
+				continue
+			}
 			if err := merge(files[next], r); err != nil {
 				first = err
 				cancel()

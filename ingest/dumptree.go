@@ -1,9 +1,11 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"spikescope/model"
 )
@@ -203,6 +206,11 @@ func readDumpFile(file string) ([]byte, error) {
 		return nil, inputErr(file, nil, "cannot read: is a directory, not a file")
 	case fi.Size() == 0:
 		return nil, inputErr(file, nil, "empty file (0 bytes): not an msprobe dump.json")
+	case fi.Size() > maxDumpJSONBytes:
+		return nil, inputErr(file, nil, "%.1f GB is over the %d GiB a dump.json may have (it is read whole into memory; a statistics dump of one step is normally well under 1 GB: dump fewer steps, ranks or a lower level)", float64(fi.Size())/1e9, maxDumpJSONBytes>>30)
+	}
+	if err := sniffJSONObject(file, fi.Size()); err != nil {
+		return nil, err
 	}
 	buf, err := os.ReadFile(file)
 	if err != nil {
@@ -212,6 +220,59 @@ func readDumpFile(file string) ([]byte, error) {
 		return nil, inputErr(file, nil, "empty file (0 bytes): not an msprobe dump.json")
 	}
 	return buf, nil
+}
+
+// maxDumpJSONBytes bounds the size of one dump.json: it is parsed from
+// memory, and with up to maxParallelDumps of them at once a larger file
+// risks exhausting memory on an ordinary workstation.
+const maxDumpJSONBytes = 4 << 30
+
+// dumpSniffBytes is how much of a dump.json's start is checked before the
+// whole file is read.
+const dumpSniffBytes = 4096
+
+// dumpSniffRefuse is the size above which a dump.json that does not start
+// with "{" is refused from its first bytes; smaller ones go to the parser,
+// whose message says more (an array, a truncated value, ...).
+const dumpSniffRefuse = 64 << 20
+
+// sniffJSONObject checks the start of file (size bytes): binary data is
+// refused at once, and so is a large file that does not start (after
+// blanks and a BOM) with "{", without reading it all.
+func sniffJSONObject(file string, size int64) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return inputErr(file, err, "cannot read: %v", dumpPathErr(err))
+	}
+	defer f.Close()
+	head := make([]byte, dumpSniffBytes)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return inputErr(file, err, "cannot read: %v", dumpPathErr(err))
+	}
+	head = bytes.TrimLeft(bytes.TrimPrefix(head[:n], []byte("\ufeff")), " \t\r\n")
+	if len(head) == 0 || head[0] == '{' {
+		return nil
+	}
+	if r, _ := utf8.DecodeRune(head); head[0] == 0 || r == utf8.RuneError {
+		return inputErr(file, nil, "binary data, not JSON: not an msprobe dump.json")
+	}
+	if size <= dumpSniffRefuse {
+		return nil
+	}
+	return inputErr(file, nil, "does not start with '{' (starts with %q): not an msprobe dump.json", firstRunes(head, 12))
+}
+
+// firstRunes is the first n characters of b, for a message.
+func firstRunes(b []byte, n int) string {
+	s := string(b)
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
 }
 
 // readSideFile reads construct.json / stack.json; present is false when the

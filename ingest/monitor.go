@@ -2,7 +2,10 @@ package ingest
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"os"
+	"strings"
 
 	"spikescope/model"
 )
@@ -37,6 +40,56 @@ func LoadMonitor(ctx context.Context, path string, f model.Format, p model.Progr
 			inner(pr)
 		}
 	}
+	d, err := loadMonitor(ctx, path, f, p)
+	if err != nil {
+		return nil, err
+	}
+	d.Warnings = append(d.Warnings, statCoverageWarnings(d)...)
+	return d, nil
+}
+
+// statCoverageWarnings says which statistics the data lacks entirely: no
+// norm column, or a statistic that is NULL/NaN/empty in every row. Both
+// still load (a database built with some ops is valid), but Phase 1 works
+// on norms, so the output must say when there are none to compare.
+func statCoverageWarnings(d *model.MonitorData) []string {
+	if d.Rows.Len() == 0 {
+		return nil
+	}
+	var out, have []string
+	for s := model.Stat(0); s < model.NumStats; s++ {
+		if d.HasStat[s] {
+			have = append(have, model.StatNames[s])
+		}
+	}
+	if !d.HasStat[model.StatNorm] {
+		out = append(out, fmt.Sprintf("no norm statistic recorded (only %s): spike detection compares gradient norms and has none", strings.Join(have, ", ")))
+	}
+	for s := model.Stat(0); s < model.NumStats; s++ {
+		if !d.HasStat[s] || !allNaN(d.Rows.Val[s]) {
+			continue
+		}
+		msg := fmt.Sprintf("%s is missing (NULL, NaN or empty) in all %d rows", model.StatNames[s], d.Rows.Len())
+		if s == model.StatNorm {
+			msg += ": spike detection compares gradient norms and has none"
+		}
+		out = append(out, msg)
+	}
+	return out
+}
+
+// allNaN reports whether every value is NaN; it stops at the first number.
+func allNaN(v []float64) bool {
+	for _, x := range v {
+		if !math.IsNaN(x) {
+			return false
+		}
+	}
+	return true
+}
+
+// loadMonitor reads path in the (known) format f.
+func loadMonitor(ctx context.Context, path string, f model.Format, p model.ProgressFunc) (*model.MonitorData, error) {
 	switch f {
 	case model.FormatTrendDB:
 		file, warn := path, []string(nil)

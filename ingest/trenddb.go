@@ -457,6 +457,9 @@ func (r *trendReader) readChunks(ctx context.Context, chunks []*trendChunk, p mo
 	}
 	meter.finish()
 	sc.finish()
+	if sc.badRows > 0 && d.Rows.Len() == 0 {
+		return inputErr(r.path, sc.firstBadErr, "no trend_data row could be read: in every row a key column (rank, step, target_id, metric_id) is not a usable integer; the first: %s", problemOf(sc.firstBadErr))
+	}
 	return nil
 }
 

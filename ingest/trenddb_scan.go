@@ -35,6 +35,25 @@ type trendScanner struct {
 	unknownTarget int64 // rows with an unknown target_id
 	unknownMetric int64
 	textVals      int64
+	badRows       int64 // rows skipped for a broken key (see badKey)
+	firstBad      int   // the earliest of them, as a row index
+	firstBadErr   error
+}
+
+// badRowTarget marks a row skipped for a broken key until compactRows
+// drops it.
+const badRowTarget = -1
+
+// badKey records a row whose key column could not be read (text, a blob,
+// or a value out of range). One such row is skipped with a warning instead
+// of failing the whole database: the other rows are analysed.
+func (s *trendScanner) badKey(row int, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.badRows++
+	if s.firstBadErr == nil || row < s.firstBad {
+		s.firstBad, s.firstBadErr = row, err
+	}
 }
 
 func newTrendScanner(r *trendReader) *trendScanner {
@@ -167,28 +186,28 @@ func (s *trendScanner) scanRows(ctx context.Context, rs *rawStmt, c *trendChunk,
 			return errChangedWhileReading
 		}
 		rank, err := s.keyInt32(rs, 0, "rank", i)
-		if err != nil {
-			return err
+		var step int32
+		var tid, mid int64
+		if err == nil {
+			step, err = s.keyInt32(rs, 1, "step", i)
 		}
-		step, err := s.keyInt32(rs, 1, "step", i)
-		if err != nil {
-			return err
+		if err == nil {
+			tid, err = s.keyInt(rs, 2, "target_id", i)
 		}
-		tid, err := s.keyInt(rs, 2, "target_id", i)
+		if err == nil && c.metric < 0 {
+			mid, err = s.keyInt(rs, 3, "metric_id", i)
+		}
 		if err != nil {
-			return err
+			s.badKey(i, err)
+			rows.Target[i] = badRowTarget
+			i++
+			continue
 		}
 		var mi uint8
 		if c.metric >= 0 {
 			mi = uint8(c.metric)
-		} else {
-			mid, err := s.keyInt(rs, 3, "metric_id", i)
-			if err != nil {
-				return err
-			}
-			if mi, err = s.metric(mid); err != nil {
-				return err
-			}
+		} else if mi, err = s.metric(mid); err != nil {
+			return err
 		}
 		ti, micro := s.target(tid)
 		rows.Rank[i] = rank
@@ -255,6 +274,9 @@ func (s *trendScanner) keyInt32(rs *rawStmt, col int, name string, row int) (int
 // finish applies the per-metric micro rule and records warnings.
 func (s *trendScanner) finish() {
 	d := s.r.d
+	if s.badRows > 0 {
+		compactRows(&d.Rows)
+	}
 	if s.r.microMode {
 		// A metric whose rows never have a micro step other than 0 was
 		// written without a micro_step column (grad_reduced): NoMicro.
@@ -275,6 +297,9 @@ func (s *trendScanner) finish() {
 	}
 	if s.unknownMetric > 0 {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d rows refer to metric_id(s) %s absent from monitoring_metrics (kept, named \"metric_id N\")", s.unknownMetric, idList(s.extraMetrics)))
+	}
+	if s.badRows > 0 {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d trend_data row(s) skipped: a key column (rank, step, target_id, metric_id) is not a usable integer; the first: %s", s.badRows, problemOf(s.firstBadErr)))
 	}
 	if s.textVals > 0 {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d statistic cells held text instead of a number (read as number where possible, else NaN)", s.textVals))
@@ -357,4 +382,33 @@ func slicesContains(v []model.Stat, x model.Stat) bool {
 		}
 	}
 	return false
+}
+
+// compactRows drops the rows marked badRowTarget, keeping the order.
+func compactRows(r *model.Rows) {
+	n := 0
+	for i := range r.Target {
+		if r.Target[i] == badRowTarget {
+			continue
+		}
+		r.Rank[n], r.Step[n], r.Micro[n], r.Target[n], r.Metric[n] = r.Rank[i], r.Step[i], r.Micro[i], r.Target[i], r.Metric[i]
+		for s := range r.Val {
+			r.Val[s][n] = r.Val[s][i]
+		}
+		n++
+	}
+	r.Rank, r.Step, r.Micro, r.Target, r.Metric = r.Rank[:n], r.Step[:n], r.Micro[:n], r.Target[:n], r.Metric[:n]
+	for s := range r.Val {
+		r.Val[s] = r.Val[s][:n]
+	}
+}
+
+// problemOf is an InputError's problem without its path (the warning is
+// about the database the output already names).
+func problemOf(err error) string {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return ie.Problem
+	}
+	return err.Error()
 }
