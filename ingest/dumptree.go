@@ -254,6 +254,9 @@ func sniffJSONObject(file string, size int64) error {
 	if len(head) == 0 || head[0] == '{' {
 		return nil
 	}
+	if isSQLiteHead(head) {
+		return inputErr(file, nil, "is an SQLite database (a trend.db?), not an msprobe dump.json")
+	}
 	if r, _ := utf8.DecodeRune(head); head[0] == 0 || r == utf8.RuneError {
 		return inputErr(file, nil, "binary data, not JSON: not an msprobe dump.json")
 	}
