@@ -266,11 +266,12 @@ func sniffJSONObject(file string, size int64) error {
 	return inputErr(file, nil, "does not start with '{' (starts with %q): not an msprobe dump.json", firstRunes(head, 12))
 }
 
-// firstRunes is the first n characters of b, for a message.
+// firstRunes is the first n characters of b up to a line end or other
+// control character, for a message.
 func firstRunes(b []byte, n int) string {
 	s := string(b)
-	for i := range s {
-		if n == 0 {
+	for i, r := range s {
+		if n == 0 || r < ' ' || r == 0x7f {
 			return s[:i]
 		}
 		n--
