@@ -24,6 +24,7 @@ var anchorPriority = map[string]int{
 	"self_attention": 1, "self_attn": 1, "attention": 1,
 	"mlp": 2, "feed_forward": 2,
 	"pre_mlp_layernorm": 3, "post_attention_layernorm": 3, "post_attention_norm": 3, "ffn_norm": 3,
+	layerAnchor: 4,
 }
 
 // otherAnchorPriority is the priority of any other module name.

@@ -20,7 +20,61 @@ const (
 	bandIQRMult = 3.0
 	// bandSpreadFloor is the seed's minimal band half-width (0.03 = 3%).
 	bandSpreadFloor = 0.03
+	// minBandSamples: an anchor with fewer control ratios than this (a
+	// dump of two or three layers) learns nothing reliable from its own
+	// IQR (two samples give an IQR of half their difference); its band is
+	// then learned from the control ratios of every anchor pooled.
+	minBandSamples = 8
 )
+
+// degreeSpreadFactor widens the control's relative spread before it is
+// applied to the anomaly degree. The band is learned on C/D, which carries
+// the noise of one device pair; the degree (A/B)/(C/D) divides two such
+// independent ratios, so with no divergence its log-spread is √2 times the
+// control's (var(log A/B) + var(log C/D) = 2·var(log C/D)). Applying the
+// control's 3·IQR unchanged to the degree puts the flag at ≈2.9σ of the
+// degree instead of the ≈4σ the seed's rule gives on its own scale, and
+// noise alone then flags a layer every few hundred comparisons (a
+// borderline upstream flag becomes the "earliest" start). The seed's 3%
+// floor is kept as is: when the control is quiet (C/D ≈ 1.0x) any A/B
+// deviation beyond 3% is a real divergence (seed Step 3.3). In degraded mode
+// (no C/D) the band is learned from A/B itself and the degree is A/B over
+// its own median: no widening.
+const degreeSpreadFactor = math.Sqrt2
+
+// bandRuleCD / bandRuleDegraded describe the flag rule in the output
+// thresholds.
+const (
+	bandRuleCD       = "flag when (A/B)/(C/D) < lower or > upper; upper = 1/lower = exp(max(√2·3·IQR(ln C/D), ln 1.03)): √2 because the degree divides two ratios that each carry the control's noise; log scale because device noise is multiplicative (0.5x is as far from 1 as 2x)"
+	bandRuleDegraded = "flag when (A/B)/median(A/B) < lower or > upper; lower/upper = 1 ∓ max(3·IQR(A/B)/median(A/B), 0.03)"
+)
+
+// degreeBand learns the band of the anomaly degree from control ratios:
+// the median, IQR and usability are controlBand's (the seed's
+// median + max(3·IQR, 0.03) on the C/D scale); the limits are set on the
+// degree's own scale: its null spread is √2 times the control's
+// (degreeSpreadFactor), and both are measured on the log scale, where a
+// multiplicative device noise is symmetric (a linear band 1 ± s is
+// lopsided for wide bands: its upper side sits closer to 1 in log terms and
+// flags noise). For narrow bands 3·IQR(ln r) ≈ 3·IQR(r)/median(r): the
+// seed's rule. The seed's 3% floor is kept as is.
+func degreeBand(ratios []float64, iqrMult, floor float64) model.Band {
+	b := controlBand(ratios, iqrMult, floor)
+	if !b.Usable {
+		return b
+	}
+	logs := make([]float64, 0, len(ratios))
+	for _, r := range ratios {
+		if model.Finite(r) && r > 0 {
+			logs = append(logs, math.Log(r))
+		}
+	}
+	sort.Float64s(logs)
+	iqr := interpQuantile(logs, 0.75) - interpQuantile(logs, 0.25)
+	spread := math.Max(degreeSpreadFactor*iqrMult*iqr, math.Log1p(floor))
+	b.Lower, b.Upper = model.Float(math.Exp(-spread)), model.Float(math.Exp(spread))
+	return b
+}
 
 // Band notes (shown with a metric that is not used for flags).
 const (

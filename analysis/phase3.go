@@ -142,7 +142,7 @@ func (t *Tracer) OpsForLayer(anchor string, layer int, dir string) []model.Drill
 	}
 	idx = callSegment(t.p.ia, idx, t.p.opt.Call)
 	for _, i := range idx {
-		if anchor != "" {
+		if anchor != "" && anchor != layerAnchor {
 			sub := t.p.ia.info[i].Sub
 			if sub != anchor && !strings.HasPrefix(sub, anchor+".") {
 				continue
@@ -259,7 +259,9 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 type callAnalysis struct {
 	cells   [][][2]cell // anchor → layer pos → dir
 	pooled  map[model.Stat]map[string][]float64
-	aligned int
+	// relative: every anchor's control ratios over the anchor's median
+	relative map[model.Stat]map[string][]float64
+	aligned  int
 	tables  []model.AnchorTable
 }
 
@@ -317,8 +319,23 @@ func (p *p3) analyseCall(anchors []string, layers []int) *callAnalysis {
 			cl.aligned++
 		}
 	}
+	// Each anchor's control ratios over its own median, pooled: the
+	// anchors' common noise level (see spreadGuard).
+	cl.relative = map[model.Stat]map[string][]float64{}
+	for _, m := range metricOrder {
+		cl.relative[m] = map[string][]float64{}
+		for di, d := range p3Dirs {
+			for ai := range anchors {
+				rs := make([]float64, 0, len(layers))
+				for li := range layers {
+					rs = append(rs, p.controlRatio(&cl.cells[ai][li][di], m))
+				}
+				cl.relative[m][d.name] = append(cl.relative[m][d.name], relativeToMedian(rs)...)
+			}
+		}
+	}
 	for ai, name := range anchors {
-		cl.tables = append(cl.tables, p.anchorTable(name, layers, cl.cells[ai], cl.pooled))
+		cl.tables = append(cl.tables, p.anchorTable(name, layers, cl.cells[ai], cl.pooled, cl.relative))
 	}
 	return cl
 }
@@ -384,7 +401,7 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 
 // anchorTable learns the anchor's bands, flags its layers and writes the
 // reference's table and conclusion.
-func (p *p3) anchorTable(name string, layers []int, cells [][2]cell, pooled map[model.Stat]map[string][]float64) model.AnchorTable {
+func (p *p3) anchorTable(name string, layers []int, cells [][2]cell, pooled, relative map[model.Stat]map[string][]float64) model.AnchorTable {
 	t := model.AnchorTable{Name: name, Thresholds: map[string]map[string]model.Band{}}
 	for _, m := range metricOrder {
 		var bs [2]model.Band
@@ -394,6 +411,13 @@ func (p *p3) anchorTable(name string, layers []int, cells [][2]cell, pooled map[
 				rs = append(rs, p.controlRatio(&cells[li][di], m))
 			}
 			bs[di] = p.band(rs)
+			if bs[di].Samples < minBandSamples {
+				if all := p.band(pooled[m][d.name]); all.Samples > bs[di].Samples {
+					bs[di] = all
+					bs[di].Note = joinNote(bs[di].Note, fmt.Sprintf("fewer than %d layers: band learned from every anchor's control ratios", minBandSamples))
+				}
+			}
+			bs[di] = p.spreadGuard(bs[di], relative[m][d.name])
 			if all := controlBand(pooled[m][d.name], p.opt.IQRMult, p.opt.SpreadFloor); !all.Usable && bs[di].Usable {
 				bs[di].Usable = false
 				bs[di].Note = joinNote(bs[di].Note, "over all anchors: "+all.Note)
@@ -481,11 +505,62 @@ func (p *p3) controlRatio(c *cell, m model.Stat) float64 {
 
 // band learns a band from control ratios (degraded: from A/B ratios).
 func (p *p3) band(rs []float64) model.Band {
-	b := controlBand(rs, p.opt.IQRMult, p.opt.SpreadFloor)
 	if !p.hasCD {
+		b := controlBand(rs, p.opt.IQRMult, p.opt.SpreadFloor)
 		b.Note = joinNote(noteDegraded, b.Note)
+		b.Rule = bandRuleDegraded
+		return b
+	}
+	b := degreeBand(rs, p.opt.IQRMult, p.opt.SpreadFloor)
+	b.Rule = bandRuleCD
+	return b
+}
+
+// spreadGuard widens an anchor's band to the spread of every anchor's
+// control ratios relative to their own medians when that is wider. The IQR
+// of one anchor's L control ratios is itself noisy (at L = 24 its relative
+// standard error is about 25%): a band learned from an IQR that came out low
+// by chance flags noise. Under no divergence every anchor sees the same
+// device pair, so the pooled relative spread (anchors × layers samples) is
+// the steadier estimate; an anchor that is genuinely noisier keeps its own,
+// wider band.
+func (p *p3) spreadGuard(b model.Band, relative []float64) model.Band {
+	if !b.Usable {
+		return b
+	}
+	all := p.band(relative)
+	if all.Samples <= b.Samples || !all.Usable {
+		return b
+	}
+	if float64(all.Upper) > float64(b.Upper) {
+		b.Lower, b.Upper = all.Lower, all.Upper
+		b.Note = joinNote(b.Note, fmt.Sprintf("spread of all anchors' control ratios (%d samples) is wider than this anchor's own: used", all.Samples))
 	}
 	return b
+}
+
+// relativeToMedian divides finite ratios by their median (none when the
+// median is not positive).
+func relativeToMedian(rs []float64) []float64 {
+	var vals []float64
+	for _, r := range rs {
+		if model.Finite(r) {
+			vals = append(vals, r)
+		}
+	}
+	if len(vals) == 0 {
+		return nil
+	}
+	s := append([]float64(nil), vals...)
+	sort.Float64s(s)
+	med := interpQuantile(s, 0.5)
+	if med <= 0 {
+		return nil
+	}
+	for i := range vals {
+		vals[i] /= med
+	}
+	return vals
 }
 
 // degree is the anomaly degree (A/B)/(C/D); degraded: (A/B)/median(A/B).

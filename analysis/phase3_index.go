@@ -21,6 +21,11 @@ type opInfo struct {
 	Loose  uint64 // looser identity (class dropped / parent ignored)
 }
 
+// layerAnchor is the anchor of the layer module itself: its output is the
+// residual stream leaving the layer. Without it a fault in the layer's last
+// residual add shows first in the next layer's anchors.
+const layerAnchor = "(layer)"
+
 // anchorKey addresses the ops of one anchor module in one layer and pass.
 type anchorKey struct {
 	layer int
@@ -87,6 +92,8 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 		}
 		if in.Layer >= 0 && in.Sub != "" {
 			in.Anchor, _, _ = strings.Cut(in.Sub, ".")
+		} else if in.Layer >= 0 {
+			in.Anchor = layerAnchor
 		}
 	}
 	// Pass 2: APIs take the layer of their nearest construct.json ancestor;
@@ -143,6 +150,10 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 				k := anchorKey{in.Layer, name, model.ParamGrad}
 				x.grads[k] = append(x.grads[k], int32(i))
 			})
+			if in.Anchor != layerAnchor { // the layer's gradient: every parameter in it
+				k := anchorKey{in.Layer, layerAnchor, model.ParamGrad}
+				x.grads[k] = append(x.grads[k], int32(i))
+			}
 			continue
 		}
 		x.layers[in.Layer] = append(x.layers[in.Layer], int32(i))
@@ -159,7 +170,7 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 				a = &anchorOps{}
 				x.anchors[ak] = a
 			}
-			if op.Kind == model.KindModule && in.Sub == name {
+			if op.Kind == model.KindModule && (in.Sub == name || name == layerAnchor && in.Sub == "") {
 				a.own = append(a.own, int32(i))
 			}
 			a.all = append(a.all, int32(i))
@@ -183,6 +194,10 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 // layer ("mlp", "mlp.linear_fc1"); nothing outside an anchor.
 func forPrefixes(in *opInfo, f func(string)) {
 	if in.Anchor == "" {
+		return
+	}
+	if in.Anchor == layerAnchor {
+		f(layerAnchor)
 		return
 	}
 	for k := len(in.Anchor); ; {
@@ -213,6 +228,8 @@ func apiInfoFromParent(d *model.Dump, op *model.Op, s *layerScheme) opInfo {
 				in.Sub = loc.Sub
 				if in.Layer >= 0 && in.Sub != "" {
 					in.Anchor, _, _ = strings.Cut(in.Sub, ".")
+				} else if in.Layer >= 0 {
+					in.Anchor = layerAnchor
 				}
 			} else {
 				in.Sub = stripWrappers(path)

@@ -84,7 +84,7 @@ func TestPhase3_ForwardMLPFault(t *testing.T) {
 	if len(s.Drilldown.Ops) != len(tFwd) {
 		t.Errorf("drill ops = %d, want %d", len(s.Drilldown.Ops), len(tFwd))
 	}
-	if got := strings.Join(r.AnchorsUsed, ","); got != "input_layernorm,self_attention,mlp,pre_mlp_layernorm" {
+	if got := strings.Join(r.AnchorsUsed, ","); got != "input_layernorm,self_attention,mlp,pre_mlp_layernorm,(layer)" {
 		t.Errorf("anchors %s", got)
 	}
 	if r.AnchorWarning != nil || r.Degraded {

@@ -103,6 +103,8 @@ type Band struct {
 	Samples int    `json:"samples"`
 	Usable  bool   `json:"usable"`
 	Note    string `json:"note,omitempty"`
+	// Rule says how Lower/Upper were derived and applied.
+	Rule string `json:"rule,omitempty"`
 }
 
 // DrillOp is one operator of the drill-down.

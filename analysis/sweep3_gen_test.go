@@ -1,0 +1,617 @@
+package analysis
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"spikescope/model"
+)
+
+// A second, more realistic generator of four-group dumps for the Phase 3
+// sweep (sweep3_test.go): random (seeded) device noise per tensor, data that
+// differs between the A/B and the C/D samples, a uniform device bias, a
+// fault that propagates the way activations do (fully through the rest of
+// its block, diluted by the residual stream, mostly removed by the next
+// norm), several naming flavours per device (Megatron-core on NPU, TE on
+// GPU, legacy Megatron, MoE, MindSpore), dump levels L0/L1/mix, micro-batches
+// and recompute records.
+
+// s3Op is one record of a layer's pass: a module (class != "") or an API
+// whose parent module is parent. role names the tensor it outputs (module
+// and API of the same computation share it).
+type s3Op struct {
+	sub, class string
+	api        string
+	parent     string
+	role       string
+}
+
+// s3Flavour names the ops of one device.
+type s3Flavour int
+
+const (
+	s3Mcore  s3Flavour = iota // Megatron-core on NPU
+	s3TE                      // Megatron-core with TransformerEngine on GPU
+	s3Legacy                  // legacy Megatron (language_model.encoder)
+	s3MoE                     // Megatron-core MoE on NPU
+	s3MS                      // MindSpore Cell keys
+)
+
+var s3FwdMcore = []s3Op{
+	{api: "NPU.npu_rms_norm", parent: "input_layernorm", role: "ln1"},
+	{sub: "input_layernorm", class: "RMSNorm", role: "ln1"},
+	{api: "Functional.linear", parent: "self_attention.linear_qkv", role: "qkv"},
+	{sub: "self_attention.linear_qkv", class: "ColumnParallelLinear", role: "qkv"},
+	{api: "NPU.npu_fusion_attention", parent: "self_attention.core_attention", role: "attn"},
+	{sub: "self_attention.core_attention", class: "DotProductAttention", role: "attn"},
+	{api: "Functional.linear", parent: "self_attention.linear_proj", role: "proj"},
+	{sub: "self_attention.linear_proj", class: "RowParallelLinear", role: "proj"},
+	{sub: "self_attention", class: "SelfAttention", role: "proj"},
+	{api: "Tensor.__add__", parent: "", role: "hmid"},
+	{api: "NPU.npu_rms_norm", parent: "pre_mlp_layernorm", role: "ln2"},
+	{sub: "pre_mlp_layernorm", class: "RMSNorm", role: "ln2"},
+	{api: "Functional.linear", parent: "mlp.linear_fc1", role: "fc1"},
+	{sub: "mlp.linear_fc1", class: "ColumnParallelLinear", role: "fc1"},
+	{api: "NPU.npu_swiglu", parent: "mlp", role: "swi"},
+	{api: "Functional.linear", parent: "mlp.linear_fc2", role: "fc2"},
+	{sub: "mlp.linear_fc2", class: "RowParallelLinear", role: "fc2"},
+	{sub: "mlp", class: "MLP", role: "fc2"},
+	{api: "Tensor.__add__", parent: "", role: "hout"},
+	{sub: "", class: "TransformerLayer", role: "hout"},
+}
+
+var s3BwdMcore = []s3Op{
+	{api: "Tensor.__add__", parent: "", role: "g_hout"},
+	{api: "Functional.linear", parent: "mlp.linear_fc2", role: "g_fc2"},
+	{sub: "mlp.linear_fc2", class: "RowParallelLinear", role: "g_fc2"},
+	{api: "NPU.npu_swiglu", parent: "mlp", role: "g_swi"},
+	{api: "Functional.linear", parent: "mlp.linear_fc1", role: "g_fc1"},
+	{sub: "mlp.linear_fc1", class: "ColumnParallelLinear", role: "g_fc1"},
+	{sub: "mlp", class: "MLP", role: "g_fc1"},
+	{api: "NPU.npu_rms_norm", parent: "pre_mlp_layernorm", role: "g_ln2"},
+	{sub: "pre_mlp_layernorm", class: "RMSNorm", role: "g_ln2"},
+	{api: "Tensor.__add__", parent: "", role: "g_hmid"},
+	{api: "Functional.linear", parent: "self_attention.linear_proj", role: "g_proj"},
+	{sub: "self_attention.linear_proj", class: "RowParallelLinear", role: "g_proj"},
+	{api: "NPU.npu_fusion_attention", parent: "self_attention.core_attention", role: "g_attn"},
+	{sub: "self_attention.core_attention", class: "DotProductAttention", role: "g_attn"},
+	{api: "Functional.linear", parent: "self_attention.linear_qkv", role: "g_qkv"},
+	{sub: "self_attention.linear_qkv", class: "ColumnParallelLinear", role: "g_qkv"},
+	{sub: "self_attention", class: "SelfAttention", role: "g_qkv"},
+	{api: "NPU.npu_rms_norm", parent: "input_layernorm", role: "g_ln1"},
+	{sub: "input_layernorm", class: "RMSNorm", role: "g_ln1"},
+	{sub: "", class: "TransformerLayer", role: "g_hin"},
+}
+
+// TE on GPU: the norms are fused into the following linear
+// (TELayerNormColumnParallelLinear), attention runs in a FlashAttention
+// child, swiglu is silu × mul, linears call no torch API.
+var s3FwdTE = []s3Op{
+	{sub: "self_attention.linear_qkv", class: "TELayerNormColumnParallelLinear", role: "qkv"},
+	{sub: "self_attention.core_attention.flash_attention", class: "FlashAttention", role: "attn"},
+	{sub: "self_attention.core_attention", class: "TEDotProductAttention", role: "attn"},
+	{sub: "self_attention.linear_proj", class: "TERowParallelLinear", role: "proj"},
+	{sub: "self_attention", class: "SelfAttention", role: "proj"},
+	{api: "Tensor.__add__", parent: "", role: "hmid"},
+	{sub: "mlp.linear_fc1", class: "TELayerNormColumnParallelLinear", role: "fc1"},
+	{api: "Functional.silu", parent: "mlp", role: "silu"},
+	{api: "Tensor.__mul__", parent: "mlp", role: "swi"},
+	{sub: "mlp.linear_fc2", class: "TERowParallelLinear", role: "fc2"},
+	{sub: "mlp", class: "MLP", role: "fc2"},
+	{api: "Tensor.__add__", parent: "", role: "hout"},
+	{sub: "", class: "TransformerLayer", role: "hout"},
+}
+
+var s3BwdTE = []s3Op{
+	{api: "Tensor.__add__", parent: "", role: "g_hout"},
+	{sub: "mlp.linear_fc2", class: "TERowParallelLinear", role: "g_fc2"},
+	{api: "Tensor.__mul__", parent: "mlp", role: "g_swi"},
+	{api: "Functional.silu", parent: "mlp", role: "g_silu"},
+	{sub: "mlp.linear_fc1", class: "TELayerNormColumnParallelLinear", role: "g_ln2"},
+	{sub: "mlp", class: "MLP", role: "g_ln2"},
+	{api: "Tensor.__add__", parent: "", role: "g_hmid"},
+	{sub: "self_attention.linear_proj", class: "TERowParallelLinear", role: "g_proj"},
+	{sub: "self_attention.core_attention.flash_attention", class: "FlashAttention", role: "g_attn"},
+	{sub: "self_attention.core_attention", class: "TEDotProductAttention", role: "g_attn"},
+	{sub: "self_attention.linear_qkv", class: "TELayerNormColumnParallelLinear", role: "g_ln1"},
+	{sub: "self_attention", class: "SelfAttention", role: "g_ln1"},
+	{sub: "", class: "TransformerLayer", role: "g_hin"},
+}
+
+// renames of the Megatron-core module paths and classes for the legacy and
+// MindSpore flavours.
+var s3LegacySub = map[string]string{
+	"input_layernorm": "input_norm", "self_attention.linear_qkv": "self_attention.query_key_value",
+	"self_attention.core_attention": "self_attention.core_attention_flash", "self_attention.linear_proj": "self_attention.dense",
+	"pre_mlp_layernorm": "post_attention_norm", "mlp.linear_fc1": "mlp.dense_h_to_4h", "mlp.linear_fc2": "mlp.dense_4h_to_h",
+}
+var s3LegacyClass = map[string]string{
+	"DotProductAttention": "FlashSelfAttention", "SelfAttention": "ParallelAttention", "MLP": "ParallelMLP",
+	"TransformerLayer": "ParallelTransformerLayer",
+}
+var s3MSSub = map[string]string{
+	"input_layernorm": "attention_norm", "self_attention": "attention", "self_attention.linear_qkv": "attention.w_qkv",
+	"self_attention.core_attention": "attention.flash_attention", "self_attention.linear_proj": "attention.wo",
+	"pre_mlp_layernorm": "ffn_norm", "mlp": "feed_forward", "mlp.linear_fc1": "feed_forward.w1", "mlp.linear_fc2": "feed_forward.w2",
+}
+var s3MSClass = map[string]string{
+	"RMSNorm": "LlamaRMSNorm", "ColumnParallelLinear": "Linear", "RowParallelLinear": "Linear",
+	"DotProductAttention": "FlashAttention", "SelfAttention": "LLamaAttention", "MLP": "LlamaFeedForward",
+	"TransformerLayer": "LLamaDecodeLayer",
+}
+var s3MSAPI = map[string]string{
+	"NPU.npu_rms_norm": "Primitive.RmsNorm", "Functional.linear": "Mint.matmul",
+	"NPU.npu_fusion_attention": "Functional.flash_attention_score", "NPU.npu_swiglu": "Functional.swiglu",
+	"Tensor.__add__": "Tensor.add",
+}
+
+// s3MoE replaces the dense MLP by a router and moeExperts local experts.
+const s3MoEExperts = 3
+
+func s3MoESeq(seq []s3Op, bwd bool) []s3Op {
+	var out []s3Op
+	for _, o := range seq {
+		isMLP := strings.HasPrefix(o.sub, "mlp") || strings.HasPrefix(o.parent, "mlp")
+		if !isMLP {
+			out = append(out, o)
+			continue
+		}
+		if o.sub == "mlp" { // the MoE layer closes the MLP
+			if !bwd {
+				out = append(out, s3Op{sub: "mlp.router", class: "TopKRouter", role: "router"})
+			}
+			for e := 0; e < s3MoEExperts; e++ {
+				ex := fmt.Sprintf("mlp.experts.local_experts.%d", e)
+				r := func(s string) string { return fmt.Sprintf("%s#%d", s, e) }
+				if !bwd {
+					out = append(out,
+						s3Op{api: "Functional.linear", parent: ex + ".linear_fc1", role: r("fc1")},
+						s3Op{sub: ex + ".linear_fc1", class: "ColumnParallelLinear", role: r("fc1")},
+						s3Op{api: "NPU.npu_swiglu", parent: ex, role: r("swi")},
+						s3Op{api: "Functional.linear", parent: ex + ".linear_fc2", role: r("fc2")},
+						s3Op{sub: ex + ".linear_fc2", class: "RowParallelLinear", role: r("fc2")},
+						s3Op{sub: ex, class: "MLP", role: r("fc2")})
+				} else {
+					out = append(out,
+						s3Op{sub: ex + ".linear_fc2", class: "RowParallelLinear", role: r("g_fc2")},
+						s3Op{api: "NPU.npu_swiglu", parent: ex, role: r("g_swi")},
+						s3Op{sub: ex + ".linear_fc1", class: "ColumnParallelLinear", role: r("g_fc1")},
+						s3Op{sub: ex, class: "MLP", role: r("g_fc1")})
+				}
+			}
+			role := "fc2"
+			if bwd {
+				role = "g_fc1"
+			}
+			out = append(out, s3Op{sub: "mlp.experts", class: "SequentialMLP", role: role}, s3Op{sub: "mlp", class: "MoELayer", role: role})
+		}
+	}
+	return out
+}
+
+func s3Rename(seq []s3Op, subs, classes, apis map[string]string) []s3Op {
+	out := make([]s3Op, len(seq))
+	for i, o := range seq {
+		if v, ok := subs[o.sub]; ok {
+			o.sub = v
+		}
+		if v, ok := subs[o.parent]; ok {
+			o.parent = v
+		}
+		if v, ok := classes[o.class]; ok {
+			o.class = v
+		}
+		if v, ok := apis[o.api]; ok {
+			o.api = v
+		}
+		out[i] = o
+	}
+	return out
+}
+
+func s3Seqs(f s3Flavour) (fwd, bwd []s3Op) {
+	switch f {
+	case s3TE:
+		return s3FwdTE, s3BwdTE
+	case s3Legacy:
+		return s3Rename(s3FwdMcore, s3LegacySub, s3LegacyClass, nil), s3Rename(s3BwdMcore, s3LegacySub, s3LegacyClass, nil)
+	case s3MoE:
+		return s3MoESeq(s3FwdMcore, false), s3MoESeq(s3BwdMcore, true)
+	case s3MS:
+		return s3Rename(s3FwdMcore, s3MSSub, s3MSClass, s3MSAPI), s3Rename(s3BwdMcore, s3MSSub, s3MSClass, s3MSAPI)
+	}
+	return s3FwdMcore, s3BwdMcore
+}
+
+func s3LayerPath(f s3Flavour, l int) (prefix, path string) {
+	switch f {
+	case s3Legacy:
+		return "Module", fmt.Sprintf("module.module.language_model.encoder.layers.%d", l)
+	case s3MS:
+		return "Cell", fmt.Sprintf("network_with_loss.model.layers.%d", l)
+	}
+	return "Module", fmt.Sprintf("module.module.decoder.layers.%d", l)
+}
+
+// s3Fault is the planted fault.
+type s3Fault struct {
+	On    bool
+	Bwd   bool    // a backward-only fault (in the backward pass)
+	Layer int     // local layer number
+	Role  string  // tensor role ("swi", "attn", "g_swi", ...)
+	F     float64 // factor; NaN plants a NaN
+	Call  int     // micro-batch with the fault; -1 = every micro-batch
+}
+
+// s3Dev is the deviation model of a planted fault.
+var (
+	s3BlockF = map[string]int{"ln1": 1, "qkv": 1, "attn": 1, "proj": 1, "ln2": 2, "fc1": 2, "swi": 2, "fc2": 2, "silu": 2, "router": 2}
+	s3BlockB = map[string]int{"g_fc2": 2, "g_swi": 2, "g_fc1": 2, "g_ln2": 2, "g_silu": 2, "g_proj": 1, "g_attn": 1, "g_qkv": 1, "g_ln1": 1}
+	s3Resid  = map[string]bool{"hmid": true, "hout": true, "g_hout": true, "g_hmid": true, "g_hin": true}
+)
+
+// s3RoleOrder is the order of the roles in a pass (the Megatron-core
+// sequence; other flavours' roles map onto it).
+func s3RoleOrder(seq []s3Op) map[string]int {
+	m := map[string]int{}
+	for i, o := range seq {
+		if _, ok := m[o.role]; !ok {
+			m[o.role] = i
+		}
+	}
+	return m
+}
+
+func s3Expert(role string) int {
+	if i := strings.IndexByte(role, '#'); i >= 0 {
+		var e int
+		fmt.Sscan(role[i+1:], &e)
+		return e
+	}
+	return -1
+}
+
+// s3Keys records, per built dump, the first key computing each tensor
+// ("layer/call/dir/role" → key): the planted operator of a fault.
+var s3Keys = map[*model.Dump]map[string]string{}
+
+func s3Base(role string) string {
+	if i := strings.IndexByte(role, '#'); i >= 0 {
+		return role[:i]
+	}
+	return role
+}
+
+// dev returns the fault's deviation of a tensor (role) of layer l in a pass.
+func (f s3Fault) dev(bwd bool, l int, role string, call int) float64 {
+	if !f.On || (f.Call >= 0 && call != f.Call) {
+		return 1
+	}
+	F := f.F
+	if math.IsNaN(F) {
+		switch {
+		case bwd && !f.Bwd: // a forward NaN poisons the whole backward
+			return math.NaN()
+		case bwd != f.Bwd:
+			return 1
+		case s3After(bwd, l, role, f.Layer, f.Role):
+			return math.NaN()
+		}
+		return 1
+	}
+	part := func(s float64) float64 { return 1 + s*(F-1) }
+	if f.Bwd != bwd {
+		if f.Bwd { // backward fault: forward clean
+			return 1
+		}
+		// forward fault seen in the backward
+		if l >= f.Layer {
+			return part(0.5)
+		}
+		return part(0.8)
+	}
+	if !s3After(bwd, l, role, f.Layer, f.Role) {
+		return 1
+	}
+	base, fb := s3Base(role), s3Base(f.Role)
+	block := s3BlockF
+	if bwd {
+		block = s3BlockB
+	}
+	if l == f.Layer {
+		if e, fe := s3Expert(role), s3Expert(f.Role); e >= 0 && fe >= 0 && e != fe {
+			return 1 // another expert: computed in parallel, not downstream
+		}
+		switch {
+		case role == f.Role || base == fb && !strings.Contains(role, "#"):
+			return F
+		case s3Resid[fb]:
+			// a residual fault: the next residual add carries most of it,
+			// norms remove the scale
+			if s3Resid[base] {
+				return part(0.9)
+			}
+			return part(0.1)
+		case block[base] != 0 && block[base] == block[fb] && !strings.Contains(role, "#"):
+			return F // rest of the block: linear
+		case s3Resid[base]:
+			return part(0.3)
+		}
+		return part(0.1)
+	}
+	k := float64(f.Layer - l)
+	if !bwd {
+		k = float64(l - f.Layer)
+	}
+	if s3Resid[base] {
+		return part(0.3 * math.Pow(0.9, k-1))
+	}
+	return part(0.1 * math.Pow(0.9, k-1))
+}
+
+// s3After: is (l, role) at or after (fl, frole) in the pass's propagation?
+func s3After(bwd bool, l int, role string, fl int, frole string) bool {
+	if l != fl {
+		if bwd {
+			return l < fl
+		}
+		return l > fl
+	}
+	seq := s3FwdMcore
+	if bwd {
+		seq = s3BwdMcore
+	}
+	ord := s3RoleOrder(seq)
+	ri, ok1 := ord[s3Base(role)]
+	fi, ok2 := ord[s3Base(frole)]
+	if !ok1 || !ok2 {
+		return s3Base(role) == s3Base(frole)
+	}
+	return ri >= fi
+}
+
+// s3Cfg is one synthetic dump.
+type s3Cfg struct {
+	Name      string
+	Flavour   s3Flavour
+	Layers    int
+	Stage     int // pipeline stage: layers are numbered locally, values follow the global layer
+	Calls     int
+	Level     string // "mix" (default), "L0" (modules only), "L1" (APIs only)
+	NoParents bool   // no construct.json
+	Recompute bool   // a recompute forward (forward.<Calls+c>, is_recompute) before each backward
+	RecFlag   bool   // recompute records carry is_recompute
+	Data      uint64 // data sample (A,B share one; C,D another)
+	Device    uint64 // device noise stream
+	Noise     float64
+	Bias      float64 // multiplies every value (a device bias); 0 = 1
+	APIBase   int
+	Fault     s3Fault
+	Seq       int
+	Weights   bool // forward module records carry their weight statistics
+	GradScale float64
+	Step      int
+	Rank      int
+}
+
+// s3Gauss is a deterministic standard normal for the given parts.
+func s3Gauss(parts ...any) float64 {
+	h := fnv.New64a()
+	fmt.Fprint(h, parts...)
+	r := rand.New(rand.NewPCG(h.Sum64(), 0x5eed))
+	return r.NormFloat64()
+}
+
+// s3RoleScale is the Norm of a role's tensor at layer 0.
+func s3RoleScale(role string) float64 {
+	b := s3Base(role)
+	bwd := strings.HasPrefix(b, "g_")
+	b = strings.TrimPrefix(b, "g_")
+	s := map[string]float64{"ln1": 30, "qkv": 45, "attn": 9, "proj": 15, "hmid": 60, "ln2": 32, "fc1": 80, "swi": 20, "fc2": 14, "hout": 64, "silu": 25, "router": 4, "hin": 70}[b]
+	if s == 0 {
+		s = 10
+	}
+	if strings.Contains(role, "#") {
+		s *= 0.6
+	}
+	if bwd {
+		s *= 1e-3
+	}
+	return s
+}
+
+func s3BuildDump(c s3Cfg) *model.Dump {
+	if c.Calls == 0 {
+		c.Calls = 1
+	}
+	if c.Seq == 0 {
+		c.Seq = 16
+	}
+	if c.Bias == 0 {
+		c.Bias = 1
+	}
+	if c.Level == "" {
+		c.Level = "mix"
+	}
+	d := &model.Dump{Path: c.Name, Step: c.Step, Rank: c.Rank, Index: map[string]int{}, HasConstruct: !c.NoParents && c.Level != "L1"}
+	fwd, bwd := s3Seqs(c.Flavour)
+	apiN := map[string]int{}
+	keys := map[string]string{}
+	s3Keys[d] = keys
+	add := func(op model.Op) {
+		op.Order = len(d.Ops)
+		d.Index[op.Key] = len(d.Ops)
+		d.Ops = append(d.Ops, op)
+	}
+	tensor := func(name string, role string, gl int, v func(model.Stat) float64, elems int64) model.TensorStat {
+		t := model.TensorStat{Name: name, Dtype: "torch.bfloat16", Shape: []int64{elems}, Elements: elems}
+		n := s3RoleScale(role) * (1 + 0.05*float64(gl))
+		t.Stat[model.StatNorm] = n * v(model.StatNorm)
+		t.Stat[model.StatMax] = 0.09 * n * v(model.StatMax)
+		t.Stat[model.StatMin] = -0.08 * n * v(model.StatMin)
+		mean := 0.004 * n
+		if s3Base(role) == "attn" || s3Base(role) == "g_attn" {
+			mean = 1e-5 * n // centred
+		}
+		t.Stat[model.StatMean] = mean * v(model.StatMean)
+		t.Has = [model.NumStats]bool{true, true, true, true}
+		return t
+	}
+	prefix, _ := s3LayerPath(c.Flavour, 0)
+	modKey := func(l int, sub, class, dir string, call int) (string, string) {
+		_, p := s3LayerPath(c.Flavour, l)
+		if sub != "" {
+			p += "." + sub
+		}
+		return fmt.Sprintf("%s.%s.%s.%s.%d", prefix, p, class, dir, call), p
+	}
+	classOfSub := map[string]string{}
+	for _, o := range fwd {
+		if o.class != "" {
+			classOfSub[o.sub] = o.class
+		}
+	}
+	pass := func(bwdPass bool, l, call, keyCall int, seq []s3Op, rec bool) {
+		dname := "forward"
+		dir := model.Forward
+		if bwdPass {
+			dname, dir = "backward", model.Backward
+		}
+		gl := c.Stage*c.Layers + l
+		for _, o := range seq {
+			if o.class != "" && c.Level == "L1" || o.class == "" && c.Level == "L0" {
+				continue
+			}
+			role := o.role
+			elems := int64(c.Seq) * 64
+			if strings.Contains(role, "#") {
+				elems = int64(c.Seq) * 16 // tokens routed to the expert
+			}
+			v := func(s model.Stat) float64 {
+				sig := c.Noise
+				if s == model.StatMax || s == model.StatMin {
+					sig *= 2
+				}
+				data := math.Exp(0.05 * s3Gauss("data", c.Data, call, gl, role, s, rec))
+				dev := math.Exp(sig * s3Gauss("dev", c.Device, call, gl, role, s, rec))
+				return data * dev * c.Bias * c.Fault.dev(bwdPass, l, role, call)
+			}
+			out := tensor("output.0", role, gl, v, elems)
+			in := tensor("input.0", role, gl, func(model.Stat) float64 { return 1 }, elems)
+			if o.class != "" {
+				key, path := modKey(l, o.sub, o.class, dname, keyCall)
+				op := model.Op{Key: key, Kind: model.KindModule, Prefix: prefix, ModulePath: path, Class: o.class,
+					Direction: dir, CallIndex: keyCall, Layer: l, Inputs: []model.TensorStat{in}, Outputs: []model.TensorStat{out},
+					Recompute: rec && c.RecFlag}
+				if !c.NoParents && o.sub != "" {
+					ps := ""
+					if i := strings.LastIndexByte(o.sub, '.'); i >= 0 {
+						ps = o.sub[:i]
+					}
+					pc := classOfSub[ps]
+					if ps == "" {
+						pc = classOfSub[""]
+					}
+					op.Parent, _ = modKey(l, ps, pc, dname, keyCall)
+				}
+				if k := fmt.Sprintf("%d/%d/%s/%s", l, call, dname, role); keys[k] == "" && !rec {
+					keys[k] = key
+				}
+				if c.Weights && !bwdPass {
+					w := tensor("weight", "w", gl, func(model.Stat) float64 { return 1 + 0.01*s3Gauss("w", gl, o.sub) }, 4096)
+					op.Params = []model.TensorStat{w}
+				}
+				if bwdPass && strings.Contains(o.class, "Linear") && c.GradScale > 0 {
+					gk, gp := modKey(l, o.sub, o.class, "parameters_grad", keyCall)
+					g := tensor("weight", "g_w", gl, func(model.Stat) float64 { return c.GradScale }, 4096)
+					add(model.Op{Key: gk, Kind: model.KindModule, Prefix: prefix, ModulePath: gp, Class: o.class,
+						Direction: model.ParamGrad, CallIndex: keyCall, Layer: l, Params: []model.TensorStat{g}})
+				}
+				add(op)
+				continue
+			}
+			n := apiN[o.api]
+			apiN[o.api] = n + 1
+			key := fmt.Sprintf("%s.%d.%s", o.api, n+c.APIBase, dname)
+			dot := strings.IndexByte(o.api, '.')
+			op := model.Op{Key: key, Kind: model.KindAPI, Prefix: o.api[:dot], ModulePath: o.api[dot+1:],
+				Direction: dir, CallIndex: n + c.APIBase, Layer: -1, Inputs: []model.TensorStat{in}, Outputs: []model.TensorStat{out},
+				Recompute: rec && c.RecFlag}
+			if !c.NoParents && c.Level != "L1" {
+				op.Parent, _ = modKey(l, o.parent, classOfSub[o.parent], dname, keyCall)
+			}
+			if k := fmt.Sprintf("%d/%d/%s/%s", l, call, dname, role); keys[k] == "" && !rec {
+				keys[k] = key
+			}
+			add(op)
+		}
+	}
+	for call := 0; call < c.Calls; call++ {
+		for l := 0; l < c.Layers; l++ {
+			pass(false, l, call, call, fwd, false)
+		}
+		for l := c.Layers - 1; l >= 0; l-- {
+			if c.Recompute {
+				pass(false, l, call, c.Calls+call, fwd, true)
+			}
+			pass(true, l, call, call, bwd, false)
+		}
+	}
+	return d
+}
+
+// s3Quad is a four-group scenario.
+type s3Quad struct {
+	Layers     int
+	Calls      int
+	Noise      float64
+	Bias       float64 // device bias of B and D
+	FlavA      s3Flavour
+	FlavB      s3Flavour
+	Level      string
+	NoParents  bool
+	Recompute  bool // on A only (B did not recompute)
+	Fault      s3Fault
+	NoCD       bool
+	NoD        bool
+	APIShift   int // B and D API counters shifted
+	Seed       uint64
+	ExtraAPIsB bool
+}
+
+func (q s3Quad) build() (a, b, c, d *model.Dump) {
+	base := s3Cfg{Layers: q.Layers, Calls: q.Calls, Noise: q.Noise, Level: q.Level, NoParents: q.NoParents}
+	ca, cb, cc, cd := base, base, base, base
+	ca.Name, cb.Name, cc.Name, cd.Name = "A", "B", "C", "D"
+	ca.Flavour, cc.Flavour = q.FlavA, q.FlavA
+	cb.Flavour, cd.Flavour = q.FlavB, q.FlavB
+	ca.Data, cb.Data = q.Seed*4+1, q.Seed*4+1
+	cc.Data, cd.Data = q.Seed*4+2, q.Seed*4+2
+	ca.Device, cb.Device, cc.Device, cd.Device = q.Seed*8+1, q.Seed*8+2, q.Seed*8+3, q.Seed*8+4
+	cb.Bias, cd.Bias = q.Bias, q.Bias
+	cb.APIBase, cd.APIBase = q.APIShift, q.APIShift
+	ca.Recompute, ca.RecFlag = q.Recompute, true
+	cc.Recompute, cc.RecFlag = q.Recompute, true
+	ca.Fault = q.Fault
+	a, b = s3BuildDump(ca), s3BuildDump(cb)
+	if !q.NoCD {
+		c = s3BuildDump(cc)
+		if !q.NoD {
+			d = s3BuildDump(cd)
+		}
+	}
+	return
+}
+
+// s3PlantedKey is the key in A of the first op computing the planted
+// tensor at the fault layer and call (the planted operator).
+func s3PlantedKey(a *model.Dump, q s3Quad) string {
+	dir := "forward"
+	if q.Fault.Bwd {
+		dir = "backward"
+	}
+	return s3Keys[a][fmt.Sprintf("%d/%d/%s/%s", q.Fault.Layer, max(q.Fault.Call, 0), dir, q.Fault.Role)]
+}

@@ -1,0 +1,211 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"spikescope/model"
+)
+
+// The Phase 3 sweep: dumps unlike the demo (fault site, layer, amplitude,
+// noise, bias, layer count, naming, dump level, micro-batches, control
+// group), each checked against the planted truth.
+
+type s3Case struct {
+	name string
+	q    s3Quad
+	// want: the fault must be found (start layer + drill-down); false: it
+	// may be missed (below the noise) but no other layer may be named.
+	mustFind bool
+	// drill: expected drill-down operator (substring); "" = the planted op.
+	drill string
+	// noDrill: the drill-down operator is not checked (documented limitation)
+	noDrill bool
+}
+
+// s3Check evaluates one case; "" = pass.
+func s3Check(c s3Case) string {
+	a, b, cc, d := c.q.build()
+	r := Phase3(Phase3Input{A: a, B: b, C: cc, D: d}, DefaultPhase3Options())
+	s := r.DivergenceSummary
+	var fwd, bwd model.DirectionVerdict
+	for _, v := range s.Directions {
+		if v.Direction == "fwd" {
+			fwd = v
+		} else {
+			bwd = v
+		}
+	}
+	f := c.q.Fault
+	if !f.On {
+		if len(fwd.Flagged)+len(bwd.Flagged) > 0 {
+			return fmt.Sprintf("noise/bias only: flagged fwd %v bwd %v", fwd.Flagged, bwd.Flagged)
+		}
+		return ""
+	}
+	if math.IsNaN(f.F) {
+		want := fmt.Sprintf("L%d ", f.Layer)
+		v := fwd
+		if f.Bwd {
+			v = bwd
+		}
+		if !strings.HasPrefix(v.FirstNonFinite, want) || !strings.Contains(v.FirstNonFinite, s3PlantedKey(a, c.q)) {
+			return fmt.Sprintf("first non-finite %q, want %s%s", v.FirstNonFinite, want, s3PlantedKey(a, c.q))
+		}
+		if v.Verdict == verdictConsistent {
+			return "NaN direction called consistent"
+		}
+		if s.EarliestFwdDivergence != nil && *s.EarliestFwdDivergence < f.Layer {
+			return fmt.Sprintf("fwd start L%d before the NaN layer", *s.EarliestFwdDivergence)
+		}
+		return ""
+	}
+	start, v := s.EarliestFwdDivergence, fwd
+	if f.Bwd {
+		start, v = s.EarliestBwdDivergence, bwd
+		if len(fwd.Flagged) > 0 {
+			return fmt.Sprintf("backward-only fault: forward flagged %v", fwd.Flagged)
+		}
+	}
+	if start == nil {
+		if c.mustFind {
+			return "not found"
+		}
+		return ""
+	}
+	if *start != f.Layer {
+		return fmt.Sprintf("start L%d, want L%d (flagged %v)", *start, f.Layer, v.Flagged)
+	}
+	if !v.P0 {
+		return "planted direction not P0"
+	}
+	if c.noDrill || !c.mustFind {
+		return ""
+	}
+	want := c.drill
+	if want == "" {
+		want = s3PlantedKey(a, c.q)
+	}
+	if s.Drilldown == nil || !strings.Contains(s.Drilldown.Operator, want) {
+		op := ""
+		if s.Drilldown != nil {
+			op = s.Drilldown.Operator + " (" + s.Drilldown.Note + ")"
+		}
+		return fmt.Sprintf("drill-down %q, want %q", op, want)
+	}
+	return ""
+}
+
+func s3FwdFault(layer int, role string, f float64) s3Fault {
+	return s3Fault{On: true, Layer: layer, Role: role, F: f, Call: -1}
+}
+
+// s3Matrix is the sweep.
+func s3Matrix() []s3Case {
+	base := s3Quad{Layers: 24, Noise: 0.005, Bias: 1, Seed: 1}
+	with := func(mod func(q *s3Quad)) s3Quad {
+		q := base
+		mod(&q)
+		return q
+	}
+	var cs []s3Case
+	// fault sites (forward), middle layer
+	for _, role := range []string{"ln1", "qkv", "attn", "proj", "hmid", "ln2", "fc1", "swi", "fc2", "hout"} {
+		cs = append(cs, s3Case{name: "site/" + role, q: with(func(q *s3Quad) { q.Fault = s3FwdFault(11, role, 1.5) }), mustFind: true})
+	}
+	// layer position
+	for _, l := range []int{0, 23} {
+		cs = append(cs, s3Case{name: fmt.Sprintf("layer/%d", l), q: with(func(q *s3Quad) { q.Fault = s3FwdFault(l, "swi", 1.5) }), mustFind: true})
+	}
+	// backward-only faults
+	for _, role := range []string{"g_swi", "g_fc1", "g_attn", "g_hmid"} {
+		cs = append(cs, s3Case{name: "bwd/" + role, q: with(func(q *s3Quad) { q.Fault = s3Fault{On: true, Bwd: true, Layer: 9, Role: role, F: 1.6, Call: -1} }), mustFind: true})
+	}
+	// NaN
+	cs = append(cs, s3Case{name: "nan/fwd-swi", q: with(func(q *s3Quad) { q.Fault = s3FwdFault(7, "swi", math.NaN()) })})
+	cs = append(cs, s3Case{name: "nan/bwd-fc1", q: with(func(q *s3Quad) {
+		q.Fault = s3Fault{On: true, Bwd: true, Layer: 7, Role: "g_fc1", F: math.NaN(), Call: -1}
+	})})
+	// amplitude × noise (the fault must be found when it is well above the
+	// expected band; otherwise it may be missed but never misplaced)
+	for _, amp := range []float64{1.05, 1.1, 1.2, 1.5, 3, 0.8} {
+		for _, noise := range []float64{0.001, 0.003, 0.01, 0.03} {
+			must := math.Abs(math.Log(amp)) > 2*s3ExpectedSpread(noise)
+			for seed := uint64(1); seed <= 3; seed++ {
+				cs = append(cs, s3Case{name: fmt.Sprintf("amp/%.2fx@%.1f%%/s%d", amp, noise*100, seed),
+					q: with(func(q *s3Quad) { q.Noise, q.Seed, q.Fault = noise, seed, s3FwdFault(5, "fc1", amp) }), mustFind: must})
+			}
+		}
+	}
+	// noise / bias only: nothing may be flagged
+	for _, noise := range []float64{0.001, 0.01, 0.03} {
+		for _, bias := range []float64{0.8, 1, 1.25} {
+			for seed := uint64(1); seed <= 3; seed++ {
+				cs = append(cs, s3Case{name: fmt.Sprintf("null/%.1f%%/bias%.2f/s%d", noise*100, bias, seed),
+					q: with(func(q *s3Quad) { q.Noise, q.Bias, q.Seed = noise, bias, seed })})
+			}
+		}
+	}
+	// layer counts
+	for _, n := range []int{2, 48, 96} {
+		cs = append(cs, s3Case{name: fmt.Sprintf("layers/%d", n), q: with(func(q *s3Quad) { q.Layers = n; q.Fault = s3FwdFault(n/2, "fc2", 1.3) }), mustFind: true})
+		cs = append(cs, s3Case{name: fmt.Sprintf("layers/%d-null-1%%", n), q: with(func(q *s3Quad) { q.Layers, q.Noise = n, 0.01 })})
+	}
+	// naming
+	cs = append(cs, s3Case{name: "gpu-te/swi", q: with(func(q *s3Quad) { q.FlavB, q.APIShift, q.Fault = s3TE, 7, s3FwdFault(11, "swi", 1.5) }), mustFind: true,
+		drill: ".layers.11.mlp.linear_fc2.RowParallelLinear.forward.0"}) // npu_swiglu has no GPU counterpart: first alignable op after it
+	cs = append(cs, s3Case{name: "gpu-te/attn", q: with(func(q *s3Quad) { q.FlavB, q.APIShift, q.Fault = s3TE, 7, s3FwdFault(11, "attn", 1.5) }), mustFind: true,
+		drill: ".layers.11.self_attention.core_attention.DotProductAttention.forward.0"})
+	cs = append(cs, s3Case{name: "gpu-te/ln1", q: with(func(q *s3Quad) { q.FlavB, q.APIShift, q.Fault = s3TE, 7, s3FwdFault(11, "ln1", 1.5) }), mustFind: true,
+		drill: ".layers.11.self_attention.linear_qkv.ColumnParallelLinear.forward.0"})
+	cs = append(cs, s3Case{name: "gpu-te/null", q: with(func(q *s3Quad) { q.FlavB, q.APIShift, q.Noise = s3TE, 7, 0.01 })})
+	cs = append(cs, s3Case{name: "legacy/swi", q: with(func(q *s3Quad) { q.FlavA, q.FlavB, q.Fault = s3Legacy, s3Legacy, s3FwdFault(11, "swi", 1.5) }), mustFind: true})
+	cs = append(cs, s3Case{name: "legacy/attn", q: with(func(q *s3Quad) { q.FlavA, q.FlavB, q.Fault = s3Legacy, s3Legacy, s3FwdFault(3, "attn", 1.5) }), mustFind: true})
+	cs = append(cs, s3Case{name: "moe/swi#1", q: with(func(q *s3Quad) { q.FlavA, q.FlavB, q.Fault = s3MoE, s3MoE, s3FwdFault(11, "swi#1", 1.5) }), mustFind: true})
+	cs = append(cs, s3Case{name: "moe/null", q: with(func(q *s3Quad) { q.FlavA, q.FlavB, q.Noise = s3MoE, s3MoE, 0.01 })})
+	cs = append(cs, s3Case{name: "mindspore/swi", q: with(func(q *s3Quad) { q.FlavA, q.FlavB, q.Fault = s3MS, s3MS, s3FwdFault(11, "swi", 1.5) }), mustFind: true})
+	cs = append(cs, s3Case{name: "mindspore/ln1", q: with(func(q *s3Quad) { q.FlavA, q.FlavB, q.Fault = s3MS, s3MS, s3FwdFault(0, "ln1", 1.5) }), mustFind: true})
+	// dump levels
+	cs = append(cs, s3Case{name: "L0/swi", q: with(func(q *s3Quad) { q.Level, q.Fault = "L0", s3FwdFault(11, "swi", 1.5) }), mustFind: true,
+		drill: ".layers.11.mlp.linear_fc2.RowParallelLinear.forward.0"}) // swiglu is no module: first module after it
+	cs = append(cs, s3Case{name: "L0/fc1", q: with(func(q *s3Quad) { q.Level, q.Fault = "L0", s3FwdFault(11, "fc1", 1.5) }), mustFind: true})
+	cs = append(cs, s3Case{name: "mix-noconstruct/swi", q: with(func(q *s3Quad) { q.NoParents, q.Fault = true, s3FwdFault(11, "swi", 1.5) }), mustFind: true})
+	cs = append(cs, s3Case{name: "mix-noconstruct/attn", q: with(func(q *s3Quad) { q.NoParents, q.APIShift, q.Fault = true, 5, s3FwdFault(4, "attn", 1.5) }), mustFind: true})
+	// micro-batches, recompute
+	cs = append(cs, s3Case{name: "calls4/fault-mb2", q: with(func(q *s3Quad) {
+		q.Calls, q.Fault = 4, s3Fault{On: true, Layer: 11, Role: "swi", F: 1.5, Call: 2}
+	}), mustFind: true})
+	cs = append(cs, s3Case{name: "calls4/weak-mb2", q: with(func(q *s3Quad) {
+		q.Calls, q.Noise, q.Fault = 4, 0.003, s3Fault{On: true, Layer: 11, Role: "swi", F: 1.1, Call: 2}
+	}), mustFind: true})
+	cs = append(cs, s3Case{name: "calls4/null", q: with(func(q *s3Quad) { q.Calls, q.Noise = 4, 0.01 })})
+	cs = append(cs, s3Case{name: "recompute/swi", q: with(func(q *s3Quad) { q.Recompute, q.Fault = true, s3FwdFault(11, "swi", 1.5) }), mustFind: true})
+	// control group
+	cs = append(cs, s3Case{name: "noCD/swi", q: with(func(q *s3Quad) { q.NoCD, q.Fault = true, s3FwdFault(11, "swi", 1.5) }), mustFind: true})
+	cs = append(cs, s3Case{name: "noCD/null-bias0.8", q: with(func(q *s3Quad) { q.NoCD, q.Bias, q.Noise = true, 0.8, 0.005 })})
+	cs = append(cs, s3Case{name: "noD/swi", q: with(func(q *s3Quad) { q.NoD, q.Fault = true, s3FwdFault(11, "swi", 1.5) }), mustFind: true})
+	return cs
+}
+
+// s3ExpectedSpread is the band half-width (relative, log scale) expected on
+// the anomaly degree for a per-tensor device noise sigma on the Norm.
+func s3ExpectedSpread(sigma float64) float64 {
+	cd := math.Sqrt2 * sigma // C/D
+	return math.Max(degreeSpreadFactor*bandIQRMult*1.349*cd, bandSpreadFloor)
+}
+
+func TestSweep3_Matrix(t *testing.T) {
+	fails := 0
+	cases := s3Matrix()
+	for _, c := range cases {
+		if why := s3Check(c); why != "" {
+			fails++
+			t.Errorf("%-28s FAIL %s", c.name, why)
+		} else if testing.Verbose() {
+			t.Logf("%-28s ok", c.name)
+		}
+	}
+	t.Logf("%d/%d cases pass", len(cases)-fails, len(cases))
+}
