@@ -257,12 +257,12 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 
 // callAnalysis is the anchor comparison at one call number.
 type callAnalysis struct {
-	cells   [][][2]cell // anchor → layer pos → dir
-	pooled  map[model.Stat]map[string][]float64
+	cells  [][][2]cell // anchor → layer pos → dir
+	pooled map[model.Stat]map[string][]float64
 	// relative: every anchor's control ratios over the anchor's median
 	relative map[model.Stat]map[string][]float64
 	aligned  int
-	tables  []model.AnchorTable
+	tables   []model.AnchorTable
 }
 
 // flagCount counts the flagged (anchor, layer, metric, pass) cells.
