@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"spikescope/model"
@@ -199,6 +200,18 @@ func badCases(t *testing.T) []badCase {
 	// a long line without a newline: a CSV that is not a monitor CSV
 	writeFile(t, at("longline/rank0/grad_unreduced_0-0.csv"), append([]byte("vpp_stage,name,step,norm\n"), bytes.Repeat([]byte("a"), 2<<20)...))
 
+	// special files: reading one may block forever (a FIFO) or never end
+	// (/dev/zero)
+	for _, p := range []string{at("fifo/rank0/grad_unreduced_0-0.csv"), at("fifodump/dump.json")} {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.MkdirAll(at("loop/rank0"), 0o755)
+	os.Symlink("..", at("loop/rank0/up"))
+	noSelectSpecial := map[string]string{"select": "cmd_select.go reads the Phase 1 JSON with os.ReadFile: hangs on a FIFO, never ends on /dev/zero; see the report"}
+
 	noSelectHuge := map[string]string{"select": "cmd_select.go reads the Phase 1 JSON whole (3 GB); see the report"}
 	return []badCase{
 		{name: "missing path", path: at("nope"), file: "nope", problem: `does not exist|no such file`},
@@ -229,8 +242,12 @@ func badCases(t *testing.T) []badCase {
 			byCmd: map[string]string{"select": selectProblem, "trace-a": "invalid JSON|not an msprobe", "trace-b": "invalid JSON|not an msprobe"}},
 		{name: "CSV tree with one short row", path: at("tree"), file: "tree", codes: monitorOnly, warn: "1 of 160 monitor CSV files could not be read",
 			byCmd: map[string]string{"select": selectProblem, "trace-a": "no dump.json", "trace-b": "no dump.json"}},
-		{name: "file that is a folder", path: at("dirfile"), file: "dirfile", problem: `empty folder|no dump.json|is a directory`, byCmd: map[string]string{"select": selectProblem}},
-		{name: "dump.json that is a folder", path: at("dirdump"), file: "dirdump", problem: `empty folder|is a directory|no monitor CSV`, byCmd: map[string]string{"select": selectProblem}},
+		{name: "file that is a folder", path: at("dirfile"), file: "dirfile", problem: `no files to read here \(1 subfolder\(s\) without files\)|no dump.json|is a directory`, byCmd: map[string]string{"select": selectProblem}},
+		{name: "dump.json that is a folder", path: at("dirdump"), file: "dirdump", problem: `no files to read here \(1 subfolder\(s\) without files\)|is a directory`, byCmd: map[string]string{"select": selectProblem}},
+		{name: "named pipe .csv", path: at("fifo/rank0/grad_unreduced_0-0.csv"), file: "grad_unreduced_0-0.csv", problem: `is a named pipe, not a regular file`, skip: noSelectSpecial},
+		{name: "named pipe dump.json", path: at("fifodump"), file: "fifodump", problem: `is a named pipe, not a regular file|not files \(links to folders, broken links, pipes or devices\)`, byCmd: map[string]string{"select": selectProblem}},
+		{name: "device /dev/zero", path: "/dev/zero", file: "/dev/zero", problem: `is a device, not a regular file`, skip: noSelectSpecial},
+		{name: "folder with a link loop", path: at("loop"), file: "loop", problem: `no files to read here \(1 subfolder\(s\) without files, 1 entries that are not files|no dump.json`, byCmd: map[string]string{"select": selectProblem}},
 		{name: "broken symlink", path: at("broken.db"), file: "broken.db", problem: `does not exist|broken symbolic link|no such file`},
 		{name: "binary garbage .csv", path: at("garbage"), file: "grad_unreduced_0-0.csv", problem: `binary data`, byCmd: map[string]string{"select": selectProblem, "trace-a": "no dump.json", "trace-b": "no dump.json"}},
 		{name: "huge .csv (3 GB, sparse)", path: at("huge"), file: "grad_unreduced_0-0.csv", problem: `binary data`, skip: noSelectHuge, byCmd: map[string]string{"trace-a": "no dump.json", "trace-b": "no dump.json"}},

@@ -192,6 +192,9 @@ func readCSVFile(ctx context.Context, f csvFile, meter *progressMeter) (*csvResu
 	if st.IsDir() {
 		return nil, inputErr(f.path, nil, "is a folder, expected a CSV file")
 	}
+	if err := notRegular(f.path, st); err != nil {
+		return nil, err
+	}
 	if st.Size() == 0 {
 		return nil, inputErr(f.path, nil, "empty file (0 bytes)")
 	}

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -117,7 +118,7 @@ func dumpLayoutRoot(rel []string) []string {
 }
 
 func detectFolder(path string) (model.Format, error) {
-	var seen int
+	var seen, subdirs, others, unreadable int
 	var sawDB, sawDump bool
 	var deepDump string // a dump.json whose tree root lies below path
 	var sawTensorBoard bool
@@ -127,15 +128,20 @@ func detectFolder(path string) (model.Format, error) {
 			if p == root {
 				return openError(p, werr)
 			}
+			unreadable++
 			if e != nil && e.IsDir() {
 				return filepath.SkipDir
 			}
 			return nil
 		}
 		if e.IsDir() {
+			if p != root {
+				subdirs++
+			}
 			return nil
 		}
 		if _, ok := regularFile(p, e); !ok {
+			others++
 			return nil
 		}
 		seen++
@@ -171,14 +177,31 @@ func detectFolder(path string) (model.Format, error) {
 		return model.FormatTrendDB, nil
 	case sawDump:
 		return model.FormatDump, nil
-	case seen == 0:
+	case seen == 0 && subdirs+others+unreadable == 0:
 		return "", inputErr(path, nil, "empty folder")
+	case seen == 0:
+		return "", inputErr(path, nil, "no files to read here (%s)", folderContents(subdirs, others, unreadable))
 	case sawTensorBoard:
 		return "", inputErr(path, nil, "only TensorBoard event files here (monitor format \"tensorboard\"), which spikescope does not read: rerun the monitor with \"format\": \"csv\"")
 	case deepDump != "":
 		return "", inputErr(path, nil, "no monitor data here, and the dump.json files lie deeper than a dump tree (step<N>/rank<N>/dump.json): open %s instead", deepDump)
 	}
 	return "", inputErr(path, nil, "no monitor CSV, trend.db or dump.json in this folder (%d file(s) looked at)", seen)
+}
+
+// folderContents words what a folder without readable files holds.
+func folderContents(subdirs, others, unreadable int) string {
+	var parts []string
+	if subdirs > 0 {
+		parts = append(parts, fmt.Sprintf("%d subfolder(s) without files", subdirs))
+	}
+	if others > 0 {
+		parts = append(parts, fmt.Sprintf("%d entries that are not files (links to folders, broken links, pipes or devices)", others))
+	}
+	if unreadable > 0 {
+		parts = append(parts, fmt.Sprintf("%d entries that cannot be read", unreadable))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // trendDBPreference ranks database file names: msprobe data2db's output

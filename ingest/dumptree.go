@@ -204,6 +204,8 @@ func readDumpFile(file string) ([]byte, error) {
 		return nil, inputErr(file, err, "cannot read: %v", dumpPathErr(err))
 	case fi.IsDir():
 		return nil, inputErr(file, nil, "cannot read: is a directory, not a file")
+	case !fi.Mode().IsRegular():
+		return nil, notRegular(file, fi)
 	case fi.Size() == 0:
 		return nil, inputErr(file, nil, "empty file (0 bytes): not an msprobe dump.json")
 	case fi.Size() > maxDumpJSONBytes:

@@ -29,6 +29,9 @@ func checkFileReadable(path string) ([]byte, error) {
 	if st.IsDir() {
 		return nil, inputErr(path, nil, "is a folder, expected a file")
 	}
+	if err := notRegular(path, st); err != nil {
+		return nil, err
+	}
 	if st.Size() == 0 {
 		return nil, inputErr(path, nil, "empty file (0 bytes)")
 	}
@@ -43,6 +46,25 @@ func checkFileReadable(path string) ([]byte, error) {
 		return nil, inputErr(path, err, "cannot read: %v", unwrapPathError(err))
 	}
 	return head[:n], nil
+}
+
+// notRegular refuses a named pipe, device or socket: reading one may block
+// forever or never end (a FIFO, /dev/zero), and none holds msprobe data.
+func notRegular(path string, st os.FileInfo) error {
+	m := st.Mode()
+	if m.IsRegular() || m.IsDir() {
+		return nil
+	}
+	what := "a special file"
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeDevice != 0:
+		what = "a device"
+	}
+	return inputErr(path, nil, "is %s, not a regular file", what)
 }
 
 // statError words an os.Stat failure.
