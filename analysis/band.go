@@ -45,9 +45,34 @@ const degreeSpreadFactor = math.Sqrt2
 // bandRuleCD / bandRuleDegraded describe the flag rule in the output
 // thresholds.
 const (
-	bandRuleCD       = "flag when (A/B)/(C/D) < lower or > upper; upper = 1/lower = exp(max(√2·3·IQR(ln C/D), ln 1.03)): √2 because the degree divides two ratios that each carry the control's noise; log scale because device noise is multiplicative (0.5x is as far from 1 as 2x)"
+	bandRuleCD       = "flag when (A/B)/(C/D) < lower or > upper; upper = 1/lower = exp(max(√2·k·IQR(ln C/D), ln 1.03)), k = 3·z(α/N)/z(α) (α = the two-sided rate of 3·IQR for one comparison, N = comparisons of the pass: the seed's false-flag rate kept for the whole pass); √2 because the degree divides two ratios that each carry the control's noise; log scale because device noise is multiplicative (0.5x is as far from 1 as 2x)"
 	bandRuleDegraded = "flag when (A/B)/median(A/B) < lower or > upper; lower/upper = 1 ∓ max(3·IQR(A/B)/median(A/B), 0.03)"
 )
+
+// familyFactor widens the seed's IQR multiplier for the number of
+// comparisons a trace makes. For normal noise 3·IQR is 4.05σ: a two-sided
+// false-flag rate α ≈ 5e-5 for ONE comparison. A trace compares every
+// anchor × layer × metric of a pass (hundreds to thousands), and one false
+// flag upstream of the real divergence becomes the "earliest" start, so
+// the seed's α is kept for the whole pass (Bonferroni: α/N per comparison)
+// by scaling the multiplier with the normal quantiles z(α/N)/z(α). Never
+// narrower than the seed's rule; the 3% floor is unchanged, so a quiet
+// control still flags any deviation beyond 3%.
+func familyFactor(iqrMult float64, comparisons int) float64 {
+	if comparisons <= 1 {
+		return 1
+	}
+	z := iqrMult * iqrPerSigma // the seed's threshold in σ
+	alpha := math.Erfc(z / math.Sqrt2)
+	zN := math.Sqrt2 * math.Erfcinv(alpha/float64(comparisons))
+	if !model.Finite(zN) || zN <= z {
+		return 1
+	}
+	return zN / z
+}
+
+// iqrPerSigma is the IQR of a normal distribution in units of σ.
+const iqrPerSigma = 1.349
 
 // degreeBand learns the band of the anomaly degree from control ratios:
 // the median, IQR and usability are controlBand's (the seed's
@@ -58,7 +83,8 @@ const (
 // lopsided for wide bands: its upper side sits closer to 1 in log terms and
 // flags noise). For narrow bands 3·IQR(ln r) ≈ 3·IQR(r)/median(r): the
 // seed's rule. The seed's 3% floor is kept as is.
-func degreeBand(ratios []float64, iqrMult, floor float64) model.Band {
+func degreeBand(ratios []float64, iqrMult, floor float64, comparisons int) model.Band {
+	iqrMult *= familyFactor(iqrMult, comparisons)
 	b := controlBand(ratios, iqrMult, floor)
 	if !b.Usable {
 		return b

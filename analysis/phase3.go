@@ -86,7 +86,10 @@ type p3 struct {
 	scheme         *layerScheme
 	ia, ib, ic, id *dumpIndex
 	hasCD          bool
-	grads          map[gradKey]float64 // gradNorm results (rows are rebuilt per call)
+	// comparisons is the number of anchor × layer × metric comparisons of
+	// one pass (familyFactor).
+	comparisons int
+	grads       map[gradKey]float64 // gradNorm results (rows are rebuilt per call)
 }
 
 type gradKey struct {
@@ -297,6 +300,7 @@ func (p *p3) callCount(anchors []string) int {
 // chance), flags and the reference's table and conclusion.
 func (p *p3) analyseCall(anchors []string, layers []int) *callAnalysis {
 	cl := &callAnalysis{cells: make([][][2]cell, len(anchors)), pooled: map[model.Stat]map[string][]float64{}}
+	p.comparisons = len(anchors) * len(layers) * len(metricOrder)
 	for _, m := range metricOrder {
 		cl.pooled[m] = map[string][]float64{}
 	}
@@ -511,7 +515,7 @@ func (p *p3) band(rs []float64) model.Band {
 		b.Rule = bandRuleDegraded
 		return b
 	}
-	b := degreeBand(rs, p.opt.IQRMult, p.opt.SpreadFloor)
+	b := degreeBand(rs, p.opt.IQRMult, p.opt.SpreadFloor, p.comparisons)
 	b.Rule = bandRuleCD
 	return b
 }
