@@ -37,7 +37,11 @@ import (
 //     naming file and line: a damaged file is not silently half-read. The
 //     one exception is a short (or badly quoted) LAST line without its
 //     newline: the file is still being written, the line is skipped with a
-//     warning.
+//     warning. In a folder tree the damaged file is then skipped whole, with
+//     a warning, and the other files are read (see csvSkips).
+//   - Binary data (a NUL byte or non-UTF-8 bytes in the first
+//     csvSniffBytes) and lines longer than csvMaxLineBytes are refused at
+//     once, so a huge non-CSV file is never buffered.
 
 // csvChunkRows is how many rows a file reader parses between checks of
 // cancellation.

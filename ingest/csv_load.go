@@ -21,7 +21,9 @@ const csvGrowthSlack = 1.05
 // files are in, in (rank, rank folder, metric, step range) order, so a file's
 // own rows are freed early and peak memory stays near the result's size.
 // Targets are (name, vpp_stage) pairs shared by all metrics. Progress is
-// reported in bytes.
+// reported in bytes. In a tree of several files a file that cannot be read
+// is skipped with a warning naming it and its problem; the load fails only
+// when no file could be read. A single file given directly fails as it is.
 func LoadCSV(ctx context.Context, path string, p model.ProgressFunc) (*model.MonitorData, error) {
 	disc, err := findMonitorCSVs(path)
 	if err != nil {

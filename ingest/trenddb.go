@@ -48,6 +48,14 @@ var dumpMetricNames = map[string]bool{"forward": true, "backward": true, "recomp
 // merged, Rows.Micro carries the micro step and ExplicitMicro is set; a
 // metric whose targets never have a non-zero micro step (e.g. grad_reduced)
 // keeps NoMicro.
+//
+// Damaged rows do not sink the database (conclude what the data allows): a
+// statistic cell holding text or a blob is read as a number where it parses,
+// else NaN, and counted in a warning; a row whose key (rank, step,
+// target_id, metric_id) is not a usable integer is skipped and counted in a
+// warning naming the first one. Only when no row at all can be read is it an
+// InputError. Missing tables or key columns, and key or statistic columns
+// declared as text, are InputErrors.
 func LoadTrendDB(ctx context.Context, path string, p model.ProgressFunc) (*model.MonitorData, error) {
 	db, uri, err := openSQLiteReadOnly(path)
 	if err != nil {
