@@ -1,0 +1,60 @@
+package ingest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+func TestReadResultFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "p1.json")
+	writeFile(t, good, `{"phase": 1}`)
+	b, err := ReadResultFile(good, "Phase 1 JSON")
+	if err != nil || string(b) != `{"phase": 1}` {
+		t.Fatalf("%q %v", b, err)
+	}
+	empty := filepath.Join(dir, "empty.json")
+	writeFile(t, empty, "")
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.json")
+	writeFile(t, big, "{")
+	if err := os.Truncate(big, MaxResultFileBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, problem string }{
+		{filepath.Join(dir, "nope.json"), "does not exist"},
+		{dir, "is a folder, expected a Phase 1 JSON file"},
+		{empty, "empty file (0 bytes), expected a Phase 1 JSON"},
+		{fifo, "is a named pipe, not a regular file"},
+		{big, "2.1 GB is too large for a Phase 1 JSON (at most 2 GiB)"},
+		{"/dev/zero", "is a device, not a regular file"},
+	} {
+		_, err := ReadResultFile(c.path, "Phase 1 JSON")
+		wantMonInputError(t, err, c.path, c.problem)
+	}
+}
+
+func TestJSONProblem(t *testing.T) {
+	var v struct {
+		Phase int `json:"phase"`
+	}
+	for _, c := range []struct{ doc, want string }{
+		{`{"phase": 1`, "truncated JSON: the file ends inside a value"},
+		{`{"phase": }`, "invalid JSON at byte 11: invalid character '}' looking for beginning of value"},
+		{`{"phase": "one"}`, "field phase holds a JSON string, expected a number"},
+		{`[1]`, "the top-level value holds a JSON array, expected an object"},
+	} {
+		if got := JSONProblem(json.Unmarshal([]byte(c.doc), &v)); got != c.want {
+			t.Errorf("%s: %q, want %q", c.doc, got, c.want)
+		}
+	}
+	if JSONProblem(nil) != "" {
+		t.Error("nil error worded")
+	}
+}
