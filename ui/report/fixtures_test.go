@@ -42,8 +42,9 @@ func fullInput() Input {
 	p1b := &model.Phase1Result{Phase: 1, DBPath: "/runs/gpu/trend.db", Format: model.FormatTrendDB}
 	p2 := &model.Phase2Result{
 		Phase: 2, Mode: "NPU (+GPU 标杆)", RootOptStep: ip(3),
-		Reasoning: "opt_step 3 → 4: 3/3 ranks grew ≥ 2x | root in opt_step 3",
-		Decisions: []string{"growth threshold 2.0x (default)"},
+		Reasoning:  "opt_step 3 → 4: 3/3 ranks grew ≥ 2x | root in opt_step 3",
+		Decisions:  []string{"growth threshold 2.0x (default)"},
+		Thresholds: map[string]float64{"rank_share": 0.6, "growth": 2},
 		RootCauseCoordinate: &model.Coordinate{OptimizerStep: ip(3), MicroStep: ip(2), Step: ip(14), Rank: 2,
 			TargetName: "decoder.layers.1.mlp.linear_fc1.weight", Norm: 5.0, Delta: fp(4.2), DeviationRatio: 12.5},
 		CrossDeviceVerification: "NPU delta=4.2 (rank=2), GPU delta=0.4, ratio 10.5x ≥ 2.0x → device-specific",
@@ -82,7 +83,7 @@ func fullInput() Input {
 	mlp.Conclusion.UncomparedLayers.Fwd = []int{1}
 	mlp.Layers[0].Label, mlp.Layers[1].Label = "decoder.layers.0", "decoder.layers.1"
 	attn.Thresholds = map[string]map[string]model.Band{"Norm": {"fwd": {Lower: 0.97, Upper: 1.03}, "bwd": {Lower: 0.95, Upper: 1.05}}}
-	band := model.Band{Median: 1, IQR: 0.01, Lower: 0.97, Upper: 1.03, Samples: 4, Usable: true}
+	band := model.Band{Median: 1, IQR: 0.01, Lower: 0.97, Upper: 1.03, Samples: 4, Usable: true, Rule: "degree outside 1 ± max(3·IQR/median, 0.03)"}
 	p3 := &model.Phase3Result{
 		Phase: 3, LayerPrefix: "layers.", Anchors: []model.AnchorTable{attn, mlp},
 		AnchorsUsed:   []string{"self_attention", "mlp|moe"},

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -17,6 +18,18 @@ func (r *renderer) phase2() {
 	}
 	if p2.Mode != "" {
 		r.line(r.t("p2.mode") + " " + r.modeText(p2.Mode))
+	}
+	if len(p2.Thresholds) > 0 {
+		keys := make([]string, 0, len(p2.Thresholds))
+		for k := range p2.Thresholds {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = code(k) + " " + num(p2.Thresholds[k])
+		}
+		r.line(r.t("p2.thresholds") + " " + strings.Join(parts, ", "))
 	}
 
 	r.line(r.t("p2.t1"))

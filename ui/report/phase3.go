@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -444,6 +445,7 @@ func (r *renderer) thresholds(ds *model.DivergenceSummary) {
 	r.line("**" + r.t("p3.bands") + "**")
 	t := &table{header: []string{r.t("h.metric"), r.t("h.dir"), r.t("h.median"), "IQR", r.t("h.lower"), r.t("h.upper"),
 		r.t("h.samples"), r.t("h.usable")}}
+	var rules []string
 	for _, k := range metricOrder(ds.Thresholds) {
 		dirs := ds.Thresholds[k]
 		var names []string
@@ -467,9 +469,19 @@ func (r *renderer) thresholds(ds *model.DivergenceSummary) {
 			}
 			t.add(k, r.dirName(d), ratio(float64(b.Median)), num(float64(b.IQR)), ratio(float64(b.Lower)),
 				ratio(float64(b.Upper)), strconv.Itoa(b.Samples), usable)
+			if rule := oneLine(b.Rule); rule != "" && !slices.Contains(rules, rule) {
+				rules = append(rules, rule)
+			}
 		}
 	}
 	r.table(t)
+	sort.Strings(rules)
+	for _, rule := range rules {
+		r.bullet(r.t("p3.bandrule") + " " + rule)
+	}
+	if len(rules) > 0 {
+		r.endList()
+	}
 }
 
 // drilldown prints the operator-level drill-down of the start layer.

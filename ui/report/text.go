@@ -104,6 +104,8 @@ var dict = map[string][2]string{
 	"p2c.pinned":      {"该坐标由用户指定，跳过了自动选定。", "The coordinate was pinned by the user; automatic selection was skipped."},
 	"p2c.rootstep":    {"跨 step 判定的根因 opt_step: %d。", "Root optimizer step of the cross-step decision: %d."},
 	"p2c.reasoning":   {"选定理由:", "Reasoning:"},
+	"p2.thresholds":   {"判定阈值:", "Decision thresholds:"},
+	"p3.bandrule":     {"阈值规则:", "Band rule:"},
 	"p2c.seenotes":    {"各项判定及其数值见上方分析记录。", "Each decision with its numbers is listed in the analysis notes above."},
 	"p2c.crossdev":    {"跨设备验证:", "Cross-device verification:"},
 	"p2c.nobaseline":  {"无标杆数据，单设备判定：无法区分设备特异性与双端共有。", "No baseline data, single-device decision: device-specific and shared anomalies cannot be told apart."},
