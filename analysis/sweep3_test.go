@@ -209,3 +209,78 @@ func TestSweep3_Matrix(t *testing.T) {
 	}
 	t.Logf("%d/%d cases pass", len(cases)-fails, len(cases))
 }
+
+// Noise alone (1% per tensor, Max/Min 2%) never flags a layer, over many
+// seeds, layer counts and micro-batch counts: the degree's band is √2 × the
+// control's spread and keeps the seed's false-flag rate for the whole pass.
+func TestSweep3_NoiseOnlyManySeeds(t *testing.T) {
+	for _, cfg := range []struct{ layers, calls, seeds int }{{24, 1, 30}, {48, 1, 10}, {24, 4, 6}} {
+		for seed := uint64(100); seed < uint64(100+cfg.seeds); seed++ {
+			c := s3Case{q: s3Quad{Layers: cfg.layers, Calls: cfg.calls, Noise: 0.01, Bias: 1, Seed: seed}}
+			if why := s3Check(c); why != "" {
+				t.Errorf("%d layers %d calls seed %d: %s", cfg.layers, cfg.calls, seed, why)
+			}
+		}
+	}
+}
+
+// A 1.1× fault at 0.3% device noise is found at its layer and operator
+// (the band is the seed's 3% floor there).
+func TestSweep3_WeakFaultFound(t *testing.T) {
+	for seed := uint64(100); seed < 110; seed++ {
+		c := s3Case{q: s3Quad{Layers: 24, Noise: 0.003, Bias: 1, Seed: seed, Fault: s3FwdFault(7, "fc1", 1.1)}, mustFind: true}
+		if why := s3Check(c); why != "" {
+			t.Errorf("seed %d: %s", seed, why)
+		}
+	}
+}
+
+// The band of the degree: √2 × the control's 3·IQR on the log scale, the
+// multiplier widened for the comparisons of a pass, the 3% floor as is.
+func TestDegreeBand(t *testing.T) {
+	if f := familyFactor(3, 1); f != 1 {
+		t.Errorf("one comparison: %v", f)
+	}
+	// 3·IQR = 4.047σ → α = 5.19e-5; N = 480 → z(α/480) = 5.33σ.
+	if f := familyFactor(3, 480); math.Abs(f-5.33/4.047) > 0.01 {
+		t.Errorf("factor 480: %v", f)
+	}
+	// Control ratios e^{±0.01}, e^{±0.02}…: IQR(ln) known exactly.
+	rs := []float64{math.Exp(-0.02), math.Exp(-0.01), 1, math.Exp(0.01), math.Exp(0.02)}
+	b := degreeBand(rs, 3, 0.03, 1)
+	want := math.Exp(math.Sqrt2 * 3 * 0.02) // IQR(ln) = 0.02
+	if !b.Usable || math.Abs(float64(b.Upper)-want) > 1e-9 || math.Abs(float64(b.Lower)-1/want) > 1e-9 {
+		t.Errorf("band %+v, want upper %v", b, want)
+	}
+	// A quiet control: the seed's 3% floor.
+	b = degreeBand([]float64{1, 1.0001, 0.9999, 1}, 3, 0.03, 480)
+	if math.Abs(float64(b.Upper)-1.03) > 1e-9 || math.Abs(float64(b.Lower)-1/1.03) > 1e-9 {
+		t.Errorf("floor band %+v", b)
+	}
+}
+
+// A fault in the layer's last residual add shows in the layer module's own
+// output (the "(layer)" anchor): the start is that layer, not the next one.
+func TestSweep3_LayerOutputFault(t *testing.T) {
+	c := s3Case{q: s3Quad{Layers: 12, Noise: 0.005, Bias: 1, Seed: 3, Fault: s3FwdFault(6, "hout", 1.5)}, mustFind: true}
+	if why := s3Check(c); why != "" {
+		t.Fatal(why)
+	}
+}
+
+// Two layers: an anchor's own two control ratios give no usable IQR; the
+// band is learned from every anchor's ratios (and says so), and a fault in
+// the last layer is found. (Noise alone can still flag here: ten pooled
+// ratios estimate the spread poorly — a known limit.)
+func TestSweep3_TwoLayers(t *testing.T) {
+	q := s3Quad{Layers: 2, Noise: 0.005, Bias: 1, Seed: 1, Fault: s3FwdFault(1, "swi", 1.3)}
+	if why := s3Check(s3Case{q: q, mustFind: true}); why != "" {
+		t.Error(why)
+	}
+	a, b, c, d := q.build()
+	r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+	bd := r.Anchors[0].Thresholds["Norm"]["fwd"]
+	if bd.Samples != 2*len(r.Anchors) || !strings.Contains(bd.Note, "every anchor") {
+		t.Errorf("band %+v", bd)
+	}
+}
