@@ -147,6 +147,7 @@ func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, 
 	var spiking, undecidable int
 	best := -1
 	bestScore := -1
+	bestDist := math.NaN()
 	for _, d := range cands {
 		n := norms[d]
 		c := ControlCandidate{Step: d.Step, Rank: d.Rank, GradNorm: model.Float(n)}
@@ -176,6 +177,10 @@ func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, 
 			if !c.SameLayers {
 				c.Reason += "; holds other layers than A (pipeline stage?)"
 			}
+			dist := stageDistance(a, d)
+			if model.Finite(dist) {
+				c.Reason += fmt.Sprintf("; profile distance to A %.3g", dist)
+			}
 			score := 0
 			if c.SameLayers {
 				score += 2
@@ -183,8 +188,8 @@ func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, 
 			if c.HasD {
 				score++
 			}
-			if score > bestScore {
-				best, bestScore = len(ch.Candidates), score
+			if score > bestScore || score == bestScore && closerProfile(dist, bestDist) {
+				best, bestScore, bestDist = len(ch.Candidates), score, dist
 			}
 		}
 		ch.Candidates = append(ch.Candidates, c)
@@ -256,4 +261,64 @@ func intAbs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// Pipeline stages number their layers locally (every stage holds
+// "layers.0" … "layers.11"), so module paths cannot tell a rank of A's
+// stage from a rank of another stage. Two ranks of the same stage run the
+// same layers with the same weights on other data; another stage runs
+// deeper or shallower layers, whose weights and activation scales differ.
+
+// stageMaxOps bounds the module records compared by stageDistance.
+const stageMaxOps = 4096
+
+// stageDistance is the median |ln(x_d / x_a)| over forward module records
+// present in both dumps under the same key, x being the weight Norm when
+// both records carry parameters (equal within a stage: the same weights),
+// else the output Norm (close within a stage: the same layers). NaN when
+// nothing is comparable. A fault in A moves only the records after it: the
+// median ignores them.
+func stageDistance(a, d *model.Dump) float64 {
+	var ds []float64
+	n := 0
+	for i := range a.Ops {
+		op := &a.Ops[i]
+		if op.Kind != model.KindModule || op.Direction != model.Forward {
+			continue
+		}
+		if n++; n > stageMaxOps {
+			break
+		}
+		od := d.Op(op.Key)
+		if od == nil {
+			continue
+		}
+		x, y := math.NaN(), math.NaN()
+		if len(op.Params) > 0 && len(od.Params) > 0 && op.Params[0].Has[model.StatNorm] && od.Params[0].Has[model.StatNorm] {
+			x, y = op.Params[0].Stat[model.StatNorm], od.Params[0].Stat[model.StatNorm]
+		} else if ta, tb := primaryTensor(op), primaryTensor(od); ta != nil && tb != nil && ta.Has[model.StatNorm] && tb.Has[model.StatNorm] {
+			x, y = ta.Stat[model.StatNorm], tb.Stat[model.StatNorm]
+		}
+		if model.Finite(x) && model.Finite(y) && x > 0 && y > 0 {
+			ds = append(ds, math.Abs(math.Log(y/x)))
+		}
+	}
+	if len(ds) == 0 {
+		return math.NaN()
+	}
+	sort.Float64s(ds)
+	return interpQuantile(ds, 0.5)
+}
+
+// closerProfile: a candidate at distance d beats the best so far at b when
+// it is clearly closer (NaN never wins; ties keep the nearer rank, which
+// came first).
+func closerProfile(d, b float64) bool {
+	if !model.Finite(d) {
+		return false
+	}
+	if !model.Finite(b) {
+		return true
+	}
+	return d < b*0.5 && b-d > 0.01
 }

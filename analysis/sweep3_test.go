@@ -284,3 +284,29 @@ func TestSweep3_TwoLayers(t *testing.T) {
 		t.Errorf("band %+v", bd)
 	}
 }
+
+// Pipeline parallel: 8 ranks, 2 stages × 4 data-parallel ranks (rank/4 is
+// the stage), layers numbered locally in each stage. A is rank 4 (stage 1);
+// ranks 3 (stage 0) and 5 (stage 1) are equally near and hold the same
+// module paths: the control must come from A's own stage.
+func TestSweep3_ControlSameStage(t *testing.T) {
+	for _, weights := range []bool{false, true} {
+		tree := &model.DumpTree{Path: "pp"}
+		btree := &model.DumpTree{Path: "ppb"}
+		for r := 0; r < 8; r++ {
+			c := s3Cfg{Name: fmt.Sprintf("pp/rank%d", r), Layers: 4, Stage: r / 4, Rank: r, Data: uint64(r + 1), Device: 1,
+				Noise: 0.005, GradScale: 1 + 0.01*float64(r), Weights: weights}
+			if r == 4 {
+				c.GradScale = 30
+			}
+			tree.Dumps = append(tree.Dumps, s3BuildDump(c))
+			c.Name, c.Device, c.GradScale = fmt.Sprintf("ppb/rank%d", r), 2, 1
+			btree.Dumps = append(btree.Dumps, s3BuildDump(c))
+		}
+		a := tree.Find(0, 4)
+		ch := ChooseControl(tree, a, btree, nil)
+		if ch.C == nil || ch.C.Rank/4 != 1 || ch.D == nil || ch.D.Rank != ch.C.Rank {
+			t.Fatalf("weights %v: choice %+v", weights, ch)
+		}
+	}
+}
