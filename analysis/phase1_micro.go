@@ -16,7 +16,11 @@ const maxDecreaseShare = 0.25
 // from one parameter to the next.
 type microScratch struct {
 	inc, delta, final, ratio []float64
-	ms, row                  []int32
+	ms, row, opt             []int32
+	fac                      []float64 // common level of the value's optimizer step (stepLevelFactors)
+	levels                   levelScratch
+	jumps, scaled            int
+	ends                     []int   // end of each series in inc
 	last                     float64 // the latest norm of the current curve
 	pos                      []int32 // positions grouped into pools
 	vals                     []float64
@@ -79,9 +83,12 @@ func (c *p1) microStepSpikes() {
 		}
 	}
 	c.res.Thresholds["min_micro_pool"] = minMicroPool
+	c.res.Thresholds["level_history"] = levelHistory
+	c.res.Thresholds["level_persist"] = levelPersist
+	c.res.Thresholds["series_head_steps"] = seriesHeadSteps
 	c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf(
-		"micro steps: each micro-batch's increment sqrt(N_k²−N_{k−1}²) judged per parameter (%d parameters; %d with baselines per micro step of ≥ %d samples, the rest pooled over micro steps) without the judged point; candidate when > q3 + %g·IQR or > median + %g·MAD×%.4f, ≥ %g× the median, and its delta N_k−N_{k−1} ≥ %g× the usual delta: %d found",
-		judged, perMicro, minMicroPool, c.opt.IQRMult, c.opt.MADMult, madScale, c.opt.MinEffect, c.opt.MinEffect, found))
+		"micro steps: each micro-batch's increment sqrt(N_k²−N_{k−1}²), relative to its optimizer step's common level (median over ranks and micro steps; a common rise ≥ %g× the previous %d steps' level that does not hold %d steps stays anomalous: %d such (parameter, step)s) and to its series' own scale over its first steps (%d series of ≥ %d optimizer steps), judged per parameter (%d parameters; %d with baselines per micro step of ≥ %d samples, the rest pooled over micro steps) without the judged point; candidate when > q3 + %g·IQR or > median + %g·MAD×%.4f, ≥ %g× the median, and its delta N_k−N_{k−1} ≥ %g× the usual delta: %d found",
+		c.opt.MinEffect, levelHistory, levelPersist, s.jumps, s.scaled, 2*seriesHeadSteps, judged, perMicro, minMicroPool, c.opt.IQRMult, c.opt.MADMult, madScale, c.opt.MinEffect, c.opt.MinEffect, found))
 }
 
 // microJudgePool judges the normalised increments at positions pos.
@@ -116,11 +123,12 @@ func (c *p1) microJudgePool(s *microScratch, pos []int32, found *int) {
 			continue
 		}
 		a := c.anomaly(s.row[j])
-		a.Delta = model.FloatPtr(s.delta[j])
-		a.Increment = model.FloatPtr(s.inc[j])
+		f := s.fac[j]
+		a.Delta = model.FloatPtr(s.delta[j] * f)
+		a.Increment = model.FloatPtr(s.inc[j] * f)
 		a.SuspectFinalNorm = model.FloatPtr(s.final[j])
-		a.BaselineMedian = model.Float(s.medInc[k] * vd.Median)
-		a.BaselineIQR = model.FloatPtr(s.medInc[k] * vd.IQR)
+		a.BaselineMedian = model.Float(s.medInc[k] * vd.Median * f)
+		a.BaselineIQR = model.FloatPtr(s.medInc[k] * vd.IQR * f)
 		a.DeviationRatio = model.Float(v / vd.Median)
 		a.Trigger, a.Test = "micro_step_delta", vd.Trigger
 		c.res.Anomalies = append(c.res.Anomalies, a)
@@ -134,6 +142,8 @@ func (c *p1) microJudgePool(s *microScratch, pos []int32, found *int) {
 func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 	ix := c.ix
 	s.inc, s.delta, s.final, s.ms, s.row = s.inc[:0], s.delta[:0], s.final[:0], s.ms[:0], s.row[:0]
+	s.opt = s.opt[:0]
+	s.ends = s.ends[:0]
 	s.clamped = s.clamped[:0]
 	maxK := int32(0)
 	for _, g := range gs {
@@ -173,11 +183,23 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 			s.delta = append(s.delta, delta)
 			s.final = append(s.final, 0)
 			s.ms = append(s.ms, int32(ms))
+			s.opt = append(s.opt, int32(o))
 			s.row = append(s.row, ix.order[k])
 			maxK = max(maxK, int32(ms))
 			prev, s.last = n, n
 		}
 		closeCurve()
+		s.ends = append(s.ends, len(s.inc))
+	}
+	// increments and deltas relative to their optimizer step's common level
+	// (warm-up, drift, loss-scale shifts); reported values stay raw
+	var nj int
+	s.fac, nj = stepLevelFactors(s.opt, s.inc, c.opt.MinEffect, s.fac, &s.levels)
+	s.jumps += nj
+	s.scaled += seriesScales(s.opt, s.inc, s.fac, s.ends, &s.levels)
+	for j, f := range s.fac {
+		s.inc[j] /= f
+		s.delta[j] /= f
 	}
 	nk := int(maxK) + 1
 	s.medInc = resizeF(s.medInc, nk)

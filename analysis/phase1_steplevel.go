@@ -10,10 +10,15 @@ import (
 // (median, MAD×1.4826, IQR) over all ranks and steps that leaves out the
 // point being judged; a candidate is above the IQR (q3 + k·IQR) or MAD
 // (median + k·MAD) threshold and at least MinEffect × the baseline median.
+// Values are first divided by their step's common level
+// (stepLevelFactors), so the baseline is robust to warm-up and trends.
 // Also the rule of multi-step dumps.
 func (c *p1) stepLevelSpikes() {
-	var cand []int
-	judged, found := 0, 0
+	var ts []int32
+	var fac, norm []float64
+	var ls levelScratch
+	var cidx, ends []int
+	judged, found, jumps, scaled := 0, 0, 0, 0
 	for t := range c.d.Targets {
 		lo, hi := c.ix.block(t)
 		vals, rows := c.ix.norm[lo:hi], c.ix.order[lo:hi]
@@ -21,23 +26,44 @@ func (c *p1) stepLevelSpikes() {
 			continue
 		}
 		judged++
-		cand = c.judge.prescreen(vals, cand)
-		for _, k := range cand {
-			v := vals[k]
+		// each value relative to its step's common level (stepLevelFactors)
+		ts = ts[:0]
+		for k := lo; k < hi; k++ {
+			o, _ := c.m.mapStep(c.ix.step[k], c.ix.micro[k])
+			ts = append(ts, int32(o))
+		}
+		var nj int
+		fac, nj = stepLevelFactors(ts, vals, c.opt.MinEffect, fac, &ls)
+		jumps += nj
+		ends = ends[:0]
+		for _, g := range c.ix.targetGroups(t) {
+			ends = append(ends, int(g.Hi)-lo)
+		}
+		scaled += seriesScales(ts, vals, fac, ends, &ls)
+		norm = resizeF(norm, len(vals))
+		for k, v := range vals {
+			norm[k] = v / fac[k]
+		}
+		cidx = c.judge.prescreen(norm, cidx)
+		for _, k := range cidx {
+			v := norm[k]
 			vd := c.judge.judge(v)
 			if !vd.Flagged {
 				continue
 			}
 			a := c.anomaly(rows[k])
-			a.BaselineMedian = model.Float(vd.Median)
-			a.BaselineIQR = model.FloatPtr(vd.IQR)
+			a.BaselineMedian = model.Float(vd.Median * fac[k])
+			a.BaselineIQR = model.FloatPtr(vd.IQR * fac[k])
 			a.DeviationRatio = model.Float(v / vd.Median)
 			a.Trigger, a.Test = vd.Trigger, vd.Trigger
 			c.res.Anomalies = append(c.res.Anomalies, a)
 			found++
 		}
 	}
+	c.res.Thresholds["level_history"] = levelHistory
+	c.res.Thresholds["level_persist"] = levelPersist
+	c.res.Thresholds["series_head_steps"] = seriesHeadSteps
 	c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf(
-		"step level: %d parameters judged against their own baseline over all ranks and steps without the judged point; candidate when > q3 + %g·IQR or > median + %g·MAD×%.4f, and ≥ %g× the median: %d found",
-		judged, c.opt.IQRMult, c.opt.MADMult, madScale, c.opt.MinEffect, found))
+		"step level: %d parameters judged against their own baseline over all ranks and steps without the judged point, each value relative to its step's common level (median over ranks: warm-up, drift and loss-scale shifts move every rank together; a common rise ≥ %g× the previous %d steps' level that does not hold %d steps stays anomalous: %d such steps) and to its series' own scale over its first steps (%d series of ≥ %d steps: pipeline stages reuse layer names); candidate when > q3 + %g·IQR or > median + %g·MAD×%.4f, and ≥ %g× the median: %d found",
+		judged, c.opt.MinEffect, levelHistory, levelPersist, jumps, scaled, 2*seriesHeadSteps, c.opt.IQRMult, c.opt.MADMult, madScale, c.opt.MinEffect, found))
 }

@@ -207,11 +207,33 @@ func (c *p2) fallbackRoot(as []model.Anomaly) *int {
 		k := as[best].OptStep()
 		c.both(fmt.Sprintf("跨 step 梯度无明显跳跃增长，取异常偏离最大的 opt_step %d", k),
 			fmt.Sprintf("no qualifying adjacent pair: the seed's fallback takes the step of the largest deviation, %.3g× (rank %d, %s) at optimizer step %d", bestDev, as[best].Rank, as[best].TargetName, k))
+		if s := persistentStart(as, as[best].Rank, as[best].TargetName, k); s < k {
+			c.both(fmt.Sprintf("该坐标 (rank %d) 自 opt_step %d 起连续异常，取起点", as[best].Rank, s),
+				fmt.Sprintf("the same rank and parameter is a candidate at every optimizer step from %d to %d: one persisting anomaly, which starts at step %d (earliest wins)", s, k, s))
+			k = s
+		}
 		return &k
 	}
 	k := as[0].OptStep()
 	c.both(fmt.Sprintf("无有效偏离，取最早的 opt_step %d", k), fmt.Sprintf("no finite deviation: the earliest candidate's step %d", k))
 	return &k
+}
+
+// persistentStart walks back from optimizer step k while the same rank and
+// parameter is a finite candidate at the step before: an anomaly that holds
+// over consecutive steps (a degrading device) starts where it first
+// appears, not where its deviation happens to peak.
+func persistentStart(as []model.Anomaly, rank int, target string, k int) int {
+	steps := map[int]bool{}
+	for i := range as {
+		if as[i].Rank == rank && as[i].TargetName == target && !as[i].NonFinite {
+			steps[as[i].OptStep()] = true
+		}
+	}
+	for steps[k-1] {
+		k--
+	}
+	return k
 }
 
 // candidatesAt returns the candidates of optimizer step root (all when nil).

@@ -1,0 +1,95 @@
+package analysis
+
+import (
+	"math"
+	"testing"
+
+	"spikescope/model"
+)
+
+// A decaying warm-up moves every rank together: its steps are the run's
+// level, not candidates — in step-level and in accumulated data — while a
+// one-rank fault after it is still the first candidate.
+func TestEarliestIgnoresWarmup(t *testing.T) {
+	for _, w := range []int{1, 4} {
+		clean := swGenerate(swCase{W: w, Ranks: 8, Layers: 4, Steps: 16, Warmup: 10, Seed: 3})
+		if p1 := Phase1(clean.Monitor(0), DefaultPhase1Options()); len(p1.Anomalies) != 0 {
+			a := p1.Anomalies[0]
+			t.Errorf("W=%d warm-up only: %d candidates, first opt %d rank %d %s", w, len(p1.Anomalies), a.OptStep(), a.Rank, a.TargetName)
+		}
+		r := swGenerate(swCase{W: w, Ranks: 8, Layers: 4, Steps: 16, Warmup: 10, Seed: 3, Explode: 1,
+			Fault: &swFault{T: 4, Micro: w - 1, Rank: 2, Param: "mid", Scale: 4, Rank2: -1}})
+		p1 := Phase1(r.Monitor(0), DefaultPhase1Options())
+		if len(p1.Anomalies) == 0 {
+			t.Fatalf("W=%d: fault after warm-up not found", w)
+		}
+		a := p1.Anomalies[0]
+		if a.OptStep() != 4 || a.Rank != 2 || a.TargetName != r.FaultName() {
+			t.Errorf("W=%d: first candidate opt %d rank %d %s, want opt 4 rank 2 %s", w, a.OptStep(), a.Rank, a.TargetName, r.FaultName())
+		}
+	}
+}
+
+// stepLevelFactors: a level that rises and holds (loss-scale doubling, a
+// trend) becomes the step's level; a one-step common rise (an explosion)
+// keeps the preceding level, so it stays visible.
+func TestStepLevelFactorsShiftVersusSpike(t *testing.T) {
+	levels := []float64{1, 1, 1, 1, 2, 2, 2, 2, 30, 2, 2, 2}
+	var ts []int32
+	var vals []float64
+	for st, l := range levels {
+		for r := 0; r < 4; r++ {
+			ts = append(ts, int32(st))
+			vals = append(vals, l*(1+0.01*float64(r)))
+		}
+	}
+	var s levelScratch
+	fac, jumps := stepLevelFactors(ts, vals, DefaultMinEffect, nil, &s)
+	if jumps != 1 {
+		t.Fatalf("jumps = %d, want 1 (step 8 only)", jumps)
+	}
+	// factors are relative to the median reference level (2); step 8 keeps
+	// the median of the 8 references before it (1,1,1,1,2,2,2,2 → 1.5)
+	want := map[int]float64{0: 0.5, 4: 1, 8: 0.75, 11: 1}
+	for st, w := range want {
+		if got := fac[4*st]; math.Abs(got-w) > 0.02 {
+			t.Errorf("step %d: factor %.3f, want %.3f", st, got, w)
+		}
+	}
+}
+
+// Pipeline stages reuse layer names at other scales: the series' own
+// scale keeps a weak one-rank fault visible (without it, 7 of 20 seeds).
+func TestSeriesScalesPipelineStages(t *testing.T) {
+	for seed := uint64(1); seed <= 10; seed++ {
+		c := swWith("pp4", func(c *swCase) { c.W, c.Ranks, c.PP, c.Fault.Scale, c.Fault.Micro, c.Seed = 1, 16, 4, 2.5, 0, seed })
+		r := swGenerate(c)
+		if msg, _, _ := swOutcome(r, r.Monitor(0), nil, 0, false); msg != "" {
+			t.Errorf("seed %d: %s", seed, msg)
+		}
+	}
+}
+
+// A device that degrades at step 3 and stays degraded: the fallback's
+// largest deviation may be any later step; the anomaly starts at 3.
+func TestFallbackPersistentStart(t *testing.T) {
+	mk := func(step int, dev float64) model.Anomaly {
+		return model.Anomaly{Rank: 2, Step: step, TargetName: fc1, Norm: model.Float(dev), DeviationRatio: model.Float(dev),
+			OptimizerStep: model.IntPtr(step), MicroStep: model.IntPtr(0), Delta: model.FloatPtr(dev)}
+	}
+	p1 := &model.Phase1Result{DataKind: kindMicro, Anomalies: []model.Anomaly{mk(3, 2.9), mk(4, 3.1), mk(5, 3.0), mk(6, 3.4), mk(8, 5)}}
+	p1.Anomalies[4].Rank = 5 // another rank at step 8, not contiguous
+	p1.Anomalies[4].TargetName = qkv
+	p2, err := Phase2(p1, nil, nil, DefaultPhase2Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pv(p2.RootOptStep) != 8 {
+		t.Errorf("root %d, want 8 (largest deviation, no run behind it)", pv(p2.RootOptStep))
+	}
+	p1.Anomalies = p1.Anomalies[:4]
+	p2, _ = Phase2(p1, nil, nil, DefaultPhase2Options())
+	if pv(p2.RootOptStep) != 3 || p2.RootCauseCoordinate == nil || pv(p2.RootCauseCoordinate.OptimizerStep) != 3 {
+		t.Errorf("root %d, want 3 (start of the persisting anomaly peaking at 6)", pv(p2.RootOptStep))
+	}
+}

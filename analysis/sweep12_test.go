@@ -1,0 +1,283 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"spikescope/ingest"
+	"spikescope/model"
+)
+
+// swBase is the sweep's reference run: window 4, 8 ranks, a 4× fault at
+// optimizer step 5 / micro step 2 / rank 3 on a layer's fc2 weight, most
+// ranks exploding one step later.
+func swBase() swCase {
+	return swCase{W: 4, Ranks: 8, Layers: 8, Steps: 12,
+		Fault: &swFault{T: 5, Micro: 2, Rank: 3, Param: "mid", Scale: 4, Rank2: -1}, Explode: 1}
+}
+
+func swWith(name string, f func(c *swCase)) swCase {
+	c := swBase()
+	c.Name = name
+	if c.Fault != nil {
+		fc := *c.Fault
+		c.Fault = &fc
+	}
+	f(&c)
+	return c
+}
+
+// swCases is the sweep matrix: every variant changes the base in one way,
+// the last ones combine several.
+func swCases() []swCase {
+	cs := []swCase{swWith("base", func(c *swCase) {})}
+	for _, w := range []int{1, 2, 3, 8, 16} {
+		cs = append(cs, swWith(fmt.Sprintf("W=%d", w), func(c *swCase) {
+			c.W = w
+			c.Fault.Micro = min(c.Fault.Micro, w-1)
+		}))
+	}
+	cs = append(cs,
+		swWith("skip1", func(c *swCase) { c.Skip = 1 }),
+		swWith("skip3-resumed1000", func(c *swCase) { c.Skip = 3; c.First = 1000 }),
+		swWith("W8-skip5", func(c *swCase) { c.W = 8; c.Skip = 5; c.Fault.Micro = 6 }),
+		swWith("ranks4", func(c *swCase) { c.Ranks = 4; c.Fault.Rank = 1 }),
+		swWith("ranks16", func(c *swCase) { c.Ranks = 16; c.Fault.Rank = 9 }),
+		swWith("ranks32", func(c *swCase) { c.Ranks = 32; c.Fault.Rank = 20 }),
+		swWith("params206", func(c *swCase) { c.Layers = 34 }),
+		swWith("pp2", func(c *swCase) { c.PP = 2 }),
+		swWith("pp4-ranks16", func(c *swCase) { c.PP = 4; c.Ranks = 16; c.Fault.Rank = 6 }),
+		swWith("pp2-vpp2", func(c *swCase) { c.PP = 2; c.VPP = 2 }),
+		swWith("fault-first-step", func(c *swCase) { c.Fault.T = 0 }),
+		swWith("fault-last-step", func(c *swCase) { c.Fault.T = c.Steps - 1 }),
+		swWith("fault-ms0", func(c *swCase) { c.Fault.Micro = 0 }),
+		swWith("fault-ms-last", func(c *swCase) { c.Fault.Micro = c.W - 1 }),
+		swWith("fault-small-param", func(c *swCase) { c.Fault.Param = "small" }),
+		swWith("fault-large-param", func(c *swCase) { c.Fault.Param = "large"; c.Fault.Rank = 0 }),
+		swWith("nan", func(c *swCase) { c.Fault.NaN = true }),
+		swWith("nan-no-explosion", func(c *swCase) { c.Fault.NaN = true; c.Explode = 0 }),
+		swWith("no-explosion", func(c *swCase) { c.Explode = 0 }),
+		swWith("explosion-spares-fault", func(c *swCase) { c.Explode = 2 }),
+		swWith("two-ranks", func(c *swCase) { c.Fault.Rank2 = 6 }),
+		swWith("no-fault", func(c *swCase) { c.Fault = nil; c.Explode = 0 }),
+		swWith("no-fault-trend", func(c *swCase) { c.Fault = nil; c.Explode = 0; c.Trend = 3 }),
+		swWith("no-fault-lossscale", func(c *swCase) { c.Fault = nil; c.Explode = 0; c.LossScale = 3 }),
+		swWith("no-fault-W1-trend", func(c *swCase) { c.Fault = nil; c.Explode = 0; c.W = 1; c.Trend = 3; c.Steps = 40 }),
+		swWith("no-fault-W1-lossscale", func(c *swCase) { c.Fault = nil; c.Explode = 0; c.W = 1; c.LossScale = 5; c.Steps = 40 }),
+		swWith("warmup", func(c *swCase) { c.Warmup = 10 }),
+		swWith("warmup-W1", func(c *swCase) { c.Warmup = 10; c.W = 1; c.Fault.Micro = 0 }),
+		swWith("no-fault-warmup", func(c *swCase) { c.Fault = nil; c.Explode = 0; c.Warmup = 10 }),
+		swWith("no-fault-warmup-W1", func(c *swCase) { c.Fault = nil; c.Explode = 0; c.Warmup = 10; c.W = 1; c.Steps = 30 }),
+		swWith("baseline", func(c *swCase) { c.Baseline = 1 }),
+		swWith("baseline-shared", func(c *swCase) { c.Baseline = 2 }),
+		swWith("reduced", func(c *swCase) { c.Reduced = true }),
+		swWith("reduced-skip2", func(c *swCase) { c.Reduced = true; c.Skip = 2 }),
+		swWith("W1-weak2.5", func(c *swCase) { c.W, c.Ranks, c.Fault.Scale, c.Fault.Micro = 1, 16, 2.5, 0 }),
+		swWith("pp4-W1-weak2.5", func(c *swCase) { c.W, c.Ranks, c.PP, c.Fault.Scale, c.Fault.Micro = 1, 16, 4, 2.5, 0 }),
+		swWith("pp4-W4-weak2.5", func(c *swCase) { c.Ranks, c.PP, c.Fault.Scale = 16, 4, 2.5 }),
+		swWith("W4-weak2.5", func(c *swCase) { c.Ranks, c.Fault.Scale = 16, 2.5 }),
+		swWith("degrade-W1", func(c *swCase) {
+			c.W, c.Fault.Micro, c.Fault.Scale, c.Fault.Persist, c.Explode, c.Fault.T = 1, 0, 3, true, 0, 3
+		}),
+		swWith("degrade-W4", func(c *swCase) { c.Fault.Scale, c.Fault.Persist, c.Explode, c.Fault.T = 3, true, 0, 3 }),
+		swWith("combo-W8-pp2-vpp2-r16-skip3-warm-base", func(c *swCase) {
+			c.W, c.PP, c.VPP, c.Ranks, c.Skip, c.First, c.Warmup, c.Baseline, c.Layers = 8, 2, 2, 16, 3, 1000, 6, 1, 16
+			c.Fault.Rank, c.Fault.Micro = 10, 5
+		}),
+		swWith("combo-W16-r32-nan-2ranks", func(c *swCase) {
+			c.W, c.Ranks, c.Layers = 16, 32, 4
+			c.Fault.Rank, c.Fault.Rank2, c.Fault.Micro, c.Fault.NaN = 7, 30, 15, true
+		}),
+		swWith("combo-W1-r16-pp4-trend-first", func(c *swCase) {
+			c.W, c.Ranks, c.PP, c.Trend, c.Steps = 1, 16, 4, 2, 30
+			c.Fault.T, c.Fault.Micro, c.Fault.Rank, c.Fault.Param = 0, 0, 13, "small"
+		}),
+		swWith("combo-W2-r4-large-noexpl-base", func(c *swCase) {
+			c.W, c.Ranks, c.Explode, c.Baseline = 2, 4, 0, 1
+			c.Fault.Rank, c.Fault.Param, c.Fault.Micro = 0, "large", 1
+		}),
+	)
+	return cs
+}
+
+// swOutcome runs Phase 1 and 2 and checks the planted coordinate; it
+// returns "" when the answer is right, else what was wrong.
+func swOutcome(r *swRun, a, b *model.MonitorData, optOffset int, dump bool) (string, *model.Phase1Result, *model.Phase2Result) {
+	c := r.C
+	p1 := Phase1(a, DefaultPhase1Options())
+	var pb *model.Phase1Result
+	if b != nil {
+		pb = Phase1(b, DefaultPhase1Options())
+	}
+	p2, err := Phase2(p1, pb, nil, DefaultPhase2Options())
+	if err != nil {
+		return "phase2 error: " + err.Error(), p1, p2
+	}
+	if c.Fault == nil {
+		if len(p1.Anomalies) > 0 {
+			x := p1.Anomalies[0]
+			return fmt.Sprintf("expected no candidate, got %d; first opt %d ms %d rank %d %s dev %.3g",
+				len(p1.Anomalies), x.OptStep(), x.Micro(), x.Rank, x.TargetName, float64(x.DeviationRatio)), p1, p2
+		}
+		if p2.RootCauseCoordinate != nil {
+			return "no candidate but a coordinate", p1, p2
+		}
+		return "", p1, p2
+	}
+	f := c.Fault
+	wantOpt := f.T + optOffset
+	wantMs := f.Micro
+	if c.W == 1 || dump {
+		wantMs = -1
+	}
+	name := r.FaultName()
+	match := func(opt, ms, rank int, target string) string {
+		var bad []string
+		if opt != wantOpt {
+			bad = append(bad, fmt.Sprintf("opt %d≠%d", opt, wantOpt))
+		}
+		if ms != wantMs && !(wantMs == -1 && ms <= 0) {
+			bad = append(bad, fmt.Sprintf("ms %d≠%d", ms, wantMs))
+		}
+		if rank != f.Rank && rank != f.Rank2 {
+			bad = append(bad, fmt.Sprintf("rank %d≠%d", rank, f.Rank))
+		}
+		if !strings.Contains(target, strings.TrimSuffix(name, ".weight")) {
+			bad = append(bad, fmt.Sprintf("param %s≠%s", target, name))
+		}
+		return strings.Join(bad, ", ")
+	}
+	var out []string
+	co := p2.RootCauseCoordinate
+	if co == nil {
+		out = append(out, fmt.Sprintf("no coordinate (%d candidates)", len(p1.Anomalies)))
+	} else if m := match(pv(co.OptimizerStep), pv(co.MicroStep), co.Rank, co.TargetName); m != "" {
+		out = append(out, "root: "+m)
+	}
+	if len(p1.Anomalies) > 0 {
+		x := p1.Anomalies[0]
+		if m := match(x.OptStep(), x.Micro(), x.Rank, x.TargetName); m != "" {
+			out = append(out, "first candidate: "+m)
+		}
+	}
+	if c.Baseline == 2 && co != nil && !strings.Contains(p2.CrossDeviceVerification, "双端共有") {
+		out = append(out, "baseline shares the fault but verdict is "+p2.CrossDeviceVerification)
+	}
+	if c.Baseline == 1 && co != nil && !strings.Contains(p2.CrossDeviceVerification, "NPU") {
+		out = append(out, "healthy baseline but verdict is "+p2.CrossDeviceVerification)
+	}
+	return strings.Join(out, "; "), p1, p2
+}
+
+// TestSweepInMemory runs the sweep matrix on trend.db-shaped data (global
+// micro-step index) built in memory.
+func TestSweepInMemory(t *testing.T) {
+	fails := 0
+	for _, c := range swCases() {
+		r := swGenerate(c)
+		var b *model.MonitorData
+		if r.C.Baseline > 0 {
+			b = r.Monitor(1)
+		}
+		msg, p1, _ := swOutcome(r, r.Monitor(0), b, 0, false)
+		status := "pass"
+		if msg != "" {
+			status = "FAIL " + msg
+			fails++
+			t.Errorf("%s: %s (window %d detected %d; %d candidates)", c.Name, msg, r.C.W, p1.Sharding.AccumulationWindow, len(p1.Anomalies))
+		}
+		t.Logf("%-40s %s", c.Name, status)
+	}
+	t.Logf("%d failures", fails)
+}
+
+// swFormats writes a case in every format and loads it back through the
+// real readers.
+var swFormats = []struct {
+	name      string
+	write     func(r *swRun, dir string, dev int) error
+	resumed   bool // optimizer steps keep their numbers (First + t)
+	dump      bool
+	needsMany bool
+}{
+	{"trenddb-micro", func(r *swRun, dir string, dev int) error {
+		return r.WriteTrendDB(filepath.Join(dir, "run.trend.db"), dev, true)
+	}, false, false, false},
+	{"trenddb-nomicro", func(r *swRun, dir string, dev int) error {
+		return r.WriteTrendDB(filepath.Join(dir, "run.trend.db"), dev, false)
+	}, true, false, false},
+	{"csv-v1", func(r *swRun, dir string, dev int) error { return r.WriteCSV(dir, dev, false) }, true, false, false},
+	{"csv-v2", func(r *swRun, dir string, dev int) error { return r.WriteCSV(dir, dev, true) }, true, false, false},
+	{"dump", func(r *swRun, dir string, dev int) error { return r.WriteDumps(dir, dev) }, true, true, false},
+}
+
+func swLoad(t *testing.T, r *swRun, format int, dev int) *model.MonitorData {
+	t.Helper()
+	dir := t.TempDir()
+	if err := swFormats[format].write(r, dir, dev); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if swFormats[format].dump {
+		tree, err := ingest.LoadDumpTree(ctx, dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ingest.GradientsFromDumps(tree)
+	}
+	path := dir
+	if strings.HasPrefix(swFormats[format].name, "trenddb") {
+		path = filepath.Join(dir, "run.trend.db")
+	}
+	d, err := ingest.LoadMonitor(ctx, path, model.FormatAuto, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestSweepFormats writes a subset of the matrix in every on-disk format
+// and checks the answer through ingest.
+func TestSweepFormats(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes files in every format")
+	}
+	want := map[string]bool{"base": true, "W=1": true, "W=3": true, "skip3-resumed1000": true, "pp2-vpp2": true,
+		"nan": true, "two-ranks": true, "no-fault": true, "baseline-shared": true, "reduced-skip2": true,
+		"warmup-W1": true, "explosion-spares-fault": true, "warmup": true, "no-fault-warmup-W1": true,
+		"nan-no-explosion": true, "combo-W8-pp2-vpp2-r16-skip3-warm-base": true, "no-fault-lossscale": true, "fault-first-step": true,
+		"pp4-W1-weak2.5": true, "degrade-W1": true}
+	fails := 0
+	for _, c := range swCases() {
+		if !want[c.Name] {
+			continue
+		}
+		r := swGenerate(c)
+		for fi, f := range swFormats {
+			if f.dump && r.C.Fault != nil && r.C.Fault.NaN {
+				continue
+			}
+			a := swLoad(t, r, fi, 0)
+			var b *model.MonitorData
+			if r.C.Baseline > 0 {
+				b = swLoad(t, r, fi, 1)
+			}
+			off := 0
+			if f.resumed {
+				off = r.C.First
+			}
+			msg, p1, _ := swOutcome(r, a, b, off, f.dump)
+			status := "pass"
+			if msg != "" {
+				status = "FAIL " + msg
+				fails++
+				t.Errorf("%s/%s: %s (window %d; %d candidates)", c.Name, f.name, msg, p1.Sharding.AccumulationWindow, len(p1.Anomalies))
+			}
+			t.Logf("%-28s %-16s %s", c.Name, f.name, status)
+		}
+	}
+	t.Logf("%d failures", fails)
+}
