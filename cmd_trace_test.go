@@ -156,13 +156,13 @@ func TestTraceQuickStart(t *testing.T) {
 	if rc != 0 {
 		t.Fatalf("rc %d: %s", rc, stderr)
 	}
-	if r.LayerPrefix != "layer3." || !reflect.DeepEqual(r.AnchorsUsed, []string{"conv1", "conv2", "conv3"}) || r.AnchorWarning != nil {
+	if r.LayerPrefix != "layer3." || !reflect.DeepEqual(r.AnchorsUsed, []string{"conv1", "conv2", "conv3", "(layer)"}) || r.AnchorWarning != nil {
 		t.Fatalf("prefix %q anchors %v warning %+v", r.LayerPrefix, r.AnchorsUsed, r.AnchorWarning)
 	}
 	if !r.Degraded || !strings.Contains(r.DegradedNote, "device bias") {
 		t.Errorf("degraded %v %q", r.Degraded, r.DegradedNote)
 	}
-	if len(r.Anchors) != 3 || len(r.Anchors[0].Layers) != 6 {
+	if len(r.Anchors) != 4 || len(r.Anchors[0].Layers) != 6 {
 		t.Fatalf("tables %d", len(r.Anchors))
 	}
 	// every layer of every anchor aligned in both passes
@@ -177,7 +177,7 @@ func TestTraceQuickStart(t *testing.T) {
 }
 
 // PyTorch vs MindSpore test dumps of msprobe's compare tests: the only
-// common layer module (input_norm) is recorded forward on one side and
+// common layer modules (input_norm, the layer itself) are recorded forward on one side and
 // backward on the other → no aligned anchor, anchor_warning, layer 0
 // unaligned in both passes, no "consistent" verdict.
 func TestTracePytorchVsMindspore(t *testing.T) {
@@ -186,7 +186,7 @@ func TestTracePytorchVsMindspore(t *testing.T) {
 	if rc != 0 {
 		t.Fatalf("rc %d: %s", rc, stderr)
 	}
-	if r.AnchorWarning == nil || r.AnchorWarning.AnchorsFound != 0 || !reflect.DeepEqual(r.AnchorsUsed, []string{"input_norm"}) {
+	if r.AnchorWarning == nil || r.AnchorWarning.AnchorsFound != 0 || !reflect.DeepEqual(r.AnchorsUsed, []string{"input_norm", "(layer)"}) {
 		t.Fatalf("warning %+v anchors %v", r.AnchorWarning, r.AnchorsUsed)
 	}
 	u := r.DivergenceSummary.UncomparedLayers

@@ -24,7 +24,6 @@ var anchorPriority = map[string]int{
 	"self_attention": 1, "self_attn": 1, "attention": 1,
 	"mlp": 2, "feed_forward": 2,
 	"pre_mlp_layernorm": 3, "post_attention_layernorm": 3, "post_attention_norm": 3, "ffn_norm": 3,
-	layerAnchor: 4,
 }
 
 // otherAnchorPriority is the priority of any other module name.
@@ -39,7 +38,8 @@ var nonAnchorSubstrings = []string{"rotary", "inv_freq", "position_id"}
 // sides (one layer when the dumps hold a single layer), then other common
 // modules until minAnchors are reached, those recorded in more (layer,
 // pass) pairs first (a module without backward records, like an in-place
-// norm, compares only half of the trace).
+// norm, compares only half of the trace), then the layer module itself
+// (layerAnchor) when both sides record it.
 func discoverAnchors(a, b *dumpIndex) []string {
 	if a == nil || b == nil {
 		return nil
@@ -54,10 +54,15 @@ func discoverAnchors(a, b *dumpIndex) []string {
 		count int
 	}
 	var cs []cand
+	withLayer := false
 	for name, ca := range a.counts {
 		cb := b.counts[name]
 		c := min(ca, cb)
 		if c < need || isNonAnchor(name) {
+			continue
+		}
+		if name == layerAnchor {
+			withLayer = true
 			continue
 		}
 		p, ok := anchorPriority[name]
@@ -80,6 +85,11 @@ func discoverAnchors(a, b *dumpIndex) []string {
 		if c.prio < otherAnchorPriority || len(out) < minAnchors {
 			out = append(out, c.name)
 		}
+	}
+	// The layer's own output comes last: it adds a comparison point (the
+	// residual stream leaving the layer), it does not replace a module.
+	if withLayer {
+		out = append(out, layerAnchor)
 	}
 	return out
 }
