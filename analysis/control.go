@@ -178,9 +178,7 @@ func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, 
 				c.Reason += "; holds other layers than A (pipeline stage?)"
 			}
 			dist := stageDistance(a, d)
-			if model.Finite(dist) {
-				c.Reason += fmt.Sprintf("; profile distance to A %.3g", dist)
-			}
+			c.ProfileDistance = floatPtr(dist)
 			score := 0
 			if c.SameLayers {
 				score += 2

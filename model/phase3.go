@@ -211,4 +211,9 @@ type ControlCandidate struct {
 	SameLayers bool   `json:"same_layers"`
 	HasD       bool   `json:"has_d"`
 	Reason     string `json:"reason"`
+	// ProfileDistance is the median |ln| ratio of the candidate's weight (or
+	// output) Norms to A's over common module records: ≈0 on A's own
+	// pipeline stage; among equally qualified candidates a clearly closer
+	// one is chosen. nil when nothing was comparable.
+	ProfileDistance *Float `json:"profile_distance,omitempty"`
 }
