@@ -196,10 +196,7 @@ func readDumpFile(file string) ([]byte, error) {
 	fi, err := os.Stat(file)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if _, lerr := os.Lstat(file); lerr == nil {
-			return nil, inputErr(file, err, "cannot read: broken symbolic link")
-		}
-		return nil, inputErr(file, err, "does not exist")
+		return nil, statError(file, err)
 	case err != nil:
 		return nil, inputErr(file, err, "cannot read: %v", dumpPathErr(err))
 	case fi.IsDir():
@@ -387,10 +384,7 @@ func findDumps(path string) ([]dumpJob, []string, error) {
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if _, lerr := os.Lstat(path); lerr == nil {
-			return nil, nil, inputErr(path, err, "cannot read: broken symbolic link")
-		}
-		return nil, nil, inputErr(path, err, "does not exist")
+		return nil, nil, statError(path, err)
 	case err != nil:
 		return nil, nil, inputErr(path, err, "cannot read: %v", dumpPathErr(err))
 	}

@@ -204,6 +204,6 @@ func TestDumpBadUnreadable(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "gone.json"), link); err != nil {
 		t.Fatal(err)
 	}
-	badInput(t, filepath.Join(dir, "rank1"), link, "cannot read: broken symbolic link")
-	badInput(t, link, link, "cannot read: broken symbolic link")
+	badInput(t, filepath.Join(dir, "rank1"), link, "broken symbolic link: its target")
+	badInput(t, link, link, "broken symbolic link: its target")
 }

@@ -70,6 +70,9 @@ func notRegular(path string, st os.FileInfo) error {
 // statError words an os.Stat failure.
 func statError(path string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
+		if target, lerr := os.Readlink(path); lerr == nil {
+			return inputErr(path, err, "broken symbolic link: its target %s does not exist", target)
+		}
 		return inputErr(path, err, "does not exist")
 	}
 	if errors.Is(err, fs.ErrPermission) {
