@@ -253,6 +253,12 @@ func (l *lastByteReader) Read(p []byte) (int, error) {
 // incomplete character at the very end of head is allowed (cut by the
 // sniff).
 func binaryProblem(head []byte) string {
+	if bytes.HasPrefix(head, []byte{0xff, 0xfe}) || bytes.HasPrefix(head, []byte{0xfe, 0xff}) {
+		return "UTF-16 text (as some spreadsheet programs save CSV): save it as UTF-8"
+	}
+	if kind := compressedKind(head); kind != "" {
+		return kind + "-compressed file: decompress it first"
+	}
 	if i := bytes.IndexByte(head, 0); i >= 0 {
 		return fmt.Sprintf("binary data (a NUL byte at offset %d), not a monitor CSV (text)", i)
 	}

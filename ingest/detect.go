@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -71,6 +72,9 @@ func detectFile(path string) (model.Format, error) {
 		return "", err
 	}
 	base := strings.ToLower(filepath.Base(path))
+	if kind := compressedKind(head); kind != "" {
+		return "", inputErr(path, nil, "%s-compressed file: decompress it first", kind)
+	}
 	switch {
 	case isSQLiteHead(head):
 		return model.FormatTrendDB, nil
@@ -82,6 +86,35 @@ func detectFile(path string) (model.Format, error) {
 		return model.FormatDump, nil
 	}
 	return "", inputErr(path, nil, "unrecognised file: expected a trend.db, a monitor CSV, a dump.json or a folder of them")
+}
+
+// compressedKind names the compression of a file from its first bytes, or
+// "" (users pass dump.json.gz or a zipped run folder as they got it).
+func compressedKind(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		return "gzip"
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
+		return "zip"
+	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		return "zstd"
+	case bytes.HasPrefix(head, []byte("BZh")):
+		return "bzip2"
+	case bytes.HasPrefix(head, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
+		return "xz"
+	}
+	return ""
+}
+
+// isCompressedName reports whether a file name ends like an archive.
+func isCompressedName(base string) bool {
+	b := strings.ToLower(base)
+	for _, ext := range []string{".gz", ".tgz", ".zip", ".zst", ".bz2", ".xz", ".tar"} {
+		if strings.HasSuffix(b, ext) {
+			return true
+		}
+	}
+	return false
 }
 
 // isTrendDBName reports whether a file name looks like a trend database.
@@ -118,7 +151,7 @@ func dumpLayoutRoot(rel []string) []string {
 }
 
 func detectFolder(path string) (model.Format, error) {
-	var seen, subdirs, others, unreadable int
+	var seen, subdirs, others, unreadable, compressed int
 	var sawDB, sawDump bool
 	var deepDump string // a dump.json whose tree root lies below path
 	var sawTensorBoard bool
@@ -165,6 +198,8 @@ func detectFolder(path string) (model.Format, error) {
 			}
 		case isTrendDBName(base):
 			sawDB = true
+		case isCompressedName(base):
+			compressed++
 		}
 		return nil
 	})
@@ -183,6 +218,8 @@ func detectFolder(path string) (model.Format, error) {
 		return "", inputErr(path, nil, "no files to read here (%s)", folderContents(subdirs, others, unreadable))
 	case sawTensorBoard:
 		return "", inputErr(path, nil, "only TensorBoard event files here (monitor format \"tensorboard\"), which spikescope does not read: rerun the monitor with \"format\": \"csv\"")
+	case compressed > 0:
+		return "", inputErr(path, nil, "no monitor CSV, trend.db or dump.json here, but %d compressed file(s) (.gz, .zip, …): decompress them first", compressed)
 	case deepDump != "":
 		return "", inputErr(path, nil, "no monitor data here, and the dump.json files lie deeper than a dump tree (step<N>/rank<N>/dump.json): open %s instead", deepDump)
 	}

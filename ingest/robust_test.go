@@ -220,3 +220,36 @@ func wantWarning(t *testing.T, ws []string, want string) {
 	}
 	t.Errorf("warnings %q lack %q", ws, want)
 }
+
+func TestDetectCompressedAndSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	gz := filepath.Join(dir, "dump.json.gz")
+	writeFile(t, gz, "\x1f\x8b\x08\x00rest")
+	_, err := DetectFormat(gz)
+	wantMonInputError(t, err, gz, "gzip-compressed file: decompress it first")
+
+	zipped := filepath.Join(dir, "z", "rank0", "grad_unreduced_0-0.csv")
+	writeFile(t, zipped, "PK\x03\x04rest")
+	_, err = LoadCSV(context.Background(), zipped, nil)
+	wantMonInputError(t, err, zipped, "zip-compressed file: decompress it first")
+
+	u16 := filepath.Join(dir, "u", "rank0", "grad_unreduced_0-0.csv")
+	writeFile(t, u16, "\xff\xfev\x00p\x00")
+	_, err = LoadCSV(context.Background(), u16, nil)
+	wantMonInputError(t, err, u16, "UTF-16 text (as some spreadsheet programs save CSV): save it as UTF-8")
+
+	packed := filepath.Join(dir, "packed")
+	writeFile(t, filepath.Join(packed, "step0", "rank0", "dump.json.gz"), "\x1f\x8b")
+	writeFile(t, filepath.Join(packed, "notes.txt"), "x")
+	_, err = DetectFormat(packed)
+	wantMonInputError(t, err, packed, "no monitor CSV, trend.db or dump.json here, but 1 compressed file(s) (.gz, .zip, …): decompress them first")
+
+	_, err = DetectFormat("/dev/zero")
+	wantMonInputError(t, err, "/dev/zero", "is a device, not a regular file")
+
+	nothing := filepath.Join(dir, "nothing")
+	os.MkdirAll(filepath.Join(nothing, "step0", "rank0"), 0o755)
+	os.Symlink(filepath.Join(dir, "gone"), filepath.Join(nothing, "link"))
+	_, err = DetectFormat(nothing)
+	wantMonInputError(t, err, nothing, "no files to read here (2 subfolder(s) without files, 1 entries that are not files (links to folders, broken links, pipes or devices))")
+}
