@@ -302,7 +302,7 @@ func (s *trendScanner) finish() {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d trend_data row(s) skipped: a key column (rank, step, target_id, metric_id) is not a usable integer; the first: %s", s.badRows, problemOf(s.firstBadErr)))
 	}
 	if s.textVals > 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%d statistic cells held text instead of a number (read as number where possible, else NaN)", s.textVals))
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d statistic cells held text or binary data instead of a number (text that parses was read as that number, the rest as NaN)", s.textVals))
 	}
 }
 
