@@ -65,13 +65,14 @@ func stepLevelFactors(ts []int32, vals []float64, minEffect float64, out []float
 	if span < 2 || span > maxLevelSpan*len(ts)+64 {
 		return out, 0
 	}
-	// bucket the finite positive values by step, one median per step
+	// bucket the finite values by step, one median per step (zeros count:
+	// a clamped increment is part of its micro step's distribution)
 	s.off = resizeI(s.off, span+1)
 	for k := range s.off {
 		s.off[k] = 0
 	}
 	for j, t := range ts {
-		if v := vals[j]; v > 0 && isFinite(v) {
+		if v := vals[j]; v >= 0 && isFinite(v) {
 			s.off[int(t-tmin)+1]++
 		}
 	}
@@ -81,7 +82,7 @@ func stepLevelFactors(ts []int32, vals []float64, minEffect float64, out []float
 	s.fill = append(s.fill[:0], s.off[:span]...)
 	s.buf = resizeF(s.buf, len(vals))
 	for j, t := range ts {
-		if v := vals[j]; v > 0 && isFinite(v) {
+		if v := vals[j]; v >= 0 && isFinite(v) {
 			k := int(t - tmin)
 			s.buf[s.fill[k]] = v
 			s.fill[k]++
@@ -118,16 +119,18 @@ func stepLevelFactors(ts []int32, vals []float64, minEffect float64, out []float
 			hist = append(hist, s.scale[pk]) // the references: a past spike never lifts the history
 		}
 		ref := medianInPlace(hist)
-		if !(L >= minEffect*ref) {
+		if !(ref > 0) || !(L >= minEffect*ref) {
 			continue
 		}
-		// a rise that holds (levelPersist steps in a row, t included, at
-		// ≥ L/minEffect) is a level shift, not a spike
+		// a rise that holds (levelPersist steps in a row, t included, within
+		// a factor minEffect of L) is a level shift, not a spike; a fault
+		// followed by a larger explosion is not a level
+		similar := func(x float64) bool { return x >= L/minEffect && x <= L*minEffect }
 		run := 1
-		for b := i - 1; b >= 0 && s.level[s.present[b]] >= L/minEffect; b-- {
+		for b := i - 1; b >= 0 && similar(s.level[s.present[b]]); b-- {
 			run++
 		}
-		for f := i + 1; f < len(s.present) && s.level[s.present[f]] >= L/minEffect; f++ {
+		for f := i + 1; f < len(s.present) && similar(s.level[s.present[f]]); f++ {
 			run++
 		}
 		persists := run >= levelPersist

@@ -17,6 +17,7 @@ const maxDecreaseShare = 0.25
 type microScratch struct {
 	inc, delta, final, ratio []float64
 	ms, row, opt             []int32
+	lv                       []float64 // increments relative to their micro step's median (levels)
 	fac                      []float64 // common level of the value's optimizer step (stepLevelFactors)
 	levels                   levelScratch
 	jumps, scaled            int
@@ -191,16 +192,6 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 		closeCurve()
 		s.ends = append(s.ends, len(s.inc))
 	}
-	// increments and deltas relative to their optimizer step's common level
-	// (warm-up, drift, loss-scale shifts); reported values stay raw
-	var nj int
-	s.fac, nj = stepLevelFactors(s.opt, s.inc, c.opt.MinEffect, s.fac, &s.levels)
-	s.jumps += nj
-	s.scaled += seriesScales(s.opt, s.inc, s.fac, s.ends, &s.levels)
-	for j, f := range s.fac {
-		s.inc[j] /= f
-		s.delta[j] /= f
-	}
 	nk := int(maxK) + 1
 	s.medInc = resizeF(s.medInc, nk)
 	s.medDelta = resizeF(s.medDelta, nk)
@@ -216,6 +207,29 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 		if n > 0 && n < minMicroPool {
 			perMicro = false
 		}
+	}
+	// increments and deltas relative to their optimizer step's common level
+	// (warm-up, drift, loss-scale shifts); reported values stay raw. The
+	// levels are taken over increments already relative to their micro
+	// step's median, so that a partial optimizer step (only its first or
+	// last micro steps recorded) is not off-level by its composition.
+	s.lv = resizeF(s.lv, len(s.inc))
+	copy(s.lv, s.inc)
+	if perMicro {
+		medianPerMicro(s.inc, s.ms, counts, s.medInc, &s.pool)
+		for j, k := range s.ms {
+			if m := s.medInc[k]; m > 0 {
+				s.lv[j] = s.inc[j] / m
+			}
+		}
+	}
+	var nj int
+	s.fac, nj = stepLevelFactors(s.opt, s.lv, c.opt.MinEffect, s.fac, &s.levels)
+	s.jumps += nj
+	s.scaled += seriesScales(s.opt, s.lv, s.fac, s.ends, &s.levels)
+	for j, f := range s.fac {
+		s.inc[j] /= f
+		s.delta[j] /= f
 	}
 	if perMicro {
 		medianPerMicro(s.inc, s.ms, counts, s.medInc, &s.pool)

@@ -41,8 +41,9 @@ func DefaultPhase2Options() Phase2Options {
 
 // p2 collects the reasoning of one Phase 2 run.
 type p2 struct {
-	res *model.Phase2Result
-	rs  []string // reasoning parts (reference-compatible)
+	res       *model.Phase2Result
+	rs        []string // reasoning parts (reference-compatible)
+	minCommon int      // common ranks a cross-step pair needs (minCommonRanks, or all of a smaller run)
 }
 
 func (c *p2) reason(s string)  { c.rs = append(c.rs, s) }

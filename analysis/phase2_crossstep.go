@@ -28,6 +28,12 @@ func (c *p2) crossStepRoot(p1, baseline *model.Phase1Result, opt Phase2Options) 
 		candSteps[p1.Anomalies[i].OptStep()] = true
 	}
 	c.reason(fmt.Sprintf("增长阈值: %.2fx, rank 占比阈值: %.0f%%", opt.Growth, 100*opt.RankShare))
+	c.minCommon = minCommonRanks
+	if n := len(p1.Summary.Ranks); n > 0 && n < minCommonRanks {
+		// a run of one or two ranks: every rank it has is enough
+		c.minCommon = n
+		c.decide(fmt.Sprintf("the run has %d rank(s): a pair is judged when all of them are present at both steps (instead of %d common ranks)", n, minCommonRanks))
+	}
 	var root *int
 	for _, k := range sortedStepKeys(trn) {
 		if !candSteps[k] {
@@ -95,8 +101,8 @@ func (c *p2) judgePair(k int, target string, prev, next map[string]model.Float, 
 	}
 	over, total := growthCount(prev, next, opt.Growth)
 	row.RanksOver, row.RanksTotal = over, total
-	if total < minCommonRanks {
-		row.Verdict = fmt.Sprintf("only %d common ranks (< %d): not judged", total, minCommonRanks)
+	if total < c.minCommon {
+		row.Verdict = fmt.Sprintf("only %d common ranks (< %d): not judged", total, c.minCommon)
 		c.res.CrossStep = append(c.res.CrossStep, row)
 		c.reason(fmt.Sprintf("opt_step %d → %d: 重叠 rank 不足 (%d)", k, k+1, total))
 		c.decide(fmt.Sprintf("opt_step %d → %d (%s): %s", k, k+1, target, row.Verdict))
@@ -106,7 +112,7 @@ func (c *p2) judgePair(k int, target string, prev, next map[string]model.Float, 
 	row.Qualifies = row.Share >= opt.RankShare
 	if base[0] != nil && base[1] != nil {
 		bo, bt := growthCount(base[0], base[1], opt.Growth)
-		shared := bt >= minCommonRanks && float64(bo)/float64(bt) >= opt.RankShare
+		shared := bt >= c.minCommon && float64(bo)/float64(bt) >= opt.RankShare
 		row.BaselineGrowth = &shared
 	}
 	c.reason(fmt.Sprintf("opt_step %d → %d (%s): %d/%d ranks (%.0f%%) 的最终 norm >= %.2fx 增长",

@@ -46,6 +46,8 @@ type swCase struct {
 	Baseline                int     // 0 none, 1 healthy, 2 shares the fault
 	Noise                   float64
 	Seed                    uint64
+	// Limit documents a known limit: the case is logged, not failed.
+	Limit string
 }
 
 // swParam is one parameter held by a rank.

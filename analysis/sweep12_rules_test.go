@@ -93,3 +93,33 @@ func TestFallbackPersistentStart(t *testing.T) {
 		t.Errorf("root %d, want 3 (start of the persisting anomaly peaking at 6)", pv(p2.RootOptStep))
 	}
 }
+
+// An explosion at an optimizer-step boundary makes the reset rise on most
+// series: such large rises are not evidence against the boundary, so a
+// 3-step run still has window 4 (it was read as one window of 8).
+func TestWindowExplosionAtBoundary(t *testing.T) {
+	r := swGenerate(swWith("steps3", func(c *swCase) { c.Steps, c.Fault.T = 3, 1 }))
+	p1 := Phase1(r.Monitor(0), DefaultPhase1Options())
+	if sa := p1.Sharding; sa.AccumulationWindow != 4 || sa.WindowPhase != 0 || sa.OptimizerStepCount != 3 {
+		t.Errorf("window %d phase %d, %d optimizer steps; want 4, 0, 3", sa.AccumulationWindow, sa.WindowPhase, sa.OptimizerStepCount)
+	}
+}
+
+// A run of one or two ranks: the cross-step rule judges a pair on all the
+// ranks it has (not "fewer than 3 common ranks: not judged"), so the fault
+// step k, not the larger explosion at k+1, is the root.
+func TestCrossStepFewRanks(t *testing.T) {
+	for _, c := range []swCase{
+		swWith("ranks1", func(c *swCase) { c.Ranks, c.Fault.Rank = 1, 0 }),
+		swWith("ranks2-W1", func(c *swCase) { c.Ranks, c.Fault.Rank, c.W, c.Fault.Micro = 2, 1, 1, 0 }),
+	} {
+		r := swGenerate(c)
+		msg, _, p2 := swOutcome(r, r.Monitor(0), nil, 0, false)
+		if msg != "" {
+			t.Errorf("%s: %s", c.Name, msg)
+		}
+		if len(p2.CrossStep) == 0 || !p2.CrossStep[0].Qualifies || p2.CrossStep[0].From != 5 {
+			t.Errorf("%s: cross-step rows %+v, want 5 → 6 qualifying first", c.Name, p2.CrossStep)
+		}
+	}
+}

@@ -29,6 +29,13 @@ const (
 	// nearEqualScore: candidate windows whose scores differ less than this
 	// are equal, and the smaller window wins (multiples of W also fit).
 	nearEqualScore = 0.02
+	// ambiguousRise: a rise by this factor or more between consecutive
+	// steps is neither evidence of a window interior nor against a window
+	// start. Inside a window the cumulative norm of similar micro-batches
+	// grows at most ~2× per micro step; a larger jump is a spike, and a
+	// spiking first micro-batch makes a true reset rise too (an explosion
+	// at an optimizer-step boundary must not hide the boundary).
+	ambiguousRise = 3.0
 	// commonResetShare: a short-series reset point needs this share of the
 	// series observed at that step to drop, and at least 2 of them.
 	commonResetShare = 0.8
@@ -79,6 +86,8 @@ func tallyTransitions(d *model.MonitorData, ix *seriesIndex) *stepTally {
 				t.drop[s]++
 				t.logDrop[s] += math.Log(a / b)
 				t.total[0]++
+			case b >= ambiguousRise*a:
+				// a spike: says nothing about the window
 			case b > a:
 				t.rise[s]++
 				t.total[1]++
