@@ -82,7 +82,7 @@ func discoverAnchors(a, b *dumpIndex) []string {
 	})
 	var out []string
 	for _, c := range cs {
-		if c.prio < otherAnchorPriority || len(out) < minAnchors {
+		if c.prio < otherAnchorPriority || len(out) < minAnchors || a.apiAnchors {
 			out = append(out, c.name)
 		}
 	}

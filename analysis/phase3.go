@@ -61,6 +61,10 @@ func anchorCall(opt Phase3Options, a *model.Dump, p1 *model.Phase1Result) (int, 
 	return 0, ""
 }
 
+// inferredLayerPrefix is the layer prefix reported for layers inferred
+// from an API-only dump's repeating sequence.
+const inferredLayerPrefix = "inferred_layer."
+
 // directions of the comparison, in output order.
 var p3Dirs = []struct {
 	name string
@@ -216,7 +220,14 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	}
 	res.AnchorsUsed = nonNilStrings(anchors)
 	layers := layerIDs(p.ia, p.ib, p.ic, p.id)
-	if len(layers) == 0 {
+	switch {
+	case p.ia.apiAnchors:
+		res.LayerPrefix = inferredLayerPrefix
+		res.Warnings = append(res.Warnings, fmt.Sprintf("no module record names a layer (API-only dump, level L1): layers cannot be known from names; "+
+			"%d layers inferred from the repeating API sequence (%d APIs per layer and pass): layer numbers are positions in the pass, anchors are API positions in the layer", p.ia.inferredLayers, p.ia.inferredPeriod))
+	case len(layers) == 0 && apiOnly(in.A):
+		res.Warnings = append(res.Warnings, "no module record names a layer (API-only dump, level L1) and the API sequence shows no repeating layer block: layers cannot be known")
+	case len(layers) == 0:
 		res.Warnings = append(res.Warnings, fmt.Sprintf("no transformer layers (%s<N>) found in the dumps", res.LayerPrefix))
 	}
 
@@ -262,8 +273,10 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 type callAnalysis struct {
 	cells  [][][2]cell // anchor → layer pos → dir
 	pooled map[model.Stat]map[string][]float64
-	// relative: every anchor's control ratios over the anchor's median
-	relative map[model.Stat]map[string][]float64
+	// relative: each anchor's control ratios over the anchor's median;
+	// spread: each anchor's own band half-width (log), per metric and pass
+	relative map[model.Stat]map[string][][]float64
+	spread   map[model.Stat]map[string][]float64
 	aligned  int
 	tables   []model.AnchorTable
 }
@@ -323,23 +336,26 @@ func (p *p3) analyseCall(anchors []string, layers []int) *callAnalysis {
 			cl.aligned++
 		}
 	}
-	// Each anchor's control ratios over its own median, pooled: the
-	// anchors' common noise level (see spreadGuard).
-	cl.relative = map[model.Stat]map[string][]float64{}
+	// Each anchor's control ratios over its own median and its own band
+	// width: the anchors' common noise level (see spreadGuard).
+	cl.relative = map[model.Stat]map[string][][]float64{}
+	cl.spread = map[model.Stat]map[string][]float64{}
 	for _, m := range metricOrder {
-		cl.relative[m] = map[string][]float64{}
+		cl.relative[m] = map[string][][]float64{}
+		cl.spread[m] = map[string][]float64{}
 		for di, d := range p3Dirs {
 			for ai := range anchors {
 				rs := make([]float64, 0, len(layers))
 				for li := range layers {
 					rs = append(rs, p.controlRatio(&cl.cells[ai][li][di], m))
 				}
-				cl.relative[m][d.name] = append(cl.relative[m][d.name], relativeToMedian(rs)...)
+				cl.relative[m][d.name] = append(cl.relative[m][d.name], relativeToMedian(rs))
+				cl.spread[m][d.name] = append(cl.spread[m][d.name], bandSpread(p.band(rs)))
 			}
 		}
 	}
 	for ai, name := range anchors {
-		cl.tables = append(cl.tables, p.anchorTable(name, layers, cl.cells[ai], cl.pooled, cl.relative))
+		cl.tables = append(cl.tables, p.anchorTable(ai, name, layers, cl))
 	}
 	return cl
 }
@@ -405,7 +421,8 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 
 // anchorTable learns the anchor's bands, flags its layers and writes the
 // reference's table and conclusion.
-func (p *p3) anchorTable(name string, layers []int, cells [][2]cell, pooled, relative map[model.Stat]map[string][]float64) model.AnchorTable {
+func (p *p3) anchorTable(ai int, name string, layers []int, cl *callAnalysis) model.AnchorTable {
+	cells, pooled := cl.cells[ai], cl.pooled
 	t := model.AnchorTable{Name: name, Thresholds: map[string]map[string]model.Band{}}
 	for _, m := range metricOrder {
 		var bs [2]model.Band
@@ -421,7 +438,7 @@ func (p *p3) anchorTable(name string, layers []int, cells [][2]cell, pooled, rel
 					bs[di].Note = joinNote(bs[di].Note, fmt.Sprintf("fewer than %d layers: band learned from every anchor's control ratios", minBandSamples))
 				}
 			}
-			bs[di] = p.spreadGuard(bs[di], relative[m][d.name])
+			bs[di] = p.spreadGuard(bs[di], ai, cl.relative[m][d.name], cl.spread[m][d.name])
 			if all := controlBand(pooled[m][d.name], p.opt.IQRMult, p.opt.SpreadFloor); !all.Usable && bs[di].Usable {
 				bs[di].Usable = false
 				bs[di].Note = joinNote(bs[di].Note, "over all anchors: "+all.Note)
@@ -520,27 +537,54 @@ func (p *p3) band(rs []float64) model.Band {
 	return b
 }
 
-// spreadGuard widens an anchor's band to the spread of every anchor's
-// control ratios relative to their own medians when that is wider. The IQR
-// of one anchor's L control ratios is itself noisy (at L = 24 its relative
-// standard error is about 25%): a band learned from an IQR that came out low
-// by chance flags noise. Under no divergence every anchor sees the same
-// device pair, so the pooled relative spread (anchors × layers samples) is
-// the steadier estimate; an anchor that is genuinely noisier keeps its own,
-// wider band.
-func (p *p3) spreadGuard(b model.Band, relative []float64) model.Band {
-	if !b.Usable {
+// spreadGuard widens an anchor's band to the spread of its peers' control
+// ratios (each relative to its own anchor's median) when that is wider. The
+// IQR of one anchor's L control ratios is itself noisy (at L = 24 its
+// relative standard error is about 25%): a band learned from an IQR that
+// came out low by chance flags noise. Anchors that see the same device-pair
+// noise estimate it together far more steadily (anchors × layers samples).
+// Peers are the anchors whose own band is at most guardPeerRatio times this
+// one's: an anchor whose pair compares different tensors on the two devices
+// (a TE module fused with its norm vs a plain linear) scatters far wider
+// and must not blunt the others; an anchor that is genuinely noisier keeps
+// its own, wider band.
+func (p *p3) spreadGuard(b model.Band, self int, relative [][]float64, spreads []float64) model.Band {
+	if !b.Usable || self >= len(spreads) || !model.Finite(spreads[self]) {
 		return b
 	}
-	all := p.band(relative)
+	var peers []float64
+	n := 0
+	for aj, rs := range relative {
+		if aj == self || model.Finite(spreads[aj]) && spreads[aj] <= guardPeerRatio*spreads[self] {
+			peers = append(peers, rs...)
+			n++
+		}
+	}
+	if n < 2 {
+		return b
+	}
+	all := p.band(peers)
 	if all.Samples <= b.Samples || !all.Usable {
 		return b
 	}
 	if float64(all.Upper) > float64(b.Upper) {
 		b.Lower, b.Upper = all.Lower, all.Upper
-		b.Note = joinNote(b.Note, fmt.Sprintf("spread of all anchors' control ratios (%d samples) is wider than this anchor's own: used", all.Samples))
+		b.Note = joinNote(b.Note, fmt.Sprintf("spread of %d anchors' control ratios (%d samples) is wider than this anchor's own: used", n, all.Samples))
 	}
 	return b
+}
+
+// guardPeerRatio: anchors whose bands differ by more than this factor do not
+// share a noise level (the IQR's sampling error at a few dozen layers is
+// ~25%, so peers of one noise level stay well within it).
+const guardPeerRatio = 2.0
+
+// bandSpread is a band's half-width on the log scale (NaN when unusable).
+func bandSpread(b model.Band) float64 {
+	if !b.Usable || !(float64(b.Upper) > 0) {
+		return math.NaN()
+	}
+	return math.Log(float64(b.Upper))
 }
 
 // relativeToMedian divides finite ratios by their median (none when the

@@ -50,6 +50,11 @@ type dumpIndex struct {
 	anchors map[anchorKey]*anchorOps
 	grads   map[anchorKey][]int32 // parameters_grad records per (layer, anchor)
 	counts  map[string]int        // anchor name → number of (layer, pass) holding it
+	// API-only dump (no module names a layer): layers inferred from the
+	// repeating API sequence (layers_api.go); APIs are their own anchors.
+	apiAnchors     bool
+	inferredLayers int
+	inferredPeriod int
 }
 
 // indexDump builds the index of d under the layer scheme s.
@@ -125,6 +130,16 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 			x.info[i] = opInfo{Layer: next[op.Direction], Sub: "?"}
 		}
 	}
+	// API-only dumps: layers from the repeating API sequence.
+	if !s.hasLayers() {
+		pos, nl, period := inferAPILayers(d)
+		if nl > 0 {
+			x.apiAnchors, x.inferredLayers, x.inferredPeriod = true, nl, period
+			for i, ps := range pos {
+				x.info[i] = opInfo{Layer: ps.layer, Sub: ps.sub, Anchor: ps.sub}
+			}
+		}
+	}
 	// Pass 3: identities (with per-context order of appearance), layer and
 	// anchor lists.
 	ord := make(map[uint64]int32, n)
@@ -170,12 +185,12 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 				a = &anchorOps{}
 				x.anchors[ak] = a
 			}
-			if op.Kind == model.KindModule && (in.Sub == name || name == layerAnchor && in.Sub == "") {
+			if (op.Kind == model.KindModule || x.apiAnchors) && (in.Sub == name || name == layerAnchor && in.Sub == "") {
 				a.own = append(a.own, int32(i))
 			}
 			a.all = append(a.all, int32(i))
 		})
-		if op.Kind == model.KindModule {
+		if op.Kind == model.KindModule || x.apiAnchors {
 			m := layerAnchors[in.Anchor]
 			if m == nil {
 				m = map[[2]int]bool{}

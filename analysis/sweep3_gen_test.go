@@ -391,6 +391,17 @@ type s3Cfg struct {
 	APIBase   int
 	Fault     s3Fault
 	Seq       int
+	// Walk adds a device drift that accumulates over the layers (rounding
+	// differences carried by the residual stream), relative per layer.
+	Walk float64
+	// ExtraAPI: this device runs one more API per layer (a cast after the
+	// first norm) that the other does not.
+	ExtraAPI bool
+	// ExpertElems: expert 2's tensors hold other element counts (routing
+	// differs on this device).
+	ExpertElems bool
+	// StatBias scales one statistic only (Max) besides Bias.
+	MaxBias   float64
 	Weights   bool // forward module records carry their weight statistics
 	GradScale float64
 	Step      int
@@ -489,6 +500,9 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 			elems := int64(c.Seq) * 64
 			if strings.Contains(role, "#") {
 				elems = int64(c.Seq) * 16 // tokens routed to the expert
+				if c.ExpertElems && strings.HasSuffix(role, "#2") {
+					elems += 64
+				}
 			}
 			v := func(s model.Stat) float64 {
 				sig := c.Noise
@@ -497,6 +511,16 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 				}
 				data := math.Exp(0.05 * s3Gauss("data", c.Data, call, gl, role, s, rec))
 				dev := math.Exp(sig * s3Gauss("dev", c.Device, call, gl, role, s, rec))
+				if c.Walk > 0 {
+					w := 0.0
+					for j := 0; j <= gl; j++ {
+						w += s3Gauss("walk", c.Device, c.Data, call, j, bwdPass)
+					}
+					dev *= math.Exp(c.Walk * w)
+				}
+				if s == model.StatMax && c.MaxBias > 0 {
+					dev *= c.MaxBias
+				}
 				return data * dev * c.Bias * c.Fault.dev(bwdPass, l, role, call)
 			}
 			out := tensor("output.0", role, gl, v, elems)
@@ -549,6 +573,16 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 			add(op)
 		}
 	}
+	if c.ExtraAPI {
+		var f2 []s3Op
+		for _, o := range fwd {
+			f2 = append(f2, o)
+			if o.class != "" && o.role == "ln1" {
+				f2 = append(f2, s3Op{api: "Tensor.to", parent: "", role: "cast"})
+			}
+		}
+		fwd = f2
+	}
 	for call := 0; call < c.Calls; call++ {
 		for l := 0; l < c.Layers; l++ {
 			pass(false, l, call, call, fwd, false)
@@ -580,6 +614,11 @@ type s3Quad struct {
 	APIShift   int // B and D API counters shifted
 	Seed       uint64
 	ExtraAPIsB bool
+	RecNoFlag  bool    // recompute records without is_recompute
+	DropB      int     // B lacks layer DropB-1's forward records (0: none)
+	Walk       float64 // device drift per layer (all dumps)
+	ExpertB    bool    // B's expert 2 has other element counts
+	MaxBias    float64 // B and D: Max scaled besides Bias
 }
 
 func (q s3Quad) build() (a, b, c, d *model.Dump) {
@@ -593,10 +632,20 @@ func (q s3Quad) build() (a, b, c, d *model.Dump) {
 	ca.Device, cb.Device, cc.Device, cd.Device = q.Seed*8+1, q.Seed*8+2, q.Seed*8+3, q.Seed*8+4
 	cb.Bias, cd.Bias = q.Bias, q.Bias
 	cb.APIBase, cd.APIBase = q.APIShift, q.APIShift
-	ca.Recompute, ca.RecFlag = q.Recompute, true
-	cc.Recompute, cc.RecFlag = q.Recompute, true
+	ca.Recompute, ca.RecFlag = q.Recompute, !q.RecNoFlag
+	cc.Recompute, cc.RecFlag = q.Recompute, !q.RecNoFlag
+	cb.ExtraAPI, cd.ExtraAPI = q.ExtraAPIsB, q.ExtraAPIsB
+	ca.Walk, cb.Walk, cc.Walk, cd.Walk = q.Walk, q.Walk, q.Walk, q.Walk
+	cb.ExpertElems, cd.ExpertElems = q.ExpertB, q.ExpertB
+	cb.MaxBias, cd.MaxBias = q.MaxBias, q.MaxBias
 	ca.Fault = q.Fault
 	a, b = s3BuildDump(ca), s3BuildDump(cb)
+	if q.DropB > 0 {
+		tag := fmt.Sprintf(".layers.%d.", q.DropB-1)
+		tDropOps(b, func(op *model.Op) bool {
+			return op.Direction == model.Forward && (strings.Contains(op.Key, tag) || strings.Contains(op.Parent, tag))
+		})
+	}
 	if !q.NoCD {
 		c = s3BuildDump(cc)
 		if !q.NoD {

@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,6 +24,8 @@ type s3Case struct {
 	drill string
 	// noDrill: the drill-down operator is not checked (documented limitation)
 	noDrill bool
+	// uncompared: forward layers that must be listed as uncompared
+	uncompared []int
 }
 
 // s3Check evaluates one case; "" = pass.
@@ -36,6 +39,14 @@ func s3Check(c s3Case) string {
 			fwd = v
 		} else {
 			bwd = v
+		}
+	}
+	for _, l := range c.uncompared {
+		if !slices.Contains(s.UncomparedLayers.Fwd, l) {
+			return fmt.Sprintf("layer %d not listed as uncompared (%v)", l, s.UncomparedLayers.Fwd)
+		}
+		if fwd.Verdict == verdictConsistent {
+			return "forward consistent with an uncompared layer"
 		}
 	}
 	f := c.q.Fault
@@ -173,6 +184,38 @@ func s3Matrix() []s3Case {
 	cs = append(cs, s3Case{name: "L0/fc1", q: with(func(q *s3Quad) { q.Level, q.Fault = "L0", s3FwdFault(11, "fc1", 1.5) }), mustFind: true})
 	cs = append(cs, s3Case{name: "mix-noconstruct/swi", q: with(func(q *s3Quad) { q.NoParents, q.Fault = true, s3FwdFault(11, "swi", 1.5) }), mustFind: true})
 	cs = append(cs, s3Case{name: "mix-noconstruct/attn", q: with(func(q *s3Quad) { q.NoParents, q.APIShift, q.Fault = true, 5, s3FwdFault(4, "attn", 1.5) }), mustFind: true})
+	cs = append(cs, s3Case{name: "L1/swi", q: with(func(q *s3Quad) { q.Level, q.Fault = "L1", s3FwdFault(11, "swi", 1.5) }), mustFind: true})
+	cs = append(cs, s3Case{name: "L1/null", q: with(func(q *s3Quad) { q.Level, q.Noise = "L1", 0.01 })})
+	cs = append(cs, s3Case{name: "L1/calls4-mb2", q: with(func(q *s3Quad) {
+		q.Level, q.Calls, q.Fault = "L1", 4, s3Fault{On: true, Layer: 11, Role: "fc1", F: 1.5, Call: 2}
+	}), mustFind: true})
+	cs = append(cs, s3Case{name: "L1-gpu/swi", q: with(func(q *s3Quad) { q.Level, q.FlavB, q.Fault = "L1", s3TE, s3FwdFault(11, "swi", 1.5) }), mustFind: true,
+		noDrill: true}) // npu_swiglu has no GPU API counterpart
+	cs = append(cs, s3Case{name: "L1-noconstruct/attn", q: with(func(q *s3Quad) { q.Level, q.NoParents, q.Fault = "L1", true, s3FwdFault(0, "attn", 1.5) }), mustFind: true})
+	// alignment trouble
+	cs = append(cs, s3Case{name: "extraAPI-B/swi", q: with(func(q *s3Quad) { q.ExtraAPIsB, q.Fault = true, s3FwdFault(11, "swi", 1.5) }), mustFind: true})
+	cs = append(cs, s3Case{name: "extraAPI-B/null", q: with(func(q *s3Quad) { q.ExtraAPIsB, q.Noise = true, 0.01 })})
+	cs = append(cs, s3Case{name: "dropB-L5/fault7", q: with(func(q *s3Quad) { q.DropB, q.Fault = 6, s3FwdFault(7, "fc2", 1.5) }), mustFind: true, uncompared: []int{5}})
+	cs = append(cs, s3Case{name: "dropB-L5/null", q: with(func(q *s3Quad) { q.DropB = 6 }), uncompared: []int{5}})
+	cs = append(cs, s3Case{name: "moe-expert-elems/null", q: with(func(q *s3Quad) { q.FlavA, q.FlavB, q.ExpertB = s3MoE, s3MoE, true })})
+	cs = append(cs, s3Case{name: "moe-expert-elems/swi#1", q: with(func(q *s3Quad) {
+		q.FlavA, q.FlavB, q.ExpertB, q.Fault = s3MoE, s3MoE, true, s3FwdFault(9, "swi#1", 1.5)
+	}), mustFind: true})
+	cs = append(cs, s3Case{name: "recompute-noflag/swi", q: with(func(q *s3Quad) { q.Recompute, q.RecNoFlag, q.Fault = true, true, s3FwdFault(11, "swi", 1.5) }), mustFind: true})
+	// drift and per-statistic bias
+	cs = append(cs, s3Case{name: "walk0.3%/null", q: with(func(q *s3Quad) { q.Walk = 0.003 })})
+	cs = append(cs, s3Case{name: "walk0.3%/fc1", q: with(func(q *s3Quad) { q.Walk, q.Fault = 0.003, s3FwdFault(15, "fc1", 1.3) }), mustFind: true})
+	cs = append(cs, s3Case{name: "maxbias0.9/null", q: with(func(q *s3Quad) { q.Bias, q.MaxBias, q.Noise = 1.1, 0.9, 0.01 })})
+	cs = append(cs, s3Case{name: "bias0.8/fault", q: with(func(q *s3Quad) { q.Bias, q.Fault = 0.8, s3FwdFault(3, "attn", 1.2) }), mustFind: true})
+	cs = append(cs, s3Case{name: "bias1.25/shrink", q: with(func(q *s3Quad) { q.Bias, q.Fault = 1.25, s3FwdFault(17, "qkv", 0.8) }), mustFind: true})
+	// first/last layer, backward at the ends
+	cs = append(cs, s3Case{name: "first-op/ln1-L0", q: with(func(q *s3Quad) { q.Fault = s3FwdFault(0, "ln1", 1.3) }), mustFind: true})
+	cs = append(cs, s3Case{name: "last/hout-L23", q: with(func(q *s3Quad) { q.Fault = s3FwdFault(23, "hout", 1.3) }), mustFind: true})
+	cs = append(cs, s3Case{name: "bwd/g_hout-L23", q: with(func(q *s3Quad) { q.Fault = s3Fault{On: true, Bwd: true, Layer: 23, Role: "g_hout", F: 1.4, Call: -1} }), mustFind: true})
+	cs = append(cs, s3Case{name: "bwd/g_ln1-L0", q: with(func(q *s3Quad) { q.Fault = s3Fault{On: true, Bwd: true, Layer: 0, Role: "g_ln1", F: 1.4, Call: -1} }), mustFind: true})
+	cs = append(cs, s3Case{name: "bwd-gpu/g_fc2", q: with(func(q *s3Quad) {
+		q.FlavB, q.Fault = s3TE, s3Fault{On: true, Bwd: true, Layer: 12, Role: "g_fc2", F: 1.5, Call: -1}
+	}), mustFind: true, noDrill: true})
 	// micro-batches, recompute
 	cs = append(cs, s3Case{name: "calls4/fault-mb2", q: with(func(q *s3Quad) {
 		q.Calls, q.Fault = 4, s3Fault{On: true, Layer: 11, Role: "swi", F: 1.5, Call: 2}
