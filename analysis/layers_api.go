@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"spikescope/model"
@@ -28,6 +29,10 @@ const apiPeriodMax = 2000
 // minInferredLayers: fewer repetitions than this are no layer stack.
 const minInferredLayers = 2
 
+// apiSeparator starts the placeholder name of a record of the other pass
+// (never an API name).
+const apiSeparator = "\x00"
+
 // apiLayerPos is the inferred place of one API record.
 type apiLayerPos struct {
 	layer int
@@ -48,16 +53,16 @@ func findAPIStack(names []string) *apiStack {
 	n := min(len(names), apiPeriodMaxOps)
 	bestCover, bestQ, bestStart := 0, 0, 0
 	for q := 1; q <= min(n/2, apiPeriodMax); q++ {
-		run, start := 0, 0
+		run := 0
 		for i := 0; i+q < n; i++ {
 			if names[i] != names[i+q] {
 				run = 0
 				continue
 			}
 			run++
-			if cover := run + q; cover > bestCover {
-				bestCover, bestQ, start = cover, q, i-run+1
-				bestStart = start
+			// a stretch shorter than its period holds no full repetition
+			if cover := run + q; run >= q*(minInferredLayers-1) && cover > bestCover {
+				bestCover, bestQ, bestStart = cover, q, i-run+1
 			}
 		}
 	}
@@ -107,13 +112,22 @@ func inferAPILayers(d *model.Dump) (map[int]apiLayerPos, int, int) {
 	out := map[int]apiLayerPos{}
 	layers, period := 0, 0
 	for _, dir := range []model.Direction{model.Forward, model.Backward} {
+		// The pass's APIs in execution order; every record of another pass
+		// is a separator that matches nothing, so one micro-batch's stack
+		// (ended by its backward) is one run and the next micro-batch
+		// restarts at layer 0.
 		var idx []int
 		var names []string
 		for i := range d.Ops {
 			op := &d.Ops[i]
-			if op.Kind == model.KindAPI && op.Direction == dir {
-				idx = append(idx, i)
+			if op.Kind != model.KindAPI || op.Direction == model.ParamGrad {
+				continue
+			}
+			idx = append(idx, i)
+			if op.Direction == dir {
 				names = append(names, apiBase(op.Key))
+			} else {
+				names = append(names, apiSeparator+strconv.Itoa(i))
 			}
 		}
 		st := findAPIStack(names)
