@@ -351,6 +351,15 @@ func TestSummary(t *testing.T) {
 	}
 }
 
+func TestSummaryRepeatsLoaderWarnings(t *testing.T) {
+	d := fixture()
+	d.P1.Warnings = []string{"1 of 160 CSV files skipped: rank2/grad_unreduced_3-3.csv: line 4: 6 fields"}
+	s := Summary(d)
+	if !strings.Contains(s, "warning: 1 of 160 CSV files skipped") {
+		t.Fatalf("summary does not repeat the loader warning:\n%s", s)
+	}
+}
+
 func TestSparklineMarksSpikeAndKeepsMax(t *testing.T) {
 	vals := make([]float64, 100)
 	for i := range vals {

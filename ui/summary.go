@@ -18,6 +18,11 @@ func Summary(d *Data) string {
 	}
 	p1 := d.P1
 	fmt.Fprintf(&b, "spikescope summary: %s (%s), %d candidate(s)\n", p1.DBPath, p1.Format, len(p1.Anomalies))
+	// Loader warnings (skipped files, missing statistics) change what the
+	// conclusion may claim, so they come first.
+	for _, w := range p1.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
 	if len(p1.Anomalies) == 0 {
 		b.WriteString("no anomaly found\n")
 	} else {
