@@ -27,6 +27,8 @@ type levelScratch struct {
 	level     []float64 // per step (relative to tmin)
 	scale     []float64
 	present   []int
+	jump      []bool // per step (relative to tmin): kept at a preceding level
+	tmin      int32
 	head      []float64
 	scales    []float64
 }
@@ -57,6 +59,7 @@ func stepLevelFactors(ts []int32, vals []float64, minEffect float64, out []float
 	if len(ts) == 0 {
 		return out, 0
 	}
+	s.jump = s.jump[:0]
 	tmin, tmax := ts[0], ts[0]
 	for _, t := range ts {
 		tmin, tmax = min(tmin, t), max(tmax, t)
@@ -65,6 +68,12 @@ func stepLevelFactors(ts []int32, vals []float64, minEffect float64, out []float
 	if span < 2 || span > maxLevelSpan*len(ts)+64 {
 		return out, 0
 	}
+	s.tmin = tmin
+	if cap(s.jump) < span {
+		s.jump = make([]bool, span)
+	}
+	s.jump = s.jump[:span]
+	clear(s.jump)
 	// bucket the finite values by step, one median per step (zeros count:
 	// a clamped increment is part of its micro step's distribution)
 	s.off = resizeI(s.off, span+1)
@@ -136,6 +145,7 @@ func stepLevelFactors(ts []int32, vals []float64, minEffect float64, out []float
 		persists := run >= levelPersist
 		if !persists {
 			s.scale[k] = ref
+			s.jump[k] = true
 			jumps++
 		}
 	}
@@ -155,6 +165,13 @@ func stepLevelFactors(ts []int32, vals []float64, minEffect float64, out []float
 	return out, jumps
 }
 
+// isJump reports whether step t was kept at a preceding level by the last
+// stepLevelFactors call.
+func (s *levelScratch) isJump(t int32) bool {
+	k := int(t - s.tmin)
+	return k >= 0 && k < len(s.jump) && s.jump[k]
+}
+
 func resizeI(s []int, n int) []int {
 	if cap(s) < n {
 		return make([]int, n)
@@ -171,8 +188,9 @@ func resizeI(s []int, n int) []int {
 // the median of its step-normalised values over its FIRST optimizer steps
 // (max(seriesHeadSteps, a quarter of its steps)): the head, so that a
 // device that degrades later in the run still stands out from its own
-// start — but never above the median of the whole series (an explosion
-// early in the run must not lift it). Series shorter than 2·seriesHeadSteps steps keep scale 1. The
+// start; steps that stepLevelFactors kept at a preceding level (common
+// spikes, an explosion early in the run) are left out of the head. It must
+// follow stepLevelFactors on the same values. Series shorter than 2·seriesHeadSteps steps keep scale 1. The
 // scales are normalised by their median and multiplied into fac.
 func seriesScales(ts []int32, vals, fac []float64, ends []int, s *levelScratch) int {
 	s.scales = s.scales[:0]
@@ -190,9 +208,14 @@ func seriesScales(ts []int32, vals, fac []float64, ends []int, s *levelScratch) 
 			if steps >= 2*seriesHeadSteps {
 				head := max(seriesHeadSteps, steps/4)
 				s.head = s.head[:0]
-				seen := 1
+				// the first `head` steps that are not common spikes (an
+				// explosion never sets the scale)
+				seen := 0
 				for j := a; j < b; j++ {
-					if j > a && ts[j] != ts[j-1] {
+					if s.isJump(ts[j]) {
+						continue
+					}
+					if j == a || ts[j] != ts[j-1] {
 						seen++
 					}
 					if seen > head {
@@ -203,15 +226,6 @@ func seriesScales(ts []int32, vals, fac []float64, ends []int, s *levelScratch) 
 					}
 				}
 				sc = medianInPlace(s.head)
-				// an explosion inside the head must not lift the scale:
-				// never above the median of the whole series
-				s.head = s.head[:0]
-				for j := a; j < b; j++ {
-					if v := vals[j] / fac[j]; v > 0 && isFinite(v) {
-						s.head = append(s.head, v)
-					}
-				}
-				sc = min(sc, medianInPlace(s.head))
 			}
 		}
 		s.scales = append(s.scales, sc)

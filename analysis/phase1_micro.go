@@ -216,7 +216,8 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 	s.lv = resizeF(s.lv, len(s.inc))
 	copy(s.lv, s.inc)
 	if perMicro {
-		medianPerMicro(s.inc, s.ms, counts, s.medInc, &s.pool)
+		// a rough per-micro-step scale is enough here: a subsample
+		medianPerMicroSampled(s.inc, s.ms, counts, levelSample, s.medInc, &s.pool)
 		for j, k := range s.ms {
 			if m := s.medInc[k]; m > 0 {
 				s.lv[j] = s.inc[j] / m
@@ -292,6 +293,46 @@ func medianPerMicro(vals []float64, ms []int32, counts []int, out []float64, poo
 	for k := range counts {
 		out[k] = medianInPlace(p[off[k]:fill[k]])
 	}
+}
+
+// levelSample is the number of values per micro step that set the
+// micro-step scale of the common levels (medianPerMicroSampled).
+const levelSample = 256
+
+// medianPerMicroSampled sets out[k] to the median of about n of the
+// values vals[j] with ms[j] == k (counts[k] of them are finite), taken at
+// an even stride within each micro step.
+func medianPerMicroSampled(vals []float64, ms []int32, counts []int, n int, out []float64, pool *[]float64) {
+	nk := len(counts)
+	stride := make([]int, nk)
+	sub := make([]int, nk)
+	for k, c := range counts {
+		stride[k] = max(1, c/n)
+		sub[k] = min(c, n+1)
+	}
+	seen := make([]int, nk)
+	p := resizeF(*pool, len(vals))[:0]
+	q := make([]int32, 0, nk*(n+1))
+	for j, v := range vals {
+		if !isFinite(v) {
+			continue
+		}
+		k := ms[j]
+		if seen[k]%stride[k] == 0 {
+			p = append(p, v)
+			q = append(q, k)
+		}
+		seen[k]++
+	}
+	for k := range sub {
+		sub[k] = 0
+	}
+	for _, k := range q {
+		sub[k]++
+	}
+	*pool = p
+	buf := append([]float64(nil), p...)
+	medianPerMicro(buf, q, sub, out, pool)
 }
 
 // groupByMicro returns the positions 0..len(ms)-1, grouped by micro step
