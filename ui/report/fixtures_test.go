@@ -92,7 +92,7 @@ func fullInput() Input {
 		ControlChoice: "C = step 3 rank 1: not a Phase 1 candidate, grad norm below P75",
 		ControlCandidates: []model.ControlCandidate{
 			{Step: 3, Rank: 1, GradNorm: 0.5, Accepted: true, SameLayers: true, HasD: true, Reason: "below P75 0.8"},
-			{Step: 3, Rank: 0, GradNorm: 9, SameLayers: true, HasD: true, Reason: "Phase 1 candidate"},
+			{Step: 3, Rank: 0, GradNorm: 9, ProfileDistance: fp(0.012), SameLayers: true, HasD: true, Reason: "Phase 1 candidate"},
 		},
 		DivergenceSummary: model.DivergenceSummary{
 			EarliestFwdDivergence: ip(2), EarliestBwdDivergence: ip(3),

@@ -99,12 +99,12 @@ func (r *renderer) groups(p3 *model.Phase3Result) {
 	}
 	if len(p3.ControlCandidates) > 0 {
 		r.line(r.t("p3.ccands"))
-		t := &table{header: []string{"Step", "Rank", r.t("h.gradnorm"), r.t("h.samelayers"), r.t("h.hasd"), r.t("h.accepted"), r.t("h.reason")}}
+		t := &table{header: []string{"Step", "Rank", r.t("h.gradnorm"), r.t("h.profile"), r.t("h.samelayers"), r.t("h.hasd"), r.t("h.accepted"), r.t("h.reason")}}
 		for i, c := range p3.ControlCandidates {
 			if i == r.max {
 				break
 			}
-			t.add(strconv.Itoa(c.Step), strconv.Itoa(c.Rank), num(float64(c.GradNorm)), r.yesNo(c.SameLayers), r.yesNo(c.HasD),
+			t.add(strconv.Itoa(c.Step), strconv.Itoa(c.Rank), num(float64(c.GradNorm)), numPtr(c.ProfileDistance), r.yesNo(c.SameLayers), r.yesNo(c.HasD),
 				r.yesNo(c.Accepted), c.Reason)
 		}
 		r.table(t)

@@ -119,7 +119,7 @@ func TestEnglishHeadersAndRows(t *testing.T) {
 		// the unaligned layer prints "-" for the missing pair and ratios.
 		"| decoder.layers.1 | - | - | 31.31 | 31 | - | 1.01x | - | 0.3 | 0.3 | 0.3 | 0.3 | 1.0x | 1.0x | 1.0x |",
 		"not judged): decoder.layers.1: element count 8 vs 16",
-		"| 3 | 0 | 9 | yes | yes | no | Phase 1 candidate |",
+		"| 3 | 0 | 9 | 0.012 | yes | yes | no | Phase 1 candidate |",
 		"amplifies the forward divergence (propagated); first NaN/Inf: L3 Functional.softmax.7.backward",
 		"- Iteration path forward: Norm→L2 → Max→L2",
 		"Decision thresholds: `growth` 2, `rank_share` 0.6",

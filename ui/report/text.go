@@ -129,6 +129,7 @@ var dict = map[string][2]string{
 	"p3.anchorwarn":         {"锚点不足: 仅 %d 个可对齐锚点 (<3)，判定不完整。", "Too few anchors: only %d alignable anchors (<3); the verdict is incomplete."},
 	"p3.ccands":             {"对照组 C 候选（过滤: 不在 Phase 1 异常列表中，且梯度 Norm 低于同目录 P75）:", "Control candidates for C (filters: not a Phase 1 candidate, gradient norm below the tree's P75):"},
 	"h.gradnorm":            {"梯度 Norm", "Grad norm"},
+	"h.profile":             {"与 A 的剖面距离", "Profile distance to A"},
 	"h.samelayers":          {"同层", "Same layers"},
 	"h.hasd":                {"有 D", "Has D"},
 	"h.accepted":            {"选用", "Accepted"},
