@@ -413,7 +413,7 @@ func (r *renderer) divergenceLines(ds *model.DivergenceSummary) {
 		r.bullet(r.t("p3.disagree") + " " + strings.Join(ds.Disagreements, "; "))
 	}
 	if df := ds.DataFeature; df != nil {
-		s := r.t("p3.datafeature") + " " + oneLine(df.Verdict)
+		s := r.t("p3.datafeature") + " " + r.featureVerdict(df.Verdict)
 		if d := oneLine(df.Detail); d != "" {
 			s += " (" + d + "; " + r.t("p3.df.baseline") + " " + oneLine(df.Baseline) + ")"
 		}
@@ -702,4 +702,17 @@ func (r *renderer) yesNo(b bool) string {
 		return r.t("yes")
 	}
 	return r.t("no")
+}
+
+// featureVerdict translates the data-feature check's verdicts.
+func (r *renderer) featureVerdict(v string) string {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "consistent":
+		return r.t("df.consistent")
+	case "to verify":
+		return r.t("df.toverify")
+	case "data not the cause":
+		return r.t("df.notcause")
+	}
+	return oneLine(v)
 }
