@@ -440,3 +440,16 @@ func TestLoadCancelled(t *testing.T) {
 		t.Errorf("cancelled load: err %v, want context.Canceled", err)
 	}
 }
+
+// Two loads of the same inputs give the same report, byte for byte
+// (concurrent loading and map iteration must not leak into the output).
+func TestDemoReportDeterministic(t *testing.T) {
+	a := report.Render(loadDemo(t).ReportInput(), "zh")
+	s, err := Load(context.Background(), demoInputs(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := report.Render(s.ReportInput(), "zh"); a != b {
+		t.Error("two loads of the demo give different reports")
+	}
+}
