@@ -93,18 +93,20 @@ func (c *p1) targetRankNorms() {
 			f.target, f.val = nameIdx[a.TargetName], v
 		}
 	}
+	recorded := c.recordedOptSteps()
 	out := map[string]model.TargetRankNorms{}
 	for _, k := range steps {
 		f := byStep[k]
 		e := model.TargetRankNorms{TargetName: c.d.Targets[f.target].Name, Ranks: c.finalNorms(f.target, k)}
-		if prev := c.finalNorms(f.target, k-1); len(prev) > 0 {
-			e.PrevStep, e.PrevRanks = model.IntPtr(k-1), prev
+		pk, nk := adjacentSteps(recorded, k)
+		if prev := c.finalNorms(f.target, pk); len(prev) > 0 {
+			e.PrevStep, e.PrevRanks = model.IntPtr(pk), prev
 		}
-		next := c.finalNorms(f.target, k+1)
+		next := c.finalNorms(f.target, nk)
 		if len(next) > 0 {
-			e.NextStep, e.NextRanks = model.IntPtr(k+1), next
-			if _, own := byStep[k+1]; !own {
-				out[strconv.Itoa(k+1)] = model.TargetRankNorms{TargetName: e.TargetName, Ranks: next,
+			e.NextStep, e.NextRanks = model.IntPtr(nk), next
+			if _, own := byStep[nk]; !own {
+				out[strconv.Itoa(nk)] = model.TargetRankNorms{TargetName: e.TargetName, Ranks: next,
 					PrevStep: model.IntPtr(k), PrevRanks: e.Ranks}
 			}
 		}
@@ -112,6 +114,42 @@ func (c *p1) targetRankNorms() {
 	}
 	c.res.TargetRankNorms = out
 	c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf("target_rank_norms: final norms per rank of each candidate step's focus parameter at that step and the next (%d steps)", len(steps)))
+}
+
+// recordedOptSteps are the distinct optimizer steps of the analysed rows,
+// ascending.
+func (c *p1) recordedOptSteps() []int {
+	var out []int
+	for _, st := range c.ix.distinctSteps(c.d) {
+		o, _ := c.m.mapStep(int32(st), 0)
+		if len(out) == 0 || o > out[len(out)-1] {
+			out = append(out, o)
+		} else if o != out[len(out)-1] {
+			out = append(out, o) // not monotonic (explicit micro steps): sorted below
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// adjacentSteps are the recorded optimizer steps just before and after k:
+// k±1 when every step is recorded; the neighbours a monitor with a step
+// interval (every N-th step) did record otherwise. Adjacent means adjacent
+// in the data, never "the next step that has candidates" (bug 11).
+func adjacentSteps(recorded []int, k int) (prev, next int) {
+	i := sort.SearchInts(recorded, k)
+	prev, next = k-1, k+1
+	if i > 0 {
+		prev = recorded[i-1]
+	}
+	j := i
+	if j < len(recorded) && recorded[j] == k {
+		j++
+	}
+	if j < len(recorded) {
+		next = recorded[j]
+	}
+	return prev, next
 }
 
 // finalNorms maps rank → the final norm of target t at optimizer step k

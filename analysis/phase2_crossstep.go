@@ -11,7 +11,8 @@ import (
 // optimizer steps k → k+1 at least RankShare of the ranks grow the final
 // norm of the SAME parameter ≥ Growth×, the root cause is in step k (an
 // anomalous gradient polluted the weights, the next step exploded). Pairs
-// start at every step with candidates and are truly adjacent (k+1, not the
+// start at every step with candidates and are truly adjacent (k+1, or the
+// next recorded step of a monitor with a step interval; never the
 // next step that happens to have candidates: bug 11); the earliest
 // qualifying pair wins. Every pair evaluated becomes a CrossStepPair row.
 // Only the anomalous side decides; the baseline's growth on the same pair
@@ -40,12 +41,13 @@ func (c *p2) crossStepRoot(p1, baseline *model.Phase1Result, opt Phase2Options) 
 			continue
 		}
 		e := trn[strconv.Itoa(k)]
+		nk := nextStepOf(e, k)
 		next, why := nextRanks(trn, k, e)
-		q := c.judgePair(k, e.TargetName, e.Ranks, next, why, baselinePair(baseline, k, e.TargetName), opt, &root)
+		q := c.judgePair(k, nk, e.TargetName, e.Ranks, next, why, baselinePair(baseline, k, e.TargetName), opt, &root)
 		// the step after may explode on another parameter: compare that
 		// parameter with itself at k as well (same parameter, adjacent steps)
-		if n, ok := trn[strconv.Itoa(k+1)]; !q && ok && n.TargetName != e.TargetName && n.PrevStep != nil && *n.PrevStep == k && len(n.PrevRanks) > 0 {
-			c.judgePair(k, n.TargetName, n.PrevRanks, n.Ranks, "", baselinePair(baseline, k, n.TargetName), opt, &root)
+		if n, ok := trn[strconv.Itoa(nk)]; !q && ok && n.TargetName != e.TargetName && n.PrevStep != nil && *n.PrevStep == k && len(n.PrevRanks) > 0 {
+			c.judgePair(k, nk, n.TargetName, n.PrevRanks, n.Ranks, "", baselinePair(baseline, k, n.TargetName), opt, &root)
 		}
 	}
 	if root != nil {
@@ -54,21 +56,32 @@ func (c *p2) crossStepRoot(p1, baseline *model.Phase1Result, opt Phase2Options) 
 	return root
 }
 
-// nextRanks finds the final norms of e's parameter at step k+1: the
+// nextRanks finds the final norms of e's parameter at the step after k: the
 // entry's own next_ranks, or a reference-made k+1 entry of the same
 // parameter. Different parameters are never compared.
 func nextRanks(trn map[string]model.TargetRankNorms, k int, e model.TargetRankNorms) (map[string]model.Float, string) {
-	if e.NextStep != nil && *e.NextStep == k+1 && len(e.NextRanks) > 0 {
+	nk := nextStepOf(e, k)
+	if e.NextStep != nil && len(e.NextRanks) > 0 {
 		return e.NextRanks, ""
 	}
-	n, ok := trn[strconv.Itoa(k+1)]
+	n, ok := trn[strconv.Itoa(nk)]
 	switch {
 	case !ok:
-		return nil, fmt.Sprintf("no data at opt_step %d: pair not judged", k+1)
+		return nil, fmt.Sprintf("no data at opt_step %d: pair not judged", nk)
 	case n.TargetName != e.TargetName:
-		return nil, fmt.Sprintf("opt_step %d lists another parameter (%s): different parameters are not compared", k+1, n.TargetName)
+		return nil, fmt.Sprintf("opt_step %d lists another parameter (%s): different parameters are not compared", nk, n.TargetName)
 	}
 	return n.Ranks, ""
+}
+
+// nextStepOf is the optimizer step after k that Phase 1 recorded for the
+// entry (k+1, or the next recorded step of a monitor with a step interval);
+// k+1 for reference-made files without next_step.
+func nextStepOf(e model.TargetRankNorms, k int) int {
+	if e.NextStep != nil && *e.NextStep > k {
+		return *e.NextStep
+	}
+	return k + 1
 }
 
 // growthCount counts the ranks present (finite) at both steps, and those
@@ -88,15 +101,16 @@ func growthCount(prev, next map[string]model.Float, growth float64) (over, total
 	return over, total
 }
 
-// judgePair applies the rule to one parameter between k and k+1, records
+// judgePair applies the rule to one parameter between k and the next
+// recorded step nk (k+1 unless the monitor skipped steps), records
 // the CrossStepPair row and its reasoning, sets *root at the first
 // qualifying pair, and reports whether this pair qualifies.
-func (c *p2) judgePair(k int, target string, prev, next map[string]model.Float, why string, base [2]map[string]model.Float, opt Phase2Options, root **int) bool {
-	row := model.CrossStepPair{From: k, To: k + 1, TargetName: target, Threshold: opt.Growth}
+func (c *p2) judgePair(k, nk int, target string, prev, next map[string]model.Float, why string, base [2]map[string]model.Float, opt Phase2Options, root **int) bool {
+	row := model.CrossStepPair{From: k, To: nk, TargetName: target, Threshold: opt.Growth}
 	if next == nil {
 		row.Verdict = why
 		c.res.CrossStep = append(c.res.CrossStep, row)
-		c.decide(fmt.Sprintf("opt_step %d → %d (%s): %s", k, k+1, target, why))
+		c.decide(fmt.Sprintf("opt_step %d → %d (%s): %s", k, nk, target, why))
 		return false
 	}
 	over, total := growthCount(prev, next, opt.Growth)
@@ -104,8 +118,8 @@ func (c *p2) judgePair(k int, target string, prev, next map[string]model.Float, 
 	if total < c.minCommon {
 		row.Verdict = fmt.Sprintf("only %d common ranks (< %d): not judged", total, c.minCommon)
 		c.res.CrossStep = append(c.res.CrossStep, row)
-		c.reason(fmt.Sprintf("opt_step %d → %d: 重叠 rank 不足 (%d)", k, k+1, total))
-		c.decide(fmt.Sprintf("opt_step %d → %d (%s): %s", k, k+1, target, row.Verdict))
+		c.reason(fmt.Sprintf("opt_step %d → %d: 重叠 rank 不足 (%d)", k, nk, total))
+		c.decide(fmt.Sprintf("opt_step %d → %d (%s): %s", k, nk, target, row.Verdict))
 		return false
 	}
 	row.Share = float64(over) / float64(total)
@@ -116,9 +130,9 @@ func (c *p2) judgePair(k int, target string, prev, next map[string]model.Float, 
 		row.BaselineGrowth = &shared
 	}
 	c.reason(fmt.Sprintf("opt_step %d → %d (%s): %d/%d ranks (%.0f%%) 的最终 norm >= %.2fx 增长",
-		k, k+1, lastSegment(target), over, total, 100*row.Share, opt.Growth))
+		k, nk, lastSegment(target), over, total, 100*row.Share, opt.Growth))
 	d := fmt.Sprintf("opt_step %d → %d, parameter %s: %d of %d ranks grew ≥ %.2f× (%.0f%%, needs ≥ %.0f%%)",
-		k, k+1, target, over, total, opt.Growth, 100*row.Share, 100*opt.RankShare)
+		k, nk, target, over, total, opt.Growth, 100*row.Share, 100*opt.RankShare)
 	switch {
 	case row.Qualifies && *root == nil:
 		row.Verdict = fmt.Sprintf("root cause in opt_step %d", k)
@@ -144,7 +158,7 @@ func (c *p2) judgePair(k int, target string, prev, next map[string]model.Float, 
 	return row.Qualifies
 }
 
-// baselinePair returns the baseline's final norms of target at k and k+1
+// baselinePair returns the baseline's final norms of target at k and the next step
 // (nil when the baseline does not have them).
 func baselinePair(baseline *model.Phase1Result, k int, target string) [2]map[string]model.Float {
 	if baseline == nil {
@@ -156,8 +170,10 @@ func baselinePair(baseline *model.Phase1Result, k int, target string) [2]map[str
 			return [2]map[string]model.Float{e.Ranks, n}
 		}
 	}
-	if n, ok := trn[strconv.Itoa(k+1)]; ok && n.TargetName == target && n.PrevStep != nil && *n.PrevStep == k {
-		return [2]map[string]model.Float{n.PrevRanks, n.Ranks}
+	for key, n := range trn { // the entry whose previous step is k (k+1, or the next recorded step)
+		if n.TargetName == target && n.PrevStep != nil && *n.PrevStep == k && key != strconv.Itoa(k) {
+			return [2]map[string]model.Float{n.PrevRanks, n.Ranks}
+		}
 	}
 	return [2]map[string]model.Float{}
 }

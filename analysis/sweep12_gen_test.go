@@ -46,6 +46,12 @@ type swCase struct {
 	Baseline                int     // 0 none, 1 healthy, 2 shares the fault
 	Noise                   float64
 	Seed                    uint64
+	// Interval records every Interval-th optimizer step (monitor
+	// step_interval): step numbers First, First+Interval, …
+	Interval int
+	// BatchNoise is the log-sd of a per-(rank, micro-batch) factor common
+	// to all parameters (a hard batch has larger gradients everywhere).
+	BatchNoise float64
 	// Limit documents a known limit: the case is logged, not failed.
 	Limit string
 }
@@ -131,6 +137,9 @@ func (c swCase) stageParams(s int) []swParam {
 	return ps
 }
 
+// optNum is the recorded number of optimizer step index t.
+func (c swCase) optNum(t int) int { return c.First + t*max(1, c.Interval) }
+
 func (c swCase) stageOf(rank int) int { return rank / max(1, c.Ranks/c.PP) }
 
 // faultParam is the index of the faulty parameter on the fault rank.
@@ -213,8 +222,12 @@ func swGenerate(c swCase) *swRun {
 				acc[p] = [2]float64{}
 			}
 			for m := 0; m < c.W; m++ {
+				batch := 1.0
+				if c.BatchNoise > 0 {
+					batch = math.Exp(c.BatchNoise * math.Max(-3, math.Min(3, rng.NormFloat64())))
+				}
 				for p, par := range ps {
-					g := par.Base * common * (1 + c.Noise*math.Max(-3, math.Min(3, rng.NormFloat64())))
+					g := par.Base * common * batch * (1 + c.Noise*math.Max(-3, math.Min(3, rng.NormFloat64())))
 					for d := 0; d < 2; d++ {
 						v := g * (1 + 0.01*rng.NormFloat64())
 						nan := false
@@ -388,7 +401,7 @@ func (r *swRun) WriteTrendDB(path string, dev int, microStep bool) error {
 		par := r.Params[rank][p]
 		step, micro := t*c.W+m, 0
 		if !microStep {
-			step, micro = c.First+t, m
+			step, micro = c.optNum(t), m
 		}
 		maxStep = max(maxStep, step)
 		id, err := tgt(par, micro)
@@ -405,7 +418,7 @@ func (r *swRun) WriteTrendDB(path string, dev int, microStep bool) error {
 			}
 			rs := t * c.W
 			if !microStep {
-				rs = c.First + t
+				rs = c.optNum(t)
 			}
 			put(rank, rs, rid, 2, r.red[dev][rank][t*len(r.Params[rank])+p])
 		}
@@ -435,7 +448,7 @@ func (r *swRun) WriteCSV(dir string, dev int, v2 bool) error {
 		}
 		ps := r.Params[rank]
 		for t := 0; t < c.Steps; t++ {
-			step := c.First + t
+			step := c.optNum(t)
 			var b, rb strings.Builder
 			switch {
 			case v2:
@@ -507,7 +520,7 @@ func (r *swRun) WriteDumps(dir string, dev int) error {
 	c := r.C
 	for t := 0; t < c.Steps; t++ {
 		for rank := 0; rank < c.Ranks; rank++ {
-			rd := filepath.Join(dir, fmt.Sprintf("step%d", c.First+t), fmt.Sprintf("rank%d", rank))
+			rd := filepath.Join(dir, fmt.Sprintf("step%d", c.optNum(t)), fmt.Sprintf("rank%d", rank))
 			if err := os.MkdirAll(rd, 0o755); err != nil {
 				return err
 			}

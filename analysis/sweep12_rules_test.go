@@ -64,7 +64,7 @@ func TestSeriesScalesPipelineStages(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		c := swWith("pp4", func(c *swCase) { c.W, c.Ranks, c.PP, c.Fault.Scale, c.Fault.Micro, c.Seed = 1, 16, 4, 2.5, 0, seed })
 		r := swGenerate(c)
-		if msg, _, _ := swOutcome(r, r.Monitor(0), nil, 0, false); msg != "" {
+		if msg, _, _ := swOutcome(r, r.Monitor(0), nil, false, false); msg != "" {
 			t.Errorf("seed %d: %s", seed, msg)
 		}
 	}
@@ -114,12 +114,33 @@ func TestCrossStepFewRanks(t *testing.T) {
 		swWith("ranks2-W1", func(c *swCase) { c.Ranks, c.Fault.Rank, c.W, c.Fault.Micro = 2, 1, 1, 0 }),
 	} {
 		r := swGenerate(c)
-		msg, _, p2 := swOutcome(r, r.Monitor(0), nil, 0, false)
+		msg, _, p2 := swOutcome(r, r.Monitor(0), nil, false, false)
 		if msg != "" {
 			t.Errorf("%s: %s", c.Name, msg)
 		}
 		if len(p2.CrossStep) == 0 || !p2.CrossStep[0].Qualifies || p2.CrossStep[0].From != 5 {
 			t.Errorf("%s: cross-step rows %+v, want 5 → 6 qualifying first", c.Name, p2.CrossStep)
 		}
+	}
+}
+
+// A monitor with a step interval records every N-th optimizer step: the
+// cross-step rule compares a step with the next RECORDED one (k+1 does
+// not exist), so the fault step, not the explosion after it, is the root.
+func TestCrossStepStepInterval(t *testing.T) {
+	if p, n := adjacentSteps([]int{0, 5, 10, 15}, 5); p != 0 || n != 10 {
+		t.Errorf("adjacentSteps(…, 5) = %d, %d; want 0, 10", p, n)
+	}
+	if p, n := adjacentSteps([]int{3, 4, 5}, 4); p != 3 || n != 5 {
+		t.Errorf("adjacentSteps(…, 4) = %d, %d; want 3, 5", p, n)
+	}
+	c := swWith("interval5-W1", func(c *swCase) { c.Interval, c.W, c.Fault.Micro = 5, 1, 0 })
+	r := swGenerate(c)
+	msg, _, p2 := swOutcome(r, swLoad(t, r, 2, 0), nil, true, false) // CSV v1 tree
+	if msg != "" {
+		t.Fatal(msg)
+	}
+	if len(p2.CrossStep) == 0 || p2.CrossStep[0].From != 25 || p2.CrossStep[0].To != 30 || !p2.CrossStep[0].Qualifies {
+		t.Errorf("cross-step rows %+v, want 25 → 30 qualifying first", p2.CrossStep)
 	}
 }

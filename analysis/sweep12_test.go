@@ -97,6 +97,16 @@ func swCases() []swCase {
 		swWith("ranks1", func(c *swCase) { c.Ranks, c.Fault.Rank = 1, 0 }),
 		swWith("ranks2-W1", func(c *swCase) { c.Ranks, c.Fault.Rank, c.W, c.Fault.Micro = 2, 1, 1, 0 }),
 		swWith("late-fault-long-W1", func(c *swCase) { c.W, c.Steps, c.Fault.T, c.Fault.Micro, c.Trend = 1, 100, 90, 0, 2 }),
+		swWith("batchnoise25-no-fault", func(c *swCase) { c.Fault, c.Explode, c.BatchNoise = nil, 0, 0.25 }),
+		swWith("batchnoise25-W1-no-fault", func(c *swCase) {
+			c.Fault, c.Explode, c.BatchNoise, c.W, c.Steps = nil, 0, 0.25, 1, 40
+			c.Limit = "±25% log-normal batch noise × ±10% parameter noise: a 2.6× tail value passes q3 + 5·IQR (linear thresholds on multiplicative noise)"
+		}),
+		swWith("batchnoise15-W1-no-fault", func(c *swCase) { c.Fault, c.Explode, c.BatchNoise, c.W, c.Steps = nil, 0, 0.15, 1, 40 }),
+		swWith("batchnoise25", func(c *swCase) { c.BatchNoise = 0.25 }),
+		swWith("batchnoise25-W1", func(c *swCase) { c.BatchNoise, c.W, c.Fault.Micro = 0.25, 1, 0 }),
+		swWith("interval10", func(c *swCase) { c.Interval = 10 }),
+		swWith("interval5-W1", func(c *swCase) { c.Interval, c.W, c.Fault.Micro = 5, 1, 0 }),
 		swWith("combo-W8-pp2-vpp2-r16-skip3-warm-base", func(c *swCase) {
 			c.W, c.PP, c.VPP, c.Ranks, c.Skip, c.First, c.Warmup, c.Baseline, c.Layers = 8, 2, 2, 16, 3, 1000, 6, 1, 16
 			c.Fault.Rank, c.Fault.Micro = 10, 5
@@ -119,14 +129,24 @@ func swCases() []swCase {
 
 // swOutcome runs Phase 1 and 2 and checks the planted coordinate; it
 // returns "" when the answer is right, else what was wrong.
-func swOutcome(r *swRun, a, b *model.MonitorData, optOffset int, dump bool) (string, *model.Phase1Result, *model.Phase2Result) {
+func swOutcome(r *swRun, a, b *model.MonitorData, numbered, dump bool) (string, *model.Phase1Result, *model.Phase2Result) {
 	c := r.C
 	p1 := Phase1(a, DefaultPhase1Options())
 	var pb *model.Phase1Result
 	if b != nil {
 		pb = Phase1(b, DefaultPhase1Options())
 	}
-	p2, err := Phase2(p1, pb, nil, DefaultPhase2Options())
+	// Phase 2 reads Phase 1 as JSON (spikescope select): round-trip it
+	j1, err := jsonRoundTrip(p1)
+	if err != nil {
+		return "phase1 JSON: " + err.Error(), p1, nil
+	}
+	if pb != nil {
+		if pb, err = jsonRoundTrip(pb); err != nil {
+			return "baseline JSON: " + err.Error(), p1, nil
+		}
+	}
+	p2, err := Phase2(j1, pb, nil, DefaultPhase2Options())
 	if err != nil {
 		return "phase2 error: " + err.Error(), p1, p2
 	}
@@ -142,7 +162,10 @@ func swOutcome(r *swRun, a, b *model.MonitorData, optOffset int, dump bool) (str
 		return "", p1, p2
 	}
 	f := c.Fault
-	wantOpt := f.T + optOffset
+	wantOpt := f.T // trend.db --micro_step true renumbers optimizer steps from 0
+	if numbered {
+		wantOpt = c.optNum(f.T)
+	}
 	wantMs := f.Micro
 	if c.W == 1 || dump {
 		wantMs = -1
@@ -196,7 +219,7 @@ func TestSweepInMemory(t *testing.T) {
 		if r.C.Baseline > 0 {
 			b = r.Monitor(1)
 		}
-		msg, p1, _ := swOutcome(r, r.Monitor(0), b, 0, false)
+		msg, p1, _ := swOutcome(r, r.Monitor(0), b, false, false)
 		status := "pass"
 		switch {
 		case msg != "" && c.Limit != "":
@@ -266,7 +289,7 @@ func TestSweepFormats(t *testing.T) {
 		"nan": true, "two-ranks": true, "no-fault": true, "baseline-shared": true, "reduced-skip2": true,
 		"warmup-W1": true, "explosion-spares-fault": true, "warmup": true, "no-fault-warmup-W1": true,
 		"nan-no-explosion": true, "combo-W8-pp2-vpp2-r16-skip3-warm-base": true, "no-fault-lossscale": true, "fault-first-step": true,
-		"pp4-W1-weak2.5": true, "degrade-W1": true}
+		"pp4-W1-weak2.5": true, "degrade-W1": true, "interval10": true, "interval5-W1": true, "batchnoise25": true}
 	fails := 0
 	for _, c := range swCases() {
 		if !want[c.Name] {
@@ -282,11 +305,7 @@ func TestSweepFormats(t *testing.T) {
 			if r.C.Baseline > 0 {
 				b = swLoad(t, r, fi, 1)
 			}
-			off := 0
-			if f.resumed {
-				off = r.C.First
-			}
-			msg, p1, _ := swOutcome(r, a, b, off, f.dump)
+			msg, p1, _ := swOutcome(r, a, b, f.resumed, f.dump)
 			status := "pass"
 			if msg != "" {
 				status = "FAIL " + msg
