@@ -45,7 +45,7 @@ const degreeSpreadFactor = math.Sqrt2
 // bandRuleCD / bandRuleDegraded describe the flag rule in the output
 // thresholds.
 const (
-	bandRuleCD       = "flag when (A/B)/(C/D) < lower or > upper; upper = 1/lower = exp(max(√2·k·IQR(ln C/D), ln 1.03)), k = 3·z(α/N)/z(α) (α = the two-sided rate of 3·IQR for one comparison, N = comparisons of the pass: the seed's false-flag rate kept for the whole pass); √2 because the degree divides two ratios that each carry the control's noise; log scale because device noise is multiplicative (0.5x is as far from 1 as 2x)"
+	bandRuleCD       = "flag when (A/B)/(C/D) < lower or > upper; upper = 1/lower = exp(max(√2·k·IQR⁺(ln C/D), ln 1.03)), IQR⁺ = IQR·(1 + 1.16/√n) (its one-standard-error upper bound over n layers), k = 3·z(α/N)/z(α) (α = the two-sided rate of 3·IQR for one comparison, N = comparisons of the pass: the seed's false-flag rate kept for the whole pass); √2 because the degree divides two ratios that each carry the control's noise; log scale because device noise is multiplicative (0.5x is as far from 1 as 2x)"
 	bandRuleDegraded = "flag when (A/B)/median(A/B) < lower or > upper; lower/upper = 1 ∓ max(3·IQR(A/B)/median(A/B), 0.03)"
 )
 
@@ -70,6 +70,11 @@ func familyFactor(iqrMult float64, comparisons int) float64 {
 	}
 	return zN / z
 }
+
+// iqrLogSE is the standard error of ln(IQR) of n normal samples times √n
+// (≈1.16: the sample IQR's relative standard error is 1.16/√n); the log
+// ratio of two anchors' IQRs has √2 times that.
+const iqrLogSE = 1.16
 
 // iqrPerSigma is the IQR of a normal distribution in units of σ.
 const iqrPerSigma = 1.349
@@ -97,6 +102,10 @@ func degreeBand(ratios []float64, iqrMult, floor float64, comparisons int) model
 	}
 	sort.Float64s(logs)
 	iqr := interpQuantile(logs, 0.75) - interpQuantile(logs, 0.25)
+	// The IQR of n ratios is itself an estimate (relative standard error
+	// iqrLogSE/√n): its one-standard-error upper bound keeps a band learned
+	// from few layers from flagging noise when the IQR came out low.
+	iqr *= 1 + iqrLogSE/math.Sqrt(float64(len(logs)))
 	spread := math.Max(degreeSpreadFactor*iqrMult*iqr, math.Log1p(floor))
 	b.Lower, b.Upper = model.Float(math.Exp(-spread)), model.Float(math.Exp(spread))
 	return b

@@ -181,7 +181,7 @@ func callSegment(x *dumpIndex, idx []int32, call int) []int32 {
 	var ends []int // positions in idx of the layer module's own records
 	for k, i := range idx {
 		op := &x.d.Ops[i]
-		if op.Kind == model.KindModule && !op.Recompute && x.info[i].Sub == "" {
+		if op.Kind == model.KindModule && !x.info[i].Recomp && x.info[i].Sub == "" {
 			ends = append(ends, k)
 		}
 	}

@@ -124,7 +124,7 @@ func inferAPILayers(d *model.Dump) (map[int]apiLayerPos, int, int) {
 				continue
 			}
 			idx = append(idx, i)
-			if op.Direction == dir {
+			if op.Direction == dir && !op.Recompute {
 				names = append(names, apiBase(op.Key))
 			} else {
 				names = append(names, apiSeparator+strconv.Itoa(i))

@@ -93,7 +93,10 @@ type p3 struct {
 	// comparisons is the number of anchor × layer × metric comparisons of
 	// one pass (familyFactor).
 	comparisons int
-	grads       map[gradKey]float64 // gradNorm results (rows are rebuilt per call)
+	// callsSearched: the micro-batches compared to pick the divergent one
+	// (each adds its comparisons to the family).
+	callsSearched int
+	grads         map[gradKey]float64 // gradNorm results (rows are rebuilt per call)
 }
 
 type gradKey struct {
@@ -240,6 +243,7 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	var cl *callAnalysis
 	if calls := p.callCount(anchors); opt.Call < 0 && callNote == "" && calls > 1 {
 		best, bestN := 0, -1
+		p.callsSearched = calls
 		for k := 0; k < calls; k++ {
 			p.opt.Call = k
 			c := p.analyseCall(anchors, layers)
@@ -277,8 +281,10 @@ type callAnalysis struct {
 	// spread: each anchor's own band half-width (log), per metric and pass
 	relative map[model.Stat]map[string][][]float64
 	spread   map[model.Stat]map[string][]float64
-	aligned  int
-	tables   []model.AnchorTable
+	// ops: control ratios of every aligned op (opRatios), per metric/pass
+	ops     map[model.Stat][2][]float64
+	aligned int
+	tables  []model.AnchorTable
 }
 
 // flagCount counts the flagged (anchor, layer, metric, pass) cells.
@@ -313,7 +319,7 @@ func (p *p3) callCount(anchors []string) int {
 // chance), flags and the reference's table and conclusion.
 func (p *p3) analyseCall(anchors []string, layers []int) *callAnalysis {
 	cl := &callAnalysis{cells: make([][][2]cell, len(anchors)), pooled: map[model.Stat]map[string][]float64{}}
-	p.comparisons = len(anchors) * len(layers) * len(metricOrder)
+	p.comparisons = len(anchors) * len(layers) * len(metricOrder) * max(1, p.callsSearched)
 	for _, m := range metricOrder {
 		cl.pooled[m] = map[string][]float64{}
 	}
@@ -433,9 +439,13 @@ func (p *p3) anchorTable(ai int, name string, layers []int, cl *callAnalysis) mo
 			}
 			bs[di] = p.band(rs)
 			if bs[di].Samples < minBandSamples {
-				if all := p.band(pooled[m][d.name]); all.Samples > bs[di].Samples {
+				src, what := pooled[m][d.name], "every anchor's control ratios"
+				if ops := cl.opRatios(p, layers, m, di); len(ops) > len(src) {
+					src, what = ops, fmt.Sprintf("the control ratios of every aligned op of the layers (%d)", len(ops))
+				}
+				if all := p.band(src); all.Samples > bs[di].Samples {
 					bs[di] = all
-					bs[di].Note = joinNote(bs[di].Note, fmt.Sprintf("fewer than %d layers: band learned from every anchor's control ratios", minBandSamples))
+					bs[di].Note = joinNote(bs[di].Note, fmt.Sprintf("fewer than %d layers: band learned from %s", minBandSamples, what))
 				}
 			}
 			bs[di] = p.spreadGuard(bs[di], ai, cl.relative[m][d.name], cl.spread[m][d.name])
@@ -537,14 +547,65 @@ func (p *p3) band(rs []float64) model.Band {
 	return b
 }
 
+// opRatios are the control ratios of metric m of every op of the compared
+// micro-batch in the layers (pass di) that aligns in C/D (A/B when
+// degraded): the band's sample when the layers are too few for an anchor's
+// own (two layers give each anchor two ratios). Computed once per call.
+func (cl *callAnalysis) opRatios(p *p3, layers []int, m model.Stat, di int) []float64 {
+	if cl.ops == nil {
+		cl.ops = map[model.Stat][2][]float64{}
+		for _, mm := range metricOrder {
+			cl.ops[mm] = [2][]float64{}
+		}
+		type ratioKey struct {
+			m   model.Stat
+			dir int
+			r   float64
+		}
+		seen := map[ratioKey]bool{}
+		for dj, d := range p3Dirs {
+			for _, l := range layers {
+				var idx []int32
+				for _, i := range p.ia.layers[l] {
+					if p.ia.d.Ops[i].Direction == d.dir && !p.ia.info[i].Recomp {
+						idx = append(idx, i)
+					}
+				}
+				for _, i := range callSegment(p.ia, idx, p.opt.Call) {
+					x, y, xi, yj := p.ia, p.ib, i, pair(p.ia, i, p.ib)
+					if p.hasCD {
+						x, y = p.ic, p.id
+						xi = pair(p.ia, i, p.ic)
+						yj = pair(p.ic, xi, p.id)
+					}
+					if ok, _ := checkPair(x, xi, y, yj, "X", "Y"); !ok {
+						continue
+					}
+					for _, mm := range metricOrder {
+						r := pairRatio(x, xi, y, yj, mm)
+						if !model.Finite(r) || seen[ratioKey{mm, dj, r}] {
+							continue // a module and its last API hold one tensor: one sample
+						}
+						seen[ratioKey{mm, dj, r}] = true
+						v := cl.ops[mm]
+						v[dj] = append(v[dj], r)
+						cl.ops[mm] = v
+					}
+				}
+			}
+		}
+	}
+	return cl.ops[m][di]
+}
+
 // spreadGuard widens an anchor's band to the spread of its peers' control
 // ratios (each relative to its own anchor's median) when that is wider. The
 // IQR of one anchor's L control ratios is itself noisy (at L = 24 its
 // relative standard error is about 25%): a band learned from an IQR that
 // came out low by chance flags noise. Anchors that see the same device-pair
 // noise estimate it together far more steadily (anchors × layers samples).
-// Peers are the anchors whose own band is at most guardPeerRatio times this
-// one's: an anchor whose pair compares different tensors on the two devices
+// Peers are the anchors whose own band is at most peerRatio times this
+// one's (as wide as sampling alone makes two bands of one noise level): an anchor whose pair compares different tensors on the two devices
 // (a TE module fused with its norm vs a plain linear) scatters far wider
 // and must not blunt the others; an anchor that is genuinely noisier keeps
 // its own, wider band.
@@ -555,7 +616,7 @@ func (p *p3) spreadGuard(b model.Band, self int, relative [][]float64, spreads [
 	var peers []float64
 	n := 0
 	for aj, rs := range relative {
-		if aj == self || model.Finite(spreads[aj]) && spreads[aj] <= guardPeerRatio*spreads[self] {
+		if aj == self || model.Finite(spreads[aj]) && spreads[aj] <= peerRatio(b.Samples)*spreads[self] {
 			peers = append(peers, rs...)
 			n++
 		}
@@ -574,10 +635,16 @@ func (p *p3) spreadGuard(b model.Band, self int, relative [][]float64, spreads [
 	return b
 }
 
-// guardPeerRatio: anchors whose bands differ by more than this factor do not
-// share a noise level (the IQR's sampling error at a few dozen layers is
-// ~25%, so peers of one noise level stay well within it).
-const guardPeerRatio = 2.0
+// peerRatio is how much wider another anchor's band may be and still be a
+// peer of an anchor with n control ratios: three standard errors of the
+// ratio of two IQRs of one noise level (≈4.1 at n = 12, 2.7 at 24, 2.0 at
+// 48). A pair that compares different tensors scatters far beyond it.
+func peerRatio(n int) float64 {
+	if n < 1 {
+		return 1
+	}
+	return math.Exp(3 * math.Sqrt2 * iqrLogSE / math.Sqrt(float64(n)))
+}
 
 // bandSpread is a band's half-width on the log scale (NaN when unusable).
 func bandSpread(b model.Band) float64 {

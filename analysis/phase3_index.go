@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math"
 	"sort"
 	"strings"
 
@@ -19,6 +20,9 @@ type opInfo struct {
 	Anchor string // first segment of Sub ("mlp"), "" when none
 	Ident  uint64 // alignment identity (hash, see identBase)
 	Loose  uint64 // looser identity (class dropped / parent ignored)
+	// Recomp: a recompute record (is_recompute, or a forward record that
+	// repeats an earlier one of the same op exactly, see markRecompute).
+	Recomp bool
 }
 
 // layerAnchor is the anchor of the layer module itself: its output is the
@@ -140,6 +144,7 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 			}
 		}
 	}
+	markRecompute(d, x.info)
 	// Pass 3: identities (with per-context order of appearance), layer and
 	// anchor lists.
 	ord := make(map[uint64]int32, n)
@@ -185,7 +190,7 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 				a = &anchorOps{}
 				x.anchors[ak] = a
 			}
-			if (op.Kind == model.KindModule || x.apiAnchors) && (in.Sub == name || name == layerAnchor && in.Sub == "") {
+			if (op.Kind == model.KindModule || x.apiAnchors) && !in.Recomp && (in.Sub == name || name == layerAnchor && in.Sub == "") {
 				a.own = append(a.own, int32(i))
 			}
 			a.all = append(a.all, int32(i))
@@ -203,6 +208,72 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 		x.counts[a] = len(m)
 	}
 	return x
+}
+
+// markRecompute flags recompute records. msprobe marks them with
+// is_recompute, but older versions do not: a recomputed forward (activation
+// checkpointing) then shows as one more call of every module, "forward.1"
+// after "forward.0", interleaved with the backward. Recomputation
+// reproduces the original forward bit for bit, so a forward record of a
+// layer whose output statistics equal those of an earlier record of the
+// same op (same layer, path, class or API and parent) is a recompute; two
+// micro-batches never agree on all four statistics of a float tensor.
+// Recompute records are kept out of the anchors' calls and take their own
+// alignment identity, so they shift neither the micro-batch numbering nor
+// the pairing with a device that did not recompute.
+func markRecompute(d *model.Dump, info []opInfo) {
+	// Only ops recorded more often forward than backward can hold
+	// recomputes: a run that feeds identical micro-batches repeats its
+	// forward statistics too, but then every forward has its backward.
+	calls := map[uint64]int{}
+	for i := range d.Ops {
+		op := &d.Ops[i]
+		if op.Recompute || info[i].Layer < 0 {
+			continue
+		}
+		switch op.Direction {
+		case model.Forward:
+			calls[opSite(op, &info[i])]++
+		case model.Backward:
+			calls[opSite(op, &info[i])]--
+		}
+	}
+	seen := map[uint64]bool{}
+	for i := range d.Ops {
+		op := &d.Ops[i]
+		in := &info[i]
+		if op.Recompute {
+			in.Recomp = true
+			continue
+		}
+		if op.Direction != model.Forward || in.Layer < 0 || calls[opSite(op, in)] <= 0 {
+			continue
+		}
+		t := primaryTensor(op)
+		if t == nil || !t.Has[model.StatNorm] {
+			continue
+		}
+		h, _ := identBase(op, in)
+		for s := model.Stat(0); s < model.NumStats; s++ {
+			h = hashInt(h, int(math.Float64bits(t.Stat[s])))
+		}
+		if seen[h] {
+			in.Recomp = true
+		} else {
+			seen[h] = true
+		}
+	}
+}
+
+// opSite identifies an op regardless of pass and call: layer, path below
+// it, normalised class (modules) or API name and parent.
+func opSite(op *model.Op, in *opInfo) uint64 {
+	h := hashInt(uint64(fnvOffset), in.Layer)
+	h = hashString(h, in.Sub)
+	if op.Kind == model.KindModule {
+		return hashString(h, normalizeClass(classOf(op)))
+	}
+	return hashString(h, apiBase(op.Key))
 }
 
 // forPrefixes calls f with every dotted prefix of the op's path below the
@@ -291,7 +362,7 @@ func identBase(op *model.Op, in *opInfo) (strict, loose uint64) {
 	case model.ParamGrad:
 		dir = "g"
 	}
-	if op.Recompute {
+	if in.Recomp {
 		dir += "r"
 	}
 	h := uint64(fnvOffset)

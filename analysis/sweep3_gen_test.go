@@ -509,8 +509,9 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 				if s == model.StatMax || s == model.StatMin {
 					sig *= 2
 				}
-				data := math.Exp(0.05 * s3Gauss("data", c.Data, call, gl, role, s, rec))
-				dev := math.Exp(sig * s3Gauss("dev", c.Device, call, gl, role, s, rec))
+				// a recompute reproduces the forward exactly
+				data := math.Exp(0.05 * s3Gauss("data", c.Data, call, gl, role, s))
+				dev := math.Exp(sig * s3Gauss("dev", c.Device, call, gl, role, s))
 				if c.Walk > 0 {
 					w := 0.0
 					for j := 0; j <= gl; j++ {
