@@ -48,6 +48,8 @@ type p1 struct {
 	opt    Phase1Options
 	res    *model.Phase1Result
 	judge  robustJudge
+	// dumpMicro: a dump tree analysed through its per-call (micro-step) rows
+	dumpMicro bool
 }
 
 // Phase1 finds the candidate spike coordinates of a monitor run (or of the
@@ -96,7 +98,10 @@ func Phase1(d *model.MonitorData, opt Phase1Options) *model.Phase1Result {
 		res.Reasoning = append(res.Reasoning, fmt.Sprintf("metric %q analysed (of %d metrics); grad_reduced rows never join its curves", c.metric, len(d.Metrics)))
 	}
 	c.ix = buildSeriesIndex(d, metric)
-	c.m, c.kind = runShape(d, c.ix, metric, opt, res)
+	if d.Format == model.FormatDump && d.ExplicitMicro {
+		c.ix = c.dumpIndex(metric)
+	}
+	c.m, c.kind = runShape(d, c.ix, metric, opt, res, c.dumpMicro)
 	res.DataKind = c.kind
 	if c.kind == kindMicro && !c.m.Explicit {
 		res.Thresholds["accumulation_window"] = float64(res.Sharding.AccumulationWindow)
@@ -126,6 +131,21 @@ func Phase1(d *model.MonitorData, opt Phase1Options) *model.Phase1Result {
 	}
 	res.Reasoning = append(res.Reasoning, fmt.Sprintf("%d candidates (%d non-finite), ordered earliest first: optimizer step, micro step, non-finite first, then deviation", len(res.Anomalies), nf))
 	return res
+}
+
+// dumpIndex chooses the rows of a dump tree whose parameters_grad were
+// recorded at every micro step (ingest adds each call as a micro-step row
+// and the step's last call as a row without micro step): with ≥ 2 steps
+// the per-call rows (accumulated micro steps, judged like an explicit
+// micro_step CSV), else the per-step rows. Never both: the last call would
+// count twice and partial sums would join the step's baseline.
+func (c *p1) dumpIndex(metric int) *seriesIndex {
+	micro := buildSeriesIndexOf(c.d, metric, microRows)
+	if len(micro.distinctSteps(c.d)) >= 2 {
+		c.dumpMicro = true
+		return micro
+	}
+	return buildSeriesIndexOf(c.d, metric, stepRows)
 }
 
 // chooseMetric picks the metric to analyse: the per-rank gradient before

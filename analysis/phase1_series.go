@@ -37,8 +37,31 @@ type seriesIndex struct {
 // maxDenseKeys bounds the counting-sort key space relative to the rows.
 const maxDenseKeys = 1 << 24
 
+// Row filters of buildSeriesIndexOf by micro step.
+const (
+	allRows   = iota
+	stepRows  // only rows without a micro step (a dump's per-step gradient)
+	microRows // only rows with a micro step (a dump's per-call gradients)
+)
+
+// keepRow applies a row filter to a row's micro step.
+func keepRow(filter int, micro int32) bool {
+	switch filter {
+	case stepRows:
+		return micro == model.NoMicro
+	case microRows:
+		return micro != model.NoMicro
+	}
+	return true
+}
+
 // buildSeriesIndex indexes the rows whose metric is metric.
 func buildSeriesIndex(d *model.MonitorData, metric int) *seriesIndex {
+	return buildSeriesIndexOf(d, metric, allRows)
+}
+
+// buildSeriesIndexOf indexes the rows of the metric that pass the filter.
+func buildSeriesIndexOf(d *model.MonitorData, metric, filter int) *seriesIndex {
 	r := &d.Rows
 	n := r.Len()
 	ix := &seriesIndex{minStep: 0, maxStep: -1}
@@ -46,7 +69,7 @@ func buildSeriesIndex(d *model.MonitorData, metric int) *seriesIndex {
 	minR, maxR := int32(0), int32(-1)
 	cnt := 0
 	for i := 0; i < n; i++ {
-		if int(r.Metric[i]) != metric {
+		if int(r.Metric[i]) != metric || !keepRow(filter, r.Micro[i]) {
 			continue
 		}
 		rk, st := r.Rank[i], int(r.Step[i])
@@ -74,7 +97,7 @@ func buildSeriesIndex(d *model.MonitorData, metric int) *seriesIndex {
 	if rankSpan > 0 && keys > 0 && keys <= maxDenseKeys && keys <= 8*cnt+1<<16 {
 		next := make([]int32, keys+1)
 		for i := 0; i < n; i++ {
-			if int(r.Metric[i]) == metric {
+			if int(r.Metric[i]) == metric && keepRow(filter, r.Micro[i]) {
 				next[int(r.Target[i])*rankSpan+int(r.Rank[i]-minR)+1]++
 			}
 		}
@@ -87,7 +110,7 @@ func buildSeriesIndex(d *model.MonitorData, metric int) *seriesIndex {
 			}
 		}
 		for i := 0; i < n; i++ {
-			if int(r.Metric[i]) == metric {
+			if int(r.Metric[i]) == metric && keepRow(filter, r.Micro[i]) {
 				k := int(r.Target[i])*rankSpan + int(r.Rank[i]-minR)
 				p := next[k]
 				next[k]++
@@ -97,7 +120,7 @@ func buildSeriesIndex(d *model.MonitorData, metric int) *seriesIndex {
 	} else {
 		j := 0
 		for i := 0; i < n; i++ {
-			if int(r.Metric[i]) == metric {
+			if int(r.Metric[i]) == metric && keepRow(filter, r.Micro[i]) {
 				ix.order[j] = int32(i)
 				j++
 			}

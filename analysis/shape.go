@@ -77,7 +77,7 @@ func boolInt(b bool) int {
 
 // runShape is Phase 1 Step 0: pipeline stages, explicit micro steps or the
 // accumulation window and its phase, and the resulting pass unit.
-func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Options, res *model.Phase1Result) (stepMapper, string) {
+func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Options, res *model.Phase1Result, dumpMicro bool) (stepMapper, string) {
 	sa := &res.Sharding
 	vpp := map[int]bool{}
 	for _, t := range d.Targets {
@@ -104,7 +104,7 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 		}
 	}
 	switch {
-	case d.Format == model.FormatDump:
+	case d.Format == model.FormatDump && !(explicit && dumpMicro):
 		kind = kindDump
 		res.Reasoning = append(res.Reasoning, "dump statistics: parameter gradients per step, no micro steps (accumulation_window 0)")
 	case explicit:
@@ -118,6 +118,9 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 		sa.AccumulationWindow = maxMs + 1
 		sa.ExplicitMicroStep = true
 		note := "explicit micro_step column: optimizer step = step, micro step as recorded (steps never collapsed)"
+		if dumpMicro {
+			note = "dump statistics with one parameters_grad call per micro step (accumulated main_grad): optimizer step = dump step, micro step = call order; judged as accumulated micro steps"
+		}
 		if d.MicroOneBased {
 			note += "; monitor v2 micro steps are 1-based, shifted to 0-based"
 		}

@@ -26,6 +26,7 @@ type swFault struct {
 	Param          string  // "mid" (a layer's fc2), "small" (a layernorm), "large" (the largest on the rank)
 	Scale          float64 // micro-batch gradient factor
 	NaN            bool    // the cumulative norm becomes NaN from that micro step on
+	Inf            bool    // … +Inf instead
 	Rank2          int     // a second faulty rank at the same micro step (-1: none)
 	Persist        bool    // the fault stays on every later micro step (a degrading device)
 }
@@ -257,6 +258,9 @@ func swGenerate(c swCase) *swRun {
 						if nan {
 							acc[p][d] = math.NaN()
 							n = math.NaN()
+							if c.Fault.Inf {
+								acc[p][d], n = math.Inf(1), math.Inf(1)
+							}
 						}
 						r.norms[d][rank][(t*c.W+m)*P+p] = roundSig(n)
 					}
@@ -516,7 +520,13 @@ func csvNum(v float64) string {
 
 // WriteDumps writes a dump tree step<First+t>/rank<R>/dump.json whose
 // parameters_grad hold each step's final gradient (one call per step).
-func (r *swRun) WriteDumps(dir string, dev int) error {
+func (r *swRun) WriteDumps(dir string, dev int) error { return r.writeDumps(dir, dev, false) }
+
+// WriteDumpsMicro writes every micro step's cumulative gradient as its own
+// parameters_grad call (W calls per step and parameter).
+func (r *swRun) WriteDumpsMicro(dir string, dev int) error { return r.writeDumps(dir, dev, true) }
+
+func (r *swRun) writeDumps(dir string, dev int, micro bool) error {
 	c := r.C
 	for t := 0; t < c.Steps; t++ {
 		for rank := 0; rank < c.Ranks; rank++ {
@@ -527,14 +537,21 @@ func (r *swRun) WriteDumps(dir string, dev int) error {
 			ps := r.Params[rank]
 			var b strings.Builder
 			b.WriteString(`{"task": "statistics", "level": "mix", "framework": "pytorch", "dump_data_dir": null, "data": {`)
-			for p, par := range ps {
-				v := r.norms[dev][rank][(t*c.W+c.W-1)*len(ps)+p]
-				if p > 0 {
-					b.WriteString(", ")
+			first := true
+			for m := 0; m < c.W; m++ {
+				if !micro && m < c.W-1 {
+					continue
 				}
-				mod := strings.TrimSuffix(par.Name, ".weight")
-				fmt.Fprintf(&b, `"Module.module.module.%d.%s.Linear.parameters_grad.%d": {"weight": {"type": "torch.Tensor", "dtype": "torch.float32", "shape": [4096], "Max": %s, "Min": %s, "Mean": 0.0, "Norm": %s, "requires_grad": false}}`,
-					par.VPP, mod, t, pyNum(v/50), pyNum(-v/50), pyNum(v))
+				for p, par := range ps {
+					v := r.norms[dev][rank][(t*c.W+m)*len(ps)+p]
+					if !first {
+						b.WriteString(", ")
+					}
+					first = false
+					mod := strings.TrimSuffix(par.Name, ".weight")
+					fmt.Fprintf(&b, `"Module.module.module.%d.%s.Linear.parameters_grad.%d": {"weight": {"type": "torch.Tensor", "dtype": "torch.float32", "shape": [4096], "Max": %s, "Min": %s, "Mean": 0.0, "Norm": %s, "requires_grad": false}}`,
+						par.VPP, mod, t*c.W+m, pyNum(v/50), pyNum(-v/50), pyNum(v))
+				}
 			}
 			b.WriteString("}}")
 			if err := os.WriteFile(filepath.Join(rd, "dump.json"), []byte(b.String()), 0o644); err != nil {

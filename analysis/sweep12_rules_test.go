@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"spikescope/model"
@@ -142,5 +143,38 @@ func TestCrossStepStepInterval(t *testing.T) {
 	}
 	if len(p2.CrossStep) == 0 || p2.CrossStep[0].From != 25 || p2.CrossStep[0].To != 30 || !p2.CrossStep[0].Qualifies {
 		t.Errorf("cross-step rows %+v, want 25 → 30 qualifying first", p2.CrossStep)
+	}
+}
+
+// A dump tree whose parameters_grad were recorded at every micro step
+// (ingest: one row per call plus the step's last call without micro step):
+// with several steps the calls are accumulated micro steps (the fault's
+// micro step is found); with one step only the per-step rows count (the
+// last call is not counted twice, partial sums never join the ranking).
+func TestDumpPerCallMicroSteps(t *testing.T) {
+	r := swGenerate(swBase())
+	d := swLoad(t, r, 5, 0) // dump-micro
+	msg, p1, _ := swOutcome(r, d, nil, true, false)
+	if msg != "" {
+		t.Fatal(msg)
+	}
+	if p1.DataKind != kindMicro || p1.Sharding.AccumulationWindow != 4 {
+		t.Errorf("kind %s window %d, want micro_step 4", p1.DataKind, p1.Sharding.AccumulationWindow)
+	}
+	one := swGenerate(swWith("one", func(c *swCase) { c.Steps, c.Fault.T, c.Explode = 1, 0, 0 }))
+	p1 = Phase1(swLoad(t, one, 5, 0), DefaultPhase1Options())
+	if p1.DataKind != kindDump || p1.Summary.TotalRows == 0 {
+		t.Fatalf("kind %s", p1.DataKind)
+	}
+	seen := map[string]bool{}
+	for _, a := range p1.Anomalies {
+		k := a.TargetName + "/" + itoa12(a.Rank)
+		if seen[k] || a.MicroStep != nil && *a.MicroStep >= 0 {
+			t.Fatalf("candidate %s listed twice or with micro step %d", k, pv(a.MicroStep))
+		}
+		seen[k] = true
+	}
+	if len(p1.Anomalies) != DefaultDumpTopN || !strings.Contains(p1.Anomalies[0].TargetName, "output_layer") {
+		t.Errorf("%d candidates, first %s; want the top %d, the output layer's gradient first", len(p1.Anomalies), p1.Anomalies[0].TargetName, DefaultDumpTopN)
 	}
 }

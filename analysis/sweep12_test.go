@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,6 +59,10 @@ func swCases() []swCase {
 		swWith("fault-small-param", func(c *swCase) { c.Fault.Param = "small" }),
 		swWith("fault-large-param", func(c *swCase) { c.Fault.Param = "large"; c.Fault.Rank = 0 }),
 		swWith("nan", func(c *swCase) { c.Fault.NaN = true }),
+		swWith("inf", func(c *swCase) { c.Fault.NaN, c.Fault.Inf = true, true }),
+		swWith("inf-W1", func(c *swCase) { c.Fault.NaN, c.Fault.Inf, c.W, c.Fault.Micro = true, true, 1, 0 }),
+		swWith("skip2-fault-first-step-ms3", func(c *swCase) { c.Skip, c.Fault.T, c.Fault.Micro = 2, 0, 3 }),
+		swWith("fault-t0-ms0", func(c *swCase) { c.Fault.T, c.Fault.Micro = 0, 0 }),
 		swWith("nan-no-explosion", func(c *swCase) { c.Fault.NaN = true; c.Explode = 0 }),
 		swWith("no-explosion", func(c *swCase) { c.Explode = 0 }),
 		swWith("explosion-spares-fault", func(c *swCase) { c.Explode = 2 }),
@@ -252,6 +257,7 @@ var swFormats = []struct {
 	{"csv-v1", func(r *swRun, dir string, dev int) error { return r.WriteCSV(dir, dev, false) }, true, false, false},
 	{"csv-v2", func(r *swRun, dir string, dev int) error { return r.WriteCSV(dir, dev, true) }, true, false, false},
 	{"dump", func(r *swRun, dir string, dev int) error { return r.WriteDumps(dir, dev) }, true, true, false},
+	{"dump-micro", func(r *swRun, dir string, dev int) error { return r.WriteDumpsMicro(dir, dev) }, true, false, false},
 }
 
 func swLoad(t *testing.T, r *swRun, format int, dev int) *model.MonitorData {
@@ -261,7 +267,7 @@ func swLoad(t *testing.T, r *swRun, format int, dev int) *model.MonitorData {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if swFormats[format].dump {
+	if strings.HasPrefix(swFormats[format].name, "dump") {
 		tree, err := ingest.LoadDumpTree(ctx, dir, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -289,7 +295,7 @@ func TestSweepFormats(t *testing.T) {
 		"nan": true, "two-ranks": true, "no-fault": true, "baseline-shared": true, "reduced-skip2": true,
 		"warmup-W1": true, "explosion-spares-fault": true, "warmup": true, "no-fault-warmup-W1": true,
 		"nan-no-explosion": true, "combo-W8-pp2-vpp2-r16-skip3-warm-base": true, "no-fault-lossscale": true, "fault-first-step": true,
-		"pp4-W1-weak2.5": true, "degrade-W1": true, "interval10": true, "interval5-W1": true, "batchnoise25": true}
+		"pp4-W1-weak2.5": true, "degrade-W1": true, "interval10": true, "interval5-W1": true, "batchnoise25": true, "inf": true, "inf-W1": true, "skip2-fault-first-step-ms3": true, "fault-t0-ms0": true, "W=16": true}
 	fails := 0
 	for _, c := range swCases() {
 		if !want[c.Name] {
@@ -297,9 +303,6 @@ func TestSweepFormats(t *testing.T) {
 		}
 		r := swGenerate(c)
 		for fi, f := range swFormats {
-			if f.dump && r.C.Fault != nil && r.C.Fault.NaN {
-				continue
-			}
 			a := swLoad(t, r, fi, 0)
 			var b *model.MonitorData
 			if r.C.Baseline > 0 {
@@ -307,7 +310,15 @@ func TestSweepFormats(t *testing.T) {
 			}
 			msg, p1, _ := swOutcome(r, a, b, f.resumed, f.dump)
 			status := "pass"
-			if msg != "" {
+			// a dump of each step's final gradient dilutes a one-micro-batch
+			// fault to sqrt((W−1+s²)/W): below the minimum effect it cannot
+			// be seen there (the per-call dump and the monitor see it)
+			fc := r.C.Fault
+			diluted := f.dump && fc != nil && !fc.NaN && math.Sqrt((float64(r.C.W)-1+fc.Scale*fc.Scale)/float64(r.C.W)) < DefaultMinEffect
+			switch {
+			case msg != "" && diluted:
+				status = "known limit (fault diluted below the minimum effect in final-gradient dumps): " + msg
+			case msg != "":
 				status = "FAIL " + msg
 				fails++
 				t.Errorf("%s/%s: %s (window %d; %d candidates)", c.Name, f.name, msg, p1.Sharding.AccumulationWindow, len(p1.Anomalies))
