@@ -46,7 +46,7 @@ const degreeSpreadFactor = math.Sqrt2
 // thresholds.
 const (
 	bandRuleCD       = "flag when (A/B)/(C/D) < lower or > upper; upper = 1/lower = exp(max(√2·k·IQR⁺(ln C/D), ln 1.03)), IQR⁺ = IQR·(1 + 1.16/√n) (its one-standard-error upper bound over n layers), k = 3·z(α/N)/z(α) (α = the two-sided rate of 3·IQR for one comparison, N = comparisons of the pass: the seed's false-flag rate kept for the whole pass); √2 because the degree divides two ratios that each carry the control's noise; log scale because device noise is multiplicative (0.5x is as far from 1 as 2x)"
-	bandRuleDegraded = "flag when (A/B)/median(A/B) < lower or > upper; lower/upper = 1 ∓ max(3·IQR(A/B)/median(A/B), 0.03)"
+	bandRuleDegraded = "flag when (A/B)/median(A/B) < lower or > upper; upper = 1/lower = exp(max(k·IQR⁺(ln A/B), ln 1.03)), IQR⁺ and k as with a control group, no √2 (the band is learned from the ratio it judges)"
 )
 
 // familyFactor widens the seed's IQR multiplier for the number of
@@ -89,6 +89,13 @@ const iqrPerSigma = 1.349
 // flags noise). For narrow bands 3·IQR(ln r) ≈ 3·IQR(r)/median(r): the
 // seed's rule. The seed's 3% floor is kept as is.
 func degreeBand(ratios []float64, iqrMult, floor float64, comparisons int) model.Band {
+	return logBand(ratios, iqrMult, floor, comparisons, degreeSpreadFactor)
+}
+
+// logBand is degreeBand with the widening factor given: √2 for the degree
+// against a control pair, 1 in degraded mode, where the degree is A/B over
+// its own median and carries exactly the noise its band was learned from.
+func logBand(ratios []float64, iqrMult, floor float64, comparisons int, factor float64) model.Band {
 	iqrMult *= familyFactor(iqrMult, comparisons)
 	b := controlBand(ratios, iqrMult, floor)
 	if !b.Usable {
@@ -106,7 +113,7 @@ func degreeBand(ratios []float64, iqrMult, floor float64, comparisons int) model
 	// iqrLogSE/√n): its one-standard-error upper bound keeps a band learned
 	// from few layers from flagging noise when the IQR came out low.
 	iqr *= 1 + iqrLogSE/math.Sqrt(float64(len(logs)))
-	spread := math.Max(degreeSpreadFactor*iqrMult*iqr, math.Log1p(floor))
+	spread := math.Max(factor*iqrMult*iqr, math.Log1p(floor))
 	b.Lower, b.Upper = model.Float(math.Exp(-spread)), model.Float(math.Exp(spread))
 	return b
 }

@@ -537,7 +537,7 @@ func (p *p3) controlRatio(c *cell, m model.Stat) float64 {
 // band learns a band from control ratios (degraded: from A/B ratios).
 func (p *p3) band(rs []float64) model.Band {
 	if !p.hasCD {
-		b := controlBand(rs, p.opt.IQRMult, p.opt.SpreadFloor)
+		b := logBand(rs, p.opt.IQRMult, p.opt.SpreadFloor, p.comparisons, 1)
 		b.Note = joinNote(noteDegraded, b.Note)
 		b.Rule = bandRuleDegraded
 		return b

@@ -468,3 +468,22 @@ func TestSweep3_RecomputeUnflagged(t *testing.T) {
 		t.Errorf("recompute records %d (module keys %d)", rec, recKeys)
 	}
 }
+
+// Degraded mode (no C/D, or C without D): the band is learned from A/B
+// across layers on the same log scale with the same family and IQR rules
+// (no √2: it judges the ratio it was learned from). A device bias (0.9) and
+// 1% noise flag nothing; a 1.3× fault is found at its layer.
+func TestSweep3_DegradedNoiseAndFault(t *testing.T) {
+	for _, noD := range []bool{false, true} {
+		for seed := uint64(100); seed < 115; seed++ {
+			q := s3Quad{Layers: 24, Noise: 0.01, Bias: 0.9, Seed: seed, NoCD: !noD, NoD: noD}
+			if why := s3Check(s3Case{q: q}); why != "" {
+				t.Errorf("noD=%v null seed %d: %s", noD, seed, why)
+			}
+			q.Noise, q.Fault = 0.005, s3FwdFault(int(seed%20)+1, "fc2", 1.3)
+			if why := s3Check(s3Case{q: q, mustFind: true}); why != "" {
+				t.Errorf("noD=%v fault seed %d: %s", noD, seed, why)
+			}
+		}
+	}
+}
