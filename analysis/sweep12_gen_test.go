@@ -39,7 +39,7 @@ type swCase struct {
 	Skip                    int // leading micro steps of the first optimizer step not recorded
 	PP, VPP                 int // pipeline stages (layer names restart per stage) and chunks per rank
 	Fault                   *swFault
-	Explode                 int     // 0 none, 1 most ranks explode at T+1, 2 same but sparing the faulty parameter
+	Explode                 int     // 0 none, 1 most ranks explode at T+1, 2 same but sparing the faulty parameter, 3 NaN everywhere after T
 	Warmup                  float64 // factor of step 0, decaying by half per step
 	Trend                   float64 // growth of every gradient over the run
 	LossScale               int     // period of loss-scale-like doubling (factors 1,2,4,8 then reset)
@@ -47,6 +47,9 @@ type swCase struct {
 	Baseline                int     // 0 none, 1 healthy, 2 shares the fault
 	Noise                   float64
 	Seed                    uint64
+	// Trunc drops the last Trunc micro steps of the last optimizer step (a
+	// run stopped mid-step).
+	Trunc int
 	// Interval records every Interval-th optimizer step (monitor
 	// step_interval): step numbers First, First+Interval, …
 	Interval int
@@ -253,6 +256,9 @@ func swGenerate(c swCase) *swRun {
 								}
 							}
 						}
+						if c.Explode == 3 && c.Fault != nil && t > c.Fault.T && d == 0 {
+							nan = true // the NaN reached the weights: every later gradient is NaN
+						}
 						acc[p][d] += v * v
 						n := math.Sqrt(acc[p][d])
 						if nan {
@@ -286,7 +292,9 @@ func roundSig(v float64) float64 {
 
 // recorded reports whether (t, m) is recorded (the first Skip micro steps
 // of the first optimizer step are not).
-func (r *swRun) recorded(t, m int) bool { return !(t == 0 && m < r.C.Skip) }
+func (r *swRun) recorded(t, m int) bool {
+	return !(t == 0 && m < r.C.Skip) && !(t == r.C.Steps-1 && m >= r.C.W-r.C.Trunc)
+}
 
 // visit calls f for every recorded cumulative norm of device dev.
 func (r *swRun) visit(dev int, f func(rank, t, m, p int, v float64)) {

@@ -59,6 +59,12 @@ func swCases() []swCase {
 		swWith("fault-small-param", func(c *swCase) { c.Fault.Param = "small" }),
 		swWith("fault-large-param", func(c *swCase) { c.Fault.Param = "large"; c.Fault.Rank = 0 }),
 		swWith("nan", func(c *swCase) { c.Fault.NaN = true }),
+		swWith("trunc2", func(c *swCase) { c.Trunc = 2 }),
+		swWith("trunc3-skip2-W8", func(c *swCase) { c.W, c.Trunc, c.Skip, c.Fault.Micro = 8, 3, 2, 6 }),
+		swWith("W=32", func(c *swCase) { c.W, c.Steps, c.Fault.Micro, c.Layers = 32, 8, 20, 4 }),
+		swWith("scale100", func(c *swCase) { c.Fault.Scale = 100 }),
+		swWith("nan-propagates", func(c *swCase) { c.Fault.NaN, c.Explode = true, 3 }),
+		swWith("nan-propagates-W1-base", func(c *swCase) { c.Fault.NaN, c.Explode, c.W, c.Fault.Micro, c.Baseline = true, 3, 1, 0, 1 }),
 		swWith("inf", func(c *swCase) { c.Fault.NaN, c.Fault.Inf = true, true }),
 		swWith("inf-W1", func(c *swCase) { c.Fault.NaN, c.Fault.Inf, c.W, c.Fault.Micro = true, true, 1, 0 }),
 		swWith("skip2-fault-first-step-ms3", func(c *swCase) { c.Skip, c.Fault.T, c.Fault.Micro = 2, 0, 3 }),
@@ -295,7 +301,7 @@ func TestSweepFormats(t *testing.T) {
 		"nan": true, "two-ranks": true, "no-fault": true, "baseline-shared": true, "reduced-skip2": true,
 		"warmup-W1": true, "explosion-spares-fault": true, "warmup": true, "no-fault-warmup-W1": true,
 		"nan-no-explosion": true, "combo-W8-pp2-vpp2-r16-skip3-warm-base": true, "no-fault-lossscale": true, "fault-first-step": true,
-		"pp4-W1-weak2.5": true, "degrade-W1": true, "interval10": true, "interval5-W1": true, "batchnoise25": true, "inf": true, "inf-W1": true, "skip2-fault-first-step-ms3": true, "fault-t0-ms0": true, "W=16": true}
+		"pp4-W1-weak2.5": true, "degrade-W1": true, "interval10": true, "interval5-W1": true, "batchnoise25": true, "inf": true, "inf-W1": true, "skip2-fault-first-step-ms3": true, "fault-t0-ms0": true, "W=16": true, "trunc3-skip2-W8": true, "nan-propagates": true}
 	fails := 0
 	for _, c := range swCases() {
 		if !want[c.Name] {
