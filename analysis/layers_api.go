@@ -49,7 +49,7 @@ type apiStack struct {
 // whose longest stretch of names[i] == names[i+q] covers the most records
 // (ties: the shortest period, since multiples of the true period cover the
 // same stretch). nil when nothing repeats at least minInferredLayers times.
-func findAPIStack(names []string) *apiStack {
+func findAPIStack(names []string, bwd bool) *apiStack {
 	n := min(len(names), apiPeriodMaxOps)
 	bestCover, bestQ, bestStart := 0, 0, 0
 	for q := 1; q <= min(n/2, apiPeriodMax); q++ {
@@ -69,7 +69,31 @@ func findAPIStack(names []string) *apiStack {
 	if bestQ == 0 || bestCover/bestQ < minInferredLayers {
 		return nil
 	}
-	return &apiStack{block: append([]string(nil), names[bestStart:bestStart+bestQ]...), layers: bestCover / bestQ}
+	start := bestStart + blockPhase(names[bestStart:bestStart+bestCover], bestQ, bwd)
+	return &apiStack{block: append([]string(nil), names[start:start+bestQ]...), layers: bestCover / bestQ}
+}
+
+// blockPhase picks where a layer starts inside a repeated stretch that is
+// longer than a whole number of blocks: ops before the first layer that
+// happen to equal the block's tail (an embedding's add; backward: the final
+// norm's gradient) or after the last that equal its head (the final norm
+// and output linear) extend the stretch, and any offset within the excess
+// leaves the same count of whole blocks. Pre-norm transformer layers (every
+// current LLM) begin their forward with the input norm, so their backward
+// ends with it: the first offset that puts a norm there is taken; else the
+// excess is put after the stack.
+func blockPhase(stretch []string, q int, bwd bool) int {
+	excess := len(stretch) % q
+	for o := 0; o <= excess; o++ {
+		k := o
+		if bwd {
+			k = o + q - 1
+		}
+		if k < len(stretch) && strings.Contains(strings.ToLower(stretch[k]), "norm") {
+			return o
+		}
+	}
+	return 0
 }
 
 // matchStack reports whether names[i:] starts with `layers` copies of the
@@ -130,7 +154,7 @@ func inferAPILayers(d *model.Dump) (map[int]apiLayerPos, int, int) {
 				names = append(names, apiSeparator+strconv.Itoa(i))
 			}
 		}
-		st := findAPIStack(names)
+		st := findAPIStack(names, dir == model.Backward)
 		if st == nil {
 			continue
 		}

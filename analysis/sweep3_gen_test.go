@@ -401,7 +401,12 @@ type s3Cfg struct {
 	// differs on this device).
 	ExpertElems bool
 	// StatBias scales one statistic only (Max) besides Bias.
-	MaxBias   float64
+	MaxBias float64
+	// BF16 rounds Max and Min to bfloat16 (they are elements of the tensor).
+	BF16 bool
+	// Outliers: ~1% of Max/Min values carry an extra log-normal jump of
+	// this size (heavy tails of extreme-value statistics).
+	Outliers  float64
 	Weights   bool // forward module records carry their weight statistics
 	GradScale float64
 	Step      int
@@ -468,6 +473,10 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 			mean = 1e-5 * n // centred
 		}
 		t.Stat[model.StatMean] = mean * v(model.StatMean)
+		if c.BF16 {
+			t.Stat[model.StatMax] = s3BF16(t.Stat[model.StatMax])
+			t.Stat[model.StatMin] = s3BF16(t.Stat[model.StatMin])
+		}
 		t.Has = [model.NumStats]bool{true, true, true, true}
 		return t
 	}
@@ -518,6 +527,10 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 						w += s3Gauss("walk", c.Device, c.Data, call, j, bwdPass)
 					}
 					dev *= math.Exp(c.Walk * w)
+				}
+				if c.Outliers > 0 && (s == model.StatMax || s == model.StatMin) && math.Abs(s3Gauss("out", c.Device, call, gl, role, s)) > 2.576 {
+					// ~1% of the extremes jump (another element is the max)
+					dev *= math.Exp(c.Outliers * s3Gauss("outv", c.Device, call, gl, role, s))
 				}
 				if s == model.StatMax && c.MaxBias > 0 {
 					dev *= c.MaxBias
@@ -584,18 +597,73 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 		}
 		fwd = f2
 	}
+	// outside the layers: embedding before, final norm, output layer and
+	// loss after (their APIs resemble a layer's: norm, linear, add)
+	outside := func(dir model.Direction, call int, ops []s3Op) {
+		dname := "forward"
+		if dir == model.Backward {
+			dname = "backward"
+		}
+		_, lp := s3LayerPath(c.Flavour, 0)
+		root := lp[:strings.LastIndex(lp, ".layers.")]
+		for _, o := range ops {
+			if o.class != "" && c.Level == "L1" || o.class == "" && c.Level == "L0" {
+				continue
+			}
+			v := func(st model.Stat) float64 {
+				return math.Exp(0.05*s3Gauss("data", c.Data, call, o.role, st) + c.Noise*s3Gauss("dev", c.Device, call, o.role, st))
+			}
+			out := tensor("output.0", o.role, 0, v, int64(c.Seq)*64)
+			if o.class != "" {
+				key := fmt.Sprintf("%s.%s.%s.%s.%d", prefix, root+"."+o.sub, o.class, dname, call)
+				add(model.Op{Key: key, Kind: model.KindModule, Prefix: prefix, ModulePath: root + "." + o.sub, Class: o.class,
+					Direction: dir, CallIndex: call, Layer: -1, Outputs: []model.TensorStat{out}})
+				continue
+			}
+			n := apiN[o.api]
+			apiN[o.api] = n + 1
+			dot := strings.IndexByte(o.api, '.')
+			op := model.Op{Key: fmt.Sprintf("%s.%d.%s", o.api, n+c.APIBase, dname), Kind: model.KindAPI, Prefix: o.api[:dot],
+				ModulePath: o.api[dot+1:], Direction: dir, CallIndex: n + c.APIBase, Layer: -1, Outputs: []model.TensorStat{out}}
+			if !c.NoParents && c.Level != "L1" {
+				op.Parent = fmt.Sprintf("%s.%s.%s.%s.%d", prefix, root+"."+o.parent, classOfOutside[o.parent], dname, call)
+			}
+			add(op)
+		}
+	}
+	rms := "NPU.npu_rms_norm"
+	if c.Flavour == s3MS {
+		rms = swMSAPIName(rms)
+	}
+	pro := []s3Op{{api: "Functional.embedding", parent: "embedding", role: "emb"}, {sub: "embedding", class: "LanguageModelEmbedding", role: "emb"}}
+	epi := []s3Op{{api: rms, parent: "final_layernorm", role: "fln"}, {sub: "final_layernorm", class: "RMSNorm", role: "fln"},
+		{api: "Functional.linear", parent: "output_layer", role: "logits"}, {sub: "output_layer", class: "ColumnParallelLinear", role: "logits"},
+		{api: "Functional.cross_entropy", parent: "", role: "loss"}}
 	for call := 0; call < c.Calls; call++ {
+		outside(model.Forward, call, pro)
 		for l := 0; l < c.Layers; l++ {
 			pass(false, l, call, call, fwd, false)
 		}
+		outside(model.Forward, call, epi)
+		outside(model.Backward, call, []s3Op{{sub: "output_layer", class: "ColumnParallelLinear", role: "g_logits"}, {api: rms, parent: "final_layernorm", role: "g_fln"}})
 		for l := c.Layers - 1; l >= 0; l-- {
 			if c.Recompute {
 				pass(false, l, call, c.Calls+call, fwd, true)
 			}
 			pass(true, l, call, call, bwd, false)
 		}
+		outside(model.Backward, call, []s3Op{{api: "Functional.embedding", parent: "embedding", role: "g_emb"}})
 	}
 	return d
+}
+
+var classOfOutside = map[string]string{"embedding": "LanguageModelEmbedding", "final_layernorm": "RMSNorm", "output_layer": "ColumnParallelLinear", "": "GPTModel"}
+
+func swMSAPIName(api string) string {
+	if v, ok := s3MSAPI[api]; ok {
+		return v
+	}
+	return api
 }
 
 // s3Quad is a four-group scenario.
@@ -620,6 +688,8 @@ type s3Quad struct {
 	Walk       float64 // device drift per layer (all dumps)
 	ExpertB    bool    // B's expert 2 has other element counts
 	MaxBias    float64 // B and D: Max scaled besides Bias
+	BF16       bool    // Max/Min rounded to bfloat16
+	Outliers   float64 // heavy-tailed Max/Min jumps (all dumps)
 }
 
 func (q s3Quad) build() (a, b, c, d *model.Dump) {
@@ -639,6 +709,8 @@ func (q s3Quad) build() (a, b, c, d *model.Dump) {
 	ca.Walk, cb.Walk, cc.Walk, cd.Walk = q.Walk, q.Walk, q.Walk, q.Walk
 	cb.ExpertElems, cd.ExpertElems = q.ExpertB, q.ExpertB
 	cb.MaxBias, cd.MaxBias = q.MaxBias, q.MaxBias
+	ca.BF16, cb.BF16, cc.BF16, cd.BF16 = q.BF16, q.BF16, q.BF16, q.BF16
+	ca.Outliers, cb.Outliers, cc.Outliers, cd.Outliers = q.Outliers, q.Outliers, q.Outliers, q.Outliers
 	ca.Fault = q.Fault
 	a, b = s3BuildDump(ca), s3BuildDump(cb)
 	if q.DropB > 0 {
@@ -664,4 +736,14 @@ func s3PlantedKey(a *model.Dump, q s3Quad) string {
 		dir = "backward"
 	}
 	return s3Keys[a][fmt.Sprintf("%d/%d/%s/%s", q.Fault.Layer, max(q.Fault.Call, 0), dir, q.Fault.Role)]
+}
+
+// s3BF16 rounds to the nearest bfloat16 (8 significant bits).
+func s3BF16(v float64) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	f := math.Float32bits(float32(v))
+	f += 0x7fff + (f>>16)&1
+	return float64(math.Float32frombits(f &^ 0xffff))
 }

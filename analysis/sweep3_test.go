@@ -487,3 +487,56 @@ func TestSweep3_DegradedNoiseAndFault(t *testing.T) {
 		}
 	}
 }
+
+// A 1.05× fault with 0.1% device noise: the band is the seed's 3% floor
+// and the fault is found at its layer and operator, at any site.
+func TestSweep3_Amp105(t *testing.T) {
+	for i, role := range []string{"ln1", "attn", "fc1", "swi", "hout"} {
+		q := s3Quad{Layers: 24, Noise: 0.001, Bias: 1, Seed: uint64(200 + i), Fault: s3FwdFault(3+4*i, role, 1.05)}
+		if why := s3Check(s3Case{q: q, mustFind: true}); why != "" {
+			t.Errorf("%s: %s", role, why)
+		}
+	}
+}
+
+// The repeating block of an API-only pass: prologue + block × L +
+// epilogue gives the block and L (not a multiple of the block), starting at
+// the layer's input norm although the prologue's last op and the
+// epilogue's first two also repeat the block; a sequence that never repeats
+// a full block gives nothing.
+func TestFindAPIStack(t *testing.T) {
+	block := []string{"NPU.npu_rms_norm", "linear", "fa", "linear", "add", "NPU.npu_rms_norm", "linear", "swiglu", "linear", "add"}
+	seq := []string{"embedding", "add"} // the prologue ends like a layer (add)
+	for l := 0; l < 7; l++ {
+		seq = append(seq, block...)
+	}
+	seq = append(seq, "NPU.npu_rms_norm", "linear", "cross_entropy") // final norm + output layer
+	st := findAPIStack(seq, false)
+	if st == nil || st.layers != 7 || !slices.Equal(st.block, block) {
+		t.Fatalf("stack %+v", st)
+	}
+	// backward: the final norm's gradient comes first and equals the
+	// block's last op (the input norm's gradient)
+	bblock := []string{"add", "linear", "swiglu", "linear", "NPU.npu_rms_norm", "add", "linear", "fa", "linear", "NPU.npu_rms_norm"}
+	bseq := []string{"NPU.npu_rms_norm"}
+	for l := 0; l < 5; l++ {
+		bseq = append(bseq, bblock...)
+	}
+	bseq = append(bseq, "embedding")
+	if st := findAPIStack(bseq, true); st == nil || st.layers != 5 || !slices.Equal(st.block, bblock) {
+		t.Fatalf("backward stack %+v", st)
+	}
+	if subs := blockSubs([]string{"NPU.npu_rms_norm", "Functional.linear", "Functional.linear"}); !slices.Equal(subs, []string{"npu_rms_norm#0", "linear#0", "linear#1"}) {
+		t.Errorf("subs %v", subs)
+	}
+	if st := findAPIStack([]string{"a", "b", "c", "a", "b", "d"}, false); st != nil {
+		t.Errorf("no full repetition: %+v", st)
+	}
+	// L1 dump: the warning says the layers are inferred, not named.
+	q := s3Quad{Layers: 6, Noise: 0.005, Bias: 1, Seed: 1, Level: "L1"}
+	a, b, c, d := q.build()
+	r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+	if r.LayerPrefix != inferredLayerPrefix || len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], "6 layers inferred from the repeating API sequence (10 APIs per layer") {
+		t.Errorf("prefix %q warnings %v", r.LayerPrefix, r.Warnings)
+	}
+}
