@@ -247,15 +247,16 @@ func BenchmarkTrace200k(b *testing.B) {
 
 // A sweep over synthetic runs (seeds, 4–12 layers, fault layer, operator
 // factor 1.3–2.0, 1–3 micro-batches per dump, faulty micro-batch): trace
-// finds the planted layer and operator. The seed's band (3·IQR of C/D,
-// floor 3%) is applied to (A/B)/(C/D), which carries the noise of two
-// ratios: an isolated borderline flag upstream of the fault is possible,
-// so a small number of misses is tolerated (measured: 1 of 24).
+// finds the planted layer and operator in every run. (With the seed's band
+// applied unchanged to (A/B)/(C/D), which carries the noise of two ratios,
+// an isolated borderline flag upstream of the fault made 1 of 24 runs
+// miss; the degree's band is now √2 wider and kept at the seed's
+// false-flag rate for the whole pass, see analysis/band.go.)
 func TestTraceSynthSweep(t *testing.T) {
 	if testing.Short() {
-		t.Skip("24 generated runs")
+		t.Skip("40 generated runs")
 	}
-	const runs, maxMiss = 24, 2
+	const runs, maxMiss = 40, 0
 	miss := 0
 	for i := range runs {
 		cfg := synth.DefaultConfig()
@@ -297,5 +298,56 @@ func TestTraceSynthSweep(t *testing.T) {
 	}
 	if miss > maxMiss {
 		t.Fatalf("%d of %d synthetic faults missed", miss, runs)
+	}
+}
+
+// The synthetic run generator's dumps (another author's model of msprobe
+// output and fault propagation) across layer counts, fault layers,
+// operator scales, dump noise and micro-batches per dump: trace finds the
+// planted layer and operator from the dump trees alone.
+func TestTraceSynthVariants(t *testing.T) {
+	type cfg struct {
+		layers, faultLayer, mbs int
+		opScale, noise        float64
+		seed                  uint64
+	}
+	var cs []cfg
+	for i, c := range []cfg{
+		{2, 1, 1, 1.5, 0.004, 0}, {6, 0, 1, 2.2, 0.004, 0}, {6, 5, 1, 1.3, 0.004, 0},
+		{12, 6, 1, 1.2, 0.002, 0}, {12, 3, 4, 2.2, 0.004, 0}, {24, 17, 1, 1.5, 0.01, 0},
+		{24, 23, 4, 3, 0.004, 0}, {8, 2, 2, 1.15, 0.001, 0},
+	} {
+		c.seed = uint64(77 + i)
+		cs = append(cs, c)
+	}
+	for _, c := range cs {
+		conf := synth.DefaultConfig()
+		conf.Layers, conf.Fault.Layer, conf.DumpMicroBatches = c.layers, c.faultLayer, c.mbs
+		conf.Fault.OpScale, conf.DumpNoise, conf.Seed = c.opScale, c.noise, c.seed
+		run := synth.Generate(conf)
+		dir := t.TempDir()
+		a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+		if err := run.WriteDumps(a, synth.Anomalous); err != nil {
+			t.Fatal(err)
+		}
+		if err := run.WriteDumps(b, synth.Baseline); err != nil {
+			t.Fatal(err)
+		}
+		truth := run.Truth()
+		r, stderr, rc := runTraceJSON(t, "--dump-a", a, "--dump-b", b, "--step", itoa(truth.FaultOptStep), "--rank", itoa(truth.FaultRank))
+		if rc != 0 {
+			t.Fatalf("%+v: rc %d: %s", c, rc, stderr)
+		}
+		s := r.DivergenceSummary
+		got, op := -1, ""
+		if s.EarliestFwdDivergence != nil {
+			got = *s.EarliestFwdDivergence
+		}
+		if s.Drilldown != nil {
+			op = s.Drilldown.Operator
+		}
+		if got != truth.ExpectedFwdLayer || op != truth.PlantedOperator {
+			t.Errorf("%+v: fwd start %d op %q, want %d %q (flagged %v)", c, got, op, truth.ExpectedFwdLayer, truth.PlantedOperator, dirVerdict(r, "fwd").Flagged)
+		}
 	}
 }
