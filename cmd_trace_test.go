@@ -308,8 +308,8 @@ func TestTraceSynthSweep(t *testing.T) {
 func TestTraceSynthVariants(t *testing.T) {
 	type cfg struct {
 		layers, faultLayer, mbs int
-		opScale, noise        float64
-		seed                  uint64
+		opScale, noise          float64
+		seed                    uint64
 	}
 	var cs []cfg
 	for i, c := range []cfg{
