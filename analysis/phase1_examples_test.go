@@ -79,19 +79,25 @@ func TestExample2MicroStepTrendDB(t *testing.T) {
 		sa.PassUnit != "(optimizer_step, micro_step), 累积窗口=4" {
 		t.Fatalf("sharding = %+v", sa)
 	}
-	// The reference's two spikes come first. Judged against opt 0–1, the
-	// qkv increments of opt 2 (1, 6, 11, 16: 4× final norms on every rank,
-	// the propagated growth) also stand out at ms 3; the reference, which
-	// only compares a curve with itself, cannot see that.
+	// The reference's two spikes are found, the first one first. Judged
+	// against opt 0–1, the increments of opt 2 (curves 1, 6, 11, 16 on
+	// every rank and both parameters: 4× final norms, the propagated
+	// growth, a common spike that is left out of the baseline) also stand
+	// out at ms 2 and 3; the reference, which only compares a curve with
+	// itself, cannot see that.
 	if len(res.Anomalies) < 2 {
 		t.Fatalf("anomalies = %s", jsn(res.Anomalies))
 	}
-	for _, x := range res.Anomalies[2:] {
-		if x.TargetName != qkv || pv(x.OptimizerStep) != 2 || pv(x.MicroStep) != 3 {
+	a := res.Anomalies[0]
+	var b model.Anomaly
+	for _, x := range res.Anomalies[1:] {
+		switch {
+		case x.Rank == 1 && x.TargetName == fc1 && pv(x.MicroStep) == 3:
+			b = x
+		case pv(x.OptimizerStep) != 2 || pv(x.MicroStep) < 2:
 			t.Fatalf("extra anomaly %s", jsn(x))
 		}
 	}
-	a, b := res.Anomalies[0], res.Anomalies[1]
 	if a.Rank != 0 || a.Step != 6 || pv(a.OptimizerStep) != 1 || pv(a.MicroStep) != 2 || fpv(a.Delta) != 20 || fpv(a.SuspectFinalNorm) != 23 || a.Trigger != "micro_step_delta" {
 		t.Fatalf("first = %s", jsn(a))
 	}

@@ -248,3 +248,10 @@ func seriesScales(ts []int32, vals, fac []float64, ends []int, s *levelScratch) 
 	}
 	return scaled
 }
+
+func resizeB(s []bool, n int) []bool {
+	if cap(s) < n {
+		return make([]bool, n)
+	}
+	return s[:n]
+}

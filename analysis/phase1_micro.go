@@ -21,6 +21,8 @@ type microScratch struct {
 	fac                      []float64 // common level of the value's optimizer step (stepLevelFactors)
 	levels                   levelScratch
 	jumps, scaled            int
+	targetJumps              int     // jumps of the current parameter
+	skip                     []bool  // per pooled value: at a common spike (left out of the baseline)
 	ends                     []int   // end of each series in inc
 	last                     float64 // the latest norm of the current curve
 	pos                      []int32 // positions grouped into pools
@@ -95,22 +97,33 @@ func (c *p1) microStepSpikes() {
 // microJudgePool judges the normalised increments at positions pos.
 func (c *p1) microJudgePool(s *microScratch, pos []int32, found *int) {
 	s.vals = s.vals[:0]
+	s.skip = s.skip[:0]
 	clamped := 0
 	for _, j := range pos {
 		s.vals = append(s.vals, s.ratio[j])
 		if s.clamped[j] {
 			clamped++
 		}
+		if s.targetJumps > 0 {
+			s.skip = append(s.skip, s.levels.isJump(s.opt[j]))
+		}
+	}
+	// common spikes (steps kept at a preceding level) are judged, but never
+	// part of the baseline of the others
+	var skip []bool
+	if s.targetJumps > 0 {
+		skip = s.skip
 	}
 	if float64(clamped) > maxDecreaseShare*float64(len(pos)) {
 		s.skipped++ // the cumulative norm often falls here: increments carry no signal
 		return
 	}
-	s.cand = c.judge.prescreen(s.vals, s.cand)
+	var left bool
+	s.cand, left = c.judge.prescreenExcept(s.vals, skip, s.cand)
 	for _, ci := range s.cand {
 		j := int(pos[ci])
 		v := s.ratio[j]
-		vd := c.judge.judge(v)
+		vd := c.judge.judgeIn(v, !left || !skip[ci])
 		if !vd.Flagged {
 			continue
 		}
@@ -227,6 +240,7 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 	var nj int
 	s.fac, nj = stepLevelFactors(s.opt, s.lv, c.opt.MinEffect, s.fac, &s.levels)
 	s.jumps += nj
+	s.targetJumps = nj
 	s.scaled += seriesScales(s.opt, s.lv, s.fac, s.ends, &s.levels)
 	for j, f := range s.fac {
 		s.inc[j] /= f

@@ -17,6 +17,7 @@ func (c *p1) stepLevelSpikes() {
 	var ts []int32
 	var fac, norm []float64
 	var ls levelScratch
+	var skipBuf []bool
 	var cidx, ends []int
 	judged, found, jumps, scaled := 0, 0, 0, 0
 	for t := range c.d.Targets {
@@ -44,10 +45,21 @@ func (c *p1) stepLevelSpikes() {
 		for k, v := range vals {
 			norm[k] = v / fac[k]
 		}
-		cidx = c.judge.prescreen(norm, cidx)
+		// common spikes (steps kept at a preceding level) are judged, but
+		// never part of the baseline of the others
+		var skip []bool
+		if nj > 0 {
+			skip = resizeB(skipBuf, len(vals))
+			skipBuf = skip
+			for k := range skip {
+				skip[k] = ls.isJump(ts[k])
+			}
+		}
+		var left bool
+		cidx, left = c.judge.prescreenExcept(norm, skip, cidx)
 		for _, k := range cidx {
 			v := norm[k]
-			vd := c.judge.judge(v)
+			vd := c.judge.judgeIn(v, !left || !skip[k])
 			if !vd.Flagged {
 				continue
 			}

@@ -81,13 +81,57 @@ func (j *robustJudge) prescreen(vals []float64, out []int) []int {
 	return out
 }
 
+// prescreenExcept is prescreen with a baseline pool that leaves out the
+// values where skip[i] (common spikes of the run: they must not widen the
+// baseline of everything else); those values are still screened, and
+// judged with judgeIn(v, false). With too few values left, or skip nil,
+// it is prescreen; it reports whether the skipped values were left out.
+func (j *robustJudge) prescreenExcept(vals []float64, skip []bool, out []int) ([]int, bool) {
+	if skip == nil {
+		return j.prescreen(vals, out), false
+	}
+	out = out[:0]
+	s := j.sorted[:0]
+	for i, v := range vals {
+		if isFinite(v) && !skip[i] {
+			s = append(s, v)
+		}
+	}
+	j.sorted = s
+	j.devOK = false
+	m := len(s)
+	if m-1 < minBaselineSamples {
+		return j.prescreen(vals, out), false
+	}
+	lb := quickSelect(s, (m-2)/2)
+	if !(lb > 0) {
+		return out, true
+	}
+	bar := j.rule.MinEffect * lb
+	for i, v := range vals {
+		if isFinite(v) && v >= bar && v > lb {
+			out = append(out, i)
+		}
+	}
+	if len(out) > 0 {
+		slices.Sort(s)
+	}
+	return out, true
+}
+
 // judge tests v (a member of the prescreened pool) against the pool without
 // one copy of v. prescreen must have returned v's index.
 func (j *robustJudge) judge(v float64) robustVerdict {
+	return j.judgeIn(v, true)
+}
+
+// judgeIn tests v against the prescreened pool: without one copy of v when
+// inPool, against the whole pool when v was left out of it (prescreenExcept).
+func (j *robustJudge) judgeIn(v float64, inPool bool) robustVerdict {
 	s := j.sorted
 	m := len(s)
 	pos := sort.SearchFloat64s(s, v)
-	if pos >= m || s[pos] != v {
+	if inPool && (pos >= m || s[pos] != v) {
 		return robustVerdict{}
 	}
 	n := m - 1
@@ -97,6 +141,9 @@ func (j *robustJudge) judge(v float64) robustVerdict {
 		}
 		return s[k]
 	}
+	if !inPool {
+		n, pos = m, m // nothing left out
+	}
 	var r robustVerdict
 	if n%2 == 1 {
 		r.Median = at(n / 2)
@@ -105,7 +152,11 @@ func (j *robustJudge) judge(v float64) robustVerdict {
 	}
 	r.Q1, r.Q3 = at(n/4), at(3*n/4)
 	r.IQR = r.Q3 - r.Q1
-	r.MAD = j.madWithout(r.Median, math.Abs(v-r.Median)) * madScale
+	if inPool {
+		r.MAD = j.madWithout(r.Median, math.Abs(v-r.Median)) * madScale
+	} else {
+		r.MAD = j.madAll(r.Median) * madScale
+	}
 	if !(r.Median > 0) {
 		return r
 	}
@@ -135,23 +186,7 @@ func (j *robustJudge) judge(v float64) robustVerdict {
 // madWithout is the median absolute deviation from med over the pool minus
 // one value whose deviation is own (unscaled).
 func (j *robustJudge) madWithout(med, own float64) float64 {
-	if !j.devOK || j.devMed != med {
-		// |x − med| over a sorted pool is a V: merge its two sorted arms
-		s := j.sorted
-		j.devs = j.devs[:0]
-		hi := sort.SearchFloat64s(s, med)
-		lo := hi - 1
-		for lo >= 0 || hi < len(s) {
-			if hi >= len(s) || (lo >= 0 && med-s[lo] <= s[hi]-med) {
-				j.devs = append(j.devs, med-s[lo])
-				lo--
-			} else {
-				j.devs = append(j.devs, s[hi]-med)
-				hi++
-			}
-		}
-		j.devMed, j.devOK = med, true
-	}
+	j.devsFor(med)
 	d := j.devs
 	pos := sort.SearchFloat64s(d, own)
 	if pos >= len(d) {
@@ -171,6 +206,42 @@ func (j *robustJudge) madWithout(med, own float64) float64 {
 		return at(n / 2)
 	}
 	return (at(n/2-1) + at(n/2)) / 2
+}
+
+// madAll is the median absolute deviation from med over the whole pool
+// (unscaled).
+func (j *robustJudge) madAll(med float64) float64 {
+	j.devsFor(med)
+	d := j.devs
+	n := len(d)
+	switch {
+	case n == 0:
+		return 0
+	case n%2 == 1:
+		return d[n/2]
+	}
+	return (d[n/2-1] + d[n/2]) / 2
+}
+
+// devsFor fills j.devs with |x − med| over the sorted pool, ascending.
+func (j *robustJudge) devsFor(med float64) {
+	if !j.devOK || j.devMed != med {
+		// |x − med| over a sorted pool is a V: merge its two sorted arms
+		s := j.sorted
+		j.devs = j.devs[:0]
+		hi := sort.SearchFloat64s(s, med)
+		lo := hi - 1
+		for lo >= 0 || hi < len(s) {
+			if hi >= len(s) || (lo >= 0 && med-s[lo] <= s[hi]-med) {
+				j.devs = append(j.devs, med-s[lo])
+				lo--
+			} else {
+				j.devs = append(j.devs, s[hi]-med)
+				hi++
+			}
+		}
+		j.devMed, j.devOK = med, true
+	}
 }
 
 // quickSelect returns the k-th smallest element (0-based) of s, reordering

@@ -178,3 +178,49 @@ func TestDumpPerCallMicroSteps(t *testing.T) {
 		t.Errorf("%d candidates, first %s; want the top %d, the output layer's gradient first", len(p1.Anomalies), p1.Anomalies[0].TargetName, DefaultDumpTopN)
 	}
 }
+
+// Common spikes (an explosion on most ranks) are judged but never join the
+// baseline of other values: in a 3-step run where the explosion is a third
+// of every pool, the fault one step earlier is still the first candidate.
+func TestCommonSpikesLeftOutOfBaseline(t *testing.T) {
+	r := swGenerate(swWith("steps3", func(c *swCase) { c.Steps, c.Fault.T = 3, 1 }))
+	msg, p1, _ := swOutcome(r, r.Monitor(0), nil, false, false)
+	if msg != "" {
+		t.Fatal(msg)
+	}
+	exploded := 0
+	for _, a := range p1.Anomalies {
+		if a.OptStep() == 2 {
+			exploded++
+		}
+	}
+	if exploded < 100 {
+		t.Errorf("%d candidates at the explosion step, want the explosion judged too", exploded)
+	}
+}
+
+// prescreenExcept/judgeIn: values left out of the pool are judged against
+// the others without any exclusion; with too few others left, the whole
+// pool is the baseline again (and says so).
+func TestPrescreenExcept(t *testing.T) {
+	vals := []float64{1, 1.1, 0.9, 1.05, 0.95, 1.02, 3, 3.2, 3.1}
+	skip := []bool{false, false, false, false, false, false, true, true, true}
+	j := robustJudge{rule: robustRule{IQRMult: 5, MADMult: 10, MinEffect: 1.5}}
+	cand, left := j.prescreenExcept(vals, skip, nil)
+	if !left || len(cand) != 3 {
+		t.Fatalf("candidates %v left %v, want the three skipped values", cand, left)
+	}
+	vd := j.judgeIn(3, false)
+	if !vd.Flagged || math.Abs(vd.Median-1.01) > 1e-9 {
+		t.Errorf("verdict %+v, want flagged against median 1.01", vd)
+	}
+	// the same values in the pool: the spikes lift its median
+	j.prescreen(vals, nil)
+	if vd := j.judge(3); !(vd.Median > 1.02) {
+		t.Errorf("median %g with the spikes in the pool", vd.Median)
+	}
+	_, left = j.prescreenExcept([]float64{1, 5, 6}, []bool{false, true, true}, nil)
+	if left {
+		t.Error("one value left: the whole pool must be the baseline")
+	}
+}

@@ -94,10 +94,7 @@ func swCases() []swCase {
 			c.W, c.Fault.Micro, c.Fault.Scale, c.Fault.Persist, c.Explode, c.Fault.T = 1, 0, 3, true, 0, 3
 		}),
 		swWith("degrade-W4", func(c *swCase) { c.Fault.Scale, c.Fault.Persist, c.Explode, c.Fault.T = 3, true, 0, 3 }),
-		swWith("steps3", func(c *swCase) {
-			c.Steps, c.Fault.T = 3, 1
-			c.Limit = "3 optimizer steps, explosion on 75% of ranks at the last: a third of every baseline pool explodes and hides the fault"
-		}),
+		swWith("steps3", func(c *swCase) { c.Steps, c.Fault.T = 3, 1 }),
 		swWith("steps5-W1", func(c *swCase) { c.Steps, c.Fault.T, c.W, c.Fault.Micro = 5, 2, 1, 0 }),
 		swWith("steps5-W8", func(c *swCase) { c.Steps, c.Fault.T, c.W, c.Fault.Micro = 5, 2, 8, 3 }),
 		swWith("no-fault-W1-long", func(c *swCase) { c.Fault, c.Explode, c.W, c.Steps = nil, 0, 1, 200 }),
