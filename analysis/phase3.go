@@ -598,17 +598,20 @@ func (cl *callAnalysis) opRatios(p *p3, layers []int, m model.Stat, di int) []fl
 	return cl.ops[m][di]
 }
 
-// spreadGuard widens an anchor's band to the spread of its peers' control
-// ratios (each relative to its own anchor's median) when that is wider. The
-// IQR of one anchor's L control ratios is itself noisy (at L = 24 its
-// relative standard error is about 25%): a band learned from an IQR that
-// came out low by chance flags noise. Anchors that see the same device-pair
-// noise estimate it together far more steadily (anchors × layers samples).
-// Peers are the anchors whose own band is at most peerRatio times this
-// one's (as wide as sampling alone makes two bands of one noise level): an anchor whose pair compares different tensors on the two devices
-// (a TE module fused with its norm vs a plain linear) scatters far wider
-// and must not blunt the others; an anchor that is genuinely noisier keeps
-// its own, wider band.
+// spreadGuard sets an anchor's band from its peers' control ratios (each
+// relative to its own anchor's median) as well as its own. The IQR of one
+// anchor's L control ratios is itself noisy (at L = 24 its relative
+// standard error is about 25%): a band learned from an IQR that came out
+// low by chance flags noise, which is why a lone anchor's band uses the
+// IQR's one-standard-error upper bound (logBand). Anchors that see the same
+// device-pair noise estimate it together far more steadily (anchors × layers
+// samples, upper bound ~10% above the estimate): with peers, the band is the
+// wider of the peers' band and the anchor's own point estimate (an anchor
+// that is genuinely noisier keeps its own width). Peers are the anchors
+// whose own band is at most peerRatio times this one's (as wide as sampling
+// alone makes two bands of one noise level): an anchor whose pair compares
+// different tensors on the two devices (a TE module fused with its norm vs
+// a plain linear) scatters far wider and must not blunt the others.
 func (p *p3) spreadGuard(b model.Band, self int, relative [][]float64, spreads []float64) model.Band {
 	if !b.Usable || self >= len(spreads) || !model.Finite(spreads[self]) {
 		return b
@@ -628,11 +631,25 @@ func (p *p3) spreadGuard(b model.Band, self int, relative [][]float64, spreads [
 	if all.Samples <= b.Samples || !all.Usable {
 		return b
 	}
-	if float64(all.Upper) > float64(b.Upper) {
-		b.Lower, b.Upper = all.Lower, all.Upper
-		b.Note = joinNote(b.Note, fmt.Sprintf("spread of %d anchors' control ratios (%d samples) is wider than this anchor's own: used", n, all.Samples))
+	own := pointSpread(b, p.opt.SpreadFloor)
+	s := math.Log(float64(all.Upper))
+	note := fmt.Sprintf("band of %d peer anchors' control ratios (%d samples)", n, all.Samples)
+	if own > s {
+		s, note = own, fmt.Sprintf("this anchor's own spread (wider than the band of %d peer anchors)", n)
 	}
+	b.Lower, b.Upper = model.Float(math.Exp(-s)), model.Float(math.Exp(s))
+	b.Note = joinNote(b.Note, note)
 	return b
+}
+
+// pointSpread is a band's log half-width without the IQR's upper-bound
+// allowance (logBand), never below the floor.
+func pointSpread(b model.Band, floor float64) float64 {
+	s, fl := math.Log(float64(b.Upper)), math.Log1p(floor)
+	if s <= fl || b.Samples < 1 {
+		return fl
+	}
+	return math.Max(s/(1+iqrLogSE/math.Sqrt(float64(b.Samples))), fl)
 }
 
 // peerRatio is how much wider another anchor's band may be and still be a
