@@ -540,3 +540,17 @@ func TestFindAPIStack(t *testing.T) {
 		t.Errorf("prefix %q warnings %v", r.LayerPrefix, r.Warnings)
 	}
 }
+
+// Sensitivity at 1% device noise: a 1.15× fault is found at its layer in
+// every run; a 1.1× fault (about the band's width) is found or missed, never
+// placed at another layer.
+func TestSweep3_SensitivityAt1Percent(t *testing.T) {
+	for seed := uint64(100); seed < 115; seed++ {
+		if why := s3Check(s3Case{q: s3Quad{Layers: 24, Noise: 0.01, Bias: 1, Seed: seed, Fault: s3FwdFault(7, "fc1", 1.15)}, mustFind: true}); why != "" {
+			t.Errorf("1.15x seed %d: %s", seed, why)
+		}
+		if why := s3Check(s3Case{q: s3Quad{Layers: 24, Noise: 0.01, Bias: 1, Seed: seed, Fault: s3FwdFault(7, "fc1", 1.1)}}); why != "" {
+			t.Errorf("1.1x seed %d: %s", seed, why)
+		}
+	}
+}
