@@ -47,6 +47,9 @@ type swCase struct {
 	Baseline                int     // 0 none, 1 healthy, 2 shares the fault
 	Noise                   float64
 	Seed                    uint64
+	// ExplodeHalf: only about a third of the ranks explode (below the 60% rank
+	// share of the cross-step rule).
+	ExplodeHalf bool
 	// Trunc drops the last Trunc micro steps of the last optimizer step (a
 	// run stopped mid-step).
 	Trunc int
@@ -192,6 +195,9 @@ func swGenerate(c swCase) *swRun {
 		fName, fVPP = fp.Name, fp.VPP
 	}
 	explodeRank := func(rank int) bool {
+		if c.ExplodeHalf {
+			return c.Fault != nil && (rank == c.Fault.Rank || rank%3 == 0)
+		}
 		return c.Fault != nil && (rank == c.Fault.Rank || rank%4 != 3)
 	}
 	for d := 0; d < 2; d++ {

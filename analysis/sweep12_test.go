@@ -72,6 +72,10 @@ func swCases() []swCase {
 		swWith("nan-no-explosion", func(c *swCase) { c.Fault.NaN = true; c.Explode = 0 }),
 		swWith("no-explosion", func(c *swCase) { c.Explode = 0 }),
 		swWith("explosion-spares-fault", func(c *swCase) { c.Explode = 2 }),
+		swWith("explosion-third-of-ranks", func(c *swCase) {
+			c.ExplodeHalf = true
+			c.Limit = "explosion on < 60% of ranks: no qualifying pair, the seed's fallback takes the step of the largest deviation (the explosion); the fault stays the first candidate"
+		}),
 		swWith("two-ranks", func(c *swCase) { c.Fault.Rank2 = 6 }),
 		swWith("no-fault", func(c *swCase) { c.Fault = nil; c.Explode = 0 }),
 		swWith("no-fault-trend", func(c *swCase) { c.Fault = nil; c.Explode = 0; c.Trend = 3 }),
