@@ -20,6 +20,9 @@ type opInfo struct {
 	Anchor string // first segment of Sub ("mlp"), "" when none
 	Ident  uint64 // alignment identity (hash, see identBase)
 	Loose  uint64 // looser identity (class dropped / parent ignored)
+	// Pos: positional identity of an API below a module (posIdent), 0
+	// when none.
+	Pos uint64
 	// Recomp: a recompute record (is_recompute, or a forward record that
 	// repeats an earlier one of the same op exactly, see markRecompute).
 	Recomp bool
@@ -50,7 +53,8 @@ type dumpIndex struct {
 	info    []opInfo
 	ident   map[uint64]int32
 	loose   map[uint64]int32
-	layers  map[int][]int32 // forward+backward ops per layer id, execution order
+	pos     map[uint64]int32 // positional identities of APIs (posIdent)
+	layers  map[int][]int32  // forward+backward ops per layer id, execution order
 	anchors map[anchorKey]*anchorOps
 	grads   map[anchorKey][]int32 // parameters_grad records per (layer, anchor)
 	counts  map[string]int        // anchor name → number of (layer, pass) holding it
@@ -72,6 +76,7 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 		info:    make([]opInfo, n),
 		ident:   make(map[uint64]int32, n),
 		loose:   make(map[uint64]int32, n),
+		pos:     map[uint64]int32{},
 		layers:  map[int][]int32{},
 		anchors: map[anchorKey]*anchorOps{},
 		grads:   map[anchorKey][]int32{},
@@ -150,9 +155,28 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 	ord := make(map[uint64]int32, n)
 	looseOrd := make(map[uint64]int32, n)
 	layerAnchors := map[string]map[[2]int]bool{}
+	var siblings, kth map[string]int
+	posOrd := map[uint64]int32{}
+	if hasParents {
+		siblings, kth = map[string]int{}, map[string]int{}
+		for i := range d.Ops {
+			if op := &d.Ops[i]; op.Kind == model.KindAPI && op.Parent != "" {
+				siblings[op.Parent]++
+			}
+		}
+	}
 	for i := range d.Ops {
 		op := &d.Ops[i]
 		in := &x.info[i]
+		if hasParents && op.Kind == model.KindAPI && op.Parent != "" && in.Layer >= 0 {
+			k := kth[op.Parent]
+			kth[op.Parent] = k + 1
+			pb := posIdent(op, in, k, siblings[op.Parent])
+			po := posOrd[pb]
+			posOrd[pb] = po + 1
+			in.Pos = hashInt(pb, int(po))
+			x.pos[in.Pos] = int32(i)
+		}
 		base, looseBase := identBase(op, in)
 		k := ord[base]
 		ord[base] = k + 1
@@ -413,7 +437,8 @@ func hashInt(h uint64, v int) uint64 {
 }
 
 // pair finds the op of y that is the same computation as op i of x: the
-// same identity, else the same loose identity.
+// same identity, else the same loose identity, else (APIs) the same
+// position below the same module.
 func pair(x *dumpIndex, i int32, y *dumpIndex) int32 {
 	if y == nil || i < 0 {
 		return -1
@@ -425,7 +450,36 @@ func pair(x *dumpIndex, i int32, y *dumpIndex) int32 {
 	if j, ok := y.loose[in.Loose]; ok {
 		return j
 	}
+	if in.Pos != 0 {
+		if j, ok := y.pos[in.Pos]; ok {
+			return j
+		}
+	}
 	return -1
+}
+
+// posIdent is the positional identity of an API below a module: the k-th of
+// the n APIs the module (one call of it) ran, in its layer, path and pass.
+// Two devices call the same computation by different kernels
+// ("NPU.npu_rms_norm" vs "Triton.rms_norm", "NPU.npu_fusion_attention" vs
+// "Functional.scaled_dot_product_attention"): when the enclosing module ran
+// as many APIs on both sides, the k-th is the same step of it. A module that
+// ran a different number of APIs (a fused swiglu vs silu × mul) gives no
+// positional pairs; element counts are checked as for any pair.
+func posIdent(op *model.Op, in *opInfo, k, n int) uint64 {
+	dir := "f"
+	if op.Direction == model.Backward {
+		dir = "b"
+	}
+	if in.Recomp {
+		dir += "r"
+	}
+	h := hashString(uint64(fnvOffset), "P")
+	h = hashInt(h, in.Layer)
+	h = hashString(h, in.Sub)
+	h = hashString(h, dir)
+	h = hashInt(h, k)
+	return hashInt(h, n)
 }
 
 // layerIDs lists the layer ids present in any of the indices, ascending.

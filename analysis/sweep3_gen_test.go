@@ -33,11 +33,12 @@ type s3Op struct {
 type s3Flavour int
 
 const (
-	s3Mcore  s3Flavour = iota // Megatron-core on NPU
-	s3TE                      // Megatron-core with TransformerEngine on GPU
-	s3Legacy                  // legacy Megatron (language_model.encoder)
-	s3MoE                     // Megatron-core MoE on NPU
-	s3MS                      // MindSpore Cell keys
+	s3Mcore    s3Flavour = iota // Megatron-core on NPU
+	s3TE                        // Megatron-core with TransformerEngine on GPU
+	s3Legacy                    // legacy Megatron (language_model.encoder)
+	s3MoE                       // Megatron-core MoE on NPU
+	s3MS                        // MindSpore Cell keys
+	s3GPULocal                  // Megatron-core local modules on GPU: other kernels (Triton, torch)
 )
 
 var s3FwdMcore = []s3Op{
@@ -212,8 +213,33 @@ func s3Rename(seq []s3Op, subs, classes, apis map[string]string) []s3Op {
 	return out
 }
 
+// s3GPUAPI are the GPU kernels of the NPU APIs (one for one).
+var s3GPUAPI = map[string]string{"NPU.npu_rms_norm": "Triton.rms_norm", "NPU.npu_fusion_attention": "Functional.scaled_dot_product_attention"}
+
+// s3SplitSwiglu replaces the fused swiglu by silu × mul (two APIs).
+func s3SplitSwiglu(seq []s3Op, bwd bool) []s3Op {
+	var out []s3Op
+	for _, o := range seq {
+		if o.api != "NPU.npu_swiglu" {
+			out = append(out, o)
+			continue
+		}
+		silu := s3Op{api: "Functional.silu", parent: o.parent, role: "silu"}
+		mul := s3Op{api: "Tensor.__mul__", parent: o.parent, role: "swi"}
+		if bwd {
+			silu.role, mul.role = "g_silu", "g_swi"
+			out = append(out, mul, silu)
+		} else {
+			out = append(out, silu, mul)
+		}
+	}
+	return out
+}
+
 func s3Seqs(f s3Flavour) (fwd, bwd []s3Op) {
 	switch f {
+	case s3GPULocal:
+		return s3SplitSwiglu(s3Rename(s3FwdMcore, nil, nil, s3GPUAPI), false), s3SplitSwiglu(s3Rename(s3BwdMcore, nil, nil, s3GPUAPI), true)
 	case s3TE:
 		return s3FwdTE, s3BwdTE
 	case s3Legacy:

@@ -23,6 +23,9 @@ type s3Case struct {
 	mustFind bool
 	// drill: expected drill-down operator (substring); "" = the planted op.
 	drill string
+	// drillRole: the expected drill-down operator is the first op computing
+	// this tensor at the fault layer (the planted op has no counterpart)
+	drillRole string
 	// noDrill: the drill-down operator is not checked (documented limitation)
 	noDrill bool
 	// uncompared: forward layers that must be listed as uncompared
@@ -97,6 +100,13 @@ func s3Check(c s3Case) string {
 		return ""
 	}
 	want := c.drill
+	if c.drillRole != "" {
+		dir := "forward"
+		if f.Bwd {
+			dir = "backward"
+		}
+		want = s3Keys[a][fmt.Sprintf("%d/%d/%s/%s", f.Layer, max(f.Call, 0), dir, c.drillRole)]
+	}
 	if want == "" {
 		want = s3PlantedKey(a, c.q)
 	}
@@ -173,6 +183,15 @@ func s3Matrix() []s3Case {
 	cs = append(cs, s3Case{name: "gpu-te/ln1", q: with(func(q *s3Quad) { q.FlavB, q.APIShift, q.Fault = s3TE, 7, s3FwdFault(11, "ln1", 1.5) }), mustFind: true,
 		drill: ".layers.11.self_attention.linear_qkv.ColumnParallelLinear.forward.0"})
 	cs = append(cs, s3Case{name: "gpu-te/null", q: with(func(q *s3Quad) { q.FlavB, q.APIShift, q.Noise = s3TE, 7, 0.01 })})
+	// GPU with local modules: other kernels below the same modules
+	cs = append(cs, s3Case{name: "gpu-local/ln1", q: with(func(q *s3Quad) { q.FlavB, q.APIShift, q.Fault = s3GPULocal, 3, s3FwdFault(11, "ln1", 1.4) }), mustFind: true})
+	cs = append(cs, s3Case{name: "gpu-local/attn", q: with(func(q *s3Quad) { q.FlavB, q.APIShift, q.Fault = s3GPULocal, 3, s3FwdFault(5, "attn", 1.4) }), mustFind: true})
+	cs = append(cs, s3Case{name: "gpu-local/swi", q: with(func(q *s3Quad) { q.FlavB, q.Fault = s3GPULocal, s3FwdFault(8, "swi", 1.4) }), mustFind: true,
+		drillRole: "fc2"}) // fused swiglu vs silu × mul: not paired; the first alignable op after it (fc2's linear)
+	cs = append(cs, s3Case{name: "gpu-local/bwd-g_attn", q: with(func(q *s3Quad) {
+		q.FlavB, q.Fault = s3GPULocal, s3Fault{On: true, Bwd: true, Layer: 14, Role: "g_attn", F: 1.4, Call: -1}
+	}), mustFind: true})
+	cs = append(cs, s3Case{name: "gpu-local/null", q: with(func(q *s3Quad) { q.FlavB, q.Noise = s3GPULocal, 0.01 })})
 	cs = append(cs, s3Case{name: "legacy/swi", q: with(func(q *s3Quad) { q.FlavA, q.FlavB, q.Fault = s3Legacy, s3Legacy, s3FwdFault(11, "swi", 1.5) }), mustFind: true})
 	cs = append(cs, s3Case{name: "legacy/attn", q: with(func(q *s3Quad) { q.FlavA, q.FlavB, q.Fault = s3Legacy, s3Legacy, s3FwdFault(3, "attn", 1.5) }), mustFind: true})
 	cs = append(cs, s3Case{name: "moe/swi#1", q: with(func(q *s3Quad) { q.FlavA, q.FlavB, q.Fault = s3MoE, s3MoE, s3FwdFault(11, "swi#1", 1.5) }), mustFind: true})
@@ -378,7 +397,7 @@ func TestSweep3_ControlSameStage(t *testing.T) {
 // direction and amplitude, device bias.
 func s3Combos(n int) []s3Case {
 	r := rand.New(rand.NewPCG(42, 7))
-	flavours := [][2]s3Flavour{{s3Mcore, s3Mcore}, {s3Mcore, s3TE}, {s3Legacy, s3Legacy}, {s3MoE, s3MoE}, {s3MS, s3MS}}
+	flavours := [][2]s3Flavour{{s3Mcore, s3Mcore}, {s3Mcore, s3TE}, {s3Legacy, s3Legacy}, {s3MoE, s3MoE}, {s3MS, s3MS}, {s3Mcore, s3GPULocal}}
 	fwdRoles := []string{"ln1", "qkv", "attn", "proj", "hmid", "ln2", "fc1", "swi", "fc2", "hout"}
 	bwdRoles := []string{"g_hout", "g_fc2", "g_swi", "g_fc1", "g_ln2", "g_hmid", "g_proj", "g_attn", "g_qkv", "g_ln1"}
 	var cs []s3Case
