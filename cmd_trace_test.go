@@ -177,17 +177,22 @@ func TestTraceQuickStart(t *testing.T) {
 }
 
 // PyTorch vs MindSpore test dumps of msprobe's compare tests: the only
-// common layer modules (input_norm, the layer itself) are recorded forward on one side and
-// backward on the other → no aligned anchor, anchor_warning, layer 0
-// unaligned in both passes, no "consistent" verdict.
+// common layer modules (input_norm, the layer itself) are recorded forward
+// on one side and backward on the other, or without a float output; the
+// input norm's kernels pair by position below input_norm
+// (NPU.npu_rms_norm ↔ Primitive.norm.RmsNorm) → one aligned anchor,
+// anchor_warning, layer 0 unaligned in both passes, no "consistent" verdict.
 func TestTracePytorchVsMindspore(t *testing.T) {
 	c := filepath.Join(msprobeFixtures, "test/msprobe_test/mindspore_ut/compare/dump_file")
 	r, stderr, rc := runTraceJSON(t, "--dump-a", filepath.Join(c, "pytorch_data"), "--dump-b", filepath.Join(c, "mindspore_data"))
 	if rc != 0 {
 		t.Fatalf("rc %d: %s", rc, stderr)
 	}
-	if r.AnchorWarning == nil || r.AnchorWarning.AnchorsFound != 0 || !reflect.DeepEqual(r.AnchorsUsed, []string{"input_norm", "(layer)"}) {
+	if r.AnchorWarning == nil || r.AnchorWarning.AnchorsFound != 1 || !reflect.DeepEqual(r.AnchorsUsed, []string{"input_norm", "(layer)"}) {
 		t.Fatalf("warning %+v anchors %v", r.AnchorWarning, r.AnchorsUsed)
+	}
+	if al := r.Anchors[0].Layers[0].Alignment; al.FwdKeyA != "NPU.npu_rms_norm.0.forward" || al.FwdKeyB != "Primitive.norm.RmsNorm.0.forward" || !al.FAB {
+		t.Errorf("input_norm alignment %+v", al)
 	}
 	u := r.DivergenceSummary.UncomparedLayers
 	if !reflect.DeepEqual(u.Fwd, []int{0}) || !reflect.DeepEqual(u.Bwd, []int{0}) {
