@@ -1,6 +1,9 @@
 package analysis
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Common-level constants (stepLevelFactors).
 const (
@@ -27,7 +30,8 @@ type levelScratch struct {
 	level     []float64 // per step (relative to tmin)
 	scale     []float64
 	present   []int
-	jump      []bool // per step (relative to tmin): kept at a preceding level
+	jump      []bool  // per step bucket: kept at a preceding level
+	steps     []int32 // distinct steps when indexed (sparse step numbers), else empty
 	tmin      int32
 	head      []float64
 	scales    []float64
@@ -65,7 +69,16 @@ func stepLevelFactors(ts []int32, vals []float64, minEffect float64, out []float
 		tmin, tmax = min(tmin, t), max(tmax, t)
 	}
 	span := int(tmax-tmin) + 1
-	if span < 2 || span > maxLevelSpan*len(ts)+64 {
+	s.steps = s.steps[:0]
+	if span > maxLevelSpan*len(ts)+64 {
+		// sparse step numbers (a monitor's step interval, dumps far
+		// apart): index the distinct steps instead of the span
+		s.steps = append(s.steps, ts...)
+		slices.Sort(s.steps)
+		s.steps = slices.Compact(s.steps)
+		span = len(s.steps)
+	}
+	if span < 2 {
 		return out, 0
 	}
 	s.tmin = tmin
@@ -82,7 +95,7 @@ func stepLevelFactors(ts []int32, vals []float64, minEffect float64, out []float
 	}
 	for j, t := range ts {
 		if v := vals[j]; v >= 0 && isFinite(v) {
-			s.off[int(t-tmin)+1]++
+			s.off[s.index(t)+1]++
 		}
 	}
 	for k := 1; k <= span; k++ {
@@ -92,7 +105,7 @@ func stepLevelFactors(ts []int32, vals []float64, minEffect float64, out []float
 	s.buf = resizeF(s.buf, len(vals))
 	for j, t := range ts {
 		if v := vals[j]; v >= 0 && isFinite(v) {
-			k := int(t - tmin)
+			k := s.index(t)
 			s.buf[s.fill[k]] = v
 			s.fill[k]++
 		}
@@ -158,7 +171,7 @@ func stepLevelFactors(ts []int32, vals []float64, minEffect float64, out []float
 		return out, 0
 	}
 	for j, t := range ts {
-		if f := s.scale[int(t-tmin)] / norm; f > 0 && isFinite(f) {
+		if f := s.scale[s.index(t)] / norm; f > 0 && isFinite(f) {
 			out[j] = f
 		}
 	}
@@ -168,8 +181,22 @@ func stepLevelFactors(ts []int32, vals []float64, minEffect float64, out []float
 // isJump reports whether step t was kept at a preceding level by the last
 // stepLevelFactors call.
 func (s *levelScratch) isJump(t int32) bool {
-	k := int(t - s.tmin)
+	k := s.index(t)
 	return k >= 0 && k < len(s.jump) && s.jump[k]
+}
+
+// index is the bucket of optimizer step t: t − tmin, or its rank among
+// the distinct steps when they were indexed (sparse step numbers); -1 for
+// a step not seen.
+func (s *levelScratch) index(t int32) int {
+	if len(s.steps) == 0 {
+		return int(t - s.tmin)
+	}
+	i, ok := slices.BinarySearch(s.steps, t)
+	if !ok {
+		return -1
+	}
+	return i
 }
 
 func resizeI(s []int, n int) []int {

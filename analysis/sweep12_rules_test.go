@@ -224,3 +224,37 @@ func TestPrescreenExcept(t *testing.T) {
 		t.Error("one value left: the whole pool must be the baseline")
 	}
 }
+
+// Sparse step numbers (a step interval of 1000) index the distinct steps:
+// the same levels, jumps and factors as consecutive steps.
+func TestStepLevelFactorsSparseSteps(t *testing.T) {
+	levels := []float64{10, 5, 2, 1, 1, 1, 30, 1, 1}
+	var ts, dense []int32
+	var vals []float64
+	for st, l := range levels {
+		for r := 0; r < 2; r++ {
+			ts = append(ts, int32(1000*st))
+			dense = append(dense, int32(st))
+			vals = append(vals, l)
+		}
+	}
+	var s levelScratch
+	fs, js := stepLevelFactors(ts, vals, DefaultMinEffect, nil, &s)
+	if len(s.steps) != len(levels) || !s.isJump(6000) || s.isJump(0) || s.isJump(6001) {
+		t.Fatalf("distinct steps %v, jump at 6000 %v", s.steps, s.isJump(6000))
+	}
+	fd, jd := stepLevelFactors(dense, vals, DefaultMinEffect, nil, &s)
+	if js != 1 || jd != 1 {
+		t.Fatalf("jumps sparse %d dense %d, want 1 (the one-step common rise)", js, jd)
+	}
+	for j := range fs {
+		if fs[j] != fd[j] {
+			t.Fatalf("factor %d: sparse %g dense %g", j, fs[j], fd[j])
+		}
+	}
+	// warm-up is its own level; the spike keeps the median reference of the
+	// steps before it (10, 5, 2, 1, 1, 1 → 1.5)
+	if fs[0] != 10 || fs[12] != 1.5 {
+		t.Errorf("factors %v", fs)
+	}
+}

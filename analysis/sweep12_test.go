@@ -118,6 +118,9 @@ func swCases() []swCase {
 		swWith("batchnoise25", func(c *swCase) { c.BatchNoise = 0.25 }),
 		swWith("batchnoise25-W1", func(c *swCase) { c.BatchNoise, c.W, c.Fault.Micro = 0.25, 1, 0 }),
 		swWith("interval10", func(c *swCase) { c.Interval = 10 }),
+		swWith("warmup-interval100-W1-r4", func(c *swCase) {
+			c.Interval, c.W, c.Fault.Micro, c.Warmup, c.Ranks, c.Fault.Rank, c.Steps = 100, 1, 0, 10, 4, 1, 30
+		}),
 		swWith("interval5-W1", func(c *swCase) { c.Interval, c.W, c.Fault.Micro = 5, 1, 0 }),
 		swWith("combo-W8-pp2-vpp2-r16-skip3-warm-base", func(c *swCase) {
 			c.W, c.PP, c.VPP, c.Ranks, c.Skip, c.First, c.Warmup, c.Baseline, c.Layers = 8, 2, 2, 16, 3, 1000, 6, 1, 16
@@ -302,7 +305,7 @@ func TestSweepFormats(t *testing.T) {
 		"nan": true, "two-ranks": true, "no-fault": true, "baseline-shared": true, "reduced-skip2": true,
 		"warmup-W1": true, "explosion-spares-fault": true, "warmup": true, "no-fault-warmup-W1": true,
 		"nan-no-explosion": true, "combo-W8-pp2-vpp2-r16-skip3-warm-base": true, "no-fault-lossscale": true, "fault-first-step": true,
-		"pp4-W1-weak2.5": true, "degrade-W1": true, "interval10": true, "interval5-W1": true, "batchnoise25": true, "inf": true, "inf-W1": true, "skip2-fault-first-step-ms3": true, "fault-t0-ms0": true, "W=16": true, "trunc3-skip2-W8": true, "nan-propagates": true}
+		"pp4-W1-weak2.5": true, "degrade-W1": true, "interval10": true, "interval5-W1": true, "batchnoise25": true, "inf": true, "inf-W1": true, "skip2-fault-first-step-ms3": true, "fault-t0-ms0": true, "W=16": true, "trunc3-skip2-W8": true, "nan-propagates": true, "warmup-interval100-W1-r4": true}
 	fails := 0
 	for _, c := range swCases() {
 		if !want[c.Name] {
