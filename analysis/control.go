@@ -36,11 +36,12 @@ type ControlChoice struct {
 	Reason     string             `json:"reason"`
 }
 
-// dumpGradNorm is a dump's total parameter-gradient norm: the last
+// gradNormOver is a dump's total parameter-gradient norm: the last
 // parameters_grad record of every module (cumulative over micro-batches),
 // combined as sqrt(Σ norm²). NaN without parameters_grad; ±Inf/NaN values
-// propagate (a non-finite gradient is a spike).
-func dumpGradNorm(d *model.Dump) float64 {
+// propagate (a non-finite gradient is a spike). Only the modules in keep
+// count (nil: all).
+func gradNormOver(d *model.Dump, keep map[string]bool) float64 {
 	last := map[string]int{}
 	var order []string
 	for i := range d.Ops {
@@ -49,6 +50,9 @@ func dumpGradNorm(d *model.Dump) float64 {
 			continue
 		}
 		k := modulePathOf(op)
+		if keep != nil && !keep[k] {
+			continue
+		}
 		if _, ok := last[k]; !ok {
 			order = append(order, k)
 		}
@@ -82,11 +86,13 @@ func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, 
 		ch.Reason = "no dump tree for A: provide C/D (--dump-c/--dump-d)"
 		return ch
 	}
-	// Gradient norms of the whole tree → P75.
+	// Gradient norms of the whole tree → P75, over the parameters every
+	// dump holds (commonGradModules).
+	common := commonGradModules(aTree.Dumps)
 	norms := map[*model.Dump]float64{}
 	var finite []float64
 	for _, d := range aTree.Dumps {
-		n := dumpGradNorm(d)
+		n := gradNormOver(d, common)
 		norms[d] = n
 		if model.Finite(n) {
 			finite = append(finite, n)
@@ -214,6 +220,9 @@ func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, 
 	} else {
 		parts = append(parts, "no baseline dump at C's step/rank: D missing, comparison degraded")
 	}
+	if common != nil {
+		parts = append(parts, fmt.Sprintf("gradient norms over the %d modules with gradients in every dump (pipeline stages hold different parameters)", len(common)))
+	}
 	ch.Reason = strings.Join(parts, "; ")
 	return ch
 }
@@ -319,4 +328,45 @@ func closerProfile(d, b float64) bool {
 		return true
 	}
 	return d < b*0.5 && b-d > 0.01
+}
+
+// commonGradModules is the set of modules with parameter gradients in every
+// dump of the tree that has any, or nil when every such dump holds the same
+// set. Pipeline stages hold different parameters: the first stage's
+// embedding (often the largest gradient of the model) or the last stage's
+// output layer would put a whole stage above the tree's P75 and make its
+// ranks "spiking", leaving only other stages as C. Norms over the common
+// parameters (the transformer layers every stage holds) compare like with
+// like. nil also when nothing is common (the totals are then all there is).
+func commonGradModules(ds []*model.Dump) map[string]bool {
+	var common map[string]bool
+	differ := false
+	for _, d := range ds {
+		set := map[string]bool{}
+		for i := range d.Ops {
+			if op := &d.Ops[i]; op.Direction == model.ParamGrad {
+				set[modulePathOf(op)] = true
+			}
+		}
+		if len(set) == 0 {
+			continue
+		}
+		if common == nil {
+			common = set
+			continue
+		}
+		if len(set) != len(common) {
+			differ = true
+		}
+		for k := range common {
+			if !set[k] {
+				delete(common, k)
+				differ = true
+			}
+		}
+	}
+	if !differ || len(common) == 0 {
+		return nil
+	}
+	return common
 }

@@ -573,3 +573,37 @@ func TestSweep3_SensitivityAt1Percent(t *testing.T) {
 		}
 	}
 }
+
+// Pipeline stages hold different parameters: 4 stages × 2 data-parallel
+// ranks (stage = rank/2); stage 0 also holds the embedding, whose gradient
+// dominates the total norm. A = rank 1 spikes. Totals would put its
+// stage twin (rank 0) above the tree's P75 ("spiking") and take C from
+// another stage; norms over the parameters every rank holds keep rank 0
+// normal, and C comes from A's stage.
+func TestSweep3_ControlStageWithEmbedding(t *testing.T) {
+	tree := &model.DumpTree{Path: "pp"}
+	btree := &model.DumpTree{Path: "ppb"}
+	for r := 0; r < 8; r++ {
+		c := s3Cfg{Name: fmt.Sprintf("pp/rank%d", r), Layers: 4, Stage: r / 2, Rank: r, Data: uint64(r + 1), Device: 1,
+			Noise: 0.005, GradScale: 1 + 0.01*float64(r)}
+		if r == 1 {
+			c.GradScale = 30
+		}
+		d := s3BuildDump(c)
+		if r < 2 { // the embedding's gradient (stage 0 only), 20× a layer's
+			g := model.TensorStat{Name: "weight", Dtype: "torch.float32", Elements: 4096, Shape: []int64{4096}}
+			g.Stat[model.StatNorm], g.Has[model.StatNorm] = 20*float64(d.Ops[0].Outputs[0].Stat[model.StatNorm]), true
+			d.Ops = append(d.Ops, model.Op{Key: "Module.module.module.embedding.word_embeddings.VocabParallelEmbedding.parameters_grad",
+				Kind: model.KindModule, ModulePath: "module.module.embedding.word_embeddings", Class: "VocabParallelEmbedding",
+				Direction: model.ParamGrad, Layer: -1, Params: []model.TensorStat{g}, Order: len(d.Ops)})
+			d.Index[d.Ops[len(d.Ops)-1].Key] = len(d.Ops) - 1
+		}
+		tree.Dumps = append(tree.Dumps, d)
+		c.Name, c.Device, c.GradScale = fmt.Sprintf("ppb/rank%d", r), 2, 1
+		btree.Dumps = append(btree.Dumps, s3BuildDump(c))
+	}
+	ch := ChooseControl(tree, tree.Find(0, 1), btree, nil)
+	if ch.C == nil || ch.C.Rank != 0 {
+		t.Fatalf("choice %+v", ch)
+	}
+}
