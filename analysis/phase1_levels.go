@@ -18,6 +18,11 @@ const (
 	// steps that set its own scale (seriesScales); a series needs twice as
 	// many steps to get one.
 	seriesHeadSteps = 4
+	// minLevelValues: a step level is a median over at least this many
+	// values (typically; the median count over steps decides). With one or
+	// two values per step (one or two ranks, no micro steps) the level
+	// would be the value itself and hide every spike: levels are not used.
+	minLevelValues = 3
 	// maxLevelSpan bounds the optimizer-step span (relative to the values)
 	// for which levels are computed; sparser data keeps factor 1.
 	maxLevelSpan = 4
@@ -34,6 +39,7 @@ type levelScratch struct {
 	steps     []int32 // distinct steps when indexed (sparse step numbers), else empty
 	tmin      int32
 	head      []float64
+	counts    []float64
 	scales    []float64
 }
 
@@ -121,6 +127,14 @@ func stepLevelFactors(ts []int32, vals []float64, minEffect float64, out []float
 		}
 	}
 	if len(s.present) < 2 {
+		return out, 0
+	}
+	s.counts = s.counts[:0]
+	for _, k := range s.present {
+		s.counts = append(s.counts, float64(s.off[k+1]-s.off[k]))
+	}
+	if medianInPlace(s.counts) < minLevelValues {
+		s.jump = s.jump[:0]
 		return out, 0
 	}
 	// reference level per present step

@@ -232,7 +232,7 @@ func TestStepLevelFactorsSparseSteps(t *testing.T) {
 	var ts, dense []int32
 	var vals []float64
 	for st, l := range levels {
-		for r := 0; r < 2; r++ {
+		for r := 0; r < 3; r++ {
 			ts = append(ts, int32(1000*st))
 			dense = append(dense, int32(st))
 			vals = append(vals, l)
@@ -254,7 +254,24 @@ func TestStepLevelFactorsSparseSteps(t *testing.T) {
 	}
 	// warm-up is its own level; the spike keeps the median reference of the
 	// steps before it (10, 5, 2, 1, 1, 1 → 1.5)
-	if fs[0] != 10 || fs[12] != 1.5 {
+	if fs[0] != 10 || fs[18] != 1.5 {
 		t.Errorf("factors %v", fs)
+	}
+}
+
+// One value per step (one rank, no micro steps): the level would be the
+// value itself, so levels are not used and a spike stays visible.
+func TestStepLevelFactorsNeedSeveralValues(t *testing.T) {
+	ts := []int32{0, 1, 2, 3, 4, 5}
+	vals := []float64{1, 1.1, 0.9, 4, 1, 1.05}
+	var s levelScratch
+	f, j := stepLevelFactors(ts, vals, DefaultMinEffect, nil, &s)
+	for _, x := range f {
+		if x != 1 {
+			t.Fatalf("factors %v, want all 1", f)
+		}
+	}
+	if j != 0 || s.isJump(3) {
+		t.Errorf("jumps %d", j)
 	}
 }

@@ -107,6 +107,14 @@ func swCases() []swCase {
 		swWith("no-fault-W1-noise30", func(c *swCase) { c.Fault, c.Explode, c.Noise, c.W, c.Steps = nil, 0, 0.3, 1, 40 }),
 		swWith("noise30-scale6", func(c *swCase) { c.Noise, c.Fault.Scale = 0.3, 6 }),
 		swWith("ranks1", func(c *swCase) { c.Ranks, c.Fault.Rank = 1, 0 }),
+		swWith("ranks1-W1", func(c *swCase) { c.Ranks, c.Fault.Rank, c.W, c.Fault.Micro = 1, 0, 1, 0 }),
+		swWith("ranks1-W1-long", func(c *swCase) { c.Ranks, c.Fault.Rank, c.W, c.Fault.Micro, c.Steps, c.Fault.T = 1, 0, 1, 0, 40, 20 }),
+		swWith("ranks1-W1-no-fault", func(c *swCase) { c.Ranks, c.Fault, c.Explode, c.W, c.Steps = 1, nil, 0, 1, 40 }),
+		swWith("warmup-W1-ranks1", func(c *swCase) {
+			c.Ranks, c.Fault.Rank, c.W, c.Fault.Micro, c.Warmup = 1, 0, 1, 0, 10
+			c.Limit = "one rank, one value per step: no common level to tell a warm-up from a spike (a level across parameters would be needed)"
+		}),
+		swWith("ranks2-W1-no-fault", func(c *swCase) { c.Ranks, c.Fault, c.Explode, c.W, c.Steps = 2, nil, 0, 1, 40 }),
 		swWith("ranks2-W1", func(c *swCase) { c.Ranks, c.Fault.Rank, c.W, c.Fault.Micro = 2, 1, 1, 0 }),
 		swWith("late-fault-long-W1", func(c *swCase) { c.W, c.Steps, c.Fault.T, c.Fault.Micro, c.Trend = 1, 100, 90, 0, 2 }),
 		swWith("batchnoise25-no-fault", func(c *swCase) { c.Fault, c.Explode, c.BatchNoise = nil, 0, 0.25 }),
