@@ -15,10 +15,12 @@ import (
 const usage = `spikescope — find the earliest gradient spike and its root cause
 
 usage:
-  spikescope [PATH] [--baseline PATH] [--dump-a A --dump-b B --dump-c C --dump-d D]
+  spikescope [PATH] [--baseline PATH] [--dump-a A --dump-b B --dump-c C --dump-d D] [--pin COORD]
                                      open the terminal UI (no PATH: the embedded demo run)
-  spikescope inspect PATH [--json]   what was loaded from PATH
-  spikescope detect PATH [-o FILE]   Phase 1: candidate spike coordinates (JSON)
+  spikescope inspect PATH [--json] [--format auto|trenddb|csv|dump]
+                                     what was loaded from PATH
+  spikescope detect PATH [--format …] [--window N] [-o FILE]
+                                     Phase 1: candidate spike coordinates (JSON)
   spikescope select --phase1 P1.json [--baseline P1B.json] [--pin COORD] [-o FILE]
                                      Phase 2: the root-cause coordinate (JSON)
   spikescope trace --dump-a A --dump-b B [--dump-c C --dump-d D] [--phase1 P1.json] [-o FILE]
