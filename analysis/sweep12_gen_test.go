@@ -29,6 +29,7 @@ type swFault struct {
 	Inf            bool    // … +Inf instead
 	Rank2          int     // a second faulty rank at the same micro step (-1: none)
 	Persist        bool    // the fault stays on every later micro step (a degrading device)
+	AllRanks       bool    // the fault hits every rank (a bad batch everywhere, a faulty kernel)
 }
 
 // swCase shapes one generated run.
@@ -242,7 +243,7 @@ func swGenerate(c swCase) *swRun {
 						v := g * (1 + 0.01*rng.NormFloat64())
 						nan := false
 						if f := c.Fault; f != nil && (d == 0 || c.Baseline == 2) {
-							isF := par.Name == fName && par.VPP == fVPP && (rank == f.Rank || rank == f.Rank2)
+							isF := par.Name == fName && par.VPP == fVPP && (rank == f.Rank || rank == f.Rank2 || f.AllRanks)
 							if isF && f.Persist && (t > f.T || t == f.T && m > f.Micro) {
 								v *= f.Scale
 							}

@@ -76,6 +76,9 @@ func swCases() []swCase {
 			c.ExplodeHalf = true
 			c.Limit = "explosion on < 60% of ranks: no qualifying pair, the seed's fallback takes the step of the largest deviation (the explosion); the fault stays the first candidate"
 		}),
+		swWith("fault-all-ranks", func(c *swCase) { c.Fault.AllRanks = true }),
+		swWith("fault-all-ranks-W1", func(c *swCase) { c.Fault.AllRanks, c.W, c.Fault.Micro = true, 1, 0 }),
+		swWith("fault-all-ranks-no-explosion", func(c *swCase) { c.Fault.AllRanks, c.Explode = true, 0 }),
 		swWith("two-ranks", func(c *swCase) { c.Fault.Rank2 = 6 }),
 		swWith("no-fault", func(c *swCase) { c.Fault = nil; c.Explode = 0 }),
 		swWith("no-fault-trend", func(c *swCase) { c.Fault = nil; c.Explode = 0; c.Trend = 3 }),
@@ -202,7 +205,7 @@ func swOutcome(r *swRun, a, b *model.MonitorData, numbered, dump bool) (string, 
 		if ms != wantMs && !(wantMs == -1 && ms <= 0) {
 			bad = append(bad, fmt.Sprintf("ms %d≠%d", ms, wantMs))
 		}
-		if rank != f.Rank && rank != f.Rank2 {
+		if rank != f.Rank && rank != f.Rank2 && !f.AllRanks {
 			bad = append(bad, fmt.Sprintf("rank %d≠%d", rank, f.Rank))
 		}
 		if !strings.Contains(target, strings.TrimSuffix(name, ".weight")) {
