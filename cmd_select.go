@@ -1,15 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"spikescope/analysis"
-	"spikescope/ingest"
 	"spikescope/model"
 )
 
@@ -88,62 +85,4 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 		return exitCode(err, stderr)
 	}
 	return exitCode(writeResultJSON(res, *out, stdout, stderr), stderr)
-}
-
-// readPhase1 reads a Phase 1 JSON (spikescope's, or the reference script's
-// with its bare NaN/Infinity tokens).
-func readPhase1(path string) (*model.Phase1Result, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, &ingest.InputError{Path: path, Problem: "cannot read the Phase 1 JSON: " + err.Error(), Err: err}
-	}
-	var p1 model.Phase1Result
-	if err := json.Unmarshal(quoteBareNonFinite(b), &p1); err != nil {
-		return nil, &ingest.InputError{Path: path, Problem: "not a valid Phase 1 JSON: " + err.Error(), Err: err}
-	}
-	if p1.Phase != 1 {
-		return nil, &ingest.InputError{Path: path, Problem: fmt.Sprintf("not a Phase 1 result (\"phase\": %d)", p1.Phase)}
-	}
-	return &p1, nil
-}
-
-// quoteBareNonFinite turns the non-JSON tokens NaN, Infinity and -Infinity
-// that Python's json module writes into strings, which model.Float reads.
-func quoteBareNonFinite(b []byte) []byte {
-	var out []byte
-	inStr, esc := false, false
-	last := 0
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if inStr {
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-			continue
-		}
-		if c == '"' {
-			inStr = true
-			continue
-		}
-		for _, tok := range []string{"-Infinity", "Infinity", "NaN"} {
-			if len(b)-i >= len(tok) && string(b[i:i+len(tok)]) == tok {
-				out = append(out, b[last:i]...)
-				out = append(out, '"')
-				out = append(out, tok...)
-				out = append(out, '"')
-				i += len(tok) - 1
-				last = i + 1
-				break
-			}
-		}
-	}
-	if out == nil {
-		return b
-	}
-	return append(out, b[last:]...)
 }

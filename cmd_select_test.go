@@ -110,7 +110,7 @@ func TestSelectErrors(t *testing.T) {
 		{[]string{"select"}, "--phase1"},
 		{[]string{"select", "--phase1", bad}, bad + ": not a valid Phase 1 JSON"},
 		{[]string{"select", "--phase1", p3}, "not a Phase 1 result"},
-		{[]string{"select", "--phase1", filepath.Join(dir, "missing.json")}, "missing.json: cannot read"},
+		{[]string{"select", "--phase1", filepath.Join(dir, "missing.json")}, "missing.json: does not exist"},
 		{[]string{"select", "--phase1", npu, "--baseline", bad}, bad},
 		{[]string{"select", "--phase1", npu, "--pin", "opt=x"}, "not a non-negative integer"},
 		{[]string{"select", "--phase1", npu, "--pin", "opt=5,rank=3,param=no.such.weight"}, "matches no parameter"},
@@ -151,5 +151,23 @@ func TestSelectReferenceExample2(t *testing.T) {
 	}
 	if tt := res.TopTargetsPerStep["2"]; tt.TargetName != "decoder.layers.0.mlp.linear_fc1.weight" || float64(tt.MaxFinalNorm) != 91 {
 		t.Fatalf("top targets = %+v", res.TopTargetsPerStep)
+	}
+}
+
+// A saved result that is truncated is named as such, without Go's decoder
+// wording, and a folder given as the Phase 1 JSON is refused.
+func TestSelectResultFileWording(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "cut.json")
+	os.WriteFile(bad, []byte(`{"phase": 1, "anomalies": [`), 0o644)
+	for _, c := range []struct{ path, want string }{
+		{bad, "truncated JSON"},
+		{dir, "is a folder"},
+	} {
+		var out, errb bytes.Buffer
+		code := run([]string{"select", "--phase1", c.path}, &out, &errb)
+		if code != 2 || !strings.Contains(errb.String(), c.want) || strings.Contains(errb.String(), "unexpected end") {
+			t.Fatalf("%s: exit %d, stderr %q", c.path, code, errb.String())
+		}
 	}
 }

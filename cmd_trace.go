@@ -100,7 +100,7 @@ func trace(ctx context.Context, f traceFlags) (*model.Phase3Result, error) {
 	var p1 *model.Phase1Result
 	if f.phase1 != "" {
 		var err error
-		if p1, err = traceReadPhase1(f.phase1); err != nil {
+		if p1, err = readPhase1(f.phase1); err != nil {
 			return nil, err
 		}
 	}
@@ -263,27 +263,6 @@ func tracePrefixAll(p string, xs []string) []string {
 		out[i] = p + x
 	}
 	return out
-}
-
-// traceReadPhase1 reads a Phase 1 JSON file.
-func traceReadPhase1(path string) (*model.Phase1Result, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, &ingest.InputError{Path: path, Problem: "cannot read: " + traceErrText(err), Err: err}
-	}
-	var p model.Phase1Result
-	if err := json.Unmarshal(b, &p); err != nil {
-		return nil, &ingest.InputError{Path: path, Problem: "not a Phase 1 JSON: " + err.Error(), Err: err}
-	}
-	return &p, nil
-}
-
-func traceErrText(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // traceWriteJSON writes v as indented JSON to file, or to w when file is "".

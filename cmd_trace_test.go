@@ -216,7 +216,7 @@ func TestTraceErrors(t *testing.T) {
 		{[]string{"--dump-a", q, "--dump-b", q, "--step", "7"}, "no dump at step 7"},
 		{[]string{"--dump-a", "/nonexistent/x", "--dump-b", q}, "/nonexistent/x"},
 		{[]string{"--dump-a", q, "--dump-b", q, "--dump-c", q}, "go together"},
-		{[]string{"--dump-a", q, "--dump-b", q, "--step", "0", "--phase1", "cmd_trace.go"}, "not a Phase 1 JSON"},
+		{[]string{"--dump-a", q, "--dump-b", q, "--step", "0", "--phase1", "cmd_trace.go"}, "not a valid Phase 1 JSON"},
 		{[]string{"--bogus"}, "bogus"},
 	}
 	for _, c := range cases {

@@ -69,19 +69,28 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		b := &baseline.Anomalies[i]
 		idx[b.TargetName] = append(idx[b.TargetName], b)
 	}
+	// Every candidate gets its verdict against the baseline (the table shows
+	// them all); the walk from the most anomalous selects the first
+	// device-specific one.
+	selected := -1
 	for i := range cands {
 		a := &cands[i]
 		v, key := coordValue(a, kind)
 		b := baselineMatch(a, idx[a.TargetName], kind)
 		if b == nil {
-			verdicts[i].Verdict, verdicts[i].Selected = "device-specific", true
+			verdicts[i].Verdict = "device-specific"
+			if selected >= 0 {
+				continue
+			}
+			selected = i
+			verdicts[i].Selected = true
 			c.res.RootCauseCoordinate = coordOf(a)
 			msg := fmt.Sprintf("NPU %s=%.4g (rank=%d), GPU 同参数无异常 → NPU 独有", key, v, a.Rank)
 			c.res.CrossDeviceVerification = msg
 			c.reason(msg)
 			c.decide(fmt.Sprintf("candidate rank %d %s ms %d: the baseline has no candidate on the same parameter%s → device-specific, selected",
 				a.Rank, a.TargetName, a.Micro(), map[bool]string{true: " and micro step", false: ""}[kind == kindMicro]))
-			return
+			continue
 		}
 		bv, _ := coordValue(b, kind)
 		verdicts[i].BaselineValue = model.FloatPtr(bv)
@@ -94,7 +103,12 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		}
 		verdicts[i].Ratio = model.FloatPtr(r)
 		if r >= opt.DeviceRatio || a.NonFinite && !b.NonFinite {
-			verdicts[i].Verdict, verdicts[i].Selected = "device-specific", true
+			verdicts[i].Verdict = "device-specific"
+			if selected >= 0 {
+				continue
+			}
+			selected = i
+			verdicts[i].Selected = true
 			c.res.RootCauseCoordinate = coordOf(a)
 			msg := fmt.Sprintf("NPU %s=%.4g (rank=%d), GPU %s=%.4g (rank=%d), NPU/GPU=%.1fx ≥ %.1fx → NPU 设备特异性异常",
 				key, v, a.Rank, key, bv, b.Rank, r, opt.DeviceRatio)
@@ -102,11 +116,16 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 			c.reason(msg)
 			c.decide(fmt.Sprintf("candidate rank %d %s ms %d: %s %.4g vs baseline %.4g (rank %d) = %.2f× ≥ %.2f× → device-specific, selected",
 				a.Rank, a.TargetName, a.Micro(), key, v, bv, b.Rank, r, opt.DeviceRatio))
-			return
+			continue
 		}
 		verdicts[i].Verdict = "shared"
-		c.decide(fmt.Sprintf("candidate rank %d %s ms %d: %s %.4g vs baseline %.4g = %.2f× < %.2f× → close (双端共有), skipped",
-			a.Rank, a.TargetName, a.Micro(), key, v, bv, r, opt.DeviceRatio))
+		if selected < 0 {
+			c.decide(fmt.Sprintf("candidate rank %d %s ms %d: %s %.4g vs baseline %.4g = %.2f× < %.2f× → close (双端共有), skipped",
+				a.Rank, a.TargetName, a.Micro(), key, v, bv, r, opt.DeviceRatio))
+		}
+	}
+	if selected >= 0 {
+		return
 	}
 	a := &cands[0]
 	v, key := coordValue(a, kind)

@@ -2,6 +2,9 @@ package analysis
 
 import (
 	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -230,5 +233,32 @@ func TestPinnedCoordinate(t *testing.T) {
 		if !errors.As(err, &pe) {
 			t.Fatalf("pin %q: err = %v", bad, err)
 		}
+	}
+}
+
+// Every candidate of the root step gets its own verdict against the
+// baseline, also those after the selected one (the table shows them all).
+func TestEveryCandidateGetsABaselineVerdict(t *testing.T) {
+	npu := &model.Phase1Result{DataKind: "micro_step", Anomalies: []model.Anomaly{
+		microAnomaly(0, 1, 2, fc1, 30, 20, 31, 9),
+		microAnomaly(2, 1, 3, qkv, 8, 6, 8, 5),
+		microAnomaly(3, 1, 1, fc1, 7, 5, 7, 4),
+	}}
+	gpu := &model.Phase1Result{DataKind: "micro_step", Anomalies: []model.Anomaly{
+		microAnomaly(0, 1, 2, fc1, 28, 19, 30, 9), // close: shared
+		microAnomaly(2, 1, 3, qkv, 2, 1, 2, 2),    // 6×: device-specific, selected
+		microAnomaly(3, 1, 1, fc1, 7, 5, 7, 4),    // equal: shared, after the selection
+	}}
+	p2, err := Phase2(npu, gpu, nil, DefaultPhase2Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range p2.Candidates {
+		got[c.Anomaly.TargetName+"@"+strconv.Itoa(c.Anomaly.Rank)] = fmt.Sprintf("%s/%v", c.Verdict, c.Selected)
+	}
+	want := map[string]string{fc1 + "@0": "shared/false", qkv + "@2": "device-specific/true", fc1 + "@3": "shared/false"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("verdicts = %v, want %v", got, want)
 	}
 }
