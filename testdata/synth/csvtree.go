@@ -1,7 +1,6 @@
 package synth
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -111,28 +110,6 @@ func (r *Run) WriteCSVTreeFor(dir string, dev Device) error {
 		}
 	}
 	return nil
-}
-
-// bufferedFile is a file with a large write buffer.
-type bufferedFile struct {
-	f *os.File
-	*bufio.Writer
-}
-
-func createBuffered(path string) (*bufferedFile, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	return &bufferedFile{f, bufio.NewWriterSize(f, 1<<20)}, nil
-}
-
-func (b *bufferedFile) Close() error {
-	if err := b.Flush(); err != nil {
-		b.f.Close()
-		return err
-	}
-	return b.f.Close()
 }
 
 func secondsDur(n int) time.Duration { return time.Duration(n) * time.Second }
