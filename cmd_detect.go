@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"spikescope/analysis"
 	"spikescope/ingest"
@@ -42,7 +39,7 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 			"Phase 1: the candidate spike coordinates of a trend.db, a monitor CSV tree or a dump tree, earliest first (JSON).\n")
 		fs.PrintDefaults()
 	}
-	paths, err := detectArgs(fs, args)
+	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -59,10 +56,8 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	case *csvFlag:
 		f = model.FormatCSV
 	}
-	switch f {
-	case model.FormatAuto, model.FormatTrendDB, model.FormatCSV, model.FormatDump:
-	default:
-		return exitCode(usageError{fmt.Sprintf("detect: unknown --format %q (want auto, trenddb, csv or dump)", *format)}, stderr)
+	if err := checkFormat("detect", f, *format); err != nil {
+		return exitCode(err, stderr)
 	}
 	if *window < 0 || !(*iqr > 0) || !(*mad > 0) || !(*minEffect > 0) {
 		return exitCode(usageError{"detect: --window must be ≥ 0 and --iqr-mult, --mad-mult, --min-effect > 0"}, stderr)
@@ -90,41 +85,4 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 		res.Anomalies = res.Anomalies[:detectSummaryCap]
 	}
 	return exitCode(writeResultJSON(res, *out, stdout, stderr), stderr)
-}
-
-// detectArgs parses flags placed before or after the positional PATH.
-func detectArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
-
-// writeResultJSON writes v as 2-space-indented JSON (non-ASCII kept) to
-// the file out, or to stdout when out is empty.
-func writeResultJSON(v any, out string, stdout, stderr io.Writer) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	if out == "" {
-		_, err := stdout.Write(buf.Bytes())
-		return err
-	}
-	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
-		return &ingest.InputError{Path: out, Problem: "cannot write the output: " + err.Error(), Err: err}
-	}
-	fmt.Fprintln(stderr, "Output written to", out)
-	return nil
 }

@@ -100,29 +100,20 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "print JSON")
 	format := fs.String("format", "auto", "input format: auto, trenddb, csv or dump")
-	var paths []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stdout, inspectUsage)
-				return 0
-			}
-			return exitCode(usageError{"inspect: " + err.Error()}, stderr)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		paths = append(paths, fs.Arg(0))
-		args = fs.Args()[1:]
+	paths, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, inspectUsage)
+		return 0
+	}
+	if err != nil {
+		return exitCode(usageError{"inspect: " + err.Error()}, stderr)
 	}
 	if len(paths) != 1 {
 		return exitCode(usageError{fmt.Sprintf("inspect: want exactly one PATH, got %d (see spikescope inspect -h)", len(paths))}, stderr)
 	}
 	f := model.Format(*format)
-	switch f {
-	case model.FormatAuto, model.FormatTrendDB, model.FormatCSV, model.FormatDump:
-	default:
-		return exitCode(usageError{fmt.Sprintf("inspect: unknown --format %q (want auto, trenddb, csv or dump)", *format)}, stderr)
+	if err := checkFormat("inspect", f, *format); err != nil {
+		return exitCode(err, stderr)
 	}
 	rep, err := inspect(context.Background(), paths[0], f)
 	if err != nil {

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 
 	"spikescope/ingest"
 	"spikescope/model"
@@ -75,4 +78,25 @@ func quoteBareNonFinite(b []byte) []byte {
 		return b
 	}
 	return append(out, b[last:]...)
+}
+
+// writeResultJSON writes v as 2-space-indented JSON (non-ASCII kept) to
+// the file out, or to stdout when out is empty.
+func writeResultJSON(v any, out string, stdout, stderr io.Writer) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	if out == "" {
+		_, err := stdout.Write(buf.Bytes())
+		return err
+	}
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		return &ingest.InputError{Path: out, Problem: "cannot write the output: " + err.Error(), Err: err}
+	}
+	fmt.Fprintln(stderr, "Output written to", out)
+	return nil
 }
