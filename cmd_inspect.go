@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -120,12 +119,7 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 		return exitCode(err, stderr)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return exitCode(err, stderr)
-		}
-		return 0
+		return exitCode(writeResultJSON(rep, "", stdout, stderr), stderr)
 	}
 	writeInspectText(stdout, rep)
 	return 0

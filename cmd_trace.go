@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -86,7 +85,7 @@ D to C's. Without C/D and with A given as a tree, C is chosen from A's tree
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	return exitCode(traceWriteJSON(res, f.out, stdout), stderr)
+	return exitCode(writeResultJSON(res, f.out, stdout, stderr), stderr)
 }
 
 // trace loads the groups and runs Phase 3.
@@ -263,18 +262,4 @@ func tracePrefixAll(p string, xs []string) []string {
 		out[i] = p + x
 	}
 	return out
-}
-
-// traceWriteJSON writes v as indented JSON to file, or to w when file is "".
-func traceWriteJSON(v any, file string, w io.Writer) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	if file == "" {
-		_, err = w.Write(b)
-		return err
-	}
-	return os.WriteFile(file, b, 0o644)
 }
