@@ -18,7 +18,7 @@ func (c *p1) dumpSpikes() {
 	rows := make([]int32, 0, c.ix.rows)
 	vals := make([]float64, 0, c.ix.rows)
 	for k, v := range c.ix.norm {
-		if isFinite(v) {
+		if model.Finite(v) {
 			rows = append(rows, c.ix.order[k])
 			vals = append(vals, v)
 		}

@@ -3,6 +3,8 @@ package analysis
 import (
 	"math"
 	"slices"
+
+	"spikescope/model"
 )
 
 // Common-level constants (stepLevelFactors).
@@ -100,7 +102,7 @@ func stepLevelFactors(ts []int32, vals []float64, minEffect float64, out []float
 		s.off[k] = 0
 	}
 	for j, t := range ts {
-		if v := vals[j]; v >= 0 && isFinite(v) {
+		if v := vals[j]; v >= 0 && model.Finite(v) {
 			s.off[s.index(t)+1]++
 		}
 	}
@@ -110,7 +112,7 @@ func stepLevelFactors(ts []int32, vals []float64, minEffect float64, out []float
 	s.fill = append(s.fill[:0], s.off[:span]...)
 	s.buf = resizeF(s.buf, len(vals))
 	for j, t := range ts {
-		if v := vals[j]; v >= 0 && isFinite(v) {
+		if v := vals[j]; v >= 0 && model.Finite(v) {
 			k := s.index(t)
 			s.buf[s.fill[k]] = v
 			s.fill[k]++
@@ -185,7 +187,7 @@ func stepLevelFactors(ts []int32, vals []float64, minEffect float64, out []float
 		return out, 0
 	}
 	for j, t := range ts {
-		if f := s.scale[s.index(t)] / norm; f > 0 && isFinite(f) {
+		if f := s.scale[s.index(t)] / norm; f > 0 && model.Finite(f) {
 			out[j] = f
 		}
 	}
@@ -262,7 +264,7 @@ func seriesScales(ts []int32, vals, fac []float64, ends []int, s *levelScratch) 
 					if seen > head {
 						break
 					}
-					if v := vals[j] / fac[j]; v > 0 && isFinite(v) {
+					if v := vals[j] / fac[j]; v > 0 && model.Finite(v) {
 						s.head = append(s.head, v)
 					}
 				}
@@ -279,7 +281,7 @@ func seriesScales(ts []int32, vals, fac []float64, ends []int, s *levelScratch) 
 	}
 	a = 0
 	for i, b := range ends {
-		if f := s.scales[i] / norm; f > 0 && isFinite(f) {
+		if f := s.scales[i] / norm; f > 0 && model.Finite(f) {
 			scaled++
 			for j := a; j < b; j++ {
 				fac[j] *= f

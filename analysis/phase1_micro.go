@@ -184,7 +184,7 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 			n := ix.norm[k]
 			inc, delta := math.NaN(), math.NaN()
 			clamp := false
-			if isFinite(n) && isFinite(prev) {
+			if model.Finite(n) && model.Finite(prev) {
 				delta = n - prev
 				inc = math.Sqrt(max(n*n-prev*prev, 0))
 				clamp = n < prev
@@ -211,7 +211,7 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 	// per-micro-step medians when every micro step has enough samples
 	counts := make([]int, nk)
 	for j, v := range s.inc {
-		if isFinite(v) {
+		if model.Finite(v) {
 			counts[s.ms[j]]++
 		}
 	}
@@ -259,7 +259,7 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 	s.ratio = resizeF(s.ratio, len(s.inc))
 	for j, v := range s.inc {
 		m := s.medInc[s.ms[j]]
-		if m > 0 && isFinite(v) {
+		if m > 0 && model.Finite(v) {
 			s.ratio[j] = v / m
 		} else {
 			s.ratio[j] = math.NaN()
@@ -299,7 +299,7 @@ func medianPerMicro(vals []float64, ms []int32, counts []int, out []float64, poo
 	fill := append([]int(nil), off[:len(counts)]...)
 	for j, v := range vals {
 		k := ms[j]
-		if isFinite(v) && fill[k] < off[k+1] {
+		if model.Finite(v) && fill[k] < off[k+1] {
 			p[fill[k]] = v
 			fill[k]++
 		}
@@ -328,7 +328,7 @@ func medianPerMicroSampled(vals []float64, ms []int32, counts []int, n int, out 
 	p := resizeF(*pool, len(vals))[:0]
 	q := make([]int32, 0, nk*(n+1))
 	for j, v := range vals {
-		if !isFinite(v) {
+		if !model.Finite(v) {
 			continue
 		}
 		k := ms[j]

@@ -28,7 +28,7 @@ func (c *p1) nonFiniteCandidates() {
 		for _, g := range gs {
 			first := -1
 			for k := int(g.Lo); k < int(g.Hi); k++ {
-				if !isFinite(ix.norm[k]) {
+				if !model.Finite(ix.norm[k]) {
 					if first < 0 {
 						first = k
 					}

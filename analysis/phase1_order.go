@@ -82,14 +82,14 @@ func (c *p1) targetRankNorms() {
 		f := byStep[k]
 		if f == nil {
 			f = &focus{target: nameIdx[a.TargetName], val: v}
-			if !isFinite(v) {
+			if !model.Finite(v) {
 				f.val = -1
 			}
 			byStep[k] = f
 			steps = append(steps, k)
 			continue
 		}
-		if isFinite(v) && v > f.val {
+		if model.Finite(v) && v > f.val {
 			f.target, f.val = nameIdx[a.TargetName], v
 		}
 	}

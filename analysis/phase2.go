@@ -164,7 +164,7 @@ func topTargetsPerStep(as []model.Anomaly) map[string]model.TopTarget {
 		if a.SuspectFinalNorm != nil {
 			v = float64(*a.SuspectFinalNorm)
 		}
-		if !isFinite(v) {
+		if !model.Finite(v) {
 			continue
 		}
 		k := strconv.Itoa(a.OptStep())

@@ -90,7 +90,7 @@ func growthCount(prev, next map[string]model.Float, growth float64) (over, total
 	for r, pv := range prev {
 		nv, ok := next[r]
 		p, n := float64(pv), float64(nv)
-		if !ok || !isFinite(p) || !isFinite(n) {
+		if !ok || !model.Finite(p) || !model.Finite(n) {
 			continue
 		}
 		total++

@@ -290,7 +290,7 @@ func swGenerate(c swCase) *swRun {
 }
 
 func roundSig(v float64) float64 {
-	if v == 0 || !isFinite(v) {
+	if v == 0 || !model.Finite(v) {
 		return v
 	}
 	s, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 6, 64), 64)

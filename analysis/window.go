@@ -77,7 +77,7 @@ func tallyTransitions(d *model.MonitorData, ix *seriesIndex) *stepTally {
 				continue
 			}
 			a, b := ix.norm[k-1], ix.norm[k]
-			if !(a > 0) || !(b > 0) || !isFinite(a) || !isFinite(b) {
+			if !(a > 0) || !(b > 0) || !model.Finite(a) || !model.Finite(b) {
 				continue
 			}
 			s := int(ix.step[k]) - t.min
