@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"spikescope/model"
 )
 
 // Robust-baseline constants of Phase 1 (method.md "Detection").
@@ -51,33 +53,7 @@ type robustJudge struct {
 // that could pass the minimum-effect test with themselves excluded, and a
 // sorted copy of the finite values when there is any such index.
 func (j *robustJudge) prescreen(vals []float64, out []int) []int {
-	out = out[:0]
-	s := j.sorted[:0]
-	for _, v := range vals {
-		if isFinite(v) {
-			s = append(s, v)
-		}
-	}
-	j.sorted = s
-	j.devOK = false
-	m := len(s)
-	if m-1 < minBaselineSamples {
-		return out
-	}
-	// Removing one value leaves a median ≥ the element of rank (m-2)/2.
-	lb := quickSelect(s, (m-2)/2)
-	if !(lb > 0) {
-		return out
-	}
-	bar := j.rule.MinEffect * lb
-	for i, v := range vals {
-		if isFinite(v) && v >= bar && v > lb {
-			out = append(out, i)
-		}
-	}
-	if len(out) > 0 {
-		slices.Sort(s)
-	}
+	out, _ = j.screen(vals, nil, out)
 	return out
 }
 
@@ -90,10 +66,21 @@ func (j *robustJudge) prescreenExcept(vals []float64, skip []bool, out []int) ([
 	if skip == nil {
 		return j.prescreen(vals, out), false
 	}
+	out, enough := j.screen(vals, skip, out)
+	if !enough {
+		return j.prescreen(vals, out), false
+	}
+	return out, true
+}
+
+// screen is prescreen over the pool of finite values not marked in skip
+// (nil: all of them). It reports false, with nothing screened, when the
+// pool is too small to judge anything.
+func (j *robustJudge) screen(vals []float64, skip []bool, out []int) ([]int, bool) {
 	out = out[:0]
 	s := j.sorted[:0]
 	for i, v := range vals {
-		if isFinite(v) && !skip[i] {
+		if model.Finite(v) && (skip == nil || !skip[i]) {
 			s = append(s, v)
 		}
 	}
@@ -101,15 +88,16 @@ func (j *robustJudge) prescreenExcept(vals []float64, skip []bool, out []int) ([
 	j.devOK = false
 	m := len(s)
 	if m-1 < minBaselineSamples {
-		return j.prescreen(vals, out), false
+		return out, false
 	}
+	// Removing one value leaves a median ≥ the element of rank (m-2)/2.
 	lb := quickSelect(s, (m-2)/2)
 	if !(lb > 0) {
 		return out, true
 	}
 	bar := j.rule.MinEffect * lb
 	for i, v := range vals {
-		if isFinite(v) && v >= bar && v > lb {
+		if model.Finite(v) && v >= bar && v > lb {
 			out = append(out, i)
 		}
 	}
@@ -291,7 +279,7 @@ func quickSelect(s []float64, k int) float64 {
 func medianInPlace(s []float64) float64 {
 	n := 0
 	for _, v := range s {
-		if isFinite(v) {
+		if model.Finite(v) {
 			s[n] = v
 			n++
 		}
@@ -312,5 +300,3 @@ func medianInPlace(s []float64) float64 {
 	}
 	return (lo + hi) / 2
 }
-
-func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
