@@ -282,18 +282,5 @@ func gradNorm(x *dumpIndex, layer int, anchor string) float64 {
 		idx = append(idx, i)
 	}
 	sort.Slice(idx, func(p, q int) bool { return idx[p] < idx[q] }) // deterministic sum
-	sum, any := 0.0, false
-	for _, i := range idx {
-		for _, p := range x.d.Ops[i].Params {
-			if p.Has[model.StatNorm] {
-				n := p.Stat[model.StatNorm]
-				sum += n * n
-				any = true
-			}
-		}
-	}
-	if !any {
-		return math.NaN()
-	}
-	return math.Sqrt(sum)
+	return combinedParamNorm(x.d, idx)
 }

@@ -58,12 +58,20 @@ func gradNormOver(d *model.Dump, keep map[string]bool) float64 {
 		}
 		last[k] = i
 	}
-	if len(order) == 0 {
-		return math.NaN()
+	ops := make([]int, len(order))
+	for i, k := range order {
+		ops[i] = last[k]
 	}
+	return combinedParamNorm(d, ops)
+}
+
+// combinedParamNorm combines the parameter-gradient norms recorded by the
+// ops at the given indexes of d, in that order, as sqrt(Σ norm²). NaN when
+// none records a norm; ±Inf/NaN propagate.
+func combinedParamNorm[I int | int32](d *model.Dump, ops []I) float64 {
 	sum, any := 0.0, false
-	for _, k := range order {
-		for _, p := range d.Ops[last[k]].Params {
+	for _, i := range ops {
+		for _, p := range d.Ops[i].Params {
 			if p.Has[model.StatNorm] {
 				n := p.Stat[model.StatNorm]
 				sum += n * n

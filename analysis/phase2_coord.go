@@ -73,23 +73,28 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 	// them all); the walk from the most anomalous selects the first
 	// device-specific one.
 	selected := -1
+	// deviceSpecific labels candidate i; the first one is selected, with
+	// msg as the cross-device verification and decision in the log.
+	deviceSpecific := func(i int, a *model.Anomaly, msg, decision string) {
+		verdicts[i].Verdict = "device-specific"
+		if selected >= 0 {
+			return
+		}
+		selected = i
+		verdicts[i].Selected = true
+		c.res.RootCauseCoordinate = coordOf(a)
+		c.res.CrossDeviceVerification = msg
+		c.reason(msg)
+		c.decide(decision)
+	}
 	for i := range cands {
 		a := &cands[i]
 		v, key := coordValue(a, kind)
 		b := baselineMatch(a, idx[a.TargetName], kind)
 		if b == nil {
-			verdicts[i].Verdict = "device-specific"
-			if selected >= 0 {
-				continue
-			}
-			selected = i
-			verdicts[i].Selected = true
-			c.res.RootCauseCoordinate = coordOf(a)
-			msg := fmt.Sprintf("NPU %s=%.4g (rank=%d), GPU 同参数无异常 → NPU 独有", key, v, a.Rank)
-			c.res.CrossDeviceVerification = msg
-			c.reason(msg)
-			c.decide(fmt.Sprintf("candidate rank %d %s ms %d: the baseline has no candidate on the same parameter%s → device-specific, selected",
-				a.Rank, a.TargetName, a.Micro(), map[bool]string{true: " and micro step", false: ""}[kind == kindMicro]))
+			deviceSpecific(i, a, fmt.Sprintf("NPU %s=%.4g (rank=%d), GPU 同参数无异常 → NPU 独有", key, v, a.Rank),
+				fmt.Sprintf("candidate rank %d %s ms %d: the baseline has no candidate on the same parameter%s → device-specific, selected",
+					a.Rank, a.TargetName, a.Micro(), map[bool]string{true: " and micro step", false: ""}[kind == kindMicro]))
 			continue
 		}
 		bv, _ := coordValue(b, kind)
@@ -103,19 +108,10 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		}
 		verdicts[i].Ratio = model.FloatPtr(r)
 		if r >= opt.DeviceRatio || a.NonFinite && !b.NonFinite {
-			verdicts[i].Verdict = "device-specific"
-			if selected >= 0 {
-				continue
-			}
-			selected = i
-			verdicts[i].Selected = true
-			c.res.RootCauseCoordinate = coordOf(a)
-			msg := fmt.Sprintf("NPU %s=%.4g (rank=%d), GPU %s=%.4g (rank=%d), NPU/GPU=%.1fx ≥ %.1fx → NPU 设备特异性异常",
-				key, v, a.Rank, key, bv, b.Rank, r, opt.DeviceRatio)
-			c.res.CrossDeviceVerification = msg
-			c.reason(msg)
-			c.decide(fmt.Sprintf("candidate rank %d %s ms %d: %s %.4g vs baseline %.4g (rank %d) = %.2f× ≥ %.2f× → device-specific, selected",
-				a.Rank, a.TargetName, a.Micro(), key, v, bv, b.Rank, r, opt.DeviceRatio))
+			deviceSpecific(i, a, fmt.Sprintf("NPU %s=%.4g (rank=%d), GPU %s=%.4g (rank=%d), NPU/GPU=%.1fx ≥ %.1fx → NPU 设备特异性异常",
+				key, v, a.Rank, key, bv, b.Rank, r, opt.DeviceRatio),
+				fmt.Sprintf("candidate rank %d %s ms %d: %s %.4g vs baseline %.4g (rank %d) = %.2f× ≥ %.2f× → device-specific, selected",
+					a.Rank, a.TargetName, a.Micro(), key, v, bv, b.Rank, r, opt.DeviceRatio))
 			continue
 		}
 		verdicts[i].Verdict = "shared"
