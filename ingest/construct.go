@@ -23,13 +23,9 @@ func parseConstructJSON(buf []byte) (nodes map[string]constructNode, err error) 
 	defer catchScanError(&err)
 	sc := newScanner(buf)
 	s := &sc
-	if s.peek() != '{' {
-		kind := jsonKind(s.peek())
-		s.skip(0)
-		s.end()
+	if kind := s.enterTopObject(); kind != "" {
 		return nil, fmt.Errorf("top-level value is %s, not an object", kind)
 	}
-	s.pos++
 	nodes = make(map[string]constructNode)
 	n := 0
 	for s.more('}', &n) {

@@ -147,16 +147,10 @@ func v2MetricName(slug, scope string) string {
 
 // stripVPPPrefix removes the "<vpp>:" prefix monitor v2 puts on names.
 func stripVPPPrefix(name string) string {
-	i := strings.IndexByte(name, ':')
-	if i <= 0 {
-		return name
+	if i := strings.IndexByte(name, ':'); i > 0 && isDigits(name[:i]) {
+		return name[i+1:]
 	}
-	for _, c := range name[:i] {
-		if c < '0' || c > '9' {
-			return name
-		}
-	}
-	return name[i+1:]
+	return name
 }
 
 // csvResult is what one file yielded, with file-local target and metric

@@ -85,13 +85,9 @@ func (p *dumpParser) document(path string) (*model.Dump, error) {
 	s := &p.s
 	d := &model.Dump{Step: -1}
 	p.d = d
-	if s.peek() != '{' {
-		kind := jsonKind(s.peek())
-		s.skip(0)
-		s.end()
+	if kind := s.enterTopObject(); kind != "" {
 		return nil, inputErr(path, nil, "not an msprobe dump.json: the top-level value is %s, not an object", kind)
 	}
-	s.pos++
 	var sawData, sawTask bool
 	dataKind := ""
 	var topKeys []string
@@ -188,23 +184,6 @@ func countStatTensors(d *model.Dump) (n, withStats int) {
 		}
 	}
 	return n, withStats
-}
-
-// jsonKind names the kind of value that starts with c, for messages.
-func jsonKind(c byte) string {
-	switch c {
-	case '[':
-		return "an array"
-	case '{':
-		return "an object"
-	case '"':
-		return "a string"
-	case 'n':
-		return "null"
-	case 't', 'f':
-		return "a boolean"
-	}
-	return "a number"
 }
 
 // optString reads a string value; any other value is skipped and gives "".

@@ -60,6 +60,38 @@ func newScanner(buf []byte) lenientScanner {
 	return s
 }
 
+// enterTopObject steps into the document's top-level object and returns
+// "", or, when the top-level value is not an object, checks the rest of the
+// document (a syntax error is raised first) and returns what the value is
+// ("an array").
+func (s *lenientScanner) enterTopObject() (notObject string) {
+	if s.peek() != '{' {
+		kind := jsonKind(s.peek())
+		s.skip(0)
+		s.end()
+		return kind
+	}
+	s.pos++
+	return ""
+}
+
+// jsonKind names the kind of value that starts with c, for messages.
+func jsonKind(c byte) string {
+	switch c {
+	case '[':
+		return "an array"
+	case '{':
+		return "an object"
+	case '"':
+		return "a string"
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
+}
+
 func (s *lenientScanner) fail(format string, a ...any) {
 	if s.pos >= len(s.buf) {
 		panic(&scanError{Offset: len(s.buf), Msg: fmt.Sprintf(format, a...), Truncated: true})

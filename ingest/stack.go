@@ -14,13 +14,9 @@ func parseStackJSON(buf []byte) (stacks map[string][]string, err error) {
 	defer catchScanError(&err)
 	sc := newScanner(buf)
 	s := &sc
-	if s.peek() != '{' {
-		kind := jsonKind(s.peek())
-		s.skip(0)
-		s.end()
+	if kind := s.enterTopObject(); kind != "" {
 		return nil, fmt.Errorf("top-level value is %s, not an object", kind)
 	}
-	s.pos++
 	stacks = make(map[string][]string)
 	n := 0
 	for s.more('}', &n) {
