@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 )
 
 // Shape of the large benchmark data: a 48-layer model on 8 ranks.
@@ -55,26 +54,13 @@ func WriteLargeTrendDB(path string, rows int, window int) error {
 	for capacity(steps) < rows {
 		steps++
 	}
-	db, err := createTrendDB(path)
+	db, tx, err := beginTrendDB(path, ps, steps-1, largeRanks-1)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	tx, err := db.Begin()
-	if err != nil {
-		return err
-	}
 	defer tx.Rollback()
-	names := make([]string, P)
-	for i, p := range ps {
-		names[i] = p.Squashed
-	}
-	if err := writeDimensions(tx, names, steps-1, largeRanks-1); err != nil {
-		return err
-	}
-	q := "INSERT INTO trend_data (rank, step, target_id, metric_id, norm, min, max, mean) VALUES " +
-		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?),", largeBatch), ",")
-	st, err := tx.Prepare(q)
+	st, err := tx.Prepare(insertTrendRows(largeBatch))
 	if err != nil {
 		return err
 	}
@@ -94,9 +80,7 @@ func WriteLargeTrendDB(path string, rows int, window int) error {
 			return nil
 		}
 		n := len(args) / 8
-		q1 := "INSERT INTO trend_data (rank, step, target_id, metric_id, norm, min, max, mean) VALUES " +
-			strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?),", n), ",")
-		_, err := tx.Exec(q1, args...)
+		_, err := tx.Exec(insertTrendRows(n), args...)
 		args = args[:0]
 		return err
 	}

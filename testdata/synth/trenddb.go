@@ -133,7 +133,37 @@ func writeDimensions(tx *sql.Tx, names []string, maxStep, maxRank int) error {
 	return err
 }
 
-const insertTrendRow = `INSERT INTO trend_data (rank, step, target_id, metric_id, norm, min, max, mean) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+// beginTrendDB creates the database file at path, opens its one write
+// transaction and writes the dimension tables for params (their squashed
+// names) up to maxStep and maxRank; the caller defers db.Close and
+// tx.Rollback and commits.
+func beginTrendDB(path string, params []Param, maxStep, maxRank int) (*sql.DB, *sql.Tx, error) {
+	db, err := createTrendDB(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	names := make([]string, len(params))
+	for i, p := range params {
+		names[i] = p.Squashed
+	}
+	if err := writeDimensions(tx, names, maxStep, maxRank); err != nil {
+		tx.Rollback()
+		db.Close()
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return db, tx, nil
+}
+
+// insertTrendRows is the INSERT of n trend_data rows (8 values each).
+func insertTrendRows(n int) string {
+	return "INSERT INTO trend_data (rank, step, target_id, metric_id, norm, min, max, mean) VALUES " +
+		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?),", n), ",")
+}
 
 // WriteTrendDB writes the anomalous device's monitor data as msprobe
 // `data2db --micro_step true` would from its CSV tree.
@@ -142,24 +172,13 @@ func (r *Run) WriteTrendDB(path string) error { return r.WriteTrendDBFor(path, A
 // WriteTrendDBFor writes the given device's trend.db.
 func (r *Run) WriteTrendDBFor(path string, dev Device) error {
 	c := r.Cfg
-	db, err := createTrendDB(path)
+	db, tx, err := beginTrendDB(path, r.Params, c.OptSteps*c.Window-1, c.Ranks-1)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	tx, err := db.Begin()
-	if err != nil {
-		return err
-	}
 	defer tx.Rollback()
-	names := make([]string, len(r.Params))
-	for i, p := range r.Params {
-		names[i] = p.Squashed
-	}
-	if err := writeDimensions(tx, names, c.OptSteps*c.Window-1, c.Ranks-1); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	st, err := tx.Prepare(insertTrendRow)
+	st, err := tx.Prepare(insertTrendRows(1))
 	if err != nil {
 		return err
 	}
