@@ -1,0 +1,213 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"spikescope/model"
+)
+
+// Phase 3 noise bands: the control ratios a band is learned from, the
+// per-anchor band with its peers' spread guard, and the anomaly degree.
+
+// controlBiasLimit: the seed expects C/D ≈ 1.0x ("明显偏离先确认数据"); a
+// median control ratio further than this factor from 1 is reported.
+const controlBiasLimit = 1.2
+
+// controlBiasWarning checks that the control pair is aligned: a C/D median
+// Norm ratio far from 1 means a device bias or mismatched data; the degree
+// (A/B)/(C/D) removes a bias, but the data should be confirmed.
+func controlBiasWarning(th map[string]map[string]model.Band) string {
+	var parts []string
+	for _, d := range []string{"fwd", "bwd"} {
+		b := th[metricName(model.StatNorm)][d]
+		m := float64(b.Median)
+		if b.Samples > 0 && model.Finite(m) && m > 0 && (m > controlBiasLimit || m < 1/controlBiasLimit) {
+			parts = append(parts, fmt.Sprintf("%s %.3gx", d, m))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "control pair C/D is not ≈1.0x (median Norm ratio " + strings.Join(parts, ", ") + "): a device bias or different data; confirm the data before trusting the baseline"
+}
+
+// controlRatio is the ratio a band is learned from: C/D, or A/B when
+// degraded.
+func (p *p3) controlRatio(c *cell, m model.Stat) float64 {
+	if p.hasCD {
+		return c.cd[m]
+	}
+	return c.ab[m]
+}
+
+// band learns a band from control ratios (degraded: from A/B ratios).
+func (p *p3) band(rs []float64) model.Band {
+	if !p.hasCD {
+		b := logBand(rs, p.opt.IQRMult, p.opt.SpreadFloor, p.comparisons, 1)
+		b.Note = joinNote(noteDegraded, b.Note)
+		b.Rule = bandRuleDegraded
+		return b
+	}
+	b := degreeBand(rs, p.opt.IQRMult, p.opt.SpreadFloor, p.comparisons)
+	b.Rule = bandRuleCD
+	return b
+}
+
+// opRatios are the control ratios of metric m of every op of the compared
+// micro-batch in the layers (pass di) that aligns in C/D (A/B when
+// degraded): the band's sample when the layers are too few for an anchor's
+// own (two layers give each anchor two ratios). Computed once per call.
+func (cl *callAnalysis) opRatios(p *p3, layers []int, m model.Stat, di int) []float64 {
+	if cl.ops == nil {
+		cl.ops = map[model.Stat][2][]float64{}
+		for _, mm := range metricOrder {
+			cl.ops[mm] = [2][]float64{}
+		}
+		type ratioKey struct {
+			m   model.Stat
+			dir int
+			r   float64
+		}
+		seen := map[ratioKey]bool{}
+		for dj, d := range p3Dirs {
+			for _, l := range layers {
+				var idx []int32
+				for _, i := range p.ia.layers[l] {
+					if p.ia.d.Ops[i].Direction == d.dir && !p.ia.info[i].Recomp {
+						idx = append(idx, i)
+					}
+				}
+				for _, i := range callSegment(p.ia, idx, p.opt.Call) {
+					x, y, xi, yj := p.ia, p.ib, i, pair(p.ia, i, p.ib)
+					if p.hasCD {
+						x, y = p.ic, p.id
+						xi = pair(p.ia, i, p.ic)
+						yj = pair(p.ic, xi, p.id)
+					}
+					if ok, _ := checkPair(x, xi, y, yj, "X", "Y"); !ok {
+						continue
+					}
+					for _, mm := range metricOrder {
+						r := pairRatio(x, xi, y, yj, mm)
+						if !model.Finite(r) || seen[ratioKey{mm, dj, r}] {
+							continue // a module and its last API hold one tensor: one sample
+						}
+						seen[ratioKey{mm, dj, r}] = true
+						v := cl.ops[mm]
+						v[dj] = append(v[dj], r)
+						cl.ops[mm] = v
+					}
+				}
+			}
+		}
+	}
+	return cl.ops[m][di]
+}
+
+// spreadGuard sets an anchor's band from its peers' control ratios (each
+// relative to its own anchor's median) as well as its own. The IQR of one
+// anchor's L control ratios is itself noisy (at L = 24 its relative
+// standard error is about 25%): a band learned from an IQR that came out
+// low by chance flags noise, which is why a lone anchor's band uses the
+// IQR's one-standard-error upper bound (logBand). Anchors that see the same
+// device-pair noise estimate it together far more steadily (anchors × layers
+// samples, upper bound ~10% above the estimate): with peers, the band is the
+// wider of the peers' band and the anchor's own point estimate (an anchor
+// that is genuinely noisier keeps its own width). Peers are the anchors
+// whose own band is at most peerRatio times this one's (as wide as sampling
+// alone makes two bands of one noise level): an anchor whose pair compares
+// different tensors on the two devices (a TE module fused with its norm vs
+// a plain linear) scatters far wider and must not blunt the others.
+func (p *p3) spreadGuard(b model.Band, self int, relative [][]float64, spreads []float64) model.Band {
+	if !b.Usable || self >= len(spreads) || !model.Finite(spreads[self]) {
+		return b
+	}
+	var peers []float64
+	n := 0
+	for aj, rs := range relative {
+		if aj == self || model.Finite(spreads[aj]) && spreads[aj] <= peerRatio(b.Samples)*spreads[self] {
+			peers = append(peers, rs...)
+			n++
+		}
+	}
+	if n < 2 {
+		return b
+	}
+	all := p.band(peers)
+	if all.Samples <= b.Samples || !all.Usable {
+		return b
+	}
+	own := pointSpread(b, p.opt.SpreadFloor)
+	s := math.Log(float64(all.Upper))
+	note := fmt.Sprintf("band of %d peer anchors' control ratios (%d samples)", n, all.Samples)
+	if own > s {
+		s, note = own, fmt.Sprintf("this anchor's own spread (wider than the band of %d peer anchors)", n)
+	}
+	b.Lower, b.Upper = model.Float(math.Exp(-s)), model.Float(math.Exp(s))
+	b.Note = joinNote(b.Note, note)
+	return b
+}
+
+// pointSpread is a band's log half-width without the IQR's upper-bound
+// allowance (logBand), never below the floor.
+func pointSpread(b model.Band, floor float64) float64 {
+	s, fl := math.Log(float64(b.Upper)), math.Log1p(floor)
+	if s <= fl || b.Samples < 1 {
+		return fl
+	}
+	return math.Max(s/(1+iqrLogSE/math.Sqrt(float64(b.Samples))), fl)
+}
+
+// peerRatio is how much wider another anchor's band may be and still be a
+// peer of an anchor with n control ratios: three standard errors of the
+// ratio of two IQRs of one noise level (≈4.1 at n = 12, 2.7 at 24, 2.0 at
+// 48). A pair that compares different tensors scatters far beyond it.
+func peerRatio(n int) float64 {
+	if n < 1 {
+		return 1
+	}
+	return math.Exp(3 * math.Sqrt2 * iqrLogSE / math.Sqrt(float64(n)))
+}
+
+// bandSpread is a band's half-width on the log scale (NaN when unusable).
+func bandSpread(b model.Band) float64 {
+	if !b.Usable || !(float64(b.Upper) > 0) {
+		return math.NaN()
+	}
+	return math.Log(float64(b.Upper))
+}
+
+// relativeToMedian divides finite ratios by their median (none when the
+// median is not positive).
+func relativeToMedian(rs []float64) []float64 {
+	var vals []float64
+	for _, r := range rs {
+		if model.Finite(r) {
+			vals = append(vals, r)
+		}
+	}
+	if len(vals) == 0 {
+		return nil
+	}
+	s := append([]float64(nil), vals...)
+	sort.Float64s(s)
+	med := interpQuantile(s, 0.5)
+	if med <= 0 {
+		return nil
+	}
+	for i := range vals {
+		vals[i] /= med
+	}
+	return vals
+}
+
+// degree is the anomaly degree (A/B)/(C/D); degraded: (A/B)/median(A/B).
+func (p *p3) degree(ab, cd float64, b *model.Band) float64 {
+	if p.hasCD {
+		return groupRatio(ab, cd)
+	}
+	return groupRatio(ab, float64(b.Median))
+}

@@ -1,0 +1,85 @@
+package analysis
+
+import (
+	"math"
+
+	"spikescope/model"
+)
+
+// Phase 3 output rows: one layer of an anchor table and the value
+// conversions it uses.
+
+// layerRow renders one layer of an anchor table.
+func (p *p3) layerRow(anchor string, l int, cs *[2]cell) model.LayerRow {
+	row := model.LayerRow{Layer: l, Metrics: map[string]model.MetricRow{}, Label: p.scheme.label(l)}
+	row.Grad = model.Quad{
+		A: floatPtr(p.grad(p.ia, l, anchor)), B: floatPtr(p.grad(p.ib, l, anchor)),
+		C: floatPtr(p.grad(p.ic, l, anchor)), D: floatPtr(p.grad(p.id, l, anchor)),
+	}
+	f, b := &cs[0], &cs[1]
+	for _, m := range metricOrder {
+		row.Metrics[metricName(m)] = model.MetricRow{
+			Fwd: quadOf(f, m), Bwd: quadOf(b, m),
+			FAB: floatPtr(f.ab[m]), FCD: floatPtr(f.cd[m]), BAB: floatPtr(b.ab[m]), BCD: floatPtr(b.cd[m]),
+			FAnomaly: floatPtr(f.deg[m]), BAnomaly: floatPtr(b.deg[m]),
+			FFlag: f.flag[m], BFlag: b.flag[m],
+		}
+	}
+	al := &row.Alignment
+	al.FwdKeyA, al.FwdKeyB, al.FwdKeyC, al.FwdKeyD = p.keys(f)
+	al.BwdKeyA, al.BwdKeyB, al.BwdKeyC, al.BwdKeyD = p.keys(b)
+	al.FAB, al.FCD, al.BAB, al.BCD = f.abOK, f.cdOK, b.abOK, b.cdOK
+	for di, c := range []*cell{f, b} {
+		if !c.present {
+			continue
+		}
+		if !c.abOK {
+			al.Reasons = append(al.Reasons, p3Dirs[di].name+" A/B: "+c.abWhy)
+		}
+		if p.hasCD && !c.cdOK {
+			al.Reasons = append(al.Reasons, p3Dirs[di].name+" C/D: "+c.cdWhy)
+		}
+	}
+	return row
+}
+
+func (p *p3) keys(c *cell) (a, b, cc, d string) {
+	k := func(x *dumpIndex, i int32) string {
+		if x == nil || i < 0 {
+			return ""
+		}
+		return x.d.Ops[i].Key
+	}
+	return k(p.ia, c.a), k(p.ib, c.b), k(p.ic, c.c), k(p.id, c.d)
+}
+
+func quadOf(c *cell, m model.Stat) model.Quad {
+	return model.Quad{A: floatPtrRaw(c.va[m], c.a >= 0), B: floatPtrRaw(c.vb[m], c.b >= 0), C: floatPtrRaw(c.vc[m], c.c >= 0), D: floatPtrRaw(c.vd[m], c.d >= 0)}
+}
+
+// floatPtr is nil for a missing (NaN) value.
+func floatPtr(v float64) *model.Float {
+	if math.IsNaN(v) {
+		return nil
+	}
+	f := model.Float(v)
+	return &f
+}
+
+// floatPtrRaw keeps a recorded value, NaN included (shown as "NaN"): a NaN in A
+// is itself a finding. Absent stats are NaN too; they show as null only when
+// the op is missing.
+func floatPtrRaw(v float64, present bool) *model.Float {
+	if !present {
+		return nil
+	}
+	f := model.Float(v)
+	return &f
+}
+
+func nonNilStrings(x []string) []string {
+	if x == nil {
+		return []string{}
+	}
+	return x
+}

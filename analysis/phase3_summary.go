@@ -1,0 +1,184 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"spikescope/model"
+)
+
+// Phase 3 divergence summary: the anchors combined per metric, the
+// starts, the metric iteration, the direction verdicts and the drill-down.
+
+func emptySummary() model.DivergenceSummary {
+	return model.DivergenceSummary{
+		MetricStarts: map[string]model.MetricStart{}, Disagreements: []string{},
+		UncomparedLayers: model.DirLayers{Fwd: []int{}, Bwd: []int{}},
+		Thresholds:       map[string]map[string]model.Band{},
+		Directions:       []model.DirectionVerdict{},
+	}
+}
+
+// metricStart is one metric's starts (seed rule) and the reference's
+// main segments.
+func metricStart(dl model.DirLayers) model.MetricStart {
+	return model.MetricStart{
+		FwdStart:       divergenceStart(dl.Fwd, "fwd"),
+		BwdStart:       divergenceStart(dl.Bwd, "bwd"),
+		FwdMainSegment: mainSegment(dl.Fwd),
+		BwdMainSegment: mainSegment(dl.Bwd),
+	}
+}
+
+// summary combines the anchors: per metric the flagged layers of any
+// anchor, the starts, the metric iteration, the direction verdicts and the
+// drill-down.
+func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled map[model.Stat]map[string][]float64, res *model.Phase3Result) model.DivergenceSummary {
+	s := emptySummary()
+	s.IterationPath = map[string][]string{}
+	for _, m := range metricOrder {
+		s.Thresholds[metricName(m)] = map[string]model.Band{
+			"fwd": p.band(pooled[m]["fwd"]), "bwd": p.band(pooled[m]["bwd"]),
+		}
+	}
+	var notes []string
+	for _, m := range metricOrder {
+		for _, d := range p3Dirs {
+			if raw := controlBand(pooled[m][d.name], p.opt.IQRMult, p.opt.SpreadFloor); !raw.Usable {
+				notes = append(notes, fmt.Sprintf("%s %s: %s", metricName(m), d.name, raw.Note))
+			}
+		}
+	}
+	res.Warnings = append(res.Warnings, notes...)
+	if p.hasCD {
+		if w := controlBiasWarning(s.Thresholds); w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
+	}
+
+	var verdicts [2]model.DirectionVerdict
+	for di, d := range p3Dirs {
+		flaggedBy := map[model.Stat][]int{}
+		union := map[int]bool{}
+		unaligned := map[int]bool{}
+		degrees := map[int]float64{}
+		usable := false
+		for ai := range anchors {
+			for _, m := range metricOrder {
+				if res.Anchors[ai].Thresholds[metricName(m)][d.name].Usable {
+					usable = true
+				}
+			}
+			for li, l := range layers {
+				c := &cells[ai][li][di]
+				if p.uncompared(c) {
+					unaligned[l] = true
+				}
+				for _, m := range metricOrder {
+					if !c.flag[m] {
+						continue
+					}
+					union[l] = true
+					if old, ok := degrees[l]; !ok || math.Abs(logMagnitude(c.deg[m])) > math.Abs(logMagnitude(old)) {
+						degrees[l] = c.deg[m]
+					}
+				}
+			}
+		}
+		starts := map[model.Stat]*int{}
+		for _, m := range metricOrder {
+			set := map[int]bool{}
+			for ai := range anchors {
+				for li, l := range layers {
+					if cells[ai][li][di].flag[m] {
+						set[l] = true
+					}
+				}
+			}
+			flaggedBy[m] = sortedLayerSet(set)
+			ms := s.MetricStarts[metricName(m)]
+			st := divergenceStart(flaggedBy[m], d.name)
+			seg := mainSegment(flaggedBy[m])
+			if d.name == "fwd" {
+				ms.FwdStart, ms.FwdMainSegment = st, seg
+			} else {
+				ms.BwdStart, ms.BwdMainSegment = st, seg
+			}
+			s.MetricStarts[metricName(m)] = ms
+			starts[m] = st
+		}
+		final, path, dis := iterateMetrics(starts, d.name)
+		if path != nil {
+			s.IteratedMetrics = true
+			s.IterationPath[d.name] = path
+		}
+		for _, x := range dis {
+			s.Disagreements = append(s.Disagreements, d.name+" "+x)
+		}
+		if d.name == "fwd" {
+			s.EarliestFwdDivergence = final
+			s.UncomparedLayers.Fwd = sortedLayerSet(unaligned)
+		} else {
+			s.EarliestBwdDivergence = final
+			s.UncomparedLayers.Bwd = sortedLayerSet(unaligned)
+		}
+		peak, pv := peakOf(degrees)
+		verdicts[di] = directionVerdict(d.name, sortedLayerSet(union), sortedLayerSet(unaligned), usable, final, peak, pv)
+		if l, key := firstNonFinite(p.ia, layers, d.dir, d.name); key != "" {
+			verdicts[di].FirstNonFinite = fmt.Sprintf("L%d %s", l, key)
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: first NaN/Inf of A at L%d (%s)", d.name, l, key))
+		}
+	}
+	chooseP0(&verdicts[0], &verdicts[1])
+	if res.AnchorWarning != nil {
+		for i := range verdicts {
+			verdicts[i].Note = joinNote(verdicts[i].Note, fmt.Sprintf("only %d aligned anchor(s): verdict incomplete", res.AnchorWarning.AnchorsFound))
+		}
+	}
+	s.Directions = verdicts[:]
+	for di, v := range verdicts {
+		if v.P0 && v.Start != nil {
+			s.Drilldown = p.drillDown(p3Dirs[di].dir, p3Dirs[di].name, *v.Start, s.Thresholds)
+		}
+	}
+	return s
+}
+
+// firstNonFinite finds the first op of x, in propagation order (layers
+// shallow → deep forward, deep → shallow backward; execution order within a
+// layer), whose compared output holds a NaN or Inf statistic.
+func firstNonFinite(x *dumpIndex, layers []int, dir model.Direction, dirName string) (int, string) {
+	for n := range layers {
+		l := layers[n]
+		if dirName == "bwd" {
+			l = layers[len(layers)-1-n]
+		}
+		for _, i := range x.layers[l] {
+			op := &x.d.Ops[i]
+			if op.Direction != dir {
+				continue
+			}
+			if t := primaryTensor(op); t != nil && badStats(t, "A") != "" && t.Has[model.StatNorm] {
+				return l, op.Key
+			}
+		}
+	}
+	return 0, ""
+}
+
+func logMagnitude(v float64) float64 {
+	if v == 0 || !model.Finite(v) {
+		return 0
+	}
+	return math.Log(math.Abs(v))
+}
+
+func sortedLayerSet(m map[int]bool) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}
