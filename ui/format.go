@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"math"
 	"strconv"
 	"strings"
@@ -107,10 +108,11 @@ func coordinateString(c *model.Coordinate) string {
 
 // shortParam shortens a long parameter name from the left, keeping the
 // distinctive tail ("…layers.3.mlp.weight").
+// Widths are terminal cells (a CJK character takes two).
 func shortParam(s string, w int) string {
-	r := []rune(s)
-	if len(r) <= w || w < 2 {
+	sw := ansi.StringWidth(s)
+	if sw <= w || w < 2 {
 		return s
 	}
-	return "…" + string(r[len(r)-w+1:])
+	return "…" + ansi.TruncateLeft(s, sw-w+1, "")
 }

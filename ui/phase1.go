@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"strconv"
 	"strings"
 
@@ -59,7 +60,43 @@ func newPhase1Pane(st Styles, d *Data) *phase1Pane {
 		{title: "trigger", width: 8, drop: 4, less: func(x, y int) bool { return a(x).Trigger < a(y).Trigger }},
 		{title: "curve", width: 16, drop: 3, keep: true},
 	}, len(p.anoms))
+	// a step-level run (no gradient accumulation) has no micro steps: its
+	// steps are the optimizer steps, one column
+	if !anyMicro(p.anoms) {
+		p.tbl.cols[p1ColOpt].title = "step"
+		p.tbl.cols[p1ColOpt].width = 6
+		p.tbl.cols[p1ColMicro].off = true
+		p.tbl.cols[p1ColStep].off = true
+	}
 	return p
+}
+
+// anyMicro reports whether any candidate has a micro step.
+func anyMicro(as []model.Anomaly) bool {
+	for i := range as {
+		if as[i].MicroStep != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// triggerShort names the triggers in 8 cells for narrow screens.
+var triggerShort = map[string]string{
+	"micro_step_delta": "Δ micro",
+	"nonfinite":        "NaN/Inf",
+	"dump_abs_norm":    "abs norm",
+}
+
+// triggerText is a's trigger in w cells: in full when it fits, else its
+// short name.
+func triggerText(t string, w int) string {
+	if ansi.StringWidth(t) > w {
+		if s, ok := triggerShort[t]; ok {
+			return s
+		}
+	}
+	return t
 }
 
 func isNaN(f model.Float) bool { v := float64(f); return v != v }
@@ -302,7 +339,7 @@ func (p *phase1Pane) view() []string {
 		case p1ColDev:
 			return fmtNum(float64(a.DeviationRatio))
 		case p1ColTrigger:
-			return a.Trigger
+			return triggerText(a.Trigger, p.tbl.cols[p1ColTrigger].width)
 		case p1ColCurve:
 			var ix *seriesIndex
 			if p.data != nil {

@@ -53,14 +53,14 @@ func (p *phase2Pane) lines() []string {
 	}
 	out = append(out, "", st.Title.Render("cross-step growth (same parameter, adjacent optimizer steps)"))
 	if len(r.CrossStep) == 0 {
-		out = append(out, "  no adjacent optimizer-step pair (step-level data or a single step)")
+		out = append(out, "  "+noCrossStepReason(r))
 	} else {
 		vw := 7
 		for _, c := range r.CrossStep {
 			vw = max(vw, min(28, ansi.StringWidth(c.Verdict)))
 		}
 		pw := max(10, p.width-34-vw)
-		out = append(out, st.Header.Render(fmt.Sprintf("%-7s %s %7s %5s %6s %s", "pair", fit("parameter", pw, false), "growth", "ranks", "share", fit("verdict", vw, false))))
+		out = append(out, st.Header.Render(fmt.Sprintf("%-7s %s %7s %5s %6s %s", "pair", fit("parameter", pw, false), "≥growth", "ranks", "share", fit("verdict", vw, false))))
 		for _, c := range r.CrossStep {
 			verdict := c.Verdict
 			if verdict == "" {
@@ -199,4 +199,12 @@ func wrap(text string, width int) []string {
 		}
 	}
 	return out
+}
+
+// noCrossStepReason says why the cross-step table is empty.
+func noCrossStepReason(r *model.Phase2Result) string {
+	if len(r.Candidates) == 0 {
+		return "no candidate: nothing to compare across steps"
+	}
+	return "no adjacent optimizer-step pair was judged (the reasoning below says why)"
 }

@@ -306,7 +306,8 @@ func (p *phase3Pane) view() []string {
 			tabs = append(tabs, st.TabOff.Render(" "+a.Name+" "))
 		}
 	}
-	head := strings.Join(tabs, " ") + "  metric: " + st.Accent.Render(p.metricName())
+	metric := "metric: " + st.Accent.Render(p.metricName()) + "  "
+	head := metric + tabWindow(tabs, p.anchor, p.width-ansi.StringWidth(metric))
 	lines := []string{head}
 	t := p.anchorTable()
 	ms := t.Conclusion.MetricStarts[p.metricName()]
@@ -330,4 +331,45 @@ func (p *phase3Pane) view() []string {
 	lines = append(lines, "")
 	lines = append(lines, p.summaryLines()...)
 	return lines
+}
+
+// tabWindow joins the tabs that fit in w cells, always including the
+// active one: on a narrow screen with many anchors the metric and the
+// active tab stay visible, "…" stands for the tabs left out.
+func tabWindow(tabs []string, active, w int) string {
+	if len(tabs) == 0 {
+		return ""
+	}
+	active = max(0, min(active, len(tabs)-1))
+	width := func(lo, hi int) int { // lo..hi joined, with the "…" markers
+		n := ansi.StringWidth(strings.Join(tabs[lo:hi+1], " "))
+		if lo > 0 {
+			n += 2
+		}
+		if hi < len(tabs)-1 {
+			n += 2
+		}
+		return n
+	}
+	lo, hi := active, active
+	for grown := true; grown; {
+		grown = false
+		if hi+1 < len(tabs) && width(lo, hi+1) <= w {
+			hi, grown = hi+1, true
+		}
+		if lo > 0 && width(lo-1, hi) <= w {
+			lo, grown = lo-1, true
+		}
+	}
+	out := strings.Join(tabs[lo:hi+1], " ")
+	if lo > 0 {
+		out = "… " + out
+	}
+	if hi < len(tabs)-1 {
+		out += " …"
+	}
+	if ansi.StringWidth(out) > w { // even the active tab alone is too wide
+		return fit(out, max(0, w), false)
+	}
+	return out
 }

@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/NimbleMarkets/ntcharts/v2/canvas"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas/graph"
 	"github.com/NimbleMarkets/ntcharts/v2/linechart"
+	"github.com/charmbracelet/x/ansi"
 
 	"spikescope/model"
 )
@@ -81,7 +84,12 @@ func (s *seriesPane) render() []string {
 	if s.data != nil {
 		ix = s.data.series
 	}
-	title := st.Title.Render(fmt.Sprintf("%s · rank %d · %s", a.TargetName, a.Rank, a.Metric)) + "  metric: " + st.Accent.Render(metricNames[s.metric])
+	// the rank, metric and statistic stay visible: a long parameter name
+	// gives way from the left
+	tail := fmt.Sprintf(" · rank %d · %s", a.Rank, a.Metric)
+	stat := "  metric: " + metricNames[s.metric]
+	name := shortParam(a.TargetName, max(8, s.width-ansi.StringWidth(tail+stat)))
+	title := st.Title.Render(name+tail) + "  metric: " + st.Accent.Render(metricNames[s.metric])
 	info := fmt.Sprintf("spike at %s: norm %s, baseline median %s, %s× (%s)",
 		stepLabel(a), fmtNum(float64(a.Norm)), fmtNum(float64(a.BaselineMedian)), fmtNum(float64(a.DeviationRatio)), a.Trigger)
 	lines := []string{title, info}
@@ -127,15 +135,31 @@ func stepLabel(a *model.Anomaly) string {
 // baseline median line, the selected rank on top, the spike marked.
 func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int) []string {
 	st, a := s.st, s.a
+	// other ranks are drawn at the selected curve's x positions (a rank
+	// may lack some steps); their points at steps sel lacks are left out
+	at := make(map[stepKey]int, len(sel.Vals))
+	for i := range sel.Vals {
+		at[pointKey(sel, i)] = i
+	}
 	var others [][]float64
 	for _, r := range ix.ranks {
 		if int(r) == a.Rank {
 			continue
 		}
 		c, _ := ix.statCurve(a, int(r), s.stat())
-		if len(c.Vals) > 0 {
-			others = append(others, c.Vals)
+		if len(c.Vals) == 0 {
+			continue
 		}
+		o := make([]float64, len(sel.Vals))
+		for i := range o {
+			o[i] = math.NaN()
+		}
+		for i, v := range c.Vals {
+			if j, ok := at[pointKey(c, i)]; ok {
+				o[j] = v
+			}
+		}
+		others = append(others, o)
 	}
 	var bandLo, bandHi []float64
 	if s.data != nil {
@@ -269,27 +293,30 @@ func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int) []stri
 	if cells < 1 {
 		return nil
 	}
-	n := len(sel.Vals)
+	// The columns are the (step, micro step) points of every shown rank:
+	// a rank that misses steps (a dump tree with one step on some ranks)
+	// keeps its values under their own steps.
+	curves := make([]curve, len(ranks))
+	for k, r := range ranks {
+		curves[k], _ = ix.statCurve(a, int(r), s.stat())
+	}
+	pos := stepPositions(append(curves, sel))
+	n := len(pos)
 	// few steps: each step gets the same whole number of cells
 	stretch := 1
 	if n > 0 && n < cells {
 		stretch = cells / n
 		cells = n
 	}
-	// step buckets follow the selected curve's step positions
 	all := make([][]float64, len(ranks))
 	var finite []float64
-	for k, r := range ranks {
-		c, _ := ix.statCurve(a, int(r), s.stat())
+	for k, c := range curves {
 		b := make([]float64, cells)
 		for i := range b {
 			b[i] = math.NaN()
 		}
 		for i, v := range c.Vals {
-			if i >= n {
-				break
-			}
-			cell := i * cells / n
+			cell := pos[pointKey(c, i)] * cells / n
 			if math.IsNaN(b[cell]) || v > b[cell] || math.IsInf(v, 1) {
 				b[cell] = v
 			}
@@ -334,8 +361,8 @@ func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int) []stri
 		}
 		out = append(out, b.String())
 	}
-	if spike >= 0 && n > 0 {
-		mark := strings.Repeat(" ", labelW+(spike*cells/n)*stretch+stretch/2) + "▲ " + stepLabel(a)
+	if spike >= 0 && spike < len(sel.Vals) && n > 0 {
+		mark := strings.Repeat(" ", labelW+(pos[pointKey(sel, spike)]*cells/n)*stretch+stretch/2) + "▲ " + stepLabel(a)
 		out = append(out, mark)
 	}
 	scaleNote := "linear"
@@ -368,4 +395,33 @@ func (s *seriesPane) legend() string {
 		parts = append(parts, "log y")
 	}
 	return strings.Join(parts, "  ")
+}
+
+// pointKey is point i of c's (step, micro step).
+func pointKey(c curve, i int) stepKey { return stepKey{c.Steps[i], c.Micro[i]} }
+
+// stepPositions numbers the distinct (step, micro step) points of curves
+// in order: the heat map's columns.
+func stepPositions(curves []curve) map[stepKey]int {
+	var keys []stepKey
+	seen := map[stepKey]bool{}
+	for _, c := range curves {
+		for i := range c.Vals {
+			if k := pointKey(c, i); !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	slices.SortFunc(keys, func(a, b stepKey) int {
+		if a.step != b.step {
+			return cmp.Compare(a.step, b.step)
+		}
+		return cmp.Compare(a.micro, b.micro)
+	})
+	pos := make(map[stepKey]int, len(keys))
+	for i, k := range keys {
+		pos[k] = i
+	}
+	return pos
 }

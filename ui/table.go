@@ -21,6 +21,8 @@ type column struct {
 	// keep: the cursor row keeps this cell's own styles (a sparkline's
 	// spike mark) instead of drawing it in reverse video.
 	keep bool
+	// off: never shown (a column the data has no values for).
+	off bool
 }
 
 // colGap is the space between columns.
@@ -191,6 +193,9 @@ type shownCol struct {
 // column is. Columns are dropped by their drop rank until the rest fits.
 func (t *table) layout(width int) []shownCol {
 	hidden := make([]bool, len(t.cols))
+	for i, c := range t.cols {
+		hidden[i] = c.off
+	}
 	for {
 		total, flex := 0, -1
 		n := 0

@@ -1,0 +1,99 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"spikescope/model"
+)
+
+// A rank that lacks a step (a dump tree: rank 5 dumped only at step 5)
+// keeps its value under its own step in the heat map, not under the first
+// step of the selected rank.
+func TestHeatmapAlignsRanksByStep(t *testing.T) {
+	md := &model.MonitorData{Format: model.FormatDump, Targets: []model.Target{{Name: "w"}}, Metrics: []string{"grad_norm"}}
+	md.HasStat = [model.NumStats]bool{true, true, true, true}
+	md.Rows.Append(3, 4, model.NoMicro, 0, 0, [model.NumStats]float64{1, 0, 0, 0})
+	md.Rows.Append(3, 5, model.NoMicro, 0, 0, [model.NumStats]float64{10, 0, 0, 0})
+	md.Rows.Append(5, 5, model.NoMicro, 0, 0, [model.NumStats]float64{2, 0, 0, 0})
+	a := model.Anomaly{Rank: 3, Step: 5, TargetName: "w", Metric: "grad_norm", Norm: 10}
+	d := &Data{Monitor: md}
+	d.series = buildSeriesIndex(md, []model.Anomaly{a})
+	s := newSeriesPane(NewStyles(true), d, &a)
+	s.setSize(40, 20)
+	sel, spike := d.series.statCurve(&a, 3, model.StatNorm)
+	rows := s.heatmap(d.series, sel, spike, 2)
+	if len(rows) < 3 {
+		t.Fatalf("heat map rows: %q", rows)
+	}
+	r3, r5 := []rune(rows[0]), []rune(rows[1])
+	label := 4 // "▸r3 " / "r5  "
+	half := (len(r3) - label) / 2
+	if r5[label] != ' ' || r5[label+half] == ' ' {
+		t.Fatalf("rank 5's step-5 value drawn under step 4:\n%s\n%s", rows[0], rows[1])
+	}
+	if mark := strings.IndexRune(rows[2], '▲'); ansi.StringWidth(rows[2][:mark]) < label+half {
+		t.Fatalf("spike mark left of step 5's column: %q", rows[2])
+	}
+}
+
+// At 80 columns with many anchors the metric name and the active anchor
+// tab stay on the Phase 3 head line.
+func TestTabWindowKeepsActiveTab(t *testing.T) {
+	tabs := []string{" input_layernorm ", " self_attention ", " mlp ", " pre_mlp_layernorm ", " (layer) "}
+	got := tabWindow(tabs, 4, 40)
+	if !strings.Contains(got, "(layer)") || !strings.HasPrefix(got, "… ") || ansi.StringWidth(got) > 40 {
+		t.Fatalf("tabWindow(active 4, 40) = %q", got)
+	}
+	got = tabWindow(tabs, 0, 40)
+	if !strings.HasPrefix(got, " input_layernorm ") || !strings.HasSuffix(got, " …") || ansi.StringWidth(got) > 40 {
+		t.Fatalf("tabWindow(active 0, 40) = %q", got)
+	}
+	if got := tabWindow(tabs, 2, 200); strings.Contains(got, "…") {
+		t.Fatalf("all tabs fit, none left out: %q", got)
+	}
+}
+
+// Parameter names are shortened by cell width: CJK characters take two.
+func TestShortParamCountsCells(t *testing.T) {
+	got := shortParam("层.累积窗口.weight", 10)
+	if w := ansi.StringWidth(got); w > 10 || !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, ".weight") {
+		t.Fatalf("shortParam = %q (width %d)", got, w)
+	}
+}
+
+// Step-level runs show one "step" column (no micro-step column), and
+// triggers too long for the narrow column get their short names.
+func TestPhase1StepLevelColumnsAndShortTriggers(t *testing.T) {
+	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
+	head := ""
+	for _, l := range strings.Split(screenText(m), "\n") {
+		if strings.Contains(l, "parameter") && strings.Contains(l, "rank") && strings.Contains(l, "norm") {
+			head = l
+			break
+		}
+	}
+	if !strings.Contains(head, "step rank") || strings.Contains(head, " ms ") || strings.Contains(head, "opt") {
+		t.Fatalf("step-level header: %q", head)
+	}
+	if got := triggerText("micro_step_delta", 8); got != "Δ micro" {
+		t.Fatalf("triggerText = %q", got)
+	}
+	if got := triggerText("micro_step_delta", 16); got != "micro_step_delta" {
+		t.Fatalf("triggerText wide = %q", got)
+	}
+}
+
+// The empty cross-step table says why: no candidate, or see the reasoning
+// (never "step-level data", which does have pairs).
+func TestNoCrossStepReason(t *testing.T) {
+	if got := noCrossStepReason(&model.Phase2Result{}); !strings.Contains(got, "no candidate") {
+		t.Fatalf("no candidates: %q", got)
+	}
+	r := &model.Phase2Result{Candidates: []model.CandidateVerdict{{}}}
+	if got := noCrossStepReason(r); !strings.Contains(got, "reasoning") {
+		t.Fatalf("with candidates: %q", got)
+	}
+}
