@@ -586,3 +586,20 @@ func mapProcRanks(jobs []dumpJob) {
 		}
 	}
 }
+
+// sortDumps orders dumps by (Step, Rank, Mode, Path).
+func sortDumps(ds []*model.Dump) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i], ds[j]
+		if a.Step != b.Step {
+			return a.Step < b.Step
+		}
+		if a.Rank != b.Rank {
+			return a.Rank < b.Rank
+		}
+		if a.Mode != b.Mode {
+			return a.Mode < b.Mode
+		}
+		return a.Path < b.Path
+	})
+}
