@@ -68,10 +68,15 @@ func (m *Model) header() []string {
 	} else {
 		title = "spikescope · " + title
 	}
-	pin := st.Dim.Render("no pin")
+	pinText := "no pin"
+	pin := st.Dim.Render(pinText)
 	if m.data != nil && m.data.Pin != "" {
-		pin = st.Accent.Render("PIN " + m.data.Pin)
+		pinText = "PIN " + m.data.Pin
+		pin = st.Accent.Render(pinText)
 	}
+	// the pin (the coordinate everything below is about) outranks the
+	// source path: a long path gives way from the left
+	title = shortParam(title, max(16, m.w-2-ansi.StringWidth(pinText)))
 	l1 := st.Title.Render(title) + "  " + pin
 	if m.screen == screenLoading || m.screen == screenError {
 		return []string{l1, ""}
