@@ -126,25 +126,6 @@ const (
 	noteDegraded   = "no control group: band from A/B across layers around its median; A/B may include device bias"
 )
 
-// interpQuantile is the linearly interpolated q-quantile of sorted values (the
-// usual "type 7" estimator; the reference's upper-index picks are biased on
-// small samples).
-func interpQuantile(sorted []float64, q float64) float64 {
-	n := len(sorted)
-	if n == 0 {
-		return math.NaN()
-	}
-	if n == 1 {
-		return sorted[0]
-	}
-	h := q * float64(n-1)
-	lo := int(math.Floor(h))
-	if lo >= n-1 {
-		return sorted[n-1]
-	}
-	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
-}
-
 // controlBand learns the band of one metric and direction from the control
 // ratios (C/D per layer; A/B in degraded mode). The band is relative:
 // [1 − spread, 1 + spread] around the median with spread =
