@@ -43,6 +43,7 @@ func (p *p3) layerRow(anchor string, l int, cs *[2]cell) model.LayerRow {
 	return row
 }
 
+// keys are the op keys of a cell's four representatives ("" when absent).
 func (p *p3) keys(c *cell) (a, b, cc, d string) {
 	k := func(x *dumpIndex, i int32) string {
 		if x == nil || i < 0 {
@@ -53,6 +54,7 @@ func (p *p3) keys(c *cell) (a, b, cc, d string) {
 	return k(p.ia, c.a), k(p.ib, c.b), k(p.ic, c.c), k(p.id, c.d)
 }
 
+// quadOf is metric m of a cell's four groups (null for an absent op).
 func quadOf(c *cell, m model.Stat) model.Quad {
 	return model.Quad{A: floatPtrRaw(c.va[m], c.a >= 0), B: floatPtrRaw(c.vb[m], c.b >= 0), C: floatPtrRaw(c.vc[m], c.c >= 0), D: floatPtrRaw(c.vd[m], c.d >= 0)}
 }
@@ -77,6 +79,7 @@ func floatPtrRaw(v float64, present bool) *model.Float {
 	return &f
 }
 
+// nonNilStrings makes a nil list an empty one (JSON [] rather than null).
 func nonNilStrings(x []string) []string {
 	if x == nil {
 		return []string{}

@@ -11,6 +11,7 @@ import (
 // Phase 3 divergence summary: the anchors combined per metric, the
 // starts, the metric iteration, the direction verdicts and the drill-down.
 
+// emptySummary is a summary with every list and map empty, not null.
 func emptySummary() model.DivergenceSummary {
 	return model.DivergenceSummary{
 		MetricStarts: map[string]model.MetricStart{}, Disagreements: []string{},
@@ -167,6 +168,8 @@ func firstNonFinite(x *dumpIndex, layers []int, dir model.Direction, dirName str
 	return 0, ""
 }
 
+// logMagnitude is ln|v|, 0 for zero or a non-finite v (compares how far
+// degrees are from 1).
 func logMagnitude(v float64) float64 {
 	if v == 0 || !model.Finite(v) {
 		return 0
@@ -174,6 +177,7 @@ func logMagnitude(v float64) float64 {
 	return math.Log(math.Abs(v))
 }
 
+// sortedLayerSet lists the layers of a set in ascending order.
 func sortedLayerSet(m map[int]bool) []int {
 	out := make([]int, 0, len(m))
 	for k := range m {
