@@ -463,7 +463,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Phase3):
 		m.goTop(screenPhase3)
-		if m.data.P3 == nil && m.data.A != nil && len(m.data.Controls) > 0 {
+		// C is worth choosing only when B is there: without B Phase 3
+		// cannot run whatever C is, and the screen says what to collect
+		if m.data.P3 == nil && m.data.A != nil && m.data.B != nil && len(m.data.Controls) > 0 {
 			m.openChooser()
 		}
 		return nil

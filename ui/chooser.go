@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"strconv"
 )
 
@@ -32,7 +33,11 @@ func newChooserPane(st Styles, d *Data) *chooserPane {
 	return p
 }
 
-func (p *chooserPane) setSize(w, h int) { p.w = w; p.tbl.setHeight(h - 4) }
+// chooserWhyLines is the room under the table for the selected dump's
+// full reason (the why column is cut or hidden on narrow screens).
+const chooserWhyLines = 3
+
+func (p *chooserPane) setSize(w, h int) { p.w = w; p.tbl.setHeight(h - 4 - chooserWhyLines) }
 
 func (p *chooserPane) selected() *ControlOption {
 	i := p.tbl.selected()
@@ -45,7 +50,7 @@ func (p *chooserPane) selected() *ControlOption {
 func (p *chooserPane) view() []string {
 	st := p.st
 	lines := []string{
-		st.Title.Render("choose the control group C") + " (nearby normal dump; D is taken from B's tree at C's step and rank)",
+		ansi.Truncate(st.Title.Render("choose the control group C")+": a normal dump near A (D: B's tree, same step/rank)", p.w, "…"),
 	}
 	if p.data.ControlNote != "" {
 		lines = append(lines, st.Warn.Render(p.data.ControlNote))
@@ -56,7 +61,13 @@ func (p *chooserPane) view() []string {
 	if len(p.data.Controls) == 0 {
 		return append(lines, "no candidate C dump in A's tree")
 	}
-	return append(lines, p.tbl.render(p.w, st, func(i, c int) string {
+	dumpW := 20
+	for _, c := range p.tbl.layout(p.w) {
+		if c.idx == 3 {
+			dumpW = c.width
+		}
+	}
+	lines = append(lines, p.tbl.render(p.w, st, func(i, c int) string {
 		o := p.data.Controls[i]
 		switch c {
 		case 0:
@@ -68,11 +79,20 @@ func (p *chooserPane) view() []string {
 				return "yes"
 			}
 			return "no"
-		case 3:
-			return shortParam(o.Label, 60)
+		case 3: // the folder's tail (…/step5/rank5) tells the dumps apart
+			return shortParam(o.Label, dumpW)
 		case 4:
 			return o.Reason
 		}
 		return ""
 	})...)
+	if o := p.selected(); o != nil && o.Reason != "" {
+		why := wrap("why: "+o.Reason, p.w)
+		if len(why) > chooserWhyLines {
+			why = why[:chooserWhyLines]
+			why[chooserWhyLines-1] = fit(why[chooserWhyLines-1]+" …", p.w, false)
+		}
+		lines = append(append(lines, ""), why...)
+	}
+	return lines
 }

@@ -70,7 +70,8 @@ func (k keyMap) helpFor(sc screen) screenKeys {
 	case screenPhase3:
 		short = []key.Binding{k.Enter, k.Tab, k.Metric, k.Sort, k.Pin, k.Report, k.Help, k.Quit}
 	case screenChooser:
-		short = []key.Binding{k.Enter, k.Back, k.Help, k.Quit}
+		use := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "use this C"))
+		short = []key.Binding{use, k.Back, k.Help, k.Quit}
 	case screenDrill:
 		short = []key.Binding{k.Enter, k.Back, k.Metric, k.Filter, k.Sort, k.Help, k.Quit}
 	case screenSeries:
@@ -83,4 +84,15 @@ func (k keyMap) helpFor(sc screen) screenKeys {
 		short = []key.Binding{k.Phase1, k.Phase3, k.Pin, k.Unpin, k.Report, k.Help, k.Quit}
 	}
 	return screenKeys{short: short, full: full}
+}
+
+// phase3Idle is the footer of a Phase 3 screen with no result: the layer
+// table's keys would do nothing there.
+func (k keyMap) phase3Idle(canChoose bool) screenKeys {
+	short := []key.Binding{k.Phase1, k.Phase2}
+	if canChoose {
+		short = append(short, k.Control)
+	}
+	short = append(short, k.Report, k.Help, k.Quit)
+	return screenKeys{short: short, full: k.helpFor(screenPhase3).full}
 }

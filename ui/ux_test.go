@@ -109,3 +109,29 @@ func TestHeaderKeepsPinWhole(t *testing.T) {
 		t.Fatalf("header: %q", first)
 	}
 }
+
+// Without B, Phase 3 cannot run whatever C is: `3` shows what to collect
+// instead of the C chooser, and the footer offers only keys that work
+// there (c still opens the chooser).
+func TestPhase3WithoutBSaysWhatIsMissing(t *testing.T) {
+	d := fixture()
+	d.P3, d.A, d.B = nil, &model.Dump{}, nil
+	d.Missing = []string{"baseline dump B (Phase 3 not run) — dump step 10 on rank 2 on the baseline device (--dump-b)"}
+	if len(d.Controls) == 0 {
+		t.Fatal("fixture needs control options")
+	}
+	m := loaded(t, fixtureBackend(), d, 80, 24, true)
+	press(m, "3")
+	txt := screenText(m)
+	if m.screen != screenPhase3 || !strings.Contains(txt, "--dump-b") {
+		t.Fatalf("screen %d:\n%s", m.screen, txt)
+	}
+	lines := strings.Split(strings.TrimRight(txt, "\n"), "\n")
+	if foot := lines[len(lines)-1]; !strings.Contains(foot, "c choose C") || strings.Contains(foot, "next anchor") {
+		t.Fatalf("footer: %q", foot)
+	}
+	press(m, "c")
+	if m.screen != screenChooser || !strings.Contains(screenText(m), "enter use this C") {
+		t.Fatalf("c does not open the chooser: screen %d", m.screen)
+	}
+}

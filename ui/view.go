@@ -220,7 +220,11 @@ func (m *Model) footer() []string {
 	case screenError:
 		helpLine = m.help.ShortHelpView([]key.Binding{m.keys.Quit})
 	default:
-		helpLine = m.help.View(m.keys.helpFor(m.screen))
+		keys := m.keys.helpFor(m.screen)
+		if m.screen == screenPhase3 && m.data != nil && m.data.P3 == nil {
+			keys = m.keys.phase3Idle(m.data.A != nil && len(m.data.Controls) > 0)
+		}
+		helpLine = m.help.View(keys)
 	}
 	return []string{status, helpLine}
 }
