@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"strconv"
 	"strings"
 
@@ -115,7 +116,16 @@ func (p *drillPane) setSize(w, h int) {
 	if w >= 120 {
 		p.tbl.cols[1].min = 40
 	}
-	p.tbl.setHeight(h - 3)
+	p.tbl.setHeight(h - 3 - p.nameLines())
+}
+
+// nameLines is the room under the table for the selected operator's full
+// name, which the operator column cuts below 120 columns.
+func (p *drillPane) nameLines() int {
+	if p.width < 120 {
+		return 1
+	}
+	return 0
 }
 
 func (p *drillPane) update(msg tea.KeyPressMsg, k keyMap) bool {
@@ -211,6 +221,9 @@ func (p *drillPane) view() []string {
 				mark = "! "
 			}
 			name := o.Key
+			if ansi.StringWidth(name) > p.opWidth()-2 {
+				name = opInLayer(name, p.layer)
+			}
 			if !o.Aligned {
 				name += " (unaligned)"
 			}
@@ -222,6 +235,11 @@ func (p *drillPane) view() []string {
 		}
 		return quadCell(p.row(i), c-2, st)
 	})...)
+	if p.nameLines() > 0 {
+		if o := p.selected(); o != nil {
+			lines = append(lines, st.Dim.Render("▸ "+shortParam(o.Key, max(10, p.width-2))))
+		}
+	}
 	return lines
 }
 
@@ -321,7 +339,7 @@ func (p *chainPane) linkLine(pos string, l chainLink) string {
 	case !l.aligned:
 		state = "unaligned"
 	}
-	line := fmt.Sprintf("%3s  %-9s %s", pos, state, l.key)
+	line := fmt.Sprintf("%3s  %-9s %s", pos, state, shortParam(l.key, max(10, p.width-15)))
 	if l.flagged {
 		return p.st.Flag.Render(line)
 	}
@@ -348,4 +366,18 @@ func (p *chainPane) view() []string {
 	}
 	head = append(head, "")
 	return append(head, p.sv.window(p.lines())...)
+}
+
+// opInLayer names a module operator of layer inside that layer's table by
+// the part after "layers.<layer>." ("…mlp.linear_fc1.ColumnParallelLinear.
+// forward.0"): the module path before it is the same on every row, and
+// cutting it keeps the distinctive tail visible at 80 columns. API names
+// ("NPU.npu_swiglu.2.forward") and other modules stay whole.
+func opInLayer(key string, layer int) string {
+	mark := "layers." + strconv.Itoa(layer) + "."
+	i := strings.Index(key, mark)
+	if i < 0 || (i > 0 && key[i-1] != '.') || !strings.HasPrefix(key, "Module") {
+		return key
+	}
+	return "…" + key[i+len(mark):]
 }
