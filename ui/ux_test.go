@@ -141,7 +141,7 @@ func TestPhase3WithoutBSaysWhatIsMissing(t *testing.T) {
 func TestOpInLayer(t *testing.T) {
 	for in, want := range map[string]string{
 		"Module.module.module.decoder.layers.2.mlp.linear_fc1.ColumnParallelLinear.forward.0": "…mlp.linear_fc1.ColumnParallelLinear.forward.0",
-		"NPU.npu_swiglu.2.forward": "NPU.npu_swiglu.2.forward",
+		"NPU.npu_swiglu.2.forward":                                 "NPU.npu_swiglu.2.forward",
 		"Module.module.module.decoder.layers.12.mlp.MLP.forward.0": "Module.module.module.decoder.layers.12.mlp.MLP.forward.0",
 		"Module.module.module.decoder.sublayers.2.x.forward.0":     "Module.module.module.decoder.sublayers.2.x.forward.0",
 	} {
