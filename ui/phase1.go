@@ -170,7 +170,7 @@ func (p *phase1Pane) overviewLines() []string {
 		parts = append(parts, r.Missing...)
 		parts = append(parts, d.Missing...)
 		parts = append(parts, r.Warnings...)
-		out = append(out, p.st.Warn.Render(fmt.Sprintf("⚠ %d note(s): %s", n, parts[0])))
+		out = append(out, p.st.Warn.Render(fmt.Sprintf("⚠ %d note(s), all on screen 2 · %s", n, parts[0])))
 	}
 	return out
 }

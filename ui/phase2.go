@@ -32,7 +32,7 @@ func (p *phase2Pane) lines() []string {
 	st := p.st
 	d := p.data
 	if d == nil || d.P2 == nil {
-		return []string{"Phase 2 has no result: Phase 1 found no candidate to choose from."}
+		return append([]string{"Phase 2 has no result: Phase 1 found no candidate to choose from."}, p.noteLines()...)
 	}
 	r := d.P2
 	var out []string
@@ -114,7 +114,34 @@ func (p *phase2Pane) lines() []string {
 		}
 	}
 	for _, w := range r.Warnings {
-		out = append(out, st.Warn.Render(ansi.Truncate("⚠ "+w, p.width, "…")))
+		for _, l := range wrap("⚠ "+w, p.width) {
+			out = append(out, st.Warn.Render(l))
+		}
+	}
+	return append(out, p.noteLines()...)
+}
+
+// noteLines lists, in full, what was missing and what Phase 1 warned
+// about: the Phase 1 screen and the status line have room for one line.
+func (p *phase2Pane) noteLines() []string {
+	d := p.data
+	if d == nil {
+		return nil
+	}
+	var notes []string
+	if d.P1 != nil {
+		notes = append(notes, d.P1.Missing...)
+	}
+	notes = append(notes, d.Missing...)
+	if d.P1 != nil {
+		notes = append(notes, d.P1.Warnings...)
+	}
+	if len(notes) == 0 {
+		return nil
+	}
+	out := []string{"", p.st.Title.Render(fmt.Sprintf("notes (%d): missing data and warnings", len(notes)))}
+	for _, n := range notes {
+		out = append(out, wrap("• "+n, p.width)...)
 	}
 	return out
 }

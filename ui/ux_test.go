@@ -150,3 +150,22 @@ func TestOpInLayer(t *testing.T) {
 		}
 	}
 }
+
+// Every note (missing data, Phase 1 warnings) is readable in full on the
+// Phase 2 screen; Phase 1 and the status line show only the first, cut.
+func TestPhase2ListsEveryNoteInFull(t *testing.T) {
+	d := fixture()
+	long := "baseline run — monitor (or dump) the baseline device on the same run and steps, and pass it with --baseline; until then Phase 2 is single-device"
+	d.Missing = []string{long}
+	d.P1.Warnings = []string{"grad_reduced rows never join in: the window comes from grad_unreduced alone"}
+	m := loaded(t, fixtureBackend(), d, 80, 40, true)
+	if !strings.Contains(screenText(m), "⚠ 2 note(s), all on screen 2") {
+		t.Fatalf("phase 1 note line:\n%s", screenText(m))
+	}
+	press(m, "2", "G")
+	txt := strings.Join(strings.Fields(screenText(m)), " ")
+	if !strings.Contains(txt, "notes (2)") || !strings.Contains(txt, "until then Phase 2 is single-device") ||
+		!strings.Contains(txt, "from grad_unreduced alone") {
+		t.Fatalf("phase 2 notes:\n%s", screenText(m))
+	}
+}
