@@ -94,7 +94,7 @@ func (p *phase2Pane) lines() []string {
 			}
 			p.candAt = append(p.candAt, len(out))
 			line := fmt.Sprintf("%s%-11s %4d %s %9s %9s %7s %s", mark, shortStep(&a), a.Rank,
-				fit(shortParam(a.TargetName, pw), pw, false), fmtNum(float64(c.Value)), fmtPtr(c.BaselineValue), fmtRatio(c.Ratio), fit(c.Verdict, vw, false))
+				fit(shortParam(a.TargetName, pw), pw, false), fmtNum(float64(c.Value)), baselineCell(c), fmtRatio(c.Ratio), fit(c.Verdict, vw, false))
 			switch {
 			case ci == p.sel:
 				line = st.Cursor.Render(line)
@@ -234,4 +234,14 @@ func noCrossStepReason(r *model.Phase2Result) string {
 		return "no candidate: nothing to compare across steps"
 	}
 	return "no adjacent optimizer-step pair was judged (the reasoning below says why)"
+}
+
+// baselineCell is the baseline's value at a candidate's coordinate; with a
+// baseline run but no value the baseline has no candidate there ("no
+// spike": that is why the verdict is device-specific), not missing data.
+func baselineCell(c model.CandidateVerdict) string {
+	if c.BaselineValue == nil && c.Verdict == "device-specific" {
+		return "no spike"
+	}
+	return fmtPtr(c.BaselineValue)
 }

@@ -169,3 +169,18 @@ func TestPhase2ListsEveryNoteInFull(t *testing.T) {
 		t.Fatalf("phase 2 notes:\n%s", screenText(m))
 	}
 }
+
+// With a baseline run, a candidate the baseline has no spike for reads
+// "no spike", not "-" (which would look like missing data).
+func TestBaselineCellNoSpike(t *testing.T) {
+	if got := baselineCell(model.CandidateVerdict{Verdict: "device-specific"}); got != "no spike" {
+		t.Fatalf("device-specific without baseline value: %q", got)
+	}
+	if got := baselineCell(model.CandidateVerdict{Verdict: "no baseline"}); got != "-" {
+		t.Fatalf("no baseline: %q", got)
+	}
+	v := model.Float(0.5)
+	if got := baselineCell(model.CandidateVerdict{Verdict: "shared", BaselineValue: &v}); got != "0.5" {
+		t.Fatalf("shared: %q", got)
+	}
+}
