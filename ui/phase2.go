@@ -41,7 +41,17 @@ func (p *phase2Pane) lines() []string {
 	if r.Pinned {
 		head += st.Accent.Render("  (pinned)")
 	}
-	out = append(out, head)
+	if ansi.StringWidth(head) > p.width { // a dump's long module name: whole, on lines of its own
+		out = append(out, "root-cause coordinate:")
+		for _, l := range wrap(coord, p.width) {
+			out = append(out, st.Accent.Render(l))
+		}
+		if r.Pinned {
+			out = append(out, st.Accent.Render("(pinned)"))
+		}
+	} else {
+		out = append(out, head)
+	}
 	if c := r.RootCauseCoordinate; c != nil {
 		out = append(out, fmt.Sprintf("  norm %s · Δ %s · deviation %s× · mode %s · root opt step %s",
 			fmtNum(float64(c.Norm)), fmtPtr(c.Delta), fmtNum(float64(c.DeviationRatio)), modeName(r.Mode), fmtOptInt(r.RootOptStep)))

@@ -184,3 +184,17 @@ func TestBaselineCellNoSpike(t *testing.T) {
 		t.Fatalf("shared: %q", got)
 	}
 }
+
+// A root-cause coordinate wider than the screen (a dump's module name) is
+// shown whole on lines of its own, not cut.
+func TestPhase2LongCoordinateWraps(t *testing.T) {
+	d := fixture()
+	name := "Module.module.module.decoder.layers.2.mlp.linear_fc2.RowParallelLinear.weight"
+	d.P2.RootCauseCoordinate.TargetName = name
+	m := loaded(t, fixtureBackend(), d, 80, 24, true)
+	press(m, "2")
+	txt := strings.ReplaceAll(screenText(m), "\n", "")
+	if !strings.Contains(txt, "param="+name) {
+		t.Fatalf("coordinate cut:\n%s", screenText(m))
+	}
+}
