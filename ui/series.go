@@ -256,12 +256,21 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int) []string {
 		}
 	}
 	draw(sel.Vals, st.Selected, false)
+	for i, v := range sel.Vals { // NaN has no height: marked on the top row
+		if math.IsNaN(v) && gw > 0 {
+			x := startX + int(math.Round(float64(i)/maxX*float64(gw-1)))
+			lc.Canvas.SetCell(canvas.Point{X: x, Y: 0}, canvas.NewCellWithStyle([]rune(nanRune)[0], st.Flag))
+		}
+	}
 	if spike >= 0 && gw > 0 {
 		x := startX + int(math.Round(float64(spike)/maxX*float64(gw-1)))
 		lc.Canvas.SetCell(canvas.Point{X: x, Y: 0}, canvas.NewCellWithStyle('▲', st.Spike))
 	}
 	return strings.Split(lc.View(), "\n")
 }
+
+// nanRune marks a NaN value in the chart (top row) and the heat map.
+const nanRune = "×"
 
 // heatmap draws ranks × steps: each cell the largest value of its step
 // bucket, on a log scale (a spike is orders of magnitude above the rest),
@@ -309,14 +318,21 @@ func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int) []stri
 		cells = n
 	}
 	all := make([][]float64, len(ranks))
+	nan := make([][]bool, len(ranks)) // a NaN in the bucket: drawn as ×, above any value
+	anyNaN := false
 	var finite []float64
 	for k, c := range curves {
 		b := make([]float64, cells)
+		nan[k] = make([]bool, cells)
 		for i := range b {
 			b[i] = math.NaN()
 		}
 		for i, v := range c.Vals {
 			cell := pos[pointKey(c, i)] * cells / n
+			if math.IsNaN(v) {
+				nan[k][cell], anyNaN = true, true
+				continue
+			}
 			if math.IsNaN(b[cell]) || v > b[cell] || math.IsInf(v, 1) {
 				b[cell] = v
 			}
@@ -346,7 +362,11 @@ func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int) []stri
 		}
 		var b strings.Builder
 		b.WriteString(fit(label, labelW, false))
-		for _, v := range all[k] {
+		for cell, v := range all[k] {
+			if nan[k][cell] {
+				b.WriteString(st.Flag.Render(strings.Repeat(nanRune, stretch)))
+				continue
+			}
 			if math.IsNaN(v) {
 				b.WriteString(strings.Repeat(" ", stretch))
 				continue
@@ -369,7 +389,11 @@ func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int) []stri
 	if logScale {
 		scaleNote = "log"
 	}
-	out = append(out, st.Dim.Render(fmt.Sprintf("%s scale %s … %s", scaleNote, fmtNum(lo), fmtNum(hi))))
+	note := fmt.Sprintf("%s scale %s … %s", scaleNote, fmtNum(lo), fmtNum(hi))
+	if anyNaN {
+		note += " · " + nanRune + " NaN"
+	}
+	out = append(out, st.Dim.Render(note))
 	return out
 }
 

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -196,5 +197,32 @@ func TestPhase2LongCoordinateWraps(t *testing.T) {
 	txt := strings.ReplaceAll(screenText(m), "\n", "")
 	if !strings.Contains(txt, "param="+name) {
 		t.Fatalf("coordinate cut:\n%s", screenText(m))
+	}
+}
+
+// A NaN gradient (the root cause of a NaN fault) is drawn as × in the heat
+// map, not left blank like a step with no data.
+func TestHeatmapMarksNaN(t *testing.T) {
+	md := &model.MonitorData{Format: model.FormatTrendDB, Targets: []model.Target{{Name: "w"}}, Metrics: []string{"grad_unreduced"}}
+	md.HasStat = [model.NumStats]bool{true, true, true, true}
+	for s := int32(0); s < 4; s++ {
+		v := 1.0
+		if s == 2 {
+			v = math.NaN()
+		}
+		md.Rows.Append(0, s, model.NoMicro, 0, 0, [model.NumStats]float64{v, 0, 0, 0})
+	}
+	a := model.Anomaly{Rank: 0, Step: 2, TargetName: "w", Metric: "grad_unreduced", Norm: model.Float(math.NaN())}
+	d := &Data{Monitor: md}
+	d.series = buildSeriesIndex(md, []model.Anomaly{a})
+	s := newSeriesPane(NewStyles(true), d, &a)
+	s.setSize(24, 20)
+	sel, spike := d.series.statCurve(&a, 0, model.StatNorm)
+	rows := s.heatmap(d.series, sel, spike, 1)
+	if len(rows) < 3 || !strings.Contains(rows[0], "×") || !strings.Contains(rows[len(rows)-1], "× NaN") {
+		t.Fatalf("NaN not marked: %q", rows)
+	}
+	if x, m := strings.Index(rows[0], "×"), strings.Index(rows[1], "▲"); ansi.StringWidth(rows[0][:x]) > ansi.StringWidth(rows[1][:m]) {
+		t.Fatalf("× right of the spike mark: %q", rows)
 	}
 }
