@@ -62,7 +62,9 @@ func newPhase1Pane(st Styles, d *Data) *phase1Pane {
 	}, len(p.anoms))
 	// a step-level run (no gradient accumulation) has no micro steps: its
 	// steps are the optimizer steps, one column
-	if !anyMicro(p.anoms) {
+	if anyMicro(p.anoms) { // the opt column, not the global step column
+		p.jump.prompt = "jump to optimizer step: "
+	} else {
 		p.tbl.cols[p1ColOpt].title = "step"
 		p.tbl.cols[p1ColOpt].width = 6
 		p.tbl.cols[p1ColMicro].off = true
