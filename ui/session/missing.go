@@ -33,6 +33,10 @@ func (s *Session) missing() []Missing {
 		return out
 	}
 	step, rank, ok := s.rootStepRank()
+	if !ok && len(s.P1.Anomalies) == 0 && s.In.Pin == "" {
+		// No anomaly is a conclusion, not missing data: nothing to trace.
+		return out
+	}
 	if !ok && s.A == nil && s.P3 == nil {
 		add("root-cause coordinate", "根因坐标",
 			"no coordinate was selected: pin one (--pin opt=N,rank=R,param=NAME) to go on to Phase 3",

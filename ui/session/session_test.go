@@ -392,6 +392,24 @@ func TestFromResultsSaysWhatIsMissing(t *testing.T) {
 	}
 }
 
+// A run without anomaly misses nothing: there is no coordinate to trace,
+// and that is the conclusion, not missing data.
+func TestNoAnomalyMissesNothing(t *testing.T) {
+	s := loadDemo(t)
+	p1 := *s.P1
+	p1.Anomalies = nil
+	p2, err := analysis.Phase2(&p1, s.P1Baseline, nil, analysis.DefaultPhase2Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := FromResults(Inputs{}, &p1, s.P1Baseline, p2, nil)
+	for _, m := range r.Missing {
+		if strings.Contains(m.What, "coordinate") {
+			t.Fatalf("no-anomaly run reports a missing coordinate: %+v", r.Missing)
+		}
+	}
+}
+
 // The report of the demo run (golden files shared with the report package,
 // whose tests check every table of them).
 func TestDemoReportGolden(t *testing.T) {
