@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -155,12 +154,8 @@ func (f *reportFlags) fromJSON() (*session.Session, error) {
 		if x.path == "" {
 			continue
 		}
-		b, err := os.ReadFile(x.path)
-		if err != nil {
-			return nil, &ingest.InputError{Path: x.path, Problem: "cannot read: " + rootCause(err), Err: err}
-		}
-		if err := json.Unmarshal(b, x.dst); err != nil {
-			return nil, &ingest.InputError{Path: x.path, Problem: "not a " + x.what + " JSON: " + err.Error(), Err: err}
+		if err := readResultJSON(x.path, x.what+" JSON", x.dst); err != nil {
+			return nil, err
 		}
 	}
 	if p1 != nil && p1.Phase != 0 && p1.Phase != 1 {

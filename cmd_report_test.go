@@ -103,7 +103,7 @@ func TestReportExitCodes(t *testing.T) {
 		{[]string{"report", "a", "b"}, 2, "one PATH at most"},
 		{[]string{"report", "--step", "x", "a"}, 2, "--step"},
 		{[]string{"report", "--format", "xml", "a"}, 2, "--format"},
-		{[]string{"report", "--phase1", notJSON}, 2, notJSON + ": not a Phase 1 JSON"},
+		{[]string{"report", "--phase1", notJSON}, 2, notJSON + ": not a valid Phase 1 JSON"},
 		{[]string{"report", "--phase1", missing}, 2, missing},
 		{[]string{"report", "--phase2", p1}, 2, "Phase 2"},
 		{[]string{"report", "--phase1", p1, "x.db"}, 2, "not both"},
