@@ -170,9 +170,16 @@ func pickIn(t *model.DumpTree, step, rank int) *model.Dump {
 
 // pickGroups chooses A, B, C, D for Phase 3.
 func (s *Session) pickGroups() {
+	s.StepOffset, s.Notes = nil, nil
 	step, rank, ok := s.rootStepRank()
 	if s.ATree == nil || (!ok && len(s.ATree.Dumps) != 1) {
 		return
+	}
+	if ok && s.In.StepA == nil && s.ATree.Find(step, rank) == nil && s.ATree.Find(-1, rank) == nil {
+		s.mapDumpSteps(rank)
+	}
+	if s.StepOffset != nil {
+		step += *s.StepOffset
 	}
 	s.A = pickIn(s.ATree, step, rank)
 	if s.A == nil {
@@ -193,14 +200,14 @@ func (s *Session) pickGroups() {
 		if bt == nil {
 			bt = s.BTree
 		}
-		s.Control = analysis.ChooseControl(s.CTree, s.A, bt, s.P1)
+		s.Control = analysis.ChooseControl(s.CTree, s.A, bt, s.p1InDumpSteps())
 		s.C, s.D = s.Control.C, s.Control.D
 	default:
 		bt := s.DTree
 		if bt == nil {
 			bt = s.BTree
 		}
-		s.Control = analysis.ChooseControl(s.ATree, s.A, bt, s.P1)
+		s.Control = analysis.ChooseControl(s.ATree, s.A, bt, s.p1InDumpSteps())
 		s.C, s.D = s.Control.C, s.Control.D
 	}
 	if s.C != nil && s.D == nil && s.DTree != nil {
@@ -219,6 +226,42 @@ func (s *Session) runPhase3() {
 		in.C, in.D = s.C, s.D
 	}
 	s.P3 = analysis.Phase3(in, s.In.P3)
+	if len(s.Notes) > 0 {
+		s.P3.Warnings = append(append([]string(nil), s.Notes...), s.P3.Warnings...)
+	}
+}
+
+// mapDumpSteps sets StepOffset (and a note) when A's dumps of rank match
+// optimizer steps by value with a non-zero offset (trend.db steps re-based
+// by data2db); otherwise dump steps stay optimizer steps.
+func (s *Session) mapDumpSteps(rank int) {
+	off, matches, ok := s.stepOffset(rank)
+	if !ok || off == 0 {
+		return
+	}
+	s.StepOffset = &off
+	s.Notes = append(s.Notes, stepOffsetNote(matches))
+}
+
+// p1InDumpSteps is Phase 1 with its candidates' optimizer steps shifted to
+// dump steps (for the control choice, which compares them with dump
+// folders); P1 itself when no offset applies.
+func (s *Session) p1InDumpSteps() *model.Phase1Result {
+	if s.P1 == nil || s.StepOffset == nil {
+		return s.P1
+	}
+	off := *s.StepOffset
+	p := *s.P1
+	p.Anomalies = make([]model.Anomaly, len(s.P1.Anomalies))
+	for i, a := range s.P1.Anomalies {
+		if a.OptimizerStep != nil {
+			a.OptimizerStep = model.IntPtr(*a.OptimizerStep + off)
+		} else {
+			a.Step += off
+		}
+		p.Anomalies[i] = a
+	}
+	return &p
 }
 
 // suggestControlRank proposes a rank for C at opt step: the nearest rank to

@@ -57,13 +57,23 @@ func (s *Session) missing() []Missing {
 			"dump A at "+at+" on the anomalous device and B at the same step and rank on the baseline device (--dump-a, --dump-b)",
 			"在异常设备 "+zhAt+" 采集 dump A，并在标杆设备同 step 同 rank 采集 dump B（--dump-a、--dump-b）")
 		return out
+	case s.A == nil && s.StepOffset != nil:
+		ds := step + *s.StepOffset
+		add("dump A at the root-cause coordinate", "根因坐标处的 dump A",
+			fmt.Sprintf("%s has no dump at step %d on rank %d (optimizer step %d, dump steps = optimizer steps %+d by gradient norms; steps %s): dump that step and rank, or choose A with --step/--rank", s.ATree.Path, ds, rank, step, *s.StepOffset, ints(s.ATree.Steps())),
+			fmt.Sprintf("%s 中没有 step %d、rank %d 的 dump（即 optimizer step %d，按梯度范数 dump step = optimizer step %+d；已有 step %s）：采集该 step/rank，或用 --step/--rank 指定 A", s.ATree.Path, ds, rank, step, *s.StepOffset, ints(s.ATree.Steps())))
+		return out
 	case s.A == nil:
 		add("dump A at the root-cause coordinate", "根因坐标处的 dump A",
 			fmt.Sprintf("%s has no dump at %s (steps %s): dump that step and rank, or choose A with --step/--rank; check that dump step numbers are optimizer steps", s.ATree.Path, at, ints(s.ATree.Steps())),
 			fmt.Sprintf("%s 中没有 %s 的 dump（已有 step %s）：采集该 step/rank，或用 --step/--rank 指定 A；请确认 dump 的 step 编号即 optimizer step", s.ATree.Path, zhAt, ints(s.ATree.Steps())))
 		return out
 	}
-	if ok && (s.In.StepA == nil || s.In.RankA == nil) && (s.A.Step >= 0 && s.A.Step != step || s.A.Rank != rank) {
+	dstep := step // the root step in dump steps
+	if s.StepOffset != nil {
+		dstep += *s.StepOffset
+	}
+	if ok && (s.In.StepA == nil || s.In.RankA == nil) && (s.A.Step >= 0 && s.A.Step != dstep || s.A.Rank != rank) {
 		// A single dump given as A that is not at the root coordinate: the
 		// step correspondence is unclear, the user must confirm (seed 用户交互).
 		add("confirmation: A is not at the root-cause coordinate", "待确认: A 不在根因坐标处",
@@ -85,7 +95,11 @@ func (s *Session) missing() []Missing {
 
 // addControl adds the missing control group (or its D) with where to dump it.
 func (s *Session) addControl(out *[]Missing, step, rank int) {
-	cr := s.suggestControlRank(step, rank)
+	opt := step // step is a dump step: the Phase 1 candidates count optimizer steps
+	if s.StepOffset != nil {
+		opt -= *s.StepOffset
+	}
+	cr := s.suggestControlRank(opt, rank)
 	next := "dump C and D at step " + strconv.Itoa(step)
 	zhNext := "在 step " + strconv.Itoa(step)
 	if cr >= 0 {

@@ -44,6 +44,13 @@ type Session struct {
 	Control                    analysis.ControlChoice
 	P3                         *model.Phase3Result
 	Missing                    []Missing
+	// StepOffset is dump step − optimizer step when A's dump steps were
+	// found by value not to be optimizer steps (stepOffset); nil when the
+	// dump steps are taken as optimizer steps.
+	StepOffset *int
+	// Notes say how the analysis read the data (e.g. the step mapping);
+	// Phase 3's warnings repeat them so that the report and TUI show them.
+	Notes []string
 
 	pin *analysis.Pin // the parsed pin, nil when none
 	// userControl is set when the user chose C (WithControl).
