@@ -216,16 +216,36 @@ func (s *Session) pickGroups() {
 }
 
 // runPhase3 runs Phase 3 when A and B are there. C without D (or D
-// without C) cannot form a control ratio: run degraded on A/B.
+// without C) cannot form a control ratio: run degraded on A/B. Without any
+// baseline dump but with a nearby normal sample C of the same device, A is
+// compared with C (the seed needs at least the anomalous side's dumps):
+// degraded, and the ratios then include the samples' data differences.
 func (s *Session) runPhase3() {
-	if s.A == nil || s.B == nil {
+	s.ComparedWithC = false
+	if s.A == nil {
 		return
 	}
-	in := analysis.Phase3Input{A: s.A, B: s.B, Phase1: s.P1, ControlNote: s.Control.Reason}
-	if s.C != nil && s.D != nil {
-		in.C, in.D = s.C, s.D
+	var in analysis.Phase3Input
+	switch {
+	case s.B != nil:
+		in = analysis.Phase3Input{A: s.A, B: s.B, Phase1: s.P1, ControlNote: s.Control.Reason}
+		if s.C != nil && s.D != nil {
+			in.C, in.D = s.C, s.D
+		}
+	case s.C != nil:
+		in = analysis.Phase3Input{A: s.A, B: s.C, Phase1: s.P1, ControlNote: s.Control.Reason}
+		s.ComparedWithC = true
+	default:
+		return
 	}
 	s.P3 = analysis.Phase3(in, s.In.P3)
+	if s.ComparedWithC {
+		s.P3.DegradedNote = fmt.Sprintf("no baseline dump: A is compared with the nearby normal sample C (step %d rank %d) of the same device in B's place; ratios include the data differences of the two samples, and device bias cannot be separated", s.C.Step, s.C.Rank)
+		s.P3.Warnings = append([]string{s.P3.DegradedNote}, s.P3.Warnings...)
+		if s.P3.Dirs != nil {
+			s.P3.Dirs["B"] = s.C.Path + " (C in B's place: no baseline dump)"
+		}
+	}
 	if len(s.Notes) > 0 {
 		s.P3.Warnings = append(append([]string(nil), s.Notes...), s.P3.Warnings...)
 	}

@@ -82,6 +82,12 @@ func (s *Session) missing() []Missing {
 	}
 	aAt := fmt.Sprintf("step %d on rank %d", s.A.Step, s.A.Rank)
 	zhAAt := fmt.Sprintf("step %d、rank %d", s.A.Step, s.A.Rank)
+	if s.B == nil && s.ComparedWithC {
+		add("baseline dump B (Phase 3 compared A with C instead)", "标杆 dump B（Phase 3 以 C 代替 B 与 A 对比）",
+			"dump "+aAt+" on the baseline device (--dump-b), and C's step and rank too, to separate device bias and data differences",
+			"在标杆设备采集 "+zhAAt+" 的 dump（--dump-b），并采集 C 同 step 同 rank 的 dump，以区分设备偏差与数据差异")
+		return out
+	}
 	if s.B == nil {
 		add("baseline dump B (Phase 3 not run)", "标杆 dump B（Phase 3 未运行）",
 			"dump "+aAt+" on the baseline device (--dump-b)",

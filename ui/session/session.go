@@ -51,6 +51,9 @@ type Session struct {
 	// Notes say how the analysis read the data (e.g. the step mapping);
 	// Phase 3's warnings repeat them so that the report and TUI show them.
 	Notes []string
+	// ComparedWithC is set when no baseline dump B exists and Phase 3
+	// compared A with the nearby normal sample C in B's place.
+	ComparedWithC bool
 
 	pin *analysis.Pin // the parsed pin, nil when none
 	// userControl is set when the user chose C (WithControl).

@@ -471,3 +471,33 @@ func TestDemoReportDeterministic(t *testing.T) {
 		t.Error("two loads of the demo give different reports")
 	}
 }
+
+// With only the anomalous side's dumps (no baseline device), Phase 3
+// compares A with the nearby normal sample C in B's place, says so, and
+// still finds the planted layer and operator of the demo.
+func TestAnomalousSideOnlyComparesWithC(t *testing.T) {
+	s, err := Load(context.Background(), Inputs{
+		Path:  filepath.Join(demoDir, "npu", "trend.db"),
+		DumpA: filepath.Join(demoDir, "npu", "dump"),
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.A == nil || s.B != nil || s.C == nil || !s.ComparedWithC || s.P3 == nil {
+		t.Fatalf("A %v B %v C %v comparedWithC %v P3 %v", s.A != nil, s.B != nil, s.C != nil, s.ComparedWithC, s.P3 != nil)
+	}
+	ds := s.P3.DivergenceSummary
+	if ds.EarliestFwdDivergence == nil || *ds.EarliestFwdDivergence != 2 || ds.Drilldown == nil || ds.Drilldown.Operator != "NPU.npu_swiglu.2.forward" {
+		t.Fatalf("fwd start %v drilldown %+v", ds.EarliestFwdDivergence, ds.Drilldown)
+	}
+	if !s.P3.Degraded || !strings.Contains(s.P3.DegradedNote, "nearby normal sample C") {
+		t.Fatalf("degraded %v note %q", s.P3.Degraded, s.P3.DegradedNote)
+	}
+	found := false
+	for _, m := range s.Missing {
+		found = found || strings.HasPrefix(m.What, "baseline dump B (Phase 3 compared A with C")
+	}
+	if !found {
+		t.Fatalf("missing = %+v", s.Missing)
+	}
+}
