@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"spikescope/analysis"
@@ -36,6 +37,26 @@ const traceMemoryLimit = 1536 << 20
 // step value: a tree without step folders).
 const traceUnset = -2
 
+// unsetInt is an int flag whose "not given" value (traceUnset) is not
+// printed as a default in the help.
+type unsetInt struct{ p *int }
+
+func (u unsetInt) String() string {
+	if u.p == nil || *u.p == traceUnset {
+		return ""
+	}
+	return strconv.Itoa(*u.p)
+}
+
+func (u unsetInt) Set(s string) error {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return errors.New("not an integer")
+	}
+	*u.p = v
+	return nil
+}
+
 var traceGroupNames = [4]string{"a", "b", "c", "d"}
 
 // runTrace is Phase 3: the four-group layer trace (method.md "Phase 3").
@@ -56,11 +77,13 @@ D to C's. Without C/D and with A given as a tree, C is chosen from A's tree
 	}
 	for g := range 4 {
 		fs.StringVar(&f.dump[g], "dump-"+traceGroupNames[g], "", "dump of group "+strings.ToUpper(traceGroupNames[g]))
-		fs.IntVar(&f.step[g], "step-"+traceGroupNames[g], traceUnset, "step inside group "+strings.ToUpper(traceGroupNames[g])+"'s tree")
-		fs.IntVar(&f.rank[g], "rank-"+traceGroupNames[g], traceUnset, "rank inside group "+strings.ToUpper(traceGroupNames[g])+"'s tree")
+		f.step[g], f.rank[g] = traceUnset, traceUnset
+		fs.Var(unsetInt{&f.step[g]}, "step-"+traceGroupNames[g], "step `N` inside group "+strings.ToUpper(traceGroupNames[g])+"'s tree")
+		fs.Var(unsetInt{&f.rank[g]}, "rank-"+traceGroupNames[g], "rank `R` inside group "+strings.ToUpper(traceGroupNames[g])+"'s tree")
 	}
-	fs.IntVar(&f.stepG, "step", traceUnset, "step to pick inside the trees")
-	fs.IntVar(&f.rankG, "rank", traceUnset, "rank to pick inside the trees")
+	f.stepG, f.rankG = traceUnset, traceUnset
+	fs.Var(unsetInt{&f.stepG}, "step", "step `N` to pick inside the trees")
+	fs.Var(unsetInt{&f.rankG}, "rank", "rank `R` to pick inside the trees")
 	fs.StringVar(&f.phase1, "phase1", "", "Phase 1 JSON (filters the automatic choice of C)")
 	fs.StringVar(&f.anch, "anchors", "", "anchor modules, comma separated (default: automatic)")
 	fs.IntVar(&f.call, "call", -1, "call number (micro-batch order) of the anchor modules to compare (default: Phase 1's micro step, else 0)")
