@@ -36,8 +36,9 @@ func newPhase3Pane(st Styles, d *Data) *phase3Pane {
 }
 
 // openingView picks the anchor and metric the screen opens on: where the
-// earliest divergent layer is flagged (the drill-down's metric first, so
-// the F!/B! that decided it is on screen).
+// earliest divergent layer is flagged — Norm first (the seed's main
+// column), then the drill-down's metric, so the F!/B! that decided it is
+// on screen.
 func (p *phase3Pane) openingView() (anchor, metric int) {
 	r, l := p.result(), p.earliestLayer()
 	if r == nil || l == nil {
@@ -46,7 +47,7 @@ func (p *phase3Pane) openingView() (anchor, metric int) {
 	fwd := r.DivergenceSummary.EarliestFwdDivergence != nil
 	order := append([]string{}, metricNames...)
 	if dd := r.DivergenceSummary.Drilldown; dd != nil && dd.Metric != "" {
-		order = append([]string{dd.Metric}, order...)
+		order = append([]string{"Norm", dd.Metric}, order...)
 	}
 	for _, m := range order {
 		for ai, a := range r.Anchors {

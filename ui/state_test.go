@@ -501,3 +501,26 @@ func TestHelpFilters(t *testing.T) {
 		t.Fatal("second esc closes the help")
 	}
 }
+
+// Phase 3 opens on Norm (the seed's main column) when Norm flags the
+// earliest layer, even when the drill-down was decided on another metric.
+func TestPhase3OpensOnNorm(t *testing.T) {
+	d := fixture()
+	d.P3.DivergenceSummary.Drilldown.Metric = "Min"
+	p := newPhase3Pane(NewStyles(true), d)
+	if metricNames[p.metric] != "Norm" {
+		t.Fatalf("opens on %s, want Norm", metricNames[p.metric])
+	}
+	// … and on the drill-down metric when Norm does not flag that layer.
+	for ai := range d.P3.Anchors {
+		for li := range d.P3.Anchors[ai].Layers {
+			r := d.P3.Anchors[ai].Layers[li].Metrics["Norm"]
+			r.FFlag = false
+			d.P3.Anchors[ai].Layers[li].Metrics["Norm"] = r
+		}
+	}
+	p = newPhase3Pane(NewStyles(true), d)
+	if metricNames[p.metric] != "Min" {
+		t.Fatalf("opens on %s, want Min", metricNames[p.metric])
+	}
+}
