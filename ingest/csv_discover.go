@@ -71,6 +71,10 @@ type discovery struct {
 	warnings []string
 	seen     int  // regular files looked at
 	single   bool // path was one file, not a folder tree
+	// runs lists the run folders of every rank that has several; runOrder
+	// orders them by time tag (oldest 0) where the tags allow it.
+	runs     map[int]map[string]bool
+	runOrder map[string]int
 }
 
 // findMonitorCSVs lists the monitor CSVs at path (a file or a folder tree),
@@ -168,15 +172,16 @@ func findMonitorCSVs(path string) (*discovery, error) {
 		}
 		return a.path < b.path
 	})
-	for _, r := range sortedIntKeys(runs) {
-		if n := len(runs[r]); n > 1 {
-			var names []string
-			for d := range runs[r] {
-				names = append(names, filepath.Base(d))
-			}
-			sort.Strings(names)
-			disc.warnings = append(disc.warnings, fmt.Sprintf("rank %d has %d run folders (%s): rows of all are kept", r, n, strings.Join(names, ", ")))
+	disc.runs = map[int]map[string]bool{}
+	for r, dirs := range runs {
+		if len(dirs) > 1 {
+			disc.runs[r] = dirs
 		}
+	}
+	var unordered []int
+	disc.runOrder, unordered = runFolderOrder(disc.runs)
+	for _, r := range unordered {
+		disc.warnings = append(disc.warnings, runsWarning(r, disc.runs[r], false, 0))
 	}
 	if len(noRank) > 0 {
 		disc.warnings = append(disc.warnings, fmt.Sprintf("%d monitor CSV file(s) lie in no rank folder (…-rank<R>-…, rank_<R>, rank<R>), e.g. %s: rank 0 assumed", len(noRank), noRank[0]))

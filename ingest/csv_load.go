@@ -42,7 +42,7 @@ func LoadCSV(ctx context.Context, path string, p model.ProgressFunc) (*model.Mon
 	meter := newProgressMeter(p, path, "bytes", total)
 	meter.add(0) // a first report (0 of total) before parsing starts
 	m := &csvMerger{d: &model.MonitorData{Path: path, Format: model.FormatCSV}, totalBytes: total,
-		targets: map[targetKey]int32{}, metrics: map[string]uint8{}}
+		targets: map[targetKey]int32{}, metrics: map[string]uint8{}, runOrder: disc.runOrder}
 	var skip *csvSkips
 	if !disc.single && len(disc.files) > 1 {
 		skip = &csvSkips{}
@@ -55,6 +55,14 @@ func LoadCSV(ctx context.Context, path string, p model.ProgressFunc) (*model.Mon
 	}
 	meter.finish()
 	d := m.d
+	if len(disc.runOrder) > 0 {
+		dropped := dropSupersededRuns(&d.Rows, m.folderOrder)
+		for _, r := range sortedIntKeys(disc.runs) {
+			if _, ok := disc.runOrder[anyKey(disc.runs[r])]; ok {
+				disc.warnings = append(disc.warnings, runsWarning(r, disc.runs[r], true, dropped[int32(r)]))
+			}
+		}
+	}
 	d.Warnings = append(disc.warnings, d.Warnings...)
 	if skip != nil && len(skip.errs) > 0 {
 		if len(skip.errs) == len(disc.files) {
@@ -186,6 +194,18 @@ type csvMerger struct {
 	sized      bool
 	targets    map[targetKey]int32
 	metrics    map[string]uint8
+	// runOrder is the time order of the run folders of ranks with several
+	// (nil when none has); folderOrder then holds each row's, -1 elsewhere.
+	runOrder    map[string]int
+	folderOrder []int16
+}
+
+// anyKey is one key of a non-empty set.
+func anyKey(m map[string]bool) string {
+	for k := range m {
+		return k
+	}
+	return ""
 }
 
 func (m *csvMerger) add(f csvFile, r *csvResult) error {
@@ -224,6 +244,15 @@ func (m *csvMerger) add(f csvFile, r *csvResult) error {
 		d.HasStat[s] = d.HasStat[s] || r.hasStat[s]
 	}
 	d.ExplicitMicro = d.ExplicitMicro || r.micro
+	if m.runOrder != nil {
+		o := int16(-1)
+		if v, ok := m.runOrder[f.rankDir]; ok {
+			o = int16(min(v, 1<<15-1))
+		}
+		for range r.rows.Len() {
+			m.folderOrder = append(m.folderOrder, o)
+		}
+	}
 	rows := &d.Rows
 	rows.Rank = append(rows.Rank, r.rows.Rank...)
 	rows.Step = append(rows.Step, r.rows.Step...)
