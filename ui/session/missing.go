@@ -53,9 +53,15 @@ func (s *Session) missing() []Missing {
 		}
 		return out
 	case s.ATree == nil:
-		add("dump statistics (Phase 3 not run)", "dump 统计数据（Phase 3 未运行）",
-			"dump A at "+at+" on the anomalous device and B at the same step and rank on the baseline device (--dump-a, --dump-b)",
-			"在异常设备 "+zhAt+" 采集 dump A，并在标杆设备同 step 同 rank 采集 dump B（--dump-a、--dump-b）")
+		next := "dump A at " + at + " on the anomalous device and B at the same step and rank on the baseline device (--dump-a, --dump-b)"
+		zhNext := "在异常设备 " + zhAt + " 采集 dump A，并在标杆设备同 step 同 rank 采集 dump B（--dump-a、--dump-b）"
+		if s.Monitor != nil && s.Monitor.Format == model.FormatTrendDB {
+			// data2db re-bases steps to 0: the training step is the
+			// run's first recorded step plus this one.
+			next += "; a trend.db counts optimizer steps from the first recorded step (data2db re-bases them to 0): add the run's first monitored training step to get the dump step"
+			zhNext += "；trend.db 的 optimizer step 从首个记录的 step 起算（data2db 重置为 0）：dump 的 step 需加上监控起始的训练 step"
+		}
+		add("dump statistics (Phase 3 not run)", "dump 统计数据（Phase 3 未运行）", next, zhNext)
 		return out
 	case s.A == nil && s.StepOffset != nil:
 		ds := step + *s.StepOffset
