@@ -149,7 +149,54 @@ func inspect(ctx context.Context, path string, f model.Format) (*InspectReport, 
 	}
 	rep.Monitor = summariseMonitor(d)
 	rep.Warnings = append(rep.Warnings, d.Warnings...)
+	rep.Warnings = append(rep.Warnings, stepCoverage(d)...)
 	return rep, nil
+}
+
+// stepCoverage warns about ranks that lack steps the others have (a rank
+// whose monitor files were lost or cut short): the analysis then judges
+// those steps without that rank.
+func stepCoverage(d *model.MonitorData) []string {
+	perRank := map[int32]map[int32]struct{}{}
+	all := map[int32]struct{}{}
+	lastRank, lastStep := int32(math.MinInt32), int32(math.MinInt32)
+	for i := range d.Rows.Rank {
+		rk, st := d.Rows.Rank[i], d.Rows.Step[i]
+		if rk == lastRank && st == lastStep {
+			continue
+		}
+		lastRank, lastStep = rk, st
+		m := perRank[rk]
+		if m == nil {
+			m = map[int32]struct{}{}
+			perRank[rk] = m
+		}
+		m[st] = struct{}{}
+		all[st] = struct{}{}
+	}
+	var ranks []int
+	for rk, m := range perRank {
+		if len(m) < len(all) {
+			ranks = append(ranks, int(rk))
+		}
+	}
+	sort.Ints(ranks)
+	var out []string
+	for i, rk := range ranks {
+		if i == inspectExamples {
+			out = append(out, fmt.Sprintf("… and %d more rank(s) missing steps", len(ranks)-i))
+			break
+		}
+		var missing []int
+		for st := range all {
+			if _, ok := perRank[int32(rk)][st]; !ok {
+				missing = append(missing, int(st))
+			}
+		}
+		sort.Ints(missing)
+		out = append(out, fmt.Sprintf("rank %d has %d of %d steps (missing %s)", rk, len(all)-len(missing), len(all), compactInts(missing)))
+	}
+	return out
 }
 
 // countNonFinite adds v to n when it is NaN or ±Inf.

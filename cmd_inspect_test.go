@@ -68,7 +68,8 @@ func TestInspectTrendDBText(t *testing.T) {
 		"parameters:  3 (e.g. layers.0.self_attention.linear_qkv.layer_norm_weight,",
 		"grad_unreduced          8 rows   non-finite: norm: NaN 1; min: -Inf 1; max: +Inf 1; mean: NaN 1",
 		"grad_reduced            3 rows   non-finite: none",
-		"warnings:    none",
+		// formats.md §2.1 lists rank 1's rows of opt step 1 only
+		"- rank 1 has 2 of 4 steps (missing 0-1)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -184,5 +185,27 @@ func TestInspectBadInputs(t *testing.T) {
 		if c.path != noRecognised && c.path != emptyDir && !strings.Contains(errs, filepath.Base(c.path)) {
 			t.Errorf("%s: stderr %q does not name the file", c.path, errs)
 		}
+	}
+}
+
+// A rank whose file of one step was lost is named with the missing step.
+func TestInspectWarnsAboutMissingSteps(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "monitor_output")
+	copyTree(t, filepath.Join("testdata", "demo", "npu", "monitor_output"), dir)
+	ranks, err := filepath.Glob(filepath.Join(dir, "*-rank2-*"))
+	if err != nil || len(ranks) != 1 {
+		t.Fatalf("rank 2 folder: %v %v", ranks, err)
+	}
+	for _, f := range []string{"grad_unreduced_3-3.csv", "grad_reduced_3-3.csv"} {
+		if err := os.Remove(filepath.Join(ranks[0], f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := runInspectArgs(dir)
+	if code != 0 || !strings.Contains(out, "rank 2 has 9 of 10 steps (missing 3)") {
+		t.Fatalf("exit %d, stderr %q, stdout:\n%s", code, errs, out)
+	}
+	if strings.Contains(out, "rank 1 has") {
+		t.Fatalf("a complete rank is reported:\n%s", out)
 	}
 }
