@@ -42,8 +42,9 @@ func DefaultPhase2Options() Phase2Options {
 // p2 collects the reasoning of one Phase 2 run.
 type p2 struct {
 	res       *model.Phase2Result
-	rs        []string // reasoning parts (reference-compatible)
-	minCommon int      // common ranks a cross-step pair needs (minCommonRanks, or all of a smaller run)
+	rs        []string     // reasoning parts (reference-compatible)
+	minCommon int          // common ranks a cross-step pair needs (minCommonRanks, or all of a smaller run)
+	pre       *prePairRoot // the root came from a pre-pair: a step without candidates
 }
 
 func (c *p2) reason(s string)  { c.rs = append(c.rs, s) }
@@ -109,10 +110,17 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 		if root == nil {
 			root = c.fallbackRoot(p1.Anomalies)
 		}
+		if root != nil {
+			root = c.prePair(p1, baseline, *root, opt)
+		}
 	}
 	c.res.RootOptStep = root
 	cands := candidatesAt(p1.Anomalies, root)
-	c.pickCoordinate(cands, kind, baseline, opt)
+	if c.pre != nil && root != nil && *root == c.pre.step && len(cands) == 0 {
+		c.prePairCoordinate(c.pre)
+	} else {
+		c.pickCoordinate(cands, kind, baseline, opt)
+	}
 	return c.finish(), nil
 }
 

@@ -14,7 +14,8 @@ import (
 // start at every step with candidates and are truly adjacent (k+1, or the
 // next recorded step of a monitor with a step interval; never the
 // next step that happens to have candidates: bug 11); the earliest
-// qualifying pair wins. Every pair evaluated becomes a CrossStepPair row.
+// qualifying pair wins (Phase2 may then move it one step back: prePair).
+// Every pair evaluated becomes a CrossStepPair row.
 // Only the anomalous side decides; the baseline's growth on the same pair
 // only labels it "shared" (双端共有).
 func (c *p2) crossStepRoot(p1, baseline *model.Phase1Result, opt Phase2Options) *int {

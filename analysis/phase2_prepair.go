@@ -1,0 +1,164 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"spikescope/model"
+)
+
+// Thresholds of the pollution pattern (prePairPolluted).
+const (
+	// pollutionMicroShare: the candidates of a grown rank must cover MORE
+	// than this share of the accumulation window's micro steps — polluted
+	// weights raise every micro-batch, a bad batch raises its own.
+	pollutionMicroShare = 0.5
+	// minPollutionWindow: with fewer micro steps per optimizer step a
+	// fault at micro step 0 and polluted weights look the same.
+	minPollutionWindow = 2
+)
+
+// prePairRoot is a root found by the pre-pair (k−1 → k): a step without
+// candidates, its parameter and its final norms per rank.
+type prePairRoot struct {
+	step   int
+	target string
+	ranks  map[string]model.Float
+}
+
+// prePair judges the pair (k−1 → k) in front of the root step k when the
+// previous recorded step has no candidate. A fault at k−1 too weak to be a
+// candidate pollutes the weights, so most ranks explode at k; but a bad
+// batch at step k on most ranks also makes k−1 → k grow. The two differ
+// only inside step k: polluted weights raise every micro-batch from micro
+// step 0 on, an in-step fault raises them from its own micro step. So the
+// pair is judged only for micro-step data whose step-k candidates show
+// pollution (prePairPolluted); otherwise (and always at step level) the
+// root stays at k, as before. It only ever moves the root the rules
+// chose one step back: an earlier anomaly that won (a first NaN/Inf, an
+// earlier qualifying pair) is never overridden. Returns the root.
+func (c *p2) prePair(p1, baseline *model.Phase1Result, k int, opt Phase2Options) *int {
+	e, ok := p1.TargetRankNorms[strconv.Itoa(k)]
+	if !ok || e.PrevStep == nil || *e.PrevStep >= k || len(e.PrevRanks) == 0 {
+		return &k
+	}
+	pk := *e.PrevStep
+	for i := range p1.Anomalies {
+		if p1.Anomalies[i].OptStep() == pk {
+			return &k // k−1 has candidates: its own pair was judged already
+		}
+	}
+	ok, why := prePairPolluted(p1, k, e.TargetName, e.PrevRanks, e.Ranks, opt)
+	if !ok {
+		if over, total := growthCount(e.PrevRanks, e.Ranks, opt.Growth); total >= c.minCommon && float64(over)/float64(total) >= opt.RankShare {
+			c.decide(fmt.Sprintf("opt_step %d → %d (%s): %d of %d ranks grew ≥ %.2f×, but opt_step %d has no candidate and step %d's candidates %s: an in-step fault of step %d, the pair is not judged (the root stays at %d)",
+				pk, k, e.TargetName, over, total, opt.Growth, pk, k, why, k, k))
+		}
+		return &k
+	}
+	c.decide(fmt.Sprintf("opt_step %d has no candidate, but step %d's candidates %s: the weights were polluted before step %d, so the pair %d → %d is judged",
+		pk, k, why, k, pk, k))
+	c.reason(fmt.Sprintf("opt_step %d 各 micro step 普遍抬升 (权重污染)，补判 opt_step %d → %d", k, pk, k))
+	var root *int
+	c.judgePair(pk, k, e.TargetName, e.PrevRanks, e.Ranks, "", baselinePair(baseline, pk, e.TargetName), opt, &root)
+	// the table lists pairs in step order
+	slices.SortStableFunc(c.res.CrossStep, func(a, b model.CrossStepPair) int { return a.From - b.From })
+	if root == nil {
+		return &k
+	}
+	c.reason(fmt.Sprintf("  → 根因前移至 opt_step %d", pk))
+	for i := range c.res.CrossStep { // a later pair that chose k is now propagation
+		if r := &c.res.CrossStep[i]; r.Qualifies && r.From > pk {
+			r.Verdict = fmt.Sprintf("qualifies, but the earlier opt_step %d already does", pk)
+		}
+	}
+	c.pre = &prePairRoot{step: pk, target: e.TargetName, ranks: e.PrevRanks}
+	return root
+}
+
+// prePairPolluted is the pollution pattern of step k: on at least RankShare
+// of the ranks whose final norm of target grew ≥ Growth× from the previous
+// step, the earliest candidate micro step of target at k is 0 AND the
+// candidates cover more than pollutionMicroShare of the accumulation
+// window. Only micro-step data with a window of ≥ minPollutionWindow can
+// show it. why describes the finding either way.
+func prePairPolluted(p1 *model.Phase1Result, k int, target string, prev, cur map[string]model.Float, opt Phase2Options) (ok bool, why string) {
+	w := p1.Sharding.AccumulationWindow
+	if dataKindOf(p1) != kindMicro || w < minPollutionWindow {
+		return false, fmt.Sprintf("cannot show pollution (needs micro-step data with a window ≥ %d, window %d)", minPollutionWindow, w)
+	}
+	micro := map[int]map[int]bool{} // rank → micro steps with a candidate of target at k
+	for i := range p1.Anomalies {
+		a := &p1.Anomalies[i]
+		if a.OptStep() != k || a.TargetName != target || a.MicroStep == nil || *a.MicroStep < 0 || *a.MicroStep >= w {
+			continue
+		}
+		if micro[a.Rank] == nil {
+			micro[a.Rank] = map[int]bool{}
+		}
+		micro[a.Rank][*a.MicroStep] = true
+	}
+	grown, polluted := 0, 0
+	for r, pv := range prev {
+		p, n := float64(pv), float64(cur[r])
+		if _, in := cur[r]; !in || !model.Finite(p) || !model.Finite(n) || p <= 0 || n < opt.Growth*p {
+			continue
+		}
+		grown++
+		rank, err := strconv.Atoi(r)
+		if err != nil {
+			continue
+		}
+		ms := micro[rank]
+		if ms[0] && float64(len(ms)) > pollutionMicroShare*float64(w) {
+			polluted++
+		}
+	}
+	why = fmt.Sprintf("start at micro step 0 and cover > %.0f%% of the %d micro steps on %d of the %d grown ranks (needs ≥ %.0f%%)",
+		100*pollutionMicroShare, w, polluted, grown, 100*opt.RankShare)
+	return grown > 0 && float64(polluted)/float64(grown) >= opt.RankShare, why
+}
+
+// prePairCoordinate is the coordinate of a root found by the pre-pair: the
+// step has no candidate, so the rank with the largest final norm of the
+// parameter at that step; the micro step is unknown (nil).
+func (c *p2) prePairCoordinate(pre *prePairRoot) {
+	var keys []string
+	for r := range pre.ranks {
+		keys = append(keys, r)
+	}
+	slices.Sort(keys)
+	best, bestV := -1, math.Inf(-1)
+	var vals []float64
+	for _, r := range keys {
+		v := float64(pre.ranks[r])
+		rank, err := strconv.Atoi(r)
+		if err != nil || !model.Finite(v) {
+			continue
+		}
+		vals = append(vals, v)
+		if v > bestV || v == bestV && rank < best {
+			best, bestV = rank, v
+		}
+	}
+	if best < 0 {
+		c.both(fmt.Sprintf("opt_step %d 无候选且无有限的最终 norm，无法给出坐标", pre.step),
+			fmt.Sprintf("root step %d has no candidate and no finite final norm of %s: no coordinate", pre.step, pre.target))
+		return
+	}
+	dev := 0.0
+	if med := medianInPlace(vals); med > 0 {
+		dev = bestV / med
+	}
+	c.res.RootCauseCoordinate = &model.Coordinate{OptimizerStep: model.IntPtr(pre.step), Rank: best, TargetName: pre.target,
+		Norm: model.Float(bestV), DeviationRatio: model.Float(dev)}
+	c.reason(fmt.Sprintf("opt_step %d 无候选，取该参数最终 norm 最大的 rank=%d (micro step 未知)", pre.step, best))
+	c.decide(fmt.Sprintf("root step %d has no candidate (its fault was too weak for Phase 1): coordinate = the rank with the largest final norm of %s at step %d, rank %d (%.6g, %.3g× the ranks' median); micro step unknown",
+		pre.step, pre.target, pre.step, best, bestV, dev))
+	if c.res.Mode == modeBaseline {
+		c.res.CrossDeviceVerification = fmt.Sprintf("opt_step %d 无候选坐标，未做跨设备比对", pre.step)
+		c.decide("no candidate at the root step: no cross-device comparison of the coordinate")
+	}
+}
