@@ -234,24 +234,15 @@ func (b *sessionBackend) WriteReport(ctx context.Context, cur *ui.Data, path str
 	return nil
 }
 
-// layerOps lists the operators of any layer for the drill-down screen. The
-// Phase 3 tracer is built on first use — inside the UI's command, never in
-// Update — from the same four groups the session compared, and kept.
+// layerOps lists the operators of any layer for the drill-down screen from
+// the session's own Phase 3 tracer (the dumps are indexed once). The UI
+// calls it inside a command, never in Update.
 func layerOps(s *session.Session) func(anchor string, layer int, dir string) []model.DrillOp {
-	var once sync.Once
 	var mu sync.Mutex // two requests may overlap (enter, esc, enter): one at a time
-	var tr *analysis.Tracer
 	return func(anchor string, layer int, dir string) []model.DrillOp {
 		mu.Lock()
 		defer mu.Unlock()
-		once.Do(func() {
-			in := analysis.Phase3Input{A: s.A, B: s.B, Phase1: s.P1, ControlNote: s.Control.Reason}
-			if s.C != nil && s.D != nil {
-				in.C, in.D = s.C, s.D
-			}
-			tr = analysis.NewTracer(in, s.In.P3)
-		})
-		return tr.OpsForLayer(anchor, layer, dir)
+		return s.Tracer.OpsForLayer(anchor, layer, dir)
 	}
 }
 
@@ -265,7 +256,7 @@ func (b *sessionBackend) data(s *session.Session) *ui.Data {
 	if s.C == nil {
 		d.ControlNote = s.Control.Reason
 	}
-	if s.P3 != nil && s.A != nil && s.B != nil {
+	if s.Tracer != nil {
 		d.OpsForLayer = layerOps(s)
 	}
 	src := s.CTree

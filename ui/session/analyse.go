@@ -221,7 +221,7 @@ func (s *Session) pickGroups() {
 // compared with C (the seed needs at least the anomalous side's dumps):
 // degraded, and the ratios then include the samples' data differences.
 func (s *Session) runPhase3() {
-	s.ComparedWithC = false
+	s.ComparedWithC, s.Tracer = false, nil
 	if s.A == nil {
 		return
 	}
@@ -238,7 +238,10 @@ func (s *Session) runPhase3() {
 	default:
 		return
 	}
-	s.P3 = analysis.Phase3(in, s.In.P3)
+	// The tracer keeps its indexed dumps: the UI lists any layer's
+	// operators from it without indexing the dumps again.
+	s.Tracer = analysis.NewTracer(in, s.In.P3)
+	s.P3 = s.Tracer.Result()
 	if s.ComparedWithC {
 		s.P3.DegradedNote = fmt.Sprintf("no baseline dump: A is compared with the nearby normal sample C (step %d rank %d) of the same device in B's place; ratios include the data differences of the two samples, and device bias cannot be separated", s.C.Step, s.C.Rank)
 		s.P3.Warnings = append([]string{s.P3.DegradedNote}, s.P3.Warnings...)

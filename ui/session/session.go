@@ -43,7 +43,9 @@ type Session struct {
 	A, B, C, D                 *model.Dump // the four groups actually compared
 	Control                    analysis.ControlChoice
 	P3                         *model.Phase3Result
-	Missing                    []Missing
+	// Tracer is the Phase 3 run behind P3 (nil when Phase 3 did not run).
+	Tracer  *analysis.Tracer
+	Missing []Missing
 	// StepOffset is dump step − optimizer step when A's dump steps were
 	// found by value not to be optimizer steps (stepOffset); nil when the
 	// dump steps are taken as optimizer steps.
