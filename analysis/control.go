@@ -99,17 +99,29 @@ func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, 
 	common := commonGradModules(aTree.Dumps)
 	norms := map[*model.Dump]float64{}
 	var finite []float64
+	nonFinite := 0
 	for _, d := range aTree.Dumps {
 		n := gradNormOver(d, common)
 		norms[d] = n
-		if model.Finite(n) {
+		switch {
+		case model.Finite(n):
 			finite = append(finite, n)
+		case recordsGradNorm(d, common):
+			nonFinite++
 		}
 	}
+	sort.Float64s(finite)
 	p75 := math.NaN()
-	if len(finite) >= 2 {
-		sort.Float64s(finite)
+	switch {
+	case len(finite) >= 2:
+		// non-finite norms are outliers: left out, as before
 		p75 = interpQuantile(finite, controlPercentile)
+	case len(finite) == 1 && nonFinite > 0:
+		// Too few finite norms: a non-finite gradient is the tree's
+		// strongest spike and ranks at the top (a two-rank tree whose A
+		// overflowed still has a normal level: the other rank's).
+		ranked := append(finite, math.Inf(1))
+		p75 = spikeRankQuantile(ranked, controlPercentile)
 	}
 	ch.P75 = model.Float(p75)
 	anomalous := map[[2]int]bool{}
@@ -233,6 +245,36 @@ func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, 
 	}
 	ch.Reason = strings.Join(parts, "; ")
 	return ch
+}
+
+// recordsGradNorm reports whether d records a gradient norm (finite or
+// not) for a module in keep (nil: all): a NaN total from a recorded NaN or
+// ±Inf is a spike, a NaN from no recorded norm (md5/xor dumps) is not.
+func recordsGradNorm(d *model.Dump, keep map[string]bool) bool {
+	for i := range d.Ops {
+		op := &d.Ops[i]
+		if op.Direction != model.ParamGrad || keep != nil && !keep[modulePathOf(op)] {
+			continue
+		}
+		for _, p := range op.Params {
+			if p.Has[model.StatNorm] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// spikeRankQuantile is interpQuantile over sorted norms whose top entries
+// may be +Inf (non-finite gradients): between a finite norm and +Inf the
+// interpolation is undefined, so the quantile is the finite neighbour below.
+func spikeRankQuantile(sorted []float64, q float64) float64 {
+	h := q * float64(len(sorted)-1)
+	lo := int(math.Floor(h))
+	if lo < len(sorted)-1 && math.IsInf(sorted[lo+1], 1) {
+		return sorted[lo]
+	}
+	return interpQuantile(sorted, q)
 }
 
 func hasParamGrad(d *model.Dump) bool {
