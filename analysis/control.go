@@ -127,6 +127,12 @@ func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, 
 	anomalous := map[[2]int]bool{}
 	if p1 != nil {
 		for _, an := range p1.Anomalies {
+			// A single-step dump's Phase 1 list is a ranking of the largest
+			// gradient norms (dump_abs_norm), healthy ranks included, not a
+			// verdict: the P75 rule below judges those ranks.
+			if an.Trigger == triggerDumpAbsNorm {
+				continue
+			}
 			// dump step folders count optimizer steps (debugger.step())
 			anomalous[[2]int{an.OptStep(), an.Rank}] = true
 		}

@@ -139,3 +139,30 @@ func TestChooseControlSeparateTree(t *testing.T) {
 		t.Errorf("candidates %+v", ch.Candidates)
 	}
 }
+
+// A single-step dump's Phase 1 list ranks the largest gradient norms of
+// every rank (trigger dump_abs_norm): healthy ranks on it stay candidates
+// for C, judged by the P75 rule; listed verdicts still exclude.
+func TestChooseControlDumpRankingIsNoVerdict(t *testing.T) {
+	aTree := tTree(1, 4, func(step, rank int) float64 {
+		if rank == 0 {
+			return 50
+		}
+		return 1 + 0.01*float64(rank)
+	})
+	bTree := tTree(1, 4, func(int, int) float64 { return 1 })
+	var ranking []model.Anomaly
+	for r := 0; r < 4; r++ {
+		ranking = append(ranking, model.Anomaly{Rank: r, Step: 0, Trigger: "dump_abs_norm"})
+	}
+	a := aTree.Find(0, 0)
+	ch := ChooseControl(aTree, a, bTree, &model.Phase1Result{Anomalies: ranking})
+	if ch.C == nil || ch.C.Rank != 1 {
+		t.Fatalf("ranking taken as verdicts: %+v", ch)
+	}
+	ranking[1].Trigger = "iqr"
+	ch = ChooseControl(aTree, a, bTree, &model.Phase1Result{Anomalies: ranking})
+	if ch.C == nil || ch.C.Rank == 1 {
+		t.Fatalf("a step-level verdict on rank 1 must exclude it: %+v", ch)
+	}
+}

@@ -9,6 +9,10 @@ import (
 	"spikescope/model"
 )
 
+// triggerDumpAbsNorm marks the single-step dump candidates: a ranking of
+// the largest parameter-gradient norms (the reference's trigger name).
+const triggerDumpAbsNorm = "dump_abs_norm"
+
 // dumpSpikes is the single-step dump rule: the largest parameter-gradient
 // norms (top N), each with its deviation against the median of ALL
 // parameters of the step (the reference uses the median of the top N,
@@ -34,7 +38,7 @@ func (c *p1) dumpSpikes() {
 		} else {
 			a.DeviationRatio = model.Float(math.Inf(1))
 		}
-		a.Trigger = "dump_abs_norm"
+		a.Trigger = triggerDumpAbsNorm
 		c.res.Anomalies = append(c.res.Anomalies, a)
 	}
 	c.res.Thresholds["dump_top_n"] = float64(c.opt.DumpTopN)

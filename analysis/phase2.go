@@ -140,7 +140,7 @@ func dataKindOf(p1 *model.Phase1Result) string {
 		if a.Delta != nil || a.MicroStep != nil {
 			return kindMicro
 		}
-		if a.Trigger != "dump_abs_norm" {
+		if a.Trigger != triggerDumpAbsNorm {
 			dump = false
 		}
 	}
