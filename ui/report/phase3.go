@@ -114,7 +114,9 @@ func (r *renderer) groups(p3 *model.Phase3Result) {
 	}
 	if p3.Degraded {
 		note := r.t("p3.degraded")
-		if s := oneLine(p3.DegradedNote); s != "" {
+		// The analysis' standard note says what the translated line says;
+		// only a different note (e.g. C compared in B's place) is added.
+		if s := oneLine(p3.DegradedNote); s != "" && !strings.EqualFold(strings.TrimSuffix(s, "."), "no control group: A/B may include device bias") {
 			note += " (" + s + ")"
 		}
 		r.line("> " + note)

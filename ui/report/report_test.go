@@ -416,3 +416,18 @@ func TestSparseResultsRender(t *testing.T) {
 		}
 	}
 }
+
+// The analysis' standard no-control note is not repeated after the
+// translated line; a different note is kept.
+func TestDegradedNoteNotRepeated(t *testing.T) {
+	in := noControlInput()
+	in.P3.DegradedNote = "no control group: A/B may include device bias"
+	out := Render(in, "en")
+	if strings.Contains(out, "device bias. (no control group") {
+		t.Fatalf("the no-control note is repeated on its line:\n%s", out)
+	}
+	in.P3.DegradedNote = "C compared in B's place"
+	if out = Render(in, "en"); !strings.Contains(out, "(C compared in B's place)") {
+		t.Fatalf("a specific note is dropped:\n%s", out)
+	}
+}
