@@ -3,7 +3,8 @@ package synth
 import (
 	"fmt"
 	"math"
-	"regexp"
+
+	"spikescope/model"
 )
 
 // Model dimensions of the synthetic mcore GPT (TP=2 shards, seq 4096, mbs 1).
@@ -113,27 +114,7 @@ func buildParams(layers int) []Param {
 			Shape: []int64{vocabLocal, hidden}, Module: "module.module.output_layer", Class: "ColumnParallelLinear", BaseNorm: 0.0486},
 	)
 	for i := range ps {
-		ps[i].Squashed = squashParamName(ps[i].Full)
+		ps[i].Squashed = model.SquashParamName(ps[i].Full)
 	}
 	return ps
-}
-
-// squashPatterns are msprobe's squash_param_name regexes, tried in order
-// (formats.md §1.4).
-var squashPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`^.*\.(layers?\..*)`),
-	regexp.MustCompile(`^.*\.(embeddings?\..*)`),
-	regexp.MustCompile(`^.*\.(final.*)`),
-	regexp.MustCompile(`^.*\.(output.*)`),
-	regexp.MustCompile(`^.*\.(norm.*)`),
-}
-
-// squashParamName reproduces msprobe's name squashing.
-func squashParamName(name string) string {
-	for _, re := range squashPatterns {
-		if m := re.FindStringSubmatch(name); m != nil {
-			return m[1]
-		}
-	}
-	return name
 }

@@ -3,7 +3,6 @@ package session
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -31,25 +30,12 @@ const (
 	stepMatchMetric = "grad_unreduced"
 )
 
-// squashPatterns are msprobe's squash_param_name regexes in its order
-// (formats.md §1.4): both dump and monitor names are reduced to the part
-// from layers./embedding/final/output/norm on.
-var squashPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`^.*\.(layers?\..*)`),
-	regexp.MustCompile(`^.*\.(embeddings?\..*)`),
-	regexp.MustCompile(`^.*\.(final.*)`),
-	regexp.MustCompile(`^.*\.(output.*)`),
-	regexp.MustCompile(`^.*\.(norm.*)`),
-}
-
 // squashParamName normalises a parameter name as msprobe's
 // squash_param_name does; a name no pattern matches (already squashed)
 // is kept without leading "module." wrappers.
 func squashParamName(name string) string {
-	for _, re := range squashPatterns {
-		if m := re.FindStringSubmatch(name); m != nil {
-			return m[1]
-		}
+	if sq := model.SquashParamName(name); sq != name {
+		return sq
 	}
 	for strings.HasPrefix(name, "module.") {
 		name = name[len("module."):]
