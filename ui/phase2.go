@@ -87,7 +87,11 @@ func (p *phase2Pane) lines() []string {
 	}
 	out = append(out, "", st.Title.Render("candidates against the baseline"))
 	if len(r.Candidates) == 0 {
-		out = append(out, "  none")
+		none := "  none"
+		if r.Pinned {
+			none = "  pinned by the user: no candidate walk"
+		}
+		out = append(out, none)
 	} else {
 		vw := 7
 		for _, c := range r.Candidates {
@@ -240,6 +244,9 @@ func wrap(text string, width int) []string {
 
 // noCrossStepReason says why the cross-step table is empty.
 func noCrossStepReason(r *model.Phase2Result) string {
+	if r.Pinned {
+		return "pinned by the user: the cross-step rule was skipped"
+	}
 	if len(r.Candidates) == 0 {
 		return "no candidate: nothing to compare across steps"
 	}

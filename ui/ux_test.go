@@ -99,6 +99,14 @@ func TestNoCrossStepReason(t *testing.T) {
 	}
 }
 
+// A pinned Phase 2 skipped the cross-step rule: the empty table says so
+// instead of claiming there was no candidate.
+func TestNoCrossStepReasonPinned(t *testing.T) {
+	if got := noCrossStepReason(&model.Phase2Result{Pinned: true}); !strings.Contains(got, "pinned by the user") {
+		t.Fatalf("pinned: %q", got)
+	}
+}
+
 // A long source path gives way to the pin in the header at 80 columns:
 // the pinned parameter's name stays whole.
 func TestHeaderKeepsPinWhole(t *testing.T) {
