@@ -111,6 +111,9 @@ type MonitorData struct {
 	// MicroOneBased is true for monitor v2 weight-gradient rows (micro 1..W).
 	MicroOneBased bool
 	Rows          Rows
+	// Pipeline is set once the targets were split by pipeline stage
+	// (names "pp<s>:<name>"): the stages Phase 1 inferred.
+	Pipeline *PipelineStages
 	// Warnings are problems that did not stop the load (skipped files,
 	// missing columns, ...): the output repeats them.
 	Warnings []string
