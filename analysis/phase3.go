@@ -269,6 +269,7 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	} else {
 		res.DivergenceSummary.DataFeature = dataFeatureCheck(p.ia, p.ib, nil, nil)
 	}
+	p.annotateStage(in, res)
 	return t
 }
 

@@ -59,6 +59,9 @@ type LayerRow struct {
 	// Label names the layer when several layer stacks exist
 	// ("encoder.layers.3"); empty with a single stack.
 	Label string `json:"label,omitempty"`
+	// GlobalLayer is the layer's global number when A is a pipeline stage
+	// whose first global layer is known (Layer is stage-local).
+	GlobalLayer *int `json:"global_layer,omitempty"`
 }
 
 // DirLayers is a forward/backward pair of layer lists.
@@ -199,6 +202,24 @@ type Phase3Result struct {
 	ControlCandidates []ControlCandidate `json:"control_candidates,omitempty"`
 	DivergenceSummary DivergenceSummary  `json:"divergence_summary"`
 	Warnings          []string           `json:"warnings,omitempty"`
+	// PipelineStage is A's pipeline stage: its dump holds the stage's own
+	// layer numbers (every stage counts from 0).
+	PipelineStage *DumpStage `json:"pipeline_stage,omitempty"`
+}
+
+// DumpStage is the pipeline stage of a dump.
+type DumpStage struct {
+	// Stage is the stage number; nil when only its position is known.
+	Stage *int `json:"stage"`
+	// Stages is the run's stage count (0 = unknown).
+	Stages int `json:"stages,omitempty"`
+	// Position is "first", "middle" or "last".
+	Position string `json:"position,omitempty"`
+	// LayerOffset is the global number of the stage's layer 0 (nil =
+	// unknown): global layer = LayerOffset + layer.
+	LayerOffset *int `json:"layer_offset"`
+	// Source says how the stage was found.
+	Source string `json:"source"`
 }
 
 // ControlCandidate is one candidate for the control group C (another rank

@@ -126,3 +126,71 @@ func LayerIndex(name string) (int, bool) {
 	}
 	return -1, false
 }
+
+// GlobalLayerOf is the global layer of a candidate's parameter (name with
+// or without its stage prefix) on rank; -1 when unknown.
+func (p *PipelineStages) GlobalLayerOf(rank, vpp int, name string) int {
+	n, ok := LayerIndex(name)
+	if !ok {
+		return -1
+	}
+	return p.GlobalLayer(p.StageOf(rank), vpp, n)
+}
+
+// StageRanks lists the ranks of every stage, ascending.
+func (p *PipelineStages) StageRanks() [][]int {
+	if p == nil || !p.Inferred || p.Stages < 1 {
+		return nil
+	}
+	out := make([][]int, p.Stages)
+	for k, s := range p.RankStages {
+		r, err := strconv.Atoi(k)
+		if err != nil || s < 0 || s >= p.Stages {
+			continue
+		}
+		out[s] = append(out[s], r)
+	}
+	for _, rs := range out {
+		for i := 1; i < len(rs); i++ { // insertion sort: few ranks
+			for j := i; j > 0 && rs[j] < rs[j-1]; j-- {
+				rs[j], rs[j-1] = rs[j-1], rs[j]
+			}
+		}
+	}
+	return out
+}
+
+// StageSummary is one line per stage: "stage 1: ranks 2-3, layers 4-7"
+// (layers only when the counts are known). words are the user's words for
+// "stage", "ranks" and "layers".
+func (p *PipelineStages) StageSummary(stage, ranks, layers string) []string {
+	var out []string
+	for s, rs := range p.StageRanks() {
+		line := stage + " " + strconv.Itoa(s) + ": " + ranks + " " + intSpans(rs)
+		if s < len(p.LayerOffsets) && s < len(p.LayersPerStage) && p.LayersPerStage[s] > 0 {
+			line += ", " + layers + " " + strconv.Itoa(p.LayerOffsets[s]) + "-" + strconv.Itoa(p.LayerOffsets[s]+p.LayersPerStage[s]-1)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// intSpans prints sorted ints as "0-3,8,10-11".
+func intSpans(xs []int) string {
+	var b strings.Builder
+	for i := 0; i < len(xs); {
+		j := i
+		for j+1 < len(xs) && xs[j+1] == xs[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(xs[i]))
+		if j > i {
+			b.WriteString("-" + strconv.Itoa(xs[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}

@@ -114,5 +114,12 @@ func shortParam(s string, w int) string {
 	if sw <= w || w < 2 {
 		return s
 	}
+	// a pipeline stage prefix ("pp1:") is part of the identity: keep it
+	if st, base, ok := model.SplitStageName(s); ok {
+		pre := model.StageName(st, "")
+		if w-len(pre) >= 8 {
+			return pre + shortParam(base, w-len(pre))
+		}
+	}
 	return "…" + ansi.TruncateLeft(s, sw-w+1, "")
 }

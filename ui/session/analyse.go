@@ -26,11 +26,13 @@ func (s *Session) Analyse() error {
 		s.Monitor != nil && s.Monitor.Format == model.FormatDump {
 		s.BaselineMonitor = ingest.GradientsFromDumps(s.BTree)
 	}
+	// the data as analysed: with pipeline stages, targets split per stage
+	// ("pp1:layers.2…"), so that the TUI draws the series a candidate names
 	if s.Monitor != nil {
-		s.P1 = analysis.Phase1(s.Monitor, s.In.P1)
+		s.P1, s.Monitor = analysis.Phase1Data(s.Monitor, s.In.P1)
 	}
 	if s.BaselineMonitor != nil {
-		s.P1Baseline = analysis.Phase1(s.BaselineMonitor, s.In.P1)
+		s.P1Baseline, s.BaselineMonitor = analysis.Phase1Data(s.BaselineMonitor, s.In.P1)
 	}
 	s.pin = nil
 	if strings.TrimSpace(s.In.Pin) != "" {
