@@ -1,0 +1,44 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"spikescope/model"
+)
+
+// TestPipelineOverviewAndNames: with inferred pipeline stages the Phase 1
+// overview says PP and which ranks and layers each stage holds, a
+// shortened parameter keeps its stage prefix, the text summary names the
+// global layer, and the Phase 3 header says A's stage.
+func TestPipelineOverviewAndNames(t *testing.T) {
+	d := fixture()
+	d.P1.Sharding.PPStages = 2
+	d.P1.Sharding.Pipeline = &model.PipelineStages{Stages: 2, Inferred: true,
+		RankStages:     map[string]int{"0": 0, "1": 0, "2": 1, "3": 1},
+		LayersPerStage: []int{4, 4}, LayerOffsets: []int{0, 4}}
+	d.P1.Anomalies[0].TargetName = "pp1:layers.3.mlp.weight"
+	d.P1.Anomalies[0].PPStage, d.P1.Anomalies[0].GlobalLayer = model.IntPtr(1), model.IntPtr(7)
+	p := newPhase1Pane(NewStyles(true), d)
+	ov := strings.Join(p.overviewLines(), "\n")
+	for _, want := range []string{"PP 2", "stage 0: ranks 0-1, layers 0-3", "stage 1: ranks 2-3, layers 4-7"} {
+		if !strings.Contains(ov, want) {
+			t.Errorf("overview lacks %q:\n%s", want, ov)
+		}
+	}
+	if s := shortParam("pp1:module.module.decoder.layers.3.mlp.linear_fc2.weight", 24); !strings.HasPrefix(s, "pp1:…") || !strings.HasSuffix(s, "linear_fc2.weight") {
+		t.Errorf("shortened %q", s)
+	}
+	sum := Summary(d)
+	if !strings.Contains(sum, "pipeline: PP 2 (stage 0: ranks 0-1, layers 0-3; stage 1: ranks 2-3, layers 4-7)") ||
+		!strings.Contains(sum, "param=pp1:layers.3.mlp.weight (global layer 7)") {
+		t.Errorf("summary:\n%s", sum)
+	}
+	off := 4
+	if ln := stageLine(&model.DumpStage{Stage: model.IntPtr(1), Stages: 2, LayerOffset: &off}); ln != "A: pipeline stage 1 of 2 · L is stage-local: global layer = L + 4" {
+		t.Errorf("stage line %q", ln)
+	}
+	if ln := stageLine(nil); ln != "" {
+		t.Errorf("no stage: %q", ln)
+	}
+}
