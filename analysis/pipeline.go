@@ -145,11 +145,16 @@ func inferStages(d *model.MonitorData, ix *seriesIndex) *stageInference {
 		// tell stages apart (uneven layer counts)
 		var why string
 		stage, why = stagesFromNameSets(ix.ranks, sig)
+		res.info.Method = "parameter-name sets: no embedding / final-norm parameters in the data; ranks grouped by identical names, stages numbered in rank order (Megatron places pipeline stages outermost)"
+		if stage == nil && why == "" && !anyMarker {
+			// the same names everywhere: gradient levels, if unmistakable
+			stage, res.info.Method, why = stagesFromLevels(ix)
+		}
 		if stage == nil {
+			res.info.Method = ""
 			res.info.Note = why
 			return res
 		}
-		res.info.Method = "parameter-name sets: no embedding / final-norm parameters in the data; ranks grouped by identical names, stages numbered in rank order (Megatron places pipeline stages outermost)"
 	}
 	// ranks of one stage hold the same names
 	nStages := slices.Max(stage) + 1

@@ -276,3 +276,58 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// TestPipelineStagesFromLevels: a target list limited to the transformer
+// layers (no embedding, no final norm) on PP=2 and PP=4: every rank holds
+// the same names, the stages' gradient levels (5× apart) tell them, and
+// the spike on a later stage is found under its stage's name. Levels only
+// 1.3× apart cannot be told from data noise: no stages, no note, and still
+// no false candidate; a data-parallel run (PP=1) gets no note either.
+func TestPipelineStagesFromLevels(t *testing.T) {
+	for _, pp := range []int{2, 4} {
+		f := &synth.PipelineFault{OptStep: 3, MicroStep: 1, Rank: (pp-1)*2 + 1, Layer: 1, Scale: 4}
+		r, data := loadPipeline(t, synth.PipelineConfig{PP: pp, DP: 2, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 5, Fault: f, LayersOnly: true})
+		for format, d := range data {
+			res := Phase1(d, DefaultPhase1Options())
+			pl := res.Sharding.Pipeline
+			if res.Sharding.PPStages != pp || pl == nil || !strings.HasPrefix(pl.Method, "gradient levels") {
+				t.Fatalf("PP=%d %s: pp_stages %d pipeline %+v", pp, format, res.Sharding.PPStages, pl)
+			}
+			if len(res.Anomalies) == 0 || res.Anomalies[0].TargetName != r.FaultTarget() || res.Anomalies[0].Rank != f.Rank {
+				t.Errorf("PP=%d %s: candidates %d, want the first at rank %d %s", pp, format, len(res.Anomalies), f.Rank, r.FaultTarget())
+			}
+		}
+	}
+	for _, tc := range []struct {
+		pp    int
+		level float64
+	}{{1, 0.2}, {2, 0.77}} {
+		_, data := loadPipeline(t, synth.PipelineConfig{PP: tc.pp, DP: 4, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 9, LayersOnly: true, StageLevel: tc.level})
+		res := Phase1(data["csv"], DefaultPhase1Options())
+		if res.Sharding.PPStages != 1 || res.Sharding.Pipeline != nil {
+			t.Errorf("PP=%d level %g: pp_stages %d pipeline %+v", tc.pp, tc.level, res.Sharding.PPStages, res.Sharding.Pipeline)
+		}
+		if len(res.Anomalies) != 0 {
+			t.Errorf("PP=%d level %g: %d false candidates", tc.pp, tc.level, len(res.Anomalies))
+		}
+	}
+}
+
+// TestPipelineStagesNotInferred: one rank per stage and no embedding /
+// final norm in the targets: the levels differ far beyond data noise but
+// nothing tells which ranks share a stage — the output says so.
+func TestPipelineStagesNotInferred(t *testing.T) {
+	_, data := loadPipeline(t, synth.PipelineConfig{PP: 4, DP: 1, LayersPerStage: 3, Window: 4, OptSteps: 6, Seed: 4, LayersOnly: true})
+	res := Phase1(data["trenddb"], DefaultPhase1Options())
+	pl := res.Sharding.Pipeline
+	if res.Sharding.PPStages != 1 || pl == nil || pl.Inferred || !strings.Contains(pl.Note, "could not be told apart") {
+		t.Fatalf("pp_stages %d pipeline %+v", res.Sharding.PPStages, pl)
+	}
+	found := false
+	for _, w := range res.Warnings {
+		found = found || strings.Contains(w, "monitor the embedding and the final norm")
+	}
+	if !found {
+		t.Errorf("warnings %v", res.Warnings)
+	}
+}

@@ -29,6 +29,10 @@ type PipelineConfig struct {
 	StageLevel float64
 	// Fault is the planted spike; nil for a run without any.
 	Fault *PipelineFault
+	// LayersOnly limits the monitored targets to the transformer layers
+	// (a filtered target list): no embedding, final norm or output layer
+	// tells the stages apart.
+	LayersOnly bool
 }
 
 // PipelineFault is the planted spike: at optimizer step OptStep, micro step
@@ -87,6 +91,8 @@ func pipelineStageParams(c PipelineConfig, s int) []Param {
 	var ps []Param
 	for _, p := range all {
 		switch {
+		case p.Layer < 0 && c.LayersOnly:
+			continue
 		case p.Kind == pEmbedding && s != 0, (p.Kind == pFinalLN || p.Kind == pOutput) && s != c.PP-1:
 			continue
 		case p.Layer >= 0:
@@ -100,7 +106,7 @@ func pipelineStageParams(c PipelineConfig, s int) []Param {
 // GeneratePipeline builds the run. Same config → same values.
 func GeneratePipeline(c PipelineConfig) *PipelineRun {
 	if c.PP < 1 {
-		c.PP = 2
+		c.PP = 1
 	}
 	if c.DP < 1 {
 		c.DP = 2
