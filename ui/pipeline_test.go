@@ -42,3 +42,19 @@ func TestPipelineOverviewAndNames(t *testing.T) {
 		t.Errorf("no stage: %q", ln)
 	}
 }
+
+// TestSeriesRanksOfStage: the heat map of a stage's parameter lists that
+// stage's ranks, not every rank of the run.
+func TestSeriesRanksOfStage(t *testing.T) {
+	md := &model.MonitorData{Metrics: []string{"grad_unreduced"}, Targets: []model.Target{{Name: "pp0:layers.0.w"}, {Name: "pp1:layers.0.w"}}}
+	for r := int32(0); r < 4; r++ {
+		for s := int32(0); s < 3; s++ {
+			md.Rows.Append(r, s, model.NoMicro, r/2, 0, [model.NumStats]float64{1, 0, 0, 0})
+		}
+	}
+	a := model.Anomaly{Rank: 3, TargetName: "pp1:layers.0.w", Metric: "grad_unreduced"}
+	ix := buildSeriesIndex(md, []model.Anomaly{a})
+	if got := ix.ranksOf(&a); len(got) != 2 || got[0] != 2 || got[1] != 3 {
+		t.Errorf("ranks of pp1:layers.0.w: %v, want [2 3]", got)
+	}
+}
