@@ -66,6 +66,18 @@ func isFinalParam(name string) bool {
 	return false
 }
 
+// isExpertParam: a MoE expert's weight ("….experts.3.…", "local_experts"):
+// with expert parallelism the ranks of one stage hold different experts,
+// so experts never decide which ranks share a stage.
+func isExpertParam(name string) bool {
+	for _, seg := range strings.Split(name, ".") {
+		if strings.HasSuffix(seg, "experts") && seg != "shared_experts" {
+			return true
+		}
+	}
+	return false
+}
+
 // stageInference is the result of inferStages.
 type stageInference struct {
 	info   model.PipelineStages
@@ -92,10 +104,12 @@ func inferStages(d *model.MonitorData, ix *seriesIndex) *stageInference {
 	rankPos := func(rk int32) int { return sort.SearchInts(ix.ranks, int(rk)) }
 	isEmb := make([]bool, len(d.Targets))
 	isFin := make([]bool, len(d.Targets))
+	expert := make([]bool, len(d.Targets))
 	anyMarker := false
 	for t := range d.Targets {
 		isEmb[t], isFin[t] = isEmbeddingParam(d.Targets[t].Name), isFinalParam(d.Targets[t].Name)
 		anyMarker = anyMarker || isEmb[t] || isFin[t]
+		expert[t] = isExpertParam(d.Targets[t].Name)
 	}
 	// per rank: markers held and a signature of its name set (groups come
 	// target by target, so each rank sees its targets in ascending order)
@@ -108,7 +122,9 @@ func inferStages(d *model.MonitorData, ix *seriesIndex) *stageInference {
 		p := rankPos(g.Rank)
 		hasEmb[p] = hasEmb[p] || isEmb[g.Target]
 		hasFin[p] = hasFin[p] || isFin[g.Target]
-		sig[p] = (sig[p] ^ uint64(g.Target+1)) * 1099511628211
+		if !expert[g.Target] { // expert parallelism: one stage's ranks hold different experts
+			sig[p] = (sig[p] ^ uint64(g.Target+1)) * 1099511628211
+		}
 	}
 	class := make([]rankClass, nR)
 	var first, last, middle []int // rank positions

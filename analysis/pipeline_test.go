@@ -201,6 +201,8 @@ func TestInferStagesRules(t *testing.T) {
 		{"filtered targets, uneven stages", [][]string{layersOf("", 3), layersOf("", 3), layersOf("", 2), layersOf("", 2)}, []int{0, 0, 1, 1}, false, []int{0, 3}},
 		{"first and last stage of unequal size", [][]string{layersOf("", 1, emb), layersOf("", 1, emb), layersOf("", 1), layersOf("", 1, fin)}, nil, true, nil},
 		{"ranks of one stage disagree", [][]string{layersOf("", 2, emb), layersOf("", 3, emb), layersOf("", 2, fin), layersOf("", 2, fin)}, nil, true, nil},
+		{"MoE, expert parallelism: a stage's ranks hold other experts", [][]string{layersOf("", 1, emb, "layers.0.mlp.experts.0.linear_fc1.weight"), layersOf("", 1, emb, "layers.0.mlp.experts.1.linear_fc1.weight"),
+			layersOf("", 1, fin, "layers.0.mlp.experts.0.linear_fc1.weight"), layersOf("", 1, fin, "layers.0.mlp.experts.1.linear_fc1.weight")}, []int{0, 0, 1, 1}, false, []int{0, 1}},
 		{"filtered targets with gaps: layer counts unknown", [][]string{{"layers.0.x", "layers.3.x", emb}, {"layers.0.x", fin}}, []int{0, 1}, false, nil},
 	}
 	for _, tc := range cases {
