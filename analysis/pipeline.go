@@ -369,6 +369,7 @@ func rankList(ranks []int, ps []int) string {
 
 // splitStages returns the monitor data with every target held by ranks of
 // several stages split into one target per stage, named "pp<s>:<name>"
+// ("pp<s>:vpp<v>:<name>" with VPP chunks)
 // (one pass over the rows: a slice lookup per row). Rows of ranks without a
 // known stage keep the original target.
 func splitStages(d *model.MonitorData, si *stageInference) *model.MonitorData {
@@ -387,6 +388,12 @@ func splitStages(d *model.MonitorData, si *stageInference) *model.MonitorData {
 	}
 	for i, rk := range si.ranks {
 		rankStage[rk-minR] = int32(si.stages[i])
+	}
+	// with several model chunks (VPP) a stage holds each name once per
+	// chunk: the chunk is part of the name too ("pp1:vpp1:layers.0…")
+	chunks := false
+	for _, t := range d.Targets {
+		chunks = chunks || t.VPPStage != d.Targets[0].VPPStage
 	}
 	r := &d.Rows
 	tgt := make([]int32, r.Len())
@@ -411,7 +418,11 @@ func splitStages(d *model.MonitorData, si *stageInference) *model.MonitorData {
 		if nt < 0 {
 			old := d.Targets[t]
 			nt = int32(nT + len(split))
-			split = append(split, model.Target{Name: model.StageName(int(st), old.Name), VPPStage: old.VPPStage, MicroStep: old.MicroStep})
+			name := old.Name
+			if chunks {
+				name = model.ChunkName(old.VPPStage, name)
+			}
+			split = append(split, model.Target{Name: model.StageName(int(st), name), VPPStage: old.VPPStage, MicroStep: old.MicroStep})
 			remap[k] = nt
 		}
 		tgt[i] = nt

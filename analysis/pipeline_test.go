@@ -240,9 +240,21 @@ func TestInferStagesVPP(t *testing.T) {
 	if g := si.info.GlobalLayer(1, 1, 1); g != 7 { // chunk 1 of stage 1: layers 6, 7
 		t.Errorf("global layer of stage 1 chunk 1 layers.1 = %d, want 7", g)
 	}
-	res := Phase1(d, DefaultPhase1Options())
+	res, split := Phase1Data(d, DefaultPhase1Options())
 	if res.Sharding.PPStages != 2 || !equalInts(res.Sharding.VPPStages, []int{0, 1}) {
 		t.Errorf("pp_stages %d vpp_stages %v", res.Sharding.PPStages, res.Sharding.VPPStages)
+	}
+	names := map[string]bool{}
+	for _, tg := range split.Targets {
+		names[tg.Name] = true
+	}
+	for _, want := range []string{"pp0:vpp0:embedding.word_embeddings.weight", "pp0:vpp1:layers.1.w", "pp1:vpp0:layers.0.w", "pp1:vpp1:final_layernorm.weight"} {
+		if !names[want] {
+			t.Errorf("no target %s in %v", want, names)
+		}
+	}
+	if b := model.StageBaseName("pp1:vpp1:layers.0.w"); b != "layers.0.w" {
+		t.Errorf("base name %q", b)
 	}
 }
 

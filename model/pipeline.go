@@ -85,9 +85,22 @@ func SplitStageName(s string) (stage int, name string, ok bool) {
 	return n, s[i+1:], true
 }
 
-// StageBaseName is the parameter's own name without a stage prefix.
+// ChunkName is the name of a parameter of VPP model chunk v: "vpp1:…".
+func ChunkName(v int, name string) string {
+	return "vpp" + strconv.Itoa(v) + ":" + name
+}
+
+// StageBaseName is the parameter's own name without its stage and chunk
+// prefixes.
 func StageBaseName(s string) string {
 	_, n, _ := SplitStageName(s)
+	if strings.HasPrefix(n, "vpp") {
+		if i := strings.IndexByte(n, ':'); i > 3 {
+			if _, err := strconv.Atoi(n[3:i]); err == nil {
+				return n[i+1:]
+			}
+		}
+	}
 	return n
 }
 
