@@ -110,8 +110,8 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 	if analysed != nil {
 		*analysed = d
 	}
-	c.m, c.kind = runShape(d, c.ix, metric, opt, res, c.dumpMicro)
 	c.pipelineShape()
+	c.m, c.kind = runShape(d, c.ix, metric, opt, res, c.dumpMicro)
 	res.DataKind = c.kind
 	if c.kind == kindMicro && !c.m.Explicit {
 		res.Thresholds["accumulation_window"] = float64(res.Sharding.AccumulationWindow)

@@ -484,22 +484,18 @@ func (c *p1) stageFields(a *model.Anomaly) {
 	}
 }
 
-// pipelineShape writes the inferred stages into sharding_analysis and the
-// reasoning: pp_stages is the stage count when stages were inferred, else
-// the number of vpp_stage values (the reference's rule).
+// pipelineShape writes the inferred stages into sharding_analysis, the
+// warnings and the reasoning, before runShape words the conclusion.
 func (c *p1) pipelineShape() {
-	sa := &c.res.Sharding
 	p := c.d.Pipeline
 	if p == nil {
 		p = c.unsplit
 	}
-	if p == nil {
+	if p == nil || !p.Inferred && p.Note == "" {
 		return
 	}
-	if p.Inferred || p.Note != "" {
-		cp := *p
-		sa.Pipeline = &cp
-	}
+	cp := *p
+	c.res.Sharding.Pipeline = &cp
 	if p.Note != "" {
 		c.res.Reasoning = append(c.res.Reasoning, "pipeline stages: "+p.Note)
 		c.res.Warnings = append(c.res.Warnings, p.Note)
@@ -507,7 +503,6 @@ func (c *p1) pipelineShape() {
 	if !p.Inferred || p.Stages < 2 {
 		return
 	}
-	sa.PPStages = p.Stages
 	var b strings.Builder
 	fmt.Fprintf(&b, "pipeline: %d stages (%s); same-named parameters of different stages are different parameters, analysed apart and named pp<stage>:<name>", p.Stages, p.Method)
 	switch {
@@ -519,11 +514,17 @@ func (c *p1) pipelineShape() {
 		b.WriteString("; layer counts per stage unknown (layer numbers are stage-local)")
 	}
 	c.res.Reasoning = append(c.res.Reasoning, b.String())
-	// the run-shape conclusion: stages, not one complete model per rank
-	if i := strings.Index(sa.Conclusion, ". "); i >= 0 && strings.HasPrefix(sa.Conclusion, "PP=") {
-		rest := strings.TrimSuffix(sa.Conclusion[i+2:], "每个 rank 有完整模型，独立构成一次前反向。")
-		sa.Conclusion = fmt.Sprintf("PP=%d (由各 rank 持有的参数推断: 首 stage 含 embedding, 末 stage 含 final norm / output layer). %s每个 stage 的同名参数是不同参数, 分开分析 (pp<stage>:<name>)。", p.Stages, rest)
+}
+
+// ppShape is runShape's pipeline part: pp_stages is the inferred stage
+// count when stages were inferred, else the number of vpp_stage values
+// (the reference's rule); and the conclusion's wording of it.
+func ppShape(sa *model.ShardingAnalysis) (pp, whole string) {
+	if p := sa.Pipeline; p != nil && p.Inferred && p.Stages > 1 {
+		return fmt.Sprintf("PP=%d (由各 rank 持有的参数推断: 首 stage 含 embedding, 末 stage 含 final norm / output layer)", p.Stages),
+			"每个 stage 的同名参数是不同参数, 分开分析 (pp<stage>:<name>)。"
 	}
+	return fmt.Sprintf("PP=%d", sa.PPStages), "每个 rank 有完整模型，独立构成一次前反向。"
 }
 
 // offsetsText is "0/4/8" for the layer offsets of the stages.
