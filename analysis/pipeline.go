@@ -160,10 +160,10 @@ func inferStages(d *model.MonitorData, ix *seriesIndex) *stageInference {
 		// no markers, or every rank alike: distinct name sets may still
 		// tell stages apart (uneven layer counts)
 		var why string
-		stage, why = stagesFromNameSets(ix.ranks, sig)
+		stage = stagesFromNameSets(ix.ranks, sig)
 		res.info.Method = "parameter-name sets: no embedding / final-norm parameters in the data; ranks grouped by identical names, stages numbered in rank order (Megatron places pipeline stages outermost)"
-		if stage == nil && why == "" && !anyMarker {
-			// the same names everywhere: gradient levels, if unmistakable
+		if stage == nil && !anyMarker {
+			// gradient levels of the names every rank holds, if unmistakable
 			stage, res.info.Method, why = stagesFromLevels(ix)
 		}
 		if stage == nil {
@@ -172,8 +172,10 @@ func inferStages(d *model.MonitorData, ix *seriesIndex) *stageInference {
 			return res
 		}
 	}
-	// ranks of one stage hold the same names
+	// ranks of one stage hold the same layers (a rank may lack a parameter
+	// the others have: a lost file says nothing about its stage)
 	nStages := slices.Max(stage) + 1
+	lsig := layerSignatures(d, ix)
 	for s := 0; s < nStages; s++ {
 		var ref uint64
 		seen := false
@@ -181,11 +183,11 @@ func inferStages(d *model.MonitorData, ix *seriesIndex) *stageInference {
 			if st != s {
 				continue
 			}
-			if seen && sig[p] != ref {
-				res.info.Note = fmt.Sprintf("ranks of pipeline stage %d hold different parameter names: stages not inferred, same-named parameters of all ranks are analysed together", s)
+			if seen && lsig[p] != ref {
+				res.info.Note = fmt.Sprintf("ranks of pipeline stage %d (numbered from the embedding / final-norm ranks in rank order) hold different transformer layers: stages not inferred, same-named parameters of all ranks are analysed together", s)
 				return res
 			}
-			ref, seen = sig[p], true
+			ref, seen = lsig[p], true
 		}
 	}
 	res.info.Stages = nStages
@@ -198,6 +200,51 @@ func inferStages(d *model.MonitorData, ix *seriesIndex) *stageInference {
 	}
 	res.layerCounts(d, ix, stage)
 	return res
+}
+
+// layerSignatures is, per rank (ix.ranks order), a hash of the (chunk,
+// layer number) pairs its parameters name.
+func layerSignatures(d *model.MonitorData, ix *seriesIndex) []uint64 {
+	layerOf := make([]int, len(d.Targets))
+	for t := range d.Targets {
+		n, ok := model.LayerIndex(d.Targets[t].Name)
+		if !ok || n > 1<<16 {
+			n = -1
+		}
+		layerOf[t] = n
+	}
+	nR := len(ix.ranks)
+	sets := make([]map[[2]int]bool, nR)
+	for _, g := range ix.groups {
+		n := layerOf[g.Target]
+		if n < 0 {
+			continue
+		}
+		p := sort.SearchInts(ix.ranks, int(g.Rank))
+		if sets[p] == nil {
+			sets[p] = map[[2]int]bool{}
+		}
+		sets[p][[2]int{d.Targets[g.Target].VPPStage, n}] = true
+	}
+	out := make([]uint64, nR)
+	for p, set := range sets {
+		keys := make([][2]int, 0, len(set))
+		for k := range set {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(a, b [2]int) int {
+			if a[0] != b[0] {
+				return a[0] - b[0]
+			}
+			return a[1] - b[1]
+		})
+		h := uint64(14695981039346656037)
+		for _, k := range keys {
+			h = (h ^ uint64(k[0]<<20|k[1]+1)) * 1099511628211
+		}
+		out[p] = h
+	}
+	return out
 }
 
 // stagesFromMarkers numbers the stages from the marker classes: the
@@ -263,9 +310,11 @@ func stagesFromMarkers(ranks []int, first, middle, last []int) ([]int, string) {
 }
 
 // stagesFromNameSets groups ranks by identical parameter-name sets when
-// there is no marker: the groups must be blocks of equal size in rank
-// order (stage s on the s-th block), else nothing is inferred.
-func stagesFromNameSets(ranks []int, sig []uint64) ([]int, string) {
+// there is no marker: the groups must be blocks of equal size, at least two
+// ranks each, in rank order (stage s on the s-th block); else nothing is
+// inferred, silently — a rank that lost a file differs too, and says
+// nothing about stages.
+func stagesFromNameSets(ranks []int, sig []uint64) []int {
 	nR := len(ranks)
 	stage := make([]int, nR)
 	s := 0
@@ -273,26 +322,23 @@ func stagesFromNameSets(ranks []int, sig []uint64) ([]int, string) {
 	for p := 1; p < nR; p++ {
 		if sig[p] != sig[p-1] {
 			if seen[sig[p]] {
-				return nil, "ranks hold different parameter-name sets that do not form blocks in rank order: pipeline stages not inferred, same-named parameters of all ranks are analysed together"
+				return nil
 			}
 			seen[sig[p]] = true
 			s++
 		}
 		stage[p] = s
 	}
-	if s == 0 {
-		return nil, ""
-	}
 	pp := s + 1
-	if nR%pp != 0 {
-		return nil, "ranks hold different parameter-name sets in groups of unequal size: pipeline stages not inferred"
+	if s == 0 || nR%pp != 0 || nR/pp < 2 {
+		return nil
 	}
 	for p := range stage {
 		if stage[p] != p*pp/nR {
-			return nil, "ranks hold different parameter-name sets in groups of unequal size: pipeline stages not inferred"
+			return nil
 		}
 	}
-	return stage, ""
+	return stage
 }
 
 // layerCounts fills the layers per stage (local numbers 0..n-1 on every
@@ -382,12 +428,16 @@ func splitStages(d *model.MonitorData, si *stageInference) *model.MonitorData {
 		remap[i] = -1
 	}
 	minR, maxR := si.ranks[0], si.ranks[len(si.ranks)-1]
-	rankStage := make([]int32, maxR-minR+1)
-	for i := range rankStage {
-		rankStage[i] = -1
-	}
-	for i, rk := range si.ranks {
-		rankStage[rk-minR] = int32(si.stages[i])
+	dense := maxR-minR < 1<<20 // rank numbers far apart: a binary search per row
+	var rankStage []int32
+	if dense {
+		rankStage = make([]int32, maxR-minR+1)
+		for i := range rankStage {
+			rankStage[i] = -1
+		}
+		for i, rk := range si.ranks {
+			rankStage[rk-minR] = int32(si.stages[i])
+		}
 	}
 	// with several model chunks (VPP) a stage holds each name once per
 	// chunk: the chunk is part of the name too ("pp1:vpp1:layers.0…")
@@ -406,7 +456,10 @@ func splitStages(d *model.MonitorData, si *stageInference) *model.MonitorData {
 		}
 		rk := int(r.Rank[i]) - minR
 		st := int32(-1)
-		if rk >= 0 && rk < len(rankStage) {
+		switch {
+		case !dense:
+			st = int32(si.stageOf(int(r.Rank[i])))
+		case rk >= 0 && rk < len(rankStage):
 			st = rankStage[rk]
 		}
 		if st < 0 {

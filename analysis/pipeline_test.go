@@ -200,9 +200,11 @@ func TestInferStagesRules(t *testing.T) {
 		{"filtered targets, same names everywhere", [][]string{layersOf("", 2), layersOf("", 2), layersOf("", 2)}, nil, false, nil},
 		{"filtered targets, uneven stages", [][]string{layersOf("", 3), layersOf("", 3), layersOf("", 2), layersOf("", 2)}, []int{0, 0, 1, 1}, false, []int{0, 3}},
 		{"first and last stage of unequal size", [][]string{layersOf("", 1, emb), layersOf("", 1, emb), layersOf("", 1), layersOf("", 1, fin)}, nil, true, nil},
-		{"ranks of one stage disagree", [][]string{layersOf("", 2, emb), layersOf("", 3, emb), layersOf("", 2, fin), layersOf("", 2, fin)}, nil, true, nil},
+		{"ranks of one stage hold other layers", [][]string{layersOf("", 2, emb), layersOf("", 3, emb), layersOf("", 2, fin), layersOf("", 2, fin)}, nil, true, nil},
+		{"a rank of a stage lost one parameter", [][]string{layersOf("", 2, emb, "layers.0.attn.w"), layersOf("", 2, emb), layersOf("", 2, fin), layersOf("", 2, fin)}, []int{0, 0, 1, 1}, false, []int{0, 2}},
 		{"MoE, expert parallelism: a stage's ranks hold other experts", [][]string{layersOf("", 1, emb, "layers.0.mlp.experts.0.linear_fc1.weight"), layersOf("", 1, emb, "layers.0.mlp.experts.1.linear_fc1.weight"),
 			layersOf("", 1, fin, "layers.0.mlp.experts.0.linear_fc1.weight"), layersOf("", 1, fin, "layers.0.mlp.experts.1.linear_fc1.weight")}, []int{0, 0, 1, 1}, false, []int{0, 1}},
+		{"one rank lost a parameter (PP=1)", [][]string{layersOf("", 3), layersOf("", 3), layersOf("", 3), layersOf("", 2)}, nil, false, nil},
 		{"filtered targets with gaps: layer counts unknown", [][]string{{"layers.0.x", "layers.3.x", emb}, {"layers.0.x", fin}}, []int{0, 1}, false, nil},
 	}
 	for _, tc := range cases {
@@ -343,5 +345,29 @@ func TestPipelineStagesNotInferred(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("warnings %v", res.Warnings)
+	}
+}
+
+// TestSplitStagesSparseRanks: rank numbers far apart (no dense table) split
+// the same way.
+func TestSplitStagesSparseRanks(t *testing.T) {
+	d := stageData([][]string{layersOf("", 2, "embedding.word_embeddings.weight"), layersOf("", 2, "final_layernorm.weight")}, nil)
+	for i := range d.Rows.Rank {
+		if d.Rows.Rank[i] == 1 {
+			d.Rows.Rank[i] = 1 << 24
+		}
+	}
+	res, split := Phase1Data(d, DefaultPhase1Options())
+	if res.Sharding.PPStages != 2 || split.Pipeline.StageOf(1<<24) != 1 {
+		t.Fatalf("pp_stages %d, pipeline %+v", res.Sharding.PPStages, split.Pipeline)
+	}
+	for i, tg := range split.Rows.Target {
+		want := "pp0:"
+		if split.Rows.Rank[i] != 0 {
+			want = "pp1:"
+		}
+		if !strings.HasPrefix(split.Targets[tg].Name, want) {
+			t.Fatalf("row %d rank %d: %s", i, split.Rows.Rank[i], split.Targets[tg].Name)
+		}
 	}
 }
