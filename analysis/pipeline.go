@@ -202,47 +202,42 @@ func inferStages(d *model.MonitorData, ix *seriesIndex) *stageInference {
 	return res
 }
 
-// layerSignatures is, per rank (ix.ranks order), a hash of the (chunk,
-// layer number) pairs its parameters name.
+// layerSignatures is, per rank (ix.ranks order), an order-free hash of
+// the distinct (chunk, layer number) pairs its parameters name.
 func layerSignatures(d *model.MonitorData, ix *seriesIndex) []uint64 {
-	layerOf := make([]int, len(d.Targets))
+	keyOf := make([]int, len(d.Targets)) // dense index of the target's (chunk, layer), -1 none
+	keys := map[[2]int]int{}
+	var hashes []uint64
 	for t := range d.Targets {
-		n, ok := model.LayerIndex(d.Targets[t].Name)
-		if !ok || n > 1<<16 {
-			n = -1
+		keyOf[t] = -1
+		if n, ok := model.LayerIndex(d.Targets[t].Name); ok {
+			k := [2]int{d.Targets[t].VPPStage, n}
+			i, seen := keys[k]
+			if !seen {
+				i = len(hashes)
+				keys[k] = i
+				h := (uint64(k[0])*0x9e3779b97f4a7c15 ^ uint64(k[1]+1)) * 0xbf58476d1ce4e5b9
+				hashes = append(hashes, h^h>>31)
+			}
+			keyOf[t] = i
 		}
-		layerOf[t] = n
 	}
-	nR := len(ix.ranks)
-	sets := make([]map[[2]int]bool, nR)
+	nR, nK := len(ix.ranks), len(hashes)
+	out := make([]uint64, nR)
+	if nK == 0 {
+		return out
+	}
+	held := make([]bool, nR*nK)
 	for _, g := range ix.groups {
-		n := layerOf[g.Target]
-		if n < 0 {
+		k := keyOf[g.Target]
+		if k < 0 {
 			continue
 		}
 		p := sort.SearchInts(ix.ranks, int(g.Rank))
-		if sets[p] == nil {
-			sets[p] = map[[2]int]bool{}
+		if !held[p*nK+k] {
+			held[p*nK+k] = true
+			out[p] += hashes[k]
 		}
-		sets[p][[2]int{d.Targets[g.Target].VPPStage, n}] = true
-	}
-	out := make([]uint64, nR)
-	for p, set := range sets {
-		keys := make([][2]int, 0, len(set))
-		for k := range set {
-			keys = append(keys, k)
-		}
-		slices.SortFunc(keys, func(a, b [2]int) int {
-			if a[0] != b[0] {
-				return a[0] - b[0]
-			}
-			return a[1] - b[1]
-		})
-		h := uint64(14695981039346656037)
-		for _, k := range keys {
-			h = (h ^ uint64(k[0]<<20|k[1]+1)) * 1099511628211
-		}
-		out[p] = h
 	}
 	return out
 }
