@@ -552,7 +552,7 @@ func (c *p1) pipelineShape() {
 		return
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "pipeline: %d stages (%s); same-named parameters of different stages are different parameters, analysed apart and named pp<stage>:<name>", p.Stages, p.Method)
+	fmt.Fprintf(&b, "pipeline: %d stages (%s); same-named parameters of different stages are different parameters, analysed apart and named with their stage (pp1:layers.2…)", p.Stages, p.Method)
 	switch {
 	case len(p.LayersPerStage) > 0:
 		fmt.Fprintf(&b, "; layers per stage %s, so the global layer of stage s's layers.N is %s + N", intsString(p.LayersPerStage, 16), offsetsText(p.LayerOffsets))
@@ -570,7 +570,7 @@ func (c *p1) pipelineShape() {
 func ppShape(sa *model.ShardingAnalysis) (pp, whole string) {
 	if p := sa.Pipeline; p != nil && p.Inferred && p.Stages > 1 {
 		return fmt.Sprintf("PP=%d (由各 rank 持有的参数推断: 首 stage 含 embedding, 末 stage 含 final norm / output layer)", p.Stages),
-			"每个 stage 的同名参数是不同参数, 分开分析 (pp<stage>:<name>)。"
+			"每个 stage 的同名参数是不同参数, 分开分析 (名称带 stage 前缀, 如 pp1:layers.2…)。"
 	}
 	return fmt.Sprintf("PP=%d", sa.PPStages), "每个 rank 有完整模型，独立构成一次前反向。"
 }

@@ -152,7 +152,7 @@ func (p *phase1Pane) overviewLines() []string {
 	l2 := fmt.Sprintf("pass unit: %s · %s%s · %d candidates, earliest first", unit, win, pp, len(p.anoms))
 	out := []string{l1, l2}
 	if pl := sa.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
-		out = append(out, "pipeline: "+strings.Join(pl.StageSummary("stage", "ranks", "layers"), " · ")+" · names pp<stage>:")
+		out = append(out, "pipeline: "+strings.Join(pl.StageSummary("stage", "ranks", "layers"), " · "))
 	} else if pl != nil && pl.Note != "" {
 		out = append(out, "pipeline: "+pl.Note)
 	}
