@@ -207,3 +207,30 @@ func intSpans(xs []int) string {
 	}
 	return b.String()
 }
+
+// WithLayerIndex returns name with its transformer layer number (the one
+// LayerIndex reads) replaced by n; name unchanged without one.
+func WithLayerIndex(name string, n int) string {
+	for i := 0; i < len(name); {
+		j := strings.IndexByte(name[i:], '.')
+		if j < 0 {
+			return name
+		}
+		seg := name[i : i+j]
+		if c := strings.LastIndexByte(seg, ':'); c >= 0 {
+			seg = seg[c+1:]
+		}
+		if layerWords[seg] {
+			k := i + j + 1
+			e := k
+			for e < len(name) && name[e] >= '0' && name[e] <= '9' {
+				e++
+			}
+			if e > k && (e == len(name) || name[e] == '.') {
+				return name[:k] + strconv.Itoa(n) + name[e:]
+			}
+		}
+		i += j + 1
+	}
+	return name
+}
