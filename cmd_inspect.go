@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
 )
@@ -62,18 +63,21 @@ type MetricReport struct {
 
 // MonitorReport summarises monitor data.
 type MonitorReport struct {
-	Rows          int             `json:"rows"`
-	Ranks         []int           `json:"ranks"`
-	Steps         *IntRange       `json:"steps,omitempty"`
-	StepMeaning   string          `json:"step_meaning"`
-	ExplicitMicro bool            `json:"explicit_micro"`
-	MicroSteps    *IntRange       `json:"micro_steps,omitempty"`
-	Window        int             `json:"window,omitempty"` // micro steps per optimizer step, when explicit
-	VPPStages     []int           `json:"vpp_stages"`
-	Parameters    int             `json:"parameters"`
-	Examples      []string        `json:"parameter_examples"`
-	Stats         []string        `json:"stats"`
-	Metrics       []*MetricReport `json:"metrics"`
+	Rows          int       `json:"rows"`
+	Ranks         []int     `json:"ranks"`
+	Steps         *IntRange `json:"steps,omitempty"`
+	StepMeaning   string    `json:"step_meaning"`
+	ExplicitMicro bool      `json:"explicit_micro"`
+	MicroSteps    *IntRange `json:"micro_steps,omitempty"`
+	Window        int       `json:"window,omitempty"` // micro steps per optimizer step, when explicit
+	VPPStages     []int     `json:"vpp_stages"`
+	// Pipeline is the pipeline stages read from the ranks' parameter sets
+	// (as detect infers them); nil for one stage.
+	Pipeline   *model.PipelineStages `json:"pipeline,omitempty"`
+	Parameters int                   `json:"parameters"`
+	Examples   []string              `json:"parameter_examples"`
+	Stats      []string              `json:"stats"`
+	Metrics    []*MetricReport       `json:"metrics"`
 }
 
 // DumpReport summarises a dump tree.
@@ -284,6 +288,7 @@ func summariseMonitor(d *model.MonitorData) *MonitorReport {
 	r.Ranks = ranks.sorted()
 	r.Steps = steps.rangeOf()
 	r.VPPStages = vpps.sorted()
+	r.Pipeline = analysis.InferPipeline(d)
 	switch {
 	case d.Format == model.FormatDump:
 		r.StepMeaning = "training step (step folder)"
@@ -427,6 +432,11 @@ func writeMonitorText(w io.Writer, m *MonitorReport, indent string) {
 		fmt.Fprintf(w, "%smicro steps: not recorded\n", indent)
 	}
 	fmt.Fprintf(w, "%svpp stages:  %s\n", indent, compactInts(m.VPPStages))
+	if p := m.Pipeline; p != nil && p.Inferred {
+		fmt.Fprintf(w, "%spipeline:    PP %d (%s); same-named parameters of different stages are analysed apart (pp1:…)\n", indent, p.Stages, strings.Join(p.StageSummary("stage", "ranks", "layers"), "; "))
+	} else if p != nil {
+		fmt.Fprintf(w, "%spipeline:    %s\n", indent, p.Note)
+	}
 	fmt.Fprintf(w, "%sparameters:  %d", indent, m.Parameters)
 	if len(m.Examples) > 0 {
 		fmt.Fprintf(w, " (e.g. %s)", strings.Join(m.Examples, ", "))

@@ -43,6 +43,10 @@ func TestPipelineStagesEndToEnd(t *testing.T) {
 			t.Fatalf("%s: candidates %+v", path, p1.Anomalies)
 		}
 		out.Reset()
+		if code := run([]string{"inspect", path}, &out, &errb); code != 0 || !strings.Contains(out.String(), "pipeline:    PP 2 (stage 0: ranks 0-1, layers 0-3; stage 1: ranks 2-3, layers 4-7)") {
+			t.Errorf("inspect %s: %d\n%s", path, code, out.String())
+		}
+		out.Reset()
 		if code := run([]string{"report", path, "--lang", "en"}, &out, &errb); code != 0 {
 			t.Fatalf("report %s: %d %s", path, code, errb.String())
 		}

@@ -583,3 +583,24 @@ func offsetsText(off []int) string {
 	}
 	return strings.Join(parts, "/")
 }
+
+// InferPipeline reads the pipeline stages of monitor data (over the metric
+// Phase 1 would analyse) without analysing it, for `inspect`: nil when the
+// run has one stage and nothing needs saying.
+func InferPipeline(d *model.MonitorData) *model.PipelineStages {
+	if d == nil {
+		return nil
+	}
+	if d.Pipeline != nil {
+		return d.Pipeline
+	}
+	m := chooseMetric(d, "")
+	if m < 0 {
+		return nil
+	}
+	si := inferStages(d, buildSeriesIndex(d, m))
+	if si.info.Inferred && si.info.Stages > 1 || si.info.Note != "" {
+		return &si.info
+	}
+	return nil
+}
