@@ -37,6 +37,9 @@ func isEmbeddingParam(name string) bool {
 		return false
 	}
 	for _, seg := range strings.Split(strings.ToLower(model.StageBaseName(name)), ".") {
+		if strings.HasPrefix(seg, "embed_out") {
+			return false // GPT-NeoX's output layer
+		}
 		if strings.Contains(seg, "embed") || seg == "wte" || seg == "wpe" {
 			return true
 		}
@@ -46,7 +49,8 @@ func isEmbeddingParam(name string) bool {
 
 // isFinalParam: a parameter outside the layer stack of the model's head —
 // the final norm (final_layernorm, final_norm, HF "norm", MindFormers
-// norm_out, ln_f) or the output layer (output_layer, lm_head).
+// norm_out, ln_f) or the output layer (output_layer, lm_head, GPT-NeoX
+// embed_out).
 func isFinalParam(name string) bool {
 	if _, ok := model.LayerIndex(name); ok {
 		return false
@@ -54,7 +58,7 @@ func isFinalParam(name string) bool {
 	segs := strings.Split(strings.ToLower(model.StageBaseName(name)), ".")
 	for i, seg := range segs {
 		switch {
-		case strings.HasPrefix(seg, "final"), strings.HasPrefix(seg, "output_layer"), seg == "lm_head",
+		case strings.HasPrefix(seg, "final"), strings.HasPrefix(seg, "output_layer"), seg == "lm_head", strings.HasPrefix(seg, "embed_out"),
 			seg == "ln_f", seg == "norm_out", seg == "final_norm":
 			return true
 		case seg == "norm" && i+1 < len(segs):

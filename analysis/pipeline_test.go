@@ -196,6 +196,7 @@ func TestInferStagesRules(t *testing.T) {
 		{"legacy, tied embedding on the last stage", [][]string{layersOf("", 2, emb, "embedding.position_embeddings.weight"),
 			layersOf("", 2, "module.module.word_embeddings.weight", "final_layernorm.weight")}, []int{0, 1}, false, []int{0, 2}},
 		{"HF llama names", [][]string{layersOf("model.", 2, "model.embed_tokens.weight"), layersOf("model.", 3, "model.norm.weight", "lm_head.weight")}, []int{0, 1}, false, []int{0, 2}},
+		{"GPT-NeoX names (embed_in first, embed_out last)", [][]string{{"gpt_neox.embed_in.weight", "gpt_neox.layers.0.mlp.dense_h_to_4h.weight"}, {"gpt_neox.layers.0.mlp.dense_h_to_4h.weight", "gpt_neox.final_layer_norm.weight", "embed_out.weight"}}, []int{0, 1}, false, []int{0, 1}},
 		{"MindFormers names", [][]string{layersOf("network.model.", 2, "network.model.tok_embeddings.embedding_weight"), layersOf("network.model.", 2, "network.model.norm_out.weight", "network.lm_head.weight")}, []int{0, 1}, false, []int{0, 2}},
 		{"filtered targets, same names everywhere", [][]string{layersOf("", 2), layersOf("", 2), layersOf("", 2)}, nil, false, nil},
 		{"filtered targets, uneven stages", [][]string{layersOf("", 3), layersOf("", 3), layersOf("", 2), layersOf("", 2)}, []int{0, 0, 1, 1}, false, []int{0, 3}},
