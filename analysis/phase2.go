@@ -72,7 +72,8 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 		opt.DeviceRatio = def.DeviceRatio
 	}
 	c := &p2{res: &model.Phase2Result{Phase: 2, Mode: modeSingle, CrossDeviceVerification: noBaseline,
-		Decisions: []string{}, CrossStep: []model.CrossStepPair{}, Candidates: []model.CandidateVerdict{}}}
+		Decisions: []string{}, CrossStep: []model.CrossStepPair{}, Candidates: []model.CandidateVerdict{},
+		Events: []model.SpikeEvent{}}}
 	if baseline != nil {
 		c.res.Mode = modeBaseline
 	}
@@ -92,6 +93,7 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 		if err := c.applyPin(p1, baseline, pin, kind, opt); err != nil {
 			return nil, err
 		}
+		c.listPinnedEvents(p1, baseline, kind, opt)
 		return c.finish(), nil
 	}
 	if len(p1.Anomalies) == 0 {
@@ -103,7 +105,8 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 		return c.finish(), nil
 	}
 	var root *int
-	if kind == kindDump && (len(p1.Summary.Steps) == 1 || len(p1.Summary.Steps) == 0 && singleStep(p1.Anomalies)) {
+	snapshot := kind == kindDump && (len(p1.Summary.Steps) == 1 || len(p1.Summary.Steps) == 0 && singleStep(p1.Anomalies))
+	if snapshot {
 		c.both("dump 数据（单点快照），跳过跨 step 判定", "single-step dump: no cross-step decision; candidates are every parameter gradient of the step")
 	} else {
 		root = c.crossStepRoot(p1, baseline, opt)
@@ -114,6 +117,12 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 			root = c.prePair(p1, baseline, *root, opt)
 		}
 	}
+	evs := describeEvents(p1, baseline, c.buildEvents(p1, baseline, kind, opt), kind, snapshot, opt)
+	c.eventsDecision(evs)
+	ei := 0
+	if !snapshot {
+		root, ei = c.eventRoot(evs, root, kind, baseline != nil)
+	}
 	c.res.RootOptStep = root
 	cands := candidatesAt(p1.Anomalies, root)
 	if c.pre != nil && root != nil && *root == c.pre.step && len(cands) == 0 {
@@ -121,6 +130,8 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 	} else {
 		c.pickCoordinate(cands, kind, baseline, opt)
 	}
+	c.markRootEvent(evs, ei, root)
+	c.res.Events = evs
 	return c.finish(), nil
 }
 

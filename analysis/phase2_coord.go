@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"slices"
+	"strconv"
 
 	"spikescope/model"
 )
@@ -30,17 +30,7 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		c.both("无候选坐标", "no candidate in the root step")
 		return
 	}
-	slices.SortStableFunc(cands, func(a, b model.Anomaly) int {
-		if a.NonFinite != b.NonFinite {
-			if a.NonFinite {
-				return -1
-			}
-			return 1
-		}
-		va, _ := coordValue(&a, kind)
-		vb, _ := coordValue(&b, kind)
-		return cmpDesc(va, vb)
-	})
+	sortForCoordinate(cands, kind)
 	verdicts := make([]model.CandidateVerdict, len(cands))
 	for i := range cands {
 		v, _ := coordValue(&cands[i], kind)
@@ -54,14 +44,18 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		c.res.RootCauseCoordinate = coordOf(a)
 		switch {
 		case a.NonFinite:
-			c.reason(fmt.Sprintf("无标杆，取最早的非有限值 (rank=%d ms=%d)", a.Rank, a.Micro()))
+			if a.MicroStep != nil {
+				c.reason(fmt.Sprintf("无标杆，取最早的非有限值 (rank=%d ms=%d)", a.Rank, a.Micro()))
+			} else {
+				c.reason(fmt.Sprintf("无标杆，取最早的非有限值 (rank=%d step=%d)", a.Rank, a.Step))
+			}
 		case key == "delta":
 			c.reason(fmt.Sprintf("无标杆，取最大 delta (rank=%d ms=%d)", a.Rank, a.Micro()))
 		default:
 			c.reason(fmt.Sprintf("无标杆，取最大 norm (rank=%d step=%d)", a.Rank, a.Step))
 		}
-		c.decide(fmt.Sprintf("no baseline: coordinate = the largest %s of the root step's %d candidates: %.6g at rank %d, %s, step %d, micro step %d",
-			key, len(cands), v, a.Rank, a.TargetName, a.Step, a.Micro()))
+		c.decide(fmt.Sprintf("no baseline: coordinate = the largest %s of the root step's %d candidates: %.6g at rank %d, %s, step %d%s",
+			key, len(cands), v, a.Rank, a.TargetName, a.Step, microText(a, ", micro step ")))
 		return
 	}
 	idx := map[string][]*model.Anomaly{}
@@ -93,8 +87,8 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		b := baselineMatch(a, idx[a.TargetName], kind)
 		if b == nil {
 			deviceSpecific(i, a, fmt.Sprintf("NPU %s=%.4g (rank=%d), GPU 同参数无异常 → NPU 独有", key, v, a.Rank),
-				fmt.Sprintf("candidate rank %d %s ms %d: the baseline has no candidate on the same parameter%s → device-specific, selected",
-					a.Rank, a.TargetName, a.Micro(), map[bool]string{true: " and micro step", false: ""}[kind == kindMicro]))
+				fmt.Sprintf("candidate rank %d %s%s: the baseline has no candidate on the same parameter%s → device-specific, selected",
+					a.Rank, a.TargetName, microText(a, " ms "), map[bool]string{true: " and micro step", false: ""}[kind == kindMicro]))
 			continue
 		}
 		bv, _ := coordValue(b, kind)
@@ -110,14 +104,14 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		if r >= opt.DeviceRatio || a.NonFinite && !b.NonFinite {
 			deviceSpecific(i, a, fmt.Sprintf("NPU %s=%.4g (rank=%d), GPU %s=%.4g (rank=%d), NPU/GPU=%.1fx ≥ %.1fx → NPU 设备特异性异常",
 				key, v, a.Rank, key, bv, b.Rank, r, opt.DeviceRatio),
-				fmt.Sprintf("candidate rank %d %s ms %d: %s %.4g vs baseline %.4g (rank %d) = %.2f× ≥ %.2f× → device-specific, selected",
-					a.Rank, a.TargetName, a.Micro(), key, v, bv, b.Rank, r, opt.DeviceRatio))
+				fmt.Sprintf("candidate rank %d %s%s: %s %.4g vs baseline %.4g (rank %d) = %.2f× ≥ %.2f× → device-specific, selected",
+					a.Rank, a.TargetName, microText(a, " ms "), key, v, bv, b.Rank, r, opt.DeviceRatio))
 			continue
 		}
 		verdicts[i].Verdict = "shared"
 		if selected < 0 {
-			c.decide(fmt.Sprintf("candidate rank %d %s ms %d: %s %.4g vs baseline %.4g = %.2f× < %.2f× → close (双端共有), skipped",
-				a.Rank, a.TargetName, a.Micro(), key, v, bv, r, opt.DeviceRatio))
+			c.decide(fmt.Sprintf("candidate rank %d %s%s: %s %.4g vs baseline %.4g = %.2f× < %.2f× → close (双端共有), skipped",
+				a.Rank, a.TargetName, microText(a, " ms "), key, v, bv, r, opt.DeviceRatio))
 		}
 	}
 	if selected >= 0 {
@@ -135,7 +129,8 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 
 // baselineMatch finds the baseline candidate for a: same parameter (and
 // micro step for micro-step data), preferring the same rank and step, then
-// the same optimizer step, then the largest value.
+// the same optimizer step, then the largest value. A non-finite value on
+// either side matches only at the same optimizer step.
 func baselineMatch(a *model.Anomaly, bs []*model.Anomaly, kind string) *model.Anomaly {
 	var best *model.Anomaly
 	bestTier := -1
@@ -143,6 +138,9 @@ func baselineMatch(a *model.Anomaly, bs []*model.Anomaly, kind string) *model.An
 	for _, b := range bs {
 		if kind == kindMicro && b.Micro() != a.Micro() {
 			continue
+		}
+		if (a.NonFinite || b.NonFinite) && b.OptStep() != a.OptStep() {
+			continue // a NaN/Inf matches only the same coordinate: an overflow elsewhere is another event
 		}
 		tier := 0
 		if b.OptStep() == a.OptStep() {
@@ -157,4 +155,13 @@ func baselineMatch(a *model.Anomaly, bs []*model.Anomaly, kind string) *model.An
 		}
 	}
 	return best
+}
+
+// microText is prefix + the micro step, or "" when the candidate has none
+// (step-level data, dumps).
+func microText(a *model.Anomaly, prefix string) string {
+	if a.MicroStep == nil {
+		return ""
+	}
+	return prefix + strconv.Itoa(*a.MicroStep)
 }

@@ -13,8 +13,10 @@ type Phase2Result struct {
 	TopTargetsPerStep       map[string]TopTarget `json:"top_targets_per_step,omitempty"`
 	CrossStep               []CrossStepPair      `json:"cross_step"`
 	Candidates              []CandidateVerdict   `json:"candidates"`
-	Pinned                  bool                 `json:"pinned"`
-	Warnings                []string             `json:"warnings,omitempty"`
+	// Events are the independent spike events, earliest first.
+	Events   []SpikeEvent `json:"events"`
+	Pinned   bool         `json:"pinned"`
+	Warnings []string     `json:"warnings,omitempty"`
 	// Thresholds are the numbers the decisions used (growth, rank_share,
 	// device_ratio, min_common_ranks).
 	Thresholds map[string]float64 `json:"thresholds,omitempty"`
