@@ -453,7 +453,7 @@ func (c *p2) eventsDecision(evs []model.SpikeEvent) {
 	parts := make([]string, len(evs))
 	for i := range evs {
 		e := &evs[i]
-		s := fmt.Sprintf("%d) optimizer step %d, %s (%d of %d ranks, %d parameters)", e.ID, e.RootStep, e.Extent, len(e.Ranks), e.RanksTotal, e.Parameters)
+		s := fmt.Sprintf("%d) optimizer step %d, %s (%d of %d ranks, %d parameter(s))", e.ID, e.RootStep, e.Extent, len(e.Ranks), e.RanksTotal, e.Parameters)
 		if e.Conducts {
 			s += fmt.Sprintf(", conducts into %s", joinInts(e.ConductsInto))
 		}
