@@ -373,11 +373,13 @@ func eventOf(evs []model.SpikeEvent, k int) int {
 
 // eventRoot applies method.md's event rule for the root step. Step-level
 // data (the seed's cross-step rule does not apply there): the root of the
-// earliest event. Micro-step data: the seed's root (seedRoot, from Step
-// 2.2). With a baseline: the earliest device-specific event (its root
-// step, or the seed's root when that lies in it: the baseline never moves
-// the root inside one conducted event); when every event is shared, the
-// earliest event. Returns the root step and the event index.
+// earliest event (its root step, also when the seed's fallback chose a
+// later step of it). Micro-step data: the seed's root (seedRoot, from
+// Step 2.2). With a baseline: the earliest device-specific event (its
+// root step; on micro-step data the seed's root when that lies in it: the
+// baseline never moves the root inside one conducted event); when every
+// event is shared, the earliest event. Returns the root step and the
+// event index.
 func (c *p2) eventRoot(evs []model.SpikeEvent, seedRoot *int, kind string, withBaseline bool) (*int, int) {
 	if len(evs) == 0 {
 		return seedRoot, -1
@@ -387,7 +389,7 @@ func (c *p2) eventRoot(evs []model.SpikeEvent, seedRoot *int, kind string, withB
 		seedEv = c.eventHolding(evs, *seedRoot)
 	}
 	pick := func(i int) (*int, int) {
-		if seedRoot != nil && seedEv == i {
+		if kind == kindMicro && seedRoot != nil && seedEv == i {
 			return seedRoot, i
 		}
 		k := evs[i].RootStep
@@ -425,7 +427,10 @@ func (c *p2) eventRoot(evs []model.SpikeEvent, seedRoot *int, kind string, withB
 		return seedRoot, seedEv
 	}
 	r, i := pick(0)
-	if seedRoot != nil && *seedRoot != *r {
+	if seedRoot != nil && *seedRoot != *r && seedEv == i {
+		c.both(fmt.Sprintf("step 级数据: opt_step %d 属于始于 opt_step %d 的事件，取其起点", *seedRoot, *r),
+			fmt.Sprintf("events (step-level data): optimizer step %d, the seed's choice, belongs to event 1, which starts at optimizer step %d and reaches it: the root is the event's start (earliest, not largest)", *seedRoot, *r))
+	} else if seedRoot != nil && *seedRoot != *r {
 		later := seedEv
 		c.both(fmt.Sprintf("step 级数据: 取最早的异常事件 opt_step %d (而非偏离最大的 opt_step %d)", *r, *seedRoot),
 			fmt.Sprintf("events (step-level data, where the seed's cross-step rule does not apply): the root is the earliest event, event 1 at optimizer step %d; the seed's choice, optimizer step %d (event %d), stays listed as a later event (earliest, not largest)", *r, *seedRoot, later+1))

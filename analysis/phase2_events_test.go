@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -268,4 +269,108 @@ func TestEventsAllSharedOverflows(t *testing.T) {
 // deviation, as Phase 2 applied it to step-level data before events).
 func seedFallback(as []model.Anomaly) *int {
 	return (&p2{res: &model.Phase2Result{}}).fallbackRoot(as)
+}
+
+func stepAnomaly(rank, step int, name string, norm, dev float64) model.Anomaly {
+	return model.Anomaly{Rank: rank, Step: step, TargetName: name, Norm: fl(norm), DeviationRatio: fl(dev), Trigger: "iqr"}
+}
+
+// conductedRun: step-level data on 8 ranks, a kernel spike at step 4 on
+// rank 1, most ranks (7 of 8) elevated at step 5 (conduction), an
+// independent spike at step 9 on rank 3.
+func conductedRun() *model.Phase1Result {
+	p1 := &model.Phase1Result{DataKind: kindStep, Summary: model.Phase1Summary{Ranks: []int{0, 1, 2, 3, 4, 5, 6, 7},
+		Steps: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}}, Targets: []string{fc1, qkv, "a", "b", "c", "d", "e", "f"}}
+	p1.Anomalies = append(p1.Anomalies, stepAnomaly(1, 4, fc1, 5, 5))
+	for r := 0; r < 7; r++ {
+		p1.Anomalies = append(p1.Anomalies, stepAnomaly(r, 5, qkv, 40, 30))
+	}
+	p1.Anomalies = append(p1.Anomalies, stepAnomaly(3, 9, qkv, 8, 6))
+	return p1
+}
+
+// On step-level data a step where most ranks stay elevated belongs to the
+// event before it (it conducts); a later spike on one rank is an event of
+// its own; the root is the earliest event's root step.
+func TestEventsConductionStepLevel(t *testing.T) {
+	p2, err := Phase2(conductedRun(), nil, nil, DefaultPhase2Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p2.Events) != 2 {
+		t.Fatalf("events %s", jsn(p2.Events))
+	}
+	e1, e2 := p2.Events[0], p2.Events[1]
+	if jsn(e1.Steps) != "[4,5]" || !e1.Conducts || jsn(e1.ConductsInto) != "[5]" || e1.Extent != extentKernel || !e1.Root || e1.Candidates != 8 {
+		t.Fatalf("event 1 %s", jsn(e1))
+	}
+	if jsn(e2.Steps) != "[9]" || e2.Conducts || e2.Root || e2.Extent != extentKernel {
+		t.Fatalf("event 2 %s", jsn(e2))
+	}
+	wantCoord(t, "root", p2.RootCauseCoordinate, 4, -1, 1, fc1)
+}
+
+// With a baseline the root step never moves inside one conducted event:
+// the baseline has the step-4 spike (shared) but not the step-5
+// elevation; the root stays at 4, labelled shared, when no other event is
+// device-specific — and moves to the later device-specific event (9), not
+// to step 5, when there is one.
+func TestEventsBaselineNeverMovesRootInsideEvent(t *testing.T) {
+	p1 := conductedRun()
+	base := &model.Phase1Result{DataKind: kindStep, Anomalies: []model.Anomaly{
+		stepAnomaly(1, 4, fc1, 5, 5), // the step-4 spike: shared
+		stepAnomaly(3, 9, qkv, 8, 6), // the step-9 spike: shared too
+	}}
+	p2, _ := Phase2(p1, base, nil, DefaultPhase2Options())
+	if pv(p2.RootOptStep) != 4 || len(p2.Events) != 2 || p2.Events[0].Baseline != eventShared || !p2.Events[0].Root ||
+		p2.Events[1].Baseline != eventShared || !strings.Contains(p2.CrossDeviceVerification, "双端共有") {
+		t.Fatalf("all shared: root %d events %s verification %q", pv(p2.RootOptStep), jsn(p2.Events), p2.CrossDeviceVerification)
+	}
+	wantCoord(t, "all shared", p2.RootCauseCoordinate, 4, -1, 1, fc1)
+	base.Anomalies = base.Anomalies[:1] // the step-9 spike is device-specific now
+	p2, _ = Phase2(p1, base, nil, DefaultPhase2Options())
+	if pv(p2.RootOptStep) != 9 || p2.Events[0].Root || !p2.Events[1].Root || p2.Events[1].Baseline != eventSpecific {
+		t.Fatalf("device-specific later: root %d events %s", pv(p2.RootOptStep), jsn(p2.Events))
+	}
+	wantCoord(t, "device-specific later", p2.RootCauseCoordinate, 9, -1, 3, qkv)
+}
+
+// A NaN/Inf matches a baseline candidate only at the same optimizer step:
+// the baseline's overflow at step 2 on the same parameter does not make
+// the anomalous side's finite spike at step 7, or its own overflow at step
+// 5, shared.
+func TestEventsNonFiniteMatchesSameStepOnly(t *testing.T) {
+	inf := stepAnomaly(0, 5, fc1, math.Inf(1), math.Inf(1))
+	inf.NonFinite, inf.Trigger = true, "nonfinite"
+	p1 := &model.Phase1Result{DataKind: kindStep, Summary: model.Phase1Summary{Ranks: []int{0, 1, 2, 3}},
+		Anomalies: []model.Anomaly{inf, stepAnomaly(2, 7, fc1, 9, 8)}}
+	binf := inf
+	binf.Step = 2
+	p2, _ := Phase2(p1, &model.Phase1Result{DataKind: kindStep, Anomalies: []model.Anomaly{binf}}, nil, DefaultPhase2Options())
+	if len(p2.Events) != 2 || p2.Events[0].Baseline != eventSpecific || p2.Events[1].Baseline != eventSpecific || pv(p2.RootOptStep) != 5 {
+		t.Fatalf("events %s root %d", jsn(p2.Events), pv(p2.RootOptStep))
+	}
+	binf.Step = 5 // now the same coordinate: shared; the spike at 7 is the root
+	p2, _ = Phase2(p1, &model.Phase1Result{DataKind: kindStep, Anomalies: []model.Anomaly{binf}}, nil, DefaultPhase2Options())
+	if p2.Events[0].Baseline != eventShared || p2.Events[1].Baseline != eventSpecific || pv(p2.RootOptStep) != 7 {
+		t.Fatalf("events %s root %d", jsn(p2.Events), pv(p2.RootOptStep))
+	}
+}
+
+// A pinned coordinate keeps the events listed and marks the pinned step's
+// event; no candidate gives an empty list (never null).
+func TestEventsPinnedAndEmpty(t *testing.T) {
+	p1 := conductedRun()
+	pin, _ := ParsePin("step=9,rank=3,param=" + qkv)
+	p2, err := Phase2(p1, nil, &pin, DefaultPhase2Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p2.Pinned || len(p2.Events) != 2 || p2.Events[0].Root || !p2.Events[1].Root {
+		t.Fatalf("pinned: %s", jsn(p2.Events))
+	}
+	p2, _ = Phase2(&model.Phase1Result{Anomalies: []model.Anomaly{}}, nil, nil, DefaultPhase2Options())
+	if !strings.Contains(jsn(p2), `"events":[]`) {
+		t.Fatalf("empty: %s", jsn(p2))
+	}
 }

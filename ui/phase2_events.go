@@ -121,3 +121,28 @@ func joinIntsUI(v []int) string {
 	}
 	return strings.Join(s, ",")
 }
+
+// eventsSummary is the text summary's line on the events (empty with at
+// most one event): how many, which one holds the root, how many shared.
+func eventsSummary(r *model.Phase2Result) string {
+	if len(r.Events) < 2 {
+		return ""
+	}
+	root, shared := -1, 0
+	for i, e := range r.Events {
+		if e.Root {
+			root = i
+		}
+		if e.Baseline == "shared" {
+			shared++
+		}
+	}
+	s := fmt.Sprintf("spike events: %d independent", len(r.Events))
+	if root >= 0 {
+		s += fmt.Sprintf(", the root is event %d (opt %d)", r.Events[root].ID, r.Events[root].RootStep)
+	}
+	if shared > 0 {
+		s += fmt.Sprintf(", %d on the baseline too (shared)", shared)
+	}
+	return s
+}
