@@ -45,6 +45,7 @@ type p2 struct {
 	rs        []string     // reasoning parts (reference-compatible)
 	minCommon int          // common ranks a cross-step pair needs (minCommonRanks, or all of a smaller run)
 	pre       *prePairRoot // the root came from a pre-pair: a step without candidates
+	sameStep  bool         // the baseline covers the same optimizer steps: match coordinates at the same step
 }
 
 func (c *p2) reason(s string)  { c.rs = append(c.rs, s) }
@@ -76,6 +77,7 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 		Events: []model.SpikeEvent{}}}
 	if baseline != nil {
 		c.res.Mode = modeBaseline
+		c.sameStep = alignedSteps(p1, baseline)
 	}
 	c.res.Thresholds = map[string]float64{"growth": opt.Growth, "rank_share": opt.RankShare,
 		"device_ratio": opt.DeviceRatio, "min_common_ranks": minCommonRanks}

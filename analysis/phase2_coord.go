@@ -84,7 +84,7 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 	for i := range cands {
 		a := &cands[i]
 		v, key := coordValue(a, kind)
-		b := baselineMatch(a, idx[a.TargetName], kind)
+		b := baselineMatch(a, idx[a.TargetName], kind, c.sameStep)
 		if b == nil {
 			deviceSpecific(i, a, fmt.Sprintf("NPU %s=%.4g (rank=%d), GPU 同参数无异常 → NPU 独有", key, v, a.Rank),
 				fmt.Sprintf("candidate rank %d %s%s: the baseline has no candidate on the same parameter%s → device-specific, selected",
@@ -131,7 +131,11 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 // micro step for micro-step data), preferring the same rank and step, then
 // the same optimizer step, then the largest value. A non-finite value on
 // either side matches only at the same optimizer step.
-func baselineMatch(a *model.Anomaly, bs []*model.Anomaly, kind string) *model.Anomaly {
+//
+// sameStep (the two runs cover overlapping optimizer steps: alignedSteps)
+// matches only at the same optimizer step: a baseline candidate at
+// another step is another event, not this coordinate on the baseline.
+func baselineMatch(a *model.Anomaly, bs []*model.Anomaly, kind string, sameStep bool) *model.Anomaly {
 	var best *model.Anomaly
 	bestTier := -1
 	var bestV float64
@@ -139,7 +143,7 @@ func baselineMatch(a *model.Anomaly, bs []*model.Anomaly, kind string) *model.An
 		if kind == kindMicro && b.Micro() != a.Micro() {
 			continue
 		}
-		if (a.NonFinite || b.NonFinite) && b.OptStep() != a.OptStep() {
+		if (sameStep || a.NonFinite || b.NonFinite) && b.OptStep() != a.OptStep() {
 			continue // a NaN/Inf matches only the same coordinate: an overflow elsewhere is another event
 		}
 		tier := 0
@@ -164,4 +168,17 @@ func microText(a *model.Anomaly, prefix string) string {
 		return ""
 	}
 	return prefix + strconv.Itoa(*a.MicroStep)
+}
+
+// alignedSteps tells whether the anomalous run and its baseline cover
+// overlapping optimizer steps (their Phase 1 optimizer_step_range): then
+// the same coordinate on the baseline is at the same optimizer step. With
+// a range unknown (a reference-made file) or disjoint ranges (a baseline
+// numbered otherwise), the seed's match by parameter alone applies.
+func alignedSteps(p1, baseline *model.Phase1Result) bool {
+	if p1 == nil || baseline == nil {
+		return false
+	}
+	a, b := p1.OptimizerStepRange, baseline.OptimizerStepRange
+	return len(a) == 2 && len(b) == 2 && a[0] <= b[1] && b[0] <= a[1]
 }

@@ -100,7 +100,7 @@ func (c *p2) buildEvents(p1, baseline *model.Phase1Result, kind string, opt Phas
 			adjacent := nextRecordedStep(p1, kind, last) == k
 			conducts := adjacent && (qualifies[[2]int{last, k}] ||
 				kind != kindMicro && nRanks >= 2 && float64(len(rankSet(cs))) >= opt.RankShare*float64(nRanks) &&
-					!(baseline != nil && sharedNonFinite(cs, idx, kind, opt)))
+					!(baseline != nil && sharedNonFinite(cs, idx, kind, c.sameStep, opt)))
 			if conducts || adjacent && repeatsCoordinate(cur.cands, last, cs) {
 				cur.steps = append(cur.steps, k)
 				if conducts {
@@ -118,12 +118,12 @@ func (c *p2) buildEvents(p1, baseline *model.Phase1Result, kind string, opt Phas
 
 // sharedNonFinite: every candidate is non-finite and so is the
 // baseline's at the same coordinate.
-func sharedNonFinite(cs []model.Anomaly, idx map[string][]*model.Anomaly, kind string, opt Phase2Options) bool {
+func sharedNonFinite(cs []model.Anomaly, idx map[string][]*model.Anomaly, kind string, sameStep bool, opt Phase2Options) bool {
 	for i := range cs {
 		if !cs[i].NonFinite {
 			return false
 		}
-		if specific, _, _ := baselineVerdictOf(&cs[i], idx, kind, opt); specific {
+		if specific, _, _ := baselineVerdictOf(&cs[i], idx, kind, sameStep, opt); specific {
 			return false
 		}
 	}
@@ -217,8 +217,8 @@ func eventExtent(nRanks, nParams, ranksTotal, perRank int, opt Phase2Options) st
 // the same parameter (and micro step) → device-specific; a ratio ≥
 // DeviceRatio, or non-finite here but finite there → device-specific;
 // else shared (non-finite on both sides at the same coordinate: shared).
-func baselineVerdictOf(a *model.Anomaly, idx map[string][]*model.Anomaly, kind string, opt Phase2Options) (specific bool, b *model.Anomaly, r float64) {
-	b = baselineMatch(a, idx[a.TargetName], kind)
+func baselineVerdictOf(a *model.Anomaly, idx map[string][]*model.Anomaly, kind string, sameStep bool, opt Phase2Options) (specific bool, b *model.Anomaly, r float64) {
+	b = baselineMatch(a, idx[a.TargetName], kind, sameStep)
 	if b == nil {
 		return true, nil, math.Inf(1)
 	}
@@ -249,6 +249,7 @@ func baselineIndex(baseline *model.Phase1Result) map[string][]*model.Anomaly {
 // describeEvents turns the built events into their JSON form, labelled
 // against the baseline when one is given.
 func describeEvents(p1, baseline *model.Phase1Result, evs []*eventBuild, kind string, snapshot bool, opt Phase2Options) []model.SpikeEvent {
+	sameStep := alignedSteps(p1, baseline)
 	idx := baselineIndex(baseline)
 	perRank := parametersPerRank(p1)
 	ranksTotal := len(p1.Summary.Ranks)
@@ -298,7 +299,7 @@ func describeEvents(p1, baseline *model.Phase1Result, evs []*eventBuild, kind st
 			ev.Baseline, ev.BaselineReason = eventShared, ""
 			nShared := 0
 			for j := range cs {
-				specific, b, r := baselineVerdictOf(&cs[j], idx, kind, opt)
+				specific, b, r := baselineVerdictOf(&cs[j], idx, kind, sameStep, opt)
 				if !specific {
 					nShared++
 					continue
