@@ -340,11 +340,11 @@ func sharedReason(cs []model.Anomaly, n int, kind string, opt Phase2Options) str
 	}
 	switch {
 	case nf == len(cs):
-		return fmt.Sprintf("all %d candidates are non-finite on the baseline too, at the same step", n)
+		return fmt.Sprintf("all %d candidate(s) are non-finite on the baseline too, at the same step", n)
 	case nf > 0:
-		return fmt.Sprintf("all %d candidates are on the baseline too (%d non-finite on both devices, the others within %.2f×)", n, nf, opt.DeviceRatio)
+		return fmt.Sprintf("all %d candidate(s) are on the baseline too (%d non-finite on both devices, the others within %.2f×)", n, nf, opt.DeviceRatio)
 	}
-	return fmt.Sprintf("all %d candidates are within %.2f× of the baseline", n, opt.DeviceRatio)
+	return fmt.Sprintf("all %d candidate(s) are within %.2f× of the baseline", n, opt.DeviceRatio)
 }
 
 // eventHolding is the event of optimizer step k: the one that holds it,
@@ -415,7 +415,7 @@ func (c *p2) eventRoot(evs []model.SpikeEvent, seedRoot *int, kind string, withB
 		case seedRoot == nil || *r == *seedRoot:
 			c.decide(fmt.Sprintf("events: the root is the earliest device-specific event, event %d at optimizer step %d", first+1, *r))
 		default:
-			why := fmt.Sprintf("optimizer step %d (the step the rules chose first) is earlier and device-specific", *r)
+			why := fmt.Sprintf("it comes before the step the rules chose first, optimizer step %d (earliest wins)", *seedRoot)
 			if seedEv >= 0 && evs[seedEv].Baseline == eventShared {
 				why = fmt.Sprintf("the step the rules chose first, optimizer step %d, is in event %d, which the baseline has too (shared)", *seedRoot, seedEv+1)
 			}
