@@ -50,6 +50,8 @@ type p1 struct {
 	judge  robustJudge
 	// dumpMicro: a dump tree analysed through its per-call (micro-step) rows
 	dumpMicro bool
+	// num reports micro-step positions in the input's numbering
+	num microNumbering
 }
 
 // Phase1 finds the candidate spike coordinates of a monitor run (or of the
@@ -102,6 +104,10 @@ func Phase1(d *model.MonitorData, opt Phase1Options) *model.Phase1Result {
 		c.ix = c.dumpIndex(metric)
 	}
 	c.m, c.kind = runShape(d, c.ix, metric, opt, res, c.dumpMicro)
+	c.num = newMicroNumbering(d, metric)
+	if note := microNumberingNote(&res.Sharding); note != "" {
+		res.Reasoning = append(res.Reasoning, note)
+	}
 	res.DataKind = c.kind
 	if c.kind == kindMicro && !c.m.Explicit {
 		res.Thresholds["accumulation_window"] = float64(res.Sharding.AccumulationWindow)
@@ -118,6 +124,9 @@ func Phase1(d *model.MonitorData, opt Phase1Options) *model.Phase1Result {
 		c.stepLevelSpikes()
 	}
 	c.nonFiniteCandidates()
+	if c.kind == kindDump && nSteps == 1 && d.ExplicitMicro {
+		c.dumpCallMicroSteps(metric)
+	}
 	earliestFirst(res.Anomalies)
 	if !(c.kind == kindDump && nSteps == 1) {
 		c.targetRankNorms()
@@ -211,7 +220,8 @@ func (c *p1) anomaly(i int32) model.Anomaly {
 	}
 	if c.kind == kindMicro {
 		o, ms := c.m.mapStep(r.Step[i], r.Micro[i])
-		a.OptimizerStep, a.MicroStep = model.IntPtr(o), model.IntPtr(ms)
+		a.OptimizerStep = model.IntPtr(o)
+		c.num.setMicro(&a, r.Rank[i], r.Step[i], ms)
 	}
 	return a
 }

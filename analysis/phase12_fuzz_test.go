@@ -20,7 +20,7 @@ func FuzzPhase12(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8, window uint8) {
 		b := newMon([]model.Format{model.FormatTrendDB, model.FormatCSV, model.FormatCSV, model.FormatDump}[mode%4])
 		b.d.ExplicitMicro = mode%4 == 2
-		b.d.MicroOneBased = mode&8 != 0
+		b.d.MicroOneBased = map[string]bool{"grad_unreduced": mode&8 != 0}
 		names := []string{"a.weight", "b.weight", "c.bias"}
 		for i := 0; i+3 < len(data) && i < 4*400; i += 4 {
 			rank := int(data[i] % 5)

@@ -141,7 +141,7 @@ func baselineMatch(a *model.Anomaly, bs []*model.Anomaly, kind string) *model.An
 	bestTier := -1
 	var bestV float64
 	for _, b := range bs {
-		if kind == kindMicro && b.Micro() != a.Micro() {
+		if kind == kindMicro && b.MicroPos() != a.MicroPos() { // the same micro-batch, whatever each input's numbering
 			continue
 		}
 		tier := 0
