@@ -78,14 +78,14 @@ type Phase1Summary struct {
 
 // Anomaly is one candidate spike coordinate.
 type Anomaly struct {
-	Rank             int    `json:"rank"`
-	Step             int    `json:"step"`
-	MicroStep        *int   `json:"micro_step,omitempty"` // as the input numbers it (sharding_analysis.micro_step_numbering)
-	OptimizerStep    *int   `json:"optimizer_step,omitempty"`
+	Rank          int  `json:"rank"`
+	Step          int  `json:"step"`
+	MicroStep     *int `json:"micro_step,omitempty"` // as the input numbers it (sharding_analysis.micro_step_numbering)
+	OptimizerStep *int `json:"optimizer_step,omitempty"`
 	// MicroIndex is the 0-based position of the micro-batch in its
 	// optimizer step (the call order of a dump's modules), whatever the
 	// input's numbering: what lines micro steps up across inputs.
-	MicroIndex *int `json:"micro_index,omitempty"`
+	MicroIndex       *int   `json:"micro_index,omitempty"`
 	TargetName       string `json:"target_name"`
 	Metric           string `json:"metric"`
 	Norm             Float  `json:"norm"`

@@ -118,7 +118,7 @@ type MonitorData struct {
 	// call order (Rows.Micro is the position in this list). nil when the
 	// keys carry no counter or the counters differ between modules.
 	DumpCallNumbers map[RankStep][]int
-	Rows          Rows
+	Rows            Rows
 	// Warnings are problems that did not stop the load (skipped files,
 	// missing columns, ...): the output repeats them.
 	Warnings []string
