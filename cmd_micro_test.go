@@ -235,3 +235,32 @@ func TestDumpMicroStepCounterAcrossSteps(t *testing.T) {
 	}
 	t.Fatalf("no candidate at the fault (%d candidates, kind %s)", len(res.Anomalies), res.DataKind)
 }
+
+// Item 8 on the screens a user reads: the TUI's text summary (stdout not a
+// terminal) and the Markdown report of a v2 tree show the file's micro
+// step and say how micro steps are numbered.
+func TestMicroStepsAsWrittenInSummaryAndReport(t *testing.T) {
+	run0 := synth.Generate(synth.DefaultConfig())
+	v2 := filepath.Join(t.TempDir(), "v2")
+	if err := run0.WriteCSVTreeV2For(v2, synth.Anomalous); err != nil {
+		t.Fatal(err)
+	}
+	coord := "opt=5,ms=3,rank=3,param=" + faultParam
+	var so, se bytes.Buffer
+	if code := run([]string{v2}, &so, &se); code != 0 {
+		t.Fatalf("tui summary: exit %d %s", code, se.String())
+	}
+	if s := so.String(); !strings.Contains(s, "1. "+coord+" ") || !strings.Contains(s, "root-cause coordinate: "+coord) {
+		t.Fatalf("summary:\n%s", s)
+	}
+	so.Reset()
+	if code := run([]string{"report", v2, "--lang", "en"}, &so, &se); code != 0 {
+		t.Fatalf("report: exit %d %s", code, se.String())
+	}
+	s := so.String()
+	for _, want := range []string{"| 5 | 3 | `" + faultParam + "` | 3 |", "| micro_step numbering | 1..4, as in the input |", "opt_step 5, ms 3, rank 3"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("report lacks %q:\n%s", want, s)
+		}
+	}
+}
