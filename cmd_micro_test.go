@@ -264,3 +264,26 @@ func TestMicroStepsAsWrittenInSummaryAndReport(t *testing.T) {
 		}
 	}
 }
+
+// Item 7, noise only: a single-step dump with parameters_grad.0..3 and no
+// fault (the gradients grow like √k) names no micro step, while its
+// sharding still says the calls are micro steps.
+func TestDumpMicroStepNoiseNamesNone(t *testing.T) {
+	cfg := synth.DefaultConfig()
+	cfg.DumpMicroBatches, cfg.DumpPrevStep, cfg.Fault.Scale = 4, false, 1
+	cfg.ControlRanks = []int{1, 5, 6}
+	run := synth.Generate(cfg)
+	dir := filepath.Join(t.TempDir(), "dump")
+	if err := run.WriteDumps(dir, synth.Anomalous); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := detectTo(t, dir, "--dump")
+	if !res.Sharding.HasMicroStep || len(res.Anomalies) == 0 {
+		t.Fatalf("sharding %+v, %d candidates", res.Sharding, len(res.Anomalies))
+	}
+	for _, a := range res.Anomalies {
+		if a.MicroStep != nil {
+			t.Fatalf("noise: rank %d %s names micro step %d", a.Rank, a.TargetName, *a.MicroStep)
+		}
+	}
+}
