@@ -32,6 +32,9 @@ const paramGradMarker = ".parameters_grad"
 //     each call is also a row with Micro = its 0-based order within the step
 //     and ExplicitMicro is set. With unequal counts the calls cannot be lined
 //     up as micro steps; only the per-step rows are kept, with a warning.
+//     DumpCallNumbers keeps each call's N when it differs from the order
+//     (msprobe's counter running on across steps), so that a micro step is
+//     reported as dump.json writes it.
 func GradientsFromDumps(t *model.DumpTree) *model.MonitorData {
 	md := &model.MonitorData{
 		Path:    t.Path,
