@@ -287,3 +287,26 @@ func TestDumpMicroStepNoiseNamesNone(t *testing.T) {
 		}
 	}
 }
+
+// Item 8, v2 without monitor_mbs_grad: every unreduced row carries
+// micro_step W (the step's final gradient), so there are no increments;
+// Phase 1 judges the steps (the fault's step, rank and parameter come
+// first) instead of finding nothing, and claims no micro steps.
+func TestMicroStepsV2FinalOnlyIsStepLevel(t *testing.T) {
+	run0 := synth.Generate(synth.DefaultConfig())
+	v2 := filepath.Join(t.TempDir(), "v2")
+	if err := run0.WriteCSVTreeV2FinalFor(v2, synth.Anomalous); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := v2Norm(t, v2, 3, 5, faultParam, 4); !ok {
+		t.Fatal("the v2 file has no micro_step 4 row")
+	}
+	res, _ := detectTo(t, v2)
+	if res.DataKind != "step" || res.Sharding.HasMicroStep || len(res.Anomalies) == 0 {
+		t.Fatalf("kind %s sharding %+v, %d candidates", res.DataKind, res.Sharding, len(res.Anomalies))
+	}
+	a := res.Anomalies[0]
+	if a.Rank != 3 || a.Step != 5 || a.TargetName != faultParam || a.MicroStep != nil {
+		t.Fatalf("first candidate %+v", a)
+	}
+}

@@ -67,7 +67,6 @@ func (n microNumbering) setMicro(a *model.Anomaly, rank, step int32, pos int) {
 // candidates name the call where a gradient jumps).
 func numberMicroSteps(d *model.MonitorData, metric int, kind string, sa *model.ShardingAnalysis) {
 	n := newMicroNumbering(d, metric)
-	sa.MicroStepBase = n.base
 	if kind == kindDump && d.ExplicitMicro {
 		if w := dumpCallCount(d, metric); w >= 2 {
 			sa.HasMicroStep, sa.ExplicitMicroStep = true, true
@@ -83,6 +82,7 @@ func numberMicroSteps(d *model.MonitorData, metric int, kind string, sa *model.S
 		sa.MicroStepNumbering = "no micro steps: step as written in the input"
 		return
 	}
+	sa.MicroStepBase = n.base
 	switch {
 	case d.Format == model.FormatDump:
 		sa.MicroStepNumbering = "dump: micro_step is N of parameters_grad.N as written in dump.json (one call per micro-batch; micro_index is its 0-based order in the step); step is the step folder"
@@ -155,4 +155,26 @@ func microNumberingNote(sa *model.ShardingAnalysis) string {
 		return ""
 	}
 	return fmt.Sprintf("micro steps reported as the input numbers them (%d..%d): %s", sa.MicroStepRange[0], sa.MicroStepRange[len(sa.MicroStepRange)-1], sa.MicroStepNumbering)
+}
+
+// finalMicroOnly reports whether every (parameter, rank) series holds one
+// row per step, none of them at the first micro-batch: only the step's
+// accumulated gradient was recorded (monitor v2 writes micro_step = W
+// without monitor_mbs_grad), so there are no increments to judge. A
+// window of 1 (every row at position 0) is not this case.
+func finalMicroOnly(ix *seriesIndex) bool {
+	any := false
+	for _, g := range ix.groups {
+		for k := int(g.Lo); k < int(g.Hi); k++ {
+			m := ix.micro[k]
+			if m == model.NoMicro {
+				continue
+			}
+			if m == 0 || k > int(g.Lo) && ix.step[k] == ix.step[k-1] {
+				return false
+			}
+			any = true
+		}
+	}
+	return any
 }

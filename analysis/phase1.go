@@ -103,7 +103,16 @@ func Phase1(d *model.MonitorData, opt Phase1Options) *model.Phase1Result {
 	if d.Format == model.FormatDump && d.ExplicitMicro {
 		c.ix = c.dumpIndex(metric)
 	}
-	c.m, c.kind = runShape(d, c.ix, metric, opt, res, c.dumpMicro)
+	shaped := d
+	if d.ExplicitMicro && d.Format != model.FormatDump && finalMicroOnly(c.ix) {
+		// one row per step, never the first micro-batch: the step's final
+		// gradient (monitor v2 without monitor_mbs_grad), step level
+		res.Reasoning = append(res.Reasoning, fmt.Sprintf("every %s row is the only one of its step and none is the first micro-batch (monitor v2 without monitor_mbs_grad writes the step's final gradient with micro_step = W): judged at step level", d.Metrics[metric]))
+		flat := *d
+		flat.ExplicitMicro = false
+		shaped = &flat
+	}
+	c.m, c.kind = runShape(shaped, c.ix, metric, opt, res, c.dumpMicro)
 	c.num = newMicroNumbering(d, metric)
 	if note := microNumberingNote(&res.Sharding); note != "" {
 		res.Reasoning = append(res.Reasoning, note)

@@ -18,6 +18,17 @@ const csvHeaderV2 = "vpp_stage,step,module_name,scope,micro_step,min,max,mean,no
 // carrying micro_step W; names carry the "<vpp>:" prefix. The planted
 // fault at Fault.MicroStep m is the row with micro_step m+1.
 func (r *Run) WriteCSVTreeV2For(dir string, dev Device) error {
+	return r.writeCSVTreeV2(dir, dev, true)
+}
+
+// WriteCSVTreeV2FinalFor is WriteCSVTreeV2For without monitor_mbs_grad:
+// v2 then records each step's final accumulated gradient only, one
+// "unreduced" row per parameter with micro_step W.
+func (r *Run) WriteCSVTreeV2FinalFor(dir string, dev Device) error {
+	return r.writeCSVTreeV2(dir, dev, false)
+}
+
+func (r *Run) writeCSVTreeV2(dir string, dev Device, perMicro bool) error {
 	c := r.Cfg
 	P := len(r.Params)
 	for rank := 0; rank < c.Ranks; rank++ {
@@ -44,6 +55,9 @@ func (r *Run) WriteCSVTreeV2For(dir string, dev Device) error {
 				b = append(b, ",0\n"...)
 			}
 			for m := 0; m < c.Window; m++ {
+				if !perMicro && m < c.Window-1 {
+					continue
+				}
 				for p, par := range r.Params {
 					row(par.Squashed, "unreduced", m+1, r.unreduced[dev][r.uIndex(rank, s, m, p)])
 				}
