@@ -202,7 +202,13 @@ func TestDumpMicroStepOfJump(t *testing.T) {
 		if !sa.HasMicroStep || sa.AccumulationWindow != 4 || !strings.Contains(sa.MicroStepNumbering, "parameters_grad.N") || len(sa.MicroStepRange) != 4 {
 			t.Fatalf("sharding %+v", sa)
 		}
-		p2, code, se := selectRun(t, "--phase1", file, "--pin", "ms=2,rank=3,param="+fault.TargetName)
+		// Phase 2 without a pin: the candidate that names its jump comes
+		// before larger gradients that grew evenly
+		p2, code, se := selectRun(t, "--phase1", file)
+		if co := p2.RootCauseCoordinate; code != 0 || co == nil || co.Rank != 3 || pv(co.MicroStep) != 2 || !strings.Contains(co.TargetName, "layers.2.mlp.") {
+			t.Fatalf("select: exit %d %s %+v", code, se, p2)
+		}
+		p2, code, se = selectRun(t, "--phase1", file, "--pin", "ms=2,rank=3,param="+fault.TargetName)
 		if code != 0 || pv(p2.RootCauseCoordinate.MicroStep) != 2 || float64(p2.RootCauseCoordinate.Norm) != float64(fault.Norm) {
 			t.Fatalf("pin: exit %d %s %+v", code, se, p2)
 		}

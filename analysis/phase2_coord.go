@@ -37,6 +37,13 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 			}
 			return 1
 		}
+		if kind == kindDump {
+			// a single-step dump's candidates that name the call where
+			// their gradient jumps come first, earliest call first
+			if c := cmp.Compare(microOrder(&a), microOrder(&b)); c != 0 {
+				return c
+			}
+		}
 		va, _ := coordValue(&a, kind)
 		vb, _ := coordValue(&b, kind)
 		return cmpDesc(va, vb)
@@ -60,8 +67,12 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		default:
 			c.reason(fmt.Sprintf("无标杆，取最大 norm (rank=%d step=%d)", a.Rank, a.Step))
 		}
-		c.decide(fmt.Sprintf("no baseline: coordinate = the largest %s of the root step's %d candidates: %.6g at rank %d, %s, step %d, micro step %d",
-			key, len(cands), v, a.Rank, a.TargetName, a.Step, a.Micro()))
+		what := "the largest " + key
+		if kind == kindDump && a.MicroStep != nil {
+			what = "the earliest parameters_grad call where a gradient jumps, then the largest " + key
+		}
+		c.decide(fmt.Sprintf("no baseline: coordinate = %s of the root step's %d candidates: %.6g at rank %d, %s, step %d, micro step %d",
+			what, len(cands), v, a.Rank, a.TargetName, a.Step, a.Micro()))
 		return
 	}
 	idx := map[string][]*model.Anomaly{}
