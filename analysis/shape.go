@@ -119,7 +119,7 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 		sa.ExplicitMicroStep = true
 		note := "explicit micro_step column: optimizer step = step, micro step as recorded (steps never collapsed)"
 		if dumpMicro {
-			note = "dump statistics with one parameters_grad call per micro step (accumulated main_grad): optimizer step = dump step, micro step = call order; judged as accumulated micro steps"
+			note = "dump statistics with one parameters_grad call per micro step (accumulated main_grad): optimizer step = dump step, micro step = the call's parameters_grad.N (its order in the step: micro_index); judged as accumulated micro steps"
 		}
 		res.Reasoning = append(res.Reasoning, note+fmt.Sprintf("; %d micro steps per optimizer step", sa.AccumulationWindow))
 	default:
