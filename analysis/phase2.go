@@ -279,6 +279,9 @@ func coordOf(a *model.Anomaly) *model.Coordinate {
 	if a.MicroStep != nil {
 		co.MicroStep = model.IntPtr(*a.MicroStep)
 	}
+	if a.MicroIndex != nil {
+		co.MicroIndex = model.IntPtr(*a.MicroIndex)
+	}
 	return co
 }
 

@@ -54,8 +54,12 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		default:
 			c.reason(fmt.Sprintf("无标杆，取最大 norm (rank=%d step=%d)", a.Rank, a.Step))
 		}
-		c.decide(fmt.Sprintf("no baseline: coordinate = the largest %s of the root step's %d candidates: %.6g at rank %d, %s, step %d%s",
-			key, len(cands), v, a.Rank, a.TargetName, a.Step, microText(a, ", micro step ")))
+		what := "the largest " + key
+		if kind == kindDump && a.MicroStep != nil {
+			what = "the earliest parameters_grad call where a gradient jumps, then the largest " + key
+		}
+		c.decide(fmt.Sprintf("no baseline: coordinate = %s of the root step's %d candidates: %.6g at rank %d, %s, step %d%s",
+			what, len(cands), v, a.Rank, a.TargetName, a.Step, microText(a, ", micro step ")))
 		return
 	}
 	idx := map[string][]*model.Anomaly{}
@@ -140,7 +144,7 @@ func baselineMatch(a *model.Anomaly, bs []*model.Anomaly, kind string, sameStep 
 	bestTier := -1
 	var bestV float64
 	for _, b := range bs {
-		if kind == kindMicro && b.Micro() != a.Micro() {
+		if kind == kindMicro && b.MicroPos() != a.MicroPos() { // the same micro-batch, whatever each input's numbering
 			continue
 		}
 		if (sameStep || a.NonFinite || b.NonFinite) && b.OptStep() != a.OptStep() {

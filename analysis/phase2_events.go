@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -52,6 +53,13 @@ func sortForCoordinate(cands []model.Anomaly, kind string) {
 				return -1
 			}
 			return 1
+		}
+		if kind == kindDump {
+			// a single-step dump's candidates that name the call where
+			// their gradient jumps come first, earliest call first
+			if c := cmp.Compare(microOrder(&a), microOrder(&b)); c != 0 {
+				return c
+			}
 		}
 		va, _ := coordValue(&a, kind)
 		vb, _ := coordValue(&b, kind)

@@ -24,8 +24,11 @@ type Phase2Result struct {
 
 // Coordinate is a root-cause coordinate.
 type Coordinate struct {
-	OptimizerStep  *int   `json:"optimizer_step"`
-	MicroStep      *int   `json:"micro_step"`
+	OptimizerStep *int `json:"optimizer_step"`
+	MicroStep     *int `json:"micro_step"` // as the input numbers it
+	// MicroIndex is the micro-batch's 0-based position in its optimizer
+	// step (Anomaly.MicroIndex), when known.
+	MicroIndex     *int   `json:"micro_index,omitempty"`
 	Step           *int   `json:"step"`
 	Rank           int    `json:"rank"`
 	TargetName     string `json:"target_name"`
