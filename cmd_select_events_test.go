@@ -26,8 +26,8 @@ func fp16Run(window int, spike bool) *synth.Run {
 	return synth.Generate(c)
 }
 
-// detectTo runs `spikescope detect PATH -o OUT` and returns OUT.
-func detectTo(t *testing.T, path, name string) string {
+// detectFile runs `spikescope detect PATH -o OUT` and returns OUT.
+func detectFile(t *testing.T, path, name string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), name+".json")
 	var so, se bytes.Buffer
@@ -65,7 +65,7 @@ func TestSelectBaselineSharedOverflowEvents(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			p1, p1b := detectTo(t, paths[0], "npu"), detectTo(t, paths[1], "gpu")
+			p1, p1b := detectFile(t, paths[0], "npu"), detectFile(t, paths[1], "gpu")
 			res, code, se := selectRun(t, "--phase1", p1, "--baseline", p1b)
 			what := tc.name
 			if !spike {
@@ -127,7 +127,7 @@ func TestSelectTwoIndependentSpikesStepLevelCSV(t *testing.T) {
 	if err := synth.Generate(c).WriteStepCSVTreeFor(dir, synth.Anomalous); err != nil {
 		t.Fatal(err)
 	}
-	res, code, se := selectRun(t, "--phase1", detectTo(t, dir, "p1"))
+	res, code, se := selectRun(t, "--phase1", detectFile(t, dir, "p1"))
 	if code != 0 {
 		t.Fatalf("exit %d %s", code, se)
 	}
