@@ -216,6 +216,9 @@ func checkPair(x *dumpIndex, i int32, y *dumpIndex, j int32, nx, ny string) (boo
 		return false, "missing in " + nx
 	}
 	if y == nil || j < 0 {
+		if why := noCounterpart(x, i, y, ny); why != "" {
+			return false, why
+		}
 		return false, "missing key in " + ny
 	}
 	if why := placeholderMismatch(&x.d.Ops[i], &y.d.Ops[j]); why != "" {
