@@ -233,16 +233,15 @@ func noCounterpart(x *dumpIndex, i int32, y *dumpIndex, ny string) string {
 	segs := strings.Split(x.info[i].Sub, ".")
 	for k, seg := range segs {
 		for _, f := range splitFamilies {
-			var mine, theirs []string
+			var theirs []string
 			switch {
 			case containsStr(f.split, seg):
-				mine, theirs = f.split, f.fused
+				theirs = f.fused
 			case containsStr(f.fused, seg):
-				mine, theirs = f.fused, f.split
+				theirs = f.split
 			default:
 				continue
 			}
-			_ = mine
 			prefix := strings.Join(segs[:k], ".")
 			if prefix != "" {
 				prefix += "."
