@@ -81,20 +81,36 @@ func s3MFSeqs() (fwd, bwd []s3Op) { return s3FwdMF, s3BwdMF }
 // layout) A and C against a PyTorch Megatron B and D (flavour fb, fp32,
 // [s, b, h]) of the same network.
 func s3CrossQuad(layers int, fb s3Flavour, seed uint64, fault s3Fault) (a, b, c, d *model.Dump) {
+	return s3CrossQuadFlav(layers, s3MindFormers, fb, seed, fault)
+}
+
+// s3CrossQuadFlav is s3CrossQuad with A/C in flavour fa (the MindSpore
+// side is whichever of fa, fb is s3MindFormers).
+func s3CrossQuadFlav(layers int, fa, fb s3Flavour, seed uint64, fault s3Fault) (a, b, c, d *model.Dump) {
 	base := s3Cfg{Layers: layers, Noise: 0.005}
 	ca, cb, cc, cd := base, base, base, base
 	ca.Name, cb.Name, cc.Name, cd.Name = "A", "B", "C", "D"
-	ca.Flavour, cc.Flavour, cb.Flavour, cd.Flavour = s3MindFormers, s3MindFormers, fb, fb
+	ca.Flavour, cc.Flavour, cb.Flavour, cd.Flavour = fa, fa, fb, fb
 	ca.Data, cb.Data, cc.Data, cd.Data = seed*4+1, seed*4+1, seed*4+2, seed*4+2
 	ca.Device, cb.Device, cc.Device, cd.Device = seed*8+1, seed*8+2, seed*8+3, seed*8+4
-	ca.BF16, cc.BF16 = true, true
+	ms := []*s3Cfg{&ca, &cc}
+	if fa != s3MindFormers {
+		ms = []*s3Cfg{&cb, &cd}
+	}
+	for _, x := range ms {
+		x.BF16 = true
+	}
 	ca.Fault = fault
 	a, b, c, d = s3BuildDump(ca), s3BuildDump(cb), s3BuildDump(cc), s3BuildDump(cd)
-	for _, x := range []*model.Dump{a, c} {
+	msd, ptd := []*model.Dump{a, c}, []*model.Dump{b, d}
+	if fa != s3MindFormers {
+		msd, ptd = ptd, msd
+	}
+	for _, x := range msd {
 		x.Framework = "mindspore"
 		s3Layout(x, "BFloat16", true)
 	}
-	for _, x := range []*model.Dump{b, d} {
+	for _, x := range ptd {
 		x.Framework = "pytorch"
 		s3Layout(x, "torch.float32", false)
 	}

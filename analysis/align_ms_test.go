@@ -98,6 +98,18 @@ func TestAlignMindSporeVsPyTorch(t *testing.T) {
 			}
 		}
 	}
+	// PyTorch as A (the fault there), MindSpore as B: the built-in map
+	// translates A's names into B's; the mapping file names MindSpore's
+	// classes, so it translates B's into A's.
+	for _, lm := range []*model.LayerMapping{nil, msLayerMapping} {
+		a, b, c, d := s3CrossQuadFlav(12, s3Legacy, s3MindFormers, 3, s3FwdFault(7, "fc2", 1.4))
+		r, fwd := msRun(a, b, c, d, lm)
+		s := r.DivergenceSummary
+		want := s3Keys[a]["7/0/forward/fc2"]
+		if s.EarliestFwdDivergence == nil || *s.EarliestFwdDivergence != 7 || !fwd.P0 || s.Drilldown == nil || s.Drilldown.Operator != want {
+			t.Errorf("PyTorch A (file %v): start %s, drill-down %s, want L7 %s", lm != nil, fmtIntPtr(s.EarliestFwdDivergence), teDrill(s.Drilldown), want)
+		}
+	}
 	// An empty mapping file: no name is translated. Only the records whose
 	// names agree align (the layer modules, the residual adds): the layer
 	// is still found through the layer outputs, the operator is not, and
