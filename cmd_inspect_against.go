@@ -62,7 +62,7 @@ const inspectAlignReasons = 5
 
 // writeAlignText prints the alignment for people.
 func writeAlignText(w io.Writer, r *AlignReport) {
-	fmt.Fprintf(w, "aligned:     %d of %d records of %s have a comparable record in %s\n", r.Aligned, r.Records, r.A, r.B)
+	fmt.Fprintf(w, "aligned:     %d of %d records of A (%s) have a comparable record in B (%s)\n", r.Aligned, r.Records, r.A, r.B)
 	if r.Note != "" {
 		fmt.Fprintf(w, "             %s\n", r.Note)
 	}

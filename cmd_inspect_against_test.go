@@ -54,7 +54,7 @@ func TestInspectAgainstMsprobeFixture(t *testing.T) {
 	}
 	// text output
 	code, out, _ := runInspectArgs(ms, "--against", pt)
-	if code != 0 || !strings.Contains(out, "aligned:     1 of 1 records of "+ms) {
+	if code != 0 || !strings.Contains(out, "aligned:     1 of 1 records of A ("+ms+")") {
 		t.Errorf("code %d text %s", code, out)
 	}
 }
