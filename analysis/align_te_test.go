@@ -43,16 +43,30 @@ func teDrill(d *model.Drilldown) string {
 
 // Megatron-core local modules on A (RMSNorm) against TransformerEngine on B
 // (IdentityOp where the norm was, fused into TELayerNormColumnParallelLinear):
-// a real fault two layers deeper than L0 is found at its layer, forward, at
-// its operator; the RMSNorm/IdentityOp pairs are listed as unaligned with
+// a real fault two layers deeper than L0 (at six sites of the layer, mix
+// and L0 dumps) is found at its layer, forward, at its operator — the
+// planted one, or the first op after it that B computes alike when the
+// planted one is a norm B fused away; the RMSNorm/IdentityOp pairs are listed as unaligned with
 // their reason and stand-in, and no earlier layer is flagged (comparing a
 // normalised tensor with the raw residual stream made L0 diverge).
 func TestAlignTEPlaceholder(t *testing.T) {
+	// fault site → the operator named: the planted one when B computes it
+	// alike, else the first op after it that B computes alike ("" = the
+	// planted op)
+	sites := []struct{ role, op string }{
+		{"fc1", ".layers.2.mlp.linear_fc1.ColumnParallelLinear.forward.0"},
+		{"ln1", ".layers.2.self_attention.linear_qkv.ColumnParallelLinear.forward.0"}, // the norm itself: a placeholder on B
+		{"ln2", ".layers.2.mlp.linear_fc1.ColumnParallelLinear.forward.0"},
+		{"attn", ".layers.2.self_attention.core_attention.DotProductAttention.forward.0"},
+		{"fc2", ".layers.2.mlp.linear_fc2.RowParallelLinear.forward.0"},
+		{"hout", ""},
+	}
 	for _, level := range []string{"mix", "L0"} {
-		for _, seed := range []uint64{1, 2, 3} {
-			name := fmt.Sprintf("%s/s%d", level, seed)
+		for k, seed := range []uint64{1, 2, 3, 4, 5, 6} {
+			site := sites[k%len(sites)]
+			name := fmt.Sprintf("%s/%s/s%d", level, site.role, seed)
 			q := s3Quad{Layers: 12, Noise: 0.005, Bias: 1, Seed: seed, FlavA: s3Mcore, FlavB: s3TE, APIShift: 7, Level: level,
-				Fault: s3FwdFault(2, "fc1", 1.4)}
+				Fault: s3FwdFault(2, site.role, 1.4)}
 			a, b, c, d := s3BuildTEIdentity(q)
 			r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 			s := r.DivergenceSummary
@@ -73,7 +87,10 @@ func TestAlignTEPlaceholder(t *testing.T) {
 			if len(s.UncomparedLayers.Fwd) > 0 {
 				t.Errorf("%s: uncompared forward layers %v (the placeholder's anchor falls back to the next aligned record)", name, s.UncomparedLayers.Fwd)
 			}
-			want := ".layers.2.mlp.linear_fc1.ColumnParallelLinear.forward.0"
+			want := site.op
+			if want == "" {
+				want = s3PlantedKey(a, q)
+			}
 			if s.Drilldown == nil || s.Drilldown.Direction != "fwd" || !strings.HasSuffix(s.Drilldown.Operator, want) {
 				t.Errorf("%s: drill-down %s, want %s", name, teDrill(s.Drilldown), want)
 			}
