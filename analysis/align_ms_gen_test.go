@@ -84,10 +84,13 @@ func s3CrossQuad(layers int, fb s3Flavour, seed uint64, fault s3Fault) (a, b, c,
 	return s3CrossQuadFlav(layers, s3MindFormers, fb, seed, fault)
 }
 
+// s3CrossLevel is the dump level of s3CrossQuadFlav's dumps ("" = mix).
+var s3CrossLevel = ""
+
 // s3CrossQuadFlav is s3CrossQuad with A/C in flavour fa (the MindSpore
 // side is whichever of fa, fb is s3MindFormers).
 func s3CrossQuadFlav(layers int, fa, fb s3Flavour, seed uint64, fault s3Fault) (a, b, c, d *model.Dump) {
-	base := s3Cfg{Layers: layers, Noise: 0.005}
+	base := s3Cfg{Layers: layers, Noise: 0.005, Level: s3CrossLevel}
 	ca, cb, cc, cd := base, base, base, base
 	ca.Name, cb.Name, cc.Name, cd.Name = "A", "B", "C", "D"
 	ca.Flavour, cc.Flavour, cb.Flavour, cd.Flavour = fa, fa, fb, fb

@@ -185,3 +185,34 @@ func TestAlignFileRules(t *testing.T) {
 		}
 	}
 }
+
+// Fault sites across the layer, mix and L0 dumps, Megatron-core and legacy
+// names on B: the operator is the planted one when B computes it alike,
+// (the generator propagates faults along Megatron-core's tensor roles, so
+// sites only MindFormers has, the split wq or w1, are not planted).
+func TestAlignMindSporeSites(t *testing.T) {
+	defer func() { s3CrossLevel = "" }()
+	sites := []string{"ln1", "attn", "proj", "hmid", "ln2", "fc2", "hout"}
+	for _, level := range []string{"", "L0"} {
+		s3CrossLevel = level
+		for k, role := range sites {
+			fb := []s3Flavour{s3Legacy, s3Mcore}[k%2]
+			layer := 3 + k%6
+			a, b, c, d := s3CrossQuad(12, fb, uint64(10+k), s3FwdFault(layer, role, 1.4))
+			if level == "L0" && role == "hmid" {
+				continue // the residual add is no module
+			}
+			r, fwd := msRun(a, b, c, d, nil)
+			s := r.DivergenceSummary
+			name := fmt.Sprintf("%s/%s@%d/%v", level, role, layer, fb)
+			if s.EarliestFwdDivergence == nil || *s.EarliestFwdDivergence != layer || !fwd.P0 {
+				t.Errorf("%s: start %s flagged %v", name, fmtIntPtr(s.EarliestFwdDivergence), fwd.Flagged)
+				continue
+			}
+			want := s3Keys[a][fmt.Sprintf("%d/0/forward/%s", layer, role)]
+			if s.Drilldown == nil || s.Drilldown.Operator != want {
+				t.Errorf("%s: drill-down %s, want %s", name, teDrill(s.Drilldown), want)
+			}
+		}
+	}
+}
