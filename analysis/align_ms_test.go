@@ -216,3 +216,34 @@ func TestAlignMindSporeSites(t *testing.T) {
 		}
 	}
 }
+
+// One framework, two Megatron families (legacy names on A:
+// language_model.encoder, input_norm, query_key_value, dense_h_to_4h;
+// Megatron-core on B: decoder, input_layernorm, linear_qkv, linear_fc1):
+// the built-in map aligns them; the fault's layer and operator are found.
+// Runs that name alike are not touched by the map (the sweep's other
+// cases).
+func TestAlignLegacyVsMcore(t *testing.T) {
+	for k, role := range []string{"fc1", "attn", "ln2", "swi", "hout"} {
+		q := s3Quad{Layers: 12, Noise: 0.005, Bias: 1, Seed: uint64(20 + k), FlavA: s3Legacy, FlavB: s3Mcore, Fault: s3FwdFault(4+k, role, 1.4)}
+		a, b, c, d := q.build()
+		r, fwd := msRun(a, b, c, d, nil)
+		s := r.DivergenceSummary
+		if s.EarliestFwdDivergence == nil || *s.EarliestFwdDivergence != 4+k || !fwd.P0 {
+			t.Errorf("%s: start %s flagged %v", role, fmtIntPtr(s.EarliestFwdDivergence), fwd.Flagged)
+			continue
+		}
+		if want := s3PlantedKey(a, q); s.Drilldown == nil || s.Drilldown.Operator != want {
+			t.Errorf("%s: drill-down %s, want %s", role, teDrill(s.Drilldown), want)
+		}
+		if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "built-in map of the Megatron families") }) {
+			t.Errorf("%s: warnings %v", role, r.Warnings)
+		}
+	}
+	// alike names: no map
+	q := s3Quad{Layers: 6, Noise: 0.005, Bias: 1, Seed: 1}
+	a, b, _, _ := q.build()
+	if maps, note := nameMaps(nil, "layers", []*model.Dump{a, b}); maps != nil || note != "" {
+		t.Errorf("alike names mapped: %s", note)
+	}
+}

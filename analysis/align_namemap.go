@@ -26,8 +26,11 @@ type nameMapper struct {
 	// written for); false: the other side, whose names are the target
 	// vocabulary (API names still compared without their framework prefix).
 	translate bool
-	rules     map[string]map[string][]mapRule // file: class → first key segment → rules, longest first
-	builtin   bool
+	// bare: API calls are aligned by their operator name without the
+	// framework's API family (two frameworks name their APIs apart).
+	bare    bool
+	rules   map[string]map[string][]mapRule // file: class → first key segment → rules, longest first
+	builtin bool
 	// target: the other side's module paths below a layer, raw
 	// ("self_attention.query_key_value"), for the built-in map's choice.
 	target  map[string]bool
@@ -205,7 +208,10 @@ func (m *nameMapper) apiName(op *model.Op) (name, extra string) {
 	if i := strings.LastIndexByte(base, '.'); i >= 0 {
 		base = base[i+1:]
 	}
-	if m != nil && m.translate && m.rules != nil && op.Parent != "" {
+	if !m.bare {
+		return apiBase(op.Key), ""
+	}
+	if m.translate && m.rules != nil && op.Parent != "" {
 		for _, r := range m.rules[keyClass(op.Parent)][base] {
 			if len(r.origin) == 1 {
 				t := r.target
@@ -294,15 +300,13 @@ func nameMaps(lm *model.LayerMapping, word string, dumps []*model.Dump) (maps []
 		return nil, ""
 	}
 	fa, fb := frameworkOf(dumps[0]), frameworkOf(dumps[1])
-	if lm == nil && (fa == fb || fa == "" || fb == "") {
-		return nil, ""
-	}
+	cross := fa != fb && fa != "" && fb != ""
 	maps = make([]*nameMapper, len(dumps))
 	for i, d := range dumps {
 		if d == nil {
 			continue
 		}
-		m := &nameMapper{word: word, classAt: moduleClasses(d), cache: map[string]string{}}
+		m := &nameMapper{word: word, classAt: moduleClasses(d), cache: map[string]string{}, bare: cross || lm != nil}
 		maps[i] = m
 	}
 	src, dst := []int{0, 2}, []int{1, 3} // translated, target
@@ -339,6 +343,21 @@ func nameMaps(lm *model.LayerMapping, word string, dumps []*model.Dump) (maps []
 		if i < len(maps) && maps[i] != nil {
 			maps[i].translate, maps[i].builtin, maps[i].target = true, true, target
 		}
+	}
+	if !cross {
+		// One framework, two model families (legacy Megatron against
+		// Megatron-core): the map is used only when it renames something.
+		renames := false
+		for p := range maps[0].classAt {
+			if maps[0].modulePath(p) != p {
+				renames = true
+				break
+			}
+		}
+		if !renames {
+			return nil, ""
+		}
+		return maps, "A and B name their layers' modules differently: A's names translated into B's with the built-in map of the Megatron families (give msprobe's layer-mapping file with --layer-mapping to control it)"
 	}
 	return maps, fmt.Sprintf("A (%s) and B (%s) name their modules differently: A's names translated with the built-in map of the MindFormers/Megatron families (give msprobe's layer-mapping file with --layer-mapping to control it)", fa, fb)
 }

@@ -201,7 +201,7 @@ func indexDumpMapped(d *model.Dump, s *layerScheme, nm *nameMapper) *dumpIndex {
 		}
 		base, looseBase := identBase(op, in)
 		if nm != nil {
-			if op.Kind != model.KindModule {
+			if op.Kind != model.KindModule && nm.bare {
 				name, _ := nm.apiName(op)
 				base, looseBase = identBaseNamed(op, in, name)
 			}
