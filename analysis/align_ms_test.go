@@ -247,3 +247,27 @@ func TestAlignLegacyVsMcore(t *testing.T) {
 		t.Errorf("alike names mapped: %s", note)
 	}
 }
+
+// MindSpore with fused projections (attention.w_qkv, a fused swiglu)
+// against Megatron-core: every op of the layer has its counterpart, and
+// the planted operator is found at any site.
+func TestAlignMindSporeFusedVsMcore(t *testing.T) {
+	for k, role := range []string{"qkv", "attn", "swi", "fc1", "fc2", "ln1"} {
+		q := s3Quad{Layers: 12, Noise: 0.005, Bias: 1, Seed: uint64(30 + k), FlavA: s3MS, FlavB: s3Mcore, BF16: true, Fault: s3FwdFault(2+k, role, 1.4)}
+		a, b, c, d := q.build()
+		r, fwd := msRun(a, b, c, d, nil)
+		s := r.DivergenceSummary
+		if s.EarliestFwdDivergence == nil || *s.EarliestFwdDivergence != 2+k || !fwd.P0 {
+			t.Errorf("%s: start %s flagged %v", role, fmtIntPtr(s.EarliestFwdDivergence), fwd.Flagged)
+			continue
+		}
+		if want := s3PlantedKey(a, q); s.Drilldown == nil || s.Drilldown.Operator != want {
+			t.Errorf("%s: drill-down %s, want %s", role, teDrill(s.Drilldown), want)
+		}
+		for _, op := range s.Drilldown.Ops {
+			if !op.Aligned {
+				t.Errorf("%s: %s unaligned: %s", role, op.Key, op.Why)
+			}
+		}
+	}
+}
