@@ -21,9 +21,9 @@ import (
 // pre_mlp_layernorm into a TE-flavoured dump (s3TE), for every layer, call
 // and pass, with statistics copied from the tensors they pass through.
 //
-// The raw stream's Max sits in a few outlier channels whose size depends on
-// the tokens (data sample data): it varies between samples far more than a
-// normalised tensor's does.
+// The raw stream's statistics depend on the tokens (data sample data) far
+// more than a normalised tensor's do, most before layer 0 (the embedding's
+// output).
 func s3AddIdentityOps(d *model.Dump, data uint64) {
 	isMod := func(op *model.Op, sub string) bool {
 		return op.Kind == model.KindModule && strings.HasSuffix(op.ModulePath, sub) && strings.Contains(op.ModulePath, ".layers.")
@@ -58,7 +58,15 @@ func s3AddIdentityOps(d *model.Dump, data uint64) {
 			op.Parent = fmt.Sprintf("%s.%s.TransformerLayer.%s.%d", like.Prefix, layerPath(like), dir, like.CallIndex)
 		}
 		if like.Direction == model.Forward {
-			op.Outputs[0].Stat[model.StatMax] *= math.Exp(0.15 * s3Gauss("outlier-channels", data, like.Layer, sub, like.CallIndex))
+			// the raw stream depends on the tokens (data sample data), most
+			// before layer 0 (the embedding's output), less deeper
+			sig := 0.02
+			if op.Layer == 0 && sub == "input_layernorm" {
+				sig = 0.15
+			}
+			for st := model.Stat(0); st < model.NumStats; st++ {
+				op.Outputs[0].Stat[st] *= math.Exp(sig * s3Gauss("raw-stream", data, op.Layer, sub, like.CallIndex, st))
+			}
 		}
 		return op
 	}

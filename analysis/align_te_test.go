@@ -170,3 +170,34 @@ func TestAlignPlaceholderMismatch(t *testing.T) {
 		}
 	}
 }
+
+// The negative case: the same runs with the placeholders paired with the
+// norms as before (a normalised tensor against the raw residual stream,
+// which depends on the tokens, most at layer 0) start forward at L0, before
+// the real fault, or flag layers in noise-only runs. With the rule they do
+// not (TestAlignTEPlaceholder, TestAlignTEPlaceholderNull).
+func TestAlignTEPlaceholderOldPairing(t *testing.T) {
+	pairPlaceholders = true
+	defer func() { pairPlaceholders = false }()
+	falseL0, nullFlags := 0, 0
+	for seed := uint64(1); seed <= 6; seed++ {
+		q := s3Quad{Layers: 12, Noise: 0.005, Bias: 1, Seed: seed, FlavA: s3Mcore, FlavB: s3TE, APIShift: 7, Fault: s3FwdFault(2, "ln1", 1.4)}
+		a, b, c, d := s3BuildTEIdentity(q)
+		r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+		if st := r.DivergenceSummary.EarliestFwdDivergence; st != nil && *st == 0 {
+			falseL0++
+		}
+		q.Fault, q.Noise = s3Fault{}, 0.01
+		a, b, c, d = s3BuildTEIdentity(q)
+		r = Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+		for _, v := range r.DivergenceSummary.Directions {
+			if v.Direction == "fwd" && len(v.Flagged) > 0 {
+				nullFlags++
+			}
+		}
+	}
+	if falseL0 == 0 || nullFlags == 0 {
+		t.Errorf("old pairing: %d/6 runs start at L0, %d/6 noise-only runs flag a forward layer (the data no longer show the old failure)", falseL0, nullFlags)
+	}
+	t.Logf("old pairing: %d/6 runs start at L0, %d/6 noise-only runs flag a forward layer", falseL0, nullFlags)
+}
