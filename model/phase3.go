@@ -119,6 +119,8 @@ type DrillOp struct {
 	Flagged bool                 `json:"flagged"`
 	Aligned bool                 `json:"aligned"`
 	Parent  string               `json:"parent,omitempty"`
+	// Why the op could not be compared with B ("" when it was).
+	Why string `json:"why,omitempty"`
 }
 
 // Drilldown is the first divergent operator of the start layer.
