@@ -43,6 +43,15 @@ func TestPipelineBaselineOtherLayout(t *testing.T) {
 		if got != want {
 			t.Errorf("baseline spiking at global layer 6 = %v: verdict %q, want %q (%s)", shared, got, want, p2.CrossDeviceVerification)
 		}
+		ev := ""
+		for _, e := range p2.Events {
+			if e.RootStep == f.OptStep {
+				ev = e.Baseline
+			}
+		}
+		if ev != want {
+			t.Errorf("baseline spiking at global layer 6 = %v: event at step %d labelled %q, want %q", shared, f.OptStep, ev, want)
+		}
 	}
 	if k := baselineKey(&model.Anomaly{TargetName: "pp1:vpp1:layers.2.mlp.w", GlobalLayer: model.IntPtr(14)}); k != "layers.14.mlp.w" {
 		t.Errorf("baseline key %q", k)
