@@ -62,7 +62,8 @@ func TestPipelineStagesEndToEnd(t *testing.T) {
 			t.Fatalf("summary %s: %d %s", path, code, errb.String())
 		}
 		sum := out.String()
-		if !strings.Contains(sum, "pipeline: PP 2") || !strings.Contains(sum, "root-cause coordinate: opt=3,ms=2,rank=3,param=pp1:layers.2.mlp.linear_fc2.weight") {
+		if !strings.Contains(sum, "pipeline: PP 2") || !strings.Contains(sum, "root-cause coordinate: opt=3,ms=2,rank=3,param=pp1:layers.2.mlp.linear_fc2.weight") ||
+			!strings.Contains(sum, "rank 3 is on pipeline stage 1 of 2: dump the control group on another rank of that stage (2)") {
 			t.Errorf("%s: summary\n%s", path, sum)
 		}
 	}
