@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -108,6 +109,39 @@ func TestPipelinePin(t *testing.T) {
 		}
 		if co := p2.RootCauseCoordinate; co == nil || co.TargetName != tc.want {
 			t.Errorf("%s: coordinate %+v, want %s", tc.pin, co, tc.want)
+		}
+	}
+}
+
+// TestChooseControlSameStage: every dump of the tree numbers its layers
+// from 0, so module paths match across stages; with Phase 1's stages (here
+// strided: stage = rank mod 2) the control group comes from A's own stage,
+// and the other stage's ranks say why they were passed over.
+func TestChooseControlSameStage(t *testing.T) {
+	scale := func(step, rank int) float64 {
+		if rank == 5 {
+			return 50
+		}
+		return 1 + 0.01*float64(rank)
+	}
+	aTree := tTree(1, 8, scale)
+	bTree := tTree(1, 8, func(int, int) float64 { return 1 })
+	a := aTree.Find(0, 5)
+	p1 := &model.Phase1Result{Anomalies: []model.Anomaly{{Rank: 5, Step: 0}}}
+	if ch := ChooseControl(aTree, a, bTree, p1); ch.C == nil || ch.C.Rank%2 != 0 {
+		t.Fatalf("without stages the test needs a C of the other stage (an even rank), got %v", ch.Reason)
+	}
+	p1.Sharding.Pipeline = &model.PipelineStages{Stages: 2, Inferred: true, RankStages: map[string]int{}}
+	for r := 0; r < 8; r++ {
+		p1.Sharding.Pipeline.RankStages[strconv.Itoa(r)] = r % 2
+	}
+	ch := ChooseControl(aTree, a, bTree, p1)
+	if ch.C == nil || ch.C.Rank%2 != 1 {
+		t.Fatalf("C: %s, want an odd rank (stage 1)", ch.Reason)
+	}
+	for _, c := range ch.Candidates {
+		if c.Rank%2 == 0 && (c.SameLayers || !strings.Contains(c.Reason, "on pipeline stage 0, A on stage 1")) {
+			t.Errorf("rank %d: same layers %v, reason %q", c.Rank, c.SameLayers, c.Reason)
 		}
 	}
 }
