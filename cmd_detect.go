@@ -72,6 +72,9 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	default:
 		opt.Metric = *metric
 	}
+	if err := refuseOutputOnInput(*out, paths[0]); err != nil {
+		return exitCode(err, stderr)
+	}
 	d, err := ingest.LoadMonitor(context.Background(), paths[0], f, nil)
 	if err != nil {
 		return exitCode(err, stderr)

@@ -66,6 +66,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(usageError{"report: " + err.Error()}, stderr)
 	}
+	if err := refuseOutputOnInput(f.out, append(paths, f.in.Baseline, f.in.DumpA, f.in.DumpB, f.in.DumpC, f.in.DumpD, f.phase1, f.phase1B, f.phase2, f.p3)...); err != nil {
+		return exitCode(err, stderr)
+	}
 	s, cleanup, err := f.session(paths)
 	if cleanup != nil {
 		defer cleanup()
@@ -78,8 +81,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		_, err = io.WriteString(stdout, md)
 		return exitCode(err, stderr)
 	}
-	if err := os.WriteFile(f.out, []byte(md), 0o644); err != nil {
-		return exitCode(&ingest.InputError{Path: f.out, Problem: "cannot write the report: " + rootCause(err), Err: err}, stderr)
+	if err := writeOutputFile(f.out, "report", []byte(md)); err != nil {
+		return exitCode(err, stderr)
 	}
 	return 0
 }

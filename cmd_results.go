@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"spikescope/ingest"
 	"spikescope/model"
@@ -94,8 +93,8 @@ func writeResultJSON(v any, out string, stdout, stderr io.Writer) error {
 		_, err := stdout.Write(buf.Bytes())
 		return err
 	}
-	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
-		return &ingest.InputError{Path: out, Problem: "cannot write the output: " + err.Error(), Err: err}
+	if err := writeOutputFile(out, "output", buf.Bytes()); err != nil {
+		return err
 	}
 	fmt.Fprintln(stderr, "Output written to", out)
 	return nil

@@ -66,6 +66,9 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 		}
 		pin = &p
 	}
+	if err := refuseOutputOnInput(*out, p1File, base); err != nil {
+		return exitCode(err, stderr)
+	}
 	p1, err := readPhase1(p1File)
 	if err != nil {
 		return exitCode(err, stderr)

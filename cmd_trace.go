@@ -98,6 +98,9 @@ D to C's. Without C/D and with A given as a tree, C is chosen from A's tree
 	if fs.NArg() > 0 {
 		return exitCode(usageError{fmt.Sprintf("trace: unexpected argument %q", fs.Arg(0))}, stderr)
 	}
+	if err := refuseOutputOnInput(f.out, append(f.dump[:], f.phase1)...); err != nil {
+		return exitCode(err, stderr)
+	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// Four large dumps are held at once: ask the GC to stay near the
 		// documented budget instead of doubling the live heap (soft limit;

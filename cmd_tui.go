@@ -148,6 +148,9 @@ func tuiInputs(args []string, stdout io.Writer) (in session.Inputs, title string
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
+	if s, ok := w.(*stdoutWriter); ok {
+		w = s.w
+	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(f.Fd())
 }

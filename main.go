@@ -38,6 +38,12 @@ func main() {
 
 // run dispatches to a subcommand and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
+	out := &stdoutWriter{w: stdout}
+	return stdoutFailed(out, runCommand(args, out, stderr), stderr)
+}
+
+// runCommand runs the command of args.
+func runCommand(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "inspect":
@@ -68,6 +74,10 @@ func (e usageError) Error() string { return e.msg }
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
+	}
+	var se *stdoutError
+	if errors.As(err, &se) {
+		return 1 // worded once by stdoutFailed
 	}
 	fmt.Fprintln(stderr, "spikescope:", err)
 	var ie *ingest.InputError

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -183,22 +182,9 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // readCSVFile parses one monitor CSV.
 func readCSVFile(ctx context.Context, f csvFile, meter *progressMeter) (*csvResult, error) {
-	st, err := os.Stat(f.path)
+	fh, st, err := OpenInputFile(f.path, "CSV", 0)
 	if err != nil {
-		return nil, statError(f.path, err)
-	}
-	if st.IsDir() {
-		return nil, inputErr(f.path, nil, "is a folder, expected a CSV file")
-	}
-	if err := notRegular(f.path, st); err != nil {
 		return nil, err
-	}
-	if st.Size() == 0 {
-		return nil, inputErr(f.path, nil, "empty file (0 bytes)")
-	}
-	fh, err := os.Open(f.path)
-	if err != nil {
-		return nil, openError(f.path, err)
 	}
 	defer fh.Close()
 	return parseCSV(ctx, f, &countingReader{fh, meter}, st.Size())

@@ -22,22 +22,9 @@ const sqliteMagic = "SQLite format 3\x00"
 // a file can be unusable into an InputError with its own message. It returns
 // the head (up to len(sqliteMagic) bytes).
 func checkFileReadable(path string) ([]byte, error) {
-	st, err := os.Stat(path)
+	f, _, err := OpenInputFile(path, "database", 0)
 	if err != nil {
-		return nil, statError(path, err)
-	}
-	if st.IsDir() {
-		return nil, inputErr(path, nil, "is a folder, expected a file")
-	}
-	if err := notRegular(path, st); err != nil {
 		return nil, err
-	}
-	if st.Size() == 0 {
-		return nil, inputErr(path, nil, "empty file (0 bytes)")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, openError(path, err)
 	}
 	defer f.Close()
 	head := make([]byte, len(sqliteMagic))
