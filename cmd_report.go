@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -179,8 +180,8 @@ func optInt(name, v string) (*int, error) {
 		return nil, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		return nil, usageError{"report: " + name + " needs a non-negative integer (got " + strconv.Quote(v) + ")"}
+	if err != nil || n < 0 || n > math.MaxInt32 {
+		return nil, usageError{name + " needs an integer from 0 to 2147483647 (got " + strconv.Quote(v) + ")"}
 	}
 	return &n, nil
 }

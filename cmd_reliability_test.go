@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// runArgs runs the command line and returns exit code, stdout, stderr.
+func runArgs(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// Item 1: -o never destroys an input — the input itself, a symlink or hard
+// link to it, a file inside an input folder, a database's journal — and
+// the input is byte-for-byte unchanged afterwards.
+func TestOutputRefusesEveryInput(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "run.trend.db")
+	writeFile(t, db, readFileT(t, demoTrendDB))
+	tree := filepath.Join(dir, "tree")
+	copyTree(t, demoDumpDir, tree)
+	dumpB := filepath.Join(dir, "dumpB")
+	copyTree(t, demoDumpDir, dumpB)
+	mon := filepath.Join(dir, "mon")
+	copyTree(t, demoMonitor, mon)
+	p1 := filepath.Join(dir, "p1.json")
+	writeFile(t, p1, demoPhase1JSON(t))
+	link := filepath.Join(dir, "link.db")
+	if err := os.Symlink(db, link); err != nil {
+		t.Fatal(err)
+	}
+	hard := filepath.Join(dir, "hard.db")
+	if err := os.Link(db, hard); err != nil {
+		t.Fatal(err)
+	}
+	linkedTree := filepath.Join(dir, "linked-tree")
+	if err := os.Symlink(tree, linkedTree); err != nil {
+		t.Fatal(err)
+	}
+	var aCSV string
+	filepath.Walk(mon, func(p string, info os.FileInfo, err error) error {
+		if aCSV == "" && strings.HasSuffix(p, ".csv") {
+			aCSV = p
+		}
+		return nil
+	})
+	cases := []struct {
+		name  string
+		args  []string
+		guard string // the input that must stay unchanged
+		why   string
+	}{
+		{"db itself", []string{"detect", db, "-o", db}, db, "is the input file"},
+		{"symlink to the db", []string{"detect", db, "-o", link}, db, "is the input file"},
+		{"hard link to the db", []string{"detect", db, "-o", hard}, db, "is the input file"},
+		{"db given through a link", []string{"detect", link, "-o", db}, db, "is the input file"},
+		{"db journal", []string{"detect", db, "-o", db + "-journal"}, db, "journal file of the input database"},
+		{"csv in the tree", []string{"detect", mon, "-o", aCSV}, aCSV, "inside the input folder"},
+		{"dump.json", []string{"trace", "--dump-a", tree, "--dump-b", dumpB, "-o", filepath.Join(tree, "dump.json")}, filepath.Join(tree, "dump.json"), "inside the input folder"},
+		{"dump.json through a linked folder", []string{"trace", "--dump-a", tree, "--dump-b", dumpB, "-o", filepath.Join(linkedTree, "dump.json")}, filepath.Join(tree, "dump.json"), "inside the input folder"},
+		{"new file in a dump folder", []string{"trace", "--dump-a", tree, "--dump-b", dumpB, "-o", filepath.Join(dumpB, "p3.json")}, filepath.Join(dumpB, "dump.json"), "inside the input folder"},
+		{"phase1 json", []string{"select", "--phase1", p1, "-o", p1}, p1, "is the input file"},
+		{"report over its phase1", []string{"report", "--phase1", p1, "-o", p1}, p1, "is the input file"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := readFileT(t, c.guard)
+			code, _, stderr := runArgs(c.args...)
+			if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.why) || !strings.Contains(stderr, "refusing to write") {
+				t.Fatalf("exit %d, stderr %q; want exit 2 and one line saying %q", code, stderr, c.why)
+			}
+			if !bytes.Equal(before, readFileT(t, c.guard)) {
+				t.Fatalf("%s changed", c.guard)
+			}
+			if _, err := os.Stat(filepath.Join(dumpB, "p3.json")); err == nil {
+				t.Fatal("a file was written into an input folder")
+			}
+		})
+	}
+	// an output next to the database (not inside an input folder) is fine
+	out := filepath.Join(dir, "p1-new.json")
+	if code, _, stderr := runArgs("detect", db, "-o", out); code != 0 {
+		t.Fatalf("detect -o %s: exit %d, %s", out, code, stderr)
+	}
+	if b := readFileT(t, out); !bytes.HasPrefix(b, []byte("{")) {
+		t.Fatalf("output %q", b[:20])
+	}
+}
+
+// Item 1: the output goes through a temporary file and a rename: a failed
+// write leaves the earlier output whole and no temporary file behind.
+func TestOutputIsReplacedWhole(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p1.json")
+	writeFile(t, out, []byte("earlier output"))
+	if err := writeOutputFile(out, "output", []byte("new output")); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(readFileT(t, out)); got != "new output" {
+		t.Fatalf("got %q", got)
+	}
+	// a read-only folder: the write fails, the old file stays as it was
+	if os.Geteuid() != 0 {
+		os.Chmod(dir, 0o555)
+		defer os.Chmod(dir, 0o755)
+		err := writeOutputFile(out, "output", []byte("third"))
+		if err == nil || !strings.Contains(err.Error(), "cannot write the output") {
+			t.Fatalf("err %v", err)
+		}
+		if got := string(readFileT(t, out)); got != "new output" {
+			t.Fatalf("after a failed write: %q", got)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Fatalf("left behind: %v", ents)
+	}
+}
+
+// Item 5: every command reports a failed stdout write (a full disk) with
+// exit 1 and one line.
+func TestStdoutOnFullDiskExits1(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full:", err)
+	}
+	defer full.Close()
+	p1 := filepath.Join(t.TempDir(), "p1.json")
+	writeFile(t, p1, demoPhase1JSON(t))
+	for _, args := range [][]string{
+		{"inspect", demoTrendDB},
+		{"inspect", "--json", demoTrendDB},
+		{"detect", demoTrendDB},
+		{"select", "--phase1", p1},
+		{"report", "--phase1", p1},
+		{"help"},
+		{demoTrendDB}, // TUI with stdout not a terminal: the summary
+	} {
+		var errb bytes.Buffer
+		code := run(args, full, &errb)
+		if code != 1 || strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), "cannot write to standard output: no space left on device") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1 and one line", args, code, errb.String())
+		}
+	}
+}
+
+// Item 3: a named pipe as construct.json, stack.json, dump.json, a Phase 1
+// JSON or a trend.db is refused at once instead of hanging.
+func TestFIFOInputsDoNotHang(t *testing.T) {
+	dir := t.TempDir()
+	tree := filepath.Join(dir, "a")
+	copyTree(t, demoDumpDir, tree)
+	mkfifo := func(p string) {
+		os.Remove(p)
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Skip("mkfifo:", err)
+		}
+	}
+	for _, side := range []string{"construct.json", "stack.json"} {
+		mkfifo(filepath.Join(tree, side))
+	}
+	fifoDump := filepath.Join(dir, "fd")
+	copyTree(t, demoDumpDir, fifoDump)
+	mkfifo(filepath.Join(fifoDump, "dump.json"))
+	fifoP1 := filepath.Join(dir, "p1.json")
+	mkfifo(fifoP1)
+	fifoDB := filepath.Join(dir, "x.trend.db")
+	mkfifo(fifoDB)
+	type res struct {
+		code           int
+		stdout, stderr string
+	}
+	runT := func(args ...string) res {
+		ch := make(chan res, 1)
+		go func() { c, o, e := runArgs(args...); ch <- res{c, o, e} }()
+		select {
+		case r := <-ch:
+			return r
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%v hangs", args)
+		}
+		return res{}
+	}
+	// the side files are ignored with a warning; the trace runs
+	r := runT("trace", "--dump-a", tree, "--dump-b", demoDumpDir)
+	if r.code != 0 || !strings.Contains(r.stdout, "construct.json: ignored: is a named pipe, not a regular file") || !strings.Contains(r.stdout, "stack.json: ignored: is a named pipe") {
+		t.Errorf("trace with FIFO side files: exit %d, stderr %q, warnings missing in %.300s", r.code, r.stderr, r.stdout)
+	}
+	for _, args := range [][]string{
+		{"trace", "--dump-a", fifoDump, "--dump-b", demoDumpDir},
+		{"select", "--phase1", fifoP1},
+		{"inspect", fifoDB},
+	} {
+		r := runT(args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "is a named pipe, not a regular file") {
+			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+}
+
+// Item 3: a side file linked to /dev/zero is refused (a device), and a
+// dump.json of 200 MB of blanks is refused without being read into memory.
+func TestDeviceAndBlankFilesAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	tree := filepath.Join(dir, "a")
+	copyTree(t, demoDumpDir, tree)
+	os.Remove(filepath.Join(tree, "stack.json"))
+	if err := os.Symlink("/dev/zero", filepath.Join(tree, "stack.json")); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runArgs("trace", "--dump-a", tree, "--dump-b", demoDumpDir)
+	if code != 0 || !strings.Contains(stdout, "stack.json: ignored: is a device, not a regular file") {
+		t.Errorf("stack.json → /dev/zero: exit %d, stderr %q", code, stderr)
+	}
+	blank := filepath.Join(dir, "blank")
+	if err := os.MkdirAll(blank, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(blank, "dump.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := bytes.Repeat([]byte(" "), 1<<20)
+	for i := 0; i < 200; i++ {
+		f.Write(chunk)
+	}
+	f.Close()
+	var before, after runtimeMem
+	before.read()
+	code, _, stderr = runArgs("inspect", blank)
+	after.read()
+	if code != 2 || !strings.Contains(stderr, "holds only blanks") {
+		t.Errorf("blank dump.json: exit %d, stderr %q", code, stderr)
+	}
+	if grew := after.total - before.total; grew > 100<<20 {
+		t.Errorf("reading a blank dump.json allocated %d MB", grew>>20)
+	}
+}
+
+// Item 3: every numeric flag has a range; --window 2^62 is refused at once.
+func TestNumericFlagRanges(t *testing.T) {
+	p1 := filepath.Join(t.TempDir(), "p1.json")
+	writeFile(t, p1, demoPhase1JSON(t))
+	for _, args := range [][]string{
+		{"detect", demoTrendDB, "--window", "4611686018427387904"},
+		{"detect", demoTrendDB, "--window", "100000000"},
+		{"detect", demoTrendDB, "--window", "-1"},
+		{"detect", demoTrendDB, "--iqr-mult", "+Inf"},
+		{"detect", demoTrendDB, "--mad-mult", "1e300"},
+		{"detect", demoTrendDB, "--min-effect", "NaN"},
+		{"select", "--phase1", p1, "--growth", "Inf"},
+		{"select", "--phase1", p1, "--device-ratio", "1e99"},
+		{"trace", "--dump-a", demoDumpDir, "--dump-b", demoDumpDir, "--call", "99999999999"},
+		{"trace", "--dump-a", demoDumpDir, "--dump-b", demoDumpDir, "--step", "-3"},
+		{"report", demoTrendDB, "--rank", "-1"},
+		{demoTrendDB, "--step", "-1"},
+	} {
+		start := time.Now()
+		code, _, stderr := runArgs(args...)
+		first, _, _ := strings.Cut(stderr, "\n")
+		flagName := strings.TrimLeft(args[len(args)-2], "-")
+		if code != 2 || !strings.Contains(first, flagName) || time.Since(start) > 5*time.Second {
+			t.Errorf("%v: exit %d in %v, stderr %q; want exit 2 at once", args, code, time.Since(start), stderr)
+		}
+	}
+}
+
+// runtimeMem reads the bytes allocated so far.
+type runtimeMem struct{ total uint64 }
+
+func (m *runtimeMem) read() {
+	var st runtime.MemStats
+	runtime.ReadMemStats(&st)
+	m.total = st.TotalAlloc
+}
