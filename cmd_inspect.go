@@ -29,6 +29,7 @@ const inspectExamples = 5
 type InspectReport struct {
 	Path     string         `json:"path"`
 	Format   model.Format   `json:"format"`
+	ReadMode string         `json:"read_mode,omitempty"` // how a trend.db was opened
 	Monitor  *MonitorReport `json:"monitor,omitempty"`
 	Dump     *DumpReport    `json:"dump,omitempty"`
 	Warnings []string       `json:"warnings"`
@@ -148,6 +149,7 @@ func inspect(ctx context.Context, path string, f model.Format) (*InspectReport, 
 		return nil, err
 	}
 	rep.Monitor = summariseMonitor(d)
+	rep.ReadMode = d.ReadMode
 	rep.Warnings = append(rep.Warnings, d.Warnings...)
 	rep.Warnings = append(rep.Warnings, stepCoverage(d)...)
 	return rep, nil
@@ -447,6 +449,9 @@ func writeMonitorText(w io.Writer, m *MonitorReport, indent string) {
 func writeInspectText(w io.Writer, rep *InspectReport) {
 	fmt.Fprintf(w, "path:        %s\n", rep.Path)
 	fmt.Fprintf(w, "format:      %s\n", rep.Format)
+	if rep.ReadMode != "" {
+		fmt.Fprintf(w, "opened:      %s\n", rep.ReadMode)
+	}
 	if m := rep.Monitor; m != nil {
 		writeMonitorText(w, m, "")
 	}

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
-	"os"
 	"runtime"
 	"sort"
 	"strconv"
@@ -57,7 +56,7 @@ var dumpMetricNames = map[string]bool{"forward": true, "backward": true, "recomp
 // InputError. Missing tables or key columns, and key or statistic columns
 // declared as text, are InputErrors.
 func LoadTrendDB(ctx context.Context, path string, p model.ProgressFunc) (*model.MonitorData, error) {
-	db, uri, err := openSQLiteReadOnly(path)
+	db, plan, err := openSQLiteReadOnly(path)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +77,7 @@ func LoadTrendDB(ctx context.Context, path string, p model.ProgressFunc) (*model
 			genA = append(genA, t)
 		}
 	}
-	r := &trendReader{path: path, uri: uri, db: db, workers: workers, d: &model.MonitorData{Path: path, Format: model.FormatTrendDB}}
+	r := &trendReader{path: path, uri: plan.uri, db: db, workers: workers, d: &model.MonitorData{Path: path, Format: model.FormatTrendDB}}
 	switch {
 	case have["trend_data"]:
 		err = r.loadGenB(ctx, have, p)
@@ -102,10 +101,12 @@ func LoadTrendDB(ctx context.Context, path string, p model.ProgressFunc) (*model
 	if r.d.Rows.Len() == 0 {
 		r.d.Warnings = append(r.d.Warnings, "the database holds no data rows")
 	}
-	// immutable=1 never looks at a write-ahead log: say so if one is there.
-	if st, err := os.Stat(path + "-wal"); err == nil && st.Size() > 0 {
-		r.d.Warnings = append(r.d.Warnings, fmt.Sprintf("%s-wal exists (%d bytes): changes still in the write-ahead log were not read", path, st.Size()))
+	r.d.ReadMode = plan.mode
+	if plan.why != "" {
+		r.d.ReadMode += ": " + plan.why
 	}
+	r.d.Warnings = append(r.d.Warnings, plan.warnings...)
+	r.d.Warnings = append(r.d.Warnings, plan.after()...)
 	return r.d, nil
 }
 

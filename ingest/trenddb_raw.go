@@ -26,7 +26,7 @@ type rawConn struct {
 
 const ptrSize = unsafe.Sizeof(uintptr(0))
 
-// openRawConn opens uri (a "file:…?mode=ro&immutable=1" URI) read-only.
+// openRawConn opens uri (a "file:…?mode=ro[&immutable=1]" URI) read-only.
 func openRawConn(uri string) (*rawConn, error) {
 	tls := libc.NewTLS()
 	db, err := openRawDB(tls, uri)
@@ -56,6 +56,7 @@ func openRawDB(tls *libc.TLS, uri string) (uintptr, error) {
 		}
 		return 0, errors.New(msg)
 	}
+	setBusyTimeout(tls, db)
 	return db, nil
 }
 

@@ -408,7 +408,9 @@ func TestTrendDBEmptyAndWAL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Rows.Len() != 0 || len(d.Warnings) != 2 || !strings.Contains(d.Warnings[0], "no data rows") || !strings.Contains(d.Warnings[1], "-wal exists") {
+	// a -wal next to a database in rollback-journal mode is not its log:
+	// SQLite ignores it, and so does the reader
+	if d.Rows.Len() != 0 || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "no data rows") || d.ReadMode != ReadModeReadOnly {
 		t.Errorf("rows %d warnings %q", d.Rows.Len(), d.Warnings)
 	}
 }

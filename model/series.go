@@ -114,6 +114,9 @@ type MonitorData struct {
 	// Warnings are problems that did not stop the load (skipped files,
 	// missing columns, ...): the output repeats them.
 	Warnings []string
+	// ReadMode says how a trend.db was opened (ingest.ReadModeReadOnly or
+	// ReadModeImmutable, with why); "" for other formats.
+	ReadMode string
 }
 
 // MetricIndex returns the index of the named metric, or -1.
