@@ -51,11 +51,11 @@ func runTUI(args []string, stdout, stderr io.Writer) (code int) {
 		_, err = io.WriteString(stdout, ui.Summary(d))
 		return exitCode(err, stderr)
 	}
-	m := ui.New(ui.Options{Backend: backend, Inputs: backend.inputs(), NoColor: ui.NoColorFromEnv(), Title: title})
+	m := ui.New(ui.Options{Backend: backend, Inputs: backend.inputs(), NoColor: ui.NoColorFromEnv(), Title: title, Suspend: suspendSelf})
 	// Bubble Tea's own panic handler prints a stack trace; the model
 	// recovers panics itself (Update, View, commands) and this recover is
 	// the last resort: restore the terminal, print one line, exit 1.
-	p := tea.NewProgram(m, tea.WithoutCatchPanics())
+	p := tea.NewProgram(m, tea.WithoutCatchPanics(), tea.WithoutSignalHandler())
 	state, _ := term.GetState(os.Stdin.Fd())
 	defer func() {
 		if r := recover(); r != nil {
@@ -65,15 +65,19 @@ func runTUI(args []string, stdout, stderr io.Writer) (code int) {
 			code = 1
 		}
 	}()
+	sigs := watchTUISignals(p)
 	_, err = p.Run()
+	sig := sigs.stop()
 	if txt := m.PanicText(); txt != "" {
 		fmt.Fprintln(stderr, "spikescope: internal error:", oneLine(txt))
 		return 1
 	}
 	switch {
-	case errors.Is(err, tea.ErrInterrupted): // SIGINT: the terminal is restored
+	case sig != 0: // SIGHUP, SIGTERM, SIGINT: the terminal is restored
+		return 128 + int(sig)
+	case m.Interrupted(), errors.Is(err, tea.ErrInterrupted): // ctrl+c
 		return 130
-	case errors.Is(err, tea.ErrProgramKilled): // SIGTERM
+	case errors.Is(err, tea.ErrProgramKilled):
 		return 143
 	case err != nil:
 		return exitCode(err, stderr)

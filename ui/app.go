@@ -52,6 +52,9 @@ type Options struct {
 	Inputs  []Input // shown while loading; the report never goes into their folders
 	NoColor bool
 	Cwd     string // where the report goes by default ("" = the process's)
+	// Suspend stops the program as a shell job (ctrl+z); nil: the key does
+	// nothing. It runs in a command, and returns once the job continues.
+	Suspend func()
 	Title   string // header title, e.g. "demo run" or the input path
 }
 
@@ -71,16 +74,18 @@ type Model struct {
 	status     string
 	pending    string // what an async request is doing ("pinning …")
 
-	nextID    int
-	loadID    int
-	updateID  int // the pin/control request whose reply is awaited
-	reportID  int
-	opsID     int // the drill pane's pending operator list
-	data      *Data
-	loadErr   error
-	feed      *progressFeed
-	panicText string
-	quitting  bool
+	nextID   int
+	loadID   int
+	updateID int // the pin/control request whose reply is awaited
+	reportID int
+	// interrupted: the user quit with ctrl+c (exit 130)
+	interrupted bool
+	opsID       int // the drill pane's pending operator list
+	data        *Data
+	loadErr     error
+	feed        *progressFeed
+	panicText   string
+	quitting    bool
 
 	loading *loadingPane
 	p1      *phase1Pane
@@ -120,6 +125,9 @@ func (m *Model) LoadErr() error { return m.loadErr }
 
 // PanicText is the recovered panic, "" when none.
 func (m *Model) PanicText() string { return m.panicText }
+
+// Interrupted reports whether the user quit with ctrl+c.
+func (m *Model) Interrupted() bool { return m.interrupted }
 
 // Init starts loading and progress forwarding.
 func (m *Model) Init() tea.Cmd { return m.startLoad() }
@@ -406,8 +414,15 @@ func (m *Model) quit() tea.Cmd {
 // error), then global keys, then the screen's own keys.
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
-	if msg.String() == "ctrl+c" {
+	switch msg.String() {
+	case "ctrl+c": // exits 130 like SIGINT, also while loading
+		m.interrupted = true
 		return m.quit()
+	case "ctrl+z": // job control: give the terminal back and stop
+		if f := m.opt.Suspend; f != nil {
+			return func() tea.Msg { f(); return nil }
+		}
+		return nil
 	}
 	if m.showHlp {
 		switch msg.String() {
