@@ -235,8 +235,19 @@ func (b *sessionBackend) Control(ctx context.Context, cur *ui.Data, step, rank i
 func (b *sessionBackend) WriteReport(ctx context.Context, cur *ui.Data, path string) error {
 	s := cur.Handle.(*session.Session)
 	md := report.Render(s.ReportInput(), b.lang)
-	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
-		return fmt.Errorf("%s: %s", path, rootCause(err))
+	// O_EXCL: an earlier report is never overwritten (the UI then picks
+	// the next name)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return &reportFileError{path, err}
+	}
+	_, err = f.WriteString(md)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return &reportFileError{path, err}
 	}
 	return nil
 }
@@ -288,3 +299,13 @@ func (b *sessionBackend) data(s *session.Session) *ui.Data {
 	}
 	return d
 }
+
+// reportFileError is a failed report write: the path and the OS's words,
+// still matching fs.ErrExist and the like.
+type reportFileError struct {
+	path string
+	err  error
+}
+
+func (e *reportFileError) Error() string { return e.path + ": " + rootCause(e.err) }
+func (e *reportFileError) Unwrap() error { return e.err }
