@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -9,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"spikescope/model"
 )
 
 // runArgs runs the command line and returns exit code, stdout, stderr.
@@ -280,4 +283,92 @@ func (m *runtimeMem) read() {
 	var st runtime.MemStats
 	runtime.ReadMemStats(&st)
 	m.total = st.TotalAlloc
+}
+
+// detectJSON runs detect on p and decodes its Phase 1 result.
+func detectJSON(t *testing.T, p string) *model.Phase1Result {
+	t.Helper()
+	code, out, stderr := runArgs("detect", p)
+	if code != 0 {
+		t.Fatalf("detect %s: exit %d: %s", p, code, stderr)
+	}
+	var r model.Phase1Result
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r
+}
+
+// Item 4: text and binary cells in trend_data.norm are counted data
+// problems, not non-finite gradients: no candidate at their coordinates,
+// the earliest candidate stays where it was.
+func TestBadNormCellsAreDataProblemsNotFindings(t *testing.T) {
+	dir := t.TempDir()
+	good := detectJSON(t, demoTrendDB)
+	p := alteredDB(t, dir, "cells.trend.db",
+		`UPDATE trend_data SET norm = 'garbage' WHERE rank = 2 AND step = 1 AND target_id = 1 AND metric_id = 1`,
+		`UPDATE trend_data SET norm = X'00ff' WHERE rank = 2 AND step = 1 AND target_id = 2 AND metric_id = 1`,
+		`UPDATE trend_data SET norm = 'x' WHERE rank = 5 AND step = 0 AND target_id = 3 AND metric_id = 1`)
+	bad := detectJSON(t, p)
+	for _, a := range bad.Anomalies {
+		if a.NonFinite {
+			t.Errorf("a bad cell became a non-finite candidate: rank %d step %d %s", a.Rank, a.Step, a.TargetName)
+		}
+	}
+	if len(good.Anomalies) == 0 || len(bad.Anomalies) == 0 {
+		t.Fatal("no anomalies")
+	}
+	g, b := good.Anomalies[0], bad.Anomalies[0]
+	if g.Rank != b.Rank || g.Step != b.Step || g.TargetName != b.TargetName {
+		t.Errorf("earliest candidate moved: %+v → %+v", g, b)
+	}
+	w := strings.Join(bad.Warnings, "\n")
+	if !strings.Contains(w, "data problem: 3 cells in trend_data.norm are not numbers (text or binary data): rank 2 step 1 (") || !strings.Contains(w, "rank 5 step 0 (") {
+		t.Errorf("warnings %q", bad.Warnings)
+	}
+	if bad.Summary.TotalRows != good.Summary.TotalRows-3 {
+		t.Errorf("rows %d, want %d (the three bad cells' rows left out)", bad.Summary.TotalRows, good.Summary.TotalRows-3)
+	}
+}
+
+// Item 4: duplicate key rows (a hand-made table without a primary key) are
+// counted and used once.
+func TestDuplicateTrendRowsAreCountedAndUsedOnce(t *testing.T) {
+	good := detectJSON(t, demoTrendDB)
+	p := alteredDB(t, t.TempDir(), "dups.trend.db",
+		`CREATE TABLE t2 AS SELECT * FROM trend_data`,
+		`INSERT INTO t2 SELECT * FROM trend_data WHERE rank = 2 AND step < 3`,
+		`DROP TABLE trend_data`,
+		`ALTER TABLE t2 RENAME TO trend_data`)
+	bad := detectJSON(t, p)
+	if bad.Summary.TotalRows != good.Summary.TotalRows {
+		t.Errorf("rows %d, want %d", bad.Summary.TotalRows, good.Summary.TotalRows)
+	}
+	w := strings.Join(bad.Warnings, "\n")
+	if !strings.Contains(w, "trend_data row(s) repeat the rank, step, parameter and metric of an earlier row") || !strings.Contains(w, "the first repeat: rank 2 step 0 ") {
+		t.Errorf("warnings %q", bad.Warnings)
+	}
+	if len(good.Anomalies) != len(bad.Anomalies) {
+		t.Errorf("%d candidates with duplicates, %d without", len(bad.Anomalies), len(good.Anomalies))
+	}
+}
+
+// Item 4: a header-only CSV in a tree is reported with the rank it leaves
+// without data.
+func TestHeaderOnlyCSVInTreeIsReported(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, demoMonitor, dir)
+	csvs, _ := filepath.Glob(filepath.Join(dir, "*rank1*", "grad_unreduced_2-2.csv"))
+	if len(csvs) != 1 {
+		t.Fatalf("demo tree changed: %v", csvs)
+	}
+	head, _, _ := strings.Cut(string(readFileT(t, csvs[0])), "\n")
+	writeFile(t, csvs[0], []byte(head+"\n"))
+	code, out, stderr := runArgs("inspect", dir)
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, stderr)
+	}
+	if !strings.Contains(out, csvs[0]+": header only, no data rows: rank 1 has nothing from this file") ) {
+		t.Errorf("inspect output lacks the header-only warning:\n%s", out)
+	}
 }

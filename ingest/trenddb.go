@@ -190,7 +190,14 @@ func (r *trendReader) loadGenB(ctx context.Context, have map[string]bool, p mode
 	if err != nil {
 		return err
 	}
-	return r.readChunks(ctx, chunks, p)
+	unique := trendKeyUnique(r.db, "trend_data")
+	if err := r.readChunks(ctx, chunks, p); err != nil {
+		return err
+	}
+	if !unique {
+		dropDuplicateRows(r.d)
+	}
+	return nil
 }
 
 func allNumeric(cols []string) map[string]bool {
@@ -492,6 +499,14 @@ func trendClampValue(f float64) float64 {
 
 // parseTextStat reads a statistic stored as text (data2db parses strings as
 // floats or stores NULL, so this only happens in hand-made databases).
+func parseTextStatOK(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return math.NaN(), false
+	}
+	return trendClampValue(f), true
+}
+
 func parseTextStat(s string) float64 {
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil {
