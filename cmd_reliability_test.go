@@ -368,7 +368,7 @@ func TestHeaderOnlyCSVInTreeIsReported(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d %s", code, stderr)
 	}
-	if !strings.Contains(out, csvs[0]+": header only, no data rows: rank 1 has nothing from this file") ) {
+	if !strings.Contains(out, csvs[0]+": header only, no data rows: rank 1 has nothing from this file") {
 		t.Errorf("inspect output lacks the header-only warning:\n%s", out)
 	}
 }
