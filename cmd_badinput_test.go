@@ -233,7 +233,7 @@ func badCases(t *testing.T) []badCase {
 		{name: "trend.db wrong column type", path: at("texttype.db"), file: "texttype.db", problem: `column trend_data.step has type TEXT`, byCmd: map[string]string{"select": selectProblem, "trace-a": "SQLite database", "trace-b": "SQLite database"}},
 		{name: "trend.db NULL norms", path: at("nulls.db"), file: "nulls.db", codes: monitorOnly, warn: "norm is missing (NULL, NaN or empty) in all",
 			byCmd: map[string]string{"select": selectProblem, "trace-a": "SQLite database", "trace-b": "SQLite database"}},
-		{name: "trend.db text in one norm", path: at("textrow.db"), file: "textrow.db", codes: monitorOnly, warn: "1 statistic cells held text",
+		{name: "trend.db text in one norm", path: at("textrow.db"), file: "textrow.db", codes: monitorOnly, warn: "data problem: 1 cell in trend_data.norm is not a number (text or binary data): rank 0 step 3",
 			byCmd: map[string]string{"select": selectProblem, "trace-a": "SQLite database", "trace-b": "SQLite database"}},
 		{name: "trend.db text in one key", path: at("keyrow.db"), file: "keyrow.db", codes: monitorOnly, warn: "1 trend_data row(s) skipped",
 			byCmd: map[string]string{"select": selectProblem, "trace-a": "SQLite database", "trace-b": "SQLite database"}},
