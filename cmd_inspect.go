@@ -122,8 +122,10 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		return exitCode(writeResultJSON(rep, "", stdout, stderr), stderr)
 	}
-	writeInspectText(stdout, rep)
-	return 0
+	var text strings.Builder
+	writeInspectText(&text, rep)
+	_, err = io.WriteString(stdout, escapeLines(text.String()))
+	return exitCode(err, stderr)
 }
 
 // inspect loads path and summarises it.
@@ -474,4 +476,17 @@ func writeInspectText(w io.Writer, rep *InspectReport) {
 	for _, x := range rep.Warnings {
 		fmt.Fprintf(w, "  - %s\n", x)
 	}
+}
+
+// escapeLines escapes control characters (an ESC in a file or parameter
+// name) in each line of text, keeping the line breaks.
+func escapeLines(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		body := strings.TrimSuffix(l, "\n")
+		if e, ok := ingest.EscapeControl(body); ok {
+			lines[i] = e + l[len(body):]
+		}
+	}
+	return strings.Join(lines, "")
 }

@@ -372,3 +372,99 @@ func TestHeaderOnlyCSVInTreeIsReported(t *testing.T) {
 		t.Errorf("inspect output lacks the header-only warning:\n%s", out)
 	}
 }
+
+// Item 7: a control character in a parameter name (an ESC sequence) never
+// reaches the terminal raw: inspect and the TUI's summary show it escaped,
+// and the load says so.
+func TestControlCharactersInNamesAreEscaped(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "rank0", "grad_unreduced_0-0.csv")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	writeFile(t, p, []byte("vpp_stage,name,step,micro_step,norm\n0,layers.0.\x1b[2Jevil\x07.weight,0,0,1.5\n0,layers.0.ok.weight,0,0,1.5\n"))
+	for _, args := range [][]string{{"inspect", dir}, {dir}} {
+		code, out, stderr := runArgs(args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d %s", args, code, stderr)
+		}
+		if strings.ContainsAny(out, "\x1b\x07") {
+			t.Errorf("%v: a raw control character reached the output: %q", args, out)
+		}
+	}
+	_, out, _ := runArgs("inspect", dir)
+	if !strings.Contains(out, `layers.0.\x1b[2Jevil\x07.weight`) || !strings.Contains(out, "1 parameter name(s) hold control characters, shown escaped") {
+		t.Errorf("inspect:\n%s", out)
+	}
+	// a path with an ESC in an error line
+	bad := filepath.Join(dir, "x\x1b[31m.trend.db")
+	writeFile(t, bad, []byte("not sqlite"))
+	_, _, stderr := runArgs("inspect", bad)
+	if strings.Contains(stderr, "\x1b") || !strings.Contains(stderr, `x\x1b[31m.trend.db`) {
+		t.Errorf("stderr %q", stderr)
+	}
+}
+
+// Item 7: the messages say what is wrong.
+func TestMessagesNameTheRealProblem(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		writeFile(t, p, []byte(body))
+		return p
+	}
+	p1 := write("p1.json", string(demoPhase1JSON(t)))
+	code, p2, stderr := runArgs("select", "--phase1", p1)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	p2f := write("p2.json", p2)
+	p1neg := write("neg.json", `{"anomalies": [{"rank": -1, "step": 3, "target_name": "w", "norm": 2}]}`)
+	p1negStep := write("negstep.json", `{"anomalies": [{"rank": 1, "step": -3, "target_name": "w", "norm": 2}]}`)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"select", "--phase1", p2f}, "this is a Phase 2 result (select's output), not a Phase 1 result"},
+		{[]string{"select", "--phase1", write("package.json", `{"name": "x", "version": "1.0.0", "dependencies": {}}`)}, `not a Phase 1 result: it has no "anomalies" list (its keys: "dependencies", "name", "version")`},
+		{[]string{"select", "--phase1", write("map.geojson", `{"type": "FeatureCollection", "features": [{"type": "Feature", "geometry": null}]}`)}, `not a Phase 1 result: it has no "anomalies" list`},
+		{[]string{"select", "--phase1", p1neg}, "anomaly 1 has a negative rank -1"},
+		{[]string{"select", "--phase1", p1negStep}, "anomaly 1 has a negative step -3"},
+		{[]string{"report", "--phase1", p2f}, "this is a Phase 2 result"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runArgs(c.args...)
+		if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, stderr, c.want)
+		}
+	}
+	// a valid dump.json whose statistics have the wrong JSON types is not
+	// "invalid JSON"
+	wrong := write("wrong/dump.json", `{"task": "statistics", "level": "mix", "data": {"Functional.linear.0.forward": {"input_args": [{"type": "torch.Tensor", "Max": {}, "Min": [], "Mean": true, "Norm": "x"}]}}}`)
+	code, out, stderr := runArgs("inspect", filepath.Dir(wrong))
+	if strings.Contains(stderr+out, "invalid JSON") || !strings.Contains(out, "none of its 1 tensor records has Max/Min/Mean/Norm") {
+		t.Errorf("wrong types: exit %d, stderr %q, out %q", code, stderr, out)
+	}
+}
+
+// Item 7: negative ranks and steps in the data are data problems: a
+// trend.db row and a CSV line with one are skipped and counted.
+func TestNegativeRanksAndStepsAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	db := alteredDB(t, dir, "neg.trend.db", `UPDATE trend_data SET rank = -1 WHERE rank = 3 AND step = 2 AND target_id = 1 AND metric_id = 1`)
+	r := detectJSON(t, db)
+	if w := strings.Join(r.Warnings, "\n"); !strings.Contains(w, "1 trend_data row(s) skipped") || !strings.Contains(w, "rank -1 is negative") {
+		t.Errorf("trend.db warnings %q", r.Warnings)
+	}
+	for _, rk := range r.Summary.Ranks {
+		if rk < 0 {
+			t.Errorf("rank %d analysed", rk)
+		}
+	}
+	p := filepath.Join(dir, "rank0", "grad_unreduced_0-0.csv")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	writeFile(t, p, []byte("vpp_stage,name,step,micro_step,norm\n0,w,-2,0,1.5\n0,w,0,0,1.5\n0,w,1,0,1.5\n"))
+	code, out, stderr := runArgs("inspect", "--json", p)
+	if code != 0 || !strings.Contains(out, "line 2, column step: -2 is negative") || !strings.Contains(out, `"rows": 2`) {
+		t.Errorf("CSV: exit %d %s\n%s", code, stderr, out)
+	}
+}

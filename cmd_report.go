@@ -162,6 +162,16 @@ func (f *reportFlags) fromJSON() (*session.Session, error) {
 			return nil, err
 		}
 	}
+	for _, x := range []struct {
+		path string
+		p1   *model.Phase1Result
+	}{{f.phase1, p1}, {f.phase1B, p1b}} {
+		if x.p1 != nil {
+			if err := checkPhase1Coordinates(x.path, x.p1); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if p1 != nil && p1.Phase != 0 && p1.Phase != 1 {
 		return nil, &ingest.InputError{Path: f.phase1, Problem: fmt.Sprintf("holds phase %d, not a Phase 1 result", p1.Phase)}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"spikescope/analysis"
+	"spikescope/ingest"
 	"spikescope/model"
 	"spikescope/ui"
 	"spikescope/ui/report"
@@ -51,6 +52,7 @@ func runTUI(args []string, stdout, stderr io.Writer) (code int) {
 		_, err = io.WriteString(stdout, ui.Summary(d))
 		return exitCode(err, stderr)
 	}
+	title, _ = ingest.EscapeControl(title) // the path as typed may hold control characters
 	m := ui.New(ui.Options{Backend: backend, Inputs: backend.inputs(), NoColor: ui.NoColorFromEnv(), Title: title, Suspend: suspendSelf})
 	// Bubble Tea's own panic handler prints a stack trace; the model
 	// recovers panics itself (Update, View, commands) and this recover is

@@ -79,7 +79,8 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.As(err, &se) {
 		return 1 // worded once by stdoutFailed
 	}
-	fmt.Fprintln(stderr, "spikescope:", err)
+	msg, _ := ingest.EscapeControl(err.Error()) // a path may hold control characters
+	fmt.Fprintln(stderr, "spikescope:", msg)
 	var ie *ingest.InputError
 	var ue usageError
 	if errors.As(err, &ie) || errors.As(err, &ue) {

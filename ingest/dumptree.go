@@ -188,6 +188,7 @@ func loadDumpJob(ctx context.Context, j dumpJob, progress func(int)) (*model.Dum
 			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: ignored: %v", filepath.Join(j.dir, stackFileName), err))
 		}
 	}
+	escapeDumpNames(d)
 	return d, nil
 }
 

@@ -285,6 +285,9 @@ func (s *trendScanner) keyInt32(rs *rawStmt, col int, name string, row int) (int
 	if x < math.MinInt32 || x > math.MaxInt32 {
 		return 0, inputErr(s.r.path, nil, "trend data row %d: %s %d is out of range", row+1, name, x)
 	}
+	if x < 0 { // rank and step count from 0
+		return 0, inputErr(s.r.path, nil, "trend data row %d: %s %d is negative", row+1, name, x)
+	}
 	return int32(x), nil
 }
 
