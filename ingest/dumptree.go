@@ -544,7 +544,11 @@ func (w *treeWalker) rankLevel(dir string, subs []folderEntry, step int, mode st
 		switch s.kind {
 		case folderRank, folderProc:
 			if _, err := os.Lstat(filepath.Join(sub, dumpFileName)); err != nil {
-				w.warns = append(w.warns, fmt.Sprintf("%s: skipped: no dump.json", sub))
+				if errors.Is(err, fs.ErrNotExist) {
+					w.warns = append(w.warns, fmt.Sprintf("%s: skipped: no dump.json", sub))
+				} else { // an unreadable folder is not an empty one
+					w.warns = append(w.warns, fmt.Sprintf("%s: skipped: cannot read the folder: %v", sub, dumpPathErr(err)))
+				}
 				continue
 			}
 			rank, proc := s.n, ""
