@@ -26,6 +26,11 @@ func readResultJSON(path, what string, v any) error {
 	if err != nil {
 		return err
 	}
+	return decodeResultJSON(path, what, b, v)
+}
+
+// decodeResultJSON is readResultJSON on the bytes b of the file path.
+func decodeResultJSON(path, what string, b []byte, v any) error {
 	b = quoteBareNonFinite(b)
 	var want int
 	fmt.Sscanf(what, "Phase %d", &want)

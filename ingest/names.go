@@ -80,7 +80,9 @@ func escapeDumpNames(d *model.Dump) {
 			if d.Index != nil {
 				if pos, in := d.Index[op.Key]; in && pos == i {
 					delete(d.Index, op.Key)
-					d.Index[e] = i
+					if prev, taken := d.Index[e]; !taken || prev > i {
+						d.Index[e] = i // the first op of a name, as parseDumpJSON keeps
+					}
 				}
 			}
 			op.Key = e
