@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // ctrl+c is an interrupt (exit 130) also on the loading screen, where it
@@ -92,5 +94,16 @@ func TestDefaultReportDir(t *testing.T) {
 	t.Setenv("HOME", "/home/u")
 	if got := DefaultReportDir(); got != "/home/u/.local/state/spikescope/reports" {
 		t.Fatal(got)
+	}
+}
+
+// Item 7: a path with an ESC sequence is shown escaped on the loading
+// screen, never sent to the terminal.
+func TestLoadingScreenEscapesControlCharacters(t *testing.T) {
+	m := New(Options{Backend: &fakeBackend{block: true}, NoColor: true, Inputs: []Input{{Role: "monitor", Path: "/data/x\x1b[2Jy.trend.db"}}})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	v := m.View().Content
+	if strings.Contains(v, "\x1b[2J") || !strings.Contains(screenText(m), `x\x1b[2Jy.trend.db`) {
+		t.Fatalf("loading screen:\n%q", v)
 	}
 }
