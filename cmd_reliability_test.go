@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"spikescope/ingest"
 	"spikescope/model"
 )
 
@@ -144,6 +145,7 @@ func TestStdoutOnFullDiskExits1(t *testing.T) {
 		{"detect", demoTrendDB},
 		{"select", "--phase1", p1},
 		{"report", "--phase1", p1},
+		{"trace", "--dump-a", demoDumpDir, "--dump-b", demoDumpDir},
 		{"help"},
 		{demoTrendDB}, // TUI with stdout not a terminal: the summary
 	} {
@@ -222,6 +224,14 @@ func TestDeviceAndBlankFilesAreRefused(t *testing.T) {
 	code, stdout, stderr := runArgs("trace", "--dump-a", tree, "--dump-b", demoDumpDir)
 	if code != 0 || !strings.Contains(stdout, "stack.json: ignored: is a device, not a regular file") {
 		t.Errorf("stack.json → /dev/zero: exit %d, stderr %q", code, stderr)
+	}
+	// a construct.json over the size limit (sparse: no disk used) is
+	// refused from its size, not read
+	os.Remove(filepath.Join(tree, "stack.json"))
+	sparse(t, filepath.Join(tree, "construct.json"), []byte("{"), ingest.MaxSideFileBytes+1)
+	code, stdout, stderr = runArgs("trace", "--dump-a", tree, "--dump-b", demoDumpDir)
+	if code != 0 || !strings.Contains(stdout, "construct.json: ignored: 4.3 GB is too large for a construct.json (at most 4 GiB)") {
+		t.Errorf("huge construct.json: exit %d, stderr %q", code, stderr)
 	}
 	blank := filepath.Join(dir, "blank")
 	if err := os.MkdirAll(blank, 0o755); err != nil {
