@@ -30,14 +30,16 @@ import (
 //     v2 "reduced" rows carry micro_batch_number (= the window) as micro
 //     step; like v1 grad_reduced rows (no micro_step column) they get NoMicro.
 //   - An empty statistic cell is NaN (the reference reads it as 0); "nan",
-//     "inf", "-inf" are read as such. Anything else that is not a number is an
-//     InputError naming file, line and column.
-//   - A row with fewer or more fields than the header is an InputError
-//     naming file and line: a damaged file is not silently half-read. The
-//     one exception is a short (or badly quoted) LAST line without its
-//     newline: the file is still being written, the line is skipped with a
-//     warning. In a folder tree the damaged file is then skipped whole, with
-//     a warning, and the other files are read (see csvSkips).
+//     "inf", "-inf" are read as such.
+//   - A line that is not data — a cell that is not a number, a negative
+//     step, fewer or more fields than the header, bad quoting — is a data
+//     problem: skipped, counted and named in a warning (csvBadLines), never
+//     read as a value; the file's good rows are kept. A file with no good row,
+//     or more bad lines than good ones (over csvBadFloor), is an InputError
+//     naming file and line. A short (or badly quoted) LAST line without its
+//     newline is a file still being written: skipped with its own warning.
+//     In a folder tree a file that fails is skipped whole, with a warning,
+//     and the other files are read (see csvSkips).
 //   - Binary data (a NUL byte or non-UTF-8 bytes in the first
 //     csvSniffBytes) and lines longer than csvMaxLineBytes are refused at
 //     once, so a huge non-CSV file is never buffered.

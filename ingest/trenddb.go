@@ -104,6 +104,7 @@ func LoadTrendDB(ctx context.Context, path string, p model.ProgressFunc) (*model
 	r.d.ReadMode = plan.mode
 	if plan.why != "" {
 		r.d.ReadMode += ": " + plan.why
+		r.d.Warnings = append(r.d.Warnings, "opened immutable, without SQLite's locking: "+plan.why)
 	}
 	r.d.Warnings = append(r.d.Warnings, plan.warnings...)
 	r.d.Warnings = append(r.d.Warnings, plan.after()...)

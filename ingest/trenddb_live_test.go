@@ -303,8 +303,8 @@ func TestTrendDBClosedWALReadsImmutableAndWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkCommitted(t, d)
-	if !strings.HasPrefix(d.ReadMode, ReadModeImmutable) || !strings.Contains(d.ReadMode, "WAL mode") {
-		t.Errorf("mode %q", d.ReadMode)
+	if !strings.HasPrefix(d.ReadMode, ReadModeImmutable) || !strings.Contains(d.ReadMode, "WAL mode") || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "opened immutable, without SQLite's locking: it is in WAL mode with no -wal or -shm file") {
+		t.Errorf("mode %q warnings %q", d.ReadMode, d.Warnings)
 	}
 	ents, _ := os.ReadDir(filepath.Dir(path))
 	if len(ents) != 1 {
