@@ -37,7 +37,8 @@ var dumpMetricNames = map[string]bool{"forward": true, "backward": true, "recomp
 // LoadTrendDB reads a msprobe trend database: the current Gen B
 // `*.trend.db` (single trend_data table) or the older Gen A
 // `monitor_metrics.db` (tables metric_{id}_step_{a}_{b}). The file is opened
-// read-only and immutable; it is never created or modified.
+// read-only, with SQLite's locking unless no writer can exist (see
+// trenddb_mode.go); it is never created or modified.
 //
 // Rows of Gen B come in key order (rank, step, target_id, metric_id); Gen A
 // rows come table by table. Step is kept as stored: with data2db's default
@@ -49,10 +50,13 @@ var dumpMetricNames = map[string]bool{"forward": true, "backward": true, "recomp
 // keeps NoMicro.
 //
 // Damaged rows do not sink the database (conclude what the data allows): a
-// statistic cell holding text or a blob is read as a number where it parses,
-// else NaN, and counted in a warning; a row whose key (rank, step,
-// target_id, metric_id) is not a usable integer is skipped and counted in a
-// warning naming the first one. Only when no row at all can be read is it an
+// statistic cell holding text that spells a number is read as that number;
+// one holding other text or a blob is a data problem (trenddb_badcells.go):
+// a norm cell drops its row, another statistic reads as NaN, both counted
+// in a warning naming the first cells. A row whose key (rank, step,
+// target_id, metric_id) is not a usable non-negative integer is skipped and
+// counted in a warning naming the first one; rows repeating a key (a table
+// without a primary key) are used once. Only when no row at all can be read is it an
 // InputError. Missing tables or key columns, and key or statistic columns
 // declared as text, are InputErrors.
 func LoadTrendDB(ctx context.Context, path string, p model.ProgressFunc) (*model.MonitorData, error) {
