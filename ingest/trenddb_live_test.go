@@ -100,6 +100,24 @@ func TestSQLiteWriterProcess(t *testing.T) {
 		}
 		must(`BEGIN IMMEDIATE`)
 		must(fmt.Sprintf(`UPDATE trend_data SET norm = %g`, liveBogus))
+	case "loop": // WAL: commit to a side table every few ms until stdin closes
+		must(`PRAGMA journal_mode=WAL`)
+		if err := fillLiveDB(db); err != nil {
+			t.Fatal(err)
+		}
+		must(`CREATE TABLE scratch (x)`)
+		stop := make(chan struct{})
+		go func() { io.Copy(io.Discard, os.Stdin); close(stop) }()
+		fmt.Println("ready")
+		for {
+			select {
+			case <-stop:
+				db.Close()
+				os.Exit(0)
+			case <-time.After(2 * time.Millisecond):
+				must(`INSERT INTO scratch VALUES (1)`)
+			}
+		}
 	case "reserved":
 		must(`PRAGMA journal_mode=DELETE`)
 		must(`BEGIN IMMEDIATE`)
@@ -345,5 +363,25 @@ func TestTrendDBReadOnlyFolderReadsImmutable(t *testing.T) {
 	checkCommitted(t, d)
 	if d.ReadMode != ReadModeImmutable+": its folder is not writable and it has no journal or write-ahead log" {
 		t.Errorf("mode %q", d.ReadMode)
+	}
+}
+
+// A writer that commits while the database is read: the reader says that
+// parts may come from before and after a commit.
+func TestTrendDBWriterCommittingDuringRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "busy.trend.db")
+	release, _ := startWriter(t, "loop", path)
+	defer release()
+	var warned bool
+	for try := 0; try < 5 && !warned; try++ {
+		d, err := LoadTrendDB(context.Background(), path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCommitted(t, d)
+		warned = strings.Contains(strings.Join(d.Warnings, "\n"), "the database was changed by another process while it was read")
+	}
+	if !warned {
+		t.Fatal("commits during five reads went unreported")
 	}
 }

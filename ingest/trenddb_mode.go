@@ -54,6 +54,21 @@ type sqliteOpenPlan struct {
 	warnings []string // a live writer seen at open
 	abs      string
 	sideAt   map[string]bool // companions present at open: "-journal", "-wal", "-shm"
+	stampAt  string          // size and time of the file and its -wal at open
+}
+
+// fileStamp is the size and modification time of path and its -wal: a
+// commit by another process changes one of them.
+func fileStamp(abs string) string {
+	var b strings.Builder
+	for _, p := range []string{abs, abs + "-wal"} {
+		if st, err := os.Stat(p); err == nil {
+			fmt.Fprintf(&b, "%d@%d;", st.Size(), st.ModTime().UnixNano())
+		} else {
+			b.WriteString("-;")
+		}
+	}
+	return b.String()
 }
 
 // sqliteSide reports which companion files of abs exist (-journal counts
@@ -92,7 +107,7 @@ func folderWritable(dir string) bool {
 // probes it once, so that a hot journal or a busy writer is worded here.
 func planSQLiteOpen(path, abs string) (*sqliteOpenPlan, error) {
 	side := sqliteSide(abs)
-	p := &sqliteOpenPlan{abs: abs, sideAt: side}
+	p := &sqliteOpenPlan{abs: abs, sideAt: side, stampAt: fileStamp(abs)}
 	switch {
 	case !side["-journal"] && !side["-wal"] && !folderWritable(filepath.Dir(abs)):
 		p.why = "its folder is not writable and it has no journal or write-ahead log"
@@ -158,6 +173,11 @@ func (p *sqliteOpenPlan) after() []string {
 		if now[suf] && !p.sideAt[suf] {
 			out = append(out, fmt.Sprintf("%s appeared while the database was read: another process started writing it; run again when it has finished for a consistent view", filepath.Base(p.abs)+suf))
 		}
+	}
+	if len(out) == 0 && fileStamp(p.abs) != p.stampAt {
+		// the key ranges are read on several connections one after
+		// another: a commit in between may be seen by some of them
+		out = append(out, "the database was changed by another process while it was read: parts may come from before and after that commit; run again when the writer has finished for a consistent view")
 	}
 	return out
 }
