@@ -32,10 +32,11 @@ const inspectExamples = 5
 
 // InspectReport is what `spikescope inspect --json` prints.
 type InspectReport struct {
-	Path    string         `json:"path"`
-	Format  model.Format   `json:"format"`
-	Monitor *MonitorReport `json:"monitor,omitempty"`
-	Dump    *DumpReport    `json:"dump,omitempty"`
+	Path     string         `json:"path"`
+	Format   model.Format   `json:"format"`
+	ReadMode string         `json:"read_mode,omitempty"` // how a trend.db was opened
+	Monitor  *MonitorReport `json:"monitor,omitempty"`
+	Dump     *DumpReport    `json:"dump,omitempty"`
 	// Alignment: with --against, how many records align.
 	Alignment *AlignReport `json:"alignment,omitempty"`
 	Warnings  []string     `json:"warnings"`
@@ -144,8 +145,10 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		return exitCode(writeResultJSON(rep, "", stdout, stderr), stderr)
 	}
-	writeInspectText(stdout, rep)
-	return 0
+	var text strings.Builder
+	writeInspectText(&text, rep)
+	_, err = io.WriteString(stdout, escapeLines(text.String()))
+	return exitCode(err, stderr)
 }
 
 // inspect loads path and summarises it.
@@ -171,6 +174,7 @@ func inspect(ctx context.Context, path string, f model.Format) (*InspectReport, 
 		return nil, err
 	}
 	rep.Monitor = summariseMonitor(d)
+	rep.ReadMode = d.ReadMode
 	rep.Warnings = append(rep.Warnings, d.Warnings...)
 	rep.Warnings = append(rep.Warnings, stepCoverage(d)...)
 	return rep, nil
@@ -473,6 +477,9 @@ func writeMonitorText(w io.Writer, m *MonitorReport, indent string) {
 func writeInspectText(w io.Writer, rep *InspectReport) {
 	fmt.Fprintf(w, "path:        %s\n", rep.Path)
 	fmt.Fprintf(w, "format:      %s\n", rep.Format)
+	if rep.ReadMode != "" {
+		fmt.Fprintf(w, "opened:      %s\n", rep.ReadMode)
+	}
 	if m := rep.Monitor; m != nil {
 		writeMonitorText(w, m, "")
 	}
@@ -498,4 +505,17 @@ func writeInspectText(w io.Writer, rep *InspectReport) {
 	for _, x := range rep.Warnings {
 		fmt.Fprintf(w, "  - %s\n", x)
 	}
+}
+
+// escapeLines escapes control characters (an ESC in a file or parameter
+// name) in each line of text, keeping the line breaks.
+func escapeLines(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		body := strings.TrimSuffix(l, "\n")
+		if e, ok := ingest.EscapeControl(body); ok {
+			lines[i] = e + l[len(body):]
+		}
+	}
+	return strings.Join(lines, "")
 }

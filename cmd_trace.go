@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -53,6 +54,9 @@ func (u unsetInt) Set(s string) error {
 	v, err := strconv.Atoi(s)
 	if err != nil {
 		return errors.New("not an integer")
+	}
+	if v < -1 || v > math.MaxInt32 {
+		return errors.New("out of range (-1 for a tree without step or rank folders, else 0 to 2147483647)")
 	}
 	*u.p = v
 	return nil
@@ -103,6 +107,12 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	}
 	if fs.NArg() > 0 {
 		return exitCode(usageError{fmt.Sprintf("trace: unexpected argument %q", fs.Arg(0))}, stderr)
+	}
+	if f.call < -1 || f.call > maxCallFlag {
+		return exitCode(usageError{fmt.Sprintf("trace: --call must be -1 (automatic) to %d (got %d)", maxCallFlag, f.call)}, stderr)
+	}
+	if err := refuseOutputOnInput(f.out, append(f.dump[:], f.phase1)...); err != nil {
+		return exitCode(err, stderr)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// Four large dumps are held at once: ask the GC to stay near the

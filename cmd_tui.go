@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"spikescope/analysis"
+	"spikescope/ingest"
 	"spikescope/model"
 	"spikescope/ui"
 	"spikescope/ui/report"
@@ -52,11 +53,12 @@ func runTUI(args []string, stdout, stderr io.Writer) (code int) {
 		_, err = io.WriteString(stdout, ui.Summary(d))
 		return exitCode(err, stderr)
 	}
-	m := ui.New(ui.Options{Backend: backend, Inputs: backend.inputs(), NoColor: ui.NoColorFromEnv(), Title: title})
+	title, _ = ingest.EscapeControl(title) // the path as typed may hold control characters
+	m := ui.New(ui.Options{Backend: backend, Inputs: backend.inputs(), NoColor: ui.NoColorFromEnv(), Title: title, Suspend: suspendSelf})
 	// Bubble Tea's own panic handler prints a stack trace; the model
 	// recovers panics itself (Update, View, commands) and this recover is
 	// the last resort: restore the terminal, print one line, exit 1.
-	p := tea.NewProgram(m, tea.WithoutCatchPanics())
+	p := tea.NewProgram(m, tea.WithoutCatchPanics(), tea.WithoutSignalHandler())
 	state, _ := term.GetState(os.Stdin.Fd())
 	defer func() {
 		if r := recover(); r != nil {
@@ -66,15 +68,19 @@ func runTUI(args []string, stdout, stderr io.Writer) (code int) {
 			code = 1
 		}
 	}()
+	sigs := watchTUISignals(p)
 	_, err = p.Run()
+	sig := sigs.stop()
 	if txt := m.PanicText(); txt != "" {
 		fmt.Fprintln(stderr, "spikescope: internal error:", oneLine(txt))
 		return 1
 	}
 	switch {
-	case errors.Is(err, tea.ErrInterrupted): // SIGINT: the terminal is restored
+	case sig != 0: // SIGHUP, SIGTERM, SIGINT: the terminal is restored
+		return 128 + int(sig)
+	case m.Interrupted(), errors.Is(err, tea.ErrInterrupted): // ctrl+c
 		return 130
-	case errors.Is(err, tea.ErrProgramKilled): // SIGTERM
+	case errors.Is(err, tea.ErrProgramKilled):
 		return 143
 	case err != nil:
 		return exitCode(err, stderr)
@@ -150,6 +156,9 @@ func tuiInputs(args []string, stdout io.Writer) (in session.Inputs, title string
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
+	if s, ok := w.(*stdoutWriter); ok {
+		w = s.w
+	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(f.Fd())
 }
@@ -230,8 +239,19 @@ func (b *sessionBackend) Control(ctx context.Context, cur *ui.Data, step, rank i
 func (b *sessionBackend) WriteReport(ctx context.Context, cur *ui.Data, path string) error {
 	s := cur.Handle.(*session.Session)
 	md := report.Render(s.ReportInput(), b.lang)
-	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
-		return fmt.Errorf("%s: %s", path, rootCause(err))
+	// O_EXCL: an earlier report is never overwritten (the UI then picks
+	// the next name)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return &reportFileError{path, err}
+	}
+	_, err = f.WriteString(md)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return &reportFileError{path, err}
 	}
 	return nil
 }
@@ -283,3 +303,13 @@ func (b *sessionBackend) data(s *session.Session) *ui.Data {
 	}
 	return d
 }
+
+// reportFileError is a failed report write: the path and the OS's words,
+// still matching fs.ErrExist and the like.
+type reportFileError struct {
+	path string
+	err  error
+}
+
+func (e *reportFileError) Error() string { return e.path + ": " + rootCause(e.err) }
+func (e *reportFileError) Unwrap() error { return e.err }

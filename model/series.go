@@ -125,6 +125,9 @@ type MonitorData struct {
 	// Warnings are problems that did not stop the load (skipped files,
 	// missing columns, ...): the output repeats them.
 	Warnings []string
+	// ReadMode says how a trend.db was opened (ingest.ReadModeReadOnly or
+	// ReadModeImmutable, with why); "" for other formats.
+	ReadMode string
 }
 
 // RankStep identifies one dump (one rank at one step).
