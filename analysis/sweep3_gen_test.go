@@ -408,6 +408,10 @@ type s3Cfg struct {
 	Calls     int
 	Level     string // "mix" (default), "L0" (modules only), "L1" (APIs only)
 	NoParents bool   // no construct.json
+	// PreOrder writes each module's record before its children's (msprobe
+	// writes it after them); the planted operator (s3Keys) stays the
+	// innermost record of the tensor.
+	PreOrder  bool
 	Recompute bool   // a recompute forward (forward.<Calls+c>, is_recompute) before each backward
 	RecFlag   bool   // recompute records carry is_recompute
 	Data      uint64 // data sample (A,B share one; C,D another)
@@ -527,6 +531,19 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 			dname, dir = "backward", model.Backward
 		}
 		gl := c.Stage*c.Layers + l
+		var ents []s3Entry
+		var grads []model.Op // parameters_grad records: written just before their module's backward record
+		defer func() {
+			if c.PreOrder {
+				ents = s3PreOrder(ents)
+			}
+			for _, e := range ents {
+				for _, g := range e.grads {
+					add(g)
+				}
+				add(e.op)
+			}
+		}()
 		for _, o := range seq {
 			if o.class != "" && c.Level == "L1" || o.class == "" && c.Level == "L0" {
 				continue
@@ -591,10 +608,11 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 				if bwdPass && strings.Contains(o.class, "Linear") && c.GradScale > 0 {
 					gk, gp := modKey(l, o.sub, o.class, "parameters_grad", keyCall)
 					g := tensor("weight", "g_w", gl, func(model.Stat) float64 { return c.GradScale }, 4096)
-					add(model.Op{Key: gk, Kind: model.KindModule, Prefix: prefix, ModulePath: gp, Class: o.class,
+					grads = append(grads, model.Op{Key: gk, Kind: model.KindModule, Prefix: prefix, ModulePath: gp, Class: o.class,
 						Direction: model.ParamGrad, CallIndex: keyCall, Layer: l, Params: []model.TensorStat{g}})
 				}
-				add(op)
+				ents = append(ents, s3Entry{op: op, src: o, grads: grads})
+				grads = nil
 				continue
 			}
 			n := apiN[o.api]
@@ -610,7 +628,7 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 			if k := fmt.Sprintf("%d/%d/%s/%s", l, call, dname, role); keys[k] == "" && !rec {
 				keys[k] = key
 			}
-			add(op)
+			ents = append(ents, s3Entry{op: op, src: o})
 		}
 	}
 	if c.ExtraAPI {
@@ -702,6 +720,7 @@ type s3Quad struct {
 	FlavB      s3Flavour
 	Level      string
 	NoParents  bool
+	PreOrder   bool // every dump writes module records before their children's
 	Recompute  bool // on A only (B did not recompute)
 	Fault      s3Fault
 	NoCD       bool
@@ -719,7 +738,7 @@ type s3Quad struct {
 }
 
 func (q s3Quad) build() (a, b, c, d *model.Dump) {
-	base := s3Cfg{Layers: q.Layers, Calls: q.Calls, Noise: q.Noise, Level: q.Level, NoParents: q.NoParents}
+	base := s3Cfg{Layers: q.Layers, Calls: q.Calls, Noise: q.Noise, Level: q.Level, NoParents: q.NoParents, PreOrder: q.PreOrder}
 	ca, cb, cc, cd := base, base, base, base
 	ca.Name, cb.Name, cc.Name, cd.Name = "A", "B", "C", "D"
 	ca.Flavour, cc.Flavour = q.FlavA, q.FlavA
@@ -772,4 +791,43 @@ func s3BF16(v float64) float64 {
 	f := math.Float32bits(float32(v))
 	f += 0x7fff + (f>>16)&1
 	return float64(math.Float32frombits(f &^ 0xffff))
+}
+
+// s3Entry is one record of a layer's pass before it is written.
+type s3Entry struct {
+	op    model.Op
+	src   s3Op
+	grads []model.Op
+}
+
+// contains: module record e contains record f (same layer and pass).
+func (e s3Entry) contains(f s3Entry) bool {
+	if e.src.class == "" {
+		return false
+	}
+	m := e.src.sub
+	in := func(p string) bool { return m == "" || p == m || strings.HasPrefix(p, m+".") }
+	if f.src.class != "" {
+		return f.src.sub != m && in(f.src.sub)
+	}
+	return in(f.src.parent)
+}
+
+// s3PreOrder turns a post-order record list (each module after its
+// contents) into pre-order (each module before them).
+func s3PreOrder(es []s3Entry) []s3Entry {
+	var trees [][]s3Entry
+	for i := len(es) - 1; i >= 0; {
+		root, s := es[i], i
+		for s > 0 && root.contains(es[s-1]) {
+			s--
+		}
+		trees = append(trees, append([]s3Entry{root}, s3PreOrder(es[s:i])...))
+		i = s - 1
+	}
+	var out []s3Entry
+	for k := len(trees) - 1; k >= 0; k-- {
+		out = append(out, trees[k]...)
+	}
+	return out
 }

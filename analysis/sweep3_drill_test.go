@@ -1,0 +1,150 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"spikescope/model"
+)
+
+// The drill-down's operator across naming styles, record orders and
+// construct.json: for every flavour (Megatron-core, legacy, TE, MoE,
+// MindSpore), msprobe's post-order and a pre-order file, with and without
+// construct.json, a fault planted in a leaf (a module's kernel API, an API
+// run by a container itself, an expert's linear) must be named at its layer,
+// direction and key: never the layer, mlp, self_attention or MoELayer that
+// contain it, never a record of another call.
+
+// s3DrillRoles are planted leaves per flavour (forward and backward).
+func s3DrillRoles(f s3Flavour) []string {
+	switch f {
+	case s3TE: // TE has no separate norms; swiglu is silu × mul
+		return []string{"qkv", "attn", "proj", "hmid", "fc1", "swi", "fc2", "hout", "g_fc2", "g_swi", "g_attn"}
+	case s3MoE:
+		return []string{"ln1", "attn", "hmid", "fc1#1", "swi#1", "fc2#2", "hout", "g_swi#1", "g_fc1#0", "g_attn"}
+	}
+	return []string{"ln1", "qkv", "attn", "proj", "hmid", "ln2", "fc1", "swi", "fc2", "hout", "g_fc2", "g_swi", "g_fc1", "g_ln2", "g_attn", "g_ln1"}
+}
+
+func TestSweep3_OperatorEveryNamingAndOrder(t *testing.T) {
+	flavours := []s3Flavour{s3Mcore, s3Legacy, s3TE, s3MoE, s3MS, s3GPULocal}
+	n, fails := 0, 0
+	for _, fl := range flavours {
+		for _, pre := range []bool{false, true} {
+			for _, noParents := range []bool{false, true} {
+				for ri, role := range s3DrillRoles(fl) {
+					bwd := strings.HasPrefix(role, "g_")
+					q := s3Quad{Layers: 16, Noise: 0.005, Bias: 1, Seed: uint64(7 + ri), FlavA: fl, FlavB: fl,
+						PreOrder: pre, NoParents: noParents,
+						Fault: s3Fault{On: true, Bwd: bwd, Layer: 1 + 3*ri%14, Role: role, F: 1.5, Call: -1}}
+					name := fmt.Sprintf("%v/pre=%v/noconstruct=%v/%s", fl, pre, noParents, role)
+					n++
+					if why := s3Check(s3Case{name: name, q: q, mustFind: true}); why != "" {
+						fails++
+						t.Errorf("%-45s FAIL %s", name, why)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d/%d cases pass", n-fails, n)
+}
+
+// A container is never the operator, whatever the record order: in a
+// pre-order file the layer module's record comes first in the layer and
+// mlp's before its linears, all flagged (they carry the fault's tensor);
+// the drill-down still names the swiglu API inside mlp, lists no container
+// upstream of it, and reports the same answer as the post-order file.
+func TestDrilldown_ContainersNeverTheOperator(t *testing.T) {
+	for _, noParents := range []bool{false, true} {
+		var ops [2]string
+		for oi, pre := range []bool{false, true} {
+			q := s3Quad{Layers: 12, Noise: 0.005, Bias: 1, Seed: 3, PreOrder: pre, NoParents: noParents, Fault: s3FwdFault(6, "swi", 1.5)}
+			a, b, c, d := q.build()
+			if pre { // the file really is pre-order: the layer's record opens its forward
+				first := ""
+				for i := range a.Ops {
+					if strings.Contains(a.Ops[i].Key, ".layers.6.") && a.Ops[i].Direction == model.Forward {
+						first = a.Ops[i].Key
+						break
+					}
+				}
+				if !strings.HasSuffix(first, ".layers.6.TransformerLayer.forward.0") {
+					t.Fatalf("pre-order build: first record of L6 %q", first)
+				}
+			}
+			r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+			dd := r.DivergenceSummary.Drilldown
+			if dd == nil || dd.Layer == nil || *dd.Layer != 6 || dd.Direction != "fwd" {
+				t.Fatalf("noconstruct=%v pre=%v: drill-down %+v", noParents, pre, dd)
+			}
+			if !strings.HasPrefix(dd.Operator, "NPU.npu_swiglu.") {
+				t.Errorf("noconstruct=%v pre=%v: operator %q (%s)", noParents, pre, dd.Operator, dd.Note)
+			}
+			containers := 0
+			for _, o := range dd.Ops {
+				for _, cls := range []string{".TransformerLayer.", ".MLP.", ".SelfAttention."} {
+					if strings.Contains(o.Key, cls) && o.Flagged {
+						containers++
+					}
+				}
+			}
+			if containers < 2 { // the layer and mlp carry the fault too: the rule is what keeps them out
+				t.Errorf("noconstruct=%v pre=%v: only %d flagged containers: the case tests nothing", noParents, pre, containers)
+			}
+			for _, k := range dd.Chain[1:] {
+				if strings.Contains(k, ".MLP.") || strings.Contains(k, ".TransformerLayer.") {
+					t.Errorf("noconstruct=%v pre=%v: ancestor %s listed upstream", noParents, pre, k)
+				}
+			}
+			if dd.Largest == "" || strings.Contains(dd.Largest, ".MLP.") || strings.Contains(dd.Largest, ".TransformerLayer.") {
+				t.Errorf("noconstruct=%v pre=%v: largest %q", noParents, pre, dd.Largest)
+			}
+			ops[oi] = strings.SplitN(dd.Operator, ".", 3)[1]
+		}
+		if ops[0] != ops[1] {
+			t.Errorf("noconstruct=%v: post-order %s, pre-order %s", noParents, ops[0], ops[1])
+		}
+	}
+}
+
+// The old rule, first flagged record in file order, is what a pre-order
+// file defeats: there the layer module's record is the first flagged one.
+// (Negative case: the sweep above would fail with it.)
+func TestDrilldown_PreOrderFirstInFileIsTheLayer(t *testing.T) {
+	q := s3Quad{Layers: 12, Noise: 0.005, Bias: 1, Seed: 3, PreOrder: true, Fault: s3FwdFault(6, "swi", 1.5)}
+	a, b, c, d := q.build()
+	r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+	dd := r.DivergenceSummary.Drilldown
+	firstInFile := ""
+	order := -1
+	for _, o := range dd.Ops {
+		if o.Flagged && (order < 0 || o.Order < order) {
+			firstInFile, order = o.Key, o.Order
+		}
+	}
+	if !strings.Contains(firstInFile, ".layers.6.TransformerLayer.forward.0") {
+		t.Errorf("first flagged in file order %q: the layer record should open the layer", firstInFile)
+	}
+	if dd.Operator == firstInFile {
+		t.Errorf("operator is the layer itself")
+	}
+}
+
+// An expert's linear at module level (L0, no APIs): the expert's
+// linear_fc1 is the operator, not the expert MLP, the SequentialMLP or the
+// MoELayer around it, in either record order.
+func TestDrilldown_MoEExpertLinearL0(t *testing.T) {
+	for _, pre := range []bool{false, true} {
+		q := s3Quad{Layers: 8, Noise: 0.005, Bias: 1, Seed: 5, FlavA: s3MoE, FlavB: s3MoE, Level: "L0", PreOrder: pre,
+			Fault: s3FwdFault(3, "fc1#1", 1.5)}
+		a, b, c, d := q.build()
+		r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+		dd := r.DivergenceSummary.Drilldown
+		want := ".layers.3.mlp.experts.local_experts.1.linear_fc1.ColumnParallelLinear.forward.0"
+		if dd == nil || dd.Layer == nil || *dd.Layer != 3 || dd.Direction != "fwd" || !strings.HasSuffix(dd.Operator, want) {
+			t.Errorf("pre=%v: drill-down %v", pre, dd)
+		}
+	}
+}
