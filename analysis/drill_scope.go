@@ -149,6 +149,7 @@ type drillScope struct {
 	// fellBack: the requested call does not exist in this layer (it ran
 	// fewer times); call 0 is compared, as the layer table does.
 	fellBack bool
+	asked    int // the requested call when it fell back
 }
 
 // ancestor reports whether ops[a] contains ops[k].
@@ -179,7 +180,8 @@ func newDrillScope(x *dumpIndex, layer int, dir model.Direction, call int) *dril
 	}
 	s.call = call
 	if s.call < 0 || s.call >= s.calls {
-		s.fellBack = s.calls > 0 && s.call != 0
+		// one run of the layer: nothing to choose (the dump holds one call)
+		s.fellBack, s.asked = s.calls > 1 && s.call > 0, s.call
 		s.call = 0
 	}
 	var in []int32

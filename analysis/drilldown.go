@@ -126,7 +126,7 @@ func largestLeaf(sc *drillScope, ops []model.DrillOp, flagged []bool, dirName st
 // compare (the drill-down then compares call 0, as the layer table does).
 func (s *drillScope) callNote() string {
 	if s.fellBack {
-		return fmt.Sprintf("operators compared at call 0: this layer ran %d time(s) in this pass, fewer than the compared call", s.calls)
+		return fmt.Sprintf("this layer ran %d times in this pass, fewer than call %d: operators compared at call 0, as the layer table", s.calls, s.asked)
 	}
 	return ""
 }

@@ -23,6 +23,7 @@ type drillPane struct {
 	ops     []model.DrillOp
 	note    string
 	target  string // the drill-down operator of this layer ("" = none)
+	call    string // which call (micro-batch) the operators are compared at, when the layer ran several
 	waiting bool   // the operators are being compared (a command runs)
 	filter  lineInput
 	lower   []string // lower-cased op keys for the filter
@@ -39,6 +40,10 @@ func newDrillPane(st Styles, d *Data, anchor string, layer int, dir string, metr
 		dd = d.P3.DivergenceSummary.Drilldown
 	}
 	isDrill := dd != nil && dd.Layer != nil && *dd.Layer == layer && dd.Direction == dir
+	if dd != nil && dd.Call != nil && dd.Calls > 1 {
+		// every layer's operators are compared at the drill-down's call
+		p.call = fmt.Sprintf("call %d of %d", *dd.Call, dd.Calls)
+	}
 	switch {
 	case isDrill:
 		p.ops = dd.Ops
@@ -181,6 +186,9 @@ func (p *drillPane) selected() *model.DrillOp {
 func (p *drillPane) view() []string {
 	st := p.st
 	head := fmt.Sprintf("layer %d (%s) · %d operators in execution order · metric %s", p.layer, p.dir, len(p.ops), st.Accent.Render(p.metricName()))
+	if p.call != "" {
+		head += " · " + p.call
+	}
 	lines := []string{head}
 	flagged := 0
 	for i := range p.ops {
