@@ -148,3 +148,25 @@ func TestDrilldown_MoEExpertLinearL0(t *testing.T) {
 		}
 	}
 }
+
+// The anomalous device's activations in bfloat16 (Max/Min are elements,
+// rounded to 8 significant bits) against a float32 baseline: noise only
+// flags nothing, in either record order and naming style; a 1.5× fault in
+// the same setting is named at its layer and operator.
+func TestSweep3_BF16VsFP32(t *testing.T) {
+	for fi, fl := range []s3Flavour{s3Mcore, s3MoE, s3MS} {
+		for _, pre := range []bool{false, true} {
+			for seed := uint64(1); seed <= 4; seed++ {
+				q := s3Quad{Layers: 24, Noise: 0.01, Bias: 1, Seed: 300 + seed, FlavA: fl, FlavB: fl, PreOrder: pre, BF16VsFP32: true}
+				if why := s3Check(s3Case{q: q}); why != "" {
+					t.Errorf("%v pre=%v seed %d null: %s", fl, pre, seed, why)
+				}
+			}
+			q := s3Quad{Layers: 24, Noise: 0.005, Bias: 1, Seed: uint64(400 + fi), FlavA: fl, FlavB: fl, PreOrder: pre, BF16VsFP32: true,
+				Fault: s3FwdFault(9, map[bool]string{false: "swi", true: "swi#1"}[fl == s3MoE], 1.5)}
+			if why := s3Check(s3Case{q: q, mustFind: true}); why != "" {
+				t.Errorf("%v pre=%v fault: %s", fl, pre, why)
+			}
+		}
+	}
+}

@@ -434,6 +434,8 @@ type s3Cfg struct {
 	MaxBias float64
 	// BF16 rounds Max and Min to bfloat16 (they are elements of the tensor).
 	BF16 bool
+	// FP32: the activations are float32 (a baseline run in full precision).
+	FP32 bool
 	// Outliers: ~1% of Max/Min values carry an extra log-normal jump of
 	// this size (heavy tails of extreme-value statistics).
 	Outliers  float64
@@ -494,6 +496,9 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 	}
 	tensor := func(name string, role string, gl int, v func(model.Stat) float64, elems int64) model.TensorStat {
 		t := model.TensorStat{Name: name, Dtype: "torch.bfloat16", Shape: []int64{elems}, Elements: elems}
+		if c.FP32 {
+			t.Dtype = "torch.float32"
+		}
 		n := s3RoleScale(role) * (1 + 0.05*float64(gl))
 		t.Stat[model.StatNorm] = n * v(model.StatNorm)
 		t.Stat[model.StatMax] = 0.09 * n * v(model.StatMax)
@@ -734,6 +739,7 @@ type s3Quad struct {
 	ExpertB    bool    // B's expert 2 has other element counts
 	MaxBias    float64 // B and D: Max scaled besides Bias
 	BF16       bool    // Max/Min rounded to bfloat16
+	BF16VsFP32 bool    // A and C in bfloat16 (Max/Min rounded), B and D float32
 	Outliers   float64 // heavy-tailed Max/Min jumps (all dumps)
 }
 
@@ -755,6 +761,10 @@ func (q s3Quad) build() (a, b, c, d *model.Dump) {
 	cb.ExpertElems, cd.ExpertElems = q.ExpertB, q.ExpertB
 	cb.MaxBias, cd.MaxBias = q.MaxBias, q.MaxBias
 	ca.BF16, cb.BF16, cc.BF16, cd.BF16 = q.BF16, q.BF16, q.BF16, q.BF16
+	if q.BF16VsFP32 {
+		ca.BF16, cc.BF16 = true, true
+		cb.FP32, cd.FP32 = true, true
+	}
 	ca.Outliers, cb.Outliers, cc.Outliers, cd.Outliers = q.Outliers, q.Outliers, q.Outliers, q.Outliers
 	ca.Fault = q.Fault
 	a, b = s3BuildDump(ca), s3BuildDump(cb)
