@@ -154,7 +154,7 @@ type drillScope struct {
 
 // ancestor reports whether ops[a] contains ops[k].
 func (s *drillScope) ancestor(a, k int) bool {
-	for p := s.parent[k]; p >= 0; p = s.parent[p] {
+	for p, d := s.parent[k], 0; p >= 0 && d <= len(s.ops); p, d = s.parent[p], d+1 { // d: a cyclic construct.json ends
 		if p == a {
 			return true
 		}

@@ -75,8 +75,9 @@ func (p *p3) drillDown(dir model.Direction, dirName string, layer int, bands map
 // first flagged record (a container comes after its contents), whatever the
 // file's record order.
 func firstDivergent(sc *drillScope, flagged []bool) int {
+	below := sc.flaggedBelow(flagged)
 	for k := range sc.ops {
-		if flagged[k] && !upstreamFlagged(sc, flagged, k) && !containsFlagged(sc, flagged, k) {
+		if flagged[k] && !below[k] && !upstreamFlagged(sc, flagged, k) {
 			return k
 		}
 	}
@@ -95,24 +96,29 @@ func upstreamFlagged(sc *drillScope, flagged []bool, k int) bool {
 	return false
 }
 
-// containsFlagged reports whether ops[k] contains a flagged record: a
-// container is never the operator while one of its descendants is flagged.
-func containsFlagged(sc *drillScope, flagged []bool, k int) bool {
-	for j := range sc.ops {
-		if j != k && flagged[j] && sc.ancestor(k, j) {
-			return true
+// flaggedBelow marks the records that contain a flagged record: a container
+// is never the operator while one of its descendants is flagged.
+func (s *drillScope) flaggedBelow(flagged []bool) []bool {
+	below := make([]bool, len(s.ops))
+	for k := range s.ops {
+		if !flagged[k] {
+			continue
+		}
+		for p, d := s.parent[k], 0; p >= 0 && !below[p] && d <= len(s.ops); p, d = s.parent[p], d+1 {
+			below[p] = true
 		}
 	}
-	return false
+	return below
 }
 
 // largestLeaf is the seed's "op with the largest difference" among the
 // flagged records that contain no flagged record (a container repeats its
 // contents' difference); -1 when nothing is flagged.
 func largestLeaf(sc *drillScope, ops []model.DrillOp, flagged []bool, dirName string, metric []string) int {
+	below := sc.flaggedBelow(flagged)
 	best, bestA := -1, 0.0
 	for k := range ops {
-		if !flagged[k] || containsFlagged(sc, flagged, k) {
+		if !flagged[k] || below[k] {
 			continue
 		}
 		if a := math.Abs(logMagnitude(drillDegree(ops[k], dirName, metric[k]))); a > bestA {

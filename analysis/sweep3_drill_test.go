@@ -79,7 +79,7 @@ func TestDrilldown_ContainersNeverTheOperator(t *testing.T) {
 			if dd == nil || dd.Layer == nil || *dd.Layer != 6 || dd.Direction != "fwd" {
 				t.Fatalf("noconstruct=%v pre=%v: drill-down %+v", noParents, pre, dd)
 			}
-			if !strings.HasPrefix(dd.Operator, "NPU.npu_swiglu.") {
+			if dd.Operator != s3PlantedKey(a, q) || !strings.HasPrefix(dd.Operator, "NPU.npu_swiglu.") {
 				t.Errorf("noconstruct=%v pre=%v: operator %q (%s)", noParents, pre, dd.Operator, dd.Note)
 			}
 			containers := 0
@@ -166,6 +166,55 @@ func TestSweep3_BF16VsFP32(t *testing.T) {
 				Fault: s3FwdFault(9, map[bool]string{false: "swi", true: "swi#1"}[fl == s3MoE], 1.5)}
 			if why := s3Check(s3Case{q: q, mustFind: true}); why != "" {
 				t.Errorf("%v pre=%v fault: %s", fl, pre, why)
+			}
+		}
+	}
+}
+
+// Containment without construct.json, from module paths and the
+// neighbouring module records: a leaf module's kernel belongs to it (it
+// writes the kernel's result as its own output), an API between two
+// modules to the innermost module containing both (swiglu between mlp's
+// linears → mlp; the residual add → the layer), an expert's swiglu to its
+// expert; the same in both record orders.
+func TestDrillScope_ContainmentWithoutConstruct(t *testing.T) {
+	for _, fl := range []s3Flavour{s3Mcore, s3MoE} {
+		for _, pre := range []bool{false, true} {
+			q := s3Quad{Layers: 4, Noise: 0.005, Bias: 1, Seed: 1, FlavA: fl, FlavB: fl, PreOrder: pre, NoParents: true}
+			a, _, _, _ := q.build()
+			x := indexDump(a, learnLayerScheme(a))
+			sc := newDrillScope(x, 2, model.Forward, 0)
+			got := map[string]string{} // API name (first occurrence) → its container's path below the layer
+			seenAPI := map[string]int{}
+			for k, i := range sc.ops {
+				op := &a.Ops[i]
+				if op.Kind != model.KindAPI {
+					continue
+				}
+				name := apiBase(op.Key)
+				n := seenAPI[name]
+				seenAPI[name] = n + 1
+				c := "<none>"
+				if p := sc.parent[k]; p >= 0 {
+					c = x.info[sc.ops[p]].Sub
+				}
+				got[fmt.Sprintf("%s#%d", name, n)] = c
+			}
+			want := map[string]string{"NPU.npu_rms_norm#0": "input_layernorm", "Functional.linear#0": "self_attention.linear_qkv",
+				"NPU.npu_fusion_attention#0": "self_attention.core_attention", "Tensor.__add__#0": "", "NPU.npu_rms_norm#1": "pre_mlp_layernorm",
+				"Tensor.__add__#1": ""}
+			if fl == s3Mcore {
+				want["NPU.npu_swiglu#0"], want["Functional.linear#3"] = "mlp", "mlp.linear_fc2"
+			} else {
+				want["NPU.npu_swiglu#1"], want["Functional.linear#4"] = "mlp.experts.local_experts.1", "mlp.experts.local_experts.1.linear_fc1"
+			}
+			for k, w := range want {
+				if got[k] != w {
+					t.Errorf("%v pre=%v: %s in %q, want %q", fl, pre, k, got[k], w)
+				}
+			}
+			if sc.order != map[bool]recordOrder{false: orderPost, true: orderPre}[pre] {
+				t.Errorf("%v pre=%v: record order %v", fl, pre, sc.order)
 			}
 		}
 	}
