@@ -141,6 +141,7 @@ func sameOutput(x *dumpIndex, i, j int32) bool {
 
 // drillScope is the drill-down's records of one layer, pass and call.
 type drillScope struct {
+	x      *dumpIndex
 	ops    []int32 // records of the call, in the order their outputs were computed
 	parent []int   // position in ops of the innermost record containing ops[k]; -1 none
 	call   int     // the call compared
@@ -162,6 +163,14 @@ func (s *drillScope) ancestor(a, k int) bool {
 	return false
 }
 
+// within is the key of the record containing ops[k], "" when none.
+func (s *drillScope) within(k int) string {
+	if p := s.parent[k]; p >= 0 {
+		return s.x.d.Ops[s.ops[p]].Key
+	}
+	return ""
+}
+
 // newDrillScope builds the scope of layer's records in pass dir at call
 // (the layer table's call; it falls back to call 0 when the layer ran fewer
 // times, as representative does). Recompute records repeat a forward and
@@ -173,7 +182,7 @@ func newDrillScope(x *dumpIndex, layer int, dir model.Direction, call int) *dril
 			idx = append(idx, i)
 		}
 	}
-	s := &drillScope{order: orderOf(x, idx)}
+	s := &drillScope{x: x, order: orderOf(x, idx)}
 	calls := callsOf(x, idx, s.order)
 	for _, c := range calls {
 		s.calls = max(s.calls, c+1)

@@ -30,6 +30,7 @@ func (p *p3) drillDown(dir model.Direction, dirName string, layer int, bands map
 	bestMetric := make([]string, len(sc.ops))
 	for k, i := range sc.ops {
 		op := p.drillOp(i, dirName, bands)
+		op.Within = sc.within(k)
 		flagged[k], alignedOK[k] = op.Flagged, op.Aligned
 		bestMetric[k] = drillMetric(op, dirName, bands)
 		dd.Ops = append(dd.Ops, op)

@@ -145,14 +145,16 @@ func (t *Tracer) OpsForLayer(anchor string, layer int, dir string) []model.Drill
 		d = model.Backward
 	}
 	sc := newDrillScope(t.p.ia, layer, d, t.p.opt.Call)
-	for _, i := range sc.ops {
+	for k, i := range sc.ops {
 		if anchor != "" && anchor != layerAnchor {
 			sub := t.p.ia.info[i].Sub
 			if sub != anchor && !strings.HasPrefix(sub, anchor+".") {
 				continue
 			}
 		}
-		out = append(out, t.p.drillOp(i, dir, t.res.DivergenceSummary.Thresholds))
+		op := t.p.drillOp(i, dir, t.res.DivergenceSummary.Thresholds)
+		op.Within = sc.within(k)
+		out = append(out, op)
 	}
 	return out
 }

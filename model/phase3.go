@@ -116,6 +116,11 @@ type DrillOp struct {
 	Flagged bool                 `json:"flagged"`
 	Aligned bool                 `json:"aligned"`
 	Parent  string               `json:"parent,omitempty"`
+	// Within is the record of the same call that contains this one (its
+	// construct.json parent, or the module inferred from module paths and
+	// neighbouring records without construct.json); "" at the top of the
+	// layer.
+	Within string `json:"within,omitempty"`
 }
 
 // Drilldown is the first divergent operator of the start layer.
