@@ -38,6 +38,8 @@ func (p *p3) drillDown(dir model.Direction, dirName string, layer int, bands map
 	if k := largestLeaf(sc, dd.Ops, flagged, dirName, bestMetric); k >= 0 {
 		dd.Largest = p.ia.d.Ops[sc.ops[k]].Key
 	}
+	// the single choice of the operator (a non-finite origin at or before it
+	// would take its place here)
 	first := firstDivergent(sc, flagged)
 	if first < 0 {
 		dd.Note = joinNote(sc.callNote(), "no op of this layer leaves the band: the layer's divergence is below single-op resolution or lies in unaligned ops")
