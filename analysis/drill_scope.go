@@ -171,6 +171,20 @@ func (s *drillScope) within(k int) string {
 	return ""
 }
 
+// subOf is the module path below the layer that ops[k] belongs to: a
+// module's own, an API's enclosing module's (inferred when construct.json
+// is missing).
+func (s *drillScope) subOf(k int) string {
+	i := s.ops[k]
+	if s.x.d.Ops[i].Kind == model.KindModule || s.x.info[i].Sub != "?" {
+		return s.x.info[i].Sub
+	}
+	if p := s.parent[k]; p >= 0 {
+		return s.x.info[s.ops[p]].Sub
+	}
+	return ""
+}
+
 // newDrillScope builds the scope of layer's records in pass dir at call
 // (the layer table's call; it falls back to call 0 when the layer ran fewer
 // times, as representative does). Recompute records repeat a forward and

@@ -147,7 +147,7 @@ func (t *Tracer) OpsForLayer(anchor string, layer int, dir string) []model.Drill
 	sc := newDrillScope(t.p.ia, layer, d, t.p.opt.Call)
 	for k, i := range sc.ops {
 		if anchor != "" && anchor != layerAnchor {
-			sub := t.p.ia.info[i].Sub
+			sub := sc.subOf(k)
 			if sub != anchor && !strings.HasPrefix(sub, anchor+".") {
 				continue
 			}

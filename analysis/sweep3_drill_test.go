@@ -219,3 +219,25 @@ func TestDrillScope_ContainmentWithoutConstruct(t *testing.T) {
 		}
 	}
 }
+
+// The operators of one anchor (the TUI's layer table → enter) include the
+// APIs the anchor module ran, also without construct.json, and only those.
+func TestOpsForLayer_AnchorKeepsItsAPIs(t *testing.T) {
+	for _, noParents := range []bool{false, true} {
+		q := s3Quad{Layers: 6, Noise: 0.005, Bias: 1, Seed: 2, NoParents: noParents, Fault: s3FwdFault(3, "swi", 1.5)}
+		a, b, c, d := q.build()
+		tr := NewTracer(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+		var keys []string
+		for _, o := range tr.OpsForLayer("mlp", 3, "fwd") {
+			keys = append(keys, o.Key)
+		}
+		swi, add := false, false
+		for _, k := range keys {
+			swi = swi || strings.HasPrefix(k, "NPU.npu_swiglu.")
+			add = add || strings.HasPrefix(k, "Tensor.__add__.") || strings.HasPrefix(k, "NPU.npu_rms_norm.")
+		}
+		if !swi || add || len(keys) != 6 { // fc1 (linear + module), swiglu, fc2 (linear + module), mlp
+			t.Errorf("noconstruct=%v: mlp's operators %v", noParents, keys)
+		}
+	}
+}
