@@ -241,3 +241,31 @@ func TestOpsForLayer_AnchorKeepsItsAPIs(t *testing.T) {
 		}
 	}
 }
+
+// The seed's pick (the op with the largest difference) and the first
+// divergent op disagree when the divergence grows inside the layer: both
+// are reported, with why.
+func TestDrilldown_LargestDisagreesSaysWhy(t *testing.T) {
+	kfc1 := tFind(tFwd, "mlp.linear_fc1", "ColumnParallelLinear")
+	a, b, c, d := tQuad(12, func(dir model.Direction, layer, k int, s model.Stat) float64 {
+		switch {
+		case dir != model.Forward || layer < 5 || layer == 5 && k < kfc1:
+			return 1
+		case layer == 5 && k == kfc1:
+			return 1.3
+		case layer == 5:
+			return 2.5
+		}
+		return 1.3
+	})
+	dd := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options()).DivergenceSummary.Drilldown
+	if dd == nil || dd.Layer == nil || *dd.Layer != 5 || dd.Direction != "fwd" ||
+		dd.Operator != "Module."+tPrefix+"5.mlp.linear_fc1.ColumnParallelLinear.forward.0" {
+		t.Fatalf("drill-down %s", ddSummary(dd))
+	}
+	// a ×2.5 leaf after fc1 (swiglu, fc2, the residual add), never mlp or the layer
+	if dd.Largest == "" || dd.Largest == dd.Operator || strings.Contains(dd.Largest, ".MLP.") || strings.Contains(dd.Largest, ".TransformerLayer.") ||
+		!strings.Contains(dd.Note, "the largest difference ("+dd.Largest) {
+		t.Errorf("largest %q, note %q", dd.Largest, dd.Note)
+	}
+}
