@@ -389,11 +389,8 @@ func containers(x *dumpIndex, ops []int32, order recordOrder) []int {
 		case writer >= 0 && sameOutput(x, i, ops[writer]):
 			parent[k] = writer
 		case writer >= 0 && other >= 0:
-			if c := common(x.info[ops[writer]].Sub, x.info[ops[other]].Sub); c >= 0 {
-				parent[k] = c
-				break
-			}
-			fallthrough
+			// none recorded (no layer module record): top level of the layer
+			parent[k] = common(x.info[ops[writer]].Sub, x.info[ops[other]].Sub)
 		case writer >= 0:
 			// the outermost record around the writer: the layer module
 			parent[k] = outermost(bySub, x.info[ops[writer]].Sub)
