@@ -16,10 +16,14 @@ import (
 )
 
 const inspectUsage = `usage: spikescope inspect PATH [--json] [--format auto|trenddb|csv|dump]
+                         [--against DUMP [--layer-mapping FILE]]
 
 Loads PATH (a trend.db, a monitor CSV file or folder tree, or a dump tree) and
 says what was read: format, ranks, steps, micro steps, parameters, metrics,
-row counts, non-finite values and warnings. Flags may follow PATH.
+row counts, non-finite values and warnings. With --against, PATH is a dump and
+inspect also says how many of its records align with DUMP's (the baseline
+device's dump, another framework's too: --layer-mapping is msprobe's
+layer-mapping YAML, else a built-in name map is used). Flags may follow PATH.
 `
 
 // inspectExamples is how many parameter names inspect lists.
@@ -27,11 +31,13 @@ const inspectExamples = 5
 
 // InspectReport is what `spikescope inspect --json` prints.
 type InspectReport struct {
-	Path     string         `json:"path"`
-	Format   model.Format   `json:"format"`
-	Monitor  *MonitorReport `json:"monitor,omitempty"`
-	Dump     *DumpReport    `json:"dump,omitempty"`
-	Warnings []string       `json:"warnings"`
+	Path    string         `json:"path"`
+	Format  model.Format   `json:"format"`
+	Monitor *MonitorReport `json:"monitor,omitempty"`
+	Dump    *DumpReport    `json:"dump,omitempty"`
+	// Alignment: with --against, how many records align.
+	Alignment *AlignReport `json:"alignment,omitempty"`
+	Warnings  []string     `json:"warnings"`
 }
 
 // IntRange is a range of integers with the number of distinct values seen.
@@ -99,6 +105,8 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "print JSON")
 	format := fs.String("format", "auto", "input format: auto, trenddb, csv or dump")
+	against := fs.String("against", "", "a dump to align PATH's dump with")
+	mapping := fs.String("layer-mapping", "", "msprobe layer-mapping YAML for --against")
 	paths, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, inspectUsage)
@@ -114,9 +122,20 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 	if err := checkFormat("inspect", f, *format); err != nil {
 		return exitCode(err, stderr)
 	}
+	if *mapping != "" && *against == "" {
+		return exitCode(usageError{"inspect: --layer-mapping goes with --against"}, stderr)
+	}
 	rep, err := inspect(context.Background(), paths[0], f)
 	if err != nil {
 		return exitCode(err, stderr)
+	}
+	if *against != "" {
+		if rep.Dump == nil {
+			return exitCode(usageError{fmt.Sprintf("inspect: --against needs a dump as PATH, %s is %s", paths[0], rep.Format)}, stderr)
+		}
+		if rep.Alignment, err = inspectAgainst(context.Background(), paths[0], *against, *mapping); err != nil {
+			return exitCode(err, stderr)
+		}
 	}
 	if *asJSON {
 		return exitCode(writeResultJSON(rep, "", stdout, stderr), stderr)
@@ -253,7 +272,7 @@ func summariseMonitor(d *model.MonitorData) *MonitorReport {
 			lastStep = st
 		}
 		if m := d.Rows.Micro[i]; m != model.NoMicro {
-			micros.add(int(m))
+			micros.add(int(m) + d.MicroBase(int(d.Rows.Metric[i]))) // as the input numbers it
 		}
 		mi := d.Rows.Metric[i]
 		if int(mi) < len(metrics) {
@@ -291,10 +310,7 @@ func summariseMonitor(d *model.MonitorData) *MonitorReport {
 		r.StepMeaning = "optimizer step (micro steps recorded)"
 		r.MicroSteps = micros.rangeOf()
 		if r.MicroSteps != nil {
-			r.Window = r.MicroSteps.Max + 1
-			if d.MicroOneBased {
-				r.Window = r.MicroSteps.Max
-			}
+			r.Window = r.MicroSteps.Max - r.MicroSteps.Min + 1
 		}
 	case d.Format == model.FormatTrendDB:
 		r.StepMeaning = "as stored: a global micro-step index unless each step is one optimizer step (the window is derived by detect)"
@@ -460,6 +476,9 @@ func writeInspectText(w io.Writer, rep *InspectReport) {
 			fmt.Fprintf(w, "parameter gradients as monitor rows:\n")
 			writeMonitorText(w, d.Gradients, "  ")
 		}
+	}
+	if rep.Alignment != nil {
+		writeAlignText(w, rep.Alignment)
 	}
 	if len(rep.Warnings) == 0 {
 		fmt.Fprintf(w, "warnings:    none\n")

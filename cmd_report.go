@@ -20,7 +20,7 @@ import (
 const reportUsage = `usage:
   spikescope report [PATH] [--baseline PATH] [--dump-a A --dump-b B --dump-c C --dump-d D]
                     [--step N --rank R] [--pin COORD] [--format auto|trenddb|csv|dump]
-                    [--lang en|zh] [-o FILE]
+                    [--layer-mapping FILE] [--lang en|zh] [-o FILE]
   spikescope report --phase1 P1.json [--baseline-phase1 P1B.json] [--phase2 P2.json] [--phase3 P3.json]
                     [--lang en|zh] [-o FILE]
 
@@ -51,6 +51,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.step, "step", "", "step of A inside its dump tree")
 	fs.StringVar(&f.rank, "rank", "", "rank of A inside its dump tree")
 	fs.StringVar(&f.in.Pin, "pin", "", "pin the root-cause coordinate, e.g. opt=3,ms=2,rank=5,param=NAME")
+	fs.StringVar(&f.in.LayerMapping, "layer-mapping", "", "msprobe layer-mapping YAML `FILE` for dumps of two frameworks")
 	fs.StringVar(&f.format, "format", "auto", "format of PATH: auto, trenddb, csv or dump")
 	fs.StringVar(&f.lang, "lang", "", "report language: en or zh (default from LANG)")
 	fs.StringVar(&f.out, "o", "", "write the report to FILE instead of stdout")

@@ -24,6 +24,7 @@ import (
 const tuiUsage = `usage:
   spikescope [PATH] [--baseline PATH] [--dump-a A --dump-b B --dump-c C --dump-d D]
              [--step N --rank R] [--pin COORD] [--format auto|trenddb|csv|dump]
+             [--layer-mapping FILE]
 
 Opens the terminal UI on PATH (a trend.db, a monitor CSV folder or a dump
 tree); no PATH opens the embedded demo run. When stdout is not a terminal it
@@ -97,6 +98,7 @@ func tuiInputs(args []string, stdout io.Writer) (in session.Inputs, title string
 	fs.StringVar(&step, "step", "", "step of A inside its dump tree")
 	fs.StringVar(&rank, "rank", "", "rank of A inside its dump tree")
 	fs.StringVar(&in.Pin, "pin", "", "pin the root-cause coordinate, e.g. opt=3,ms=2,rank=5,param=NAME")
+	fs.StringVar(&in.LayerMapping, "layer-mapping", "", "msprobe layer-mapping YAML `FILE` for dumps of two frameworks")
 	fs.StringVar(&format, "format", "auto", "format of PATH: auto, trenddb, csv or dump")
 	paths, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -137,7 +139,7 @@ func tuiInputs(args []string, stdout io.Writer) (in session.Inputs, title string
 			return in, "", nil, err
 		}
 		demo := demoInputs(dir)
-		demo.Pin, demo.StepA, demo.RankA = in.Pin, in.StepA, in.RankA
+		demo.Pin, demo.StepA, demo.RankA, demo.LayerMapping = in.Pin, in.StepA, in.RankA, in.LayerMapping
 		in, title, cleanup = demo, "demo run", clean
 	}
 	in.P1 = analysis.DefaultPhase1Options()

@@ -158,6 +158,9 @@ func (p *p3) drillOp(i int32, dirName string, bands map[string]map[string]model.
 		c.cdOK, c.cdWhy = checkPair(p.ic, c.c, p.id, c.d, "C", "D")
 	}
 	out.Aligned = c.abOK && (!p.hasCD || c.cdOK)
+	if !c.abOK {
+		out.Why = c.abWhy
+	}
 	c.va, c.vb, c.vc, c.vd = statsOf(p.ia, c.a), statsOf(p.ib, c.b), statsOf(p.ic, c.c), statsOf(p.id, c.d)
 	for _, m := range metricOrder {
 		ab, cd := math.NaN(), math.NaN()

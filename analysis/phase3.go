@@ -26,6 +26,10 @@ type Phase3Input struct {
 	// ControlCandidates what was considered.
 	ControlNote       string
 	ControlCandidates []model.ControlCandidate
+	// LayerMapping is msprobe's layer-mapping file (--layer-mapping): the
+	// name map across frameworks; nil = the built-in map when A and B
+	// come from different frameworks.
+	LayerMapping *model.LayerMapping
 }
 
 // Phase3Options are the tunables of Phase 3.
@@ -52,8 +56,8 @@ func anchorCall(opt Phase3Options, a *model.Dump, p1 *model.Phase1Result) (int, 
 	}
 	if p1 != nil {
 		for _, an := range p1.Anomalies {
-			if an.Rank == a.Rank && an.OptStep() == a.Step && an.Micro() >= 0 {
-				return an.Micro(), fmt.Sprintf("anchors compared at call %d of each module (Phase 1 micro step of A's anomaly)", an.Micro())
+			if an.Rank == a.Rank && an.OptStep() == a.Step && an.MicroPos() >= 0 {
+				return an.MicroPos(), fmt.Sprintf("anchors compared at call %d of each module (Phase 1 micro step %d of A's anomaly)", an.MicroPos(), an.Micro())
 			}
 		}
 	}
@@ -201,12 +205,21 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 		dumps = append(dumps, in.C, in.D)
 	}
 	p.scheme = learnLayerScheme(dumps...)
+	maps, mapNote := nameMaps(in.LayerMapping, p.scheme.Word, dumps)
+	if maps != nil {
+		p.scheme = learnLayerSchemeMapped(maps, dumps...)
+		res.Warnings = append(res.Warnings, mapNote)
+	}
 	res.LayerPrefix = p.scheme.Prefix()
 	// The dumps are indexed concurrently (the scheme is read-only now).
 	idx := make([]*dumpIndex, len(dumps))
 	var wg sync.WaitGroup
 	for i, d := range dumps {
-		wg.Go(func() { idx[i] = indexDump(d, p.scheme) })
+		var nm *nameMapper
+		if maps != nil {
+			nm = maps[i]
+		}
+		wg.Go(func() { idx[i] = indexDumpMapped(d, p.scheme, nm) })
 	}
 	wg.Wait()
 	p.ia, p.ib = idx[0], idx[1]

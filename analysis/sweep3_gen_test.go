@@ -248,6 +248,8 @@ func s3Seqs(f s3Flavour) (fwd, bwd []s3Op) {
 		return s3MoESeq(s3FwdMcore, false), s3MoESeq(s3BwdMcore, true)
 	case s3MS:
 		return s3Rename(s3FwdMcore, s3MSSub, s3MSClass, s3MSAPI), s3Rename(s3BwdMcore, s3MSSub, s3MSClass, s3MSAPI)
+	case s3MindFormers:
+		return s3MFSeqs() // align_ms_gen_test.go
 	}
 	return s3FwdMcore, s3BwdMcore
 }
@@ -258,6 +260,8 @@ func s3LayerPath(f s3Flavour, l int) (prefix, path string) {
 		return "Module", fmt.Sprintf("module.module.language_model.encoder.layers.%d", l)
 	case s3MS:
 		return "Cell", fmt.Sprintf("network_with_loss.model.layers.%d", l)
+	case s3MindFormers:
+		return "Cell", fmt.Sprintf("network.model.layers.%d", l)
 	}
 	return "Module", fmt.Sprintf("module.module.decoder.layers.%d", l)
 }

@@ -116,6 +116,8 @@ type DrillOp struct {
 	Flagged bool                 `json:"flagged"`
 	Aligned bool                 `json:"aligned"`
 	Parent  string               `json:"parent,omitempty"`
+	// Why the op could not be compared with B ("" when it was).
+	Why string `json:"why,omitempty"`
 	// Within is the record of the same call that contains this one (its
 	// construct.json parent, or the module inferred from module paths and
 	// neighbouring records without construct.json); "" at the top of the

@@ -245,7 +245,12 @@ func (p *drillPane) view() []string {
 	})...)
 	if p.nameLines() > 0 {
 		if o := p.selected(); o != nil {
-			lines = append(lines, st.Dim.Render("▸ "+shortParam(o.Key, max(10, p.width-2))))
+			w := max(10, p.width-2)
+			line := shortParam(o.Key, w)
+			if why := " — " + o.Why; o.Why != "" && w-ansi.StringWidth(why) >= 20 { // why it could not be compared with B
+				line = shortParam(o.Key, w-ansi.StringWidth(why)) + why
+			}
+			lines = append(lines, st.Dim.Render("▸ "+line))
 		}
 	}
 	return lines

@@ -47,6 +47,12 @@ type Config struct {
 	// writes it when the module returns, after them); NoConstruct writes
 	// dump.json alone (extra_info false: no construct.json, no stack.json).
 	PreOrder, NoConstruct bool
+	// NoFault leaves the planted Fault (and its explosion) out: the run's
+	// anomalies are its Spikes only (events.go).
+	NoFault bool
+	// Spikes are further planted spike events (events.go): independent
+	// kernel or data spikes, and fp16 loss-scale overflows on both devices.
+	Spikes []Spike
 }
 
 // DefaultConfig is the demo run: 8 ranks, 6 layers, window 4, 10 optimizer

@@ -228,12 +228,12 @@ func (s *Session) runPhase3() {
 	var in analysis.Phase3Input
 	switch {
 	case s.B != nil:
-		in = analysis.Phase3Input{A: s.A, B: s.B, Phase1: s.P1, ControlNote: s.Control.Reason}
+		in = analysis.Phase3Input{A: s.A, B: s.B, Phase1: s.P1, ControlNote: s.Control.Reason, LayerMapping: s.LayerMapping}
 		if s.C != nil && s.D != nil {
 			in.C, in.D = s.C, s.D
 		}
 	case s.C != nil:
-		in = analysis.Phase3Input{A: s.A, B: s.C, Phase1: s.P1, ControlNote: s.Control.Reason}
+		in = analysis.Phase3Input{A: s.A, B: s.C, Phase1: s.P1, ControlNote: s.Control.Reason, LayerMapping: s.LayerMapping}
 		s.ComparedWithC = true
 	default:
 		return
