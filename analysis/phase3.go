@@ -136,8 +136,9 @@ type Tracer struct {
 func (t *Tracer) Result() *model.Phase3Result { return t.res }
 
 // OpsForLayer compares every op of A in one layer and pass ("fwd"/"bwd")
-// with the drill-down band, in execution order (the compared micro-batch's
-// run of the layer); anchor != "" keeps the ops below that anchor module.
+// with the drill-down band, in the order their outputs were computed, at
+// the call the layer table compares (as the drill-down does); anchor != ""
+// keeps the ops below that anchor module.
 func (t *Tracer) OpsForLayer(anchor string, layer int, dir string) []model.DrillOp {
 	out := []model.DrillOp{}
 	if t.p == nil {
@@ -147,21 +148,17 @@ func (t *Tracer) OpsForLayer(anchor string, layer int, dir string) []model.Drill
 	if dir == "bwd" {
 		d = model.Backward
 	}
-	var idx []int32
-	for _, i := range t.p.ia.layers[layer] {
-		if t.p.ia.d.Ops[i].Direction == d {
-			idx = append(idx, i)
-		}
-	}
-	idx = callSegment(t.p.ia, idx, t.p.opt.Call)
-	for _, i := range idx {
+	sc := newDrillScope(t.p.ia, layer, d, t.p.opt.Call)
+	for k, i := range sc.ops {
 		if anchor != "" && anchor != layerAnchor {
-			sub := t.p.ia.info[i].Sub
+			sub := sc.subOf(k)
 			if sub != anchor && !strings.HasPrefix(sub, anchor+".") {
 				continue
 			}
 		}
-		out = append(out, t.p.drillOp(i, dir, t.res.DivergenceSummary.Thresholds))
+		op := t.p.drillOp(i, dir, t.res.DivergenceSummary.Thresholds)
+		op.Within = sc.within(k)
+		out = append(out, op)
 	}
 	return out
 }

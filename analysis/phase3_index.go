@@ -128,7 +128,8 @@ func indexDumpMapped(d *model.Dump, s *layerScheme, nm *nameMapper) *dumpIndex {
 	// Pass 2: APIs take the layer of their nearest construct.json ancestor;
 	// without construct.json, the layer of the next module record of the
 	// same pass (msprobe writes a module's record when it finishes, so the
-	// APIs it ran come just before it).
+	// APIs it ran come just before it), or of the previous one when the
+	// dump writes a module's record before its children's (dumpOrder).
 	if hasParents {
 		byParent := map[string]opInfo{}
 		for i := range d.Ops {
@@ -149,6 +150,18 @@ func indexDumpMapped(d *model.Dump, s *layerScheme, nm *nameMapper) *dumpIndex {
 					x.info[i] = in
 				}
 			}
+		}
+	} else if dumpOrder(d, x.info) == orderPre {
+		// module records before their children's: the module record before
+		// an API is the one it ran in (or a sibling of it, same layer)
+		prev := [3]int{-1, -1, -1}
+		for i := range d.Ops {
+			op := &d.Ops[i]
+			if op.Kind == model.KindModule {
+				prev[op.Direction] = x.info[i].Layer
+				continue
+			}
+			x.info[i] = opInfo{Layer: prev[op.Direction], Sub: "?"}
 		}
 	} else {
 		next := [3]int{-1, -1, -1}

@@ -121,6 +121,11 @@ type DrillOp struct {
 	Parent  string               `json:"parent,omitempty"`
 	// Why the op could not be compared with B ("" when it was).
 	Why string `json:"why,omitempty"`
+	// Within is the record of the same call that contains this one (its
+	// construct.json parent, or the module inferred from module paths and
+	// neighbouring records without construct.json); "" at the top of the
+	// layer.
+	Within string `json:"within,omitempty"`
 }
 
 // Drilldown is the first divergent operator of the start layer.
@@ -132,9 +137,14 @@ type Drilldown struct {
 	Chain     []string `json:"chain"` // upstream chain, nearest first
 	// Largest is the op of the layer with the largest flagged deviation
 	// (the seed's "差异最大的算子"), for comparison with Operator.
-	Largest string    `json:"largest,omitempty"`
-	Ops     []DrillOp `json:"ops"` // every op of the layer in execution order
-	Note    string    `json:"note,omitempty"`
+	Largest string `json:"largest,omitempty"`
+	// Call is the call (micro-batch, 0-based in the order the dump holds
+	// them) whose records were compared: the one the layer table compares;
+	// Calls is how many times the layer ran in this pass.
+	Call  *int      `json:"call"`
+	Calls int       `json:"calls"`
+	Ops   []DrillOp `json:"ops"` // the call's records in the order their outputs were computed
+	Note  string    `json:"note,omitempty"`
 }
 
 // DirectionVerdict is one row of the direction summary table.

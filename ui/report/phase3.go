@@ -510,6 +510,9 @@ func (r *renderer) drilldown(d *model.Drilldown) {
 		op = code(d.Operator)
 	}
 	r.bullet(r.tf("p3.drill.at", dir, layerPtr(d.Layer), op, d.Metric))
+	if d.Call != nil && d.Calls > 1 {
+		r.bullet(r.tf("p3.drill.call", *d.Call, d.Calls))
+	}
 	if len(d.Chain) > 0 {
 		parts := make([]string, len(d.Chain))
 		for i, c := range d.Chain {

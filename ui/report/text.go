@@ -201,6 +201,7 @@ var dict = map[string][2]string{
 	"p3.drill":              {"下钻（起点层内算子）:", "Drill-down (operators of the start layer):"},
 	"p3.nodrill":            {"无下钻: 没有分叉起点层。", "No drill-down: no divergence start layer."},
 	"p3.drill.at":           {"%s %s 首个分叉算子: %s（指标 %s）", "%s %s first divergent operator: %s (metric %s)"},
+	"p3.drill.call":         {"比较的是第 %d 次调用（共 %d 次，按 dump 中的顺序从 0 计），与层表相同", "operators compared at call %d of %d (counted from 0 in dump order), the call the layer table compares"},
 	"p3.chain":              {"上游链（由近及远）:", "Upstream chain (nearest first):"},
 	"h.op":                  {"算子", "Operator"},
 	"h.anom":                {"异常度", "Anomaly degree"},
