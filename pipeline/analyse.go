@@ -167,4 +167,5 @@ func (s *Session) runPhase3() {
 	if len(s.Notes) > 0 {
 		s.P3.Warnings = append(append([]string(nil), s.Notes...), s.P3.Warnings...)
 	}
+	s.P3.Conclusion = analysis.ConcludePhase3(s.P3)
 }
