@@ -560,13 +560,19 @@ func (r *renderer) drilldown(d *model.Drilldown) {
 	}
 }
 
+// p3Conclusion is the conclusion of the report's Phase 3, the one the
+// pipeline read (the same reading for an Input built by hand).
+func (r *renderer) p3Conclusion() *model.Phase3Conclusion {
+	if c := r.in.P3.Conclusion; c != nil {
+		return c
+	}
+	return analysis.ConcludePhase3(r.in.P3)
+}
+
 func (r *renderer) phase3Conclusion(p3 *model.Phase3Result) conclusion {
 	var c conclusion
 	ds := &p3.DivergenceSummary
-	pc := p3.Conclusion
-	if pc == nil { // an Input built by hand: the same reading the pipeline makes
-		pc = analysis.ConcludePhase3(p3)
-	}
+	pc := r.p3Conclusion()
 	fwd, bwd, uncompared := pc.Fwd, pc.Bwd, pc.Uncompared
 	fStart, bStart := pc.FwdStart, pc.BwdStart
 	switch pc.Verdict {
