@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -12,7 +10,6 @@ import (
 
 	"spikescope/model"
 	"spikescope/testdata/synth"
-	"spikescope/ui"
 )
 
 // faceView is what one face (trace, report, the TUI) says about Phase 3:
@@ -88,17 +85,7 @@ func reportView(t *testing.T, args []string) faceView {
 // checks the text summary (stdout not a terminal) against it.
 func tuiView(t *testing.T, args []string) faceView {
 	t.Helper()
-	in, _, cleanup, err := tuiInputs(args, &bytes.Buffer{})
-	if cleanup != nil {
-		defer cleanup()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := (&ui.PipelineBackend{In: in, Lang: "en"}).Load(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := tuiData(t, args)
 	if d.P3 == nil || d.P3.Conclusion == nil {
 		t.Fatalf("TUI %v: no Phase 3 conclusion", args)
 	}
@@ -140,34 +127,16 @@ func tuiView(t *testing.T, args []string) faceView {
 	return v
 }
 
-// rebasedTrees writes a synthetic run monitored from training step 100:
-// its trend.db steps are re-based to 0 (as data2db does) while the dump
-// folders keep the training steps (step104, step105).
+// rebasedTrees writes the synthetic run of synth.RebasedConfig: trend.db
+// steps re-based to 0, dump folders step104, step105.
 func rebasedTrees(t *testing.T) (npuDB, gpuDB, npuDump, gpuDump string, truth synth.Truth) {
 	t.Helper()
-	cfg := synth.DefaultConfig()
-	cfg.FirstStep = 100
-	cfg.Fault.OptStep = 105
-	run := synth.Generate(cfg)
-	dir := t.TempDir()
-	npuDB, gpuDB = filepath.Join(dir, "npu", "trend.db"), filepath.Join(dir, "gpu", "trend.db")
-	npuDump, gpuDump = filepath.Join(dir, "npu", "dump"), filepath.Join(dir, "gpu", "dump")
-	for _, d := range []string{filepath.Dir(npuDB), filepath.Dir(gpuDB)} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	run := synth.Generate(synth.RebasedConfig())
+	p, err := run.WriteDevices(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, w := range []func() error{
-		func() error { return run.WriteTrendDB(npuDB) },
-		func() error { return run.WriteTrendDBFor(gpuDB, synth.Baseline) },
-		func() error { return run.WriteDumps(npuDump, synth.Anomalous) },
-		func() error { return run.WriteDumps(gpuDump, synth.Baseline) },
-	} {
-		if err := w(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return npuDB, gpuDB, npuDump, gpuDump, run.Truth()
+	return p.TrendDB, p.BaselineTrendDB, p.Dumps, p.BaselineDumps, run.Truth()
 }
 
 // trace, report and the TUI go through the pipeline's one group picker:
