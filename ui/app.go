@@ -354,27 +354,15 @@ func (m *Model) common() common {
 
 // paneAt is the pane of a screen, nil when it has none yet.
 func (m *Model) paneAt(s screen) pane {
-	switch s {
-	case screenLoading:
-		return paneOrNil(m.loading)
-	case screenError:
-		return paneOrNil(m.errPane)
-	case screenPhase1:
-		return paneOrNil(m.p1)
-	case screenSeries:
-		return paneOrNil(m.series)
-	case screenPhase2:
-		return paneOrNil(m.p2)
-	case screenPhase3:
-		return paneOrNil(m.p3)
-	case screenDrill:
-		return paneOrNil(m.drill)
-	case screenChain:
-		return paneOrNil(m.chain)
-	case screenChooser:
-		return paneOrNil(m.chooser)
+	if s < screenLoading || s > screenChooser {
+		return nil
 	}
-	return nil
+	return [...]pane{
+		screenLoading: paneOrNil(m.loading), screenError: paneOrNil(m.errPane),
+		screenPhase1: paneOrNil(m.p1), screenSeries: paneOrNil(m.series), screenPhase2: paneOrNil(m.p2),
+		screenPhase3: paneOrNil(m.p3), screenDrill: paneOrNil(m.drill), screenChain: paneOrNil(m.chain),
+		screenChooser: paneOrNil(m.chooser),
+	}[s]
 }
 
 // paneOrNil keeps a nil *xPane from becoming a non-nil pane.
@@ -404,20 +392,20 @@ func (m *Model) panes() []pane {
 
 // open pushes a detail pane a pane asked for.
 func (m *Model) open(p pane) {
+	var s screen
 	switch p := p.(type) {
 	case *seriesPane:
-		m.series = p
-		m.push(screenSeries)
+		m.series, s = p, screenSeries
 	case *drillPane:
-		m.drill = p
-		m.push(screenDrill)
+		m.drill, s = p, screenDrill
 	case *chainPane:
-		m.chain = p
-		m.push(screenChain)
+		m.chain, s = p, screenChain
 	case *chooserPane:
-		m.chooser = p
-		m.push(screenChooser)
+		m.chooser, s = p, screenChooser
+	default:
+		return
 	}
+	m.push(s)
 }
 
 // apply does what a pane's reply asks of the root.

@@ -293,10 +293,7 @@ func (p *phase1Pane) Update(m tea.Msg) reply {
 		p.applyFilter()
 		return reply{handled: true, status: "filter cleared"}
 	case key.Matches(msg, k.Enter):
-		if a := p.candidate(); a != nil {
-			return reply{handled: true, open: newSeriesPane(p.common, a)}
-		}
-		return used
+		return seriesOf(p.common, p.candidate())
 	}
 	return reply{handled: p.tbl.navigate(msg, k, p.width)}
 }

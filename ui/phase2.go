@@ -199,10 +199,7 @@ func (p *phase2Pane) Update(m tea.Msg) reply {
 	case key.Matches(msg, k.Control):
 		return openChooser(p.common)
 	case key.Matches(msg, k.Enter):
-		if a := p.candidate(); a != nil {
-			return reply{handled: true, open: newSeriesPane(p.common, a)}
-		}
-		return used
+		return seriesOf(p.common, p.candidate())
 	}
 	return reply{handled: p.navigate(msg, k)}
 }

@@ -63,6 +63,14 @@ func newSeriesPane(c common, a *model.Anomaly) *seriesPane {
 	return &seriesPane{common: c, a: a}
 }
 
+// seriesOf is enter's reply on a candidate list: the candidate's series.
+func seriesOf(c common, a *model.Anomaly) reply {
+	if a == nil {
+		return used
+	}
+	return reply{handled: true, open: newSeriesPane(c, a)}
+}
+
 // Update: m switches the statistic; p (the root's) pins the candidate.
 func (s *seriesPane) Update(m tea.Msg) reply {
 	if msg, ok := m.(tea.KeyPressMsg); ok && key.Matches(msg, s.keys.Metric) {
