@@ -299,7 +299,10 @@ type callAnalysis struct {
 	relative map[model.Stat]map[string][][]float64
 	spread   map[model.Stat]map[string][]float64
 	// ops: control ratios of every aligned op (opRatios), per metric/pass
-	ops     map[model.Stat][2][]float64
+	ops map[model.Stat][2][]float64
+	// robust: degraded, the robust band of every aligned op's A/B per
+	// metric and pass (degradedBand)
+	robust  map[[2]int]model.Band
 	aligned int
 	tables  []model.AnchorTable
 }
@@ -471,10 +474,11 @@ func (p *p3) anchorTable(ai int, name string, layers []int, cl *callAnalysis) mo
 				bs[di].Usable = false
 				bs[di].Note = joinNote(bs[di].Note, "over all anchors: "+all.Note)
 			}
+			bs[di] = p.degradedNote(cl, layers, m, di, bs[di])
 			for li := range layers {
 				c := &cells[li][di]
 				c.deg[m] = p.degree(c.ab[m], c.cd[m], &bs[di])
-				c.flag[m] = outside(&bs[di], c.deg[m]) || c.nf[m]
+				c.flag[m] = outside(&bs[di], c.deg[m]) && p.degradedConfirms(cl, layers, m, di, c.ab[m]) || c.nf[m]
 			}
 		}
 		t.Thresholds[metricName(m)] = map[string]model.Band{"fwd": bs[0], "bwd": bs[1]}

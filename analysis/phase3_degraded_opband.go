@@ -156,3 +156,58 @@ func robustLogBand(ratios []float64, iqrMult, floor float64, comparisons int) mo
 	b.Usable = true
 	return b
 }
+
+// degradedBand is, without a control group, the robust band of the A/B
+// ratios of every aligned op of the compared micro-batch in pass di
+// (computed once per call): the level and spread of A/B over the records
+// of every layer, which a fault spanning most layers of one anchor (the
+// residual stream after a fault in an early layer) cannot move. Not usable
+// with a control group.
+func (cl *callAnalysis) degradedBand(p *p3, layers []int, m model.Stat, di int) model.Band {
+	if p.hasCD {
+		return model.Band{}
+	}
+	k := [2]int{int(m), di}
+	if b, ok := cl.robust[k]; ok {
+		return b
+	}
+	b := robustLogBand(cl.opRatios(p, layers, m, di), p.opt.IQRMult, p.opt.SpreadFloor, p.comparisons)
+	if b.Samples < minBandSamples {
+		b.Usable = false
+	}
+	if cl.robust == nil {
+		cl.robust = map[[2]int]model.Band{}
+	}
+	cl.robust[k] = b
+	return b
+}
+
+// degradedConfirms: without a control group, an anchor's layer that leaves
+// the anchor's own band is flagged only when its A/B also leaves the robust
+// band of every aligned op of the pass (degradedBand). The anchor's own
+// band is centred on its own median: when a fault reaches most of the
+// anchor's layers, that median is the fault's and the clean layers look
+// divergent (a start before the fault, whose ops all agree). A metric
+// without a usable pass band keeps the anchor's own verdict.
+func (p *p3) degradedConfirms(cl *callAnalysis, layers []int, m model.Stat, di int, ab float64) bool {
+	if p.hasCD {
+		return true
+	}
+	b := cl.degradedBand(p, layers, m, di)
+	if !b.Usable {
+		return true
+	}
+	return outside(&b, groupRatio(ab, float64(b.Median)))
+}
+
+// degradedNote adds the pass band to an anchor band's note (degraded).
+func (p *p3) degradedNote(cl *callAnalysis, layers []int, m model.Stat, di int, b model.Band) model.Band {
+	if p.hasCD {
+		return b
+	}
+	if pb := cl.degradedBand(p, layers, m, di); pb.Usable {
+		b.Note = joinNote(b.Note, fmt.Sprintf("a layer is flagged only when its A/B also leaves the band of every aligned op of the pass (%d ops, median %.4g, [%.4g, %.4g] around it)",
+			pb.Samples, float64(pb.Median), float64(pb.Lower), float64(pb.Upper)))
+	}
+	return b
+}
