@@ -233,7 +233,7 @@ func (s *Session) runPhase3() {
 			in.C, in.D = s.C, s.D
 		}
 	case s.C != nil:
-		in = analysis.Phase3Input{A: s.A, B: s.C, Phase1: s.P1, ControlNote: s.Control.Reason}
+		in = analysis.Phase3Input{A: s.A, B: s.C, Phase1: s.P1, ControlNote: s.Control.Reason, BaselineGroup: "C"}
 		s.ComparedWithC = true
 	default:
 		return
