@@ -160,38 +160,54 @@ type nfOrigin struct {
 // finite, where the baseline's same record is finite: the non-finite
 // values the baseline has too are normal data (a causal mask), and an
 // input counts as non-finite only when the baseline's same input is finite.
-// When that record has no counterpart in the baseline (a kernel the
-// baseline does not run), the first compared record that turns
-// non-finite against a finite baseline decides: its own output when its
-// inputs are finite, else the latest uncompared record before it that
-// turned non-finite from finite inputs. nil when A has no non-finite
-// divergence in this pass.
+// When the record where A turns non-finite has no counterpart in the
+// baseline (a kernel the baseline does not run, a norm fused elsewhere),
+// the first compared record that is non-finite against a finite baseline
+// decides: its own output when its inputs are finite, else the earliest
+// uncompared record before it that turned non-finite from finite inputs
+// (forgotten when a later record takes the non-finite values in and
+// returns finite ones, as a softmax does with a mask). nil when A has no
+// non-finite divergence in this pass.
 func nonFiniteOrigin(x, y *dumpIndex, dir model.Direction) *nfOrigin {
-	var cand []int32
-	for i := range x.d.Ops {
+	hasNF := false
+	for i := 0; i < len(x.d.Ops) && !hasNF; i++ {
 		op := &x.d.Ops[i]
 		if op.Direction != dir || x.info[i].Recomp {
 			continue
 		}
 		for k := range op.Outputs {
-			if isFloatTensor(&op.Outputs[k]) && tensorNonFinite(&op.Outputs[k]) {
-				cand = append(cand, int32(i))
-				break
+			if t := &op.Outputs[k]; tensorNonFinite(t) && isFloatTensor(t) {
+				hasNF = true
 			}
 		}
 	}
-	if len(cand) == 0 {
+	if !hasNF {
 		return nil
 	}
+	var ids []int32
+	for i := range x.d.Ops {
+		if x.d.Ops[i].Direction == dir && !x.info[i].Recomp {
+			ids = append(ids, int32(i))
+		}
+	}
 	if preOrderRecords(x.d, dir) {
-		cand = outputOrder(x.d, dir, cand)
+		ids = outputOrder(x.d, dir, ids)
 	}
 	unpaired := int32(-1)
-	for _, i := range cand {
-		j := pair(x, i, y)
+	for _, i := range ids {
 		op := &x.d.Ops[i]
+		switch floatOutputs(op) {
+		case 0:
+			continue
+		case 1: // finite outputs
+			if unpaired >= 0 && taintedInputs(op, nil) {
+				unpaired = -1 // the non-finite values were taken in and absorbed
+			}
+			continue
+		}
+		j := pair(x, i, y)
 		if j < 0 {
-			if !taintedInputs(op, nil) {
+			if unpaired < 0 && !taintedInputs(op, nil) {
 				unpaired = i
 			}
 			continue
@@ -200,14 +216,31 @@ func nonFiniteOrigin(x, y *dumpIndex, dir model.Direction) *nfOrigin {
 		if len(stats) == 0 {
 			continue // the baseline has the same non-finite values: normal data
 		}
-		if !taintedInputs(op, &y.d.Ops[j]) {
+		if !taintedInputs(op, &y.d.Ops[j]) && (unpaired < 0 || !contains(x.d, op, &x.d.Ops[unpaired])) {
 			return newOrigin(x, i, j, stats)
 		}
+		// its inputs were non-finite, or a record inside it turned
+		// non-finite first: the uncompared record is the origin
 		if unpaired >= 0 {
 			return newOrigin(x, unpaired, -1, nonFiniteNames(&x.d.Ops[unpaired]))
 		}
 	}
 	return nil
+}
+
+// floatOutputs is 0 for a record without floating-point outputs, 1 when
+// they are all finite, -1 when one holds a NaN/Inf statistic.
+func floatOutputs(op *model.Op) int {
+	r := 0
+	for k := range op.Outputs {
+		if t := &op.Outputs[k]; isFloatTensor(t) {
+			if tensorNonFinite(t) {
+				return -1
+			}
+			r = 1
+		}
+	}
+	return r
 }
 
 func newOrigin(x *dumpIndex, i, j int32, stats []string) *nfOrigin {
@@ -306,7 +339,9 @@ func preOrderRecords(d *model.Dump, dir model.Direction) bool {
 
 // contains: module record outer contains record inner (construct.json
 // parents when inner has one, else module paths: a module below outer's
-// path, of the same call).
+// path, of the same call; without construct.json an API belongs to the
+// next module record of its pass, as msprobe writes a module after its
+// APIs).
 func contains(d *model.Dump, outer, inner *model.Op) bool {
 	if inner.Parent != "" {
 		p := inner.Parent
@@ -319,6 +354,19 @@ func contains(d *model.Dump, outer, inner *model.Op) bool {
 				return false
 			}
 			p = d.Ops[j].Parent
+		}
+		return false
+	}
+	if inner.Kind == model.KindAPI {
+		ii, ok1 := d.Index[inner.Key]
+		oi, ok2 := d.Index[outer.Key]
+		if d.HasConstruct || outer.Kind != model.KindModule || !ok1 || !ok2 || ii > oi {
+			return false // a root API of construct.json, or recorded after outer
+		}
+		for k := ii + 1; k <= oi; k++ {
+			if m := &d.Ops[k]; m.Kind == model.KindModule && m.Direction == inner.Direction {
+				return m == outer || contains(d, outer, m)
+			}
 		}
 		return false
 	}
@@ -350,7 +398,7 @@ func outputOrder(d *model.Dump, dir model.Direction, cand []int32) []int32 {
 		}
 		for len(stack) > 0 {
 			top := &d.Ops[stack[len(stack)-1]]
-			if contains(d, top, op) || op.Kind == model.KindAPI && op.Parent == "" {
+			if op.Kind == model.KindAPI && op.Parent == "" || contains(d, top, op) {
 				break
 			}
 			pop()

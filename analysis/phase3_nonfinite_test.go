@@ -253,6 +253,11 @@ func nfCheck(r *model.Phase3Result, f nfFault, key string) string {
 			}
 		}
 	}
+	if v.NonFiniteOrigin.KeyB == "" { // no baseline counterpart: listed, unaligned
+		for _, op := range dd.Ops {
+			opMarked = opMarked || op.Key == key
+		}
+	}
 	if !opMarked {
 		return "origin not marked in the drill-down's op list"
 	}
