@@ -28,8 +28,20 @@ func TestReportNamesCAndNonFinite(t *testing.T) {
 			}
 		}
 	}
+	// the conclusion names the origin of the P0 direction and hedges A vs C
+	for i := range in.P3.DivergenceSummary.Directions {
+		if d := &in.P3.DivergenceSummary.Directions[i]; d.P0 {
+			d.FirstNonFinite = "L1 NPU.npu_swiglu.1.forward"
+		}
+	}
+	out := Render(in, "en")
+	for _, want := range []string{"first turns NaN/Inf at `L1 NPU.npu_swiglu.1.forward`", "C in B's place"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q", want)
+		}
+	}
 	in.P3.BaselineGroup = ""
-	if out := Render(in, "en"); !strings.Contains(out, "| F_B |") {
-		t.Error("real B: no F_B column")
+	if out := Render(in, "en"); !strings.Contains(out, "| F_B |") || strings.Contains(out, "C in B's place") {
+		t.Error("real B: no F_B column, or hedged")
 	}
 }

@@ -586,6 +586,14 @@ func (r *renderer) phase3Conclusion(p3 *model.Phase3Result) conclusion {
 	default:
 		c.problem = []string{r.t("p3c.consistent")}
 	}
+	for _, d := range []*model.DirectionVerdict{fwd, bwd} {
+		if d != nil && d.P0 && d.FirstNonFinite != "" {
+			c.problem = append(c.problem, r.tf("p3c.nonfinite", r.dirName(d.Direction), code(d.FirstNonFinite)))
+		}
+	}
+	if standIn(p3) && (divergent(fwd) || divergent(bwd)) {
+		c.problem = append(c.problem, r.t("p3c.standin"))
+	}
 	// Evidence: the flagged layers, the per-metric starts, the control check.
 	for _, d := range []*model.DirectionVerdict{fwd, bwd} {
 		if d != nil && len(d.Flagged) > 0 {
