@@ -253,7 +253,7 @@ func summariseMonitor(d *model.MonitorData) *MonitorReport {
 			lastStep = st
 		}
 		if m := d.Rows.Micro[i]; m != model.NoMicro {
-			micros.add(int(m))
+			micros.add(int(m) + d.MicroBase(int(d.Rows.Metric[i]))) // as the input numbers it
 		}
 		mi := d.Rows.Metric[i]
 		if int(mi) < len(metrics) {
@@ -291,10 +291,7 @@ func summariseMonitor(d *model.MonitorData) *MonitorReport {
 		r.StepMeaning = "optimizer step (micro steps recorded)"
 		r.MicroSteps = micros.rangeOf()
 		if r.MicroSteps != nil {
-			r.Window = r.MicroSteps.Max + 1
-			if d.MicroOneBased {
-				r.Window = r.MicroSteps.Max
-			}
+			r.Window = r.MicroSteps.Max - r.MicroSteps.Min + 1
 		}
 	case d.Format == model.FormatTrendDB:
 		r.StepMeaning = "as stored: a global micro-step index unless each step is one optimizer step (the window is derived by detect)"

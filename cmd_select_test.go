@@ -81,14 +81,16 @@ func TestSelectReferenceJSONAndEmpty(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d %s", code, se)
 	}
-	if res.RootCauseCoordinate == nil || *res.RootOptStep != 5 || res.RootCauseCoordinate.TargetName != "fc1.weight" ||
-		!strings.Contains(res.Reasoning, "取异常偏离最大的 opt_step 5") {
+	// step-level data: the root is the earliest event (step 3), not the
+	// seed's largest deviation (step 5, which stays listed as event 2)
+	if res.RootCauseCoordinate == nil || *res.RootOptStep != 3 || res.RootCauseCoordinate.TargetName != `qkv "NaN" weight` ||
+		!strings.Contains(res.Reasoning, "取异常偏离最大的 opt_step 5") || !strings.Contains(res.Reasoning, "取最早的异常事件 opt_step 3") {
 		t.Fatalf("ref = %+v %+v", res, res.RootCauseCoordinate)
 	}
 	empty := filepath.Join(dir, "empty.json")
 	os.WriteFile(empty, []byte(`{"phase": 1, "anomalies": []}`), 0o644)
-	if c := res.Candidates; len(c) != 1 || float64(c[0].Anomaly.DeviationRatio) < 1e308 {
-		t.Fatalf("candidates = %+v", c)
+	if e := res.Events; len(e) != 2 || e[1].RootStep != 5 || float64(e[1].MaxDeviation) < 1e308 || e[1].Coordinate.TargetName != "fc1.weight" {
+		t.Fatalf("events = %+v", e)
 	}
 	res, code, _ = selectRun(t, "--phase1", empty, "--baseline", empty)
 	if code != 0 || res.RootCauseCoordinate != nil || res.RootOptStep != nil {

@@ -50,6 +50,8 @@ type p1 struct {
 	judge  robustJudge
 	// dumpMicro: a dump tree analysed through its per-call (micro-step) rows
 	dumpMicro bool
+	// num reports micro-step positions in the input's numbering
+	num microNumbering
 }
 
 // Phase1 finds the candidate spike coordinates of a monitor run (or of the
@@ -101,7 +103,20 @@ func Phase1(d *model.MonitorData, opt Phase1Options) *model.Phase1Result {
 	if d.Format == model.FormatDump && d.ExplicitMicro {
 		c.ix = c.dumpIndex(metric)
 	}
-	c.m, c.kind = runShape(d, c.ix, metric, opt, res, c.dumpMicro)
+	shaped := d
+	if d.ExplicitMicro && d.Format != model.FormatDump && finalMicroOnly(c.ix) {
+		// one row per step, never the first micro-batch: the step's final
+		// gradient (monitor v2 without monitor_mbs_grad), step level
+		res.Reasoning = append(res.Reasoning, fmt.Sprintf("every %s row is the only one of its step and none is the first micro-batch (monitor v2 without monitor_mbs_grad writes the step's final gradient with micro_step = W): judged at step level", d.Metrics[metric]))
+		flat := *d
+		flat.ExplicitMicro = false
+		shaped = &flat
+	}
+	c.m, c.kind = runShape(shaped, c.ix, metric, opt, res, c.dumpMicro)
+	c.num = newMicroNumbering(d, metric)
+	if note := microNumberingNote(&res.Sharding); note != "" {
+		res.Reasoning = append(res.Reasoning, note)
+	}
 	res.DataKind = c.kind
 	if c.kind == kindMicro && !c.m.Explicit {
 		res.Thresholds["accumulation_window"] = float64(res.Sharding.AccumulationWindow)
@@ -118,6 +133,9 @@ func Phase1(d *model.MonitorData, opt Phase1Options) *model.Phase1Result {
 		c.stepLevelSpikes()
 	}
 	c.nonFiniteCandidates()
+	if c.kind == kindDump && nSteps == 1 && d.ExplicitMicro {
+		c.dumpCallMicroSteps(metric)
+	}
 	earliestFirst(res.Anomalies)
 	if !(c.kind == kindDump && nSteps == 1) {
 		c.targetRankNorms()
@@ -211,7 +229,8 @@ func (c *p1) anomaly(i int32) model.Anomaly {
 	}
 	if c.kind == kindMicro {
 		o, ms := c.m.mapStep(r.Step[i], r.Micro[i])
-		a.OptimizerStep, a.MicroStep = model.IntPtr(o), model.IntPtr(ms)
+		a.OptimizerStep = model.IntPtr(o)
+		c.num.setMicro(&a, r.Rank[i], r.Step[i], ms)
 	}
 	return a
 }

@@ -17,10 +17,11 @@ func FuzzPhase12(f *testing.F) {
 	f.Add([]byte("\x00\x01\x02\x03\x04\x05\x06\x07\x08\xff\xfe\x80\x10\x20"), uint8(1), uint8(4))
 	f.Add([]byte("spikescope fuzz seed with some bytes for rows"), uint8(2), uint8(0))
 	f.Add([]byte("dump seed \x00\x00\x00\x7f\x7f"), uint8(3), uint8(2))
+	f.Add([]byte("dump seed \x00\x01\x02\x03\x00\x01\x82\x03\x00\x01\x03\x7f"), uint8(19), uint8(0))
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8, window uint8) {
 		b := newMon([]model.Format{model.FormatTrendDB, model.FormatCSV, model.FormatCSV, model.FormatDump}[mode%4])
-		b.d.ExplicitMicro = mode%4 == 2
-		b.d.MicroOneBased = mode&8 != 0
+		b.d.ExplicitMicro = mode%4 == 2 || mode%4 == 3 && mode&16 != 0 // dumps: per-call rows
+		b.d.MicroOneBased = map[string]bool{"grad_unreduced": mode&8 != 0}
 		names := []string{"a.weight", "b.weight", "c.bias"}
 		for i := 0; i+3 < len(data) && i < 4*400; i += 4 {
 			rank := int(data[i] % 5)
@@ -49,7 +50,7 @@ func FuzzPhase12(f *testing.F) {
 		}
 		for i := 1; i < len(p1.Anomalies); i++ {
 			a, c := &p1.Anomalies[i-1], &p1.Anomalies[i]
-			if a.OptStep() > c.OptStep() || (a.OptStep() == c.OptStep() && a.Micro() > c.Micro()) {
+			if a.OptStep() > c.OptStep() || (a.OptStep() == c.OptStep() && microOrder(a) > microOrder(c)) {
 				t.Fatalf("not earliest first at %d: %s / %s", i, jsn(a), jsn(c))
 			}
 		}

@@ -161,18 +161,21 @@ func TestExample3ExplicitMicroCSVKeptPerStep(t *testing.T) {
 	}
 }
 
-// Monitor v2 micro steps are 1-based: shifted to 0-based.
+// Monitor v2 micro steps are 1-based in the file (rows hold positions):
+// the range and the candidates say the file's numbers, the position stays
+// beside them.
 func TestExplicitMicroOneBased(t *testing.T) {
 	b := newMon(model.FormatCSV)
-	b.d.ExplicitMicro, b.d.MicroOneBased = true, true
+	b.d.ExplicitMicro, b.d.MicroOneBased = true, map[string]bool{"grad_unreduced": true}
 	for r := 0; r < 2; r++ {
-		for ms := 1; ms <= 4; ms++ {
-			b.add(r, 7, ms, fc1, 0, float64(ms))
+		for ms := 0; ms < 4; ms++ {
+			b.add(r, 7, ms, fc1, 0, float64(ms+1))
 		}
 	}
 	res := b.run(t)
-	if got := res.Sharding.MicroStepRange; len(got) != 4 || got[0] != 0 || got[3] != 3 || res.Sharding.AccumulationWindow != 4 {
-		t.Fatalf("micro range = %v, window %d", got, res.Sharding.AccumulationWindow)
+	sa := res.Sharding
+	if got := sa.MicroStepRange; len(got) != 4 || got[0] != 1 || got[3] != 4 || sa.AccumulationWindow != 4 || sa.MicroStepBase != 1 || !strings.Contains(sa.MicroStepNumbering, "1..W") {
+		t.Fatalf("micro range = %v, window %d, base %d %q", got, sa.AccumulationWindow, sa.MicroStepBase, sa.MicroStepNumbering)
 	}
 }
 

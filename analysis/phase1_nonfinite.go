@@ -7,9 +7,10 @@ import (
 	"spikescope/model"
 )
 
-// nonFiniteCandidates adds, per (parameter, rank) series, the first NaN or
-// Inf norm (NULL in a trend.db is NaN): the first non-finite value is itself
-// a candidate. A parameter that is non-finite on every row of every rank
+// nonFiniteCandidates adds, per (parameter, rank) series, every onset of a
+// NaN or Inf norm (NULL in a trend.db is NaN): the first non-finite value
+// after a finite one is itself a candidate (a NaN that stays is one
+// candidate; an overflow that comes back is a candidate each time). A parameter that is non-finite on every row of every rank
 // yields one candidate, not one per row or rank.
 func (c *p1) nonFiniteCandidates() {
 	ix := c.ix
@@ -26,18 +27,19 @@ func (c *p1) nonFiniteCandidates() {
 		}
 		var firsts []hit
 		for _, g := range gs {
-			first := -1
+			// every onset: a non-finite value after a finite one (or the
+			// series' first value) — an fp16 loss-scale overflow that recurs
+			// is one event each time, not only the first time
+			prevFinite := true
 			for k := int(g.Lo); k < int(g.Hi); k++ {
-				if !model.Finite(ix.norm[k]) {
-					if first < 0 {
-						first = k
-					}
-				} else {
+				fin := model.Finite(ix.norm[k])
+				if !fin && prevFinite {
+					firsts = append(firsts, hit{g, k})
+				}
+				if fin {
 					allNF = false
 				}
-			}
-			if first >= 0 {
-				firsts = append(firsts, hit{g, first})
+				prevFinite = fin
 			}
 		}
 		if allNF {
@@ -58,7 +60,7 @@ func (c *p1) nonFiniteCandidates() {
 		}
 	}
 	if series > 0 {
-		msg := fmt.Sprintf("non-finite norms (NaN/Inf/NULL): %d candidates, the first non-finite value of each (parameter, rank) series", series)
+		msg := fmt.Sprintf("non-finite norms (NaN/Inf/NULL): %d candidates, each onset of non-finite values in a (parameter, rank) series", series)
 		if whole > 0 {
 			msg += fmt.Sprintf("; %d parameters have no finite value at all (one candidate each)", whole)
 		}

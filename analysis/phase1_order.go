@@ -3,12 +3,24 @@ package analysis
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
 
 	"spikescope/model"
 )
+
+// microOrder places a candidate within its optimizer step: by the
+// position of its micro-batch (not the input's number for it, which need
+// not start at 0), a candidate that names no micro-batch after those that
+// do (a single-step dump's gradient that grew evenly over its calls).
+func microOrder(a *model.Anomaly) int {
+	if p := a.MicroPos(); p >= 0 {
+		return p
+	}
+	return math.MaxInt
+}
 
 // earliestFirst orders candidates the way the method reads them: optimizer
 // step, micro step, non-finite first, then deviation (descending), rank and
@@ -18,7 +30,7 @@ func earliestFirst(as []model.Anomaly) {
 		if c := cmp.Compare(a.OptStep(), b.OptStep()); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(a.Micro(), b.Micro()); c != 0 {
+		if c := cmp.Compare(microOrder(&a), microOrder(&b)); c != 0 {
 			return c
 		}
 		if a.NonFinite != b.NonFinite {

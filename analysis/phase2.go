@@ -45,6 +45,7 @@ type p2 struct {
 	rs        []string     // reasoning parts (reference-compatible)
 	minCommon int          // common ranks a cross-step pair needs (minCommonRanks, or all of a smaller run)
 	pre       *prePairRoot // the root came from a pre-pair: a step without candidates
+	sameStep  bool         // the baseline covers the same optimizer steps: match coordinates at the same step
 }
 
 func (c *p2) reason(s string)  { c.rs = append(c.rs, s) }
@@ -72,9 +73,11 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 		opt.DeviceRatio = def.DeviceRatio
 	}
 	c := &p2{res: &model.Phase2Result{Phase: 2, Mode: modeSingle, CrossDeviceVerification: noBaseline,
-		Decisions: []string{}, CrossStep: []model.CrossStepPair{}, Candidates: []model.CandidateVerdict{}}}
+		Decisions: []string{}, CrossStep: []model.CrossStepPair{}, Candidates: []model.CandidateVerdict{},
+		Events: []model.SpikeEvent{}}}
 	if baseline != nil {
 		c.res.Mode = modeBaseline
+		c.sameStep = alignedSteps(p1, baseline)
 	}
 	c.res.Thresholds = map[string]float64{"growth": opt.Growth, "rank_share": opt.RankShare,
 		"device_ratio": opt.DeviceRatio, "min_common_ranks": minCommonRanks}
@@ -92,6 +95,7 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 		if err := c.applyPin(p1, baseline, pin, kind, opt); err != nil {
 			return nil, err
 		}
+		c.listPinnedEvents(p1, baseline, kind, opt)
 		return c.finish(), nil
 	}
 	if len(p1.Anomalies) == 0 {
@@ -103,7 +107,8 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 		return c.finish(), nil
 	}
 	var root *int
-	if kind == kindDump && (len(p1.Summary.Steps) == 1 || len(p1.Summary.Steps) == 0 && singleStep(p1.Anomalies)) {
+	snapshot := kind == kindDump && (len(p1.Summary.Steps) == 1 || len(p1.Summary.Steps) == 0 && singleStep(p1.Anomalies))
+	if snapshot {
 		c.both("dump 数据（单点快照），跳过跨 step 判定", "single-step dump: no cross-step decision; candidates are every parameter gradient of the step")
 	} else {
 		root = c.crossStepRoot(p1, baseline, opt)
@@ -114,6 +119,12 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 			root = c.prePair(p1, baseline, *root, opt)
 		}
 	}
+	evs := describeEvents(p1, baseline, c.buildEvents(p1, baseline, kind, opt), kind, snapshot, opt)
+	c.eventsDecision(evs)
+	ei := 0
+	if !snapshot {
+		root, ei = c.eventRoot(evs, root, kind, baseline != nil)
+	}
 	c.res.RootOptStep = root
 	cands := candidatesAt(p1.Anomalies, root)
 	if c.pre != nil && root != nil && *root == c.pre.step && len(cands) == 0 {
@@ -121,6 +132,8 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 	} else {
 		c.pickCoordinate(cands, kind, baseline, opt)
 	}
+	c.markRootEvent(evs, ei, root)
+	c.res.Events = evs
 	return c.finish(), nil
 }
 
@@ -265,6 +278,9 @@ func coordOf(a *model.Anomaly) *model.Coordinate {
 		DeviationRatio: a.DeviationRatio, OptimizerStep: model.IntPtr(a.OptStep()), Step: model.IntPtr(a.Step)}
 	if a.MicroStep != nil {
 		co.MicroStep = model.IntPtr(*a.MicroStep)
+	}
+	if a.MicroIndex != nil {
+		co.MicroIndex = model.IntPtr(*a.MicroIndex)
 	}
 	return co
 }

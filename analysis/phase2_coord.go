@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"slices"
+	"strconv"
 
 	"spikescope/model"
 )
@@ -30,17 +30,7 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		c.both("无候选坐标", "no candidate in the root step")
 		return
 	}
-	slices.SortStableFunc(cands, func(a, b model.Anomaly) int {
-		if a.NonFinite != b.NonFinite {
-			if a.NonFinite {
-				return -1
-			}
-			return 1
-		}
-		va, _ := coordValue(&a, kind)
-		vb, _ := coordValue(&b, kind)
-		return cmpDesc(va, vb)
-	})
+	sortForCoordinate(cands, kind)
 	verdicts := make([]model.CandidateVerdict, len(cands))
 	for i := range cands {
 		v, _ := coordValue(&cands[i], kind)
@@ -54,14 +44,22 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		c.res.RootCauseCoordinate = coordOf(a)
 		switch {
 		case a.NonFinite:
-			c.reason(fmt.Sprintf("无标杆，取最早的非有限值 (rank=%d ms=%d)", a.Rank, a.Micro()))
+			if a.MicroStep != nil {
+				c.reason(fmt.Sprintf("无标杆，取最早的非有限值 (rank=%d ms=%d)", a.Rank, a.Micro()))
+			} else {
+				c.reason(fmt.Sprintf("无标杆，取最早的非有限值 (rank=%d step=%d)", a.Rank, a.Step))
+			}
 		case key == "delta":
 			c.reason(fmt.Sprintf("无标杆，取最大 delta (rank=%d ms=%d)", a.Rank, a.Micro()))
 		default:
 			c.reason(fmt.Sprintf("无标杆，取最大 norm (rank=%d step=%d)", a.Rank, a.Step))
 		}
-		c.decide(fmt.Sprintf("no baseline: coordinate = the largest %s of the root step's %d candidates: %.6g at rank %d, %s, step %d, micro step %d",
-			key, len(cands), v, a.Rank, a.TargetName, a.Step, a.Micro()))
+		what := "the largest " + key
+		if kind == kindDump && a.MicroStep != nil {
+			what = "the earliest parameters_grad call where a gradient jumps, then the largest " + key
+		}
+		c.decide(fmt.Sprintf("no baseline: coordinate = %s of the root step's %d candidates: %.6g at rank %d, %s, step %d%s",
+			what, len(cands), v, a.Rank, a.TargetName, a.Step, microText(a, ", micro step ")))
 		return
 	}
 	idx := map[string][]*model.Anomaly{}
@@ -90,11 +88,11 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 	for i := range cands {
 		a := &cands[i]
 		v, key := coordValue(a, kind)
-		b := baselineMatch(a, idx[a.TargetName], kind)
+		b := baselineMatch(a, idx[a.TargetName], kind, c.sameStep)
 		if b == nil {
 			deviceSpecific(i, a, fmt.Sprintf("NPU %s=%.4g (rank=%d), GPU 同参数无异常 → NPU 独有", key, v, a.Rank),
-				fmt.Sprintf("candidate rank %d %s ms %d: the baseline has no candidate on the same parameter%s → device-specific, selected",
-					a.Rank, a.TargetName, a.Micro(), map[bool]string{true: " and micro step", false: ""}[kind == kindMicro]))
+				fmt.Sprintf("candidate rank %d %s%s: the baseline has no candidate on the same parameter%s → device-specific, selected",
+					a.Rank, a.TargetName, microText(a, " ms "), map[bool]string{true: " and micro step", false: ""}[kind == kindMicro]))
 			continue
 		}
 		bv, _ := coordValue(b, kind)
@@ -110,14 +108,14 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		if r >= opt.DeviceRatio || a.NonFinite && !b.NonFinite {
 			deviceSpecific(i, a, fmt.Sprintf("NPU %s=%.4g (rank=%d), GPU %s=%.4g (rank=%d), NPU/GPU=%.1fx ≥ %.1fx → NPU 设备特异性异常",
 				key, v, a.Rank, key, bv, b.Rank, r, opt.DeviceRatio),
-				fmt.Sprintf("candidate rank %d %s ms %d: %s %.4g vs baseline %.4g (rank %d) = %.2f× ≥ %.2f× → device-specific, selected",
-					a.Rank, a.TargetName, a.Micro(), key, v, bv, b.Rank, r, opt.DeviceRatio))
+				fmt.Sprintf("candidate rank %d %s%s: %s %.4g vs baseline %.4g (rank %d) = %.2f× ≥ %.2f× → device-specific, selected",
+					a.Rank, a.TargetName, microText(a, " ms "), key, v, bv, b.Rank, r, opt.DeviceRatio))
 			continue
 		}
 		verdicts[i].Verdict = "shared"
 		if selected < 0 {
-			c.decide(fmt.Sprintf("candidate rank %d %s ms %d: %s %.4g vs baseline %.4g = %.2f× < %.2f× → close (双端共有), skipped",
-				a.Rank, a.TargetName, a.Micro(), key, v, bv, r, opt.DeviceRatio))
+			c.decide(fmt.Sprintf("candidate rank %d %s%s: %s %.4g vs baseline %.4g = %.2f× < %.2f× → close (双端共有), skipped",
+				a.Rank, a.TargetName, microText(a, " ms "), key, v, bv, r, opt.DeviceRatio))
 		}
 	}
 	if selected >= 0 {
@@ -135,14 +133,22 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 
 // baselineMatch finds the baseline candidate for a: same parameter (and
 // micro step for micro-step data), preferring the same rank and step, then
-// the same optimizer step, then the largest value.
-func baselineMatch(a *model.Anomaly, bs []*model.Anomaly, kind string) *model.Anomaly {
+// the same optimizer step, then the largest value. A non-finite value on
+// either side matches only at the same optimizer step.
+//
+// sameStep (the two runs cover overlapping optimizer steps: alignedSteps)
+// matches only at the same optimizer step: a baseline candidate at
+// another step is another event, not this coordinate on the baseline.
+func baselineMatch(a *model.Anomaly, bs []*model.Anomaly, kind string, sameStep bool) *model.Anomaly {
 	var best *model.Anomaly
 	bestTier := -1
 	var bestV float64
 	for _, b := range bs {
-		if kind == kindMicro && b.Micro() != a.Micro() {
+		if kind == kindMicro && b.MicroPos() != a.MicroPos() { // the same micro-batch, whatever each input's numbering
 			continue
+		}
+		if (sameStep || a.NonFinite || b.NonFinite) && b.OptStep() != a.OptStep() {
+			continue // a NaN/Inf matches only the same coordinate: an overflow elsewhere is another event
 		}
 		tier := 0
 		if b.OptStep() == a.OptStep() {
@@ -157,4 +163,26 @@ func baselineMatch(a *model.Anomaly, bs []*model.Anomaly, kind string) *model.An
 		}
 	}
 	return best
+}
+
+// microText is prefix + the micro step, or "" when the candidate has none
+// (step-level data, dumps).
+func microText(a *model.Anomaly, prefix string) string {
+	if a.MicroStep == nil {
+		return ""
+	}
+	return prefix + strconv.Itoa(*a.MicroStep)
+}
+
+// alignedSteps tells whether the anomalous run and its baseline cover
+// overlapping optimizer steps (their Phase 1 optimizer_step_range): then
+// the same coordinate on the baseline is at the same optimizer step. With
+// a range unknown (a reference-made file) or disjoint ranges (a baseline
+// numbered otherwise), the seed's match by parameter alone applies.
+func alignedSteps(p1, baseline *model.Phase1Result) bool {
+	if p1 == nil || baseline == nil {
+		return false
+	}
+	a, b := p1.OptimizerStepRange, baseline.OptimizerStepRange
+	return len(a) == 2 && len(b) == 2 && a[0] <= b[1] && b[0] <= a[1]
 }

@@ -92,13 +92,13 @@ func prePairPolluted(p1 *model.Phase1Result, k int, target string, prev, cur map
 	micro := map[int]map[int]bool{} // rank → micro steps with a candidate of target at k
 	for i := range p1.Anomalies {
 		a := &p1.Anomalies[i]
-		if a.OptStep() != k || a.TargetName != target || a.MicroStep == nil || *a.MicroStep < 0 || *a.MicroStep >= w {
+		if a.OptStep() != k || a.TargetName != target || a.MicroPos() < 0 || a.MicroPos() >= w {
 			continue
 		}
 		if micro[a.Rank] == nil {
 			micro[a.Rank] = map[int]bool{}
 		}
-		micro[a.Rank][*a.MicroStep] = true
+		micro[a.Rank][a.MicroPos()] = true
 	}
 	grown, polluted := 0, 0
 	for r, pv := range prev {
@@ -116,7 +116,7 @@ func prePairPolluted(p1 *model.Phase1Result, k int, target string, prev, cur map
 			polluted++
 		}
 	}
-	why = fmt.Sprintf("start at micro step 0 and cover > %.0f%% of the %d micro steps on %d of the %d grown ranks (needs ≥ %.0f%%)",
+	why = fmt.Sprintf("start at the first micro-batch and cover > %.0f%% of the %d micro steps on %d of the %d grown ranks (needs ≥ %.0f%%)",
 		100*pollutionMicroShare, w, polluted, grown, 100*opt.RankShare)
 	return grown > 0 && float64(polluted)/float64(grown) >= opt.RankShare, why
 }

@@ -56,8 +56,8 @@ func anchorCall(opt Phase3Options, a *model.Dump, p1 *model.Phase1Result) (int, 
 	}
 	if p1 != nil {
 		for _, an := range p1.Anomalies {
-			if an.Rank == a.Rank && an.OptStep() == a.Step && an.Micro() >= 0 {
-				return an.Micro(), fmt.Sprintf("anchors compared at call %d of each module (Phase 1 micro step of A's anomaly)", an.Micro())
+			if an.Rank == a.Rank && an.OptStep() == a.Step && an.MicroPos() >= 0 {
+				return an.MicroPos(), fmt.Sprintf("anchors compared at call %d of each module (Phase 1 micro step %d of A's anomaly)", an.MicroPos(), an.Micro())
 			}
 		}
 	}

@@ -119,7 +119,7 @@ func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *Pin, kind string, o
 		}
 	}
 	if pin.MicroStep != nil {
-		if kind != kindMicro {
+		if kind != kindMicro && !p1.Sharding.HasMicroStep { // a single-step dump's calls are micro steps too
 			return fail("micro step given, but the data has no micro steps (%s data)", kind)
 		}
 		if r := p1.Sharding.MicroStepRange; len(r) > 0 && !slices.Contains(r, *pin.MicroStep) {
@@ -165,8 +165,8 @@ func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *Pin, kind string, o
 	if pin.OptStep != nil {
 		co.OptimizerStep = model.IntPtr(*pin.OptStep)
 	}
-	if pin.MicroStep != nil {
-		co.MicroStep = model.IntPtr(*pin.MicroStep)
+	if pin.MicroStep != nil && (co.MicroStep == nil || *co.MicroStep != *pin.MicroStep) {
+		co.MicroStep, co.MicroIndex = model.IntPtr(*pin.MicroStep), nil // as typed, in the input's numbering
 	}
 	if pin.Rank != nil {
 		co.Rank = *pin.Rank

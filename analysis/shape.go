@@ -19,8 +19,7 @@ const (
 
 // stepMapper turns a row's step into (optimizer step, micro step).
 type stepMapper struct {
-	Explicit bool // Step is the optimizer step, Micro the micro step
-	OneBased bool // explicit micro steps count from 1 (monitor v2)
+	Explicit bool // Step is the optimizer step, Micro the micro step (0-based position)
 	W        int  // accumulation window; 0 = none
 	Base     int  // global step of a window start ≤ the first recorded step
 	// Bounds are the global steps that start an optimizer step when the
@@ -36,9 +35,6 @@ func (m *stepMapper) mapStep(step, micro int32) (opt, ms int) {
 	switch {
 	case m.Explicit:
 		ms = int(micro)
-		if m.OneBased && ms > 0 {
-			ms--
-		}
 		if micro == model.NoMicro {
 			ms = -1
 		}
@@ -106,9 +102,13 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 	switch {
 	case d.Format == model.FormatDump && !(explicit && dumpMicro):
 		kind = kindDump
-		res.Reasoning = append(res.Reasoning, "dump statistics: parameter gradients per step, no micro steps (accumulation_window 0)")
+		note := "dump statistics: parameter gradients per step, no micro steps (accumulation_window 0)"
+		if d.ExplicitMicro {
+			note = "dump statistics, one step: parameter gradients of the step's last parameters_grad call; the calls before it (one per micro-batch, accumulated main_grad) give each candidate's micro step"
+		}
+		res.Reasoning = append(res.Reasoning, note)
 	case explicit:
-		m = stepMapper{Explicit: true, OneBased: d.MicroOneBased}
+		m = stepMapper{Explicit: true}
 		kind = kindMicro
 		maxMs := -1
 		for k := range ix.micro {
@@ -119,10 +119,7 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 		sa.ExplicitMicroStep = true
 		note := "explicit micro_step column: optimizer step = step, micro step as recorded (steps never collapsed)"
 		if dumpMicro {
-			note = "dump statistics with one parameters_grad call per micro step (accumulated main_grad): optimizer step = dump step, micro step = call order; judged as accumulated micro steps"
-		}
-		if d.MicroOneBased {
-			note += "; monitor v2 micro steps are 1-based, shifted to 0-based"
+			note = "dump statistics with one parameters_grad call per micro step (accumulated main_grad): optimizer step = dump step, micro step = the call's parameters_grad.N (its order in the step: micro_index); judged as accumulated micro steps"
 		}
 		res.Reasoning = append(res.Reasoning, note+fmt.Sprintf("; %d micro steps per optimizer step", sa.AccumulationWindow))
 	default:
@@ -174,6 +171,7 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 		sa.MicroStepRange = []int{0}
 		sa.PassUnit = "(step,)"
 	}
+	numberMicroSteps(d, metric, kind, sa)
 	var microNote string
 	switch {
 	case sa.AccumulationDetected:

@@ -197,13 +197,22 @@ func swOutcome(r *swRun, a, b *model.MonitorData, numbered, dump bool) (string, 
 		wantMs = -1
 	}
 	name := r.FaultName()
-	match := func(opt, ms, rank int, target string) string {
+	// micro steps are reported as the input numbers them (monitor v2 from
+	// 1, a dump's parameters_grad.N); the truth is the 0-based position
+	oneBased := a.Format == model.FormatCSV && a.MicroBase(a.MetricIndex("grad_unreduced")) == 1
+	match := func(opt, ms, pos, rank int, target string) string {
 		var bad []string
 		if opt != wantOpt {
 			bad = append(bad, fmt.Sprintf("opt %d≠%d", opt, wantOpt))
 		}
-		if ms != wantMs && !(wantMs == -1 && ms <= 0) {
-			bad = append(bad, fmt.Sprintf("ms %d≠%d", ms, wantMs))
+		if pos != wantMs && !(wantMs == -1 && pos <= 0) {
+			bad = append(bad, fmt.Sprintf("ms position %d≠%d", pos, wantMs))
+		}
+		if oneBased && pos >= 0 && ms != pos+1 {
+			bad = append(bad, fmt.Sprintf("ms %d: not the v2 file's number %d", ms, pos+1))
+		}
+		if !oneBased && a.DumpCallNumbers == nil && ms != pos {
+			bad = append(bad, fmt.Sprintf("ms %d≠position %d", ms, pos))
 		}
 		if rank != f.Rank && rank != f.Rank2 && !f.AllRanks {
 			bad = append(bad, fmt.Sprintf("rank %d≠%d", rank, f.Rank))
@@ -217,12 +226,12 @@ func swOutcome(r *swRun, a, b *model.MonitorData, numbered, dump bool) (string, 
 	co := p2.RootCauseCoordinate
 	if co == nil {
 		out = append(out, fmt.Sprintf("no coordinate (%d candidates)", len(p1.Anomalies)))
-	} else if m := match(pv(co.OptimizerStep), pv(co.MicroStep), co.Rank, co.TargetName); m != "" {
+	} else if m := match(pv(co.OptimizerStep), pv(co.MicroStep), coordPos(co), co.Rank, co.TargetName); m != "" {
 		out = append(out, "root: "+m)
 	}
 	if len(p1.Anomalies) > 0 {
 		x := p1.Anomalies[0]
-		if m := match(x.OptStep(), x.Micro(), x.Rank, x.TargetName); m != "" {
+		if m := match(x.OptStep(), x.Micro(), x.MicroPos(), x.Rank, x.TargetName); m != "" {
 			out = append(out, "first candidate: "+m)
 		}
 	}
@@ -348,4 +357,12 @@ func TestSweepFormats(t *testing.T) {
 		}
 	}
 	t.Logf("%d failures", fails)
+}
+
+// coordPos is a coordinate's micro-step position (its number when unknown).
+func coordPos(co *model.Coordinate) int {
+	if co.MicroIndex != nil {
+		return *co.MicroIndex
+	}
+	return pv(co.MicroStep)
 }

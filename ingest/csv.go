@@ -26,8 +26,9 @@ import (
 //     [,micro_step],<ops>; the metric is the slug and scope (weight_grad +
 //     unreduced → "grad_unreduced", see v2MetricName), and a "<vpp>:" prefix
 //     on module names is stripped.
-//   - v2 weight_grad micro steps are 1-based in the file; they are converted
-//     to 0-based here (MicroOneBased stays false), so all sources agree.
+//   - v2 weight_grad micro steps are 1-based in the file; rows hold the
+//     0-based position, so all sources agree, and MicroOneBased names the
+//     file's metrics so that coordinates are reported as the file wrote them.
 //     v2 "reduced" rows carry micro_batch_number (= the window) as micro
 //     step; like v1 grad_reduced rows (no micro_step column) they get NoMicro.
 //   - An empty statistic cell is NaN (the reference reads it as 0); "nan",
@@ -161,6 +162,7 @@ type csvResult struct {
 	metrics  []string
 	hasStat  [model.NumStats]bool
 	micro    bool
+	oneBased bool // micro steps counted from 1 in the file (v2 weight_grad)
 	warnings []string
 }
 
@@ -305,7 +307,7 @@ func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvRes
 	if err != nil {
 		return nil, err
 	}
-	res := &csvResult{micro: h.micro >= 0}
+	res := &csvResult{micro: h.micro >= 0, oneBased: h.micro >= 0 && h.oneBasedMicro}
 	res.rows.Grow(int(min(size/csvBytesPerRowGuess+1, 1<<24)))
 	for _, s := range h.stats {
 		res.hasStat[s] = true

@@ -239,6 +239,12 @@ func (m *csvMerger) add(f csvFile, r *csvResult) error {
 			d.Metrics = append(d.Metrics, name)
 		}
 		mmap[i] = g
+		if r.oneBased {
+			if d.MicroOneBased == nil {
+				d.MicroOneBased = map[string]bool{}
+			}
+			d.MicroOneBased[name] = true
+		}
 	}
 	for s := range d.HasStat {
 		d.HasStat[s] = d.HasStat[s] || r.hasStat[s]

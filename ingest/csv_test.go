@@ -42,7 +42,7 @@ func TestCSVv1Tree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Format != model.FormatCSV || !d.ExplicitMicro || d.MicroOneBased {
+	if d.Format != model.FormatCSV || !d.ExplicitMicro || len(d.MicroOneBased) != 0 {
 		t.Errorf("format %s explicit %v onebased %v", d.Format, d.ExplicitMicro, d.MicroOneBased)
 	}
 	if d.Rows.Len() != 6+6+3+2+3+1 {
@@ -100,8 +100,13 @@ func TestCSVv2Tree(t *testing.T) {
 	if got := strings.Join(d.Metrics, ","); got != "grad_unreduced,grad_reduced,actv,actv_grad" {
 		t.Errorf("metrics %s", got)
 	}
-	if d.Rows.Len() != 9 || !d.ExplicitMicro || d.MicroOneBased {
-		t.Fatalf("rows %d explicit %v onebased %v", d.Rows.Len(), d.ExplicitMicro, d.MicroOneBased)
+	if d.Rows.Len() != 9 || !d.ExplicitMicro {
+		t.Fatalf("rows %d explicit %v", d.Rows.Len(), d.ExplicitMicro)
+	}
+	// weight_grad counts micro steps from 1, module files as written from 0:
+	// the rows hold 0-based positions, MicroBase gives back the file's numbers
+	if d.MicroBase(d.MetricIndex("grad_unreduced")) != 1 || d.MicroBase(d.MetricIndex("actv_grad")) != 0 {
+		t.Errorf("one-based metrics %v", d.MicroOneBased)
 	}
 	fc2 := "module.decoder.layers.0.mlp.linear_fc2.weight" // "0:" prefix stripped
 	// 1-based micro 2 → 0-based 1

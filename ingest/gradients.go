@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"spikescope/model"
@@ -31,6 +32,9 @@ const paramGradMarker = ".parameters_grad"
 //     each call is also a row with Micro = its 0-based order within the step
 //     and ExplicitMicro is set. With unequal counts the calls cannot be lined
 //     up as micro steps; only the per-step rows are kept, with a warning.
+//     DumpCallNumbers keeps each call's N when it differs from the order
+//     (msprobe's counter running on across steps), so that a micro step is
+//     reported as dump.json writes it.
 func GradientsFromDumps(t *model.DumpTree) *model.MonitorData {
 	md := &model.MonitorData{
 		Path:    t.Path,
@@ -42,6 +46,7 @@ func GradientsFromDumps(t *model.DumpTree) *model.MonitorData {
 	type seq struct {
 		rank, step, target int32
 		calls              [][model.NumStats]float64
+		nums               []int // parameters_grad.N of each call (-1: no counter)
 	}
 	var seqs []seq
 	for _, d := range t.Dumps {
@@ -71,6 +76,7 @@ func GradientsFromDumps(t *model.DumpTree) *model.MonitorData {
 					seqs = append(seqs, seq{rank: int32(d.Rank), step: int32(step), target: id})
 				}
 				seqs[si].calls = append(seqs[si].calls, p.Stat)
+				seqs[si].nums = append(seqs[si].nums, op.CallIndex)
 			}
 		}
 	}
@@ -89,6 +95,17 @@ func GradientsFromDumps(t *model.DumpTree) *model.MonitorData {
 		md.Warnings = append(md.Warnings, warn)
 	}
 	md.ExplicitMicro = w > 1
+	if md.ExplicitMicro {
+		var warn string
+		cs := make([]callSeq, len(seqs))
+		for i, s := range seqs {
+			cs[i] = callSeq{model.RankStep{Rank: s.rank, Step: s.step}, s.nums}
+		}
+		md.DumpCallNumbers, warn = dumpCallNumbers(t.Path, cs)
+		if warn != "" {
+			md.Warnings = append(md.Warnings, warn)
+		}
+	}
 	rowsPer := 1
 	if md.ExplicitMicro {
 		rowsPer += w
@@ -119,4 +136,41 @@ func accumulationMicroRows(counts []int, names []string) (int, string) {
 		return w, ""
 	}
 	return 0, ""
+}
+
+// callSeq is the parameters_grad call counters of one (dump, target).
+type callSeq struct {
+	rs   model.RankStep
+	nums []int
+}
+
+// dumpCallNumbers is MonitorData.DumpCallNumbers: per dump, the N of
+// parameters_grad.N of each call, in call order, so that a micro step is
+// reported as dump.json writes it (msprobe's counter need not restart per
+// step, formats.md §3.2). nil when every dump numbers its calls 0..W-1 (the
+// positions are the numbers) or a key carries no counter; nil with a
+// warning when two modules of one dump number their calls differently.
+func dumpCallNumbers(path string, seqs []callSeq) (map[model.RankStep][]int, string) {
+	out := map[model.RankStep][]int{}
+	same := true // every dump counts 0..W-1
+	for _, s := range seqs {
+		for k, n := range s.nums {
+			if n < 0 {
+				return nil, ""
+			}
+			same = same && n == k
+		}
+		prev, ok := out[s.rs]
+		if !ok {
+			out[s.rs] = s.nums
+			continue
+		}
+		if !slices.Equal(prev, s.nums) {
+			return nil, fmt.Sprintf("%s: parameters_grad call counters differ between modules of rank %d step %d (%v, %v): micro steps are reported as call order 0..%d", path, s.rs.Rank, s.rs.Step, prev, s.nums, len(s.nums)-1)
+		}
+	}
+	if same {
+		return nil, ""
+	}
+	return out, ""
 }

@@ -40,6 +40,13 @@ type ShardingAnalysis struct {
 	ResetBoundary        *int   `json:"reset_boundary"`
 	PassUnit             string `json:"pass_unit"`
 	Conclusion           string `json:"conclusion"`
+	// MicroStepBase is the number of the first micro step of an optimizer
+	// step in the input (1 for monitor v2 weight gradients, 0 otherwise; a
+	// dump's first parameters_grad.N), MicroStepNumbering says in words
+	// how micro_step (and step) are numbered: every coordinate is
+	// reported in the input's own numbering (method.md).
+	MicroStepBase      int    `json:"micro_step_base"`
+	MicroStepNumbering string `json:"micro_step_numbering"`
 }
 
 // TargetRankNorms is the final norm of one parameter on every rank at one
@@ -71,10 +78,14 @@ type Phase1Summary struct {
 
 // Anomaly is one candidate spike coordinate.
 type Anomaly struct {
-	Rank             int    `json:"rank"`
-	Step             int    `json:"step"`
-	MicroStep        *int   `json:"micro_step,omitempty"`
-	OptimizerStep    *int   `json:"optimizer_step,omitempty"`
+	Rank          int  `json:"rank"`
+	Step          int  `json:"step"`
+	MicroStep     *int `json:"micro_step,omitempty"` // as the input numbers it (sharding_analysis.micro_step_numbering)
+	OptimizerStep *int `json:"optimizer_step,omitempty"`
+	// MicroIndex is the 0-based position of the micro-batch in its
+	// optimizer step (the call order of a dump's modules), whatever the
+	// input's numbering: what lines micro steps up across inputs.
+	MicroIndex       *int   `json:"micro_index,omitempty"`
 	TargetName       string `json:"target_name"`
 	Metric           string `json:"metric"`
 	Norm             Float  `json:"norm"`
@@ -111,6 +122,16 @@ func (a *Anomaly) Micro() int {
 		return *a.MicroStep
 	}
 	return -1
+}
+
+// MicroPos returns the 0-based position of the micro-batch in its
+// optimizer step (MicroIndex; Micro when a file made elsewhere lacks it),
+// -1 when none.
+func (a *Anomaly) MicroPos() int {
+	if a.MicroIndex != nil {
+		return *a.MicroIndex
+	}
+	return a.Micro()
 }
 
 // IntPtr and FloatPtr help build optional fields.

@@ -13,8 +13,10 @@ type Phase2Result struct {
 	TopTargetsPerStep       map[string]TopTarget `json:"top_targets_per_step,omitempty"`
 	CrossStep               []CrossStepPair      `json:"cross_step"`
 	Candidates              []CandidateVerdict   `json:"candidates"`
-	Pinned                  bool                 `json:"pinned"`
-	Warnings                []string             `json:"warnings,omitempty"`
+	// Events are the independent spike events, earliest first.
+	Events   []SpikeEvent `json:"events"`
+	Pinned   bool         `json:"pinned"`
+	Warnings []string     `json:"warnings,omitempty"`
 	// Thresholds are the numbers the decisions used (growth, rank_share,
 	// device_ratio, min_common_ranks).
 	Thresholds map[string]float64 `json:"thresholds,omitempty"`
@@ -22,8 +24,11 @@ type Phase2Result struct {
 
 // Coordinate is a root-cause coordinate.
 type Coordinate struct {
-	OptimizerStep  *int   `json:"optimizer_step"`
-	MicroStep      *int   `json:"micro_step"`
+	OptimizerStep *int `json:"optimizer_step"`
+	MicroStep     *int `json:"micro_step"` // as the input numbers it
+	// MicroIndex is the micro-batch's 0-based position in its optimizer
+	// step (Anomaly.MicroIndex), when known.
+	MicroIndex     *int   `json:"micro_index,omitempty"`
 	Step           *int   `json:"step"`
 	Rank           int    `json:"rank"`
 	TargetName     string `json:"target_name"`

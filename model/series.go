@@ -108,12 +108,33 @@ type MonitorData struct {
 	// ExplicitMicro is true when the source recorded micro steps itself (CSV
 	// micro_step column); then Step is the optimizer step.
 	ExplicitMicro bool
-	// MicroOneBased is true for monitor v2 weight-gradient rows (micro 1..W).
-	MicroOneBased bool
-	Rows          Rows
+	// MicroOneBased names the metrics whose input numbers micro steps from
+	// 1 (monitor v2 weight_grad: 1..W). Rows.Micro is always the 0-based
+	// position of the micro-batch in its optimizer step; the numbers the
+	// input wrote are what coordinates report (MicroBase).
+	MicroOneBased map[string]bool
+	// DumpCallNumbers: a dump tree whose parameters_grad calls are micro
+	// steps — per (rank, step), the N of parameters_grad.N of each call in
+	// call order (Rows.Micro is the position in this list). nil when the
+	// keys carry no counter or the counters differ between modules.
+	DumpCallNumbers map[RankStep][]int
+	Rows            Rows
 	// Warnings are problems that did not stop the load (skipped files,
 	// missing columns, ...): the output repeats them.
 	Warnings []string
+}
+
+// RankStep identifies one dump (one rank at one step).
+type RankStep struct{ Rank, Step int32 }
+
+// MicroBase is the number the input gives the first micro step of an
+// optimizer step in the rows of metric (an index into Metrics): 1 for
+// monitor v2 weight gradients, else 0.
+func (m *MonitorData) MicroBase(metric int) int {
+	if metric >= 0 && metric < len(m.Metrics) && m.MicroOneBased[m.Metrics[metric]] {
+		return 1
+	}
+	return 0
 }
 
 // MetricIndex returns the index of the named metric, or -1.

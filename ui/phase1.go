@@ -144,6 +144,10 @@ func (p *phase1Pane) overviewLines() []string {
 			how = "explicit"
 		}
 		win = fmt.Sprintf("window %d (%s, phase %d)", sa.AccumulationWindow, how, sa.WindowPhase)
+		if r := sa.MicroStepRange; sa.ExplicitMicroStep && len(r) > 0 {
+			// micro steps are shown as the input numbers them
+			win = fmt.Sprintf("window %d (%s, ms %d..%d as in the input)", sa.AccumulationWindow, how, r[0], r[len(r)-1])
+		}
 	}
 	pp := ""
 	if sa.PPStages > 1 {

@@ -61,6 +61,7 @@ func (p *phase2Pane) lines() []string {
 	if r.CrossDeviceVerification != "" && len(r.Decisions) == 0 {
 		out = append(out, wrap("cross-device: "+r.CrossDeviceVerification, p.width)...)
 	}
+	out = append(out, p.eventLines(r)...)
 	out = append(out, "", st.Title.Render("cross-step growth (same parameter, adjacent optimizer steps)"))
 	if len(r.CrossStep) == 0 {
 		out = append(out, "  "+noCrossStepReason(r))

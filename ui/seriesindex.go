@@ -134,7 +134,7 @@ func (ix *seriesIndex) statCurve(a *model.Anomaly, rank int, stat model.Stat) (c
 		for k, i := range rows {
 			c.Steps[k], c.Micro[k], c.Vals[k] = r.Step[i], r.Micro[i], r.Val[stat][i]
 			if spike < 0 && rank == a.Rank && int(r.Step[i]) == a.Step &&
-				(r.Micro[i] == model.NoMicro || a.MicroStep == nil || int(r.Micro[i]) == *a.MicroStep) {
+				(r.Micro[i] == model.NoMicro || a.MicroStep == nil || int(r.Micro[i]) == a.MicroPos()) {
 				spike = k
 			}
 		}

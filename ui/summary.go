@@ -43,6 +43,9 @@ func Summary(d *Data) string {
 			pinned = " (pinned)"
 		}
 		fmt.Fprintf(&b, "root-cause coordinate: %s%s\n", coordinateString(d.P2.RootCauseCoordinate), pinned)
+		if s := eventsSummary(d.P2); s != "" {
+			b.WriteString(s + "\n")
+		}
 	}
 	if d.P3 != nil {
 		s := d.P3.DivergenceSummary

@@ -43,6 +43,12 @@ type Config struct {
 	// candidates); DumpPrevStep also dumps the fault rank one step earlier.
 	ControlRanks []int
 	DumpPrevStep bool
+	// NoFault leaves the planted Fault (and its explosion) out: the run's
+	// anomalies are its Spikes only (events.go).
+	NoFault bool
+	// Spikes are further planted spike events (events.go): independent
+	// kernel or data spikes, and fp16 loss-scale overflows on both devices.
+	Spikes []Spike
 }
 
 // DefaultConfig is the demo run: 8 ranks, 6 layers, window 4, 10 optimizer

@@ -130,9 +130,10 @@ func Generate(cfg Config) *Run {
 					meanZ := gauss(rng)
 					for d := Device(0); d < numDevices; d++ {
 						v := inc * (1 + c.DeviceNoise*gauss(rng))
-						if d == Anomalous {
+						if d == Anomalous && !c.NoFault {
 							v *= anomalyFactor(c, par, rank, s, m, fs, exploding, expl[rank*P+p])
 						}
+						v *= spikeFactor(c, d, par, rank, c.FirstStep+s, m)
 						acc[p].sq[d] += v * v
 						norm := math.Sqrt(acc[p].sq[d])
 						rms := norm / math.Sqrt(float64(par.Elements()))

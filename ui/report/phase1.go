@@ -109,6 +109,10 @@ func (r *renderer) overview(p1 *model.Phase1Result) *table {
 		win += " (" + r.tf("ov.optsteps", sh.OptimizerStepCount) + ")"
 	}
 	t.add(r.t("ov.window"), win)
+	if rg := sh.MicroStepRange; sh.ExplicitMicroStep && len(rg) > 0 {
+		// coordinates are reported in the input's own numbering
+		t.add(r.t("ov.msnum"), r.tf("ov.msnumval", rg[0], rg[len(rg)-1]))
+	}
 	if sh.PPStages > 1 {
 		t.add(r.t("ov.pp"), strconv.Itoa(sh.PPStages))
 	}

@@ -109,6 +109,7 @@ func (r *renderer) phase2() {
 			r.line(r.t("p2.normcompared"))
 		}
 	}
+	r.phase2Events(p2)
 	var notes []string
 	notes = append(notes, p2.Decisions...)
 	r.notes(notes, p2.Warnings)
@@ -170,6 +171,7 @@ func (r *renderer) phase2Conclusion(p2 *model.Phase2Result) conclusion {
 	if p2.RootOptStep != nil {
 		c.evidence = append(c.evidence, r.tf("p2c.rootstep", *p2.RootOptStep))
 	}
+	c.evidence = append(c.evidence, r.eventsEvidence(p2)...)
 	// The reasoning keeps the reference scripts' Chinese wording; the
 	// English report points to the (English) decisions instead.
 	foreign := func(s string) bool { return !r.zh && hasHan(s) && len(p2.Decisions) > 0 }

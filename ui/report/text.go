@@ -53,6 +53,8 @@ var dict = map[string][2]string{
 	"ov.window":    {"累积窗口", "Accumulation window"},
 	"ov.steplevel": {"step 级/dump", "step level/dump"},
 	"ov.optsteps":  {"%d 个 opt_step", "%d optimizer steps"},
+	"ov.msnum":     {"micro_step 编号", "micro_step numbering"},
+	"ov.msnumval":  {"%d..%d，与输入文件一致", "%d..%d, as in the input"},
 	"ov.pp":        {"PP stage 数", "PP stages"},
 	"ov.cands":     {"候选数", "Candidates"},
 	"h.param":      {"参数", "Parameter"},

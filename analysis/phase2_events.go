@@ -1,0 +1,524 @@
+package analysis
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"spikescope/model"
+)
+
+// Extents of a spike event (model.SpikeEvent.Extent).
+const (
+	extentKernel   = "kernel-like"
+	extentData     = "data-like"
+	extentRunWide  = "run-wide"
+	extentPartial  = "partial"
+	extentNotJudge = "not judged"
+)
+
+// Event labels against a baseline.
+const (
+	eventShared   = "shared"
+	eventSpecific = "device-specific"
+)
+
+// dataLikeShare: an event on few ranks that covers at least this share of
+// the parameters a rank holds looks like data (a bad batch raises every
+// gradient of its rank); fewer parameters on one rank look like a kernel.
+const dataLikeShare = 0.5
+
+// maxEventNames caps an event's parameter_names (its parameters count
+// says how many there are).
+const maxEventNames = 10
+
+// eventBuild is one event while it is assembled.
+type eventBuild struct {
+	steps    []int
+	into     []int
+	cands    []model.Anomaly // all its candidates, every step
+	rootCand []model.Anomaly // those of its root step
+}
+
+// sortForCoordinate orders candidates of one step the way the coordinate
+// is chosen: non-finite first (the earliest kind of anomaly), then the
+// largest delta (micro-step data) or norm.
+func sortForCoordinate(cands []model.Anomaly, kind string) {
+	slices.SortStableFunc(cands, func(a, b model.Anomaly) int {
+		if a.NonFinite != b.NonFinite {
+			if a.NonFinite {
+				return -1
+			}
+			return 1
+		}
+		if kind == kindDump {
+			// a single-step dump's candidates that name the call where
+			// their gradient jumps come first, earliest call first
+			if c := cmp.Compare(microOrder(&a), microOrder(&b)); c != 0 {
+				return c
+			}
+		}
+		va, _ := coordValue(&a, kind)
+		vb, _ := coordValue(&b, kind)
+		return cmpDesc(va, vb)
+	})
+}
+
+// buildEvents groups the candidates into independent spike events,
+// earliest first. A step's candidates join the event that ends at the
+// step before (the previous recorded step) when that event conducts into
+// it — a qualifying cross-step pair (the seed's growth rule), or, on
+// step-level data, candidates on at least RankShare of the run's ranks
+// (most ranks stay elevated) — or when it repeats one of that step's
+// finite (rank, parameter) coordinates (one persisting anomaly). Any other
+// step with candidates starts a new event.
+//
+// With a baseline, a step whose candidates are all non-finite on both
+// devices at the same coordinate (an fp16 loss-scale overflow both runs
+// skip) is an event of its own: the baseline has it without the step
+// before, so it is not that step's propagation.
+func (c *p2) buildEvents(p1, baseline *model.Phase1Result, kind string, opt Phase2Options) []*eventBuild {
+	idx := baselineIndex(baseline)
+	bySteps := map[int][]model.Anomaly{}
+	var steps []int
+	for i := range p1.Anomalies {
+		k := p1.Anomalies[i].OptStep()
+		if _, ok := bySteps[k]; !ok {
+			steps = append(steps, k)
+		}
+		bySteps[k] = append(bySteps[k], p1.Anomalies[i])
+	}
+	slices.Sort(steps)
+	qualifies := map[[2]int]bool{}
+	for _, r := range c.res.CrossStep {
+		if r.Qualifies {
+			qualifies[[2]int{r.From, r.To}] = true
+		}
+	}
+	nRanks := len(p1.Summary.Ranks)
+	var out []*eventBuild
+	var cur *eventBuild
+	for _, k := range steps {
+		cs := bySteps[k]
+		if cur != nil {
+			last := cur.steps[len(cur.steps)-1]
+			adjacent := nextRecordedStep(p1, kind, last) == k
+			conducts := adjacent && (qualifies[[2]int{last, k}] ||
+				kind != kindMicro && nRanks >= 2 && float64(len(rankSet(cs))) >= opt.RankShare*float64(nRanks) &&
+					!(baseline != nil && sharedNonFinite(cs, idx, kind, c.sameStep, opt)))
+			if conducts || adjacent && repeatsCoordinate(cur.cands, last, cs) {
+				cur.steps = append(cur.steps, k)
+				if conducts {
+					cur.into = append(cur.into, k)
+				}
+				cur.cands = append(cur.cands, cs...)
+				continue
+			}
+		}
+		cur = &eventBuild{steps: []int{k}, cands: slices.Clone(cs), rootCand: slices.Clone(cs)}
+		out = append(out, cur)
+	}
+	return out
+}
+
+// sharedNonFinite: every candidate is non-finite and so is the
+// baseline's at the same coordinate.
+func sharedNonFinite(cs []model.Anomaly, idx map[string][]*model.Anomaly, kind string, sameStep bool, opt Phase2Options) bool {
+	for i := range cs {
+		if !cs[i].NonFinite {
+			return false
+		}
+		if specific, _, _ := baselineVerdictOf(&cs[i], idx, kind, sameStep, opt); specific {
+			return false
+		}
+	}
+	return len(cs) > 0
+}
+
+// nextRecordedStep is the optimizer step recorded after k: the next
+// step of the Phase 1 entry (a monitor with a step interval), else the
+// next step of the data (step-level data and dumps), else k+1.
+func nextRecordedStep(p1 *model.Phase1Result, kind string, k int) int {
+	if e, ok := p1.TargetRankNorms[strconv.Itoa(k)]; ok && e.NextStep != nil && *e.NextStep > k {
+		return *e.NextStep
+	}
+	if kind != kindMicro {
+		for _, s := range p1.Summary.Steps {
+			if s > k {
+				return s
+			}
+		}
+	}
+	return k + 1
+}
+
+// repeatsCoordinate: a finite candidate at the new step has the same rank
+// and parameter as a finite candidate of the event at step last.
+func repeatsCoordinate(prev []model.Anomaly, last int, cs []model.Anomaly) bool {
+	seen := map[string]bool{}
+	for i := range prev {
+		if a := &prev[i]; a.OptStep() == last && !a.NonFinite {
+			seen[strconv.Itoa(a.Rank)+"\x00"+a.TargetName] = true
+		}
+	}
+	for i := range cs {
+		if a := &cs[i]; !a.NonFinite && seen[strconv.Itoa(a.Rank)+"\x00"+a.TargetName] {
+			return true
+		}
+	}
+	return false
+}
+
+func rankSet(cs []model.Anomaly) map[int]bool {
+	m := map[int]bool{}
+	for i := range cs {
+		m[cs[i].Rank] = true
+	}
+	return m
+}
+
+// parametersPerRank estimates how many parameters one rank holds: the
+// analysed parameters over the pipeline stages (at least the most any
+// rank has among the candidates).
+func parametersPerRank(p1 *model.Phase1Result) int {
+	n := len(p1.Targets)
+	if n == 0 {
+		n = p1.Summary.TotalTargets
+	}
+	if pp := p1.Sharding.PPStages; pp > 1 {
+		n = (n + pp - 1) / pp
+	}
+	per := map[int]map[string]bool{}
+	for i := range p1.Anomalies {
+		a := &p1.Anomalies[i]
+		if per[a.Rank] == nil {
+			per[a.Rank] = map[string]bool{}
+		}
+		per[a.Rank][a.TargetName] = true
+	}
+	for _, m := range per {
+		n = max(n, len(m))
+	}
+	return n
+}
+
+// eventExtent classifies the root step of an event: most ranks →
+// run-wide; few ranks but at least dataLikeShare of a rank's parameters →
+// data-like; one rank, fewer parameters → kernel-like; else partial.
+func eventExtent(nRanks, nParams, ranksTotal, perRank int, opt Phase2Options) string {
+	switch {
+	case nRanks >= 2 && ranksTotal > 0 && float64(nRanks) >= opt.RankShare*float64(ranksTotal):
+		return extentRunWide
+	case nParams >= 2 && perRank > 0 && float64(nParams) >= dataLikeShare*float64(perRank):
+		return extentData
+	case nRanks == 1:
+		return extentKernel
+	}
+	return extentPartial
+}
+
+// baselineVerdictOf compares one candidate with the baseline the way the
+// coordinate walk does (the seed's Step 2.3): no baseline candidate on
+// the same parameter (and micro step) → device-specific; a ratio ≥
+// DeviceRatio, or non-finite here but finite there → device-specific;
+// else shared (non-finite on both sides at the same coordinate: shared).
+func baselineVerdictOf(a *model.Anomaly, idx map[string][]*model.Anomaly, kind string, sameStep bool, opt Phase2Options) (specific bool, b *model.Anomaly, r float64) {
+	b = baselineMatch(a, idx[a.TargetName], kind, sameStep)
+	if b == nil {
+		return true, nil, math.Inf(1)
+	}
+	v, _ := coordValue(a, kind)
+	bv, _ := coordValue(b, kind)
+	r = math.Inf(1)
+	switch {
+	case a.NonFinite && b.NonFinite:
+		r = 1
+	case bv > 0:
+		r = v / bv
+	}
+	return r >= opt.DeviceRatio || a.NonFinite && !b.NonFinite, b, r
+}
+
+func baselineIndex(baseline *model.Phase1Result) map[string][]*model.Anomaly {
+	idx := map[string][]*model.Anomaly{}
+	if baseline == nil {
+		return idx
+	}
+	for i := range baseline.Anomalies {
+		b := &baseline.Anomalies[i]
+		idx[b.TargetName] = append(idx[b.TargetName], b)
+	}
+	return idx
+}
+
+// describeEvents turns the built events into their JSON form, labelled
+// against the baseline when one is given.
+func describeEvents(p1, baseline *model.Phase1Result, evs []*eventBuild, kind string, snapshot bool, opt Phase2Options) []model.SpikeEvent {
+	sameStep := alignedSteps(p1, baseline)
+	idx := baselineIndex(baseline)
+	perRank := parametersPerRank(p1)
+	ranksTotal := len(p1.Summary.Ranks)
+	out := make([]model.SpikeEvent, 0, len(evs))
+	for i, e := range evs {
+		cs := slices.Clone(e.rootCand)
+		sortForCoordinate(cs, kind)
+		names := map[string]bool{}
+		var nameList []string
+		nf := false
+		for j := range cs {
+			if !names[cs[j].TargetName] {
+				names[cs[j].TargetName] = true
+				nameList = append(nameList, cs[j].TargetName)
+			}
+			nf = nf || cs[j].NonFinite
+		}
+		slices.Sort(nameList)
+		if len(nameList) > maxEventNames {
+			nameList = nameList[:maxEventNames]
+		}
+		rs := rankSet(cs)
+		var ranks []int
+		for r := range rs {
+			ranks = append(ranks, r)
+		}
+		slices.Sort(ranks)
+		maxDev := math.Inf(-1)
+		for j := range e.cands {
+			if d := float64(e.cands[j].DeviationRatio); !math.IsNaN(d) && d > maxDev {
+				maxDev = d
+			}
+		}
+		if math.IsInf(maxDev, -1) {
+			maxDev = 0
+		}
+		ev := model.SpikeEvent{ID: i + 1, RootStep: e.steps[0], Steps: slices.Clone(e.steps), Ranks: ranks,
+			RanksTotal: max(ranksTotal, len(ranks)), Parameters: len(names), ParameterNames: nameList,
+			ParametersPerRank: perRank, Conducts: len(e.into) > 0, ConductsInto: append([]int{}, e.into...),
+			Candidates: len(e.cands), NonFinite: nf, MaxDeviation: model.Float(maxDev)}
+		ev.Extent = eventExtent(len(ranks), len(names), ev.RanksTotal, perRank, opt)
+		if snapshot {
+			ev.Extent = extentNotJudge
+		}
+		pick := 0
+		if baseline != nil {
+			ev.Baseline, ev.BaselineReason = eventShared, ""
+			nShared := 0
+			for j := range cs {
+				specific, b, r := baselineVerdictOf(&cs[j], idx, kind, sameStep, opt)
+				if !specific {
+					nShared++
+					continue
+				}
+				ev.Baseline, pick = eventSpecific, j
+				ev.BaselineReason = specificReason(&cs[j], b, r, kind, opt)
+				break
+			}
+			if ev.Baseline == eventShared {
+				ev.BaselineReason = sharedReason(cs, nShared, kind, opt)
+			}
+		}
+		ev.Coordinate = coordOf(&cs[pick])
+		out = append(out, ev)
+	}
+	return out
+}
+
+func specificReason(a, b *model.Anomaly, r float64, kind string, opt Phase2Options) string {
+	v, key := coordValue(a, kind)
+	if b == nil {
+		return fmt.Sprintf("rank %d %s: the baseline has no candidate on this parameter%s", a.Rank, a.TargetName,
+			map[bool]string{true: " and micro step", false: ""}[kind == kindMicro])
+	}
+	bv, _ := coordValue(b, kind)
+	if a.NonFinite && !b.NonFinite {
+		return fmt.Sprintf("rank %d %s: non-finite here, finite on the baseline (%s %.4g)", a.Rank, a.TargetName, key, bv)
+	}
+	return fmt.Sprintf("rank %d %s: %s %.4g vs the baseline's %.4g = %.2f× ≥ %.2f×", a.Rank, a.TargetName, key, v, bv, r, opt.DeviceRatio)
+}
+
+func sharedReason(cs []model.Anomaly, n int, kind string, opt Phase2Options) string {
+	nf := 0
+	for i := range cs {
+		if cs[i].NonFinite {
+			nf++
+		}
+	}
+	switch {
+	case nf == len(cs):
+		return fmt.Sprintf("all %d candidate(s) are non-finite on the baseline too, at the same step", n)
+	case nf > 0:
+		return fmt.Sprintf("all %d candidate(s) are on the baseline too (%d non-finite on both devices, the others within %.2f×)", n, nf, opt.DeviceRatio)
+	}
+	return fmt.Sprintf("all %d candidate(s) are within %.2f× of the baseline", n, opt.DeviceRatio)
+}
+
+// eventHolding is the event of optimizer step k: the one that holds it,
+// or, for a root the pre-pair moved in front of a step with candidates
+// (a step without candidates of its own), the event starting right after.
+func (c *p2) eventHolding(evs []model.SpikeEvent, k int) int {
+	if i := eventOf(evs, k); i >= 0 || c.pre == nil || c.pre.step != k {
+		return i
+	}
+	for i := range evs {
+		if evs[i].RootStep > k {
+			return i
+		}
+	}
+	return -1
+}
+
+// eventOf is the index of the event that holds optimizer step k (-1).
+func eventOf(evs []model.SpikeEvent, k int) int {
+	for i := range evs {
+		if slices.Contains(evs[i].Steps, k) {
+			return i
+		}
+	}
+	return -1
+}
+
+// eventRoot applies method.md's event rule for the root step. Step-level
+// data (the seed's cross-step rule does not apply there): the root of the
+// earliest event (its root step, also when the seed's fallback chose a
+// later step of it). Micro-step data: the seed's root (seedRoot, from
+// Step 2.2). With a baseline: the earliest device-specific event (its
+// root step; on micro-step data the seed's root when that lies in it: the
+// baseline never moves the root inside one conducted event); when every
+// event is shared, the earliest event. Returns the root step and the
+// event index.
+func (c *p2) eventRoot(evs []model.SpikeEvent, seedRoot *int, kind string, withBaseline bool) (*int, int) {
+	if len(evs) == 0 {
+		return seedRoot, -1
+	}
+	seedEv := -1
+	if seedRoot != nil {
+		seedEv = c.eventHolding(evs, *seedRoot)
+	}
+	pick := func(i int) (*int, int) {
+		if kind == kindMicro && seedRoot != nil && seedEv == i {
+			return seedRoot, i
+		}
+		k := evs[i].RootStep
+		return &k, i
+	}
+	if withBaseline {
+		first := -1
+		for i := range evs {
+			if evs[i].Baseline == eventSpecific {
+				first = i
+				break
+			}
+		}
+		if first < 0 {
+			r, i := pick(0)
+			c.both(fmt.Sprintf("所有 %d 个异常事件双端共有，取最早的事件 opt_step %d", len(evs), *r),
+				fmt.Sprintf("events: all %d are on the baseline too (shared): the root is the earliest, event 1 at optimizer step %d, labelled shared", len(evs), *r))
+			return r, i
+		}
+		r, i := pick(first)
+		switch {
+		case seedRoot == nil || *r == *seedRoot:
+			c.decide(fmt.Sprintf("events: the root is the earliest device-specific event, event %d at optimizer step %d", first+1, *r))
+		default:
+			why := fmt.Sprintf("it comes before the step the rules chose first, optimizer step %d (earliest wins)", *seedRoot)
+			if seedEv >= 0 && evs[seedEv].Baseline == eventShared {
+				why = fmt.Sprintf("the step the rules chose first, optimizer step %d, is in event %d, which the baseline has too (shared)", *seedRoot, seedEv+1)
+			}
+			c.both(fmt.Sprintf("双端共有的事件不作根因: 取最早的设备特异事件 opt_step %d", *r),
+				fmt.Sprintf("events: the root is the earliest device-specific event, event %d at optimizer step %d: %s; %d earlier shared event(s) stay listed", first+1, *r, why, sharedBefore(evs, first)))
+		}
+		return r, i
+	}
+	if kind == kindMicro {
+		return seedRoot, seedEv
+	}
+	r, i := pick(0)
+	if seedRoot != nil && *seedRoot != *r && seedEv == i {
+		c.both(fmt.Sprintf("step 级数据: opt_step %d 属于始于 opt_step %d 的事件，取其起点", *seedRoot, *r),
+			fmt.Sprintf("events (step-level data): optimizer step %d, the seed's choice, belongs to event 1, which starts at optimizer step %d and reaches it: the root is the event's start (earliest, not largest)", *seedRoot, *r))
+	} else if seedRoot != nil && *seedRoot != *r {
+		later := seedEv
+		c.both(fmt.Sprintf("step 级数据: 取最早的异常事件 opt_step %d (而非偏离最大的 opt_step %d)", *r, *seedRoot),
+			fmt.Sprintf("events (step-level data, where the seed's cross-step rule does not apply): the root is the earliest event, event 1 at optimizer step %d; the seed's choice, optimizer step %d (event %d), stays listed as a later event (earliest, not largest)", *r, *seedRoot, later+1))
+	} else if len(evs) > 1 {
+		c.decide(fmt.Sprintf("events (step-level data): the root is the earliest of %d events, event 1 at optimizer step %d", len(evs), *r))
+	}
+	return r, i
+}
+
+func sharedBefore(evs []model.SpikeEvent, first int) int {
+	n := 0
+	for i := 0; i < first; i++ {
+		if evs[i].Baseline == eventShared {
+			n++
+		}
+	}
+	return n
+}
+
+// eventsDecision lists the events in one decision line.
+func (c *p2) eventsDecision(evs []model.SpikeEvent) {
+	if len(evs) == 0 {
+		return
+	}
+	parts := make([]string, len(evs))
+	for i := range evs {
+		e := &evs[i]
+		s := fmt.Sprintf("%d) optimizer step %d, %s (%d of %d ranks, %d parameter(s))", e.ID, e.RootStep, e.Extent, len(e.Ranks), e.RanksTotal, e.Parameters)
+		if e.Conducts {
+			s += fmt.Sprintf(", conducts into %s", joinInts(e.ConductsInto))
+		}
+		if e.Baseline != "" {
+			s += ", " + e.Baseline
+		}
+		parts[i] = s
+	}
+	c.decide(fmt.Sprintf("%d independent spike event(s), earliest first: %s", len(evs), strings.Join(parts, "; ")))
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+// markRootEvent marks event i as the root's and gives it the final
+// coordinate; a root the pre-pair moved in front of the event becomes its
+// root step (the event conducts from there).
+func (c *p2) markRootEvent(evs []model.SpikeEvent, i int, root *int) {
+	if i < 0 || i >= len(evs) {
+		return
+	}
+	e := &evs[i]
+	e.Root = true
+	if root != nil && *root < e.RootStep {
+		e.ConductsInto = append([]int{e.RootStep}, e.ConductsInto...)
+		e.Steps = append([]int{*root}, e.Steps...)
+		e.RootStep, e.Conducts = *root, true
+	}
+	if c.res.RootCauseCoordinate != nil {
+		co := *c.res.RootCauseCoordinate
+		e.Coordinate = &co
+	}
+}
+
+// listPinnedEvents lists the events next to a pinned coordinate; the one
+// holding the pinned optimizer step is marked.
+func (c *p2) listPinnedEvents(p1, baseline *model.Phase1Result, kind string, opt Phase2Options) {
+	if p1 == nil || len(p1.Anomalies) == 0 {
+		return
+	}
+	snapshot := kind == kindDump && (len(p1.Summary.Steps) == 1 || len(p1.Summary.Steps) == 0 && singleStep(p1.Anomalies))
+	evs := describeEvents(p1, baseline, c.buildEvents(p1, baseline, kind, opt), kind, snapshot, opt)
+	if co := c.res.RootCauseCoordinate; co != nil && co.OptimizerStep != nil {
+		if i := eventOf(evs, *co.OptimizerStep); i >= 0 {
+			evs[i].Root = true
+		}
+	}
+	c.res.Events = evs
+}
