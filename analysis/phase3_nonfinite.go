@@ -243,6 +243,14 @@ func floatOutputs(op *model.Op) int {
 	return r
 }
 
+// nonFiniteOriginIf is nonFiniteOrigin when cond holds, else nil.
+func nonFiniteOriginIf(cond bool, x, y *dumpIndex, dir model.Direction) *nfOrigin {
+	if !cond {
+		return nil
+	}
+	return nonFiniteOrigin(x, y, dir)
+}
+
 func newOrigin(x *dumpIndex, i, j int32, stats []string) *nfOrigin {
 	o := &nfOrigin{i: i, j: j, layer: x.info[i].Layer, stats: stats}
 	for _, m := range []model.Stat{model.StatNorm, model.StatMax, model.StatMin, model.StatMean} {

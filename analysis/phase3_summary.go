@@ -66,6 +66,7 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 		unaligned := map[int]bool{}
 		degrees := map[int]float64{}
 		usable := false
+		nfSeen := false // a non-finite divergence in some anchor cell
 		for ai := range anchors {
 			for _, m := range metricOrder {
 				if res.Anchors[ai].Thresholds[metricName(m)][d.name].Usable {
@@ -77,6 +78,7 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 				if p.uncompared(c) {
 					unaligned[l] = true
 				}
+				nfSeen = nfSeen || c.nfAny
 				for _, m := range metricOrder {
 					if !c.flag[m] {
 						continue
@@ -128,7 +130,10 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 		peak, pv := peakOf(degrees)
 		verdicts[di] = directionVerdict(d.name, sortedLayerSet(union), sortedLayerSet(unaligned), usable, final, peak, pv)
 		p.judged[di] = union
-		if o := nonFiniteOrigin(p.ia, p.ib, d.dir); o != nil {
+		// A's records are scanned for the origin when an anchor shows a
+		// non-finite divergence or a layer could not be compared (a finite,
+		// aligned run pays nothing)
+		if o := nonFiniteOriginIf(nfSeen || len(unaligned) > 0, p.ia, p.ib, d.dir); o != nil {
 			origins[di] = o
 			verdicts[di].FirstNonFinite = originText(p.ia, o)
 			verdicts[di].NonFiniteOrigin = p.originModel(o)
