@@ -66,3 +66,18 @@ func TestPhase3NamesCInBsPlace(t *testing.T) {
 		t.Errorf("B missing:\n%s", txt)
 	}
 }
+
+// The text summary (stdout not a terminal) says the operator is where A
+// turns NaN/Inf, and that A was compared with C when C stands in for B.
+func TestSummaryNonFiniteAndCInBsPlace(t *testing.T) {
+	d := fixture()
+	d.P3.DivergenceSummary.Drilldown.NonFinite = true
+	d.P3.BaselineGroup = "C"
+	s := Summary(d)
+	for _, want := range []string{"earliest divergence (A vs C: no baseline dump, may be a data difference): forward layer 3",
+		"first operator to turn NaN/Inf: Module.layers.3.mlp.linear_fc1.forward.0"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("summary lacks %q:\n%s", want, s)
+		}
+	}
+}
