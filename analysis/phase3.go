@@ -110,6 +110,8 @@ type p3 struct {
 	// bands leave them out); opBands caches those bands per (layer, pass).
 	judged  [2]map[int]bool
 	opBands map[[2]int]map[string]map[string]model.Band
+	// origins: the non-finite origin of each pass (nonFiniteOrigins)
+	origins [2]*nfOrigin
 }
 
 type gradKey struct {
@@ -234,6 +236,10 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	if p.hasCD {
 		p.ic, p.id = idx[2], idx[3]
 	}
+	// A's outputs are scanned for the non-finite origins alongside the
+	// comparison (the indices are read-only from here on)
+	var nfWG sync.WaitGroup
+	nfWG.Go(func() { p.origins = p.nonFiniteOrigins() })
 	anchors := in.Anchors
 	if len(anchors) == 0 {
 		anchors = discoverAnchors(p.ia, p.ib)
@@ -281,6 +287,7 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 		res.Anchors = cl.tables
 	}
 	res.AnchorWarning = anchorWarning(aligned)
+	nfWG.Wait()
 	res.DivergenceSummary = p.summary(anchors, layers, cells, pooled, res)
 	if p.hasCD {
 		res.DivergenceSummary.DataFeature = dataFeatureCheck(p.ia, p.ib, p.ic, p.id)

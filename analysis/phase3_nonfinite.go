@@ -129,6 +129,9 @@ func (p *p3) nonFiniteAnchor(ak anchorKey) (i, j int32, stats [model.NumStats]bo
 func (p *p3) markNonFinite(out *model.DrillOp, i, j int32, dirName string) {
 	kind, stats := nonFiniteStats(p.ia, i, p.ib, j)
 	if kind != nfDivergence {
+		if j >= 0 && len(outputsOnlyA(&p.ia.d.Ops[i], &p.ib.d.Ops[j])) > 0 {
+			out.Flagged = true // another output than the compared one turns non-finite
+		}
 		return
 	}
 	out.Aligned, out.Flagged = true, true
@@ -243,12 +246,28 @@ func floatOutputs(op *model.Op) int {
 	return r
 }
 
-// nonFiniteOriginIf is nonFiniteOrigin when cond holds, else nil.
-func nonFiniteOriginIf(cond bool, x, y *dumpIndex, dir model.Direction) *nfOrigin {
-	if !cond {
-		return nil
+// nonFiniteOrigins is the non-finite origin of each pass (p3Dirs order):
+// one scan of A's outputs finds the passes that hold a NaN/Inf at all.
+func (p *p3) nonFiniteOrigins() (out [2]*nfOrigin) {
+	var has [2]bool
+	for i := range p.ia.d.Ops {
+		op := &p.ia.d.Ops[i]
+		if op.Direction > model.Backward || has[op.Direction] {
+			continue
+		}
+		for k := range op.Outputs {
+			if t := &op.Outputs[k]; tensorNonFinite(t) && isFloatTensor(t) {
+				has[op.Direction] = true
+				break
+			}
+		}
 	}
-	return nonFiniteOrigin(x, y, dir)
+	for di, d := range p3Dirs {
+		if has[d.dir] {
+			out[di] = nonFiniteOrigin(p.ia, p.ib, d.dir)
+		}
+	}
+	return out
 }
 
 func newOrigin(x *dumpIndex, i, j int32, stats []string) *nfOrigin {

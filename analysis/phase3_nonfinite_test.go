@@ -406,3 +406,41 @@ func TestPhase3_NonFiniteMicroBatch(t *testing.T) {
 		t.Error(msg)
 	}
 }
+
+// A NaN in a kernel's second output (dk of npu_fusion_attention's
+// backward, formats.md §3.3) where the baseline's is finite: no anchor
+// compares that tensor, but the record is the non-finite origin, it flags
+// its layer and is the drill-down's answer; the forward stays consistent.
+func TestPhase3_NonFiniteSecondOutput(t *testing.T) {
+	a, b, c, d := tQuad(8, nil)
+	key := tKey(t, a, model.Backward, 6, "self_attention.core_attention", "NPU.npu_fusion_attention")
+	for _, x := range []*model.Dump{a, b, c, d} {
+		op := &x.Ops[x.Index[key]]
+		dk := op.Outputs[0]
+		dk.Name = "output.1"
+		if x == a {
+			tSetStats(&dk, math.NaN())
+		}
+		op.Outputs = append(op.Outputs, dk)
+	}
+	r := runP3(a, b, c, d)
+	s := r.DivergenceSummary
+	bwd := verdict(t, r, "bwd")
+	if intp(s.EarliestBwdDivergence) != 6 || !bwd.P0 || bwd.FirstNonFinite != "L6 "+key {
+		t.Fatalf("bwd start L%d %+v", intp(s.EarliestBwdDivergence), bwd)
+	}
+	dd := s.Drilldown
+	if dd == nil || dd.Direction != "bwd" || intp(dd.Layer) != 6 || dd.Operator != key || !dd.NonFinite {
+		t.Fatalf("drill-down %+v", dd)
+	}
+	flagged := false
+	for _, op := range dd.Ops {
+		flagged = flagged || op.Key == key && op.Flagged
+	}
+	if !flagged {
+		t.Error("origin not flagged in the op list")
+	}
+	if fwd := verdict(t, r, "fwd"); fwd.Verdict != verdictConsistent {
+		t.Errorf("fwd %+v", fwd)
+	}
+}

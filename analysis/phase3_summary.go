@@ -59,14 +59,17 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 	}
 
 	var verdicts [2]model.DirectionVerdict
-	var origins [2]*nfOrigin
+	// The non-finite origin of each pass counts as a flag of its layer
+	// (on its first non-finite metric) even where no anchor's compared
+	// tensor shows it (a NaN in a kernel's second output).
+	origins := p.origins
 	for di, d := range p3Dirs {
+		o := origins[di]
 		flaggedBy := map[model.Stat][]int{}
 		union := map[int]bool{}
 		unaligned := map[int]bool{}
 		degrees := map[int]float64{}
 		usable := false
-		nfSeen := false // a non-finite divergence in some anchor cell
 		for ai := range anchors {
 			for _, m := range metricOrder {
 				if res.Anchors[ai].Thresholds[metricName(m)][d.name].Usable {
@@ -78,7 +81,6 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 				if p.uncompared(c) {
 					unaligned[l] = true
 				}
-				nfSeen = nfSeen || c.nfAny
 				for _, m := range metricOrder {
 					if !c.flag[m] {
 						continue
@@ -99,6 +101,9 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 						set[l] = true
 					}
 				}
+			}
+			if o != nil && o.layer >= 0 && o.metric == metricName(m) {
+				set[o.layer] = true
 			}
 			flaggedBy[m] = sortedLayerSet(set)
 			ms := s.MetricStarts[metricName(m)]
@@ -127,14 +132,13 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 			s.EarliestBwdDivergence = final
 			s.UncomparedLayers.Bwd = sortedLayerSet(unaligned)
 		}
+		if o != nil && o.layer >= 0 {
+			union[o.layer] = true
+		}
 		peak, pv := peakOf(degrees)
 		verdicts[di] = directionVerdict(d.name, sortedLayerSet(union), sortedLayerSet(unaligned), usable, final, peak, pv)
 		p.judged[di] = union
-		// A's records are scanned for the origin when an anchor shows a
-		// non-finite divergence or a layer could not be compared (a finite,
-		// aligned run pays nothing)
-		if o := nonFiniteOriginIf(nfSeen || len(unaligned) > 0, p.ia, p.ib, d.dir); o != nil {
-			origins[di] = o
+		if o != nil {
 			verdicts[di].FirstNonFinite = originText(p.ia, o)
 			verdicts[di].NonFiniteOrigin = p.originModel(o)
 		}
