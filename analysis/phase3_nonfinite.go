@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -61,8 +62,22 @@ func nonFiniteStats(x *dumpIndex, i int32, y *dumpIndex, j int32) (kind nfKind, 
 // tensorPairNonFinite classifies one pair of tensors (see nonFiniteStats).
 func tensorPairNonFinite(ta, tb *model.TensorStat) (kind nfKind, stats [model.NumStats]bool) {
 	onlyA, onlyB, both := false, false, false
+	// One side holds its dtype's extreme where the other holds ±Inf (a
+	// mask filled with finfo.min against one filled with −inf): the same
+	// values, and the Mean and Norm that follow from them too.
+	sat := false
+	for _, s := range []model.Stat{model.StatMax, model.StatMin} {
+		sat = sat || saturated(ta.Stat[s], tb, s) && ta.Has[s] || saturated(tb.Stat[s], ta, s) && tb.Has[s]
+	}
 	for s := model.Stat(0); s < model.NumStats; s++ {
 		na, nb := statNonFinite(ta, s), statNonFinite(tb, s)
+		derived := sat && (s == model.StatMean || s == model.StatNorm)
+		if na && !nb && (derived || saturated(ta.Stat[s], tb, s)) {
+			nb = true
+		}
+		if nb && !na && (derived || saturated(tb.Stat[s], ta, s)) {
+			na = true
+		}
 		switch {
 		case na && !nb && tb.Has[s]:
 			stats[s], onlyA = true, true
@@ -81,6 +96,33 @@ func tensorPairNonFinite(ta, tb *model.TensorStat) (kind nfKind, stats [model.Nu
 		return nfBoth, stats
 	}
 	return nfNone, stats
+}
+
+// saturated: v is ±Inf and statistic s of t is finite, of the same sign,
+// and at least half its dtype's largest value — a mask filled with the
+// dtype's minimum on one device and with −inf on the other
+// (masked_fill(finfo.min) vs masked_fill(-inf)) holds the same value.
+func saturated(v float64, t *model.TensorStat, s model.Stat) bool {
+	if !math.IsInf(v, 0) || !t.Has[s] || !model.Finite(t.Stat[s]) {
+		return false
+	}
+	w := t.Stat[s]
+	return (w > 0) == (v > 0) && math.Abs(w) >= dtypeMax(t.Dtype)/2
+}
+
+// dtypeMax is the largest finite value of a floating-point dtype
+// ("torch.float16", "Float32", "torch.bfloat16"; float32's when unknown).
+func dtypeMax(dtype string) float64 {
+	d := strings.ToLower(dtype)
+	switch {
+	case strings.Contains(d, "bfloat16") || strings.Contains(d, "bf16"):
+		return 3.3895313892515355e38
+	case strings.Contains(d, "float16") || strings.Contains(d, "half"):
+		return 65504
+	case strings.Contains(d, "float64") || strings.Contains(d, "double"):
+		return math.MaxFloat64
+	}
+	return math.MaxFloat32
 }
 
 // nonFiniteReason says why a pair with non-finite statistics is unaligned
@@ -327,8 +369,10 @@ func taintedInputs(a, b *model.Op) bool {
 		if !tensorNonFinite(t) {
 			continue
 		}
-		if b != nil && k < len(b.Inputs) && tensorNonFinite(&b.Inputs[k]) {
-			continue // the baseline has it too: normal data
+		if b != nil && k < len(b.Inputs) {
+			if kind, _ := tensorPairNonFinite(t, &b.Inputs[k]); kind != nfDivergence {
+				continue // the baseline has it too (or its dtype's extreme): normal data
+			}
 		}
 		return true
 	}

@@ -336,6 +336,28 @@ func TestPhase3_NonFiniteMaskIsNormal(t *testing.T) {
 			}
 		}
 	}
+	// A fills the mask with −inf, B with bf16's minimum (a finite stand-in
+	// for −inf): the same value, nothing is raised
+	{
+		a, b, c, d := tQuad(8, nil)
+		for _, x := range []*model.Dump{a, b, c, d} {
+			tMask(x)
+		}
+		for _, x := range []*model.Dump{b, d} {
+			for i := range x.Ops {
+				if op := &x.Ops[i]; strings.HasPrefix(op.Key, "Tensor.masked_fill.") {
+					o := &op.Outputs[0]
+					o.Stat[model.StatMin], o.Stat[model.StatMean], o.Stat[model.StatNorm] = -3.3895313892515355e38, -1.2e37, math.Inf(1)
+				}
+			}
+		}
+		r := runP3(a, b, c, d)
+		for _, v := range r.DivergenceSummary.Directions {
+			if v.Verdict != verdictConsistent || len(v.Flagged) > 0 || v.FirstNonFinite != "" {
+				t.Errorf("−inf vs finfo.min mask gives %+v", v)
+			}
+		}
+	}
 	// mask and a real NaN at L4's swiglu
 	a, b, c, d := tQuad(8, nil)
 	key := tKey(t, a, model.Forward, 4, "mlp", "NPU.npu_swiglu")
