@@ -59,8 +59,8 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	if err := checkFormat("detect", f, *format); err != nil {
 		return exitCode(err, stderr)
 	}
-	if *window < 0 || !(*iqr > 0) || !(*mad > 0) || !(*minEffect > 0) {
-		return exitCode(usageError{"detect: --window must be ≥ 0 and --iqr-mult, --mad-mult, --min-effect > 0"}, stderr)
+	if *window < 0 || *window > maxWindowFlag || !inFlagRange(*iqr) || !inFlagRange(*mad) || !inFlagRange(*minEffect) {
+		return exitCode(usageError{fmt.Sprintf("detect: --window must be 0 to %d and --iqr-mult, --mad-mult, --min-effect above 0 and at most %g", maxWindowFlag, maxMultFlag)}, stderr)
 	}
 	opt := def
 	opt.IQRMult, opt.MADMult, opt.MinEffect, opt.Window = *iqr, *mad, *minEffect, *window
@@ -71,6 +71,9 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 		opt.Metric = "grad_reduced"
 	default:
 		opt.Metric = *metric
+	}
+	if err := refuseOutputOnInput(*out, paths[0]); err != nil {
+		return exitCode(err, stderr)
 	}
 	d, err := ingest.LoadMonitor(context.Background(), paths[0], f, nil)
 	if err != nil {

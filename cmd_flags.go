@@ -16,3 +16,19 @@ func checkFormat(cmd string, f model.Format, given string) error {
 	}
 	return usageError{fmt.Sprintf("%s: unknown --format %q (want auto, trenddb, csv or dump)", cmd, given)}
 }
+
+// Ranges of the numeric flags: a value outside them is a usage error, found
+// before any input is read (--window 2^62 would otherwise spin, 10^8 would
+// allocate gigabytes).
+const (
+	// maxWindowFlag bounds --window (micro steps per optimizer step).
+	maxWindowFlag = 65536
+	// maxMultFlag bounds the multipliers and ratios (--iqr-mult, --growth, …).
+	maxMultFlag = 1e6
+	// maxCallFlag bounds --call (a micro-batch's call number).
+	maxCallFlag = 1 << 20
+)
+
+// inFlagRange reports whether a multiplier or ratio flag is a finite
+// number above 0 and at most maxMultFlag.
+func inFlagRange(v float64) bool { return v > 0 && v <= maxMultFlag }

@@ -11,15 +11,20 @@ import (
 	"strconv"
 	"strings"
 
+	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
 )
 
 const inspectUsage = `usage: spikescope inspect PATH [--json] [--format auto|trenddb|csv|dump]
+                         [--against DUMP [--layer-mapping FILE]]
 
 Loads PATH (a trend.db, a monitor CSV file or folder tree, or a dump tree) and
 says what was read: format, ranks, steps, micro steps, parameters, metrics,
-row counts, non-finite values and warnings. Flags may follow PATH.
+row counts, non-finite values and warnings. With --against, PATH is a dump and
+inspect also says how many of its records align with DUMP's (the baseline
+device's dump, another framework's too: --layer-mapping is msprobe's
+layer-mapping YAML, else a built-in name map is used). Flags may follow PATH.
 `
 
 // inspectExamples is how many parameter names inspect lists.
@@ -29,9 +34,12 @@ const inspectExamples = 5
 type InspectReport struct {
 	Path     string         `json:"path"`
 	Format   model.Format   `json:"format"`
+	ReadMode string         `json:"read_mode,omitempty"` // how a trend.db was opened
 	Monitor  *MonitorReport `json:"monitor,omitempty"`
 	Dump     *DumpReport    `json:"dump,omitempty"`
-	Warnings []string       `json:"warnings"`
+	// Alignment: with --against, how many records align.
+	Alignment *AlignReport `json:"alignment,omitempty"`
+	Warnings  []string     `json:"warnings"`
 }
 
 // IntRange is a range of integers with the number of distinct values seen.
@@ -62,18 +70,21 @@ type MetricReport struct {
 
 // MonitorReport summarises monitor data.
 type MonitorReport struct {
-	Rows          int             `json:"rows"`
-	Ranks         []int           `json:"ranks"`
-	Steps         *IntRange       `json:"steps,omitempty"`
-	StepMeaning   string          `json:"step_meaning"`
-	ExplicitMicro bool            `json:"explicit_micro"`
-	MicroSteps    *IntRange       `json:"micro_steps,omitempty"`
-	Window        int             `json:"window,omitempty"` // micro steps per optimizer step, when explicit
-	VPPStages     []int           `json:"vpp_stages"`
-	Parameters    int             `json:"parameters"`
-	Examples      []string        `json:"parameter_examples"`
-	Stats         []string        `json:"stats"`
-	Metrics       []*MetricReport `json:"metrics"`
+	Rows          int       `json:"rows"`
+	Ranks         []int     `json:"ranks"`
+	Steps         *IntRange `json:"steps,omitempty"`
+	StepMeaning   string    `json:"step_meaning"`
+	ExplicitMicro bool      `json:"explicit_micro"`
+	MicroSteps    *IntRange `json:"micro_steps,omitempty"`
+	Window        int       `json:"window,omitempty"` // micro steps per optimizer step, when explicit
+	VPPStages     []int     `json:"vpp_stages"`
+	// Pipeline is the pipeline stages read from the ranks' parameter sets
+	// (as detect infers them); nil for one stage.
+	Pipeline   *model.PipelineStages `json:"pipeline,omitempty"`
+	Parameters int                   `json:"parameters"`
+	Examples   []string              `json:"parameter_examples"`
+	Stats      []string              `json:"stats"`
+	Metrics    []*MetricReport       `json:"metrics"`
 }
 
 // DumpReport summarises a dump tree.
@@ -99,6 +110,8 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "print JSON")
 	format := fs.String("format", "auto", "input format: auto, trenddb, csv or dump")
+	against := fs.String("against", "", "a dump to align PATH's dump with")
+	mapping := fs.String("layer-mapping", "", "msprobe layer-mapping YAML for --against")
 	paths, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, inspectUsage)
@@ -114,15 +127,28 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 	if err := checkFormat("inspect", f, *format); err != nil {
 		return exitCode(err, stderr)
 	}
+	if *mapping != "" && *against == "" {
+		return exitCode(usageError{"inspect: --layer-mapping goes with --against"}, stderr)
+	}
 	rep, err := inspect(context.Background(), paths[0], f)
 	if err != nil {
 		return exitCode(err, stderr)
 	}
+	if *against != "" {
+		if rep.Dump == nil {
+			return exitCode(usageError{fmt.Sprintf("inspect: --against needs a dump as PATH, %s is %s", paths[0], rep.Format)}, stderr)
+		}
+		if rep.Alignment, err = inspectAgainst(context.Background(), paths[0], *against, *mapping); err != nil {
+			return exitCode(err, stderr)
+		}
+	}
 	if *asJSON {
 		return exitCode(writeResultJSON(rep, "", stdout, stderr), stderr)
 	}
-	writeInspectText(stdout, rep)
-	return 0
+	var text strings.Builder
+	writeInspectText(&text, rep)
+	_, err = io.WriteString(stdout, escapeLines(text.String()))
+	return exitCode(err, stderr)
 }
 
 // inspect loads path and summarises it.
@@ -148,6 +174,7 @@ func inspect(ctx context.Context, path string, f model.Format) (*InspectReport, 
 		return nil, err
 	}
 	rep.Monitor = summariseMonitor(d)
+	rep.ReadMode = d.ReadMode
 	rep.Warnings = append(rep.Warnings, d.Warnings...)
 	rep.Warnings = append(rep.Warnings, stepCoverage(d)...)
 	return rep, nil
@@ -284,6 +311,7 @@ func summariseMonitor(d *model.MonitorData) *MonitorReport {
 	r.Ranks = ranks.sorted()
 	r.Steps = steps.rangeOf()
 	r.VPPStages = vpps.sorted()
+	r.Pipeline = analysis.InferPipeline(d)
 	switch {
 	case d.Format == model.FormatDump:
 		r.StepMeaning = "training step (step folder)"
@@ -424,6 +452,11 @@ func writeMonitorText(w io.Writer, m *MonitorReport, indent string) {
 		fmt.Fprintf(w, "%smicro steps: not recorded\n", indent)
 	}
 	fmt.Fprintf(w, "%svpp stages:  %s\n", indent, compactInts(m.VPPStages))
+	if p := m.Pipeline; p != nil && p.Inferred {
+		fmt.Fprintf(w, "%spipeline:    PP %d (%s); same-named parameters of different stages are analysed apart (pp1:…)\n", indent, p.Stages, strings.Join(p.StageSummary("stage", "ranks", "layers"), "; "))
+	} else if p != nil {
+		fmt.Fprintf(w, "%spipeline:    %s\n", indent, p.Note)
+	}
 	fmt.Fprintf(w, "%sparameters:  %d", indent, m.Parameters)
 	if len(m.Examples) > 0 {
 		fmt.Fprintf(w, " (e.g. %s)", strings.Join(m.Examples, ", "))
@@ -444,6 +477,9 @@ func writeMonitorText(w io.Writer, m *MonitorReport, indent string) {
 func writeInspectText(w io.Writer, rep *InspectReport) {
 	fmt.Fprintf(w, "path:        %s\n", rep.Path)
 	fmt.Fprintf(w, "format:      %s\n", rep.Format)
+	if rep.ReadMode != "" {
+		fmt.Fprintf(w, "opened:      %s\n", rep.ReadMode)
+	}
 	if m := rep.Monitor; m != nil {
 		writeMonitorText(w, m, "")
 	}
@@ -458,6 +494,9 @@ func writeInspectText(w io.Writer, rep *InspectReport) {
 			writeMonitorText(w, d.Gradients, "  ")
 		}
 	}
+	if rep.Alignment != nil {
+		writeAlignText(w, rep.Alignment)
+	}
 	if len(rep.Warnings) == 0 {
 		fmt.Fprintf(w, "warnings:    none\n")
 		return
@@ -466,4 +505,17 @@ func writeInspectText(w io.Writer, rep *InspectReport) {
 	for _, x := range rep.Warnings {
 		fmt.Fprintf(w, "  - %s\n", x)
 	}
+}
+
+// escapeLines escapes control characters (an ESC in a file or parameter
+// name) in each line of text, keeping the line breaks.
+func escapeLines(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		body := strings.TrimSuffix(l, "\n")
+		if e, ok := ingest.EscapeControl(body); ok {
+			lines[i] = e + l[len(body):]
+		}
+	}
+	return strings.Join(lines, "")
 }

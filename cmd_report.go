@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,7 +21,7 @@ import (
 const reportUsage = `usage:
   spikescope report [PATH] [--baseline PATH] [--dump-a A --dump-b B --dump-c C --dump-d D]
                     [--step N --rank R] [--pin COORD] [--format auto|trenddb|csv|dump]
-                    [--lang en|zh] [-o FILE]
+                    [--layer-mapping FILE] [--lang en|zh] [-o FILE]
   spikescope report --phase1 P1.json [--baseline-phase1 P1B.json] [--phase2 P2.json] [--phase3 P3.json]
                     [--lang en|zh] [-o FILE]
 
@@ -51,6 +52,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.step, "step", "", "step of A inside its dump tree")
 	fs.StringVar(&f.rank, "rank", "", "rank of A inside its dump tree")
 	fs.StringVar(&f.in.Pin, "pin", "", "pin the root-cause coordinate, e.g. opt=3,ms=2,rank=5,param=NAME")
+	fs.StringVar(&f.in.LayerMapping, "layer-mapping", "", "msprobe layer-mapping YAML `FILE` for dumps of two frameworks")
 	fs.StringVar(&f.format, "format", "auto", "format of PATH: auto, trenddb, csv or dump")
 	fs.StringVar(&f.lang, "lang", "", "report language: en or zh (default from LANG)")
 	fs.StringVar(&f.out, "o", "", "write the report to FILE instead of stdout")
@@ -66,6 +68,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(usageError{"report: " + err.Error()}, stderr)
 	}
+	if err := refuseOutputOnInput(f.out, append(paths, f.in.Baseline, f.in.DumpA, f.in.DumpB, f.in.DumpC, f.in.DumpD, f.phase1, f.phase1B, f.phase2, f.p3)...); err != nil {
+		return exitCode(err, stderr)
+	}
 	s, cleanup, err := f.session(paths)
 	if cleanup != nil {
 		defer cleanup()
@@ -78,8 +83,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		_, err = io.WriteString(stdout, md)
 		return exitCode(err, stderr)
 	}
-	if err := os.WriteFile(f.out, []byte(md), 0o644); err != nil {
-		return exitCode(&ingest.InputError{Path: f.out, Problem: "cannot write the report: " + rootCause(err), Err: err}, stderr)
+	if err := writeOutputFile(f.out, "report", []byte(md)); err != nil {
+		return exitCode(err, stderr)
 	}
 	return 0
 }
@@ -158,6 +163,16 @@ func (f *reportFlags) fromJSON() (*session.Session, error) {
 			return nil, err
 		}
 	}
+	for _, x := range []struct {
+		path string
+		p1   *model.Phase1Result
+	}{{f.phase1, p1}, {f.phase1B, p1b}} {
+		if x.p1 != nil {
+			if err := checkPhase1Coordinates(x.path, x.p1); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if p1 != nil && p1.Phase != 0 && p1.Phase != 1 {
 		return nil, &ingest.InputError{Path: f.phase1, Problem: fmt.Sprintf("holds phase %d, not a Phase 1 result", p1.Phase)}
 	}
@@ -176,8 +191,8 @@ func optInt(name, v string) (*int, error) {
 		return nil, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		return nil, usageError{"report: " + name + " needs a non-negative integer (got " + strconv.Quote(v) + ")"}
+	if err != nil || n < 0 || n > math.MaxInt32 {
+		return nil, usageError{name + " needs an integer from 0 to 2147483647 (got " + strconv.Quote(v) + ")"}
 	}
 	return &n, nil
 }

@@ -55,8 +55,8 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	if p1File == "" {
 		return exitCode(usageError{"select: --phase1 P1.json (or --npu) is required"}, stderr)
 	}
-	if !(*growth > 0) || !(*share > 0) || *share > 1 || !(*devRatio > 0) {
-		return exitCode(usageError{"select: --growth and --device-ratio must be > 0, --rank-share in (0, 1]"}, stderr)
+	if !inFlagRange(*growth) || !(*share > 0) || *share > 1 || !inFlagRange(*devRatio) {
+		return exitCode(usageError{fmt.Sprintf("select: --growth and --device-ratio must be above 0 and at most %g, --rank-share in (0, 1]", maxMultFlag)}, stderr)
 	}
 	var pin *analysis.Pin
 	if *pinText != "" {
@@ -65,6 +65,9 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 			return exitCode(usageError{"select: " + err.Error()}, stderr)
 		}
 		pin = &p
+	}
+	if err := refuseOutputOnInput(*out, p1File, base); err != nil {
+		return exitCode(err, stderr)
 	}
 	p1, err := readPhase1(p1File)
 	if err != nil {

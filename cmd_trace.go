@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -27,6 +28,7 @@ type traceFlags struct {
 	anch   string
 	call   int
 	out    string
+	lmap   string // --layer-mapping
 }
 
 // traceMemoryLimit is the soft heap limit of `trace` (the documented
@@ -53,6 +55,9 @@ func (u unsetInt) Set(s string) error {
 	if err != nil {
 		return errors.New("not an integer")
 	}
+	if v < -1 || v > math.MaxInt32 {
+		return errors.New("out of range (-1 for a tree without step or rank folders, else 0 to 2147483647)")
+	}
 	*u.p = v
 	return nil
 }
@@ -66,12 +71,16 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: spikescope trace --dump-a A --dump-b B [--dump-c C --dump-d D] [--phase1 P1.json]
-                        [--anchors a,b,c] [--step N] [--rank R] [--step-X N] [--rank-X R] [--call K] [-o FILE]
+                        [--anchors a,b,c] [--step N] [--rank R] [--step-X N] [--rank-X R] [--call K]
+                        [--layer-mapping FILE] [-o FILE]
 
 Each --dump-X is a folder with dump.json or a step*/rank* tree; --step/--rank (or
 --step-a, --rank-b, ...) pick the dump inside a tree. B defaults to A's step/rank,
 D to C's. Without C/D and with A given as a tree, C is chosen from A's tree
 (not a Phase 1 anomaly, gradient norm below the tree's P75) and D from B's tree.
+--layer-mapping is msprobe's layer-mapping YAML (msprobe compare -lm) for dumps
+of two frameworks (MindSpore against PyTorch); without it a built-in name map
+of the MindFormers/Megatron families is used when A and B differ in framework.
 `)
 		fs.PrintDefaults()
 	}
@@ -89,6 +98,7 @@ D to C's. Without C/D and with A given as a tree, C is chosen from A's tree
 	fs.IntVar(&f.call, "call", -1, "call number (micro-batch order) of the anchor modules to compare (default: Phase 1's micro step, else 0)")
 	fs.StringVar(&f.out, "o", "", "write the JSON to FILE instead of stdout")
 	fs.StringVar(&f.out, "output", "", "same as -o")
+	fs.StringVar(&f.lmap, "layer-mapping", "", "msprobe layer-mapping YAML `FILE`: module names of A's framework → B's")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -97,6 +107,12 @@ D to C's. Without C/D and with A given as a tree, C is chosen from A's tree
 	}
 	if fs.NArg() > 0 {
 		return exitCode(usageError{fmt.Sprintf("trace: unexpected argument %q", fs.Arg(0))}, stderr)
+	}
+	if f.call < -1 || f.call > maxCallFlag {
+		return exitCode(usageError{fmt.Sprintf("trace: --call must be -1 (automatic) to %d (got %d)", maxCallFlag, f.call)}, stderr)
+	}
+	if err := refuseOutputOnInput(f.out, append(f.dump[:], f.phase1)...); err != nil {
+		return exitCode(err, stderr)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// Four large dumps are held at once: ask the GC to stay near the
@@ -118,6 +134,13 @@ func trace(ctx context.Context, f traceFlags) (*model.Phase3Result, error) {
 	}
 	if (f.dump[2] == "") != (f.dump[3] == "") {
 		return nil, usageError{"trace: --dump-c and --dump-d go together"}
+	}
+	var lm *model.LayerMapping
+	if f.lmap != "" {
+		var err error
+		if lm, err = ingest.ReadLayerMapping(f.lmap); err != nil {
+			return nil, err
+		}
 	}
 	var p1 *model.Phase1Result
 	if f.phase1 != "" {
@@ -221,6 +244,7 @@ func trace(ctx context.Context, f traceFlags) (*model.Phase3Result, error) {
 	res := analysis.Phase3(analysis.Phase3Input{
 		A: dumps[0], B: dumps[1], C: dumps[2], D: dumps[3],
 		Anchors: anchors, Phase1: p1, ControlNote: controlNote, ControlCandidates: candidates,
+		LayerMapping: lm,
 	}, opt)
 	res.Warnings = append(warnings, res.Warnings...)
 	return res, nil

@@ -176,11 +176,12 @@ func TestTraceQuickStart(t *testing.T) {
 	}
 }
 
-// PyTorch vs MindSpore test dumps of msprobe's compare tests: the only
-// common layer modules (input_norm, the layer itself) are recorded forward
-// on one side and backward on the other, or without a float output; the
-// input norm's kernels pair by position below input_norm
-// (NPU.npu_rms_norm ↔ Primitive.norm.RmsNorm) → one aligned anchor,
+// PyTorch vs MindSpore test dumps of msprobe's compare tests: the common
+// layer modules (input_norm, the layer itself) are recorded forward on one
+// side and backward on the other, or without a float output; the input
+// norm's kernels pair by position below input_norm (NPU.npu_rms_norm ↔
+// Primitive.norm.RmsNorm), and the built-in name map pairs PyTorch's
+// self_attention with MindSpore's attention → two aligned anchors,
 // anchor_warning, layer 0 unaligned in both passes, no "consistent" verdict.
 func TestTracePytorchVsMindspore(t *testing.T) {
 	c := filepath.Join(msprobeFixtures, "test/msprobe_test/mindspore_ut/compare/dump_file")
@@ -188,8 +189,12 @@ func TestTracePytorchVsMindspore(t *testing.T) {
 	if rc != 0 {
 		t.Fatalf("rc %d: %s", rc, stderr)
 	}
-	if r.AnchorWarning == nil || r.AnchorWarning.AnchorsFound != 1 || !reflect.DeepEqual(r.AnchorsUsed, []string{"input_norm", "(layer)"}) {
+	if r.AnchorWarning == nil || r.AnchorWarning.AnchorsFound != 2 || !reflect.DeepEqual(r.AnchorsUsed, []string{"input_norm", "attention", "(layer)"}) {
 		t.Fatalf("warning %+v anchors %v", r.AnchorWarning, r.AnchorsUsed)
+	}
+	if al := r.Anchors[1].Layers[0].Alignment; !strings.HasSuffix(al.FwdKeyA, ".layers.0.self_attention.ParallelAttention.forward.0") ||
+		!strings.HasSuffix(al.FwdKeyB, ".layers.0.attention.ParallelAttention.forward.0") || !al.FAB {
+		t.Errorf("attention alignment %+v", al)
 	}
 	if al := r.Anchors[0].Layers[0].Alignment; al.FwdKeyA != "NPU.npu_rms_norm.0.forward" || al.FwdKeyB != "Primitive.norm.RmsNorm.0.forward" || !al.FAB {
 		t.Errorf("input_norm alignment %+v", al)

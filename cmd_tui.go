@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"spikescope/analysis"
+	"spikescope/ingest"
 	"spikescope/model"
 	"spikescope/ui"
 	"spikescope/ui/report"
@@ -24,6 +25,7 @@ import (
 const tuiUsage = `usage:
   spikescope [PATH] [--baseline PATH] [--dump-a A --dump-b B --dump-c C --dump-d D]
              [--step N --rank R] [--pin COORD] [--format auto|trenddb|csv|dump]
+             [--layer-mapping FILE]
 
 Opens the terminal UI on PATH (a trend.db, a monitor CSV folder or a dump
 tree); no PATH opens the embedded demo run. When stdout is not a terminal it
@@ -51,11 +53,12 @@ func runTUI(args []string, stdout, stderr io.Writer) (code int) {
 		_, err = io.WriteString(stdout, ui.Summary(d))
 		return exitCode(err, stderr)
 	}
-	m := ui.New(ui.Options{Backend: backend, Inputs: backend.inputs(), NoColor: ui.NoColorFromEnv(), Title: title})
+	title, _ = ingest.EscapeControl(title) // the path as typed may hold control characters
+	m := ui.New(ui.Options{Backend: backend, Inputs: backend.inputs(), NoColor: ui.NoColorFromEnv(), Title: title, Suspend: suspendSelf})
 	// Bubble Tea's own panic handler prints a stack trace; the model
 	// recovers panics itself (Update, View, commands) and this recover is
 	// the last resort: restore the terminal, print one line, exit 1.
-	p := tea.NewProgram(m, tea.WithoutCatchPanics())
+	p := tea.NewProgram(m, tea.WithoutCatchPanics(), tea.WithoutSignalHandler())
 	state, _ := term.GetState(os.Stdin.Fd())
 	defer func() {
 		if r := recover(); r != nil {
@@ -65,15 +68,19 @@ func runTUI(args []string, stdout, stderr io.Writer) (code int) {
 			code = 1
 		}
 	}()
+	sigs := watchTUISignals(p)
 	_, err = p.Run()
+	sig := sigs.stop()
 	if txt := m.PanicText(); txt != "" {
 		fmt.Fprintln(stderr, "spikescope: internal error:", oneLine(txt))
 		return 1
 	}
 	switch {
-	case errors.Is(err, tea.ErrInterrupted): // SIGINT: the terminal is restored
+	case sig != 0: // SIGHUP, SIGTERM, SIGINT: the terminal is restored
+		return 128 + int(sig)
+	case m.Interrupted(), errors.Is(err, tea.ErrInterrupted): // ctrl+c
 		return 130
-	case errors.Is(err, tea.ErrProgramKilled): // SIGTERM
+	case errors.Is(err, tea.ErrProgramKilled):
 		return 143
 	case err != nil:
 		return exitCode(err, stderr)
@@ -97,6 +104,7 @@ func tuiInputs(args []string, stdout io.Writer) (in session.Inputs, title string
 	fs.StringVar(&step, "step", "", "step of A inside its dump tree")
 	fs.StringVar(&rank, "rank", "", "rank of A inside its dump tree")
 	fs.StringVar(&in.Pin, "pin", "", "pin the root-cause coordinate, e.g. opt=3,ms=2,rank=5,param=NAME")
+	fs.StringVar(&in.LayerMapping, "layer-mapping", "", "msprobe layer-mapping YAML `FILE` for dumps of two frameworks")
 	fs.StringVar(&format, "format", "auto", "format of PATH: auto, trenddb, csv or dump")
 	paths, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -137,7 +145,7 @@ func tuiInputs(args []string, stdout io.Writer) (in session.Inputs, title string
 			return in, "", nil, err
 		}
 		demo := demoInputs(dir)
-		demo.Pin, demo.StepA, demo.RankA = in.Pin, in.StepA, in.RankA
+		demo.Pin, demo.StepA, demo.RankA, demo.LayerMapping = in.Pin, in.StepA, in.RankA, in.LayerMapping
 		in, title, cleanup = demo, "demo run", clean
 	}
 	in.P1 = analysis.DefaultPhase1Options()
@@ -148,6 +156,9 @@ func tuiInputs(args []string, stdout io.Writer) (in session.Inputs, title string
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
+	if s, ok := w.(*stdoutWriter); ok {
+		w = s.w
+	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(f.Fd())
 }
@@ -228,8 +239,19 @@ func (b *sessionBackend) Control(ctx context.Context, cur *ui.Data, step, rank i
 func (b *sessionBackend) WriteReport(ctx context.Context, cur *ui.Data, path string) error {
 	s := cur.Handle.(*session.Session)
 	md := report.Render(s.ReportInput(), b.lang)
-	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
-		return fmt.Errorf("%s: %s", path, rootCause(err))
+	// O_EXCL: an earlier report is never overwritten (the UI then picks
+	// the next name)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return &reportFileError{path, err}
+	}
+	_, err = f.WriteString(md)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return &reportFileError{path, err}
 	}
 	return nil
 }
@@ -281,3 +303,13 @@ func (b *sessionBackend) data(s *session.Session) *ui.Data {
 	}
 	return d
 }
+
+// reportFileError is a failed report write: the path and the OS's words,
+// still matching fs.ErrExist and the like.
+type reportFileError struct {
+	path string
+	err  error
+}
+
+func (e *reportFileError) Error() string { return e.path + ": " + rootCause(e.err) }
+func (e *reportFileError) Unwrap() error { return e.err }

@@ -38,6 +38,12 @@ func main() {
 
 // run dispatches to a subcommand and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
+	out := &stdoutWriter{w: stdout}
+	return stdoutFailed(out, runCommand(args, out, stderr), stderr)
+}
+
+// runCommand runs the command of args.
+func runCommand(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "inspect":
@@ -69,7 +75,12 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(stderr, "spikescope:", err)
+	var se *stdoutError
+	if errors.As(err, &se) {
+		return 1 // worded once by stdoutFailed
+	}
+	msg, _ := ingest.EscapeControl(err.Error()) // a path may hold control characters
+	fmt.Fprintln(stderr, "spikescope:", msg)
 	var ie *ingest.InputError
 	var ue usageError
 	if errors.As(err, &ie) || errors.As(err, &ue) {

@@ -183,6 +183,16 @@ func representative(x, y *dumpIndex, ak anchorKey, call int, nx, ny string) (i, 
 			return
 		}
 	}
+	// The anchor's own record is a placeholder on one side (a norm fused
+	// into the next linear): the next aligned record of the layer stands
+	// for it, and the reason stays on the row.
+	if len(first) > 0 {
+		if why := placeholderPair(x, first[0], y, pair(x, first[0], y)); why != "" {
+			if ni, nj := nextAligned(x, y, first[0], nx, ny); ni >= 0 {
+				return ni, nj, true, why + "; compared at the next aligned record, " + x.d.Ops[ni].Key
+			}
+		}
+	}
 	if i < 0 {
 		reason = "no comparable op in " + nx
 	}
@@ -206,7 +216,13 @@ func checkPair(x *dumpIndex, i int32, y *dumpIndex, j int32, nx, ny string) (boo
 		return false, "missing in " + nx
 	}
 	if y == nil || j < 0 {
+		if why := noCounterpart(x, i, y, ny); why != "" {
+			return false, why
+		}
 		return false, "missing key in " + ny
+	}
+	if why := placeholderMismatch(&x.d.Ops[i], &y.d.Ops[j]); why != "" {
+		return false, why
 	}
 	ta := primaryTensor(&x.d.Ops[i])
 	tb := primaryTensor(&y.d.Ops[j])

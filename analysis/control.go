@@ -206,7 +206,10 @@ func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, 
 				c.HasD = bTree.Find(d.Step, d.Rank) != nil
 			}
 			c.Reason = fmt.Sprintf("gradient norm %.4g ≤ P75 %.4g, not a Phase 1 anomaly", n, p75)
-			if !c.SameLayers {
+			if why := otherStage(p1, a.Rank, d.Rank); why != "" {
+				c.SameLayers = false // the same layer numbers, other layers (pipeline_control.go)
+				c.Reason += "; " + why
+			} else if !c.SameLayers {
 				c.Reason += "; holds other layers than A (pipeline stage?)"
 			}
 			dist := stageDistance(a, d)

@@ -7,63 +7,54 @@ import (
 	"spikescope/model"
 )
 
-// drillDown is seed Step 3.5 at the P0 direction's start layer: every op of
-// that layer and pass (modules and APIs, not only anchors) is compared with
-// the same band, in execution order. The first flagged op whose upstream
-// ops are not flagged is the operator where the divergence appears; the
-// chain walks its upstream ops (earlier in execution order within the layer,
-// nearest first) until one shows no difference.
+// drillDown is seed Step 3.5 at the P0 direction's start layer: every
+// record of that layer, pass and call (the micro-batch the layer table
+// compares; modules and APIs, not only anchors) is compared with the same
+// band, in the order their outputs were computed. The operator is the first
+// flagged record (firstDivergent): a leaf, since a container's output is
+// computed after everything it contains, and with no flagged upstream
+// record. The chain walks its upstream records (computed earlier, not its
+// ancestors; nearest first) until one shows no difference.
 func (p *p3) drillDown(dir model.Direction, dirName string, layer int, bands map[string]map[string]model.Band) *model.Drilldown {
 	l := layer
 	dd := &model.Drilldown{Direction: dirName, Layer: &l, Chain: []string{}, Ops: []model.DrillOp{}}
-	var idx []int32
-	for _, i := range p.ia.layers[layer] {
-		if p.ia.d.Ops[i].Direction == dir {
-			idx = append(idx, i)
-		}
-	}
-	if len(idx) == 0 {
+	sc := newDrillScope(p.ia, layer, dir, p.opt.Call)
+	call := sc.call
+	dd.Call, dd.Calls = &call, sc.calls
+	if len(sc.ops) == 0 {
 		dd.Note = "dump A has no ops in this layer and pass"
 		return dd
 	}
-	idx = callSegment(p.ia, idx, p.opt.Call)
-	flagged := make([]bool, len(idx))
-	alignedOK := make([]bool, len(idx))
-	bestMetric := make([]string, len(idx))
-	for k, i := range idx {
+	flagged := make([]bool, len(sc.ops))
+	alignedOK := make([]bool, len(sc.ops))
+	bestMetric := make([]string, len(sc.ops))
+	for k, i := range sc.ops {
 		op := p.drillOp(i, dirName, bands)
+		op.Within = sc.within(k)
 		flagged[k], alignedOK[k] = op.Flagged, op.Aligned
 		bestMetric[k] = drillMetric(op, dirName, bands)
 		dd.Ops = append(dd.Ops, op)
 	}
-	largest, largestA := -1, 0.0
-	for k := range idx {
-		if flagged[k] {
-			if a := math.Abs(logMagnitude(drillDegree(dd.Ops[k], dirName, bestMetric[k]))); a > largestA {
-				largest, largestA = k, a
-			}
-		}
+	if k := largestLeaf(sc, dd.Ops, flagged, dirName, bestMetric); k >= 0 {
+		dd.Largest = p.ia.d.Ops[sc.ops[k]].Key
 	}
-	if largest >= 0 {
-		dd.Largest = p.ia.d.Ops[idx[largest]].Key
-	}
-	first := -1
-	for k := range idx {
-		if flagged[k] && !upstreamFlagged(flagged, k) {
-			first = k
-			break
-		}
-	}
+	// the single choice of the operator (a non-finite origin at or before it
+	// would take its place here)
+	first := firstDivergent(sc, flagged)
 	if first < 0 {
-		dd.Note = "no op of this layer leaves the band: the layer's divergence is below single-op resolution or lies in unaligned ops"
+		dd.Note = joinNote(sc.callNote(), "no op of this layer leaves the band: the layer's divergence is below single-op resolution or lies in unaligned ops")
 		return dd
 	}
-	dd.Operator = p.ia.d.Ops[idx[first]].Key
+	dd.Operator = p.ia.d.Ops[sc.ops[first]].Key
 	dd.Metric = bestMetric[first]
 	dd.Chain = append(dd.Chain, dd.Operator)
-	clean := false
+	clean, upstream := false, 0
 	for k := first - 1; k >= 0; k-- {
-		dd.Chain = append(dd.Chain, p.ia.d.Ops[idx[k]].Key)
+		if sc.ancestor(k, first) {
+			continue // a container of the operator is not upstream of it
+		}
+		upstream++
+		dd.Chain = append(dd.Chain, p.ia.d.Ops[sc.ops[k]].Key)
 		if alignedOK[k] && !flagged[k] {
 			clean = true
 			break
@@ -72,26 +63,84 @@ func (p *p3) drillDown(dir model.Direction, dirName string, layer int, bands map
 	switch {
 	case clean:
 		dd.Note = fmt.Sprintf("upstream checked until no difference (%s)", dd.Chain[len(dd.Chain)-1])
-	case first == 0:
+	case upstream == 0:
 		dd.Note = "first op of the layer in this pass: nothing upstream inside the layer"
 	default:
 		dd.Note = "upstream ops of the layer could not be compared (unaligned): an earlier origin is not excluded"
 	}
+	if dd.Largest != "" && dd.Largest != dd.Operator {
+		dd.Note = joinNote(dd.Note, fmt.Sprintf("the largest difference (%s, the seed's pick) is computed after the operator: the divergence starts at the first divergent op and grows downstream", dd.Largest))
+	}
+	dd.Note = joinNote(sc.callNote(), dd.Note)
 	return dd
 }
 
-// upstreamFlagged reports whether an op upstream of op k is flagged. Every
-// op computed before op k in this layer and micro-batch is an earlier record;
-// construct.json ancestors (the modules containing op k) are containers,
-// recorded after their children by msprobe's post-hooks, so they are never
-// upstream of it.
-func upstreamFlagged(flagged []bool, k int) bool {
+// firstDivergent is the drill-down operator: the position in sc.ops of the
+// first flagged record whose upstream records are not flagged and which
+// contains no flagged record; -1 when none. In completion order that is the
+// first flagged record (a container comes after its contents), whatever the
+// file's record order.
+func firstDivergent(sc *drillScope, flagged []bool) int {
+	below := sc.flaggedBelow(flagged)
+	for k := range sc.ops {
+		if flagged[k] && !below[k] && !upstreamFlagged(sc, flagged, k) {
+			return k
+		}
+	}
+	return -1
+}
+
+// upstreamFlagged reports whether a record upstream of ops[k] is flagged:
+// one computed before it that is not one of its ancestors (the modules
+// containing it finish after it, wherever their records sit in the file).
+func upstreamFlagged(sc *drillScope, flagged []bool, k int) bool {
 	for j := 0; j < k; j++ {
-		if flagged[j] {
+		if flagged[j] && !sc.ancestor(j, k) {
 			return true
 		}
 	}
 	return false
+}
+
+// flaggedBelow marks the records that contain a flagged record: a container
+// is never the operator while one of its descendants is flagged.
+func (s *drillScope) flaggedBelow(flagged []bool) []bool {
+	below := make([]bool, len(s.ops))
+	for k := range s.ops {
+		if !flagged[k] {
+			continue
+		}
+		for p, d := s.parent[k], 0; p >= 0 && !below[p] && d <= len(s.ops); p, d = s.parent[p], d+1 {
+			below[p] = true
+		}
+	}
+	return below
+}
+
+// largestLeaf is the seed's "op with the largest difference" among the
+// flagged records that contain no flagged record (a container repeats its
+// contents' difference); -1 when nothing is flagged.
+func largestLeaf(sc *drillScope, ops []model.DrillOp, flagged []bool, dirName string, metric []string) int {
+	below := sc.flaggedBelow(flagged)
+	best, bestA := -1, 0.0
+	for k := range ops {
+		if !flagged[k] || below[k] {
+			continue
+		}
+		if a := math.Abs(logMagnitude(drillDegree(ops[k], dirName, metric[k]))); a > bestA {
+			best, bestA = k, a
+		}
+	}
+	return best
+}
+
+// callNote warns when the layer ran fewer times than the call the anchors
+// compare (the drill-down then compares call 0, as the layer table does).
+func (s *drillScope) callNote() string {
+	if s.fellBack {
+		return fmt.Sprintf("this layer ran %d times in this pass, fewer than call %d: operators compared at call 0, as the layer table", s.calls, s.asked)
+	}
+	return ""
 }
 
 // drillOp compares one op of A with its counterparts.
@@ -109,6 +158,9 @@ func (p *p3) drillOp(i int32, dirName string, bands map[string]map[string]model.
 		c.cdOK, c.cdWhy = checkPair(p.ic, c.c, p.id, c.d, "C", "D")
 	}
 	out.Aligned = c.abOK && (!p.hasCD || c.cdOK)
+	if !c.abOK {
+		out.Why = c.abWhy
+	}
 	c.va, c.vb, c.vc, c.vd = statsOf(p.ia, c.a), statsOf(p.ib, c.b), statsOf(p.ic, c.c), statsOf(p.id, c.d)
 	for _, m := range metricOrder {
 		ab, cd := math.NaN(), math.NaN()
@@ -173,25 +225,26 @@ func drillDegree(op model.DrillOp, dirName, m string) float64 {
 	return float64(*d)
 }
 
-// callSegment keeps the ops of one call (micro-batch) of a layer: each
-// micro-batch runs the layer once, and the layer module's own record
-// (post-hook: written last) closes that run. Without several such records
-// (one micro-batch, or no layer-module records) the ops are kept as they
-// are. Other micro-batches only add their own noise to the drill-down.
+// callSegment keeps the records of one call (micro-batch) of a layer and
+// pass (idx, file order), numbered as the drill-down numbers them
+// (callsOf); call 0 when the layer ran fewer times.
 func callSegment(x *dumpIndex, idx []int32, call int) []int32 {
-	var ends []int // positions in idx of the layer module's own records
-	for k, i := range idx {
-		op := &x.d.Ops[i]
-		if op.Kind == model.KindModule && !x.info[i].Recomp && x.info[i].Sub == "" {
-			ends = append(ends, k)
-		}
+	calls := callsOf(x, idx, orderOf(x, idx))
+	n := 0
+	for _, c := range calls {
+		n = max(n, c+1)
 	}
-	if len(ends) < 2 || call < 0 || call >= len(ends) {
+	if n < 2 {
 		return idx
 	}
-	start := 0
-	if call > 0 {
-		start = ends[call-1] + 1
+	if call < 0 || call >= n {
+		call = 0
 	}
-	return idx[start : ends[call]+1]
+	out := make([]int32, 0, len(idx)/n+1)
+	for k, i := range idx {
+		if calls[k] == call {
+			out = append(out, i)
+		}
+	}
+	return out
 }

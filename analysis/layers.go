@@ -168,20 +168,36 @@ func stackKey(segs []string) string {
 // learnLayerScheme learns the layer word and the stacks from the dumps
 // (the first dump's execution order decides the stack order).
 func learnLayerScheme(dumps ...*model.Dump) *layerScheme {
+	return learnLayerSchemeMapped(nil, dumps...)
+}
+
+// learnLayerSchemeMapped is learnLayerScheme over the module paths seen
+// through each dump's name map (maps[i] for dumps[i]; nil: as they are).
+// When every dump holds a single stack, the stacks are one: two devices
+// may name the only layer list differently ("decoder" in Megatron-core,
+// "encoder" in legacy Megatron, "network" in MindFormers).
+func learnLayerSchemeMapped(maps []*nameMapper, dumps ...*model.Dump) *layerScheme {
 	s := &layerScheme{Word: learnLayerWord(dumps...), offset: map[string]int{}, maxN: map[string]int{}, cache: map[string]cachedLoc{}}
-	for _, d := range dumps {
+	single := true
+	for di, d := range dumps {
 		if d == nil {
 			continue
 		}
+		var nm *nameMapper
+		if di < len(maps) {
+			nm = maps[di]
+		}
+		own := map[string]bool{}
 		for i := range d.Ops {
 			op := &d.Ops[i]
 			if op.Kind != model.KindModule {
 				continue
 			}
-			loc, ok := s.locate(modulePathOf(op))
+			loc, ok := s.locate(nm.modulePath(modulePathOf(op)))
 			if !ok {
 				continue
 			}
+			own[loc.Stack] = true
 			if m, seen := s.maxN[loc.Stack]; !seen {
 				s.Stacks = append(s.Stacks, loc.Stack)
 				s.maxN[loc.Stack] = loc.N
@@ -189,8 +205,23 @@ func learnLayerScheme(dumps ...*model.Dump) *layerScheme {
 				s.maxN[loc.Stack] = loc.N
 			}
 		}
+		if len(own) > 1 {
+			single = false
+		}
 	}
 	s.frozen = true
+	if single && len(s.Stacks) > 1 {
+		n := 0
+		for _, st := range s.Stacks {
+			n = max(n, s.maxN[st])
+		}
+		for _, st := range s.Stacks {
+			s.offset[st] = 0
+			s.maxN[st] = n
+		}
+		s.Stacks = s.Stacks[:1]
+		return s
+	}
 	off := 0
 	for _, st := range s.Stacks {
 		s.offset[st] = off

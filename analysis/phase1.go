@@ -52,11 +52,18 @@ type p1 struct {
 	dumpMicro bool
 	// num reports micro-step positions in the input's numbering
 	num microNumbering
+	// unsplit is the pipeline inference when it found one stage or none
+	// (nil when the data was split: c.d.Pipeline holds it)
+	unsplit *model.PipelineStages
 }
 
 // Phase1 finds the candidate spike coordinates of a monitor run (or of the
 // parameter gradients of a dump tree), earliest first.
 func Phase1(d *model.MonitorData, opt Phase1Options) *model.Phase1Result {
+	return phase1(d, opt, nil)
+}
+
+func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorData) *model.Phase1Result {
 	def := DefaultPhase1Options()
 	if !(opt.IQRMult > 0) {
 		opt.IQRMult = def.IQRMult
@@ -99,10 +106,13 @@ func Phase1(d *model.MonitorData, opt Phase1Options) *model.Phase1Result {
 	if len(d.Metrics) > 1 {
 		res.Reasoning = append(res.Reasoning, fmt.Sprintf("metric %q analysed (of %d metrics); grad_reduced rows never join its curves", c.metric, len(d.Metrics)))
 	}
-	c.ix = buildSeriesIndex(d, metric)
-	if d.Format == model.FormatDump && d.ExplicitMicro {
-		c.ix = c.dumpIndex(metric)
+	c.index(metric)
+	c.pipelineStages(metric)
+	d = c.d
+	if analysed != nil {
+		*analysed = d
 	}
+	c.pipelineShape()
 	shaped := d
 	if d.ExplicitMicro && d.Format != model.FormatDump && finalMicroOnly(c.ix) {
 		// one row per step, never the first micro-batch: the step's final
@@ -149,6 +159,27 @@ func Phase1(d *model.MonitorData, opt Phase1Options) *model.Phase1Result {
 	}
 	res.Reasoning = append(res.Reasoning, fmt.Sprintf("%d candidates (%d non-finite), ordered earliest first: optimizer step, micro step, non-finite first, then deviation", len(res.Anomalies), nf))
 	return res
+}
+
+// index builds the series index of the analysed metric.
+func (c *p1) index(metric int) {
+	c.ix = buildSeriesIndex(c.d, metric)
+	if c.d.Format == model.FormatDump && c.d.ExplicitMicro {
+		c.ix = c.dumpIndex(metric)
+	}
+}
+
+// Phase1Data is Phase1 that also returns the data as analysed: with
+// pipeline stages inferred, the targets split per stage ("pp1:layers.2…"),
+// so that a viewer draws the same series the candidates name. Phase 1 on
+// the returned data infers nothing again.
+func Phase1Data(d *model.MonitorData, opt Phase1Options) (*model.Phase1Result, *model.MonitorData) {
+	var out *model.MonitorData
+	res := phase1(d, opt, &out)
+	if out == nil {
+		out = d
+	}
+	return res, out
 }
 
 // dumpIndex chooses the rows of a dump tree whose parameters_grad were
@@ -232,6 +263,7 @@ func (c *p1) anomaly(i int32) model.Anomaly {
 		a.OptimizerStep = model.IntPtr(o)
 		c.num.setMicro(&a, r.Rank[i], r.Step[i], ms)
 	}
+	c.stageFields(&a)
 	return a
 }
 

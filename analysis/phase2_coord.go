@@ -65,7 +65,7 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 	idx := map[string][]*model.Anomaly{}
 	for i := range baseline.Anomalies {
 		b := &baseline.Anomalies[i]
-		idx[b.TargetName] = append(idx[b.TargetName], b)
+		idx[baselineKey(b)] = append(idx[baselineKey(b)], b) // pipeline layouts may differ (pipeline_baseline.go)
 	}
 	// Every candidate gets its verdict against the baseline (the table shows
 	// them all); the walk from the most anomalous selects the first
@@ -88,7 +88,7 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 	for i := range cands {
 		a := &cands[i]
 		v, key := coordValue(a, kind)
-		b := baselineMatch(a, idx[a.TargetName], kind, c.sameStep)
+		b := baselineMatch(a, idx[baselineKey(a)], kind, c.sameStep)
 		if b == nil {
 			deviceSpecific(i, a, fmt.Sprintf("NPU %s=%.4g (rank=%d), GPU 同参数无异常 → NPU 独有", key, v, a.Rank),
 				fmt.Sprintf("candidate rank %d %s%s: the baseline has no candidate on the same parameter%s → device-specific, selected",

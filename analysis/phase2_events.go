@@ -226,7 +226,7 @@ func eventExtent(nRanks, nParams, ranksTotal, perRank int, opt Phase2Options) st
 // DeviceRatio, or non-finite here but finite there → device-specific;
 // else shared (non-finite on both sides at the same coordinate: shared).
 func baselineVerdictOf(a *model.Anomaly, idx map[string][]*model.Anomaly, kind string, sameStep bool, opt Phase2Options) (specific bool, b *model.Anomaly, r float64) {
-	b = baselineMatch(a, idx[a.TargetName], kind, sameStep)
+	b = baselineMatch(a, idx[baselineKey(a)], kind, sameStep)
 	if b == nil {
 		return true, nil, math.Inf(1)
 	}
@@ -249,7 +249,7 @@ func baselineIndex(baseline *model.Phase1Result) map[string][]*model.Anomaly {
 	}
 	for i := range baseline.Anomalies {
 		b := &baseline.Anomalies[i]
-		idx[b.TargetName] = append(idx[b.TargetName], b)
+		idx[baselineKey(b)] = append(idx[baselineKey(b)], b) // pipeline layouts may differ (pipeline_baseline.go)
 	}
 	return idx
 }

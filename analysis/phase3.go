@@ -30,6 +30,10 @@ type Phase3Input struct {
 	// device standing in for a missing baseline dump (the output then names
 	// that column C and hedges its conclusion); "" for a real B.
 	BaselineGroup string
+	// LayerMapping is msprobe's layer-mapping file (--layer-mapping): the
+	// name map across frameworks; nil = the built-in map when A and B
+	// come from different frameworks.
+	LayerMapping *model.LayerMapping
 }
 
 // Phase3Options are the tunables of Phase 3.
@@ -148,8 +152,9 @@ type Tracer struct {
 func (t *Tracer) Result() *model.Phase3Result { return t.res }
 
 // OpsForLayer compares every op of A in one layer and pass ("fwd"/"bwd")
-// with the drill-down band, in execution order (the compared micro-batch's
-// run of the layer); anchor != "" keeps the ops below that anchor module.
+// with the drill-down band, in the order their outputs were computed, at
+// the call the layer table compares (as the drill-down does); anchor != ""
+// keeps the ops below that anchor module.
 func (t *Tracer) OpsForLayer(anchor string, layer int, dir string) []model.DrillOp {
 	out := []model.DrillOp{}
 	if t.p == nil {
@@ -159,21 +164,17 @@ func (t *Tracer) OpsForLayer(anchor string, layer int, dir string) []model.Drill
 	if dir == "bwd" {
 		d = model.Backward
 	}
-	var idx []int32
-	for _, i := range t.p.ia.layers[layer] {
-		if t.p.ia.d.Ops[i].Direction == d {
-			idx = append(idx, i)
-		}
-	}
-	idx = callSegment(t.p.ia, idx, t.p.opt.Call)
-	for _, i := range idx {
+	sc := newDrillScope(t.p.ia, layer, d, t.p.opt.Call)
+	for k, i := range sc.ops {
 		if anchor != "" && anchor != layerAnchor {
-			sub := t.p.ia.info[i].Sub
+			sub := sc.subOf(k)
 			if sub != anchor && !strings.HasPrefix(sub, anchor+".") {
 				continue
 			}
 		}
-		out = append(out, t.p.drillOp(i, dir, t.p.drillBands(layer, dir, t.res.DivergenceSummary.Thresholds)))
+		op := t.p.drillOp(i, dir, t.p.drillBands(layer, dir, t.res.DivergenceSummary.Thresholds))
+		op.Within = sc.within(k)
+		out = append(out, op)
 	}
 	return out
 }
@@ -224,12 +225,21 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 		dumps = append(dumps, in.C, in.D)
 	}
 	p.scheme = learnLayerScheme(dumps...)
+	maps, mapNote := nameMaps(in.LayerMapping, p.scheme.Word, dumps)
+	if maps != nil {
+		p.scheme = learnLayerSchemeMapped(maps, dumps...)
+		res.Warnings = append(res.Warnings, mapNote)
+	}
 	res.LayerPrefix = p.scheme.Prefix()
 	// The dumps are indexed concurrently (the scheme is read-only now).
 	idx := make([]*dumpIndex, len(dumps))
 	var wg sync.WaitGroup
 	for i, d := range dumps {
-		wg.Go(func() { idx[i] = indexDump(d, p.scheme) })
+		var nm *nameMapper
+		if maps != nil {
+			nm = maps[i]
+		}
+		wg.Go(func() { idx[i] = indexDumpMapped(d, p.scheme, nm) })
 	}
 	wg.Wait()
 	p.ia, p.ib = idx[0], idx[1]
@@ -294,6 +304,7 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	} else {
 		res.DivergenceSummary.DataFeature = dataFeatureCheck(p.ia, p.ib, nil, nil)
 	}
+	p.annotateStage(in, res)
 	return t
 }
 

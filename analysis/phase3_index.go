@@ -63,10 +63,21 @@ type dumpIndex struct {
 	apiAnchors     bool
 	inferredLayers int
 	inferredPeriod int
+	// nm: the cross-framework name map of this dump (align_namemap.go),
+	// nil when both sides share their names; subs: every path below a
+	// layer (only with nm, for the reasons of unaligned records).
+	nm   *nameMapper
+	subs map[string]bool
 }
 
 // indexDump builds the index of d under the layer scheme s.
 func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
+	return indexDumpMapped(d, s, nil)
+}
+
+// indexDumpMapped builds the index of d with its names seen through nm
+// (nil: as they are).
+func indexDumpMapped(d *model.Dump, s *layerScheme, nm *nameMapper) *dumpIndex {
 	if d == nil {
 		return nil
 	}
@@ -81,6 +92,10 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 		anchors: map[anchorKey]*anchorOps{},
 		grads:   map[anchorKey][]int32{},
 		counts:  map[string]int{},
+		nm:      nm,
+	}
+	if nm != nil {
+		x.subs = map[string]bool{}
 	}
 	hasParents := false
 	for i := range d.Ops {
@@ -97,7 +112,7 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 		if op.Kind != model.KindModule {
 			continue
 		}
-		path := modulePathOf(op)
+		path := nm.modulePath(modulePathOf(op))
 		if loc, ok := s.locate(path); ok {
 			in.Layer = s.id(loc)
 			in.Sub = loc.Sub
@@ -113,7 +128,8 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 	// Pass 2: APIs take the layer of their nearest construct.json ancestor;
 	// without construct.json, the layer of the next module record of the
 	// same pass (msprobe writes a module's record when it finishes, so the
-	// APIs it ran come just before it).
+	// APIs it ran come just before it), or of the previous one when the
+	// dump writes a module's record before its children's (dumpOrder).
 	if hasParents {
 		byParent := map[string]opInfo{}
 		for i := range d.Ops {
@@ -123,10 +139,29 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 			}
 			in, ok := byParent[op.Parent]
 			if !ok {
-				in = apiInfoFromParent(d, op, s)
+				in = apiInfoFromParent(d, op, s, nm)
 				byParent[op.Parent] = in
 			}
 			x.info[i] = in
+			if nm != nil && in.Layer >= 0 {
+				if _, extra := nm.apiName(op); extra != "" { // the file moves the call below a child module
+					in.Sub = strings.TrimPrefix(in.Sub+"."+extra, ".")
+					in.Anchor, _, _ = strings.Cut(in.Sub, ".")
+					x.info[i] = in
+				}
+			}
+		}
+	} else if dumpOrder(d, x.info) == orderPre {
+		// module records before their children's: the module record before
+		// an API is the one it ran in (or a sibling of it, same layer)
+		prev := [3]int{-1, -1, -1}
+		for i := range d.Ops {
+			op := &d.Ops[i]
+			if op.Kind == model.KindModule {
+				prev[op.Direction] = x.info[i].Layer
+				continue
+			}
+			x.info[i] = opInfo{Layer: prev[op.Direction], Sub: "?"}
 		}
 	} else {
 		next := [3]int{-1, -1, -1}
@@ -178,6 +213,15 @@ func indexDump(d *model.Dump, s *layerScheme) *dumpIndex {
 			x.pos[in.Pos] = int32(i)
 		}
 		base, looseBase := identBase(op, in)
+		if nm != nil {
+			if op.Kind != model.KindModule && nm.bare {
+				name, _ := nm.apiName(op)
+				base, looseBase = identBaseNamed(op, in, name)
+			}
+			if in.Layer >= 0 && in.Sub != "" && in.Sub != "?" {
+				x.subs[in.Sub] = true
+			}
+		}
 		k := ord[base]
 		ord[base] = k + 1
 		in.Ident = hashInt(base, int(k))
@@ -327,12 +371,12 @@ func forPrefixes(in *opInfo, f func(string)) {
 // apiInfoFromParent resolves an API op's layer through its construct.json
 // ancestors. Parent keys of modules are parsed directly, so a parent that is
 // missing from dump.json (construct.json names more nodes) still places it.
-func apiInfoFromParent(d *model.Dump, op *model.Op, s *layerScheme) opInfo {
+func apiInfoFromParent(d *model.Dump, op *model.Op, s *layerScheme, nm *nameMapper) opInfo {
 	in := opInfo{Layer: -1}
 	p := op.Parent
 	for depth := 0; p != "" && depth < 64; depth++ {
 		if isModuleKey(p) {
-			path := parseModuleKeyPath(p)
+			path := nm.modulePath(parseModuleKeyPath(p))
 			if loc, ok := s.locate(path); ok {
 				in.Layer = s.id(loc)
 				in.Sub = loc.Sub
@@ -364,6 +408,10 @@ func stripWrappers(path string) string {
 			path = path[len("module."):]
 		case strings.HasPrefix(path, "model."):
 			path = path[len("model."):]
+		case strings.HasPrefix(path, "network_with_loss."): // MindSpore's training wrappers
+			path = path[len("network_with_loss."):]
+		case strings.HasPrefix(path, "network."):
+			path = path[len("network."):]
 		default:
 			return path
 		}
@@ -401,6 +449,23 @@ func identBase(op *model.Op, in *opInfo) (strict, loose uint64) {
 	if strings.Contains(name, "Attention") {
 		name = reFlashFused.ReplaceAllString(name, "Attention")
 	}
+	return identBaseNamed(op, in, name)
+}
+
+// identBaseNamed is identBase of an API op aligned by the given name (a
+// cross-framework name, see nameMapper.apiName).
+func identBaseNamed(op *model.Op, in *opInfo, name string) (strict, loose uint64) {
+	dir := "f"
+	switch op.Direction {
+	case model.Backward:
+		dir = "b"
+	case model.ParamGrad:
+		dir = "g"
+	}
+	if in.Recomp {
+		dir += "r"
+	}
+	h := uint64(fnvOffset)
 	h = hashString(h, "A")
 	h = hashInt(h, in.Layer)
 	h = hashString(h, name)

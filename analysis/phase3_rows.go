@@ -34,7 +34,7 @@ func (p *p3) layerRow(anchor string, l int, cs *[2]cell) model.LayerRow {
 		if !c.present {
 			continue
 		}
-		if !c.abOK {
+		if !c.abOK || c.abWhy != "" { // an aligned pair's why: its stand-in
 			al.Reasons = append(al.Reasons, p3Dirs[di].name+" A/B: "+c.abWhy)
 		}
 		if p.hasCD && !c.cdOK {

@@ -100,7 +100,7 @@ func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *Pin, kind string, o
 		if len(names) == 0 {
 			names = knownNames(p1)
 		}
-		name, err := resolveParam(names, pin.Param)
+		name, err := resolveStageParam(p1, names, pin)
 		if err != nil {
 			return fail("%v", err)
 		}

@@ -87,6 +87,9 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 		sa.VPPStages = []int{0}
 	}
 	sa.PPStages = len(sa.VPPStages)
+	if p := sa.Pipeline; p != nil && p.Inferred && p.Stages > 1 {
+		sa.PPStages = p.Stages // stages read from the ranks' parameter sets (pipeline.go)
+	}
 
 	var m stepMapper
 	kind := kindStep
@@ -181,7 +184,8 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 	default:
 		microNote = "无 micro_step"
 	}
-	sa.Conclusion = fmt.Sprintf("PP=%d. %s. 前反向单位: %s. 每个 rank 有完整模型，独立构成一次前反向。", sa.PPStages, microNote, sa.PassUnit)
+	pp, whole := ppShape(sa)
+	sa.Conclusion = fmt.Sprintf("%s. %s. 前反向单位: %s. %s", pp, microNote, sa.PassUnit, whole)
 	return m, kind
 }
 

@@ -248,6 +248,8 @@ func s3Seqs(f s3Flavour) (fwd, bwd []s3Op) {
 		return s3MoESeq(s3FwdMcore, false), s3MoESeq(s3BwdMcore, true)
 	case s3MS:
 		return s3Rename(s3FwdMcore, s3MSSub, s3MSClass, s3MSAPI), s3Rename(s3BwdMcore, s3MSSub, s3MSClass, s3MSAPI)
+	case s3MindFormers:
+		return s3MFSeqs() // align_ms_gen_test.go
 	}
 	return s3FwdMcore, s3BwdMcore
 }
@@ -258,6 +260,8 @@ func s3LayerPath(f s3Flavour, l int) (prefix, path string) {
 		return "Module", fmt.Sprintf("module.module.language_model.encoder.layers.%d", l)
 	case s3MS:
 		return "Cell", fmt.Sprintf("network_with_loss.model.layers.%d", l)
+	case s3MindFormers:
+		return "Cell", fmt.Sprintf("network.model.layers.%d", l)
 	}
 	return "Module", fmt.Sprintf("module.module.decoder.layers.%d", l)
 }
@@ -411,6 +415,10 @@ type s3Cfg struct {
 	Calls     int
 	Level     string // "mix" (default), "L0" (modules only), "L1" (APIs only)
 	NoParents bool   // no construct.json
+	// PreOrder writes each module's record before its children's (msprobe
+	// writes it after them); the planted operator (s3Keys) stays the
+	// innermost record of the tensor.
+	PreOrder  bool
 	Recompute bool   // a recompute forward (forward.<Calls+c>, is_recompute) before each backward
 	RecFlag   bool   // recompute records carry is_recompute
 	Data      uint64 // data sample (A,B share one; C,D another)
@@ -433,6 +441,8 @@ type s3Cfg struct {
 	MaxBias float64
 	// BF16 rounds Max and Min to bfloat16 (they are elements of the tensor).
 	BF16 bool
+	// FP32: the activations are float32 (a baseline run in full precision).
+	FP32 bool
 	// Outliers: ~1% of Max/Min values carry an extra log-normal jump of
 	// this size (heavy tails of extreme-value statistics).
 	Outliers  float64
@@ -493,6 +503,9 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 	}
 	tensor := func(name string, role string, gl int, v func(model.Stat) float64, elems int64) model.TensorStat {
 		t := model.TensorStat{Name: name, Dtype: "torch.bfloat16", Shape: []int64{elems}, Elements: elems}
+		if c.FP32 {
+			t.Dtype = "torch.float32"
+		}
 		n := s3RoleScale(role) * (1 + 0.05*float64(gl))
 		t.Stat[model.StatNorm] = n * v(model.StatNorm)
 		t.Stat[model.StatMax] = 0.09 * n * v(model.StatMax)
@@ -530,6 +543,19 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 			dname, dir = "backward", model.Backward
 		}
 		gl := c.Stage*c.Layers + l
+		var ents []s3Entry
+		var grads []model.Op // parameters_grad records: written just before their module's backward record
+		defer func() {
+			if c.PreOrder {
+				ents = s3PreOrder(ents)
+			}
+			for _, e := range ents {
+				for _, g := range e.grads {
+					add(g)
+				}
+				add(e.op)
+			}
+		}()
 		for _, o := range seq {
 			if o.class != "" && c.Level == "L1" || o.class == "" && c.Level == "L0" {
 				continue
@@ -594,10 +620,11 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 				if bwdPass && strings.Contains(o.class, "Linear") && c.GradScale > 0 {
 					gk, gp := modKey(l, o.sub, o.class, "parameters_grad", keyCall)
 					g := tensor("weight", "g_w", gl, func(model.Stat) float64 { return c.GradScale }, 4096)
-					add(model.Op{Key: gk, Kind: model.KindModule, Prefix: prefix, ModulePath: gp, Class: o.class,
+					grads = append(grads, model.Op{Key: gk, Kind: model.KindModule, Prefix: prefix, ModulePath: gp, Class: o.class,
 						Direction: model.ParamGrad, CallIndex: keyCall, Layer: l, Params: []model.TensorStat{g}})
 				}
-				add(op)
+				ents = append(ents, s3Entry{op: op, src: o, grads: grads})
+				grads = nil
 				continue
 			}
 			n := apiN[o.api]
@@ -613,7 +640,7 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 			if k := fmt.Sprintf("%d/%d/%s/%s", l, call, dname, role); keys[k] == "" && !rec {
 				keys[k] = key
 			}
-			add(op)
+			ents = append(ents, s3Entry{op: op, src: o})
 		}
 	}
 	if c.ExtraAPI {
@@ -705,6 +732,7 @@ type s3Quad struct {
 	FlavB      s3Flavour
 	Level      string
 	NoParents  bool
+	PreOrder   bool // every dump writes module records before their children's
 	Recompute  bool // on A only (B did not recompute)
 	Fault      s3Fault
 	NoCD       bool
@@ -718,11 +746,12 @@ type s3Quad struct {
 	ExpertB    bool    // B's expert 2 has other element counts
 	MaxBias    float64 // B and D: Max scaled besides Bias
 	BF16       bool    // Max/Min rounded to bfloat16
+	BF16VsFP32 bool    // A and C in bfloat16 (Max/Min rounded), B and D float32
 	Outliers   float64 // heavy-tailed Max/Min jumps (all dumps)
 }
 
 func (q s3Quad) build() (a, b, c, d *model.Dump) {
-	base := s3Cfg{Layers: q.Layers, Calls: q.Calls, Noise: q.Noise, Level: q.Level, NoParents: q.NoParents}
+	base := s3Cfg{Layers: q.Layers, Calls: q.Calls, Noise: q.Noise, Level: q.Level, NoParents: q.NoParents, PreOrder: q.PreOrder}
 	ca, cb, cc, cd := base, base, base, base
 	ca.Name, cb.Name, cc.Name, cd.Name = "A", "B", "C", "D"
 	ca.Flavour, cc.Flavour = q.FlavA, q.FlavA
@@ -739,6 +768,10 @@ func (q s3Quad) build() (a, b, c, d *model.Dump) {
 	cb.ExpertElems, cd.ExpertElems = q.ExpertB, q.ExpertB
 	cb.MaxBias, cd.MaxBias = q.MaxBias, q.MaxBias
 	ca.BF16, cb.BF16, cc.BF16, cd.BF16 = q.BF16, q.BF16, q.BF16, q.BF16
+	if q.BF16VsFP32 {
+		ca.BF16, cc.BF16 = true, true
+		cb.FP32, cd.FP32 = true, true
+	}
 	ca.Outliers, cb.Outliers, cc.Outliers, cd.Outliers = q.Outliers, q.Outliers, q.Outliers, q.Outliers
 	ca.Fault = q.Fault
 	a, b = s3BuildDump(ca), s3BuildDump(cb)
@@ -775,4 +808,43 @@ func s3BF16(v float64) float64 {
 	f := math.Float32bits(float32(v))
 	f += 0x7fff + (f>>16)&1
 	return float64(math.Float32frombits(f &^ 0xffff))
+}
+
+// s3Entry is one record of a layer's pass before it is written.
+type s3Entry struct {
+	op    model.Op
+	src   s3Op
+	grads []model.Op
+}
+
+// contains: module record e contains record f (same layer and pass).
+func (e s3Entry) contains(f s3Entry) bool {
+	if e.src.class == "" {
+		return false
+	}
+	m := e.src.sub
+	in := func(p string) bool { return m == "" || p == m || strings.HasPrefix(p, m+".") }
+	if f.src.class != "" {
+		return f.src.sub != m && in(f.src.sub)
+	}
+	return in(f.src.parent)
+}
+
+// s3PreOrder turns a post-order record list (each module after its
+// contents) into pre-order (each module before them).
+func s3PreOrder(es []s3Entry) []s3Entry {
+	var trees [][]s3Entry
+	for i := len(es) - 1; i >= 0; {
+		root, s := es[i], i
+		for s > 0 && root.contains(es[s-1]) {
+			s--
+		}
+		trees = append(trees, append([]s3Entry{root}, s3PreOrder(es[s:i])...))
+		i = s - 1
+	}
+	var out []s3Entry
+	for k := len(trees) - 1; k >= 0; k-- {
+		out = append(out, trees[k]...)
+	}
+	return out
 }

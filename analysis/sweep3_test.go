@@ -251,6 +251,19 @@ func s3Matrix() []s3Case {
 	cs = append(cs, s3Case{name: "noCD/swi", q: with(func(q *s3Quad) { q.NoCD, q.Fault = true, s3FwdFault(11, "swi", 1.5) }), mustFind: true})
 	cs = append(cs, s3Case{name: "noCD/null-bias0.8", q: with(func(q *s3Quad) { q.NoCD, q.Bias, q.Noise = true, 0.8, 0.005 })})
 	cs = append(cs, s3Case{name: "noD/swi", q: with(func(q *s3Quad) { q.NoD, q.Fault = true, s3FwdFault(11, "swi", 1.5) }), mustFind: true})
+	// record order: every naming style, dump level, construct.json and
+	// micro-batch case again with each module's record before its
+	// children's; the same layer and operator are expected
+	for _, c := range cs {
+		for _, p := range []string{"site/", "bwd/", "gpu-", "legacy/", "moe", "mindspore/", "L0/", "mix-noconstruct/", "calls4/", "recompute", "first-op/", "last/", "extraAPI-B/", "dropB-"} {
+			if strings.HasPrefix(c.name, p) {
+				c.name = "pre/" + c.name
+				c.q.PreOrder = true
+				cs = append(cs, c)
+				break
+			}
+		}
+	}
 	return cs
 }
 
@@ -409,6 +422,7 @@ func s3Combos(n int) []s3Case {
 		q.Level = []string{"mix", "mix", "L0", "L1"}[r.IntN(4)]
 		q.NoParents = q.Level != "L0" && r.IntN(3) == 0
 		q.Recompute = q.Level != "L1" && r.IntN(4) == 0
+		q.PreOrder = k%2 == 1 // every other combo writes module records before their children's (no draw: the other dimensions stay)
 		bwd := r.IntN(3) == 0
 		role := fwdRoles[r.IntN(len(fwdRoles))]
 		if bwd {
@@ -433,6 +447,9 @@ func s3Combos(n int) []s3Case {
 		name := fmt.Sprintf("combo%02d/%v-%v/%s/c%d/L%d/%s@%d×%.1f", k, fl[0], fl[1], q.Level, q.Calls, q.Layers, q.Fault.Role, q.Fault.Layer, amp)
 		if !q.Fault.On {
 			name = fmt.Sprintf("combo%02d/%v-%v/%s/c%d/L%d/null", k, fl[0], fl[1], q.Level, q.Calls, q.Layers)
+		}
+		if q.PreOrder {
+			name += "/pre"
 		}
 		cs = append(cs, s3Case{name: name, q: q, mustFind: true, noDrill: noDrill})
 	}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,14 +31,16 @@ import (
 //     v2 "reduced" rows carry micro_batch_number (= the window) as micro
 //     step; like v1 grad_reduced rows (no micro_step column) they get NoMicro.
 //   - An empty statistic cell is NaN (the reference reads it as 0); "nan",
-//     "inf", "-inf" are read as such. Anything else that is not a number is an
-//     InputError naming file, line and column.
-//   - A row with fewer or more fields than the header is an InputError
-//     naming file and line: a damaged file is not silently half-read. The
-//     one exception is a short (or badly quoted) LAST line without its
-//     newline: the file is still being written, the line is skipped with a
-//     warning. In a folder tree the damaged file is then skipped whole, with
-//     a warning, and the other files are read (see csvSkips).
+//     "inf", "-inf" are read as such.
+//   - A line that is not data — a cell that is not a number, a negative
+//     step, fewer or more fields than the header, bad quoting — is a data
+//     problem: skipped, counted and named in a warning (csvBadLines), never
+//     read as a value; the file's good rows are kept. A file with no good row,
+//     or more bad lines than good ones (over csvBadFloor), is an InputError
+//     naming file and line. A short (or badly quoted) LAST line without its
+//     newline is a file still being written: skipped with its own warning.
+//     In a folder tree a file that fails is skipped whole, with a warning,
+//     and the other files are read (see csvSkips).
 //   - Binary data (a NUL byte or non-UTF-8 bytes in the first
 //     csvSniffBytes) and lines longer than csvMaxLineBytes are refused at
 //     once, so a huge non-CSV file is never buffered.
@@ -164,6 +165,7 @@ type csvResult struct {
 	micro    bool
 	oneBased bool // micro steps counted from 1 in the file (v2 weight_grad)
 	warnings []string
+	bad      csvBadLines
 }
 
 type targetKey struct {
@@ -185,22 +187,9 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // readCSVFile parses one monitor CSV.
 func readCSVFile(ctx context.Context, f csvFile, meter *progressMeter) (*csvResult, error) {
-	st, err := os.Stat(f.path)
+	fh, st, err := OpenInputFile(f.path, "CSV", 0)
 	if err != nil {
-		return nil, statError(f.path, err)
-	}
-	if st.IsDir() {
-		return nil, inputErr(f.path, nil, "is a folder, expected a CSV file")
-	}
-	if err := notRegular(f.path, st); err != nil {
 		return nil, err
-	}
-	if st.Size() == 0 {
-		return nil, inputErr(f.path, nil, "empty file (0 bytes)")
-	}
-	fh, err := os.Open(f.path)
-	if err != nil {
-		return nil, openError(f.path, err)
 	}
 	defer fh.Close()
 	return parseCSV(ctx, f, &countingReader{fh, meter}, st.Size())
@@ -318,10 +307,17 @@ func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvRes
 	// incompleteTail reports whether the record just read was the last line
 	// of the input and that line lacks its newline: a file still being
 	// written (msprobe appends a block of rows per step). It consumes the
-	// next record.
+	// next record, which the loop then takes as its next one.
+	var pendingRec []string
+	var pendingErr error
+	pending := false
 	incompleteTail := func() bool {
-		_, err := cr.Read()
-		return errors.Is(err, io.EOF) && lb.last != '\n'
+		r, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return lb.last != '\n'
+		}
+		pendingRec, pendingErr, pending = r, err, true
+		return false
 	}
 	targets := map[targetKey]int32{}
 	rank := int32(f.rank)
@@ -329,7 +325,11 @@ func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvRes
 	lastMetric := -1
 	nan := math.NaN()
 	for n := 0; ; n++ {
-		rec, err = cr.Read()
+		if pending {
+			rec, err, pending = pendingRec, pendingErr, false
+		} else {
+			rec, err = cr.Read()
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				break
@@ -339,6 +339,12 @@ func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvRes
 				res.warnings = append(res.warnings, fmt.Sprintf("%s: last line %d is incomplete (file still being written?): skipped", f.path, pe.StartLine))
 				break
 			}
+			if errors.As(err, &pe) && !errors.Is(err, errCSVLineTooLong) {
+				if err := res.bad.add(csvParseError(f.path, err), res.rows.Len()); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			return nil, csvParseError(f.path, err)
 		}
 		line, _ := cr.FieldPos(0)
@@ -347,7 +353,10 @@ func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvRes
 				res.warnings = append(res.warnings, fmt.Sprintf("%s: last line %d is incomplete (file still being written?): skipped", f.path, line))
 				break
 			}
-			return nil, inputErr(f.path, nil, "line %d: %d fields, the header has %d", line, len(rec), h.nFields)
+			if err := res.bad.add(inputErr(f.path, nil, "line %d: %d fields, the header has %d", line, len(rec), h.nFields), res.rows.Len()); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		if n%csvChunkRows == csvChunkRows-1 {
 			if err := ctx.Err(); err != nil {
@@ -359,28 +368,54 @@ func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvRes
 			name = stripVPPPrefix(name)
 		}
 		if name == "" {
-			return nil, inputErr(f.path, nil, "line %d: empty %s", line, map[bool]string{true: "module_name", false: "name"}[h.v2])
+			if err := res.bad.add(inputErr(f.path, nil, "line %d: empty %s", line, map[bool]string{true: "module_name", false: "name"}[h.v2]), res.rows.Len()); err != nil {
+				return nil, err
+			}
+			continue
 		}
+		// a bad cell makes its line a counted data problem (csvBadLines):
+		// the line is skipped, the file's good rows are kept
+		var badCell error
 		vpp := 0
 		if h.vpp >= 0 && rec[h.vpp] != "" {
 			if vpp, err = parseIntCell(rec[h.vpp]); err != nil {
-				return nil, cellError(f.path, line, "vpp_stage", rec[h.vpp])
+				badCell = cellError(f.path, line, "vpp_stage", rec[h.vpp])
 			}
 		}
 		step, err := parseIntCell(rec[h.step])
-		if err != nil {
-			return nil, cellError(f.path, line, "step", rec[h.step])
+		switch {
+		case err != nil || step > math.MaxInt32:
+			badCell = cellError(f.path, line, "step", rec[h.step])
+		case step < 0:
+			badCell = inputErr(f.path, nil, "line %d, column step: %d is negative", line, step)
 		}
 		micro := model.NoMicro
 		if h.micro >= 0 && !(h.oneBasedMicro && rec[h.scope] == "reduced") {
 			m, err := parseIntCell(rec[h.micro])
 			if err != nil {
-				return nil, cellError(f.path, line, "micro_step", rec[h.micro])
+				badCell = cellError(f.path, line, "micro_step", rec[h.micro])
 			}
 			if h.oneBasedMicro {
 				m--
 			}
 			micro = int32(m)
+		}
+		var vals [model.NumStats]float64
+		for s := range vals {
+			vals[s] = nan
+		}
+		for _, s := range h.stats {
+			v, err := parseStatCell(rec[h.stat[s]])
+			if err != nil && badCell == nil {
+				badCell = cellError(f.path, line, model.StatNames[s], rec[h.stat[s]])
+			}
+			vals[s] = v
+		}
+		if badCell != nil {
+			if err := res.bad.add(badCell, res.rows.Len()); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		metric := 0
 		if h.v2 {
@@ -406,21 +441,16 @@ func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvRes
 			targets[key] = ti
 			res.targets = append(res.targets, model.Target{Name: strings.Clone(name), VPPStage: vpp})
 		}
-		var vals [model.NumStats]float64
-		for s := range vals {
-			vals[s] = nan
-		}
-		for _, s := range h.stats {
-			v, err := parseStatCell(rec[h.stat[s]])
-			if err != nil {
-				return nil, cellError(f.path, line, model.StatNames[s], rec[h.stat[s]])
-			}
-			vals[s] = v
-		}
-		if step < math.MinInt32 || step > math.MaxInt32 {
-			return nil, cellError(f.path, line, "step", rec[h.step])
-		}
 		res.rows.Append(rank, int32(step), micro, ti, uint8(metric), vals)
+	}
+	if err := res.bad.finish(f.path, res.rows.Len()); err != nil {
+		return nil, err
+	}
+	if w := res.bad.warning(f.path); w != "" {
+		res.warnings = append(res.warnings, w)
+	}
+	if res.rows.Len() == 0 && res.bad.n == 0 {
+		res.warnings = append(res.warnings, fmt.Sprintf("%s: header only, no data rows: rank %d has nothing from this file", f.path, f.rank))
 	}
 	return res, nil
 }

@@ -225,9 +225,20 @@ func TestCSVIntegralFloatSteps(t *testing.T) {
 
 func TestCSVShortRow(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "rank0", "grad_unreduced_0-0.csv")
-	writeMonFile(t, p, v1Head+"0,w,0,0,1,2,3,4,[2],torch.float32\n0,w,0,1,1,2\n")
-	_, err := LoadCSV(context.Background(), p, nil)
-	wantMonInputError(t, err, p, "line 3: 6 fields, the header has 10")
+	writeMonFile(t, p, v1Head+"0,w,0,0,1,2,3,4,[2],torch.float32\n0,w,0,1,1,2\n0,w,1,0,1,2,3,4,[2],torch.float32\n")
+	d, err := LoadCSV(context.Background(), p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the damaged line is a counted data problem; the good rows are kept
+	want := p + ": 1 line(s) are not data and were skipped, the file's other rows were read: line 3: 6 fields, the header has 10"
+	if d.Rows.Len() != 2 || len(d.Warnings) != 1 || d.Warnings[0] != want {
+		t.Errorf("rows %d warnings %q", d.Rows.Len(), d.Warnings)
+	}
+	// a file with no good row at all is refused with its problem
+	writeMonFile(t, p, v1Head+"0,w,0,1,1,2\n0,w,0,1,1,2,3\n")
+	_, err = LoadCSV(context.Background(), p, nil)
+	wantMonInputError(t, err, p, "line 2: 6 fields, the header has 10")
 }
 
 func TestCSVNotANumber(t *testing.T) {
@@ -333,7 +344,7 @@ func TestCSVHeaderOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Rows.Len() != 0 || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "hold no data rows") {
+	if d.Rows.Len() != 0 || len(d.Warnings) != 2 || !strings.Contains(d.Warnings[0], "header only, no data rows: rank 0 has nothing from this file") || !strings.Contains(d.Warnings[1], "hold no data rows") {
 		t.Errorf("rows %d warnings %q", d.Rows.Len(), d.Warnings)
 	}
 }
@@ -385,9 +396,11 @@ func TestCSVIncompleteLastLine(t *testing.T) {
 	if d.Rows.Len() != 1 || !strings.Contains(strings.Join(d.Warnings, "|"), "last line 3 is incomplete") {
 		t.Errorf("rows %d warnings %q", d.Rows.Len(), d.Warnings)
 	}
-	// a short line in the middle stays an error
+	// a short line in the middle is a counted bad line; the rest is read
 	r := filepath.Join(dir, "rank2", "grad_unreduced_0-0.csv")
 	writeMonFile(t, r, v1Head+"0,w,0,1,1,2\n0,w,0,0,1,2,3,4,[2],torch.float32")
-	_, err = LoadCSV(context.Background(), r, nil)
-	wantMonInputError(t, err, r, "line 2: 6 fields, the header has 10")
+	d, err = LoadCSV(context.Background(), r, nil)
+	if err != nil || d.Rows.Len() != 1 || !strings.Contains(strings.Join(d.Warnings, "|"), "1 line(s) are not data and were skipped, the file's other rows were read: line 2: 6 fields, the header has 10") {
+		t.Errorf("short middle line: %v, warnings %q", err, d.Warnings)
+	}
 }

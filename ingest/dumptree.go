@@ -188,6 +188,7 @@ func loadDumpJob(ctx context.Context, j dumpJob, progress func(int)) (*model.Dum
 			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: ignored: %v", filepath.Join(j.dir, stackFileName), err))
 		}
 	}
+	escapeDumpNames(d)
 	return d, nil
 }
 
@@ -208,12 +209,20 @@ func readDumpFile(file string) ([]byte, error) {
 	case fi.Size() > maxDumpJSONBytes:
 		return nil, inputErr(file, nil, "%.1f GB is over the %d GiB a dump.json may have (it is read whole into memory; a statistics dump of one step is normally well under 1 GB: dump fewer steps, ranks or a lower level)", float64(fi.Size())/1e9, maxDumpJSONBytes>>30)
 	}
-	if err := sniffJSONObject(file, fi.Size()); err != nil {
+	f, st, err := OpenInputFile(file, "dump.json", maxDumpJSONBytes)
+	if err != nil {
 		return nil, err
 	}
-	buf, err := os.ReadFile(file)
-	if err != nil {
+	defer f.Close()
+	if err := sniffJSONObject(f, file, st.Size()); err != nil {
+		return nil, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, inputErr(file, err, "cannot read: %v", dumpPathErr(err))
+	}
+	buf, err := readAllLimited(f, file, "dump.json", st.Size(), maxDumpJSONBytes)
+	if err != nil {
+		return nil, err
 	}
 	if len(buf) == 0 {
 		return nil, inputErr(file, nil, "empty file (0 bytes): not an msprobe dump.json")
@@ -238,18 +247,23 @@ const dumpSniffRefuse = 64 << 20
 // sniffJSONObject checks the start of file (size bytes): binary data is
 // refused at once, and so is a large file that does not start (after
 // blanks and a BOM) with "{", without reading it all.
-func sniffJSONObject(file string, size int64) error {
-	f, err := os.Open(file)
-	if err != nil {
-		return inputErr(file, err, "cannot read: %v", dumpPathErr(err))
-	}
-	defer f.Close()
+func sniffJSONObject(f io.Reader, file string, size int64) error {
 	head := make([]byte, dumpSniffBytes)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return inputErr(file, err, "cannot read: %v", dumpPathErr(err))
 	}
 	head = bytes.TrimLeft(bytes.TrimPrefix(head[:n], []byte("\ufeff")), " \t\r\n")
+	if len(head) == 0 && int64(n) == dumpSniffBytes {
+		// blanks only so far: skip blanks without keeping them, so a
+		// large file of blanks is refused without being read into memory
+		if head, err = skipBlanks(f, file); err != nil {
+			return err
+		}
+		if len(head) == 0 {
+			return inputErr(file, nil, "holds only blanks (%s), not an msprobe dump.json", sizeText(size))
+		}
+	}
 	if len(head) == 0 || head[0] == '{' {
 		return nil
 	}
@@ -263,6 +277,24 @@ func sniffJSONObject(file string, size int64) error {
 		return nil
 	}
 	return inputErr(file, nil, "does not start with '{' (starts with %q): not an msprobe dump.json", firstRunes(head, 12))
+}
+
+// skipBlanks reads f until its first non-blank byte and returns the rest
+// of that chunk (empty at the end of the file).
+func skipBlanks(f io.Reader, file string) ([]byte, error) {
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := f.Read(buf)
+		if rest := bytes.TrimLeft(buf[:n], " \t\r\n"); len(rest) > 0 {
+			return rest, nil
+		}
+		if errors.Is(err, io.EOF) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, inputErr(file, err, "cannot read: %v", dumpPathErr(err))
+		}
+	}
 }
 
 // firstRunes is the first n characters of b up to a line end or other
@@ -284,9 +316,13 @@ func readSideFile(file string) (b []byte, present bool, err error) {
 	if _, err := os.Lstat(file); err != nil {
 		return nil, false, nil
 	}
-	b, err = os.ReadFile(file)
+	b, err = ReadInputFile(file, filepath.Base(file), MaxSideFileBytes)
 	if err != nil {
-		return nil, true, dumpPathErr(err)
+		var ie *InputError
+		if errors.As(err, &ie) {
+			return nil, true, errors.New(ie.Problem)
+		}
+		return nil, true, err
 	}
 	return b, true, nil
 }
@@ -508,7 +544,11 @@ func (w *treeWalker) rankLevel(dir string, subs []folderEntry, step int, mode st
 		switch s.kind {
 		case folderRank, folderProc:
 			if _, err := os.Lstat(filepath.Join(sub, dumpFileName)); err != nil {
-				w.warns = append(w.warns, fmt.Sprintf("%s: skipped: no dump.json", sub))
+				if errors.Is(err, fs.ErrNotExist) {
+					w.warns = append(w.warns, fmt.Sprintf("%s: skipped: no dump.json", sub))
+				} else { // an unreadable folder is not an empty one
+					w.warns = append(w.warns, fmt.Sprintf("%s: skipped: cannot read the folder: %v", sub, dumpPathErr(err)))
+				}
 				continue
 			}
 			rank, proc := s.n, ""

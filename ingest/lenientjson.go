@@ -366,6 +366,9 @@ const (
 	scalarNumber
 	scalarBool
 	scalarString
+	// scalarComposite: an object or list where a scalar was expected —
+	// valid JSON of the wrong type, skipped whole (not a syntax error)
+	scalarComposite
 )
 
 // scalar reads a null, bool, number or string. Strings stay in the returned
@@ -388,6 +391,9 @@ func (s *lenientScanner) scalar() (scalarKind, float64, []byte) {
 		}
 	case isNumberStart(c):
 		return scalarNumber, s.number(), nil
+	case c == '{' || c == '[':
+		s.skip(1)
+		return scalarComposite, 0, nil
 	}
 	s.atTruncatedWord()
 	s.fail("expected a value")

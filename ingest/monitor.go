@@ -41,6 +41,9 @@ func LoadMonitor(ctx context.Context, path string, f model.Format, p model.Progr
 		}
 	}
 	d, err := loadMonitor(ctx, path, f, p)
+	if err == nil {
+		escapeTargetNames(d)
+	}
 	if err != nil {
 		return nil, err
 	}

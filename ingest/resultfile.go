@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 )
 
 // MaxResultFileBytes bounds a saved result (Phase 1/2/3 JSON) read whole: a
@@ -19,32 +18,7 @@ const MaxResultFileBytes = 2 << 30
 // named pipe or device (which would block or never end), an empty file, a
 // file over MaxResultFileBytes.
 func ReadResultFile(path, what string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, statError(path, err)
-	}
-	if st.IsDir() {
-		return nil, inputErr(path, nil, "is a folder, expected a %s file", what)
-	}
-	if err := notRegular(path, st); err != nil {
-		return nil, err
-	}
-	if st.Size() == 0 {
-		return nil, inputErr(path, nil, "empty file (0 bytes), expected a %s", what)
-	}
-	if st.Size() > MaxResultFileBytes {
-		return nil, inputErr(path, nil, "%.1f GB is too large for a %s (at most %d GiB)", float64(st.Size())/1e9, what, MaxResultFileBytes>>30)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, openError(path, err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxResultFileBytes+1))
-	if err != nil {
-		return nil, inputErr(path, err, "cannot read: %v", unwrapPathError(err))
-	}
-	return b, nil
+	return ReadInputFile(path, what, MaxResultFileBytes)
 }
 
 // JSONProblem words an encoding/json decoding error for people, without Go

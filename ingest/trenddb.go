@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
-	"os"
 	"runtime"
 	"sort"
 	"strconv"
@@ -38,7 +37,8 @@ var dumpMetricNames = map[string]bool{"forward": true, "backward": true, "recomp
 // LoadTrendDB reads a msprobe trend database: the current Gen B
 // `*.trend.db` (single trend_data table) or the older Gen A
 // `monitor_metrics.db` (tables metric_{id}_step_{a}_{b}). The file is opened
-// read-only and immutable; it is never created or modified.
+// read-only, with SQLite's locking unless no writer can exist (see
+// trenddb_mode.go); it is never created or modified.
 //
 // Rows of Gen B come in key order (rank, step, target_id, metric_id); Gen A
 // rows come table by table. Step is kept as stored: with data2db's default
@@ -50,14 +50,17 @@ var dumpMetricNames = map[string]bool{"forward": true, "backward": true, "recomp
 // keeps NoMicro.
 //
 // Damaged rows do not sink the database (conclude what the data allows): a
-// statistic cell holding text or a blob is read as a number where it parses,
-// else NaN, and counted in a warning; a row whose key (rank, step,
-// target_id, metric_id) is not a usable integer is skipped and counted in a
-// warning naming the first one. Only when no row at all can be read is it an
+// statistic cell holding text that spells a number is read as that number;
+// one holding other text or a blob is a data problem (trenddb_badcells.go):
+// a norm cell drops its row, another statistic reads as NaN, both counted
+// in a warning naming the first cells. A row whose key (rank, step,
+// target_id, metric_id) is not a usable non-negative integer is skipped and
+// counted in a warning naming the first one; rows repeating a key (a table
+// without a primary key) are used once. Only when no row at all can be read is it an
 // InputError. Missing tables or key columns, and key or statistic columns
 // declared as text, are InputErrors.
 func LoadTrendDB(ctx context.Context, path string, p model.ProgressFunc) (*model.MonitorData, error) {
-	db, uri, err := openSQLiteReadOnly(path)
+	db, plan, err := openSQLiteReadOnly(path)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +81,7 @@ func LoadTrendDB(ctx context.Context, path string, p model.ProgressFunc) (*model
 			genA = append(genA, t)
 		}
 	}
-	r := &trendReader{path: path, uri: uri, db: db, workers: workers, d: &model.MonitorData{Path: path, Format: model.FormatTrendDB}}
+	r := &trendReader{path: path, uri: plan.uri, db: db, workers: workers, d: &model.MonitorData{Path: path, Format: model.FormatTrendDB}}
 	switch {
 	case have["trend_data"]:
 		err = r.loadGenB(ctx, have, p)
@@ -102,10 +105,13 @@ func LoadTrendDB(ctx context.Context, path string, p model.ProgressFunc) (*model
 	if r.d.Rows.Len() == 0 {
 		r.d.Warnings = append(r.d.Warnings, "the database holds no data rows")
 	}
-	// immutable=1 never looks at a write-ahead log: say so if one is there.
-	if st, err := os.Stat(path + "-wal"); err == nil && st.Size() > 0 {
-		r.d.Warnings = append(r.d.Warnings, fmt.Sprintf("%s-wal exists (%d bytes): changes still in the write-ahead log were not read", path, st.Size()))
+	r.d.ReadMode = plan.mode
+	if plan.why != "" {
+		r.d.ReadMode += ": " + plan.why
+		r.d.Warnings = append(r.d.Warnings, "opened immutable, without SQLite's locking: "+plan.why)
 	}
+	r.d.Warnings = append(r.d.Warnings, plan.warnings...)
+	r.d.Warnings = append(r.d.Warnings, plan.after()...)
 	return r.d, nil
 }
 
@@ -189,7 +195,14 @@ func (r *trendReader) loadGenB(ctx context.Context, have map[string]bool, p mode
 	if err != nil {
 		return err
 	}
-	return r.readChunks(ctx, chunks, p)
+	unique := trendKeyUnique(r.db, "trend_data")
+	if err := r.readChunks(ctx, chunks, p); err != nil {
+		return err
+	}
+	if !unique {
+		dropDuplicateRows(r.d)
+	}
+	return nil
 }
 
 func allNumeric(cols []string) map[string]bool {
@@ -491,6 +504,14 @@ func trendClampValue(f float64) float64 {
 
 // parseTextStat reads a statistic stored as text (data2db parses strings as
 // floats or stores NULL, so this only happens in hand-made databases).
+func parseTextStatOK(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return math.NaN(), false
+	}
+	return trendClampValue(f), true
+}
+
 func parseTextStat(s string) float64 {
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil {

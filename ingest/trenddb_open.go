@@ -22,22 +22,9 @@ const sqliteMagic = "SQLite format 3\x00"
 // a file can be unusable into an InputError with its own message. It returns
 // the head (up to len(sqliteMagic) bytes).
 func checkFileReadable(path string) ([]byte, error) {
-	st, err := os.Stat(path)
+	f, _, err := OpenInputFile(path, "database", 0)
 	if err != nil {
-		return nil, statError(path, err)
-	}
-	if st.IsDir() {
-		return nil, inputErr(path, nil, "is a folder, expected a file")
-	}
-	if err := notRegular(path, st); err != nil {
 		return nil, err
-	}
-	if st.Size() == 0 {
-		return nil, inputErr(path, nil, "empty file (0 bytes)")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, openError(path, err)
 	}
 	defer f.Close()
 	head := make([]byte, len(sqliteMagic))
@@ -107,35 +94,29 @@ func isSQLiteHead(head []byte) bool {
 	return bytes.HasPrefix(head, []byte(sqliteMagic))
 }
 
-// openSQLiteReadOnly opens path as an immutable, read-only database. mode=ro
-// makes SQLite fail instead of creating a missing file; immutable=1 makes it
-// skip locking and never create -wal/-shm/-journal files next to the user's
-// data.
-func openSQLiteReadOnly(path string) (*sql.DB, string, error) {
+// openSQLiteReadOnly opens path read-only in the mode planSQLiteOpen
+// chooses (see trenddb_mode.go); nothing is ever written to the database.
+func openSQLiteReadOnly(path string) (*sql.DB, *sqliteOpenPlan, error) {
 	head, err := checkFileReadable(path)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	if !isSQLiteHead(head) {
-		return nil, "", inputErr(path, nil, "not an SQLite database (file header is not %q)", strings.TrimRight(sqliteMagic, "\x00"))
+		return nil, nil, inputErr(path, nil, "not an SQLite database (file header is not %q)", strings.TrimRight(sqliteMagic, "\x00"))
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, "", inputErr(path, err, "cannot resolve path: %v", err)
+		return nil, nil, inputErr(path, err, "cannot resolve path: %v", err)
 	}
-	uri := sqliteURI(abs)
-	db, err := sql.Open("sqlite", uri)
+	plan, err := planSQLiteOpen(path, abs)
 	if err != nil {
-		return nil, "", inputErr(path, err, "cannot open SQLite database: %v", err)
+		return nil, nil, err
 	}
-	return db, uri, nil
-}
-
-// sqliteURI builds the "file:" URI for an absolute path, escaping the
-// characters that a URI would otherwise interpret.
-func sqliteURI(abs string) string {
-	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
-	return "file:" + r.Replace(filepath.ToSlash(abs)) + "?mode=ro&immutable=1"
+	db, err := sql.Open("sqlite", fmt.Sprintf("%s&_busy_timeout=%d", plan.uri, sqliteBusyTimeout.Milliseconds()))
+	if err != nil {
+		return nil, nil, inputErr(path, err, "cannot open SQLite database: %v", err)
+	}
+	return db, plan, nil
 }
 
 // sqlColumn is one row of PRAGMA table_info.

@@ -26,7 +26,7 @@ type rawConn struct {
 
 const ptrSize = unsafe.Sizeof(uintptr(0))
 
-// openRawConn opens uri (a "file:…?mode=ro&immutable=1" URI) read-only.
+// openRawConn opens uri (a "file:…?mode=ro[&immutable=1]" URI) read-only.
 func openRawConn(uri string) (*rawConn, error) {
 	tls := libc.NewTLS()
 	db, err := openRawDB(tls, uri)
@@ -56,6 +56,7 @@ func openRawDB(tls *libc.TLS, uri string) (uintptr, error) {
 		}
 		return 0, errors.New(msg)
 	}
+	setBusyTimeout(tls, db)
 	return db, nil
 }
 
@@ -135,20 +136,29 @@ func (s *rawStmt) colInt(i int) (v int64, ok bool, what string) {
 	return 0, false, fmt.Sprintf("blob of %d bytes", sqlite3.Xsqlite3_column_bytes(s.c.tls, s.p, int32(i)))
 }
 
-// colStat reads a statistic with trendValue's rules; text reports a cell
-// that held text or a blob.
-func (s *rawStmt) colStat(i int) (v float64, text bool) {
+// Kinds of a statistic cell (colStat).
+const (
+	cellNumber  = iota // REAL, INTEGER or NULL (NaN)
+	cellNumText        // text that reads as a number: used as that number
+	cellBad            // text that is no number, or a blob: not data
+)
+
+// colStat reads a statistic with trendValue's rules and says what the cell
+// held; a cellBad value is NaN and must not be used as a measurement.
+func (s *rawStmt) colStat(i int) (v float64, kind int) {
 	switch sqlite3.Xsqlite3_column_type(s.c.tls, s.p, int32(i)) {
 	case sqlite3.SQLITE_FLOAT:
-		return trendClampValue(sqlite3.Xsqlite3_column_double(s.c.tls, s.p, int32(i))), false
+		return trendClampValue(sqlite3.Xsqlite3_column_double(s.c.tls, s.p, int32(i))), cellNumber
 	case sqlite3.SQLITE_NULL:
-		return math.NaN(), false
+		return math.NaN(), cellNumber
 	case sqlite3.SQLITE_INTEGER:
-		return trendClampValue(float64(sqlite3.Xsqlite3_column_int64(s.c.tls, s.p, int32(i)))), false
+		return trendClampValue(float64(sqlite3.Xsqlite3_column_int64(s.c.tls, s.p, int32(i)))), cellNumber
 	case sqlite3.SQLITE_TEXT:
-		return parseTextStat(s.text(i)), true
+		if v, ok := parseTextStatOK(s.text(i)); ok {
+			return v, cellNumText
+		}
 	}
-	return math.NaN(), true
+	return math.NaN(), cellBad
 }
 
 func (s *rawStmt) text(i int) string {

@@ -34,9 +34,11 @@ type trendScanner struct {
 	extraMetrics  map[int64]int
 	unknownTarget int64 // rows with an unknown target_id
 	unknownMetric int64
-	textVals      int64
-	badRows       int64 // rows skipped for a broken key (see badKey)
-	firstBad      int   // the earliest of them, as a row index
+	textVals      int64                      // text cells read as numbers
+	badCells      [model.NumStats]badCellLog // cells that are not numbers
+	badCellRows   int64                      // rows dropped for a norm that is not a number
+	badRows       int64                      // rows skipped for a broken key (see badKey)
+	firstBad      int                        // the earliest of them, as a row index
 	firstBadErr   error
 }
 
@@ -172,6 +174,7 @@ func (s *trendScanner) scanRows(ctx context.Context, rs *rawStmt, c *trendChunk,
 	nan := math.NaN()
 	i, end := c.off, c.off+c.count
 	var text int64
+	var bad [model.NumStats]badCellLog
 	microMode := s.r.microMode
 	pending := 0
 	for {
@@ -219,12 +222,22 @@ func (s *trendScanner) scanRows(ctx context.Context, rs *rawStmt, c *trendChunk,
 		} else {
 			rows.Micro[i] = model.NoMicro
 		}
+		dropped := false
 		for k, st := range c.stats {
-			v, isText := rs.colStat(nKey + k)
-			if isText {
+			v, kind := rs.colStat(nKey + k)
+			switch kind {
+			case cellNumText:
 				text++
+			case cellBad:
+				bad[st].add(i, rank, step, tid)
+				// a norm that is not a number is no measurement: the row
+				// is dropped (it would read as a non-finite gradient)
+				dropped = dropped || st == model.StatNorm
 			}
 			rows.Val[st][i] = v
+		}
+		if dropped {
+			rows.Target[i] = badRowTarget
 		}
 		for _, st := range absent {
 			rows.Val[st][i] = nan
@@ -242,9 +255,13 @@ func (s *trendScanner) scanRows(ctx context.Context, rs *rawStmt, c *trendChunk,
 	if i != end {
 		return errChangedWhileReading
 	}
-	if text > 0 {
+	if text > 0 || bad != [model.NumStats]badCellLog{} {
 		s.mu.Lock()
 		s.textVals += text
+		for st := range bad {
+			s.badCells[st].merge(&bad[st])
+		}
+		s.badCellRows += bad[model.StatNorm].n
 		s.mu.Unlock()
 	}
 	return nil
@@ -268,13 +285,16 @@ func (s *trendScanner) keyInt32(rs *rawStmt, col int, name string, row int) (int
 	if x < math.MinInt32 || x > math.MaxInt32 {
 		return 0, inputErr(s.r.path, nil, "trend data row %d: %s %d is out of range", row+1, name, x)
 	}
+	if x < 0 { // rank and step count from 0
+		return 0, inputErr(s.r.path, nil, "trend data row %d: %s %d is negative", row+1, name, x)
+	}
 	return int32(x), nil
 }
 
 // finish applies the per-metric micro rule and records warnings.
 func (s *trendScanner) finish() {
 	d := s.r.d
-	if s.badRows > 0 {
+	if s.badRows > 0 || s.badCellRows > 0 {
 		compactRows(&d.Rows)
 	}
 	if s.r.microMode {
@@ -301,8 +321,13 @@ func (s *trendScanner) finish() {
 	if s.badRows > 0 {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d trend_data row(s) skipped: a key column (rank, step, target_id, metric_id) is not a usable integer; the first: %s", s.badRows, problemOf(s.firstBadErr)))
 	}
+	for st := range s.badCells {
+		if b := &s.badCells[st]; b.n > 0 {
+			d.Warnings = append(d.Warnings, b.warning(model.Stat(st), s.targetName))
+		}
+	}
 	if s.textVals > 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%d statistic cells held text or binary data instead of a number (text that parses was read as that number, the rest as NaN)", s.textVals))
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d statistic cell(s) held numbers written as text: read as those numbers", s.textVals))
 	}
 }
 

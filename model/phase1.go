@@ -47,6 +47,9 @@ type ShardingAnalysis struct {
 	// reported in the input's own numbering (method.md).
 	MicroStepBase      int    `json:"micro_step_base"`
 	MicroStepNumbering string `json:"micro_step_numbering"`
+	// Pipeline is how the pipeline stages were read from the ranks'
+	// parameter sets (nil for dumps of one rank or single-rank data).
+	Pipeline *PipelineStages `json:"pipeline,omitempty"`
 }
 
 // TargetRankNorms is the final norm of one parameter on every rank at one
@@ -106,6 +109,12 @@ type Anomaly struct {
 	Increment *Float `json:"increment,omitempty"`
 	// Test says which threshold fired: "iqr", "mad" or "iqr+mad".
 	Test string `json:"test,omitempty"`
+	// PPStage is the rank's pipeline stage when stages were inferred
+	// (target_name then reads "pp<stage>:<name>"); GlobalLayer the
+	// parameter's global layer number when the layer count per stage is
+	// known.
+	PPStage     *int `json:"pp_stage,omitempty"`
+	GlobalLayer *int `json:"global_layer,omitempty"`
 }
 
 // OptStep returns the optimizer step (the step when not micro-step data).

@@ -64,6 +64,9 @@ type LayerRow struct {
 	// Label names the layer when several layer stacks exist
 	// ("encoder.layers.3"); empty with a single stack.
 	Label string `json:"label,omitempty"`
+	// GlobalLayer is the layer's global number when A is a pipeline stage
+	// whose first global layer is known (Layer is stage-local).
+	GlobalLayer *int `json:"global_layer,omitempty"`
 }
 
 // DirLayers is a forward/backward pair of layer lists.
@@ -121,6 +124,13 @@ type DrillOp struct {
 	Flagged bool                 `json:"flagged"`
 	Aligned bool                 `json:"aligned"`
 	Parent  string               `json:"parent,omitempty"`
+	// Why the op could not be compared with B ("" when it was).
+	Why string `json:"why,omitempty"`
+	// Within is the record of the same call that contains this one (its
+	// construct.json parent, or the module inferred from module paths and
+	// neighbouring records without construct.json); "" at the top of the
+	// layer.
+	Within string `json:"within,omitempty"`
 }
 
 // Drilldown is the first divergent operator of the start layer.
@@ -132,9 +142,14 @@ type Drilldown struct {
 	Chain     []string `json:"chain"` // upstream chain, nearest first
 	// Largest is the op of the layer with the largest flagged deviation
 	// (the seed's "差异最大的算子"), for comparison with Operator.
-	Largest string    `json:"largest,omitempty"`
-	Ops     []DrillOp `json:"ops"` // every op of the layer in execution order
-	Note    string    `json:"note,omitempty"`
+	Largest string `json:"largest,omitempty"`
+	// Call is the call (micro-batch, 0-based in the order the dump holds
+	// them) whose records were compared: the one the layer table compares;
+	// Calls is how many times the layer ran in this pass.
+	Call  *int      `json:"call"`
+	Calls int       `json:"calls"`
+	Ops   []DrillOp `json:"ops"` // the call's records in the order their outputs were computed
+	Note  string    `json:"note,omitempty"`
 	// NonFinite: Operator is the non-finite origin (the first record whose
 	// output turns NaN/Inf in A while its inputs are finite and the
 	// baseline's same record is finite).
@@ -223,6 +238,24 @@ type Phase3Result struct {
 	ControlCandidates []ControlCandidate `json:"control_candidates,omitempty"`
 	DivergenceSummary DivergenceSummary  `json:"divergence_summary"`
 	Warnings          []string           `json:"warnings,omitempty"`
+	// PipelineStage is A's pipeline stage: its dump holds the stage's own
+	// layer numbers (every stage counts from 0).
+	PipelineStage *DumpStage `json:"pipeline_stage,omitempty"`
+}
+
+// DumpStage is the pipeline stage of a dump.
+type DumpStage struct {
+	// Stage is the stage number; nil when only its position is known.
+	Stage *int `json:"stage"`
+	// Stages is the run's stage count (0 = unknown).
+	Stages int `json:"stages,omitempty"`
+	// Position is "first", "middle" or "last".
+	Position string `json:"position,omitempty"`
+	// LayerOffset is the global number of the stage's layer 0 (nil =
+	// unknown): global layer = LayerOffset + layer.
+	LayerOffset *int `json:"layer_offset"`
+	// Source says how the stage was found.
+	Source string `json:"source"`
 }
 
 // ControlCandidate is one candidate for the control group C (another rank

@@ -119,9 +119,15 @@ type MonitorData struct {
 	// keys carry no counter or the counters differ between modules.
 	DumpCallNumbers map[RankStep][]int
 	Rows            Rows
+	// Pipeline is set once the targets were split by pipeline stage
+	// (names "pp<s>:<name>"): the stages Phase 1 inferred.
+	Pipeline *PipelineStages
 	// Warnings are problems that did not stop the load (skipped files,
 	// missing columns, ...): the output repeats them.
 	Warnings []string
+	// ReadMode says how a trend.db was opened (ingest.ReadModeReadOnly or
+	// ReadModeImmutable, with why); "" for other formats.
+	ReadMode string
 }
 
 // RankStep identifies one dump (one rank at one step).

@@ -8,10 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -40,8 +39,6 @@ const (
 const (
 	headerLines = 2
 	footerLines = 2
-	// defaultReportName is where `r` writes the report.
-	defaultReportName = "spikescope-report.md"
 	// minWidth/minHeight: below this the screen asks for a bigger terminal.
 	minWidth, minHeight = 40, 10
 )
@@ -51,7 +48,11 @@ type Options struct {
 	Backend Backend
 	Inputs  []Input // shown while loading; the report never goes into their folders
 	NoColor bool
-	Cwd     string // where the report goes by default ("" = the process's)
+	// ReportDir is where `r` writes reports ("" = DefaultReportDir()).
+	ReportDir string
+	// Suspend stops the program as a shell job (ctrl+z); nil: the key does
+	// nothing. It runs in a command, and returns once the job continues.
+	Suspend func()
 	Title   string // header title, e.g. "demo run" or the input path
 }
 
@@ -71,16 +72,18 @@ type Model struct {
 	status     string
 	pending    string // what an async request is doing ("pinning …")
 
-	nextID    int
-	loadID    int
-	updateID  int // the pin/control request whose reply is awaited
-	reportID  int
-	opsID     int // the drill pane's pending operator list
-	data      *Data
-	loadErr   error
-	feed      *progressFeed
-	panicText string
-	quitting  bool
+	nextID   int
+	loadID   int
+	updateID int // the pin/control request whose reply is awaited
+	reportID int
+	// interrupted: the user quit with ctrl+c (exit 130)
+	interrupted bool
+	opsID       int // the drill pane's pending operator list
+	data        *Data
+	loadErr     error
+	feed        *progressFeed
+	panicText   string
+	quitting    bool
 
 	loading *loadingPane
 	p1      *phase1Pane
@@ -120,6 +123,9 @@ func (m *Model) LoadErr() error { return m.loadErr }
 
 // PanicText is the recovered panic, "" when none.
 func (m *Model) PanicText() string { return m.panicText }
+
+// Interrupted reports whether the user quit with ctrl+c.
+func (m *Model) Interrupted() bool { return m.interrupted }
 
 // Init starts loading and progress forwarding.
 func (m *Model) Init() tea.Cmd { return m.startLoad() }
@@ -406,8 +412,15 @@ func (m *Model) quit() tea.Cmd {
 // error), then global keys, then the screen's own keys.
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
-	if msg.String() == "ctrl+c" {
+	switch msg.String() {
+	case "ctrl+c": // exits 130 like SIGINT, also while loading
+		m.interrupted = true
 		return m.quit()
+	case "ctrl+z": // job control: give the terminal back and stop
+		if f := m.opt.Suspend; f != nil {
+			return func() tea.Msg { f(); return nil }
+		}
+		return nil
 	}
 	if m.showHlp {
 		switch msg.String() {
@@ -630,44 +643,16 @@ func (m *Model) fetchOps(p *drillPane) tea.Cmd {
 	})
 }
 
-// writeReport writes the Markdown report off the loop.
+// writeReport writes the Markdown report off the loop: the path is chosen
+// and the file written inside the command (see writeReportFile).
 func (m *Model) writeReport() tea.Cmd {
-	path := ReportPath(m.opt.Cwd, m.opt.Inputs)
 	id := m.newID()
 	m.reportID = id
 	m.pending = "writing the report…"
 	b, ctx, d := m.opt.Backend, m.ctx, m.data
+	dir, title, inputs, now := m.opt.ReportDir, m.opt.Title, m.opt.Inputs, time.Now()
 	return safe(func() tea.Msg {
-		err := b.WriteReport(ctx, d, path)
+		path, err := writeReportFile(ctx, b, d, dir, title, inputs, now)
 		return reportMsg{id: id, path: path, err: err}
 	})
-}
-
-// ReportPath is where `r` writes the report: ./spikescope-report.md, or
-// the temp directory when the working directory is inside an input's
-// folder (the input data are never written to).
-func ReportPath(cwd string, inputs []Input) string {
-	if cwd == "" {
-		cwd, _ = os.Getwd()
-	}
-	abs, err := filepath.Abs(cwd)
-	if err != nil {
-		return filepath.Join(os.TempDir(), defaultReportName)
-	}
-	for _, in := range inputs {
-		if in.Path == "" || strings.HasPrefix(in.Path, "embedded:") {
-			continue
-		}
-		dir, err := filepath.Abs(in.Path)
-		if err != nil {
-			continue
-		}
-		if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-			dir = filepath.Dir(dir)
-		}
-		if abs == dir || strings.HasPrefix(abs, dir+string(filepath.Separator)) {
-			return filepath.Join(os.TempDir(), defaultReportName)
-		}
-	}
-	return filepath.Join(abs, defaultReportName)
 }

@@ -23,6 +23,7 @@ type drillPane struct {
 	ops     []model.DrillOp
 	note    string
 	target  string // the drill-down operator of this layer ("" = none)
+	call    string // which call (micro-batch) the operators are compared at, when the layer ran several
 	waiting bool   // the operators are being compared (a command runs)
 	filter  lineInput
 	lower   []string // lower-cased op keys for the filter
@@ -39,6 +40,10 @@ func newDrillPane(st Styles, d *Data, anchor string, layer int, dir string, metr
 		dd = d.P3.DivergenceSummary.Drilldown
 	}
 	isDrill := dd != nil && dd.Layer != nil && *dd.Layer == layer && dd.Direction == dir
+	if dd != nil && dd.Call != nil && dd.Calls > 1 {
+		// every layer's operators are compared at the drill-down's call
+		p.call = fmt.Sprintf("call %d of %d", *dd.Call, dd.Calls)
+	}
 	switch {
 	case isDrill:
 		p.ops = dd.Ops
@@ -189,6 +194,9 @@ func (p *drillPane) selected() *model.DrillOp {
 func (p *drillPane) view() []string {
 	st := p.st
 	head := fmt.Sprintf("layer %d (%s) · %d operators in execution order · metric %s", p.layer, p.dir, len(p.ops), st.Accent.Render(p.metricName()))
+	if p.call != "" {
+		head += " · " + p.call
+	}
 	lines := []string{head}
 	flagged := 0
 	for i := range p.ops {
@@ -245,7 +253,12 @@ func (p *drillPane) view() []string {
 	})...)
 	if p.nameLines() > 0 {
 		if o := p.selected(); o != nil {
-			lines = append(lines, st.Dim.Render("▸ "+shortParam(o.Key, max(10, p.width-2))))
+			w := max(10, p.width-2)
+			line := shortParam(o.Key, w)
+			if why := " — " + o.Why; o.Why != "" && w-ansi.StringWidth(why) >= 20 { // why it could not be compared with B
+				line = shortParam(o.Key, w-ansi.StringWidth(why)) + why
+			}
+			lines = append(lines, st.Dim.Render("▸ "+line))
 		}
 	}
 	return lines
@@ -315,21 +328,33 @@ func newChainPane(st Styles, d *Data, dp *drillPane, op *model.DrillOp) *chainPa
 	return p
 }
 
-// upstreamOps lists the operators that ran before op in the same parent
-// module, nearest first, then the parent itself.
+// upstreamOps lists the operators computed before op in the layer (the
+// list is in completion order), nearest first, leaving out the records
+// that contain it: a container finishes after its contents, it is not
+// upstream of them.
 func upstreamOps(ops []model.DrillOp, op *model.DrillOp) []string {
-	var out []string
-	for i := len(ops) - 1; i >= 0; i-- {
-		o := &ops[i]
-		if o.Order >= op.Order || o.Key == op.Key {
-			continue
-		}
-		if op.Parent == "" || o.Parent == op.Parent {
-			out = append(out, o.Key)
+	byKey := make(map[string]*model.DrillOp, len(ops))
+	at := -1
+	for i := range ops {
+		byKey[ops[i].Key] = &ops[i]
+		if ops[i].Key == op.Key {
+			at = i
 		}
 	}
-	if op.Parent != "" {
-		out = append(out, op.Parent)
+	anc := map[string]bool{}
+	for w, n := op.Within, 0; w != "" && !anc[w] && n <= len(ops); n++ {
+		anc[w] = true
+		if o := byKey[w]; o != nil {
+			w = o.Within
+		} else {
+			w = ""
+		}
+	}
+	var out []string
+	for i := at - 1; i >= 0; i-- {
+		if !anc[ops[i].Key] {
+			out = append(out, ops[i].Key)
+		}
 	}
 	return out
 }
@@ -370,7 +395,7 @@ func (p *chainPane) view() []string {
 	if p.note != "" {
 		head = append(head, p.st.Dim.Render(p.note))
 	} else {
-		head = append(head, p.st.Dim.Render("earlier operators of the layer with the same parent module"))
+		head = append(head, p.st.Dim.Render("operators of the layer computed earlier, not the modules containing it"))
 	}
 	head = append(head, "")
 	return append(head, p.sv.window(p.lines())...)

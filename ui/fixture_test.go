@@ -217,7 +217,13 @@ func (f *fakeBackend) WriteReport(ctx context.Context, cur *Data, path string) e
 	f.mu.Lock()
 	f.reports = append(f.reports, path)
 	f.mu.Unlock()
-	return os.WriteFile(path, []byte("# report\n"), 0o644)
+	f2, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f2.Close()
+	_, err = f2.WriteString("# report\n")
+	return err
 }
 
 var errFixtureLoad = errors.New(`/data/missing.db: not a trend.db (no table "trend_data")`)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"spikescope/model"
 )
@@ -114,5 +115,33 @@ func shortParam(s string, w int) string {
 	if sw <= w || w < 2 {
 		return s
 	}
+	// a pipeline stage prefix ("pp1:") is part of the identity: keep it
+	if st, base, ok := model.SplitStageName(s); ok {
+		pre := model.StageName(st, "")
+		if w-len(pre) >= 8 {
+			return pre + shortParam(base, w-len(pre))
+		}
+	}
 	return "…" + ansi.TruncateLeft(s, sw-w+1, "")
+}
+
+// escapeControl writes control characters of s (an ESC in a path the user
+// typed) as \xNN so that they never act on the terminal. Names from the
+// data arrive escaped already (ingest.EscapeControl).
+func escapeControl(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r < 0x80 && unicode.IsControl(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unicode.IsControl(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -132,7 +132,7 @@ func runScenario(t *testing.T, sc scenario, w, h int, noColor bool) *Model {
 	t.Helper()
 	b := sc.backend()
 	m := New(Options{Backend: b, Inputs: []Input{{Role: "monitor", Path: "/data/run/trend.db"}}, NoColor: noColor,
-		Cwd: t.TempDir(), Title: "/data/run/trend.db"})
+		ReportDir: t.TempDir(), Title: "/data/run/trend.db"})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
 	wait := func(s string) {
 		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(s)) },

@@ -50,9 +50,9 @@ func (p *loadingPane) view() []string {
 	}
 	allDone := len(p.prog) > 0
 	for _, path := range p.order {
-		name := path
+		name := escapeControl(path) // a path as typed may hold an ESC
 		if r := roles[path]; r != "" {
-			name = r + ": " + path
+			name = r + ": " + name
 		}
 		lines = append(lines, shortParam(name, p.width-2))
 		pr, ok := p.prog[path]

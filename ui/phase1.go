@@ -155,6 +155,11 @@ func (p *phase1Pane) overviewLines() []string {
 	}
 	l2 := fmt.Sprintf("pass unit: %s · %s%s · %d candidates, earliest first", unit, win, pp, len(p.anoms))
 	out := []string{l1, l2}
+	if pl := sa.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
+		out = append(out, "pipeline: "+strings.Join(pl.StageSummary("stage", "ranks", "layers"), " · "))
+	} else if pl != nil && pl.Note != "" {
+		out = append(out, "pipeline: "+pl.Note)
+	}
 	if len(p.anoms) > 1 {
 		// the earliest is the answer, the largest usually its propagation:
 		// show both so the difference is visible

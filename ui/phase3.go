@@ -329,6 +329,9 @@ func (p *phase3Pane) view() []string {
 	metric := "metric: " + st.Accent.Render(p.metricName()) + "  "
 	head := metric + tabWindow(tabs, p.anchor, p.width-ansi.StringWidth(metric))
 	lines := []string{head}
+	if ln := stageLine(r.PipelineStage); ln != "" {
+		lines = append(lines, ln)
+	}
 	t := p.anchorTable()
 	ms := t.Conclusion.MetricStarts[p.metricName()]
 	if len(r.Anchors[p.anchor].Conclusion.MetricStarts) == 0 {
@@ -392,4 +395,30 @@ func tabWindow(tabs []string, active, w int) string {
 		return fit(out, max(0, w), false)
 	}
 	return out
+}
+
+// stageLine says which pipeline stage A's dump is and how its stage-local
+// layer numbers map to global ones; "" when A is not a known later stage.
+func stageLine(ds *model.DumpStage) string {
+	if ds == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("A: ")
+	switch {
+	case ds.Stage != nil && ds.Stages > 0:
+		fmt.Fprintf(&b, "pipeline stage %d of %d", *ds.Stage, ds.Stages)
+	case ds.Stage != nil:
+		fmt.Fprintf(&b, "pipeline stage %d", *ds.Stage)
+	default:
+		fmt.Fprintf(&b, "%s pipeline stage?", ds.Position)
+	}
+	if ds.LayerOffset != nil {
+		if *ds.LayerOffset > 0 {
+			fmt.Fprintf(&b, " · L is stage-local: global layer = L + %d", *ds.LayerOffset)
+		}
+	} else {
+		b.WriteString(" · L is stage-local, global layer unknown")
+	}
+	return b.String()
 }

@@ -100,7 +100,7 @@ func (s *seriesPane) render() []string {
 	if len(sel.Vals) == 0 {
 		return append(lines, "", "no monitor rows for this rank and parameter")
 	}
-	heatRows := len(ix.ranks)
+	heatRows := len(ix.ranksOf(a))
 	avail := s.height - len(lines) - 2 // legend + heat map title
 	if avail < minChartRows+3 || s.width < minChartWidth {
 		return append(lines, "(the terminal is too small for the chart and heat map)")
@@ -278,7 +278,8 @@ const nanRune = "×"
 // shown as a window around the selected rank.
 func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int) []string {
 	st, a := s.st, s.a
-	ranks := ix.ranks
+	held := ix.ranksOf(a) // a pipeline stage's parameter: that stage's ranks
+	ranks := held
 	if len(ranks) == 0 || rows < 1 {
 		return nil
 	}
@@ -297,7 +298,7 @@ func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int) []stri
 		}
 		ranks = ranks[first : first+rows]
 	}
-	labelW := len(fmt.Sprintf("r%d ", ix.ranks[len(ix.ranks)-1])) + 1
+	labelW := len(fmt.Sprintf("r%d ", held[len(held)-1])) + 1
 	cells := s.width - labelW
 	if cells < 1 {
 		return nil

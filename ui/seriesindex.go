@@ -200,3 +200,23 @@ func (ix *seriesIndex) bandOf(a *model.Anomaly, sel curve, stat model.Stat) (lo,
 	}
 	return lo, hi, true
 }
+
+// ranksOf returns the ranks that hold a's parameter (all ranks when none
+// does): with pipeline stages, "pp1:…" lives on stage 1's ranks only.
+func (ix *seriesIndex) ranksOf(a *model.Anomaly) []int32 {
+	m := ix.metric(a)
+	ts := ix.targets(a)
+	var out []int32
+	for _, r := range ix.ranks {
+		for _, t := range ts {
+			if _, ok := ix.rows[seriesKey{t, r, m}]; ok {
+				out = append(out, r)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return ix.ranks
+	}
+	return out
+}

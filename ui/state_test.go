@@ -2,8 +2,6 @@ package ui
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,7 +14,7 @@ import (
 // loaded returns a model that has received the fixture (no program).
 func loaded(t *testing.T, b Backend, d *Data, w, h int, noColor bool) *Model {
 	t.Helper()
-	m := New(Options{Backend: b, NoColor: noColor, Cwd: t.TempDir()})
+	m := New(Options{Backend: b, NoColor: noColor, ReportDir: t.TempDir()})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.Update(loadedMsg{id: m.loadID, data: d})
 	if m.screen != screenPhase1 {
@@ -288,36 +286,6 @@ func TestPanicInCommandQuitsCleanly(t *testing.T) {
 	}
 	if _, ok := q().(tea.QuitMsg); !ok {
 		t.Fatal("panic does not quit")
-	}
-}
-
-func TestReportPathAvoidsInputFolders(t *testing.T) {
-	root := t.TempDir()
-	data := filepath.Join(root, "run")
-	if err := os.MkdirAll(filepath.Join(data, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	db := filepath.Join(data, "trend.db")
-	os.WriteFile(db, []byte("x"), 0o644)
-	in := []Input{{Role: "monitor", Path: db}}
-	if got := ReportPath(filepath.Join(data, "sub"), in); got != filepath.Join(os.TempDir(), defaultReportName) {
-		t.Fatalf("inside the data folder: %s", got)
-	}
-	if got := ReportPath(root, in); got != filepath.Join(root, defaultReportName) {
-		t.Fatalf("outside: %s", got)
-	}
-}
-
-func TestReportKeyWritesAndReports(t *testing.T) {
-	b := fixtureBackend()
-	m := loaded(t, b, fixture(), 80, 24, true)
-	run(t, m, press(m, "r"))
-	want := filepath.Join(m.opt.Cwd, defaultReportName)
-	if len(b.reports) != 1 || b.reports[0] != want {
-		t.Fatalf("report written to %v, want %s", b.reports, want)
-	}
-	if !strings.Contains(screenText(m), "report written to") {
-		t.Fatal("status line does not show the report path")
 	}
 }
 

@@ -23,6 +23,9 @@ func Summary(d *Data) string {
 	for _, w := range p1.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
+	if pl := p1.Sharding.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
+		fmt.Fprintf(&b, "pipeline: PP %d (%s)\n", pl.Stages, strings.Join(pl.StageSummary("stage", "ranks", "layers"), "; "))
+	}
 	if len(p1.Anomalies) == 0 {
 		b.WriteString("no anomaly found\n")
 	} else {
@@ -33,7 +36,11 @@ func Summary(d *Data) string {
 				break
 			}
 			a := &p1.Anomalies[i]
-			fmt.Fprintf(&b, "  %d. %s  norm %s  %s× baseline  (%s)\n", i+1, coordString(a),
+			gl := ""
+			if a.GlobalLayer != nil {
+				gl = fmt.Sprintf(" (global layer %d)", *a.GlobalLayer)
+			}
+			fmt.Fprintf(&b, "  %d. %s%s  norm %s  %s× baseline  (%s)\n", i+1, coordString(a), gl,
 				fmtNum(float64(a.Norm)), fmtNum(float64(a.DeviationRatio)), a.Trigger)
 		}
 	}

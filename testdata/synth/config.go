@@ -43,6 +43,10 @@ type Config struct {
 	// candidates); DumpPrevStep also dumps the fault rank one step earlier.
 	ControlRanks []int
 	DumpPrevStep bool
+	// PreOrder writes each module's record before its children's (msprobe
+	// writes it when the module returns, after them); NoConstruct writes
+	// dump.json alone (extra_info false: no construct.json, no stack.json).
+	PreOrder, NoConstruct bool
 	// NoFault leaves the planted Fault (and its explosion) out: the run's
 	// anomalies are its Spikes only (events.go).
 	NoFault bool

@@ -345,7 +345,7 @@ func allEntries(roots []*node) []entry {
 func (r *Run) WriteDumps(dir string, dev Device) error {
 	for _, f := range r.DumpFolders() {
 		roots := r.dumpRoots(dev, f)
-		if err := writeDumpFolder(filepath.Join(dir, f.Path()), roots, allEntries(roots)); err != nil {
+		if err := r.writeFolder(filepath.Join(dir, f.Path()), roots); err != nil {
 			return err
 		}
 	}
@@ -383,6 +383,6 @@ func writeDumpFolder(dir string, roots []*node, entries []entry) error {
 // DumpJSON returns the dump.json bytes of one dumped folder.
 func (r *Run) DumpJSON(dev Device, f DumpFolder) []byte {
 	var b bytes.Buffer
-	writeDumpJSON(&b, allEntries(r.dumpRoots(dev, f)))
+	writeDumpJSON(&b, r.entries(r.dumpRoots(dev, f)))
 	return b.Bytes()
 }

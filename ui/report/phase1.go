@@ -40,7 +40,11 @@ func (r *renderer) phase1() {
 		if a.SuspectFinalNorm != nil {
 			final = *a.SuspectFinalNorm
 		}
-		t.add(strconv.Itoa(a.OptStep()), strconv.Itoa(a.Rank), code(a.TargetName), intPtr(a.MicroStep),
+		name := code(a.TargetName)
+		if a.GlobalLayer != nil {
+			name += " " + r.tf("p1.globallayer", *a.GlobalLayer)
+		}
+		t.add(strconv.Itoa(a.OptStep()), strconv.Itoa(a.Rank), name, intPtr(a.MicroStep),
 			numPtr(a.Delta), ratio(float64(a.DeviationRatio)), num(float64(final)))
 	}
 	if len(cands) == 0 {
@@ -114,7 +118,13 @@ func (r *renderer) overview(p1 *model.Phase1Result) *table {
 		t.add(r.t("ov.msnum"), r.tf("ov.msnumval", rg[0], rg[len(rg)-1]))
 	}
 	if sh.PPStages > 1 {
-		t.add(r.t("ov.pp"), strconv.Itoa(sh.PPStages))
+		v := strconv.Itoa(sh.PPStages)
+		if pl := sh.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
+			v += " (" + r.t("ov.ppinferred") + ": " + strings.Join(pl.StageSummary("stage", r.t("w.ranks"), r.t("w.layers")), "; ") + ")"
+		}
+		t.add(r.t("ov.pp"), v)
+	} else if pl := sh.Pipeline; pl != nil && pl.Note != "" {
+		t.add(r.t("ov.pp"), r.t("ov.ppunknown"))
 	}
 	n := p1.Summary.AnomalyCount
 	if n < len(p1.Anomalies) {

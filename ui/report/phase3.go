@@ -199,7 +199,14 @@ func (r *renderer) anchorTable(a *model.AnchorTable) {
 		formula = r.t("p3.formula.degraded")
 	}
 	r.line(r.tf("p3.t1", code(a.Name), metric, formula))
-	t := &table{header: []string{"L", "F_A", "F_B", "F_C", "F_D", "F_A/B", "F_C/D", r.t("h.fanom"),
+	lh := "L"
+	if ds := r.in.P3.PipelineStage; ds != nil {
+		r.line(r.stageText(ds))
+		if ds.LayerOffset != nil && *ds.LayerOffset > 0 {
+			lh = r.t("h.layerpp")
+		}
+	}
+	t := &table{header: []string{lh, "F_A", "F_B", "F_C", "F_D", "F_A/B", "F_C/D", r.t("h.fanom"),
 		"B_A", "B_B", "B_C", "B_D", "B_A/B", "B_C/D", r.t("h.banom")}}
 	show := shownLayers(a.Layers, func(l *model.LayerRow) bool {
 		m := mainRow(l)
@@ -213,7 +220,11 @@ func (r *renderer) anchorTable(a *model.AnchorTable) {
 		}
 		l := &a.Layers[i]
 		m := mainRow(l)
-		t.add(layerLabel(l),
+		ll := layerLabel(l)
+		if l.GlobalLayer != nil {
+			ll += " (" + strconv.Itoa(*l.GlobalLayer) + ")"
+		}
+		t.add(ll,
 			numPtr(m.Fwd.A), numPtr(m.Fwd.B), numPtr(m.Fwd.C), numPtr(m.Fwd.D),
 			ratioPtr(m.FAB), ratioPtr(m.FCD), nfFlagCell(m.FAnomaly, m.FFlag, m.FNonFinite, "F!"),
 			numPtr(m.Bwd.A), numPtr(m.Bwd.B), numPtr(m.Bwd.C), numPtr(m.Bwd.D),
@@ -500,6 +511,9 @@ func (r *renderer) drilldown(d *model.Drilldown) {
 		op = code(d.Operator)
 	}
 	r.bullet(r.tf("p3.drill.at", dir, layerPtr(d.Layer), op, d.Metric))
+	if d.Call != nil && d.Calls > 1 {
+		r.bullet(r.tf("p3.drill.call", *d.Call, d.Calls))
+	}
 	if len(d.Chain) > 0 {
 		parts := make([]string, len(d.Chain))
 		for i, c := range d.Chain {
@@ -727,4 +741,25 @@ func (r *renderer) featureVerdict(v string) string {
 		return r.t("df.notcause")
 	}
 	return oneLine(v)
+}
+
+// stageText says which pipeline stage A's dump is: its layer numbers are
+// the stage's own, and the global layer where known.
+func (r *renderer) stageText(ds *model.DumpStage) string {
+	var st string
+	switch {
+	case ds.Stage != nil && ds.Stages > 0:
+		st = r.tf("p3.stage.n", *ds.Stage, ds.Stages)
+	case ds.Stage != nil:
+		st = r.tf("p3.stage.k", *ds.Stage)
+	default:
+		st = r.tf("p3.stage.pos", r.t("p3.stage."+ds.Position))
+	}
+	switch {
+	case ds.LayerOffset != nil && *ds.LayerOffset > 0:
+		st += " " + r.tf("p3.stage.off", *ds.LayerOffset)
+	case ds.LayerOffset == nil:
+		st += " " + r.t("p3.stage.local")
+	}
+	return st
 }

@@ -26,11 +26,13 @@ func (s *Session) Analyse() error {
 		s.Monitor != nil && s.Monitor.Format == model.FormatDump {
 		s.BaselineMonitor = ingest.GradientsFromDumps(s.BTree)
 	}
+	// the data as analysed: with pipeline stages, targets split per stage
+	// ("pp1:layers.2…"), so that the TUI draws the series a candidate names
 	if s.Monitor != nil {
-		s.P1 = analysis.Phase1(s.Monitor, s.In.P1)
+		s.P1, s.Monitor = analysis.Phase1Data(s.Monitor, s.In.P1)
 	}
 	if s.BaselineMonitor != nil {
-		s.P1Baseline = analysis.Phase1(s.BaselineMonitor, s.In.P1)
+		s.P1Baseline, s.BaselineMonitor = analysis.Phase1Data(s.BaselineMonitor, s.In.P1)
 	}
 	s.pin = nil
 	if strings.TrimSpace(s.In.Pin) != "" {
@@ -228,12 +230,12 @@ func (s *Session) runPhase3() {
 	var in analysis.Phase3Input
 	switch {
 	case s.B != nil:
-		in = analysis.Phase3Input{A: s.A, B: s.B, Phase1: s.P1, ControlNote: s.Control.Reason}
+		in = analysis.Phase3Input{A: s.A, B: s.B, Phase1: s.P1, ControlNote: s.Control.Reason, LayerMapping: s.LayerMapping}
 		if s.C != nil && s.D != nil {
 			in.C, in.D = s.C, s.D
 		}
 	case s.C != nil:
-		in = analysis.Phase3Input{A: s.A, B: s.C, Phase1: s.P1, ControlNote: s.Control.Reason, BaselineGroup: "C"}
+		in = analysis.Phase3Input{A: s.A, B: s.C, Phase1: s.P1, ControlNote: s.Control.Reason, LayerMapping: s.LayerMapping, BaselineGroup: "C"}
 		s.ComparedWithC = true
 	default:
 		return

@@ -81,6 +81,15 @@ func Load(ctx context.Context, in Inputs, progress model.ProgressFunc) (*Session
 		return nil, err
 	}
 
+	// The layer mapping is small and read first: a bad file fails before
+	// the large inputs are read.
+	var lm *model.LayerMapping
+	if in.LayerMapping != "" {
+		if lm, err = ingest.ReadLayerMapping(in.LayerMapping); err != nil {
+			return nil, err
+		}
+	}
+
 	var js jobs
 	kindOf := func(f model.Format) loadKind {
 		if f == model.FormatDump {
@@ -97,7 +106,7 @@ func Load(ctx context.Context, in Inputs, progress model.ProgressFunc) (*Session
 		return nil, err
 	}
 
-	s := &Session{In: in}
+	s := &Session{In: in, LayerMapping: lm}
 	// A dump tree given as PATH (or baseline) feeds Phase 1 through its
 	// parameter gradients and is also A's (B's) tree unless one was given.
 	if main.tree != nil {

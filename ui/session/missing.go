@@ -61,6 +61,10 @@ func (s *Session) missing() []Missing {
 			next += "; a trend.db counts optimizer steps from the first recorded step (data2db re-bases them to 0): add the run's first monitored training step to get the dump step"
 			zhNext += "；trend.db 的 optimizer step 从首个记录的 step 起算（data2db 重置为 0）：dump 的 step 需加上监控起始的训练 step"
 		}
+		if en, zh := stageControlAdvice(s.P1, rank); en != "" {
+			next += "; " + en
+			zhNext += "；" + zh
+		}
 		add("dump statistics (Phase 3 not run)", "dump 统计数据（Phase 3 未运行）", next, zhNext)
 		return out
 	case s.A == nil && s.StepOffset != nil:

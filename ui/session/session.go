@@ -27,9 +27,12 @@ type Inputs struct {
 	StepA, RankA *int
 	// Pin is a coordinate such as "opt=3,ms=2,rank=5,param=<name>".
 	Pin string
-	P1  analysis.Phase1Options
-	P2  analysis.Phase2Options
-	P3  analysis.Phase3Options
+	// LayerMapping is msprobe's layer-mapping YAML for dumps of two
+	// frameworks (--layer-mapping), optional.
+	LayerMapping string
+	P1           analysis.Phase1Options
+	P2           analysis.Phase2Options
+	P3           analysis.Phase3Options
 }
 
 // Session is what was loaded and concluded. Copies made by WithPin and
@@ -43,6 +46,8 @@ type Session struct {
 	A, B, C, D                 *model.Dump // the four groups actually compared
 	Control                    analysis.ControlChoice
 	P3                         *model.Phase3Result
+	// LayerMapping is In.LayerMapping read (nil when none was given).
+	LayerMapping *model.LayerMapping
 	// Tracer is the Phase 3 run behind P3 (nil when Phase 3 did not run).
 	Tracer  *analysis.Tracer
 	Missing []Missing

@@ -172,7 +172,7 @@ func monitorFinalNorms(d *model.MonitorData, p1 *model.Phase1Result, rank int) m
 		if out[k.opt] == nil {
 			out[k.opt], dups[k.opt] = normTable{}, map[string]bool{}
 		}
-		addNorm(out[k.opt], dups[k.opt], squashParamName(d.Targets[k.target].Name), lastOf[k].v)
+		addNorm(out[k.opt], dups[k.opt], squashParamName(model.StageBaseName(d.Targets[k.target].Name)), lastOf[k].v)
 	}
 	return out
 }

@@ -1,0 +1,93 @@
+package analysis
+
+import (
+	"fmt"
+
+	"spikescope/model"
+)
+
+// dumpStage is the pipeline stage of A's dump (method.md, Phase 3
+// "Layers": pipeline stages restart layer numbers). Phase 1's stages, when
+// it inferred them for A's rank, give the stage and its first global layer;
+// else A's own module records tell its position: the embedding only on the
+// first stage, the final norm / output layer only on the last. nil when A
+// holds the whole model or nothing tells.
+func dumpStage(a *model.Dump, p1 *model.Phase1Result) *model.DumpStage {
+	if a == nil {
+		return nil
+	}
+	if p1 != nil {
+		if pl := p1.Sharding.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
+			if st := pl.StageOf(a.Rank); st >= 0 {
+				ds := &model.DumpStage{Stage: model.IntPtr(st), Stages: pl.Stages, Position: stagePosition(st, pl.Stages),
+					Source: fmt.Sprintf("Phase 1 pipeline stages: rank %d is on stage %d of %d", a.Rank, st, pl.Stages)}
+				if st < len(pl.LayerOffsets) {
+					ds.LayerOffset = model.IntPtr(pl.LayerOffsets[st])
+				}
+				return ds
+			}
+		}
+	}
+	emb, fin, layered := false, false, false
+	seen := map[string]bool{}
+	for i := range a.Ops {
+		op := &a.Ops[i]
+		if op.Kind != model.KindModule || op.Direction != model.Forward {
+			continue
+		}
+		path := modulePathOf(op)
+		if seen[path] {
+			continue
+		}
+		seen[path] = true
+		if _, ok := model.LayerIndex(path); ok {
+			layered = true
+			continue
+		}
+		// module paths name the owner of the weight
+		emb = emb || isEmbeddingParam(path+".weight")
+		fin = fin || isFinalParam(path+".weight")
+	}
+	// the first stage's layer numbers are global anyway: only a later
+	// stage is worth saying, and a dump limited by scope/list looks alike
+	switch {
+	case !layered || emb:
+		return nil
+	case fin:
+		return &model.DumpStage{Position: "last",
+			Source: "A's dump holds the final norm / output layer but no embedding: the last pipeline stage (or a dump limited by scope/list); its layer numbers are then stage-local, and the global layer needs the earlier stages' layer counts (give the monitor data)"}
+	}
+	return &model.DumpStage{Position: "middle",
+		Source: "A's dump holds neither the embedding nor the final norm / output layer: a middle pipeline stage (or a dump limited by scope/list); its layer numbers are then stage-local"}
+}
+
+func stagePosition(st, n int) string {
+	switch st {
+	case 0:
+		return "first"
+	case n - 1:
+		return "last"
+	}
+	return "middle"
+}
+
+// annotateStage writes A's stage into the result and the global layer
+// into every layer row (single layer stack only: with several stacks or
+// VPP chunks the local numbers are not one sequence).
+func (p *p3) annotateStage(in Phase3Input, res *model.Phase3Result) {
+	ds := dumpStage(in.A, in.Phase1)
+	if ds == nil {
+		return
+	}
+	res.PipelineStage = ds
+	if ds.LayerOffset == nil || len(p.scheme.Stacks) > 1 || *ds.LayerOffset == 0 && ds.Stage != nil && *ds.Stage == 0 {
+		return
+	}
+	off := *ds.LayerOffset
+	for i := range res.Anchors {
+		for j := range res.Anchors[i].Layers {
+			row := &res.Anchors[i].Layers[j]
+			row.GlobalLayer = model.IntPtr(off + row.Layer)
+		}
+	}
+}

@@ -1,0 +1,610 @@
+package analysis
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"spikescope/model"
+)
+
+// Pipeline stages without VPP (method.md, Phase 1 step 1). With PP and one
+// model chunk per stage msprobe writes vpp_stage 0 on every stage and every
+// stage numbers its layers from 0: "layers.0.self_attention.linear_qkv.weight"
+// of stage 0 and of stage 1 are different parameters under one name. The
+// stage of a rank is read from the parameters it holds: the embedding lives
+// on the first stage, the final norm and the output layer on the last, and
+// the ranks of one stage hold the same names. Same-named parameters of
+// different stages are never pooled or compared: Phase 1 analyses them as
+// different targets named "pp<stage>:<name>".
+
+// rankClass is what a rank's parameter set says about its stage.
+type rankClass int
+
+const (
+	classMiddle rankClass = iota // neither embedding nor final norm / output layer
+	classFirst                   // the embedding, no final norm
+	classLast                    // the final norm or output layer (a tied embedding too)
+)
+
+// isEmbeddingParam: a parameter outside the layer stack whose name holds an
+// embedding (Megatron embedding.word_embeddings / position_embeddings,
+// MindFormers tok_embeddings, HF embed_tokens, GPT-2 wte/wpe).
+func isEmbeddingParam(name string) bool {
+	if _, ok := model.LayerIndex(name); ok {
+		return false
+	}
+	for _, seg := range strings.Split(strings.ToLower(model.StageBaseName(name)), ".") {
+		if strings.HasPrefix(seg, "embed_out") {
+			return false // GPT-NeoX's output layer
+		}
+		if strings.Contains(seg, "embed") || seg == "wte" || seg == "wpe" {
+			return true
+		}
+	}
+	return false
+}
+
+// isFinalParam: a parameter outside the layer stack of the model's head —
+// the final norm (final_layernorm, final_norm, HF "norm", MindFormers
+// norm_out, ln_f) or the output layer (output_layer, lm_head, GPT-NeoX
+// embed_out).
+func isFinalParam(name string) bool {
+	if _, ok := model.LayerIndex(name); ok {
+		return false
+	}
+	segs := strings.Split(strings.ToLower(model.StageBaseName(name)), ".")
+	for i, seg := range segs {
+		switch {
+		case strings.HasPrefix(seg, "final"), strings.HasPrefix(seg, "output_layer"), seg == "lm_head", strings.HasPrefix(seg, "embed_out"),
+			seg == "ln_f", seg == "norm_out", seg == "final_norm":
+			return true
+		case seg == "norm" && i+1 < len(segs):
+			// HF "model.norm.weight" (squashed "norm.weight"): a norm
+			// outside every layer is the final norm
+			return true
+		}
+	}
+	return false
+}
+
+// isExpertParam: a MoE expert's weight ("….experts.3.…", "local_experts"):
+// with expert parallelism the ranks of one stage hold different experts,
+// so experts never decide which ranks share a stage.
+func isExpertParam(name string) bool {
+	for _, seg := range strings.Split(name, ".") {
+		if strings.HasSuffix(seg, "experts") && seg != "shared_experts" {
+			return true
+		}
+	}
+	return false
+}
+
+// stageInference is the result of inferStages.
+type stageInference struct {
+	info   model.PipelineStages
+	ranks  []int // ranks with a known stage, ascending
+	stages []int // stage of ranks[i]
+}
+
+// stageOf returns the stage of rank rk, -1 when unknown.
+func (s *stageInference) stageOf(rk int) int {
+	if i, ok := slices.BinarySearch(s.ranks, rk); ok {
+		return s.stages[i]
+	}
+	return -1
+}
+
+// inferStages reads each rank's pipeline stage from the (target, rank)
+// series of the index (no pass over the rows).
+func inferStages(d *model.MonitorData, ix *seriesIndex) *stageInference {
+	res := &stageInference{info: model.PipelineStages{Stages: 1}}
+	nR := len(ix.ranks)
+	if nR < 2 || len(ix.groups) == 0 {
+		return res
+	}
+	rankPos := func(rk int32) int { return sort.SearchInts(ix.ranks, int(rk)) }
+	isEmb := make([]bool, len(d.Targets))
+	isFin := make([]bool, len(d.Targets))
+	expert := make([]bool, len(d.Targets))
+	anyMarker := false
+	for t := range d.Targets {
+		isEmb[t], isFin[t] = isEmbeddingParam(d.Targets[t].Name), isFinalParam(d.Targets[t].Name)
+		anyMarker = anyMarker || isEmb[t] || isFin[t]
+		expert[t] = isExpertParam(d.Targets[t].Name)
+	}
+	// per rank: markers held and a signature of its name set (groups come
+	// target by target, so each rank sees its targets in ascending order)
+	hasEmb, hasFin := make([]bool, nR), make([]bool, nR)
+	sig := make([]uint64, nR)
+	for i := range sig {
+		sig[i] = 14695981039346656037
+	}
+	for _, g := range ix.groups {
+		p := rankPos(g.Rank)
+		hasEmb[p] = hasEmb[p] || isEmb[g.Target]
+		hasFin[p] = hasFin[p] || isFin[g.Target]
+		if !expert[g.Target] { // expert parallelism: one stage's ranks hold different experts
+			sig[p] = (sig[p] ^ uint64(g.Target+1)) * 1099511628211
+		}
+	}
+	class := make([]rankClass, nR)
+	var first, last, middle []int // rank positions
+	for p := range class {
+		switch {
+		case hasFin[p]:
+			class[p] = classLast
+			last = append(last, p)
+		case hasEmb[p]:
+			class[p] = classFirst
+			first = append(first, p)
+		default:
+			middle = append(middle, p)
+		}
+	}
+	var stage []int // per rank position
+	switch {
+	case anyMarker && len(first)+len(middle) == 0:
+		return res // every rank holds the model's head: one stage
+	case anyMarker && (len(first) > 0 || len(last) > 0) && len(first)+len(last)+len(middle) == nR &&
+		!(len(first) == nR || len(middle) == nR):
+		var why string
+		stage, why = stagesFromMarkers(ix.ranks, first, middle, last)
+		if stage == nil {
+			res.info.Note = why
+			return res
+		}
+		res.info.Method = fmt.Sprintf("markers: the embedding on %s, the final norm / output layer on %s", rankList(ix.ranks, first), rankList(ix.ranks, last))
+		if len(middle) > 0 {
+			res.info.Method += fmt.Sprintf(", neither on %s (middle stages in rank order)", rankList(ix.ranks, middle))
+		}
+	default:
+		// no markers, or every rank alike: distinct name sets may still
+		// tell stages apart (uneven layer counts)
+		var why string
+		stage = stagesFromNameSets(ix.ranks, sig)
+		res.info.Method = "parameter-name sets: no embedding / final-norm parameters in the data; ranks grouped by identical names, stages numbered in rank order (Megatron places pipeline stages outermost)"
+		if stage == nil && !anyMarker {
+			// gradient levels of the names every rank holds, if unmistakable
+			stage, res.info.Method, why = stagesFromLevels(ix)
+		}
+		if stage == nil {
+			res.info.Method = ""
+			res.info.Note = why
+			return res
+		}
+	}
+	// ranks of one stage hold the same layers (a rank may lack a parameter
+	// the others have: a lost file says nothing about its stage)
+	nStages := slices.Max(stage) + 1
+	lsig := layerSignatures(d, ix)
+	for s := 0; s < nStages; s++ {
+		var ref uint64
+		seen := false
+		for p, st := range stage {
+			if st != s {
+				continue
+			}
+			if seen && lsig[p] != ref {
+				res.info.Note = fmt.Sprintf("ranks of pipeline stage %d (numbered from the embedding / final-norm ranks in rank order) hold different transformer layers: stages not inferred, same-named parameters of all ranks are analysed together", s)
+				return res
+			}
+			ref, seen = lsig[p], true
+		}
+	}
+	res.info.Stages = nStages
+	res.info.Inferred = true
+	res.info.RankStages = map[string]int{}
+	for p, rk := range ix.ranks {
+		res.ranks = append(res.ranks, rk)
+		res.stages = append(res.stages, stage[p])
+		res.info.RankStages[strconv.Itoa(rk)] = stage[p]
+	}
+	res.layerCounts(d, ix, stage)
+	return res
+}
+
+// layerSignatures is, per rank (ix.ranks order), an order-free hash of
+// the distinct (chunk, layer number) pairs its parameters name.
+func layerSignatures(d *model.MonitorData, ix *seriesIndex) []uint64 {
+	keyOf := make([]int, len(d.Targets)) // dense index of the target's (chunk, layer), -1 none
+	keys := map[[2]int]int{}
+	var hashes []uint64
+	for t := range d.Targets {
+		keyOf[t] = -1
+		if n, ok := model.LayerIndex(d.Targets[t].Name); ok {
+			k := [2]int{d.Targets[t].VPPStage, n}
+			i, seen := keys[k]
+			if !seen {
+				i = len(hashes)
+				keys[k] = i
+				h := (uint64(k[0])*0x9e3779b97f4a7c15 ^ uint64(k[1]+1)) * 0xbf58476d1ce4e5b9
+				hashes = append(hashes, h^h>>31)
+			}
+			keyOf[t] = i
+		}
+	}
+	nR, nK := len(ix.ranks), len(hashes)
+	out := make([]uint64, nR)
+	if nK == 0 {
+		return out
+	}
+	held := make([]bool, nR*nK)
+	for _, g := range ix.groups {
+		k := keyOf[g.Target]
+		if k < 0 {
+			continue
+		}
+		p := sort.SearchInts(ix.ranks, int(g.Rank))
+		if !held[p*nK+k] {
+			held[p*nK+k] = true
+			out[p] += hashes[k]
+		}
+	}
+	return out
+}
+
+// stagesFromMarkers numbers the stages from the marker classes: the
+// embedding ranks are stage 0, the final-norm ranks the last stage, and the
+// ranks holding neither are the middle stages, n ranks each (n = the size
+// of the first or last stage), in Megatron's rank order — blocked (stage =
+// rank / ranks-per-stage, the default "tp-cp-ep-dp-pp") or strided (stage =
+// rank mod PP), whichever agrees with the marker ranks.
+func stagesFromMarkers(ranks []int, first, middle, last []int) ([]int, string) {
+	nR := len(ranks)
+	stage := make([]int, nR)
+	if len(middle) == 0 {
+		for _, p := range last {
+			stage[p] = 1
+		}
+		return stage, ""
+	}
+	n := len(first)
+	if n == 0 || (len(last) > 0 && len(last) != n) {
+		n = len(last)
+	}
+	if len(first) > 0 && len(last) > 0 && len(first) != len(last) {
+		return nil, fmt.Sprintf("the first pipeline stage (embedding) has %d ranks and the last (final norm) %d: middle stages cannot be numbered", len(first), len(last))
+	}
+	if n == 0 || len(middle)%n != 0 {
+		return nil, fmt.Sprintf("%d ranks hold neither the embedding nor the final norm, not a multiple of the %d ranks per stage: middle stages cannot be numbered", len(middle), n)
+	}
+	pp := len(middle)/n + boolInt(len(first) > 0) + boolInt(len(last) > 0)
+	want := func(stg []int) bool {
+		for _, p := range first {
+			if stg[p] != 0 {
+				return false
+			}
+		}
+		for _, p := range last {
+			if stg[p] != pp-1 {
+				return false
+			}
+		}
+		for _, p := range middle {
+			if stg[p] == 0 && len(first) > 0 || stg[p] == pp-1 && len(last) > 0 {
+				return false
+			}
+		}
+		return true
+	}
+	blocked := make([]int, nR)
+	for p := range blocked {
+		blocked[p] = p * pp / nR
+	}
+	if nR%pp == 0 && want(blocked) {
+		return blocked, ""
+	}
+	strided := make([]int, nR)
+	for p := range strided {
+		strided[p] = ranks[p] % pp
+	}
+	if want(strided) {
+		return strided, ""
+	}
+	return nil, fmt.Sprintf("the ranks holding the embedding (%s) and the final norm (%s) fit neither a blocked nor a strided rank order of %d stages: middle stages cannot be numbered",
+		rankList(ranks, first), rankList(ranks, last), pp)
+}
+
+// stagesFromNameSets groups ranks by identical parameter-name sets when
+// there is no marker: the groups must be blocks of equal size, at least two
+// ranks each, in rank order (stage s on the s-th block); else nothing is
+// inferred, silently — a rank that lost a file differs too, and says
+// nothing about stages.
+func stagesFromNameSets(ranks []int, sig []uint64) []int {
+	nR := len(ranks)
+	stage := make([]int, nR)
+	s := 0
+	seen := map[uint64]bool{sig[0]: true}
+	for p := 1; p < nR; p++ {
+		if sig[p] != sig[p-1] {
+			if seen[sig[p]] {
+				return nil
+			}
+			seen[sig[p]] = true
+			s++
+		}
+		stage[p] = s
+	}
+	pp := s + 1
+	if s == 0 || nR%pp != 0 || nR/pp < 2 {
+		return nil
+	}
+	for p := range stage {
+		if stage[p] != p*pp/nR {
+			return nil
+		}
+	}
+	return stage
+}
+
+// layerCounts fills the layers per stage (local numbers 0..n-1 on every
+// stage) and the global offsets; with several VPP chunks the chunk size
+// when every (stage, chunk) holds the same count.
+func (s *stageInference) layerCounts(d *model.MonitorData, ix *seriesIndex, stage []int) {
+	pp := s.info.Stages
+	type key struct{ stage, vpp int }
+	layers := map[key]map[int]bool{}
+	vpps := map[int]bool{}
+	for _, g := range ix.groups {
+		st := stage[sort.SearchInts(ix.ranks, int(g.Rank))]
+		t := d.Targets[g.Target]
+		vpps[t.VPPStage] = true
+		n, ok := model.LayerIndex(t.Name)
+		if !ok {
+			continue
+		}
+		k := key{st, t.VPPStage}
+		if layers[k] == nil {
+			layers[k] = map[int]bool{}
+		}
+		layers[k][n] = true
+	}
+	count := func(k key) int {
+		m := layers[k]
+		mx := -1
+		for n := range m {
+			mx = max(mx, n)
+		}
+		if mx+1 != len(m) {
+			return -1 // gaps: a filtered list, counts unknown
+		}
+		return len(m)
+	}
+	if len(vpps) > 1 {
+		c := -1
+		for st := 0; st < pp; st++ {
+			for v := range vpps {
+				n := count(key{st, v})
+				if n <= 0 || (c >= 0 && n != c) {
+					return
+				}
+				c = n
+			}
+		}
+		s.info.ChunkLayers = c
+		return
+	}
+	off := 0
+	for st := 0; st < pp; st++ {
+		n := count(key{st, 0})
+		if n <= 0 {
+			s.info.LayersPerStage, s.info.LayerOffsets = nil, nil
+			return
+		}
+		s.info.LayersPerStage = append(s.info.LayersPerStage, n)
+		s.info.LayerOffsets = append(s.info.LayerOffsets, off)
+		off += n
+	}
+}
+
+// rankList formats the ranks at positions ps for a reasoning line.
+func rankList(ranks []int, ps []int) string {
+	xs := make([]int, len(ps))
+	for i, p := range ps {
+		xs[i] = ranks[p]
+	}
+	if len(xs) == 1 {
+		return "rank " + strconv.Itoa(xs[0])
+	}
+	return "ranks " + intsString(xs, 8)
+}
+
+// splitStages returns the monitor data with every target held by ranks of
+// several stages split into one target per stage, named "pp<s>:<name>"
+// ("pp<s>:vpp<v>:<name>" with VPP chunks)
+// (one pass over the rows: a slice lookup per row). Rows of ranks without a
+// known stage keep the original target.
+func splitStages(d *model.MonitorData, si *stageInference) *model.MonitorData {
+	pp := si.info.Stages
+	nT := len(d.Targets)
+	out := *d
+	out.Targets = make([]model.Target, 0, nT*pp)
+	remap := make([]int32, nT*pp)
+	for i := range remap {
+		remap[i] = -1
+	}
+	minR, maxR := si.ranks[0], si.ranks[len(si.ranks)-1]
+	dense := maxR-minR < 1<<20 // rank numbers far apart: a binary search per row
+	var rankStage []int32
+	if dense {
+		rankStage = make([]int32, maxR-minR+1)
+		for i := range rankStage {
+			rankStage[i] = -1
+		}
+		for i, rk := range si.ranks {
+			rankStage[rk-minR] = int32(si.stages[i])
+		}
+	}
+	// with several model chunks (VPP) a stage holds each name once per
+	// chunk: the chunk is part of the name too ("pp1:vpp1:layers.0…")
+	chunks := false
+	for _, t := range d.Targets {
+		chunks = chunks || t.VPPStage != d.Targets[0].VPPStage
+	}
+	r := &d.Rows
+	tgt := make([]int32, r.Len())
+	var split []model.Target
+	keep := make([]bool, nT) // an original target still holds rows (ranks without a stage)
+	for i, t := range r.Target {
+		tgt[i] = t
+		if t < 0 || int(t) >= nT {
+			continue
+		}
+		rk := int(r.Rank[i]) - minR
+		st := int32(-1)
+		switch {
+		case !dense:
+			st = int32(si.stageOf(int(r.Rank[i])))
+		case rk >= 0 && rk < len(rankStage):
+			st = rankStage[rk]
+		}
+		if st < 0 {
+			keep[t] = true
+			continue
+		}
+		k := int(t)*pp + int(st)
+		nt := remap[k]
+		if nt < 0 {
+			old := d.Targets[t]
+			nt = int32(nT + len(split))
+			name := old.Name
+			if chunks {
+				name = model.ChunkName(old.VPPStage, name)
+			}
+			split = append(split, model.Target{Name: model.StageName(int(st), name), VPPStage: old.VPPStage, MicroStep: old.MicroStep})
+			remap[k] = nt
+		}
+		tgt[i] = nt
+	}
+	// the kept original targets first (in their order), then the split ones
+	renum := make([]int32, nT+len(split))
+	out.Targets = out.Targets[:0]
+	for t := 0; t < nT; t++ {
+		renum[t] = -1
+		if keep[t] {
+			renum[t] = int32(len(out.Targets))
+			out.Targets = append(out.Targets, d.Targets[t])
+		}
+	}
+	for _, nt := range remap { // by (original target, stage)
+		if nt >= 0 {
+			renum[nt] = int32(len(out.Targets))
+			out.Targets = append(out.Targets, split[int(nt)-nT])
+		}
+	}
+	for i, t := range tgt {
+		if t >= 0 && int(t) < len(renum) {
+			tgt[i] = renum[t]
+		}
+	}
+	out.Rows.Target = tgt
+	info := si.info
+	out.Pipeline = &info
+	return &out
+}
+
+// pipelineStages infers the pipeline stages of the analysed metric's ranks
+// and, with several stages, splits the targets per stage and re-indexes.
+func (c *p1) pipelineStages(metric int) {
+	if c.d.Pipeline != nil {
+		return // already split (Phase1Data's output)
+	}
+	si := inferStages(c.d, c.ix)
+	if si.info.Inferred && si.info.Stages > 1 {
+		c.d = splitStages(c.d, si)
+		c.index(metric)
+		return
+	}
+	c.unsplit = &si.info
+}
+
+// stageFields sets a candidate's pipeline stage and global layer.
+func (c *p1) stageFields(a *model.Anomaly) {
+	p := c.d.Pipeline
+	st := p.StageOf(a.Rank)
+	if st < 0 {
+		return
+	}
+	a.PPStage = model.IntPtr(st)
+	if n, ok := model.LayerIndex(a.TargetName); ok {
+		if g := p.GlobalLayer(st, a.VPPStage, n); g >= 0 {
+			a.GlobalLayer = model.IntPtr(g)
+		}
+	}
+}
+
+// pipelineShape writes the inferred stages into sharding_analysis, the
+// warnings and the reasoning, before runShape words the conclusion.
+func (c *p1) pipelineShape() {
+	p := c.d.Pipeline
+	if p == nil {
+		p = c.unsplit
+	}
+	if p == nil || !p.Inferred && p.Note == "" {
+		return
+	}
+	cp := *p
+	c.res.Sharding.Pipeline = &cp
+	if p.Note != "" {
+		c.res.Reasoning = append(c.res.Reasoning, "pipeline stages: "+p.Note)
+		c.res.Warnings = append(c.res.Warnings, p.Note)
+	}
+	if !p.Inferred || p.Stages < 2 {
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "pipeline: %d stages (%s); same-named parameters of different stages are different parameters, analysed apart and named with their stage (pp1:layers.2…)", p.Stages, p.Method)
+	switch {
+	case len(p.LayersPerStage) > 0:
+		fmt.Fprintf(&b, "; layers per stage %s, so the global layer of stage s's layers.N is %s + N", intsString(p.LayersPerStage, 16), offsetsText(p.LayerOffsets))
+	case p.ChunkLayers > 0:
+		fmt.Fprintf(&b, "; %d layers per model chunk, global layer = (vpp·%d + stage)·%d + N", p.ChunkLayers, p.Stages, p.ChunkLayers)
+	default:
+		b.WriteString("; layer counts per stage unknown (layer numbers are stage-local)")
+	}
+	c.res.Reasoning = append(c.res.Reasoning, b.String())
+}
+
+// ppShape is runShape's pipeline part: pp_stages is the inferred stage
+// count when stages were inferred, else the number of vpp_stage values
+// (the reference's rule); and the conclusion's wording of it.
+func ppShape(sa *model.ShardingAnalysis) (pp, whole string) {
+	if p := sa.Pipeline; p != nil && p.Inferred && p.Stages > 1 {
+		return fmt.Sprintf("PP=%d (由各 rank 持有的参数推断: 首 stage 含 embedding, 末 stage 含 final norm / output layer)", p.Stages),
+			"每个 stage 的同名参数是不同参数, 分开分析 (名称带 stage 前缀, 如 pp1:layers.2…)。"
+	}
+	return fmt.Sprintf("PP=%d", sa.PPStages), "每个 rank 有完整模型，独立构成一次前反向。"
+}
+
+// offsetsText is "0/4/8" for the layer offsets of the stages.
+func offsetsText(off []int) string {
+	parts := make([]string, len(off))
+	for i, o := range off {
+		parts[i] = strconv.Itoa(o)
+	}
+	return strings.Join(parts, "/")
+}
+
+// InferPipeline reads the pipeline stages of monitor data (over the metric
+// Phase 1 would analyse) without analysing it, for `inspect`: nil when the
+// run has one stage and nothing needs saying.
+func InferPipeline(d *model.MonitorData) *model.PipelineStages {
+	if d == nil {
+		return nil
+	}
+	if d.Pipeline != nil {
+		return d.Pipeline
+	}
+	m := chooseMetric(d, "")
+	if m < 0 {
+		return nil
+	}
+	si := inferStages(d, buildSeriesIndex(d, m))
+	if si.info.Inferred && si.info.Stages > 1 || si.info.Note != "" {
+		return &si.info
+	}
+	return nil
+}

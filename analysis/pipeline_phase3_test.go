@@ -1,0 +1,147 @@
+package analysis
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"spikescope/model"
+	"spikescope/testdata/synth"
+)
+
+// TestPhase3LaterStageLayers: A is a rank of pipeline stage 1 whose dump
+// numbers its layers from 0. With Phase 1's stages the result says which
+// stage A is and every layer row carries its global layer; the divergence
+// start stays the dump's own (stage-local) layer.
+func TestPhase3LaterStageLayers(t *testing.T) {
+	fault := func(dir model.Direction, layer, k int, s model.Stat) float64 {
+		if layer >= 2 && dir == model.Forward {
+			return 1.5
+		}
+		return 1
+	}
+	a, b, c, d := tQuad(4, fault)
+	a.Rank, b.Rank = 3, 3
+	p1 := &model.Phase1Result{Sharding: model.ShardingAnalysis{PPStages: 2, Pipeline: &model.PipelineStages{
+		Stages: 2, Inferred: true, RankStages: map[string]int{"0": 0, "1": 0, "2": 1, "3": 1},
+		LayersPerStage: []int{4, 4}, LayerOffsets: []int{0, 4}}}}
+	res := Phase3(Phase3Input{A: a, B: b, C: c, D: d, Phase1: p1}, DefaultPhase3Options())
+	ds := res.PipelineStage
+	if ds == nil || ds.Stage == nil || *ds.Stage != 1 || ds.Stages != 2 || ds.LayerOffset == nil || *ds.LayerOffset != 4 {
+		t.Fatalf("pipeline stage %+v", ds)
+	}
+	if s := res.DivergenceSummary.EarliestFwdDivergence; s == nil || *s != 2 {
+		t.Errorf("forward divergence %v, want stage-local layer 2", s)
+	}
+	if len(res.Anchors) == 0 {
+		t.Fatal("no anchors")
+	}
+	for _, row := range res.Anchors[0].Layers {
+		if row.GlobalLayer == nil || *row.GlobalLayer != row.Layer+4 {
+			t.Errorf("layer %d: global %v, want %d", row.Layer, row.GlobalLayer, row.Layer+4)
+		}
+	}
+	// stage 0: layer numbers are global already, nothing to add
+	a.Rank = 1
+	res = Phase3(Phase3Input{A: a, B: b, C: c, D: d, Phase1: p1}, DefaultPhase3Options())
+	if res.PipelineStage == nil || *res.PipelineStage.Stage != 0 || res.Anchors[0].Layers[0].GlobalLayer != nil {
+		t.Errorf("stage 0: %+v, global %v", res.PipelineStage, res.Anchors[0].Layers[0].GlobalLayer)
+	}
+}
+
+// TestPhase3StageFromDump: without Phase 1 stages, A's own module records
+// tell a later stage (final norm, no embedding) — worded with the
+// alternative of a limited dump — and a dump of the whole model says
+// nothing.
+func TestPhase3StageFromDump(t *testing.T) {
+	a, b, c, d := tQuad(3, nil)
+	addModule := func(x *model.Dump, path, class string) {
+		x.Ops = append(x.Ops, model.Op{Key: "Module." + path + "." + class + ".forward.0", Kind: model.KindModule, Prefix: "Module",
+			ModulePath: path, Class: class, Direction: model.Forward, Layer: -1, Order: len(x.Ops)})
+	}
+	if res := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options()); res.PipelineStage != nil {
+		t.Errorf("the builder's dump (embedding, layers) is the first stage or the whole model: stage %+v", res.PipelineStage)
+	}
+	tDropOps(a, func(op *model.Op) bool { return strings.Contains(op.ModulePath, "embedding") })
+	addModule(a, "module.module.decoder.final_layernorm", "RMSNorm")
+	res := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+	ds := res.PipelineStage
+	if ds == nil || ds.Position != "last" || ds.Stage != nil || ds.LayerOffset != nil || !strings.Contains(ds.Source, "scope/list") {
+		t.Fatalf("stage %+v", ds)
+	}
+	addModule(a, "module.module.embedding.word_embeddings", "VocabParallelEmbedding")
+	if res = Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options()); res.PipelineStage != nil {
+		t.Errorf("whole model: stage %+v", res.PipelineStage)
+	}
+}
+
+// TestPipelinePin: a pin on a PP run takes the stage name, or the
+// stage-local name of the pinned rank's stage; a bare name without a rank
+// is ambiguous, a stage name on a rank of another stage is refused.
+func TestPipelinePin(t *testing.T) {
+	f := &synth.PipelineFault{OptStep: 3, MicroStep: 2, Rank: 3, Layer: 2, Scale: 4}
+	r, data := loadPipeline(t, synth.PipelineConfig{PP: 2, DP: 2, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 7, Fault: f})
+	p1 := Phase1(data["csv"], DefaultPhase1Options())
+	for _, tc := range []struct {
+		pin, want, err string
+	}{
+		{"opt=3,ms=2,rank=3,param=layers.2.mlp.linear_fc2.weight", r.FaultTarget(), ""},
+		{"opt=3,ms=2,rank=3,param=" + r.FaultTarget(), r.FaultTarget(), ""},
+		{"opt=1,rank=0,param=linear_fc2.weight", "", "ambiguous"},
+		{"opt=1,rank=0,param=layers.2.mlp.linear_fc2.weight", "pp0:layers.2.mlp.linear_fc2.weight", ""},
+		{"opt=1,param=layers.2.mlp.linear_fc2.weight", "", "ambiguous"},
+		{"opt=3,rank=0,param=" + r.FaultTarget(), "", "stage 1, rank 0 is on stage 0"},
+	} {
+		pin, err := ParsePin(tc.pin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p2, err := Phase2(p1, nil, &pin, DefaultPhase2Options())
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want %q", tc.pin, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.pin, err)
+			continue
+		}
+		if co := p2.RootCauseCoordinate; co == nil || co.TargetName != tc.want {
+			t.Errorf("%s: coordinate %+v, want %s", tc.pin, co, tc.want)
+		}
+	}
+}
+
+// TestChooseControlSameStage: every dump of the tree numbers its layers
+// from 0, so module paths match across stages; with Phase 1's stages (here
+// strided: stage = rank mod 2) the control group comes from A's own stage,
+// and the other stage's ranks say why they were passed over.
+func TestChooseControlSameStage(t *testing.T) {
+	scale := func(step, rank int) float64 {
+		if rank == 5 {
+			return 50
+		}
+		return 1 + 0.01*float64(rank)
+	}
+	aTree := tTree(1, 8, scale)
+	bTree := tTree(1, 8, func(int, int) float64 { return 1 })
+	a := aTree.Find(0, 5)
+	p1 := &model.Phase1Result{Anomalies: []model.Anomaly{{Rank: 5, Step: 0}}}
+	if ch := ChooseControl(aTree, a, bTree, p1); ch.C == nil || ch.C.Rank%2 != 0 {
+		t.Fatalf("without stages the test needs a C of the other stage (an even rank), got %v", ch.Reason)
+	}
+	p1.Sharding.Pipeline = &model.PipelineStages{Stages: 2, Inferred: true, RankStages: map[string]int{}}
+	for r := 0; r < 8; r++ {
+		p1.Sharding.Pipeline.RankStages[strconv.Itoa(r)] = r % 2
+	}
+	ch := ChooseControl(aTree, a, bTree, p1)
+	if ch.C == nil || ch.C.Rank%2 != 1 {
+		t.Fatalf("C: %s, want an odd rank (stage 1)", ch.Reason)
+	}
+	for _, c := range ch.Candidates {
+		if c.Rank%2 == 0 && (c.SameLayers || !strings.Contains(c.Reason, "on pipeline stage 0, A on stage 1")) {
+			t.Errorf("rank %d: same layers %v, reason %q", c.Rank, c.SameLayers, c.Reason)
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package ingest
+
+import (
+	"database/sql"
+	"fmt"
+
+	"spikescope/model"
+)
+
+// trendKeyUnique reports whether SQLite itself keeps the rows of table
+// unique on (rank, step, target_id, metric_id): a primary key or unique
+// index over some of those columns. data2db's trend_data has one; a
+// hand-made table may not, and then duplicates are looked for.
+func trendKeyUnique(db *sql.DB, table string) bool {
+	rows, err := db.Query(`SELECT name FROM pragma_index_list(?) WHERE "unique" = 1 AND partial = 0`, table)
+	if err != nil {
+		return false
+	}
+	var idx []string
+	for rows.Next() {
+		var n string
+		if rows.Scan(&n) == nil {
+			idx = append(idx, n)
+		}
+	}
+	rows.Close()
+	key := map[string]bool{"rank": true, "step": true, "target_id": true, "metric_id": true}
+	for _, n := range idx {
+		cols, err := db.Query(`SELECT name FROM pragma_index_info(?)`, n)
+		if err != nil {
+			continue
+		}
+		ok, any := true, false
+		for cols.Next() {
+			var c sql.NullString
+			if cols.Scan(&c) != nil || !c.Valid || !key[c.String] {
+				ok = false
+			}
+			any = true
+		}
+		cols.Close()
+		if ok && any {
+			return true
+		}
+	}
+	return false
+}
+
+// dupKey identifies one measurement.
+type dupKey struct {
+	rank, step, micro, target int32
+	metric                    uint8
+}
+
+// dropDuplicateRows keeps the first of rows that share rank, step, micro
+// step, parameter and metric, and warns with the count and the first one:
+// a duplicate would be counted twice by every rule.
+func dropDuplicateRows(d *model.MonitorData) {
+	r := &d.Rows
+	seen := make(map[dupKey]struct{}, r.Len())
+	var n int
+	var first string
+	for i := range r.Rank {
+		k := dupKey{r.Rank[i], r.Step[i], r.Micro[i], r.Target[i], r.Metric[i]}
+		if _, dup := seen[k]; !dup {
+			seen[k] = struct{}{}
+			continue
+		}
+		if n == 0 {
+			first = fmt.Sprintf("rank %d step %d %s (%s)", k.rank, k.step, d.Targets[k.target].Name, d.Metrics[k.metric])
+		}
+		n++
+		r.Target[i] = badRowTarget
+	}
+	if n == 0 {
+		return
+	}
+	compactRows(r)
+	d.Warnings = append(d.Warnings, fmt.Sprintf("data problem: %d trend_data row(s) repeat the rank, step, parameter and metric of an earlier row (the table has no primary key); the first of each was kept, the repeats left out; the first repeat: %s", n, first))
+}
