@@ -235,7 +235,7 @@ func (s *Session) runPhase3() {
 			in.C, in.D = s.C, s.D
 		}
 	case s.C != nil:
-		in = analysis.Phase3Input{A: s.A, B: s.C, Phase1: s.P1, ControlNote: s.Control.Reason, LayerMapping: s.LayerMapping}
+		in = analysis.Phase3Input{A: s.A, B: s.C, Phase1: s.P1, ControlNote: s.Control.Reason, LayerMapping: s.LayerMapping, BaselineGroup: "C"}
 		s.ComparedWithC = true
 	default:
 		return

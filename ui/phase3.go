@@ -67,6 +67,14 @@ func (p *phase3Pane) openingView() (anchor, metric int) {
 	return 0, 0
 }
 
+// r3BaselineGroup is the group in a result's baseline column ("" = B).
+func r3BaselineGroup(r *model.Phase3Result) string {
+	if r == nil {
+		return ""
+	}
+	return r.BaselineGroup
+}
+
 func (p *phase3Pane) result() *model.Phase3Result {
 	if p.data == nil {
 		return nil
@@ -111,7 +119,7 @@ func (p *phase3Pane) rebuild() {
 	}
 	layer := func(i int) int { return p.anchorTable().Layers[i].Layer }
 	cols := append([]column{{title: "L", width: 6, right: true, less: func(a, b int) bool { return layer(a) < layer(b) }}},
-		quadColumns(p.row)...)
+		quadColumns(p.row, r3BaselineGroup(p.result()))...)
 	old := p.tbl
 	p.tbl = newTable(cols, n)
 	if old.cols != nil {
@@ -167,7 +175,11 @@ func (p *phase3Pane) summaryLines() []string {
 		}
 		starts = append(starts, fmt.Sprintf("%s F▶%s B◀%s", m, fmtOptInt(ms.FwdStart), fmtOptInt(ms.BwdStart)))
 	}
-	out = append(out, fmt.Sprintf("earliest divergence: forward L%s · backward L%s",
+	head := "earliest divergence"
+	if r.BaselineGroup == "C" {
+		head += " of A vs C (no baseline dump: may be a data difference)"
+	}
+	out = append(out, fmt.Sprintf("%s: forward L%s · backward L%s", head,
 		fmtOptInt(s.EarliestFwdDivergence), fmtOptInt(s.EarliestBwdDivergence)))
 	if len(starts) > 0 {
 		out = append(out, "starts: "+strings.Join(starts, " · "))
@@ -184,6 +196,9 @@ func (p *phase3Pane) summaryLines() []string {
 		if len(d.Unaligned) > 0 {
 			txt += fmt.Sprintf(", %d unaligned", len(d.Unaligned))
 		}
+		if d.FirstNonFinite != "" {
+			txt += ", turns NaN/Inf at " + d.FirstNonFinite
+		}
 		if d.P0 {
 			txt = st.Flag.Render(txt + " ← P0")
 		}
@@ -199,7 +214,11 @@ func (p *phase3Pane) summaryLines() []string {
 		}
 	}
 	if dd := s.Drilldown; dd != nil && dd.Operator != "" {
-		out = append(out, fmt.Sprintf("drill-down: %s L%s → %s (%s)", dd.Direction, fmtOptInt(dd.Layer), st.Accent.Render(dd.Operator), dd.Metric))
+		what := dd.Metric
+		if dd.NonFinite {
+			what = "non-finite origin, " + dd.Metric
+		}
+		out = append(out, fmt.Sprintf("drill-down: %s L%s → %s (%s)", dd.Direction, fmtOptInt(dd.Layer), st.Accent.Render(dd.Operator), what))
 	}
 	var notes []string
 	if r.Degraded {
