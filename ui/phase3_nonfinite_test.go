@@ -8,8 +8,8 @@ import (
 )
 
 func paneText(p *phase3Pane, w, h int) string {
-	p.setSize(w, h)
-	return ansi.Strip(strings.Join(p.view(), "\n"))
+	p.SetSize(w, h)
+	return ansi.Strip(strings.Join(p.View(), "\n"))
 }
 
 // A non-finite divergence shows as F!∞ in the layer table and the
@@ -28,7 +28,7 @@ func TestPhase3ShowsNonFinite(t *testing.T) {
 		}
 	}
 	d.P3.DivergenceSummary.Drilldown.NonFinite = true
-	txt := paneText(newPhase3Pane(NewStyles(true), d), 200, 60)
+	txt := paneText(newPhase3Pane(testCommon(d)), 200, 60)
 	if !strings.Contains(txt, "F!∞") || !strings.Contains(txt, "non-finite origin") {
 		t.Fatalf("screen:\n%s", txt)
 	}
@@ -41,7 +41,7 @@ func TestPhase3NamesCInBsPlace(t *testing.T) {
 	d := fixture()
 	d.P3.BaselineGroup = "C"
 	d.P3.Degraded = true
-	txt := paneText(newPhase3Pane(NewStyles(true), d), 200, 60)
+	txt := paneText(newPhase3Pane(testCommon(d)), 200, 60)
 	for _, want := range []string{"F_C", "F_A/C", "B_A/C", "A vs C"} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("no %q on screen:\n%s", want, txt)
@@ -54,15 +54,15 @@ func TestPhase3NamesCInBsPlace(t *testing.T) {
 	}
 	// the drill-down's operator table too
 	dd := d.P3.DivergenceSummary.Drilldown
-	dp := newDrillPane(NewStyles(true), d, "", *dd.Layer, dd.Direction, 0)
-	dp.setSize(200, 40)
-	dt := ansi.Strip(strings.Join(dp.view(), "\n"))
+	dp := newDrillPane(testCommon(d), "", *dd.Layer, dd.Direction, 0)
+	dp.SetSize(200, 40)
+	dt := ansi.Strip(strings.Join(dp.View(), "\n"))
 	if !strings.Contains(dt, "F_C") || strings.Contains(dt, "F_B") {
 		t.Errorf("drill-down screen:\n%s", dt)
 	}
 	// with a real B nothing changes
 	d.P3.BaselineGroup = ""
-	if txt := paneText(newPhase3Pane(NewStyles(true), d), 200, 60); !strings.Contains(txt, "F_B") {
+	if txt := paneText(newPhase3Pane(testCommon(d)), 200, 60); !strings.Contains(txt, "F_B") {
 		t.Errorf("B missing:\n%s", txt)
 	}
 }
