@@ -14,8 +14,8 @@ import (
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
-	"spikescope/ui/report"
-	"spikescope/ui/session"
+	"spikescope/pipeline"
+	"spikescope/report"
 )
 
 const reportUsage = `usage:
@@ -32,7 +32,7 @@ the LANG environment variable (zh_* → zh, else en).
 
 // reportFlags are the parsed flags of `spikescope report`.
 type reportFlags struct {
-	in                          session.Inputs
+	in                          pipeline.Inputs
 	format                      string
 	step, rank                  string
 	lang, out                   string
@@ -100,7 +100,7 @@ func rootCause(err error) string {
 
 // session builds the analysis session from the flags: saved JSON, the
 // given paths, or the embedded demo run (cleanup then removes its copy).
-func (f *reportFlags) session(paths []string) (*session.Session, func(), error) {
+func (f *reportFlags) session(paths []string) (*pipeline.Session, func(), error) {
 	if len(paths) > 1 {
 		return nil, nil, usageError{"report: one PATH at most (got " + strconv.Itoa(len(paths)) + ")"}
 	}
@@ -141,12 +141,12 @@ func (f *reportFlags) session(paths []string) (*session.Session, func(), error) 
 	in.P1 = analysis.DefaultPhase1Options()
 	in.P2 = analysis.DefaultPhase2Options()
 	in.P3 = analysis.DefaultPhase3Options()
-	s, err := session.Load(context.Background(), in, nil)
+	s, err := pipeline.Load(context.Background(), in, nil)
 	return s, cleanup, err
 }
 
 // fromJSON reads saved results of detect/select/trace.
-func (f *reportFlags) fromJSON() (*session.Session, error) {
+func (f *reportFlags) fromJSON() (*pipeline.Session, error) {
 	var p1, p1b *model.Phase1Result
 	var p2 *model.Phase2Result
 	var p3 *model.Phase3Result
@@ -182,7 +182,7 @@ func (f *reportFlags) fromJSON() (*session.Session, error) {
 	if p3 != nil && p3.Phase != 0 && p3.Phase != 3 {
 		return nil, &ingest.InputError{Path: f.p3, Problem: fmt.Sprintf("holds phase %d, not a Phase 3 result", p3.Phase)}
 	}
-	return session.FromResults(session.Inputs{}, p1, p1b, p2, p3), nil
+	return pipeline.FromResults(pipeline.Inputs{}, p1, p1b, p2, p3), nil
 }
 
 // optInt parses an optional integer flag ("" = not given).
@@ -236,8 +236,8 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 // demoInputs maps the embedded demo run extracted at dir
 // (testdata/demo/README.md) to session inputs: the anomalous device's
 // trend.db, the baseline device's, and the dump trees of both.
-func demoInputs(dir string) session.Inputs {
-	return session.Inputs{
+func demoInputs(dir string) pipeline.Inputs {
+	return pipeline.Inputs{
 		Path:     filepath.Join(dir, "npu", "trend.db"),
 		Baseline: filepath.Join(dir, "gpu", "trend.db"),
 		DumpA:    filepath.Join(dir, "npu", "dump"),

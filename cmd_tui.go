@@ -17,9 +17,9 @@ import (
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/pipeline"
+	"spikescope/report"
 	"spikescope/ui"
-	"spikescope/ui/report"
-	"spikescope/ui/session"
 )
 
 const tuiUsage = `usage:
@@ -92,7 +92,7 @@ func runTUI(args []string, stdout, stderr io.Writer) (code int) {
 }
 
 // tuiInputs parses the flags; no PATH and no --dump-a is the demo run.
-func tuiInputs(args []string, stdout io.Writer) (in session.Inputs, title string, cleanup func(), err error) {
+func tuiInputs(args []string, stdout io.Writer) (in pipeline.Inputs, title string, cleanup func(), err error) {
 	fs := flag.NewFlagSet("spikescope", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var format, step, rank string
@@ -177,7 +177,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // sessionBackend runs the analysis session for the UI. Every method is
 // called inside a tea.Cmd.
 type sessionBackend struct {
-	in   session.Inputs
+	in   pipeline.Inputs
 	lang string
 }
 
@@ -196,7 +196,7 @@ func (b *sessionBackend) inputs() []ui.Input {
 }
 
 func (b *sessionBackend) Load(ctx context.Context, progress model.ProgressFunc) (*ui.Data, error) {
-	s, err := session.Load(ctx, b.in, progress)
+	s, err := pipeline.Load(ctx, b.in, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +204,7 @@ func (b *sessionBackend) Load(ctx context.Context, progress model.ProgressFunc) 
 }
 
 func (b *sessionBackend) Pin(ctx context.Context, cur *ui.Data, a *model.Anomaly) (*ui.Data, error) {
-	s := cur.Handle.(*session.Session)
+	s := cur.Handle.(*pipeline.Session)
 	var pin *analysis.Pin
 	if a != nil {
 		rank := a.Rank
@@ -229,7 +229,7 @@ func (b *sessionBackend) Pin(ctx context.Context, cur *ui.Data, a *model.Anomaly
 }
 
 func (b *sessionBackend) Control(ctx context.Context, cur *ui.Data, step, rank int) (*ui.Data, error) {
-	ns, err := cur.Handle.(*session.Session).WithControl(step, rank)
+	ns, err := cur.Handle.(*pipeline.Session).WithControl(step, rank)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +237,7 @@ func (b *sessionBackend) Control(ctx context.Context, cur *ui.Data, step, rank i
 }
 
 func (b *sessionBackend) WriteReport(ctx context.Context, cur *ui.Data, path string) error {
-	s := cur.Handle.(*session.Session)
+	s := cur.Handle.(*pipeline.Session)
 	md := report.Render(s.ReportInput(), b.lang)
 	// O_EXCL: an earlier report is never overwritten (the UI then picks
 	// the next name)
@@ -259,7 +259,7 @@ func (b *sessionBackend) WriteReport(ctx context.Context, cur *ui.Data, path str
 // layerOps lists the operators of any layer for the drill-down screen from
 // the session's own Phase 3 tracer (the dumps are indexed once). The UI
 // calls it inside a command, never in Update.
-func layerOps(s *session.Session) func(anchor string, layer int, dir string) []model.DrillOp {
+func layerOps(s *pipeline.Session) func(anchor string, layer int, dir string) []model.DrillOp {
 	var mu sync.Mutex // two requests may overlap (enter, esc, enter): one at a time
 	return func(anchor string, layer int, dir string) []model.DrillOp {
 		mu.Lock()
@@ -269,7 +269,7 @@ func layerOps(s *session.Session) func(anchor string, layer int, dir string) []m
 }
 
 // data maps a session onto what the UI shows.
-func (b *sessionBackend) data(s *session.Session) *ui.Data {
+func (b *sessionBackend) data(s *pipeline.Session) *ui.Data {
 	d := &ui.Data{
 		Inputs: b.inputs(), Monitor: s.Monitor, BaselineMonitor: s.BaselineMonitor,
 		P1: s.P1, P1Baseline: s.P1Baseline, P2: s.P2, P3: s.P3,

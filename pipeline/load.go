@@ -1,4 +1,4 @@
-package session
+package pipeline
 
 import (
 	"context"

@@ -1,13 +1,13 @@
-// Package session is the one analysis pipeline behind the TUI and
+// Package pipeline is the one analysis pipeline behind the TUI and
 // `spikescope report`: load every input, run Phase 1 (and the baseline's
 // Phase 1), Phase 2, pick the four dump groups, run Phase 3, and say what
 // data was missing and what to collect next. Nothing here renders.
-package session
+package pipeline
 
 import (
 	"spikescope/analysis"
 	"spikescope/model"
-	"spikescope/ui/report"
+	"spikescope/report"
 )
 
 // Missing is one missing piece of data and what to collect next.

@@ -1,4 +1,4 @@
-package session
+package pipeline
 
 import (
 	"context"
@@ -14,12 +14,12 @@ import (
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
-	"spikescope/ui/report"
+	"spikescope/report"
 )
 
 var update = flag.Bool("update", false, "rewrite the demo report golden files in ../report/testdata/")
 
-const demoDir = "../../testdata/demo"
+const demoDir = "../testdata/demo"
 
 // truth is the planted answer of the demo run (testdata/demo/TRUTH.json).
 type truth struct {
@@ -428,7 +428,7 @@ func TestDemoReportGolden(t *testing.T) {
 			t.Fatalf("%v (go test -update)", err)
 		}
 		if string(want) != got {
-			t.Errorf("%s differs (go test ./ui/session -run Golden -update to accept)", path)
+			t.Errorf("%s differs (go test ./pipeline -run Golden -update to accept)", path)
 		}
 	}
 	// Degraded golden: monitor only, no baseline, no dumps.
@@ -445,7 +445,7 @@ func TestDemoReportGolden(t *testing.T) {
 		}
 		want, _ := os.ReadFile(path)
 		if string(want) != got {
-			t.Errorf("%s differs (go test ./ui/session -run Golden -update to accept)", path)
+			t.Errorf("%s differs (go test ./pipeline -run Golden -update to accept)", path)
 		}
 	}
 }
