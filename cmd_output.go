@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -180,4 +182,25 @@ func stdoutFailed(s *stdoutWriter, code int, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, "spikescope:", (&stdoutError{s.err}).Error())
 	return 1
+}
+
+// writeResultJSON writes v as 2-space-indented JSON (non-ASCII kept) to
+// the file out, or to stdout when out is empty.
+func writeResultJSON(v any, out string, stdout, stderr io.Writer) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	if out == "" {
+		_, err := stdout.Write(buf.Bytes())
+		return err
+	}
+	if err := writeOutputFile(out, "output", buf.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintln(stderr, "Output written to", out)
+	return nil
 }

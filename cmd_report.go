@@ -159,7 +159,7 @@ func (f *reportFlags) fromJSON() (*pipeline.Session, error) {
 		if x.path == "" {
 			continue
 		}
-		if err := readResultJSON(x.path, x.what+" JSON", x.dst); err != nil {
+		if err := ingest.ReadResult(x.path, x.what+" JSON", x.dst); err != nil {
 			return nil, err
 		}
 	}
@@ -168,7 +168,7 @@ func (f *reportFlags) fromJSON() (*pipeline.Session, error) {
 		p1   *model.Phase1Result
 	}{{f.phase1, p1}, {f.phase1B, p1b}} {
 		if x.p1 != nil {
-			if err := checkPhase1Coordinates(x.path, x.p1); err != nil {
+			if err := ingest.CheckPhase1Coordinates(x.path, x.p1); err != nil {
 				return nil, err
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"spikescope/analysis"
+	"spikescope/ingest"
 	"spikescope/model"
 )
 
@@ -69,13 +70,13 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	if err := refuseOutputOnInput(*out, p1File, base); err != nil {
 		return exitCode(err, stderr)
 	}
-	p1, err := readPhase1(p1File)
+	p1, err := ingest.ReadPhase1(p1File)
 	if err != nil {
 		return exitCode(err, stderr)
 	}
 	var bp1 *model.Phase1Result
 	if base != "" {
-		if bp1, err = readPhase1(base); err != nil {
+		if bp1, err = ingest.ReadPhase1(base); err != nil {
 			return exitCode(err, stderr)
 		}
 	}

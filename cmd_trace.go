@@ -145,7 +145,7 @@ func trace(ctx context.Context, f traceFlags) (*model.Phase3Result, error) {
 	var p1 *model.Phase1Result
 	if f.phase1 != "" {
 		var err error
-		if p1, err = readPhase1(f.phase1); err != nil {
+		if p1, err = ingest.ReadPhase1(f.phase1); err != nil {
 			return nil, err
 		}
 	}
