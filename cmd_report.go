@@ -6,12 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"path/filepath"
-	"strconv"
 
-	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
 	"spikescope/pipeline"
@@ -32,9 +28,7 @@ the LANG environment variable (zh_* → zh, else en).
 
 // reportFlags are the parsed flags of `spikescope report`.
 type reportFlags struct {
-	in                          pipeline.Inputs
-	format                      string
-	step, rank                  string
+	inputFlags
 	lang, out                   string
 	phase1, phase1B, phase2, p3 string
 }
@@ -44,16 +38,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	var f reportFlags
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.in.Baseline, "baseline", "", "baseline device's monitor or dump path")
-	fs.StringVar(&f.in.DumpA, "dump-a", "", "dump of the anomalous coordinate (A)")
-	fs.StringVar(&f.in.DumpB, "dump-b", "", "A's baseline dump (B)")
-	fs.StringVar(&f.in.DumpC, "dump-c", "", "nearby normal dump (C)")
-	fs.StringVar(&f.in.DumpD, "dump-d", "", "C's baseline dump (D)")
-	fs.StringVar(&f.step, "step", "", "step of A inside its dump tree")
-	fs.StringVar(&f.rank, "rank", "", "rank of A inside its dump tree")
-	fs.StringVar(&f.in.Pin, "pin", "", "pin the root-cause coordinate, e.g. opt=3,ms=2,rank=5,param=NAME")
-	fs.StringVar(&f.in.LayerMapping, "layer-mapping", "", "msprobe layer-mapping YAML `FILE` for dumps of two frameworks")
-	fs.StringVar(&f.format, "format", "auto", "format of PATH: auto, trenddb, csv or dump")
+	f.register(fs)
 	fs.StringVar(&f.lang, "lang", "", "report language: en or zh (default from LANG)")
 	fs.StringVar(&f.out, "o", "", "write the report to FILE instead of stdout")
 	fs.StringVar(&f.phase1, "phase1", "", "render from a saved Phase 1 JSON (detect)")
@@ -68,7 +53,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(usageError{"report: " + err.Error()}, stderr)
 	}
-	if err := refuseOutputOnInput(f.out, append(paths, f.in.Baseline, f.in.DumpA, f.in.DumpB, f.in.DumpC, f.in.DumpD, f.phase1, f.phase1B, f.phase2, f.p3)...); err != nil {
+	if err := refuseOutputOnInput(f.out, append(append(paths, f.paths()...), f.phase1, f.phase1B, f.phase2, f.p3)...); err != nil {
 		return exitCode(err, stderr)
 	}
 	s, cleanup, err := f.session(paths)
@@ -101,9 +86,6 @@ func rootCause(err error) string {
 // session builds the analysis session from the flags: saved JSON, the
 // given paths, or the embedded demo run (cleanup then removes its copy).
 func (f *reportFlags) session(paths []string) (*pipeline.Session, func(), error) {
-	if len(paths) > 1 {
-		return nil, nil, usageError{"report: one PATH at most (got " + strconv.Itoa(len(paths)) + ")"}
-	}
 	if f.phase1 != "" || f.phase2 != "" || f.p3 != "" {
 		if len(paths) > 0 {
 			return nil, nil, usageError{"report: give either PATH or --phase1/--phase2/--phase3, not both"}
@@ -111,36 +93,10 @@ func (f *reportFlags) session(paths []string) (*pipeline.Session, func(), error)
 		s, err := f.fromJSON()
 		return s, nil, err
 	}
-	in := f.in
-	var err error
-	if in.StepA, err = optInt("--step", f.step); err != nil {
-		return nil, nil, err
+	in, _, cleanup, err := f.inputs("report", paths)
+	if err != nil {
+		return nil, cleanup, err
 	}
-	if in.RankA, err = optInt("--rank", f.rank); err != nil {
-		return nil, nil, err
-	}
-	switch model.Format(f.format) {
-	case model.FormatAuto, model.FormatTrendDB, model.FormatCSV, model.FormatDump:
-		in.Format = model.Format(f.format)
-	default:
-		return nil, nil, usageError{"report: --format must be auto, trenddb, csv or dump (got " + strconv.Quote(f.format) + ")"}
-	}
-	var cleanup func()
-	if len(paths) == 1 {
-		in.Path = paths[0]
-	} else if in.DumpA == "" {
-		dir, clean, err := extractDemo()
-		if err != nil {
-			return nil, nil, err
-		}
-		cleanup = clean
-		demo := demoInputs(dir)
-		demo.Pin, demo.StepA, demo.RankA = in.Pin, in.StepA, in.RankA
-		in = demo
-	}
-	in.P1 = analysis.DefaultPhase1Options()
-	in.P2 = analysis.DefaultPhase2Options()
-	in.P3 = analysis.DefaultPhase3Options()
 	s, err := pipeline.Load(context.Background(), in, nil)
 	return s, cleanup, err
 }
@@ -185,18 +141,6 @@ func (f *reportFlags) fromJSON() (*pipeline.Session, error) {
 	return pipeline.FromResults(pipeline.Inputs{}, p1, p1b, p2, p3), nil
 }
 
-// optInt parses an optional integer flag ("" = not given).
-func optInt(name, v string) (*int, error) {
-	if v == "" {
-		return nil, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 || n > math.MaxInt32 {
-		return nil, usageError{name + " needs an integer from 0 to 2147483647 (got " + strconv.Quote(v) + ")"}
-	}
-	return &n, nil
-}
-
 // reportLang is --lang, else the language of LANG (zh_* → zh), else en.
 func reportLang(flagLang string) string {
 	if flagLang != "" {
@@ -214,36 +158,4 @@ func reportLang(flagLang string) string {
 		}
 	}
 	return "en"
-}
-
-// parseInterspersed parses flags that may come before or after positional
-// arguments (`report PATH --lang zh` as well as `report --lang zh PATH`).
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
-
-// demoInputs maps the embedded demo run extracted at dir
-// (testdata/demo/README.md) to session inputs: the anomalous device's
-// trend.db, the baseline device's, and the dump trees of both.
-func demoInputs(dir string) pipeline.Inputs {
-	return pipeline.Inputs{
-		Path:     filepath.Join(dir, "npu", "trend.db"),
-		Baseline: filepath.Join(dir, "gpu", "trend.db"),
-		DumpA:    filepath.Join(dir, "npu", "dump"),
-		DumpB:    filepath.Join(dir, "gpu", "dump"),
-		P1:       analysis.DefaultPhase1Options(),
-		P2:       analysis.DefaultPhase2Options(),
-		P3:       analysis.DefaultPhase3Options(),
-	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -93,19 +92,10 @@ func runTUI(args []string, stdout, stderr io.Writer) (code int) {
 
 // tuiInputs parses the flags; no PATH and no --dump-a is the demo run.
 func tuiInputs(args []string, stdout io.Writer) (in pipeline.Inputs, title string, cleanup func(), err error) {
+	var f inputFlags
 	fs := flag.NewFlagSet("spikescope", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var format, step, rank string
-	fs.StringVar(&in.Baseline, "baseline", "", "baseline device's monitor or dump path")
-	fs.StringVar(&in.DumpA, "dump-a", "", "dump of the anomalous coordinate (A)")
-	fs.StringVar(&in.DumpB, "dump-b", "", "A's baseline dump (B)")
-	fs.StringVar(&in.DumpC, "dump-c", "", "nearby normal dump (C)")
-	fs.StringVar(&in.DumpD, "dump-d", "", "C's baseline dump (D)")
-	fs.StringVar(&step, "step", "", "step of A inside its dump tree")
-	fs.StringVar(&rank, "rank", "", "rank of A inside its dump tree")
-	fs.StringVar(&in.Pin, "pin", "", "pin the root-cause coordinate, e.g. opt=3,ms=2,rank=5,param=NAME")
-	fs.StringVar(&in.LayerMapping, "layer-mapping", "", "msprobe layer-mapping YAML `FILE` for dumps of two frameworks")
-	fs.StringVar(&format, "format", "auto", "format of PATH: auto, trenddb, csv or dump")
+	f.register(fs)
 	paths, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, tuiUsage)
@@ -114,44 +104,7 @@ func tuiInputs(args []string, stdout io.Writer) (in pipeline.Inputs, title strin
 	if err != nil {
 		return in, "", nil, usageError{err.Error() + " (spikescope -h for help)"}
 	}
-	if len(paths) > 1 {
-		return in, "", nil, usageError{"one PATH at most (got " + strconv.Itoa(len(paths)) + "); subcommands: inspect, detect, select, trace, report"}
-	}
-	if in.StepA, err = optInt("--step", step); err != nil {
-		return in, "", nil, err
-	}
-	if in.RankA, err = optInt("--rank", rank); err != nil {
-		return in, "", nil, err
-	}
-	switch model.Format(format) {
-	case model.FormatAuto, model.FormatTrendDB, model.FormatCSV, model.FormatDump:
-		in.Format = model.Format(format)
-	default:
-		return in, "", nil, usageError{"--format must be auto, trenddb, csv or dump (got " + strconv.Quote(format) + ")"}
-	}
-	if in.Pin != "" {
-		if _, err := analysis.ParsePin(in.Pin); err != nil {
-			return in, "", nil, usageError{"--pin: " + err.Error()}
-		}
-	}
-	switch {
-	case len(paths) == 1:
-		in.Path, title = paths[0], paths[0]
-	case in.DumpA != "":
-		title = in.DumpA
-	default:
-		dir, clean, err := extractDemo()
-		if err != nil {
-			return in, "", nil, err
-		}
-		demo := demoInputs(dir)
-		demo.Pin, demo.StepA, demo.RankA, demo.LayerMapping = in.Pin, in.StepA, in.RankA, in.LayerMapping
-		in, title, cleanup = demo, "demo run", clean
-	}
-	in.P1 = analysis.DefaultPhase1Options()
-	in.P2 = analysis.DefaultPhase2Options()
-	in.P3 = analysis.DefaultPhase3Options()
-	return in, title, cleanup, nil
+	return f.inputs("", paths)
 }
 
 // isTerminal reports whether w is a terminal.
