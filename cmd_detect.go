@@ -10,6 +10,7 @@ import (
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/outfile"
 )
 
 // detectSummaryCap is how many anomalies --summary keeps (reference: 50);
@@ -72,7 +73,7 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	default:
 		opt.Metric = *metric
 	}
-	if err := refuseOutputOnInput(*out, paths[0]); err != nil {
+	if err := outfile.RefuseInput(*out, paths[0]); err != nil {
 		return exitCode(err, stderr)
 	}
 	d, err := ingest.LoadMonitor(context.Background(), paths[0], f, nil)

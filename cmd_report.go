@@ -10,6 +10,7 @@ import (
 
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/outfile"
 	"spikescope/pipeline"
 	"spikescope/report"
 )
@@ -53,7 +54,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(usageError{"report: " + err.Error()}, stderr)
 	}
-	if err := refuseOutputOnInput(f.out, append(append(paths, f.paths()...), f.phase1, f.phase1B, f.phase2, f.p3)...); err != nil {
+	if err := outfile.RefuseInput(f.out, append(append(paths, f.paths()...), f.phase1, f.phase1B, f.phase2, f.p3)...); err != nil {
 		return exitCode(err, stderr)
 	}
 	s, cleanup, err := f.session(paths)
@@ -68,19 +69,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		_, err = io.WriteString(stdout, md)
 		return exitCode(err, stderr)
 	}
-	if err := writeOutputFile(f.out, "report", []byte(md)); err != nil {
+	if err := outfile.Write(f.out, "report", []byte(md)); err != nil {
 		return exitCode(err, stderr)
 	}
 	return 0
-}
-
-// rootCause is the last part of an os error ("permission denied").
-func rootCause(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // session builds the analysis session from the flags: saved JSON, the

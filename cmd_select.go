@@ -9,6 +9,7 @@ import (
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/outfile"
 )
 
 // runSelect is Phase 2: the root-cause coordinate as JSON (pure JSON on
@@ -69,7 +70,7 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 		}
 		pin = &p
 	}
-	if err := refuseOutputOnInput(*out, p1File, base); err != nil {
+	if err := outfile.RefuseInput(*out, p1File, base); err != nil {
 		return exitCode(err, stderr)
 	}
 	p1, err := ingest.ReadPhase1(p1File)

@@ -15,6 +15,7 @@ import (
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/outfile"
 )
 
 // traceFlags are the flags of `spikescope trace`.
@@ -111,7 +112,7 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	if f.call < -1 || f.call > maxCallFlag {
 		return exitCode(usageError{fmt.Sprintf("trace: --call must be -1 (automatic) to %d (got %d)", maxCallFlag, f.call)}, stderr)
 	}
-	if err := refuseOutputOnInput(f.out, append(f.dump[:], f.phase1)...); err != nil {
+	if err := outfile.RefuseInput(f.out, append(f.dump[:], f.phase1)...); err != nil {
 		return exitCode(err, stderr)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {

@@ -16,6 +16,7 @@ import (
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/outfile"
 	"spikescope/pipeline"
 	"spikescope/report"
 	"spikescope/ui"
@@ -264,5 +265,5 @@ type reportFileError struct {
 	err  error
 }
 
-func (e *reportFileError) Error() string { return e.path + ": " + rootCause(e.err) }
+func (e *reportFileError) Error() string { return e.path + ": " + outfile.RootCause(e.err) }
 func (e *reportFileError) Unwrap() error { return e.err }
