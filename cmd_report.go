@@ -93,44 +93,31 @@ func (f *reportFlags) session(paths []string) (*pipeline.Session, func(), error)
 	return s, cleanup, err
 }
 
-// fromJSON reads saved results of detect/select/trace.
+// fromJSON reads saved results of detect/select/trace (ingest.ReadResult
+// refuses another phase's result).
 func (f *reportFlags) fromJSON() (*pipeline.Session, error) {
-	var p1, p1b *model.Phase1Result
-	var p2 *model.Phase2Result
-	var p3 *model.Phase3Result
-	for _, x := range []struct {
-		path, what string
-		dst        any
-	}{
-		{f.phase1, "Phase 1", &p1}, {f.phase1B, "Phase 1", &p1b}, {f.phase2, "Phase 2", &p2}, {f.p3, "Phase 3", &p3},
-	} {
-		if x.path == "" {
-			continue
-		}
-		if err := ingest.ReadResult(x.path, x.what+" JSON", x.dst); err != nil {
-			return nil, err
-		}
-	}
-	for _, x := range []struct {
-		path string
-		p1   *model.Phase1Result
-	}{{f.phase1, p1}, {f.phase1B, p1b}} {
-		if x.p1 != nil {
-			if err := ingest.CheckPhase1Coordinates(x.path, x.p1); err != nil {
+	var p1s [2]*model.Phase1Result
+	for i, path := range []string{f.phase1, f.phase1B} {
+		if path != "" {
+			var err error
+			if p1s[i], err = ingest.ReadPhase1(path); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if p1 != nil && p1.Phase != 0 && p1.Phase != 1 {
-		return nil, &ingest.InputError{Path: f.phase1, Problem: fmt.Sprintf("holds phase %d, not a Phase 1 result", p1.Phase)}
+	var p2 *model.Phase2Result
+	var p3 *model.Phase3Result
+	if f.phase2 != "" {
+		if err := ingest.ReadResult(f.phase2, "Phase 2 JSON", &p2); err != nil {
+			return nil, err
+		}
 	}
-	if p2 != nil && p2.Phase != 0 && p2.Phase != 2 {
-		return nil, &ingest.InputError{Path: f.phase2, Problem: fmt.Sprintf("holds phase %d, not a Phase 2 result", p2.Phase)}
+	if f.p3 != "" {
+		if err := ingest.ReadResult(f.p3, "Phase 3 JSON", &p3); err != nil {
+			return nil, err
+		}
 	}
-	if p3 != nil && p3.Phase != 0 && p3.Phase != 3 {
-		return nil, &ingest.InputError{Path: f.p3, Problem: fmt.Sprintf("holds phase %d, not a Phase 3 result", p3.Phase)}
-	}
-	return pipeline.FromResults(pipeline.Inputs{}, p1, p1b, p2, p3), nil
+	return pipeline.FromResults(pipeline.Inputs{}, p1s[0], p1s[1], p2, p3), nil
 }
 
 // reportLang is --lang, else the language of LANG (zh_* → zh), else en.
