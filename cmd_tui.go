@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
 	"spikescope/ingest"
@@ -28,7 +26,7 @@ prints a short text summary instead. NO_COLOR=1 turns colours off.
 `
 
 // runTUI is spikescope without a subcommand.
-func runTUI(args []string, stdout, stderr io.Writer) (code int) {
+func runTUI(args []string, stdout, stderr io.Writer) int {
 	in, title, cleanup, err := tuiInputs(args, stdout)
 	if cleanup != nil {
 		defer cleanup()
@@ -49,41 +47,19 @@ func runTUI(args []string, stdout, stderr io.Writer) (code int) {
 		return exitCode(err, stderr)
 	}
 	title, _ = ingest.EscapeControl(title) // the path as typed may hold control characters
-	m := ui.New(ui.Options{Backend: backend, Inputs: backend.Inputs(), NoColor: ui.NoColorFromEnv(), Title: title, Suspend: suspendSelf})
-	// Bubble Tea's own panic handler prints a stack trace; the model
-	// recovers panics itself (Update, View, commands) and this recover is
-	// the last resort: restore the terminal, print one line, exit 1.
-	p := tea.NewProgram(m, tea.WithoutCatchPanics(), tea.WithoutSignalHandler())
-	state, _ := term.GetState(os.Stdin.Fd())
-	defer func() {
-		if r := recover(); r != nil {
-			p.Kill()
-			restoreTerminal(stdout, state)
-			fmt.Fprintln(stderr, "spikescope: internal error:", oneLine(fmt.Sprint(r)))
-			code = 1
-		}
-	}()
-	sigs := watchTUISignals(p)
-	_, err = p.Run()
-	sig := sigs.stop()
-	if txt := m.PanicText(); txt != "" {
-		fmt.Fprintln(stderr, "spikescope: internal error:", oneLine(txt))
-		return 1
-	}
+	e := ui.Run(ui.Options{Backend: backend, Inputs: backend.Inputs(), NoColor: ui.NoColorFromEnv(), Title: title}, stdout)
 	switch {
-	case sig != 0: // SIGHUP, SIGTERM, SIGINT: the terminal is restored
-		return 128 + int(sig)
-	case m.Interrupted(), errors.Is(err, tea.ErrInterrupted): // ctrl+c
+	case e.Panic != "":
+		fmt.Fprintln(stderr, "spikescope: internal error:", e.Panic)
+		return 1
+	case e.Signal != 0: // SIGHUP, SIGTERM, SIGINT: the terminal is restored
+		return 128 + int(e.Signal)
+	case e.Interrupted: // ctrl+c
 		return 130
-	case errors.Is(err, tea.ErrProgramKilled):
+	case e.Killed:
 		return 143
-	case err != nil:
-		return exitCode(err, stderr)
 	}
-	if err := m.LoadErr(); err != nil && !errors.Is(err, context.Canceled) {
-		return exitCode(err, stderr)
-	}
-	return 0
+	return exitCode(e.Err, stderr)
 }
 
 // tuiInputs parses the flags; no PATH and no --dump-a is the demo run.
@@ -111,14 +87,3 @@ func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(f.Fd())
 }
-
-// restoreTerminal leaves the alternate screen, shows the cursor and resets
-// the tty mode after a panic escaped the program.
-func restoreTerminal(w io.Writer, st *term.State) {
-	io.WriteString(w, "\x1b[?1049l\x1b[?25h\x1b[0m\r\n")
-	if st != nil {
-		_ = term.Restore(os.Stdin.Fd(), st)
-	}
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
