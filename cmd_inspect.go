@@ -11,6 +11,7 @@ import (
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/pipeline"
 )
 
 const inspectUsage = `usage: spikescope inspect PATH [--json] [--format auto|trenddb|csv|dump]
@@ -32,8 +33,8 @@ type InspectReport struct {
 	Monitor  *ingest.MonitorReport `json:"monitor,omitempty"`
 	Dump     *ingest.DumpReport    `json:"dump,omitempty"`
 	// Alignment: with --against, how many records align.
-	Alignment *AlignReport `json:"alignment,omitempty"`
-	Warnings  []string     `json:"warnings"`
+	Alignment *pipeline.AlignReport `json:"alignment,omitempty"`
+	Warnings  []string              `json:"warnings"`
 }
 
 // runInspect implements `spikescope inspect`.
@@ -70,7 +71,7 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 		if rep.Dump == nil {
 			return exitCode(usageError{fmt.Sprintf("inspect: --against needs a dump as PATH, %s is %s", paths[0], rep.Format)}, stderr)
 		}
-		if rep.Alignment, err = inspectAgainst(context.Background(), paths[0], *against, *mapping); err != nil {
+		if rep.Alignment, err = pipeline.AlignDumpTrees(context.Background(), paths[0], *against, *mapping); err != nil {
 			return exitCode(err, stderr)
 		}
 	}
@@ -221,4 +222,22 @@ func escapeLines(text string) string {
 		}
 	}
 	return strings.Join(lines, "")
+}
+
+// inspectAlignReasons is how many reasons the text output lists.
+const inspectAlignReasons = 5
+
+// writeAlignText prints the alignment for people.
+func writeAlignText(w io.Writer, r *pipeline.AlignReport) {
+	fmt.Fprintf(w, "aligned:     %d of %d records of A (%s) have a comparable record in B (%s)\n", r.Aligned, r.Records, r.A, r.B)
+	if r.Note != "" {
+		fmt.Fprintf(w, "             %s\n", r.Note)
+	}
+	for i, rc := range r.Reasons {
+		if i == inspectAlignReasons {
+			fmt.Fprintf(w, "             … %d more reasons\n", len(r.Reasons)-i)
+			break
+		}
+		fmt.Fprintf(w, "  %6d not aligned: %s\n", rc.Count, rc.Reason)
+	}
 }
