@@ -147,7 +147,7 @@ func (s *Session) runPhase3() {
 			in.C, in.D = s.C, s.D
 		}
 	case s.C != nil:
-		in.B = s.C
+		in.B, in.BaselineGroup = s.C, "C"
 		s.ComparedWithC = true
 	default:
 		return

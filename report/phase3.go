@@ -227,10 +227,11 @@ func (r *renderer) anchorTable(a *model.AnchorTable) {
 		}
 		t.add(ll,
 			numPtr(m.Fwd.A), numPtr(m.Fwd.B), numPtr(m.Fwd.C), numPtr(m.Fwd.D),
-			ratioPtr(m.FAB), ratioPtr(m.FCD), flagCell(m.FAnomaly, m.FFlag, "F!"),
+			ratioPtr(m.FAB), ratioPtr(m.FCD), nfFlagCell(m.FAnomaly, m.FFlag, m.FNonFinite, "F!"),
 			numPtr(m.Bwd.A), numPtr(m.Bwd.B), numPtr(m.Bwd.C), numPtr(m.Bwd.D),
-			ratioPtr(m.BAB), ratioPtr(m.BCD), flagCell(m.BAnomaly, m.BFlag, "B!"))
+			ratioPtr(m.BAB), ratioPtr(m.BCD), nfFlagCell(m.BAnomaly, m.BFlag, m.BNonFinite, "B!"))
 	}
+	standInTable(t, standIn(r.in.P3))
 	if len(a.Layers) == 0 {
 		r.line(r.t("p3.nolayers"))
 	} else {
@@ -540,20 +541,21 @@ func (r *renderer) drilldown(d *model.Drilldown) {
 			continue
 		}
 		m := o.Metrics[d.Metric]
-		q, ab, cd, an, mark := m.Fwd, m.FAB, m.FCD, m.FAnomaly, "F!"
+		q, ab, cd, an, mark, nf := m.Fwd, m.FAB, m.FCD, m.FAnomaly, "F!", m.FNonFinite
 		if !fwd {
-			q, ab, cd, an, mark = m.Bwd, m.BAB, m.BCD, m.BAnomaly, "B!"
+			q, ab, cd, an, mark, nf = m.Bwd, m.BAB, m.BCD, m.BAnomaly, "B!", m.BNonFinite
 		}
 		name := code(o.Key)
 		if o.Key == d.Operator {
 			name = "**" + name + "**"
 		}
-		an2 := flagCell(an, o.Flagged, mark)
+		an2 := nfFlagCell(an, o.Flagged, nf, mark)
 		if !o.Aligned {
 			an2 = r.t("unaligned")
 		}
 		t.add(strconv.Itoa(o.Order), name, numPtr(q.A), numPtr(q.B), numPtr(q.C), numPtr(q.D), ratioPtr(ab), ratioPtr(cd), an2)
 	}
+	standInTable(t, standIn(r.in.P3))
 	r.table(t)
 	if hidden > 0 {
 		r.line(r.tf("p3.hiddenops", hidden))
@@ -590,6 +592,14 @@ func (r *renderer) phase3Conclusion(p3 *model.Phase3Result) conclusion {
 		c.problem = []string{r.t("p3c.undetermined")}
 	default:
 		c.problem = []string{r.t("p3c.consistent")}
+	}
+	for _, d := range []*model.DirectionVerdict{fwd, bwd} {
+		if d != nil && d.P0 && d.FirstNonFinite != "" {
+			c.problem = append(c.problem, r.tf("p3c.nonfinite", r.dirName(d.Direction), code(d.FirstNonFinite)))
+		}
+	}
+	if standIn(p3) && (pc.FwdDivergent || pc.BwdDivergent) {
+		c.problem = append(c.problem, r.t("p3c.standin"))
 	}
 	// Evidence: the flagged layers, the per-metric starts, the control check.
 	for _, d := range []*model.DirectionVerdict{fwd, bwd} {

@@ -85,8 +85,8 @@ type (
 		data *Data
 		err  error
 	}
-	opsMsg struct { // the operators of a layer, for the drill pane
-		id  int
+	opsMsg struct { // the operators of a layer, for the drill pane that asked
+		to  *drillPane
 		ops []model.DrillOp
 	}
 	reportMsg struct {
