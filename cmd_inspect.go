@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"spikescope/model"
+	"spikescope/outfile"
 	"spikescope/pipeline"
 )
 
@@ -62,7 +63,7 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *asJSON {
-		return exitCode(writeResultJSON(rep, "", stdout, stderr), stderr)
+		return exitCode(outfile.WriteJSON(rep, "", stdout, stderr), stderr)
 	}
 	var text strings.Builder
 	pipeline.WriteInspectText(&text, rep)

@@ -138,7 +138,7 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	return exitCode(writeResultJSON(res, f.out, stdout, stderr), stderr)
+	return exitCode(outfile.WriteJSON(res, f.out, stdout, stderr), stderr)
 }
 
 // trace runs the pipeline on the inputs and returns its Phase 3: the
