@@ -14,7 +14,16 @@ func checkFormat(cmd string, f model.Format, given string) error {
 	case model.FormatAuto, model.FormatTrendDB, model.FormatCSV, model.FormatDump:
 		return nil
 	}
-	return usageError{fmt.Sprintf("%s: unknown --format %q (want auto, trenddb, csv or dump)", cmd, given)}
+	return cmdError(cmd, fmt.Sprintf("unknown --format %q (want auto, trenddb, csv or dump)", given))
+}
+
+// cmdError is a usage error of cmd, prefixed with its name; the TUI (cmd
+// "") has none beyond the "spikescope:" every error line starts with.
+func cmdError(cmd, msg string) usageError {
+	if cmd == "" {
+		return usageError{msg}
+	}
+	return usageError{cmd + ": " + msg}
 }
 
 // Ranges of the numeric flags: a value outside them is a usage error, found

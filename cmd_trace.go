@@ -15,6 +15,7 @@ import (
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/outfile"
 )
 
 // traceFlags are the flags of `spikescope trace`.
@@ -111,7 +112,7 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	if f.call < -1 || f.call > maxCallFlag {
 		return exitCode(usageError{fmt.Sprintf("trace: --call must be -1 (automatic) to %d (got %d)", maxCallFlag, f.call)}, stderr)
 	}
-	if err := refuseOutputOnInput(f.out, append(f.dump[:], f.phase1)...); err != nil {
+	if err := outfile.RefuseInput(f.out, append(f.dump[:], f.phase1)...); err != nil {
 		return exitCode(err, stderr)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
@@ -145,7 +146,7 @@ func trace(ctx context.Context, f traceFlags) (*model.Phase3Result, error) {
 	var p1 *model.Phase1Result
 	if f.phase1 != "" {
 		var err error
-		if p1, err = readPhase1(f.phase1); err != nil {
+		if p1, err = ingest.ReadPhase1(f.phase1); err != nil {
 			return nil, err
 		}
 	}

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"spikescope/analysis"
@@ -260,67 +259,19 @@ func (s *Session) runPhase3() {
 // optimizer steps by value with a non-zero offset (trend.db steps re-based
 // by data2db); otherwise dump steps stay optimizer steps.
 func (s *Session) mapDumpSteps(rank int) {
-	off, matches, ok := s.stepOffset(rank)
+	off, matches, ok := analysis.DumpStepOffset(s.Monitor, s.P1, s.ATree, rank)
 	if !ok || off == 0 {
 		return
 	}
 	s.StepOffset = &off
-	s.Notes = append(s.Notes, stepOffsetNote(matches))
+	s.Notes = append(s.Notes, analysis.StepOffsetNote(matches))
 }
 
-// p1InDumpSteps is Phase 1 with its candidates' optimizer steps shifted to
-// dump steps (for the control choice, which compares them with dump
-// folders); P1 itself when no offset applies.
+// p1InDumpSteps is Phase 1 in dump steps (analysis.Phase1InDumpSteps)
+// when a step offset applies, P1 itself otherwise.
 func (s *Session) p1InDumpSteps() *model.Phase1Result {
-	if s.P1 == nil || s.StepOffset == nil {
+	if s.StepOffset == nil {
 		return s.P1
 	}
-	off := *s.StepOffset
-	p := *s.P1
-	p.Anomalies = make([]model.Anomaly, len(s.P1.Anomalies))
-	for i, a := range s.P1.Anomalies {
-		if a.OptimizerStep != nil {
-			a.OptimizerStep = model.IntPtr(*a.OptimizerStep + off)
-		} else {
-			a.Step += off
-		}
-		p.Anomalies[i] = a
-	}
-	return &p
-}
-
-// suggestControlRank proposes a rank for C at opt step: the nearest rank to
-// the root rank that is no Phase 1 candidate at that step; -1 when none.
-func (s *Session) suggestControlRank(step, rank int) int {
-	if s.P1 == nil {
-		return -1
-	}
-	bad := map[int]bool{rank: true}
-	for i := range s.P1.Anomalies {
-		a := &s.P1.Anomalies[i]
-		if a.OptStep() == step {
-			bad[a.Rank] = true
-		}
-	}
-	ranks := append([]int(nil), s.P1.Summary.Ranks...)
-	sort.Slice(ranks, func(i, j int) bool {
-		di, dj := abs(ranks[i]-rank), abs(ranks[j]-rank)
-		if di != dj {
-			return di < dj
-		}
-		return ranks[i] < ranks[j]
-	})
-	for _, r := range ranks {
-		if !bad[r] {
-			return r
-		}
-	}
-	return -1
-}
-
-func abs(v int) int {
-	if v < 0 {
-		return -v
-	}
-	return v
+	return analysis.Phase1InDumpSteps(s.P1, *s.StepOffset)
 }

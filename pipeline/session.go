@@ -10,9 +10,6 @@ import (
 	"spikescope/report"
 )
 
-// Missing is one missing piece of data and what to collect next.
-type Missing = report.Missing
-
 // Inputs are the paths and options of one analysis.
 type Inputs struct {
 	Path   string       // monitor trend.db / CSV tree, or a dump tree (Phase 1 then runs on its parameter gradients)
@@ -50,7 +47,7 @@ type Session struct {
 	LayerMapping *model.LayerMapping
 	// Tracer is the Phase 3 run behind P3 (nil when Phase 3 did not run).
 	Tracer  *analysis.Tracer
-	Missing []Missing
+	Missing []model.Missing
 	// StepOffset is dump step − optimizer step when A's dump steps were
 	// found by value not to be optimizer steps (stepOffset); nil when the
 	// dump steps are taken as optimizer steps.

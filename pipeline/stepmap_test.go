@@ -153,44 +153,6 @@ func TestStepOffsetConfirmsSingleDump(t *testing.T) {
 	}
 }
 
-func TestSquashParamName(t *testing.T) {
-	for in, want := range map[string]string{
-		"module.module.decoder.layers.2.mlp.linear_fc2.weight": "layers.2.mlp.linear_fc2.weight",
-		"layers.2.mlp.linear_fc2.weight":                       "layers.2.mlp.linear_fc2.weight",
-		"module.module.embedding.word_embeddings.weight":       "embedding.word_embeddings.weight",
-		"module.module.decoder.final_layernorm.weight":         "final_layernorm.weight",
-		"module.module.output_layer.weight":                    "output_layer.weight",
-		"module.module.lm_head.weight":                         "lm_head.weight",
-	} {
-		if got := squashParamName(in); got != want {
-			t.Errorf("squashParamName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestMatchDumpStep(t *testing.T) {
-	dump := normTable{"a": 1, "b": 2, "c": 3, "d": 4}
-	mon := map[int]normTable{
-		0: {"a": 1.5, "b": 2.5, "c": 3.5, "d": 4.5},
-		1: {"a": 1.005, "b": 1.99, "c": 3.02, "d": 4}, // c off by 0.66%: agrees
-		2: {"a": 1, "b": 2.2, "c": 3.3, "d": 4.4},
-	}
-	if opt, n, sh, ok := matchDumpStep(dump, mon); !ok || opt != 1 || n != 4 || sh != 4 {
-		t.Errorf("unique match: opt %d agree %d shared %d ok %v, want 1 4 4 true", opt, n, sh, ok)
-	}
-	// Two steps agree on as many parameters: ambiguous.
-	mon[2] = normTable{"a": 1, "b": 2, "c": 3, "d": 4}
-	if _, _, _, ok := matchDumpStep(dump, mon); ok {
-		t.Error("a tie was taken as a match")
-	}
-	// The best step agrees on under half the shared parameters: no match.
-	delete(mon, 1)
-	mon[2] = normTable{"a": 1, "b": 2.5, "c": 3.5, "d": 4.5}
-	if _, _, _, ok := matchDumpStep(dump, mon); ok {
-		t.Error("1 of 4 parameters taken as a match")
-	}
-}
-
 // The offset found on another dumped step says which dump step to collect
 // when the root's own step was not dumped.
 func TestStepOffsetNamesTheDumpStepToCollect(t *testing.T) {

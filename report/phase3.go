@@ -664,11 +664,11 @@ func (r *renderer) phase3Conclusion(p3 *model.Phase3Result) conclusion {
 
 // missing lists what data was missing and what to collect next.
 func (r *renderer) missing() {
-	var items []Missing
+	var items []model.Missing
 	items = append(items, r.in.Missing...)
 	if r.in.P1 != nil {
 		for _, m := range r.in.P1.Missing {
-			items = append(items, Missing{What: m})
+			items = append(items, model.Missing{What: m})
 		}
 	}
 	r.line("## " + r.t("missing.title"))
