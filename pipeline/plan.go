@@ -1,0 +1,30 @@
+package pipeline
+
+import (
+	"spikescope/model"
+	"spikescope/plan"
+)
+
+// PlanInput is what the next-collection plan is built from: this
+// session's results and what it lacked. stepOffset is --step-offset (the
+// training step of a re-based trend.db's step 0), nil when not given.
+func (s *Session) PlanInput(stepOffset *int) plan.Input {
+	in := plan.Input{
+		P1: s.P1, P1Baseline: s.P1Baseline, P2: s.P2, P3: s.P3,
+		ATree: s.ATree, BTree: s.BTree, CTree: s.CTree, DTree: s.DTree,
+		A: s.A, B: s.B, C: s.C, D: s.D,
+		DumpStepOffset: s.StepOffset, StepOffset: stepOffset, Missing: s.Missing,
+	}
+	if s.Monitor != nil {
+		in.MonitorFormat = s.Monitor.Format
+		in.NoNorm = !s.Monitor.HasStat[model.StatNorm]
+	} else if s.P1 != nil {
+		in.MonitorFormat = s.P1.Format
+	}
+	return in
+}
+
+// Plan is the next-collection plan of this session.
+func (s *Session) Plan(stepOffset *int) plan.Plan {
+	return plan.Build(s.PlanInput(stepOffset))
+}
