@@ -13,8 +13,8 @@ import (
 // 3 (also a candidate on rank 2), micro-step monitor data in a CSV tree.
 func run() Input {
 	p1 := &model.Phase1Result{
-		Format:  model.FormatCSV,
-		Summary: model.Phase1Summary{Ranks: []int{0, 1, 2, 3, 4, 5, 6, 7}, TotalTargets: 40},
+		Format:   model.FormatCSV,
+		Summary:  model.Phase1Summary{Ranks: []int{0, 1, 2, 3, 4, 5, 6, 7}, TotalTargets: 40},
 		Sharding: model.ShardingAnalysis{HasMicroStep: true, AccumulationWindow: 4},
 		Anomalies: []model.Anomaly{
 			{Rank: 3, Step: 22, OptimizerStep: model.IntPtr(5), MicroStep: model.IntPtr(2), TargetName: "layers.2.mlp.linear_fc2.weight"},
