@@ -20,7 +20,7 @@ func Markdown(p Plan, zh bool) string {
 	} else {
 		b.WriteString("# Next-collection plan\n\n")
 	}
-	if p.Nothing && len(p.Unknown) == 0 {
+	if p.Nothing {
 		b.WriteString(t(Text{"Nothing is missing: the analysis had every input it needs. Nothing to rerun.",
 			"没有缺失数据：分析所需的输入齐全，无需重跑。"}) + "\n")
 		return b.String()

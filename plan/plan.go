@@ -43,7 +43,8 @@ type Plan struct {
 	Unknown []Text
 	// Estimate is the expected dump size, one line per device.
 	Estimate []Text
-	// Nothing is set when no data is missing: nothing to rerun.
+	// Nothing is set when no data is missing and nothing is unknown:
+	// nothing to rerun, no file to write.
 	Nothing bool
 }
 

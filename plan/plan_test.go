@@ -237,7 +237,7 @@ func TestNoRootCoordinateSaysPin(t *testing.T) {
 	in := run()
 	in.P2.RootCauseCoordinate = nil
 	p := Build(in)
-	if !p.Nothing || len(p.Unknown) != 1 || !strings.Contains(p.Unknown[0].En, "--pin") {
+	if p.Nothing || len(p.Configs) != 0 || len(p.Unknown) != 1 || !strings.Contains(p.Unknown[0].En, "--pin") {
 		t.Errorf("Nothing %v unknown %v", p.Nothing, p.Unknown)
 	}
 }

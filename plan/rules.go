@@ -39,9 +39,10 @@ func Build(in Input) Plan {
 	return finish(p)
 }
 
-// finish marks a plan without files as "nothing to collect".
+// finish marks a plan without files and open questions as "nothing to
+// collect".
 func finish(p Plan) Plan {
-	p.Nothing = len(p.Configs) == 0
+	p.Nothing = len(p.Configs) == 0 && len(p.Unknown) == 0
 	return p
 }
 
