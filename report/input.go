@@ -5,7 +5,10 @@
 // Input.
 package report
 
-import "spikescope/model"
+import (
+	"spikescope/model"
+	"spikescope/plan"
+)
 
 // Input is everything the report shows. Any phase may be nil: the report
 // then says that the phase did not run and lists what was missing.
@@ -19,6 +22,9 @@ type Input struct {
 	P3           *model.Phase3Result
 	Control      string // how C was chosen, or why it was not
 	Missing      []model.Missing
+	// Plan is the next-collection plan (the "next steps" section), nil
+	// when none was made.
+	Plan *plan.Plan
 	// MaxRows caps the candidate tables (0 = DefaultMaxRows).
 	MaxRows int
 }

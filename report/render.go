@@ -34,6 +34,7 @@ func Render(in Input, lang string) string {
 	r.phase2()
 	r.phase3()
 	r.missing()
+	r.nextSteps()
 	return strings.TrimRight(r.b.String(), "\n") + "\n"
 }
 
