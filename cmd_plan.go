@@ -87,18 +87,12 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 // writePlan writes PLAN.md and the configs of p into dir (made when
 // missing). An existing file there is refused before anything is written.
 func writePlan(dir string, p plan.Plan, zh bool) ([]string, error) {
-	files := map[string][]byte{plan.PlanFile: []byte(plan.Markdown(p, zh))}
-	names := []string{plan.PlanFile}
-	for _, c := range p.Configs {
-		data, err := plan.ConfigJSON(c)
-		if err != nil {
-			return nil, err
-		}
-		files[c.Name] = data
-		names = append(names, c.Name)
+	files, err := plan.Files(p, zh)
+	if err != nil {
+		return nil, err
 	}
-	for _, n := range names {
-		path := filepath.Join(dir, n)
+	for _, f := range files {
+		path := filepath.Join(dir, f.Name)
 		if _, err := os.Lstat(path); err == nil {
 			return nil, &ingest.InputError{Path: path, Problem: "already exists; spikescope plan never replaces a file: choose another -o folder or move it away"}
 		}
@@ -107,9 +101,9 @@ func writePlan(dir string, p plan.Plan, zh bool) ([]string, error) {
 		return nil, &ingest.InputError{Path: dir, Problem: "cannot make the folder: " + outfile.RootCause(err), Err: err}
 	}
 	var written []string
-	for _, n := range names {
-		path := filepath.Join(dir, n)
-		if err := outfile.Write(path, "plan", files[n]); err != nil {
+	for _, f := range files {
+		path := filepath.Join(dir, f.Name)
+		if err := outfile.Write(path, "plan", f.Data); err != nil {
 			return written, err
 		}
 		written = append(written, path)

@@ -28,3 +28,14 @@ func (s *Session) PlanInput(stepOffset *int) plan.Input {
 func (s *Session) Plan(stepOffset *int) plan.Plan {
 	return plan.Build(s.PlanInput(stepOffset))
 }
+
+// PlanFile is one file of the plan (PLAN.md or an msprobe config).
+type PlanFile = plan.File
+
+// PlanFiles are the files of the plan (none when nothing is missing) and
+// PLAN.md's text, in Chinese when zh.
+func (s *Session) PlanFiles(stepOffset *int, zh bool) ([]PlanFile, string, error) {
+	p := s.Plan(stepOffset)
+	files, err := plan.Files(p, zh)
+	return files, plan.Markdown(p, zh), err
+}

@@ -71,3 +71,26 @@ func ConfigJSON(c Config) ([]byte, error) {
 	}
 	return append(data, '\n'), nil
 }
+
+// File is one file of a written plan.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Files are the files of p: PLAN.md first, then the configs; none when
+// nothing is missing.
+func Files(p Plan, zh bool) ([]File, error) {
+	if p.Nothing {
+		return nil, nil
+	}
+	files := []File{{PlanFile, []byte(Markdown(p, zh))}}
+	for _, c := range p.Configs {
+		data, err := ConfigJSON(c)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, File{c.Name, data})
+	}
+	return files, nil
+}
