@@ -44,7 +44,10 @@ func (p *planPane) lines() []string {
 			out = append(out, "")
 			continue
 		}
-		out = append(out, wrap(l, p.width)...)
+		indent := l[:len(l)-len(strings.TrimLeft(l, " "))]
+		for _, w := range wrap(strings.TrimLeft(l, " "), p.width-len(indent)) {
+			out = append(out, indent+w)
+		}
 	}
 	return out
 }
