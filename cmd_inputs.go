@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"math"
 	"path/filepath"
 	"strconv"
 
@@ -92,34 +91,5 @@ func demoInputs(dir string) pipeline.Inputs {
 		Baseline: filepath.Join(dir, "gpu", "trend.db"),
 		DumpA:    filepath.Join(dir, "npu", "dump"),
 		DumpB:    filepath.Join(dir, "gpu", "dump"),
-	}
-}
-
-// optInt parses an optional integer flag ("" = not given) of cmd.
-func optInt(cmd, name, v string) (*int, error) {
-	if v == "" {
-		return nil, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 || n > math.MaxInt32 {
-		return nil, cmdError(cmd, name+" needs an integer from 0 to 2147483647 (got "+strconv.Quote(v)+")")
-	}
-	return &n, nil
-}
-
-// parseInterspersed parses flags that may come before or after positional
-// arguments (`report PATH --lang zh` as well as `report --lang zh PATH`).
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"spikescope/outfile"
 	"spikescope/pipeline"
 	"spikescope/plan"
+	"spikescope/report"
 )
 
 const planUsage = `usage:
@@ -73,11 +74,11 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	}
 	p := s.Plan(stepOffset)
 	if p.Nothing {
-		fmt.Fprint(stdout, plan.Markdown(p, reportLang(lang) == "zh"))
+		fmt.Fprint(stdout, plan.Markdown(p, report.Lang(lang) == "zh"))
 		fmt.Fprintln(stdout, "\nNo file written.")
 		return 0
 	}
-	written, err := writePlan(out, p, reportLang(lang) == "zh")
+	written, err := writePlan(out, p, report.Lang(lang) == "zh")
 	for _, w := range written {
 		fmt.Fprintln(stdout, "wrote", w)
 	}

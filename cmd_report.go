@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"spikescope/ingest"
 	"spikescope/model"
@@ -64,7 +63,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	md := report.Render(s.ReportInput(), reportLang(f.lang))
+	md := report.Render(s.ReportInput(), report.Lang(f.lang))
 	if f.out == "" {
 		_, err = io.WriteString(stdout, md)
 		return exitCode(err, stderr)
@@ -118,23 +117,4 @@ func (f *reportFlags) fromJSON() (*pipeline.Session, error) {
 		}
 	}
 	return pipeline.FromResults(pipeline.Inputs{}, p1s[0], p1s[1], p2, p3), nil
-}
-
-// reportLang is --lang, else the language of LANG (zh_* → zh), else en.
-func reportLang(flagLang string) string {
-	if flagLang != "" {
-		if report.IsChinese(flagLang) {
-			return "zh"
-		}
-		return "en"
-	}
-	for _, v := range []string{"LC_ALL", "LANG"} {
-		if l := os.Getenv(v); l != "" {
-			if report.IsChinese(l) {
-				return "zh"
-			}
-			return "en"
-		}
-	}
-	return "en"
 }

@@ -96,7 +96,7 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	fs.Var(unsetInt{&f.rankG}, "rank", "rank `R` to pick inside the trees")
 	fs.StringVar(&f.phase1, "phase1", "", "Phase 1 JSON (filters the automatic choice of C)")
 	fs.StringVar(&f.anch, "anchors", "", "anchor modules, comma separated (default: automatic)")
-	fs.IntVar(&f.call, "call", -1, "call number (micro-batch order) of the anchor modules to compare (default: Phase 1's micro step, else 0)")
+	fs.IntVar(&f.call, "call", analysis.DefaultPhase3Options().Call, "call number (micro-batch order) of the anchor modules to compare (default: Phase 1's micro step, else 0)")
 	fs.StringVar(&f.out, "o", "", "write the JSON to FILE instead of stdout")
 	fs.StringVar(&f.out, "output", "", "same as -o")
 	fs.StringVar(&f.lmap, "layer-mapping", "", "msprobe layer-mapping YAML `FILE`: module names of A's framework → B's")

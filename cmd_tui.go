@@ -12,6 +12,7 @@ import (
 
 	"spikescope/ingest"
 	"spikescope/pipeline"
+	"spikescope/report"
 	"spikescope/ui"
 )
 
@@ -37,7 +38,7 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	backend := &ui.PipelineBackend{In: in, Lang: reportLang("")}
+	backend := &ui.PipelineBackend{In: in, Lang: report.Lang("")}
 	if !isTerminal(stdout) {
 		d, err := backend.Load(context.Background(), nil)
 		if err != nil {
