@@ -250,3 +250,24 @@ func contains(v []string, s string) bool {
 	}
 	return false
 }
+
+func TestBaselineMonitorWithoutTheRootRankAsksForEveryRank(t *testing.T) {
+	in := run()
+	base := *in.P1
+	base.Summary.Ranks = []int{0, 2, 4, 6} // a filter kept one replica of each pair
+	in.P1Baseline = &base
+	p := Build(in)
+	if !has(p, MonitorFile) || p.Configs[0].Device != "the baseline device" {
+		t.Fatalf("files %v: want the monitor config for the baseline device", names(p))
+	}
+	if m := p.Configs[0].Value.(MonitorConfig); !m.WgDistribution {
+		t.Errorf("monitor config %+v", m)
+	}
+	if !strings.Contains(p.Actions[0].En, "no rank 3") {
+		t.Errorf("action %q: want why", p.Actions[0].En)
+	}
+	base.Summary.Ranks = []int{0, 1, 2, 3}
+	if has(Build(in), MonitorFile) {
+		t.Errorf("monitor config although the baseline has rank 3")
+	}
+}

@@ -35,8 +35,62 @@ func Build(in Input) Plan {
 		}
 		return finish(p)
 	}
+	rankGaps(&in, &p, root.Rank)
 	dumpPlan(&in, &p, root)
 	return finish(p)
+}
+
+// rankGaps adds the monitor config when a rank filter of the monitor (its
+// module_ranks, or a data-parallel filter) left out ranks Phase 2 needs:
+// the root rank on the baseline device (nothing to compare it with), or
+// every other rank of the anomalous device (the cross-step rule counts
+// the ranks that grow at the next step).
+func rankGaps(in *Input, p *Plan, rank int) {
+	if in.MonitorFormat != model.FormatTrendDB && in.MonitorFormat != model.FormatCSV {
+		return
+	}
+	var why []Text
+	device, zhDevice := "the baseline device", "标杆设备"
+	if b := in.P1Baseline; b != nil && len(b.Summary.Ranks) > 0 && !containsInt(b.Summary.Ranks, rank) {
+		why = append(why, Text{
+			fmt.Sprintf("the baseline device's monitor data has no rank %d (ranks %s): a rank filter dropped the replica the root rank is compared with; the config monitors every rank", rank, intList(b.Summary.Ranks)),
+			fmt.Sprintf("标杆设备的监控数据没有 rank %d（只有 rank %s）：rank 过滤去掉了与根因 rank 对比的副本；该配置监控所有 rank", rank, intList(b.Summary.Ranks))})
+	}
+	if len(in.P1.Summary.Ranks) == 1 {
+		device, zhDevice = "both devices", "两侧设备"
+		why = append(why, Text{
+			fmt.Sprintf("the monitor data holds rank %d only: the cross-step rule needs the other ranks' gradients at the next step; the config monitors every rank", in.P1.Summary.Ranks[0]),
+			fmt.Sprintf("监控数据只有 rank %d：跨 step 规则需要其他 rank 在下一步的梯度；该配置监控所有 rank", in.P1.Summary.Ranks[0])})
+	}
+	if len(why) == 0 {
+		return
+	}
+	if !hasFile(p, MonitorFile) {
+		p.Configs = append(p.Configs, Config{Name: MonitorFile, Device: device, Value: monitorConfig()})
+	}
+	for _, w := range why {
+		p.Actions = append(p.Actions, Text{
+			"monitor: train on " + device + " with " + MonitorFile + " — " + w.En,
+			"监控：在" + zhDevice + "用 " + MonitorFile + " 训练 —— " + w.Zh})
+	}
+}
+
+func hasFile(p *Plan, name string) bool {
+	for _, c := range p.Configs {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func containsInt(v []int, x int) bool {
+	for _, y := range v {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }
 
 // finish marks a plan without files and open questions as "nothing to
