@@ -15,9 +15,10 @@ import (
 // second one keeps a choice when the first spikes too.
 const controlRanks = 2
 
-// defaultDumpPath is the dump_path of the written configs (msprobe makes
-// step<N>/rank<R>/ under it).
-const defaultDumpPath = "./dump"
+// dumpPath is the dump_path of a device's config (msprobe makes
+// step<N>/rank<R>/ under it): one folder per device, so that two reruns
+// on one file system do not mix.
+func dumpPath(device string) string { return "./dump_" + device }
 
 // Build is the plan for in.
 func Build(in Input) Plan {
@@ -227,6 +228,11 @@ func dumpPlan(in *Input, p *Plan, root *model.Coordinate) {
 	}
 	addDump(in, p, "anomalous", AnomalousConfig, frameworkOf(in.A, in.C, in.ATree), step, level, list, an)
 	addDump(in, p, "baseline", BaselineConfig, frameworkOf(in.B, in.D, in.BTree), step, level, list, bn)
+	if in.A == nil && (hasFile(p, AnomalousConfig) || hasFile(p, BaselineConfig)) {
+		p.Unknown = append(p.Unknown, Text{
+			fmt.Sprintf("whether step %d is the same step for msprobe: the dump counts steps with debugger.step() from the start of the process, so on a run resumed from a checkpoint subtract the step it resumed at", step),
+			fmt.Sprintf("step %d 对 msprobe 是否为同一 step：dump 以 debugger.step() 从进程启动起计数，若训练从 checkpoint 续训，请减去续训起始的 step", step)})
+	}
 	if len(p.Configs) > 0 && level == "L0" {
 		p.Unknown = append(p.Unknown, Text{
 			"the first divergent layer: level L0 (modules) finds it; once spikescope has traced these dumps, run plan again for a level-mix dump narrowed to that layer (its operators)",
@@ -240,7 +246,7 @@ func addDump(in *Input, p *Plan, device, name, framework string, step int, level
 		return
 	}
 	sort.Ints(n.ranks)
-	c := dumpConfig(framework, defaultDumpPath, []int{step}, n.ranks, level, list)
+	c := dumpConfig(framework, dumpPath(device), []int{step}, n.ranks, level, list)
 	p.Configs = append(p.Configs, Config{Name: name, Device: device, Value: c})
 	zhDevice := map[string]string{"anomalous": "异常设备", "baseline": "标杆设备"}[device]
 	fw := "PyTorch"
