@@ -58,3 +58,15 @@ func TestPlanKeyWithNothingMissingWritesNothing(t *testing.T) {
 		t.Errorf("files written: %v", entries)
 	}
 }
+
+// Phase 3 that did not run points at the plan when there is one.
+func TestPhase3NotRunPointsAtThePlan(t *testing.T) {
+	d := fixture()
+	d.P3, d.Missing = nil, []string{"dump statistics (Phase 3 not run)"}
+	d.PlanFiles = []pipeline.PlanFile{{Name: "PLAN.md", Data: []byte("# plan\n")}}
+	m := loaded(t, fixtureBackend(), d, 80, 24, true)
+	press(m, "3")
+	if !strings.Contains(screenText(m), "n shows the msprobe configs") {
+		t.Errorf("Phase 3 screen does not mention the plan:\n%s", screenText(m))
+	}
+}
