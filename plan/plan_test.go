@@ -227,6 +227,9 @@ func TestMindSporeRunGetsTheMindSporeForm(t *testing.T) {
 	if _, ok := raw["async_dump"]; ok {
 		t.Errorf("MindSpore form has async_dump: %s", data)
 	}
+	if len(p.Unknown) == 0 || !strings.Contains(p.Unknown[0].En, "R mod N") {
+		t.Errorf("unknown %v: want MindSpore's per-node rank numbering", p.Unknown)
+	}
 	data, _ = ConfigJSON(Config{Value: config(t, p, BaselineConfig)})
 	if !strings.Contains(string(data), `"async_dump": false`) {
 		t.Errorf("PyTorch baseline lacks async_dump: %s", data)

@@ -261,6 +261,13 @@ func addDump(in *Input, p *Plan, device, name, framework string, step int, level
 		p.Actions = append(p.Actions, Text{"  " + w.En, "  " + w.Zh})
 	}
 	p.Estimate = append(p.Estimate, estimate(in, device, zhDevice, c))
+	if framework == MindSpore {
+		// msprobe: MindSpore's rank IDs run from 0 to the devices per node
+		// minus 1, and the list applies to every node at once
+		p.Unknown = append(p.Unknown, Text{
+			fmt.Sprintf("the ranks of %s in MindSpore's numbering: MindSpore's rank list counts the devices of one node and applies to every node, so with N devices per node write rank R as R mod N (ranks %s here are global)", name, ranks),
+			fmt.Sprintf("%s 中 rank 的 MindSpore 编号：MindSpore 的 rank 列表按单节点的设备计数并作用于所有节点，每节点 N 个设备时 rank R 应写作 R mod N（此处 rank %s 为全局编号）", name, ranks)})
+	}
 }
 
 // dumpStep is the dump (training) step of optimizer step opt; known is
