@@ -328,6 +328,9 @@ func (f s3Fault) dev(bwd bool, l int, role string, call int) float64 {
 		case bwd != f.Bwd:
 			return 1
 		case s3After(bwd, l, role, f.Layer, f.Role):
+			if e, fe := s3Expert(role), s3Expert(f.Role); l == f.Layer && e >= 0 && fe >= 0 && e != fe {
+				return 1 // another expert: computed in parallel, not downstream
+			}
 			return math.NaN()
 		}
 		return 1

@@ -493,6 +493,15 @@ func TestAnomalousSideOnlyComparesWithC(t *testing.T) {
 	if !s.P3.Degraded || !strings.Contains(s.P3.DegradedNote, "nearby normal sample C") {
 		t.Fatalf("degraded %v note %q", s.P3.Degraded, s.P3.DegradedNote)
 	}
+	// the baseline column is C (JSON baseline_group), the verdict hedged
+	if s.P3.BaselineGroup != "C" {
+		t.Fatalf("baseline group %q", s.P3.BaselineGroup)
+	}
+	for _, v := range ds.Directions {
+		if v.Verdict == "divergent" && !strings.Contains(v.Note, "data difference") {
+			t.Errorf("%s verdict not hedged: %q", v.Direction, v.Note)
+		}
+	}
 	found := false
 	for _, m := range s.Missing {
 		found = found || strings.HasPrefix(m.What, "baseline dump B (Phase 3 compared A with C")

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"spikescope/analysis"
 	"spikescope/model"
 )
 
@@ -226,10 +227,11 @@ func (r *renderer) anchorTable(a *model.AnchorTable) {
 		}
 		t.add(ll,
 			numPtr(m.Fwd.A), numPtr(m.Fwd.B), numPtr(m.Fwd.C), numPtr(m.Fwd.D),
-			ratioPtr(m.FAB), ratioPtr(m.FCD), flagCell(m.FAnomaly, m.FFlag, "F!"),
+			ratioPtr(m.FAB), ratioPtr(m.FCD), nfFlagCell(m.FAnomaly, m.FFlag, m.FNonFinite, "F!"),
 			numPtr(m.Bwd.A), numPtr(m.Bwd.B), numPtr(m.Bwd.C), numPtr(m.Bwd.D),
-			ratioPtr(m.BAB), ratioPtr(m.BCD), flagCell(m.BAnomaly, m.BFlag, "B!"))
+			ratioPtr(m.BAB), ratioPtr(m.BCD), nfFlagCell(m.BAnomaly, m.BFlag, m.BNonFinite, "B!"))
 	}
+	standInTable(t, standIn(r.in.P3))
 	if len(a.Layers) == 0 {
 		r.line(r.t("p3.nolayers"))
 	} else {
@@ -539,64 +541,65 @@ func (r *renderer) drilldown(d *model.Drilldown) {
 			continue
 		}
 		m := o.Metrics[d.Metric]
-		q, ab, cd, an, mark := m.Fwd, m.FAB, m.FCD, m.FAnomaly, "F!"
+		q, ab, cd, an, mark, nf := m.Fwd, m.FAB, m.FCD, m.FAnomaly, "F!", m.FNonFinite
 		if !fwd {
-			q, ab, cd, an, mark = m.Bwd, m.BAB, m.BCD, m.BAnomaly, "B!"
+			q, ab, cd, an, mark, nf = m.Bwd, m.BAB, m.BCD, m.BAnomaly, "B!", m.BNonFinite
 		}
 		name := code(o.Key)
 		if o.Key == d.Operator {
 			name = "**" + name + "**"
 		}
-		an2 := flagCell(an, o.Flagged, mark)
+		an2 := nfFlagCell(an, o.Flagged, nf, mark)
 		if !o.Aligned {
 			an2 = r.t("unaligned")
 		}
 		t.add(strconv.Itoa(o.Order), name, numPtr(q.A), numPtr(q.B), numPtr(q.C), numPtr(q.D), ratioPtr(ab), ratioPtr(cd), an2)
 	}
+	standInTable(t, standIn(r.in.P3))
 	r.table(t)
 	if hidden > 0 {
 		r.line(r.tf("p3.hiddenops", hidden))
 	}
 }
 
+// p3Conclusion is the conclusion of the report's Phase 3, the one the
+// pipeline read (the same reading for an Input built by hand).
+func (r *renderer) p3Conclusion() *model.Phase3Conclusion {
+	if c := r.in.P3.Conclusion; c != nil {
+		return c
+	}
+	return analysis.ConcludePhase3(r.in.P3)
+}
+
 func (r *renderer) phase3Conclusion(p3 *model.Phase3Result) conclusion {
 	var c conclusion
 	ds := &p3.DivergenceSummary
-	var fwd, bwd *model.DirectionVerdict
-	for i := range ds.Directions {
-		if isFwd(ds.Directions[i].Direction) {
-			fwd = &ds.Directions[i]
-		} else {
-			bwd = &ds.Directions[i]
-		}
-	}
-	divergent := func(d *model.DirectionVerdict) bool {
-		return d != nil && (strings.EqualFold(d.Verdict, "divergent") || len(d.Flagged) > 0)
-	}
-	uncompared := len(ds.UncomparedLayers.Fwd)+len(ds.UncomparedLayers.Bwd) > 0
-	fStart := ds.EarliestFwdDivergence
-	if fStart == nil && fwd != nil {
-		fStart = fwd.Start
-	}
-	bStart := ds.EarliestBwdDivergence
-	if bStart == nil && bwd != nil {
-		bStart = bwd.Start
-	}
-	switch {
-	case divergent(fwd):
+	pc := r.p3Conclusion()
+	fwd, bwd, uncompared := pc.Fwd, pc.Bwd, pc.Uncompared
+	fStart, bStart := pc.FwdStart, pc.BwdStart
+	switch pc.Verdict {
+	case model.VerdictForward:
 		c.problem = []string{r.tf("p3c.fwd", layerPtr(fStart))}
-		if divergent(bwd) {
+		if pc.BwdDivergent {
 			c.problem = append(c.problem, r.tf("p3c.alsobwd", layerPtr(bStart)))
 		}
-	case divergent(bwd):
+	case model.VerdictBackward:
 		c.problem = []string{r.tf("p3c.bwdonly", layerPtr(bStart))}
-		if fwd != nil && !strings.EqualFold(fwd.Verdict, "consistent") {
+		if pc.ForwardUnsure {
 			c.problem = append(c.problem, r.t("p3c.fwdunsure"))
 		}
-	case uncompared:
+	case model.VerdictUndetermined:
 		c.problem = []string{r.t("p3c.undetermined")}
 	default:
 		c.problem = []string{r.t("p3c.consistent")}
+	}
+	for _, d := range []*model.DirectionVerdict{fwd, bwd} {
+		if d != nil && d.P0 && d.FirstNonFinite != "" {
+			c.problem = append(c.problem, r.tf("p3c.nonfinite", r.dirName(d.Direction), code(d.FirstNonFinite)))
+		}
+	}
+	if standIn(p3) && (pc.FwdDivergent || pc.BwdDivergent) {
+		c.problem = append(c.problem, r.t("p3c.standin"))
 	}
 	// Evidence: the flagged layers, the per-metric starts, the control check.
 	for _, d := range []*model.DirectionVerdict{fwd, bwd} {
@@ -627,24 +630,24 @@ func (r *renderer) phase3Conclusion(p3 *model.Phase3Result) conclusion {
 		c.evidence = append(c.evidence, r.tf("p3c.uncompared", layerList(ds.UncomparedLayers.Fwd, "[]"), layerList(ds.UncomparedLayers.Bwd, "[]")))
 	}
 	// Impact.
-	switch {
-	case divergent(fwd):
+	switch pc.Verdict {
+	case model.VerdictForward:
 		c.impact = []string{r.t("p3c.impact.fwd")}
-	case divergent(bwd):
+	case model.VerdictBackward:
 		c.impact = []string{r.t("p3c.impact.bwd")}
 	default:
 		c.impact = []string{r.t("p3c.impact.none")}
 	}
 	// Suggestion.
-	if d := ds.Drilldown; d != nil && d.Operator != "" {
+	if d := pc.Operator; d != nil {
 		s := r.tf("p3c.sugg.op", r.dirName(d.Direction), layerPtr(d.Layer), code(d.Operator))
 		if len(d.Chain) > 0 {
 			s += r.tf("p3c.sugg.chain", code(d.Chain[len(d.Chain)-1]))
 		}
 		c.suggestion = append(c.suggestion, s)
-	} else if divergent(fwd) {
+	} else if pc.FwdDivergent {
 		c.suggestion = append(c.suggestion, r.tf("p3c.sugg.fwd", layerPtr(fStart)))
-	} else if divergent(bwd) {
+	} else if pc.BwdDivergent {
 		c.suggestion = append(c.suggestion, r.tf("p3c.sugg.bwd", layerPtr(bStart)))
 	}
 	if uncompared {

@@ -211,6 +211,8 @@ var dict = map[string][2]string{
 	"p3c.alsobwd":         {"反向也存在分叉，起点 %s；前向在前，仍以前向为 [P0]。", "The backward pass also diverges, starting at %s; the forward runs first, so it stays the [P0]."},
 	"p3c.bwdonly":         {"仅反向存在分叉，起点 %s（深→浅第一个 `B!`）：反向自身产生异常。", "Only the backward pass diverges, starting at %s (first `B!` from deep to shallow): the backward pass itself produces the anomaly."},
 	"p3c.fwdunsure":       {"前向有未对齐层，「前向一致」不能断言。", "The forward pass has unaligned layers: it cannot be called consistent."},
+	"p3c.nonfinite":       {"%s在 %s 首次出现 NaN/Inf（标杆同一记录有限）：这是最强的分叉。", "The %s pass first turns NaN/Inf at %s (the baseline's same record is finite): the strongest divergence there is."},
+	"p3c.standin":         {"无标杆 dump：A 与同设备邻近正常样本 C 比较（C 代替 B），分叉可能只是两个样本的数据差异，需用标杆 dump 确认。", "No baseline dump: A was compared with the nearby normal sample C of the same device (C in B's place); the divergence may be a data difference between the two samples — confirm with a baseline dump."},
 	"p3c.undetermined":    {"无 `F!`/`B!` 层，但有未对齐层：方向判定不可下。", "No `F!`/`B!` layer, but unaligned layers: no direction verdict is possible."},
 	"p3c.consistent":      {"四组对照未发现分叉，所有层已对齐。", "No divergence in the four-group comparison; every layer aligned."},
 	"p3c.control":         {"对照组验证: Norm 的 C/D 中位数 %s（应 ≈1.0x，明显偏离时先确认数据）。", "Control check: C/D median of Norm %s (should be ≈1.0x; check the data first when it is not)."},

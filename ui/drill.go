@@ -98,7 +98,7 @@ func (p *drillPane) buildTable() {
 	cols := append([]column{
 		{title: "#", width: 4, right: true, less: func(a, b int) bool { return op(a).Order < op(b).Order }},
 		{title: "operator", min: 40, less: func(a, b int) bool { return op(a).Key < op(b).Key }},
-	}, quadColumns(p.row)...)
+	}, quadColumns(p.row, p.baseline())...)
 	// the other direction's raw values hide first on narrow screens
 	other := qBA
 	if p.dir == "bwd" {
@@ -111,6 +111,14 @@ func (p *drillPane) buildTable() {
 			p.tbl.selectData(i)
 		}
 	}
+}
+
+// baseline names the baseline column's group ("C" standing in for B).
+func (p *drillPane) baseline() string {
+	if p.data == nil || p.data.P3 == nil {
+		return ""
+	}
+	return p.data.P3.BaselineGroup
 }
 
 func (p *drillPane) metricName() string { return metricNames[p.metric%len(metricNames)] }
