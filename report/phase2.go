@@ -10,7 +10,7 @@ import (
 )
 
 func (r *renderer) phase2() {
-	r.line("## " + r.t("p2.title"))
+	r.heading(2, r.t("p2.title"))
 	p2 := r.in.P2
 	if p2 == nil {
 		r.line(r.t("p2.notrun"))

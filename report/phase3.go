@@ -39,7 +39,7 @@ func metricOrder[V any](m map[string]V) []string {
 }
 
 func (r *renderer) phase3() {
-	r.line("## " + r.t("p3.title"))
+	r.heading(2, r.t("p3.title"))
 	p3 := r.in.P3
 	if p3 == nil {
 		if r.noCoordinate() {
@@ -387,7 +387,7 @@ func (r *renderer) dirEvidence(d model.DirectionVerdict) string {
 // quote: per-metric starts, the earliest divergence, uncompared_layers, and
 // whether the other metrics were checked for an earlier start.
 func (r *renderer) divergenceLines(ds *model.DivergenceSummary) {
-	r.b.WriteString("**" + r.t("p3.starts") + "**\n\n")
+	r.line("**" + r.t("p3.starts") + "**")
 	for _, k := range metricOrder(ds.MetricStarts) {
 		ms := ds.MetricStarts[k]
 		s := k + ": " + r.t("fwd") + " " + layerPtr(ms.FwdStart) + ", " + r.t("bwd") + " " + layerPtr(ms.BwdStart)
@@ -671,7 +671,7 @@ func (r *renderer) missing() {
 			items = append(items, Missing{What: m})
 		}
 	}
-	r.line("## " + r.t("missing.title"))
+	r.heading(2, r.t("missing.title"))
 	if len(items) == 0 {
 		r.line(r.t("missing.none"))
 		return
