@@ -55,6 +55,7 @@ func (r *renderer) phase1() {
 			r.line(r.tf("more.rows", r.max, len(cands), len(cands)-r.max))
 		}
 	}
+	r.phase1Figures()
 	r.notes(p1.Reasoning, p1.Warnings)
 	r.writeConclusion(r.phase1Conclusion(p1, cands))
 }

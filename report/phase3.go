@@ -55,6 +55,7 @@ func (r *renderer) phase3() {
 	r.groups(p3)
 	for i := range p3.Anchors {
 		r.anchorTable(&p3.Anchors[i])
+		r.anchorFigures(&p3.Anchors[i], &p3.DivergenceSummary)
 	}
 	if len(p3.Anchors) == 0 {
 		r.line(r.t("p3.noanchors"))
@@ -73,6 +74,7 @@ func (r *renderer) phase3() {
 	r.divergenceLines(ds)
 	r.thresholds(ds)
 	r.drilldown(ds.Drilldown)
+	r.drillFigure(ds.Drilldown)
 	r.notes(nil, p3.Warnings)
 	r.writeConclusion(r.phase3Conclusion(p3))
 }
@@ -185,15 +187,21 @@ func flagCell(v *model.Float, flag bool, mark string) string {
 }
 
 // anchorTable is the seed's Phase 3 table 1 for one anchor.
-func (r *renderer) anchorTable(a *model.AnchorTable) {
-	metric := mainMetric
+// anchorMetric is the metric an anchor's table and plot show: Norm, else
+// the first metric its layers have.
+func anchorMetric(a *model.AnchorTable) string {
 	if len(a.Layers) > 0 {
 		if _, ok := a.Layers[0].Metrics[mainMetric]; !ok {
 			if ks := metricOrder(a.Layers[0].Metrics); len(ks) > 0 {
-				metric = ks[0]
+				return ks[0]
 			}
 		}
 	}
+	return mainMetric
+}
+
+func (r *renderer) anchorTable(a *model.AnchorTable) {
+	metric := anchorMetric(a)
 	formula := r.t("p3.formula")
 	if r.in.P3.Degraded {
 		formula = r.t("p3.formula.degraded")

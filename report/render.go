@@ -77,7 +77,7 @@ func (r *renderer) table(t *table) { r.out.table(t) }
 
 // figure adds a plot; only the HTML report draws it, so the Markdown report
 // never pays for building one.
-func (r *renderer) figure(f func() string) { r.out.figure(f) }
+func (r *renderer) figure(f func() (caption, svg string)) { r.out.figure(f) }
 
 // conclusion holds one conclusion in the msagent form 问题/证据/影响/建议.
 type conclusion struct {

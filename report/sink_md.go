@@ -11,8 +11,9 @@ type sink interface {
 	subList(head string, items []string)
 	endList()
 	table(t *table)
-	// figure is a plot; f returns its SVG and is called only by sinks that draw.
-	figure(f func() string)
+	// figure is a plot; f returns its caption and SVG (empty SVG: nothing
+	// to draw) and is called only by sinks that draw.
+	figure(f func() (caption, svg string))
 }
 
 // mdSink writes GitHub-flavoured Markdown.
@@ -37,7 +38,7 @@ func (m *mdSink) endList() { m.b.WriteString("\n") }
 
 func (m *mdSink) table(t *table) { t.write(&m.b) }
 
-func (m *mdSink) figure(func() string) {}
+func (m *mdSink) figure(func() (string, string)) {}
 
 // String is the finished Markdown, ending in exactly one newline.
 func (m *mdSink) String() string { return strings.TrimRight(m.b.String(), "\n") + "\n" }
