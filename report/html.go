@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"html"
 	"strings"
 )
@@ -10,7 +11,7 @@ import (
 // evidence. Styles and plots are inline; the page loads nothing and needs
 // no script. The output depends only on in and lang.
 func RenderHTML(in Input, lang string) string {
-	h := &htmlSink{}
+	h := &htmlSink{zh: IsChinese(lang)}
 	walk(in, lang, h)
 	h.closeList()
 	htmlLang, title := "en", dict["title"][1]
@@ -42,8 +43,10 @@ figcaption{font-size:.9em;color:#444;margin-top:.3em}
 
 // htmlSink writes the blocks as HTML.
 type htmlSink struct {
-	b      strings.Builder
-	inList bool
+	b       strings.Builder
+	inList  bool
+	zh      bool
+	figures int // figures written so far (captions are numbered)
 }
 
 func (h *htmlSink) closeList() {
@@ -115,6 +118,12 @@ func (h *htmlSink) figure(f func() (string, string)) {
 		return
 	}
 	h.closeList()
+	h.figures++
+	n := dict["fig.n"][1]
+	if h.zh {
+		n = dict["fig.n"][0]
+	}
+	caption = fmt.Sprintf(n, h.figures) + caption
 	h.b.WriteString("<figure>\n" + svg + "\n<figcaption>" + inlineHTML(oneLine(caption)) + "</figcaption>\n</figure>\n")
 }
 

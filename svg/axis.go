@@ -38,31 +38,34 @@ func (s Scale) Clamp(v float64) (float64, bool) {
 	return math.Max(lo, math.Min(hi, p)), true
 }
 
-// Ticks are the values to label: powers of ten on a log axis (with 2 and 5
-// between when the range is short), else 1-2-5 steps, about n of them.
+// Ticks are the values to label, about n of them: on a log axis 1-2-5 or
+// powers of ten (even steps within one decade), else 1-2-5 steps.
 func (s Scale) Ticks(n int) []float64 {
 	if s.Log {
 		lo, hi := math.Floor(math.Log10(s.Min)), math.Ceil(math.Log10(s.Max))
-		var out []float64
-		for e := lo; e <= hi; e++ {
-			for _, m := range []float64{1, 2, 5} {
-				if m != 1 && hi-lo > 2 {
-					continue
-				}
-				v := m * math.Pow(10, e)
-				if v >= s.Min*(1-1e-9) && v <= s.Max*(1+1e-9) {
-					out = append(out, v)
+		decades := func(ms ...float64) []float64 {
+			var out []float64
+			for e := lo; e <= hi; e++ {
+				for _, m := range ms {
+					v := m * math.Pow(10, e)
+					if v >= s.Min*(1-1e-9) && v <= s.Max*(1+1e-9) {
+						out = append(out, v)
+					}
 				}
 			}
-		}
-		if len(out) >= 3 {
 			return out
 		}
-		// a short range: evenly stepped values, placed on the log scale
+		if out := decades(1, 2, 5); len(out) <= max(n, 8) && len(out) >= 3 {
+			return out
+		}
+		if out := decades(1); len(out) >= 3 {
+			return out
+		}
+		// less than a decade: evenly stepped values, placed on the log scale
 		lin := s
 		lin.Log = false
-		out = out[:0]
-		for _, v := range lin.Ticks(n) {
+		var out []float64
+		for _, v := range lin.Ticks(n + 2) {
 			if v > 0 {
 				out = append(out, v)
 			}
