@@ -41,8 +41,8 @@ func TestDemoHTMLGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, lang := range []string{"en", "zh"} {
-		checkHTMLGolden(t, "demo_"+lang+".html.golden", report.RenderHTML(full.ReportInput(), lang))
-		checkHTMLGolden(t, "demo_monitor_only_"+lang+".html.golden", report.RenderHTML(mon.ReportInput(), lang))
+		checkHTMLGolden(t, "demo_"+lang+".golden.html", report.RenderHTML(full.ReportInput(), lang))
+		checkHTMLGolden(t, "demo_monitor_only_"+lang+".golden.html", report.RenderHTML(mon.ReportInput(), lang))
 	}
 }
 

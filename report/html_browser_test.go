@@ -88,7 +88,7 @@ func TestBrowserRendersDemoHTML(t *testing.T) {
 	chromium := chromiumPath(t)
 	for _, lang := range []string{"en", "zh"} {
 		t.Run(lang, func(t *testing.T) {
-			page, err := os.ReadFile(filepath.Join("testdata", "demo_"+lang+".html.golden"))
+			page, err := os.ReadFile(filepath.Join("testdata", "demo_"+lang+".golden.html"))
 			if err != nil {
 				t.Fatal(err)
 			}
