@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -238,7 +239,11 @@ func (b *sessionBackend) Control(ctx context.Context, cur *ui.Data, step, rank i
 
 func (b *sessionBackend) WriteReport(ctx context.Context, cur *ui.Data, path string) error {
 	s := cur.Handle.(*pipeline.Session)
-	md := report.Render(s.ReportInput(), b.lang)
+	render := report.Render
+	if strings.EqualFold(filepath.Ext(path), ".html") {
+		render = report.RenderHTML
+	}
+	md := render(s.ReportInput(), b.lang)
 	// O_EXCL: an earlier report is never overwritten (the UI then picks
 	// the next name)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)

@@ -12,7 +12,7 @@ func TestLogTicks(t *testing.T) {
 		min, max float64
 		want     []float64
 	}{
-		{0.0137, 5.8, []float64{0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5}}, // 1-2-5 over three decades
+		{0.0137, 5.8, []float64{0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5}},  // 1-2-5 over three decades
 		{1e-3, 1e4, []float64{1e-3, 1e-2, 0.1, 1, 10, 100, 1e3, 1e4}}, // powers only when 1-2-5 is crowded
 		{0.6, 1.7, []float64{0.6, 0.8, 1, 1.2, 1.4, 1.6}},             // inside a decade: even steps
 	} {
