@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
@@ -19,7 +17,6 @@ import (
 	"spikescope/ingest"
 	"spikescope/model"
 	"spikescope/pipeline"
-	"spikescope/report"
 	"spikescope/ui"
 )
 
@@ -45,7 +42,7 @@ func runTUI(args []string, stdout, stderr io.Writer) (code int) {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	backend := &sessionBackend{in: in, lang: reportLang("")}
+	backend := &ui.PipelineBackend{In: in, Lang: reportLang("")}
 	if !isTerminal(stdout) {
 		d, err := backend.Load(context.Background(), nil)
 		if err != nil {
@@ -55,7 +52,7 @@ func runTUI(args []string, stdout, stderr io.Writer) (code int) {
 		return exitCode(err, stderr)
 	}
 	title, _ = ingest.EscapeControl(title) // the path as typed may hold control characters
-	m := ui.New(ui.Options{Backend: backend, Inputs: backend.inputs(), NoColor: ui.NoColorFromEnv(), Title: title, Suspend: suspendSelf})
+	m := ui.New(ui.Options{Backend: backend, Inputs: backend.Inputs(), NoColor: ui.NoColorFromEnv(), Title: title, Suspend: suspendSelf})
 	// Bubble Tea's own panic handler prints a stack trace; the model
 	// recovers panics itself (Update, View, commands) and this recover is
 	// the last resort: restore the terminal, print one line, exit 1.
@@ -174,147 +171,3 @@ func restoreTerminal(w io.Writer, st *term.State) {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// sessionBackend runs the analysis session for the UI. Every method is
-// called inside a tea.Cmd.
-type sessionBackend struct {
-	in   pipeline.Inputs
-	lang string
-}
-
-// inputs lists the paths for the loading screen.
-func (b *sessionBackend) inputs() []ui.Input {
-	var out []ui.Input
-	for _, x := range []struct{ role, path string }{
-		{"monitor", b.in.Path}, {"baseline", b.in.Baseline},
-		{"A", b.in.DumpA}, {"B", b.in.DumpB}, {"C", b.in.DumpC}, {"D", b.in.DumpD},
-	} {
-		if x.path != "" {
-			out = append(out, ui.Input{Role: x.role, Path: x.path})
-		}
-	}
-	return out
-}
-
-func (b *sessionBackend) Load(ctx context.Context, progress model.ProgressFunc) (*ui.Data, error) {
-	s, err := pipeline.Load(ctx, b.in, progress)
-	if err != nil {
-		return nil, err
-	}
-	return b.data(s), nil
-}
-
-func (b *sessionBackend) Pin(ctx context.Context, cur *ui.Data, a *model.Anomaly) (*ui.Data, error) {
-	s := cur.Handle.(*pipeline.Session)
-	var pin *analysis.Pin
-	if a != nil {
-		rank := a.Rank
-		pin = &analysis.Pin{Rank: &rank, Param: a.TargetName}
-		if a.OptimizerStep != nil {
-			opt := *a.OptimizerStep
-			pin.OptStep = &opt
-		} else {
-			step := a.Step
-			pin.Step = &step
-		}
-		if a.MicroStep != nil {
-			ms := *a.MicroStep
-			pin.MicroStep = &ms
-		}
-	}
-	ns, err := s.WithPin(pin)
-	if err != nil {
-		return nil, err
-	}
-	return b.data(ns), nil
-}
-
-func (b *sessionBackend) Control(ctx context.Context, cur *ui.Data, step, rank int) (*ui.Data, error) {
-	ns, err := cur.Handle.(*pipeline.Session).WithControl(step, rank)
-	if err != nil {
-		return nil, err
-	}
-	return b.data(ns), nil
-}
-
-func (b *sessionBackend) WriteReport(ctx context.Context, cur *ui.Data, path string) error {
-	s := cur.Handle.(*pipeline.Session)
-	render := report.Render
-	if strings.EqualFold(filepath.Ext(path), ".html") {
-		render = report.RenderHTML
-	}
-	md := render(s.ReportInput(), b.lang)
-	// O_EXCL: an earlier report is never overwritten (the UI then picks
-	// the next name)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return &reportFileError{path, err}
-	}
-	_, err = f.WriteString(md)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-		return &reportFileError{path, err}
-	}
-	return nil
-}
-
-// layerOps lists the operators of any layer for the drill-down screen from
-// the session's own Phase 3 tracer (the dumps are indexed once). The UI
-// calls it inside a command, never in Update.
-func layerOps(s *pipeline.Session) func(anchor string, layer int, dir string) []model.DrillOp {
-	var mu sync.Mutex // two requests may overlap (enter, esc, enter): one at a time
-	return func(anchor string, layer int, dir string) []model.DrillOp {
-		mu.Lock()
-		defer mu.Unlock()
-		return s.Tracer.OpsForLayer(anchor, layer, dir)
-	}
-}
-
-// data maps a session onto what the UI shows.
-func (b *sessionBackend) data(s *pipeline.Session) *ui.Data {
-	d := &ui.Data{
-		Inputs: b.inputs(), Monitor: s.Monitor, BaselineMonitor: s.BaselineMonitor,
-		P1: s.P1, P1Baseline: s.P1Baseline, P2: s.P2, P3: s.P3,
-		A: s.A, B: s.B, C: s.C, D: s.D, Pin: s.In.Pin, Handle: s,
-	}
-	if s.C == nil {
-		d.ControlNote = s.Control.Reason
-	}
-	if s.Tracer != nil {
-		d.OpsForLayer = layerOps(s)
-	}
-	src := s.CTree
-	if src == nil {
-		src = s.ATree
-	}
-	for _, c := range s.Control.Candidates {
-		label := fmt.Sprintf("step %d rank %d", c.Step, c.Rank)
-		if src != nil {
-			if dd := src.Find(c.Step, c.Rank); dd != nil {
-				label = dd.Path
-			}
-		}
-		d.Controls = append(d.Controls, ui.ControlOption{Step: c.Step, Rank: c.Rank, Label: label, Reason: c.Reason, Usable: c.Accepted})
-	}
-	for _, m := range s.Missing {
-		line := m.What
-		if m.Next != "" {
-			line += " — " + m.Next
-		}
-		d.Missing = append(d.Missing, line)
-	}
-	return d
-}
-
-// reportFileError is a failed report write: the path and the OS's words,
-// still matching fs.ErrExist and the like.
-type reportFileError struct {
-	path string
-	err  error
-}
-
-func (e *reportFileError) Error() string { return e.path + ": " + rootCause(e.err) }
-func (e *reportFileError) Unwrap() error { return e.err }

@@ -95,7 +95,7 @@ func TestTUIBadInputAndUsage(t *testing.T) {
 
 // The UI's backend maps session results and runs pin/unpin/control/report
 // on the demo run.
-func TestSessionBackendOnDemo(t *testing.T) {
+func TestPipelineBackendOnDemo(t *testing.T) {
 	in, _, cleanup, err := tuiInputs(nil, &bytes.Buffer{})
 	if cleanup != nil {
 		defer cleanup()
@@ -103,7 +103,7 @@ func TestSessionBackendOnDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &sessionBackend{in: in, lang: "en"}
+	b := &ui.PipelineBackend{In: in, Lang: "en"}
 	d, err := b.Load(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +158,7 @@ func TestTUIDemoScreensFitEverySize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &sessionBackend{in: in, lang: "en"}
+	b := &ui.PipelineBackend{In: in, Lang: "en"}
 	d, err := b.Load(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -197,18 +197,8 @@ func TestTUIDemoScreensFitEverySize(t *testing.T) {
 
 // Any layer's operators come from the Phase 3 tracer: the planted layer's
 // forward list holds the planted operator, flagged.
-func TestSessionBackendOpsForLayer(t *testing.T) {
-	in, _, cleanup, err := tuiInputs(nil, &bytes.Buffer{})
-	if cleanup != nil {
-		defer cleanup()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := (&sessionBackend{in: in, lang: "en"}).Load(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+func TestPipelineBackendOpsForLayer(t *testing.T) {
+	d := tuiData(t, nil)
 	if d.OpsForLayer == nil {
 		t.Fatal("no OpsForLayer on the demo")
 	}
@@ -226,4 +216,22 @@ func TestSessionBackendOpsForLayer(t *testing.T) {
 	if ops := d.OpsForLayer("", 0, "fwd"); len(ops) == 0 {
 		t.Fatal("layer 0 lists no operators")
 	}
+}
+
+// tuiData is what the TUI's backend loads for the command line args (the
+// demo run's copy is removed when the test ends).
+func tuiData(t *testing.T, args []string) *ui.Data {
+	t.Helper()
+	in, _, cleanup, err := tuiInputs(args, &bytes.Buffer{})
+	if cleanup != nil {
+		t.Cleanup(cleanup)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := (&ui.PipelineBackend{In: in, Lang: "en"}).Load(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

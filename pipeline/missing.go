@@ -5,15 +5,16 @@ import (
 	"strconv"
 	"strings"
 
+	"spikescope/analysis"
 	"spikescope/model"
 )
 
 // missing lists what data the analysis lacked and what to collect next, in
 // the order of the phases. Each entry is written in English and Chinese.
-func (s *Session) missing() []Missing {
-	var out []Missing
+func (s *Session) missing() []model.Missing {
+	var out []model.Missing
 	add := func(what, zhWhat, next, zhNext string) {
-		out = append(out, Missing{What: what, ZhWhat: zhWhat, Next: next, ZhNext: zhNext})
+		out = append(out, model.Missing{What: what, ZhWhat: zhWhat, Next: next, ZhNext: zhNext})
 	}
 	if s.P1 == nil {
 		add("gradient monitor data", "梯度监控数据",
@@ -110,12 +111,12 @@ func (s *Session) missing() []Missing {
 }
 
 // addControl adds the missing control group (or its D) with where to dump it.
-func (s *Session) addControl(out *[]Missing, step, rank int) {
+func (s *Session) addControl(out *[]model.Missing, step, rank int) {
 	opt := step // step is a dump step: the Phase 1 candidates count optimizer steps
 	if s.StepOffset != nil {
 		opt -= *s.StepOffset
 	}
-	cr := s.suggestControlRank(opt, rank)
+	cr := analysis.SuggestControlRank(s.P1, opt, rank)
 	next := "dump C and D at step " + strconv.Itoa(step)
 	zhNext := "在 step " + strconv.Itoa(step)
 	if cr >= 0 {
@@ -137,7 +138,7 @@ func (s *Session) addControl(out *[]Missing, step, rank int) {
 		what += ": " + s.Control.Reason
 		zhWhat += ": " + s.Control.Reason
 	}
-	*out = append(*out, Missing{What: what, ZhWhat: zhWhat, Next: next, ZhNext: zhNext})
+	*out = append(*out, model.Missing{What: what, ZhWhat: zhWhat, Next: next, ZhNext: zhNext})
 }
 
 // FromResults is a session made of saved results (`report --phase1 …`):
@@ -146,6 +147,9 @@ func FromResults(in Inputs, p1, p1Baseline *model.Phase1Result, p2 *model.Phase2
 	s := &Session{In: in, P1: p1, P1Baseline: p1Baseline, P2: p2, P3: p3}
 	if p3 != nil {
 		s.Control.Reason = p3.ControlChoice
+		if p3.Conclusion == nil {
+			p3.Conclusion = analysis.ConcludePhase3(p3)
+		}
 	}
 	s.Missing = s.missing()
 	return s

@@ -10,9 +10,6 @@ import (
 	"spikescope/report"
 )
 
-// Missing is one missing piece of data and what to collect next.
-type Missing = report.Missing
-
 // Inputs are the paths and options of one analysis.
 type Inputs struct {
 	Path   string       // monitor trend.db / CSV tree, or a dump tree (Phase 1 then runs on its parameter gradients)
@@ -25,6 +22,15 @@ type Inputs struct {
 	// StepA/RankA pick A inside its tree; default: the Phase 2 root
 	// coordinate (dump step = optimizer step, rank).
 	StepA, RankA *int
+	// AtB, AtC, AtD pick B, C, D inside their trees (trace's --step-b,
+	// --rank-c, …); not given: B at A's coordinates, C chosen
+	// (analysis.ChooseControl), D at C's.
+	AtB, AtC, AtD Coord
+	// Phase1 is a saved Phase 1 result (trace --phase1) that stands for
+	// Phase 1 when no monitor is given; Phase 2 runs on it.
+	Phase1 *model.Phase1Result
+	// Anchors are the Phase 3 anchor modules (trace --anchors); nil: automatic.
+	Anchors []string
 	// Pin is a coordinate such as "opt=3,ms=2,rank=5,param=<name>".
 	Pin string
 	// LayerMapping is msprobe's layer-mapping YAML for dumps of two
@@ -50,7 +56,7 @@ type Session struct {
 	LayerMapping *model.LayerMapping
 	// Tracer is the Phase 3 run behind P3 (nil when Phase 3 did not run).
 	Tracer  *analysis.Tracer
-	Missing []Missing
+	Missing []model.Missing
 	// StepOffset is dump step − optimizer step when A's dump steps were
 	// found by value not to be optimizer steps (stepOffset); nil when the
 	// dump steps are taken as optimizer steps.

@@ -248,7 +248,7 @@ func TestMissingInputsAreReportedNotErrors(t *testing.T) {
 		t.Fatalf("P1 %v P2 %v P3 %v P1B %v", s.P1 != nil, s.P2 != nil, s.P3 != nil, s.P1Baseline != nil)
 	}
 	checkRoot(t, s.P2.RootCauseCoordinate, tr.OptStep, tr.MicroStep, tr.Rank, tr.Parameter)
-	whats := map[string]Missing{}
+	whats := map[string]model.Missing{}
 	for _, m := range s.Missing {
 		whats[m.What] = m
 	}

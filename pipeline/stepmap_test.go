@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,38 +15,12 @@ import (
 // keep the training steps (step104, step105).
 func rebasedRun(t *testing.T) (Inputs, synth.Truth) {
 	t.Helper()
-	cfg := synth.DefaultConfig()
-	cfg.FirstStep = 100
-	cfg.Fault.OptStep = 105
-	run := synth.Generate(cfg)
-	dir := t.TempDir()
-	in := Inputs{
-		Path:     filepath.Join(dir, "npu", "trend.db"),
-		Baseline: filepath.Join(dir, "gpu", "trend.db"),
-		DumpA:    filepath.Join(dir, "npu", "dump"),
-		DumpB:    filepath.Join(dir, "gpu", "dump"),
+	run := synth.Generate(synth.RebasedConfig())
+	p, err := run.WriteDevices(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, w := range []func() error{
-		func() error { return mkdirs(in.Path, in.Baseline) },
-		func() error { return run.WriteTrendDB(in.Path) },
-		func() error { return run.WriteTrendDBFor(in.Baseline, synth.Baseline) },
-		func() error { return run.WriteDumps(in.DumpA, synth.Anomalous) },
-		func() error { return run.WriteDumps(in.DumpB, synth.Baseline) },
-	} {
-		if err := w(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return in, run.Truth()
-}
-
-func mkdirs(files ...string) error {
-	for _, f := range files {
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			return err
-		}
-	}
-	return nil
+	return Inputs{Path: p.TrendDB, Baseline: p.BaselineTrendDB, DumpA: p.Dumps, DumpB: p.BaselineDumps}, run.Truth()
 }
 
 // The trend.db counts optimizer steps from 0, the dumps from 100: A is
@@ -150,44 +123,6 @@ func TestStepOffsetConfirmsSingleDump(t *testing.T) {
 		if strings.HasPrefix(m.What, "confirmation") {
 			t.Errorf("asks for confirmation although the norms agree: %+v", m)
 		}
-	}
-}
-
-func TestSquashParamName(t *testing.T) {
-	for in, want := range map[string]string{
-		"module.module.decoder.layers.2.mlp.linear_fc2.weight": "layers.2.mlp.linear_fc2.weight",
-		"layers.2.mlp.linear_fc2.weight":                       "layers.2.mlp.linear_fc2.weight",
-		"module.module.embedding.word_embeddings.weight":       "embedding.word_embeddings.weight",
-		"module.module.decoder.final_layernorm.weight":         "final_layernorm.weight",
-		"module.module.output_layer.weight":                    "output_layer.weight",
-		"module.module.lm_head.weight":                         "lm_head.weight",
-	} {
-		if got := squashParamName(in); got != want {
-			t.Errorf("squashParamName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestMatchDumpStep(t *testing.T) {
-	dump := normTable{"a": 1, "b": 2, "c": 3, "d": 4}
-	mon := map[int]normTable{
-		0: {"a": 1.5, "b": 2.5, "c": 3.5, "d": 4.5},
-		1: {"a": 1.005, "b": 1.99, "c": 3.02, "d": 4}, // c off by 0.66%: agrees
-		2: {"a": 1, "b": 2.2, "c": 3.3, "d": 4.4},
-	}
-	if opt, n, sh, ok := matchDumpStep(dump, mon); !ok || opt != 1 || n != 4 || sh != 4 {
-		t.Errorf("unique match: opt %d agree %d shared %d ok %v, want 1 4 4 true", opt, n, sh, ok)
-	}
-	// Two steps agree on as many parameters: ambiguous.
-	mon[2] = normTable{"a": 1, "b": 2, "c": 3, "d": 4}
-	if _, _, _, ok := matchDumpStep(dump, mon); ok {
-		t.Error("a tie was taken as a match")
-	}
-	// The best step agrees on under half the shared parameters: no match.
-	delete(mon, 1)
-	mon[2] = normTable{"a": 1, "b": 2.5, "c": 3.5, "d": 4.5}
-	if _, _, _, ok := matchDumpStep(dump, mon); ok {
-		t.Error("1 of 4 parameters taken as a match")
 	}
 }
 

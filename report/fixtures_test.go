@@ -140,7 +140,7 @@ func degradedInput() Input {
 		in.P2.Candidates[i].BaselineValue, in.P2.Candidates[i].Ratio, in.P2.Candidates[i].Verdict = nil, nil, "no baseline"
 	}
 	in.P2.CrossStep[1].BaselineGrowth = nil
-	in.Missing = []Missing{
+	in.Missing = []model.Missing{
 		{What: "baseline run", Next: "monitor the baseline device on the same run (same steps and ranks)"},
 		{What: "dump statistics", Next: "dump A at opt_step 3 on rank 2, and C/D at opt_step 3 on rank 1"},
 	}
@@ -169,7 +169,7 @@ func noControlInput() Input {
 	}
 	p3.DivergenceSummary.Thresholds = nil
 	p3.DivergenceSummary.Drilldown = nil
-	in.Missing = []Missing{{What: "control group C/D", Next: "dump C and D at opt_step 3 on rank 1 (not a Phase 1 candidate)"}}
+	in.Missing = []model.Missing{{What: "control group C/D", Next: "dump C and D at opt_step 3 on rank 1 (not a Phase 1 candidate)"}}
 	return in
 }
 
@@ -179,6 +179,6 @@ func emptyInput() Input {
 		P1: &model.Phase1Result{Phase: 1, DBPath: "/runs/quiet/trend.db", Format: model.FormatTrendDB,
 			Summary:  model.Phase1Summary{TotalTargets: 12, Steps: []int{0, 9}, Ranks: []int{0, 1}, PassUnit: "step"},
 			Sharding: model.ShardingAnalysis{PassUnit: "step"}, Missing: []string{"no micro_step column"}},
-		Missing: []Missing{{What: "baseline run", Next: "monitor the baseline device"}},
+		Missing: []model.Missing{{What: "baseline run", Next: "monitor the baseline device"}},
 	}
 }

@@ -7,17 +7,6 @@ package report
 
 import "spikescope/model"
 
-// Missing is one piece of data the analysis lacked and what to collect to
-// go further, e.g. {What: "baseline run", Next: "dump C and D at step 5 on rank 2"}.
-// ZhWhat/ZhNext are the same in Chinese (the Chinese report falls back to
-// What/Next when they are empty).
-type Missing struct {
-	What   string `json:"what"`
-	Next   string `json:"next"`
-	ZhWhat string `json:"what_zh,omitempty"`
-	ZhNext string `json:"next_zh,omitempty"`
-}
-
 // Input is everything the report shows. Any phase may be nil: the report
 // then says that the phase did not run and lists what was missing.
 type Input struct {
@@ -29,7 +18,7 @@ type Input struct {
 	P2           *model.Phase2Result
 	P3           *model.Phase3Result
 	Control      string // how C was chosen, or why it was not
-	Missing      []Missing
+	Missing      []model.Missing
 	// Series is the root parameter's norm per rank for the HTML report's
 	// Phase 1 plots (nil: no monitor data held).
 	Series *Series

@@ -399,7 +399,7 @@ func TestSparseResultsRender(t *testing.T) {
 				Drilldown:  &model.Drilldown{Ops: []model.DrillOp{{}}},
 			},
 		},
-		Missing: []Missing{{}},
+		Missing: []model.Missing{{}},
 	}
 	for _, lang := range []string{"zh", "en"} {
 		out := Render(in, lang)

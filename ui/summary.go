@@ -55,11 +55,12 @@ func Summary(d *Data) string {
 		}
 	}
 	if d.P3 != nil {
-		s := d.P3.DivergenceSummary
-		fmt.Fprintf(&b, "earliest divergence: forward layer %s, backward layer %s\n",
-			fmtOptInt(s.EarliestFwdDivergence), fmtOptInt(s.EarliestBwdDivergence))
-		if dd := s.Drilldown; dd != nil && dd.Operator != "" {
-			fmt.Fprintf(&b, "first divergent operator: %s (%s, layer %s)\n", dd.Operator, dd.Direction, fmtOptInt(dd.Layer))
+		if c := d.P3.Conclusion; c != nil { // the pipeline's one conclusion
+			fmt.Fprintf(&b, "earliest divergence: forward layer %s, backward layer %s\n",
+				fmtOptInt(c.FwdStart), fmtOptInt(c.BwdStart))
+			if dd := c.Operator; dd != nil {
+				fmt.Fprintf(&b, "first divergent operator: %s (%s, layer %s)\n", dd.Operator, dd.Direction, fmtOptInt(dd.Layer))
+			}
 		}
 		if d.P3.Degraded {
 			fmt.Fprintf(&b, "note: %s\n", d.P3.DegradedNote)

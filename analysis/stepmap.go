@@ -1,4 +1,4 @@
-package pipeline
+package analysis
 
 import (
 	"fmt"
@@ -119,14 +119,6 @@ func optStepFunc(p1 *model.Phase1Result) (func(step int32) int, bool) {
 	return f, true
 }
 
-func floorDiv(a, b int) int {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
-}
-
 // monitorFinalNorms is the final grad_unreduced norm of every parameter on
 // rank at every optimizer step: the value at the step's last micro step.
 func monitorFinalNorms(d *model.MonitorData, p1 *model.Phase1Result, rank int) map[int]normTable {
@@ -182,8 +174,8 @@ func agree(a, b float64) bool {
 	return math.Abs(a-b) <= stepMatchTolerance*math.Max(math.Abs(a), math.Abs(b))
 }
 
-// stepMatch is the optimizer step a dump step was matched to.
-type stepMatch struct {
+// StepMatch is the optimizer step a dump step was matched to.
+type StepMatch struct {
 	DumpStep, OptStep int
 	Agree, Shared     int // parameters that agree, parameters in both
 }
@@ -216,16 +208,18 @@ func matchDumpStep(dump normTable, mon map[int]normTable) (opt, agreeN, shared i
 	return opt, best, shared, ok
 }
 
-// stepOffset is the dump step minus the optimizer step on rank, found by
-// value over A's dumps of that rank: every dump step that matches a unique
-// optimizer step must give the same offset. ok is false when the values
-// are absent, ambiguous or disagree.
-func (s *Session) stepOffset(rank int) (offset int, matches []stepMatch, ok bool) {
-	if s.ATree == nil || s.Monitor == nil || s.P1 == nil || s.Monitor.Format == model.FormatDump {
+// DumpStepOffset is the dump step minus the optimizer step on rank, found
+// by value over the dumps of that rank in tree: every dump step that
+// matches a unique optimizer step of mon (the monitor Phase 1 p1 ran on)
+// must give the same offset. ok is false when the values are absent,
+// ambiguous or disagree, and for Phase 1 on dumps (their steps are the
+// dumps' own).
+func DumpStepOffset(mon *model.MonitorData, p1 *model.Phase1Result, tree *model.DumpTree, rank int) (offset int, matches []StepMatch, ok bool) {
+	if tree == nil || mon == nil || p1 == nil || mon.Format == model.FormatDump {
 		return 0, nil, false
 	}
 	var dumps []*model.Dump
-	for _, d := range s.ATree.Dumps {
+	for _, d := range tree.Dumps {
 		if d.Rank == rank && d.Step >= 0 {
 			dumps = append(dumps, d)
 		}
@@ -233,12 +227,12 @@ func (s *Session) stepOffset(rank int) (offset int, matches []stepMatch, ok bool
 	if len(dumps) == 0 {
 		return 0, nil, false
 	}
-	mon := monitorFinalNorms(s.Monitor, s.P1, rank)
-	if len(mon) == 0 {
+	norms := monitorFinalNorms(mon, p1, rank)
+	if len(norms) == 0 {
 		return 0, nil, false
 	}
 	for _, d := range dumps {
-		opt, n, sh, ok := matchDumpStep(dumpGradNorms(d), mon)
+		opt, n, sh, ok := matchDumpStep(dumpGradNorms(d), norms)
 		if !ok {
 			continue
 		}
@@ -246,16 +240,36 @@ func (s *Session) stepOffset(rank int) (offset int, matches []stepMatch, ok bool
 			return 0, nil, false // the dump steps disagree: no single offset
 		}
 		offset = d.Step - opt
-		matches = append(matches, stepMatch{DumpStep: d.Step, OptStep: opt, Agree: n, Shared: sh})
+		matches = append(matches, StepMatch{DumpStep: d.Step, OptStep: opt, Agree: n, Shared: sh})
 	}
 	return offset, matches, len(matches) > 0
 }
 
-// stepOffsetNote says how dump steps were mapped to optimizer steps.
-func stepOffsetNote(m []stepMatch) string {
+// StepOffsetNote says how dump steps were mapped to optimizer steps.
+func StepOffsetNote(m []StepMatch) string {
 	parts := make([]string, len(m))
 	for i, x := range m {
 		parts[i] = fmt.Sprintf("dump step %d = optimizer step %d (gradient norms agree on %d of %d parameters)", x.DumpStep, x.OptStep, x.Agree, x.Shared)
 	}
 	return "dump steps are not optimizer steps (trend.db steps re-based by data2db): " + strings.Join(parts, "; ")
+}
+
+// Phase1InDumpSteps is p1 with its candidates' optimizer steps shifted by
+// offset (dump step − optimizer step) to dump steps, for the control choice,
+// which compares them with dump folders; p1 itself for offset 0.
+func Phase1InDumpSteps(p1 *model.Phase1Result, offset int) *model.Phase1Result {
+	if p1 == nil || offset == 0 {
+		return p1
+	}
+	p := *p1
+	p.Anomalies = make([]model.Anomaly, len(p1.Anomalies))
+	for i, a := range p1.Anomalies {
+		if a.OptimizerStep != nil {
+			a.OptimizerStep = model.IntPtr(*a.OptimizerStep + offset)
+		} else {
+			a.Step += offset
+		}
+		p.Anomalies[i] = a
+	}
+	return &p
 }
