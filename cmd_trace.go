@@ -15,6 +15,7 @@ import (
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/outfile"
 	"spikescope/pipeline"
 )
 
@@ -103,7 +104,7 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	fs.Var(unsetInt{&f.rankG}, "rank", "rank `R` to pick inside the trees")
 	fs.StringVar(&f.phase1, "phase1", "", "Phase 1 JSON (filters the automatic choice of C)")
 	fs.StringVar(&f.anch, "anchors", "", "anchor modules, comma separated (default: automatic)")
-	fs.IntVar(&f.call, "call", -1, "call number (micro-batch order) of the anchor modules to compare (default: Phase 1's micro step, else 0)")
+	fs.IntVar(&f.call, "call", analysis.DefaultPhase3Options().Call, "call number (micro-batch order) of the anchor modules to compare (default: Phase 1's micro step, else 0)")
 	fs.StringVar(&f.out, "o", "", "write the JSON to FILE instead of stdout")
 	fs.StringVar(&f.out, "output", "", "same as -o")
 	fs.StringVar(&f.baseline, "baseline", "", "baseline device's monitor or dump `PATH` (Phase 2's cross-device check)")
@@ -124,7 +125,7 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	if f.call < -1 || f.call > maxCallFlag {
 		return exitCode(usageError{fmt.Sprintf("trace: --call must be -1 (automatic) to %d (got %d)", maxCallFlag, f.call)}, stderr)
 	}
-	if err := refuseOutputOnInput(f.out, append(f.dump[:], f.phase1, f.path, f.baseline, f.lmap)...); err != nil {
+	if err := outfile.RefuseInput(f.out, append(f.dump[:], f.phase1, f.path, f.baseline, f.lmap)...); err != nil {
 		return exitCode(err, stderr)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
@@ -170,7 +171,7 @@ func trace(ctx context.Context, f traceFlags) (*model.Phase3Result, error) {
 	}
 	if f.phase1 != "" {
 		var err error
-		if in.Phase1, err = readPhase1(f.phase1); err != nil {
+		if in.Phase1, err = ingest.ReadPhase1(f.phase1); err != nil {
 			return nil, err
 		}
 	}

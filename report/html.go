@@ -36,6 +36,7 @@ table{border-collapse:collapse;font-size:.9em}
 th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}
 th{background:#f3f3f3}
 tr:nth-child(even) td{background:#fafafa}
+li.sub{margin-left:1.5em;list-style-type:circle}
 figure{margin:.8em 0 1.6em}
 figure svg{max-width:100%;height:auto;display:block}
 figcaption{font-size:.9em;color:#444;margin-top:.3em}
@@ -73,6 +74,14 @@ func (h *htmlSink) bullet(s string) {
 		h.inList = true
 	}
 	h.b.WriteString("<li>" + inlineHTML(oneLine(s)) + "</li>\n")
+}
+
+func (h *htmlSink) subBullet(s string) {
+	if !h.inList {
+		h.b.WriteString("<ul>\n")
+		h.inList = true
+	}
+	h.b.WriteString("<li class=\"sub\">" + inlineHTML(oneLine(s)) + "</li>\n")
 }
 
 func (h *htmlSink) subList(head string, items []string) {

@@ -5,7 +5,10 @@
 // Input.
 package report
 
-import "spikescope/model"
+import (
+	"spikescope/model"
+	"spikescope/plan"
+)
 
 // Input is everything the report shows. Any phase may be nil: the report
 // then says that the phase did not run and lists what was missing.
@@ -22,6 +25,9 @@ type Input struct {
 	// Series is the root parameter's norm per rank for the HTML report's
 	// Phase 1 plots (nil: no monitor data held).
 	Series *Series
+	// Plan is the next-collection plan (the "next steps" section), nil
+	// when none was made.
+	Plan *plan.Plan
 	// MaxRows caps the candidate tables (0 = DefaultMaxRows).
 	MaxRows int
 }

@@ -43,6 +43,7 @@ func walk(in Input, lang string, out sink) {
 	r.phase2()
 	r.phase3()
 	r.missing()
+	r.nextSteps()
 }
 
 // IsChinese reports whether lang (a --lang value or a LANG locale such as

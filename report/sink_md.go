@@ -7,6 +7,8 @@ type sink interface {
 	heading(level int, s string)
 	para(s string)
 	bullet(s string)
+	// subBullet is an item indented under the bullet before it.
+	subBullet(s string)
 	// subList is one bullet whose items form a nested list.
 	subList(head string, items []string)
 	endList()
@@ -26,6 +28,8 @@ func (m *mdSink) heading(level int, s string) {
 func (m *mdSink) para(s string) { m.b.WriteString(mdText(s) + "\n\n") }
 
 func (m *mdSink) bullet(s string) { m.b.WriteString("- " + mdText(s) + "\n") }
+
+func (m *mdSink) subBullet(s string) { m.b.WriteString("  - " + mdText(s) + "\n") }
 
 func (m *mdSink) subList(head string, items []string) {
 	m.b.WriteString("- " + head + "\n")

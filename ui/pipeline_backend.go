@@ -94,6 +94,9 @@ func (b *PipelineBackend) data(s *pipeline.Session) *Data {
 	if s.C == nil {
 		d.ControlNote = s.Control.Reason
 	}
+	if files, text, err := s.PlanFiles(nil, report.IsChinese(b.Lang)); err == nil {
+		d.PlanFiles, d.PlanText = files, text
+	}
 	if s.Tracer != nil {
 		var mu sync.Mutex // two requests may overlap (enter, esc, enter): one at a time
 		d.OpsForLayer = func(anchor string, layer int, dir string) []model.DrillOp {

@@ -1,9 +1,7 @@
-package main
+package pipeline
 
 import (
 	"context"
-	"fmt"
-	"io"
 
 	"spikescope/analysis"
 	"spikescope/ingest"
@@ -19,9 +17,9 @@ type AlignReport struct {
 	analysis.AlignmentSummary
 }
 
-// inspectAgainst aligns the dump of path with the dump of against at the
+// AlignDumpTrees aligns the dump of path with the dump of against at the
 // same step and rank (else against's first dump).
-func inspectAgainst(ctx context.Context, path, against, mapping string) (*AlignReport, error) {
+func AlignDumpTrees(ctx context.Context, path, against, mapping string) (*AlignReport, error) {
 	var lm *model.LayerMapping
 	if mapping != "" {
 		var err error
@@ -29,11 +27,11 @@ func inspectAgainst(ctx context.Context, path, against, mapping string) (*AlignR
 			return nil, err
 		}
 	}
-	ta, err := loadOneTree(ctx, path)
+	ta, err := loadNonEmptyTree(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	tb, err := loadOneTree(ctx, against)
+	tb, err := loadNonEmptyTree(ctx, against)
 	if err != nil {
 		return nil, err
 	}
@@ -45,8 +43,8 @@ func inspectAgainst(ctx context.Context, path, against, mapping string) (*AlignR
 	return &AlignReport{A: a.Path, B: b.Path, AlignmentSummary: analysis.AlignDumps(a, b, lm)}, nil
 }
 
-// loadOneTree loads a dump tree that must hold at least one dump.
-func loadOneTree(ctx context.Context, path string) (*model.DumpTree, error) {
+// loadNonEmptyTree loads a dump tree that must hold at least one dump.
+func loadNonEmptyTree(ctx context.Context, path string) (*model.DumpTree, error) {
 	t, err := ingest.LoadDumpTree(ctx, path, nil)
 	if err != nil {
 		return nil, err
@@ -55,22 +53,4 @@ func loadOneTree(ctx context.Context, path string) (*model.DumpTree, error) {
 		return nil, &ingest.InputError{Path: path, Problem: "no dump.json found"}
 	}
 	return t, nil
-}
-
-// inspectAlignReasons is how many reasons the text output lists.
-const inspectAlignReasons = 5
-
-// writeAlignText prints the alignment for people.
-func writeAlignText(w io.Writer, r *AlignReport) {
-	fmt.Fprintf(w, "aligned:     %d of %d records of A (%s) have a comparable record in B (%s)\n", r.Aligned, r.Records, r.A, r.B)
-	if r.Note != "" {
-		fmt.Fprintf(w, "             %s\n", r.Note)
-	}
-	for i, rc := range r.Reasons {
-		if i == inspectAlignReasons {
-			fmt.Fprintf(w, "             … %d more reasons\n", len(r.Reasons)-i)
-			break
-		}
-		fmt.Fprintf(w, "  %6d not aligned: %s\n", rc.Count, rc.Reason)
-	}
 }

@@ -1,4 +1,4 @@
-package main
+package ui
 
 import (
 	"os"
@@ -87,7 +87,8 @@ func (s *tuiSignals) suspend(p *tea.Program) {
 	go p.Send(tea.ClearScreen())
 }
 
-// suspendSelf is ctrl+z in the UI: the same as kill -TSTP.
+// suspendSelf is ctrl+z in the UI: the same as kill -TSTP (Run sets it as
+// Options.Suspend).
 func suspendSelf() { _ = syscall.Kill(os.Getpid(), syscall.SIGTSTP) }
 
 // stop ends the handling and returns the signal that ended the UI (0:
