@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,8 +12,8 @@ import (
 	"spikescope/report"
 )
 
-// checkHTMLGolden compares got with report/testdata/name (-update rewrites it).
-func checkHTMLGolden(t *testing.T, name, got string) {
+// checkReportGolden compares got with report/testdata/name (-update rewrites it).
+func checkReportGolden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("..", "report", "testdata", name)
 	if *update {
@@ -25,24 +24,10 @@ func checkHTMLGolden(t *testing.T, name, got string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (go test ./pipeline -run HTMLGolden -update)", err)
+		t.Fatalf("%v (go test ./pipeline -run Golden -update)", err)
 	}
 	if string(want) != got {
-		t.Errorf("%s differs (go test ./pipeline -run HTMLGolden -update to accept)", path)
-	}
-}
-
-// The HTML report of the demo run and of its monitor data alone, in both
-// languages: golden files (the browser test in report renders the first).
-func TestDemoHTMLGolden(t *testing.T) {
-	full := loadDemo(t)
-	mon, err := Load(context.Background(), Inputs{Path: filepath.Join(demoDir, "npu", "trend.db")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, lang := range []string{"en", "zh"} {
-		checkHTMLGolden(t, "demo_"+lang+".golden.html", report.RenderHTML(full.ReportInput(), lang))
-		checkHTMLGolden(t, "demo_monitor_only_"+lang+".golden.html", report.RenderHTML(mon.ReportInput(), lang))
+		t.Errorf("%s differs (go test ./pipeline -run Golden -update to accept)", path)
 	}
 }
 

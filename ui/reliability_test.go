@@ -23,15 +23,21 @@ func TestCtrlCWhileLoadingIsAnInterrupt(t *testing.T) {
 	}
 }
 
+// loadedWithState is a loaded model whose state folder is a fresh temp dir.
+func loadedWithState(t *testing.T) (state string, b *fakeBackend, m *Model) {
+	state = t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	b = fixtureBackend()
+	m = New(Options{Backend: b, NoColor: true, Title: "/data/run 7/monitor.trend.db"})
+	m.Update(loadedMsg{id: m.loadID, data: fixture()})
+	return state, b, m
+}
+
 // Item 6: `r` writes <run>-<time>.md into the state folder, shows the full
 // path, never overwrites an earlier report, and does no file-system work in
 // Update (the path is chosen in the command).
 func TestReportKeyWritesToStateFolderAndNeverOverwrites(t *testing.T) {
-	state := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", state)
-	b := fixtureBackend()
-	m := New(Options{Backend: b, NoColor: true, Title: "/data/run 7/monitor.trend.db"})
-	m.Update(loadedMsg{id: m.loadID, data: fixture()})
+	state, b, m := loadedWithState(t)
 	dir := filepath.Join(state, "spikescope", "reports")
 	cmd := press(m, "r", "m")
 	if _, err := os.Stat(dir); err == nil {
@@ -60,11 +66,7 @@ func TestReportKeyWritesToStateFolderAndNeverOverwrites(t *testing.T) {
 // `r` asks for the format: h writes <run>-<time>.html, any other key
 // writes nothing and says so.
 func TestReportKeyOffersHTML(t *testing.T) {
-	state := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", state)
-	b := fixtureBackend()
-	m := New(Options{Backend: b, NoColor: true, Title: "/data/run 7/monitor.trend.db"})
-	m.Update(loadedMsg{id: m.loadID, data: fixture()})
+	state, b, m := loadedWithState(t)
 	if cmd := press(m, "r"); cmd != nil || !strings.Contains(m.status, "h HTML") {
 		t.Fatalf("r: status %q, command %v; want the format choice and nothing written yet", m.status, cmd != nil)
 	}
