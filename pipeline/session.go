@@ -89,5 +89,6 @@ func (s *Session) ReportInput() report.Input {
 	if s.BaselineMonitor != nil {
 		in.BaselinePath = s.BaselineMonitor.Path
 	}
+	in.Series = s.rootSeries()
 	return in
 }

@@ -19,12 +19,11 @@ func (r *renderer) nextSteps() {
 		}
 		return x.En
 	}
-	r.line("## " + r.t("next.title"))
+	r.heading(2, r.t("next.title"))
 	r.line(r.t("next.intro"))
 	for _, a := range p.Actions {
 		if s := t(a); strings.HasPrefix(s, "  ") {
-			r.b.WriteString("  ")
-			r.bullet(strings.TrimSpace(s))
+			r.out.subBullet(strings.TrimSpace(s))
 		} else {
 			r.bullet(s)
 		}

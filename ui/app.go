@@ -78,6 +78,8 @@ type Model struct {
 	updateID int // the pin/control request whose reply is awaited
 	reportID int
 	planID   int
+	// reportAsk is set after `r`: the next key picks the format (m, h).
+	reportAsk bool
 	// interrupted: the user quit with ctrl+c (exit 130)
 	interrupted bool
 	data        *Data
@@ -499,6 +501,17 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 		}
 		return true, nil
 	}
+	if m.reportAsk {
+		m.reportAsk = false
+		switch msg.String() {
+		case "m":
+			return true, m.writeReport(".md")
+		case "h":
+			return true, m.writeReport(".html")
+		}
+		m.status = "no report written"
+		return true, nil
+	}
 	if m.showHlp {
 		m.helpKey(msg)
 		return true, nil
@@ -546,7 +559,9 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 		}
 		return true, m.startUpdate("unpin", func(ctx context.Context, b Backend, d *Data) (*Data, error) { return b.Pin(ctx, d, nil) })
 	case key.Matches(msg, k.Report):
-		return true, m.writeReport()
+		m.reportAsk = true
+		m.status = "write the report as: m Markdown · h HTML (with plots) · any other key cancels"
+		return true, nil
 	case key.Matches(msg, k.Plan) && (m.screen == screenPhase2 || m.screen == screenPhase3):
 		return true, m.showPlan()
 	}
@@ -617,16 +632,17 @@ func (m *Model) startUpdate(what string, f func(context.Context, Backend, *Data)
 	})
 }
 
-// writeReport writes the Markdown report off the loop: the path is chosen
-// and the file written inside the command (see writeReportFile).
-func (m *Model) writeReport() tea.Cmd {
+// writeReport writes the report off the loop, Markdown (ext ".md") or HTML
+// (".html"): the path is chosen and the file written inside the command
+// (see writeReportFile).
+func (m *Model) writeReport(ext string) tea.Cmd {
 	id := m.newID()
 	m.reportID = id
 	m.pending = "writing the report…"
 	b, ctx, d := m.opt.Backend, m.ctx, m.data
 	dir, title, inputs, now := m.opt.ReportDir, m.opt.Title, m.opt.Inputs, time.Now()
 	return safe(func() tea.Msg {
-		path, err := writeReportFile(ctx, b, d, dir, title, inputs, now)
+		path, err := writeReportFile(ctx, b, d, dir, title, inputs, now, ext)
 		return reportMsg{id: id, path: path, err: err}
 	})
 }

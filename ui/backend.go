@@ -67,7 +67,7 @@ type Backend interface {
 	Load(ctx context.Context, progress model.ProgressFunc) (*Data, error)
 	Pin(ctx context.Context, cur *Data, a *model.Anomaly) (*Data, error) // a == nil: unpin
 	Control(ctx context.Context, cur *Data, step, rank int) (*Data, error)
-	WriteReport(ctx context.Context, cur *Data, path string) error
+	WriteReport(ctx context.Context, cur *Data, path string) error // path ending .html: the HTML report, else Markdown
 }
 
 // Messages of the async work. Every reply carries the request id it

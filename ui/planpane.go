@@ -115,7 +115,7 @@ func writePlanFolder(files []pipeline.PlanFile, dir, title string, inputs []Inpu
 		return "", fmt.Errorf("cannot create the report folder %s: %w", dir, err)
 	}
 	for n := 1; n <= 1000; n++ {
-		folder := filepath.Join(dir, strings.TrimSuffix(reportFileName(title, now, n), ".md")+"-plan")
+		folder := filepath.Join(dir, reportFileName(title, now, n, "-plan"))
 		err := os.Mkdir(folder, 0o755)
 		if errors.Is(err, fs.ErrExist) {
 			continue
