@@ -274,3 +274,14 @@ func TestBaselineMonitorWithoutTheRootRankAsksForEveryRank(t *testing.T) {
 		t.Errorf("monitor config although the baseline has rank 3")
 	}
 }
+
+func TestMissingDataNoConfigCollectsIsStillOpen(t *testing.T) {
+	in := run()
+	a, b, c, d := dump(5, 3, "mix"), dump(5, 3, "mix"), dump(5, 4, "mix"), dump(5, 4, "mix")
+	in.ATree, in.BTree, in.A, in.B, in.C, in.D = tree(a, c), tree(b, d), a, b, c, d
+	in.Missing = []model.Missing{{What: "confirmation: A is not at the root-cause coordinate", Next: "confirm that dump steps are optimizer steps"}}
+	p := Build(in)
+	if p.Nothing || len(p.Configs) != 0 || len(p.Unknown) != 1 || !strings.Contains(p.Unknown[0].En, "confirm that dump steps") {
+		t.Errorf("Nothing %v files %v unknown %v: want the missing item as still open", p.Nothing, names(p), p.Unknown)
+	}
+}
