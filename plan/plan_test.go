@@ -285,3 +285,18 @@ func TestMissingDataNoConfigCollectsIsStillOpen(t *testing.T) {
 		t.Errorf("Nothing %v files %v unknown %v: want the missing item as still open", p.Nothing, names(p), p.Unknown)
 	}
 }
+
+func TestPlanMarkdownInBothLanguages(t *testing.T) {
+	p := Build(run())
+	en, zh := Markdown(p, false), Markdown(p, true)
+	for _, want := range []string{"# Next-collection plan", "config_anomalous.json` (anomalous)", `"level": "L0"`, "Dump size (estimate)"} {
+		if !strings.Contains(en, want) {
+			t.Errorf("English PLAN.md lacks %q", want)
+		}
+	}
+	for _, want := range []string{"# 下一轮采集计划", "config_baseline.json` (标杆设备)", "dump 大小（估算）"} {
+		if !strings.Contains(zh, want) {
+			t.Errorf("Chinese PLAN.md lacks %q", want)
+		}
+	}
+}
