@@ -44,6 +44,13 @@
 //	run.Truth()                           // the planted answer (TRUTH.json)
 //	run.DumpFolders(), run.DumpJSON(dev, folder), run.TrendRows(), run.GlobalStep(opt, micro)
 //
+// Sweep runs (window, ranks, stages, faults and noise varied one at a time;
+// the sweeps package's matrices):
+//
+//	run := synth.GenerateSweep(synth.SweepWith("W=8", func(c *synth.Sweep) { c.W = 8 }))
+//	run.Monitor(0)                        // device 0 (1: baseline) in memory, as a --micro_step true trend.db
+//	run.WriteTrendDB(path, 0, microStep), run.WriteCSV(dir, 0, v2), run.WriteDumps(dir, 0), run.WriteDumpsMicro(dir, 0)
+//
 // Large data for benchmarks:
 //
 //	synth.WriteLargeTrendDB(path, rows, window) // exactly rows trend_data rows; 1M ≈ 1–2 s
