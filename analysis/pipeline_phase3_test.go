@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"spikescope/model"
+	"spikescope/testdata/synth"
 )
 
 // TestPhase3LaterStageLayers: A is a rank of pipeline stage 1 whose dump
@@ -61,7 +62,7 @@ func TestPhase3StageFromDump(t *testing.T) {
 	if res := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options()); res.PipelineStage != nil {
 		t.Errorf("the builder's dump (embedding, layers) is the first stage or the whole model: stage %+v", res.PipelineStage)
 	}
-	tDropOps(a, func(op *model.Op) bool { return strings.Contains(op.ModulePath, "embedding") })
+	synth.DropOps(a, func(op *model.Op) bool { return strings.Contains(op.ModulePath, "embedding") })
 	addModule(a, "module.module.decoder.final_layernorm", "RMSNorm")
 	res := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 	ds := res.PipelineStage
