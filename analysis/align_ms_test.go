@@ -57,7 +57,7 @@ func TestAlignMindSporeVsPyTorch(t *testing.T) {
 	for _, c := range cases {
 		for _, seed := range []uint64{1, 2} {
 			name := fmt.Sprintf("%s/s%d", c.name, seed)
-			fault := s3FwdFault(5, c.role, 1.4)
+			fault := synth.TraceFwdFault(5, c.role, 1.4)
 			a, b, cc, d := synth.TraceCrossQuad(12, c.fb, seed, fault)
 			r, fwd := msRun(a, b, cc, d, c.lm)
 			s := r.DivergenceSummary
@@ -103,7 +103,7 @@ func TestAlignMindSporeVsPyTorch(t *testing.T) {
 	// translates A's names into B's; the mapping file names MindSpore's
 	// classes, so it translates B's into A's.
 	for _, lm := range []*model.LayerMapping{nil, msLayerMapping} {
-		a, b, c, d := synth.TraceCrossQuadFlav(12, synth.TraceLegacy, synth.TraceMindFormers, 3, s3FwdFault(7, "fc2", 1.4))
+		a, b, c, d := synth.TraceCrossQuadFlav(12, synth.TraceLegacy, synth.TraceMindFormers, 3, synth.TraceFwdFault(7, "fc2", 1.4))
 		r, fwd := msRun(a, b, c, d, lm)
 		s := r.DivergenceSummary
 		want := synth.TraceKeysOf(a)["7/0/forward/fc2"]
@@ -115,7 +115,7 @@ func TestAlignMindSporeVsPyTorch(t *testing.T) {
 	// names agree align (the layer modules, the residual adds): the layer
 	// is still found through the layer outputs, the operator is not, and
 	// the anchor warning says the verdict may be incomplete.
-	a, b, c, d := synth.TraceCrossQuad(12, synth.TraceLegacy, 1, s3FwdFault(5, "fc2", 1.4))
+	a, b, c, d := synth.TraceCrossQuad(12, synth.TraceLegacy, 1, synth.TraceFwdFault(5, "fc2", 1.4))
 	r, _ := msRun(a, b, c, d, &model.LayerMapping{Path: "empty.yaml"})
 	s := r.DivergenceSummary
 	planted := synth.TraceKeysOf(a)["5/0/forward/fc2"]
@@ -199,7 +199,7 @@ func TestAlignMindSporeSites(t *testing.T) {
 		for k, role := range sites {
 			fb := []synth.TraceFlavour{synth.TraceLegacy, synth.TraceMcore}[k%2]
 			layer := 3 + k%6
-			a, b, c, d := synth.TraceCrossQuad(12, fb, uint64(10+k), s3FwdFault(layer, role, 1.4))
+			a, b, c, d := synth.TraceCrossQuad(12, fb, uint64(10+k), synth.TraceFwdFault(layer, role, 1.4))
 			if level == "L0" && role == "hmid" {
 				continue // the residual add is no module
 			}
@@ -226,7 +226,7 @@ func TestAlignMindSporeSites(t *testing.T) {
 // cases).
 func TestAlignLegacyVsMcore(t *testing.T) {
 	for k, role := range []string{"fc1", "attn", "ln2", "swi", "hout"} {
-		q := synth.TraceQuad{Layers: 12, Noise: 0.005, Bias: 1, Seed: uint64(20 + k), FlavA: synth.TraceLegacy, FlavB: synth.TraceMcore, Fault: s3FwdFault(4+k, role, 1.4)}
+		q := synth.TraceQuad{Layers: 12, Noise: 0.005, Bias: 1, Seed: uint64(20 + k), FlavA: synth.TraceLegacy, FlavB: synth.TraceMcore, Fault: synth.TraceFwdFault(4+k, role, 1.4)}
 		a, b, c, d := q.Build()
 		r, fwd := msRun(a, b, c, d, nil)
 		s := r.DivergenceSummary
@@ -254,7 +254,7 @@ func TestAlignLegacyVsMcore(t *testing.T) {
 // the planted operator is found at any site.
 func TestAlignMindSporeFusedVsMcore(t *testing.T) {
 	for k, role := range []string{"qkv", "attn", "swi", "fc1", "fc2", "ln1"} {
-		q := synth.TraceQuad{Layers: 12, Noise: 0.005, Bias: 1, Seed: uint64(30 + k), FlavA: synth.TraceMS, FlavB: synth.TraceMcore, BF16: true, Fault: s3FwdFault(2+k, role, 1.4)}
+		q := synth.TraceQuad{Layers: 12, Noise: 0.005, Bias: 1, Seed: uint64(30 + k), FlavA: synth.TraceMS, FlavB: synth.TraceMcore, BF16: true, Fault: synth.TraceFwdFault(2+k, role, 1.4)}
 		a, b, c, d := q.Build()
 		r, fwd := msRun(a, b, c, d, nil)
 		s := r.DivergenceSummary

@@ -67,7 +67,7 @@ func TestAlignTEPlaceholder(t *testing.T) {
 			site := sites[k%len(sites)]
 			name := fmt.Sprintf("%s/%s/s%d", level, site.role, seed)
 			q := synth.TraceQuad{Layers: 12, Noise: 0.005, Bias: 1, Seed: seed, FlavA: synth.TraceMcore, FlavB: synth.TraceTE, APIShift: 7, Level: level,
-				Fault: s3FwdFault(2, site.role, 1.4)}
+				Fault: synth.TraceFwdFault(2, site.role, 1.4)}
 			a, b, c, d := synth.TraceBuildTEIdentity(q)
 			r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 			s := r.DivergenceSummary
@@ -182,7 +182,7 @@ func TestAlignTEPlaceholderOldPairing(t *testing.T) {
 	defer func() { pairPlaceholders = false }()
 	falseL0, nullFlags := 0, 0
 	for seed := uint64(1); seed <= 6; seed++ {
-		q := synth.TraceQuad{Layers: 12, Noise: 0.005, Bias: 1, Seed: seed, FlavA: synth.TraceMcore, FlavB: synth.TraceTE, APIShift: 7, Fault: s3FwdFault(2, "ln1", 1.4)}
+		q := synth.TraceQuad{Layers: 12, Noise: 0.005, Bias: 1, Seed: seed, FlavA: synth.TraceMcore, FlavB: synth.TraceTE, APIShift: 7, Fault: synth.TraceFwdFault(2, "ln1", 1.4)}
 		a, b, c, d := synth.TraceBuildTEIdentity(q)
 		r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 		if st := r.DivergenceSummary.EarliestFwdDivergence; st != nil && *st == 0 {
