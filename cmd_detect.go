@@ -10,6 +10,7 @@ import (
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/outfile"
 )
 
 // detectSummaryCap is how many anomalies --summary keeps (reference: 50);
@@ -25,7 +26,7 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "auto", "input format: auto, trenddb, csv or dump")
 	csvFlag := fs.Bool("csv", false, "PATH is a monitor CSV file or folder (same as --format csv)")
 	dumpFlag := fs.Bool("dump", false, "PATH is a dump tree (same as --format dump; wins over --csv)")
-	window := fs.Int("window", 0, "accumulation window: 0 = detect, 1 = no accumulation, N = N micro steps per optimizer step")
+	window := fs.Int("window", def.Window, "accumulation window: 0 = detect, 1 = no accumulation, N = N micro steps per optimizer step")
 	iqr := fs.Float64("iqr-mult", def.IQRMult, "IQR multiplier of the robust threshold")
 	mad := fs.Float64("mad-mult", def.MADMult, "MAD multiplier of the robust threshold")
 	minEffect := fs.Float64("min-effect", def.MinEffect, "minimum effect: a candidate is at least this many times its baseline median")
@@ -34,9 +35,9 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(out, "output", "", "same as -o")
 	summary := fs.Bool("summary", false, fmt.Sprintf("keep only the first %d anomalies (anomaly_count stays the full count)", detectSummaryCap))
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: spikescope detect PATH [--format auto|trenddb|csv|dump] [--csv] [--dump] [--window N]\n"+
-			"                        [--iqr-mult 5] [--mad-mult 10] [--min-effect 1.5] [--metric NAME] [-o FILE] [--summary]\n\n"+
-			"Phase 1: the candidate spike coordinates of a trend.db, a monitor CSV tree or a dump tree, earliest first (JSON).\n")
+		fmt.Fprintf(stderr, "usage: spikescope detect PATH [--format auto|trenddb|csv|dump] [--csv] [--dump] [--window N]\n"+
+			"                        [--iqr-mult %g] [--mad-mult %g] [--min-effect %g] [--metric NAME] [-o FILE] [--summary]\n\n"+
+			"Phase 1: the candidate spike coordinates of a trend.db, a monitor CSV tree or a dump tree, earliest first (JSON).\n", def.IQRMult, def.MADMult, def.MinEffect)
 		fs.PrintDefaults()
 	}
 	paths, err := parseInterspersed(fs, args)
@@ -72,7 +73,7 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	default:
 		opt.Metric = *metric
 	}
-	if err := refuseOutputOnInput(*out, paths[0]); err != nil {
+	if err := outfile.RefuseInput(*out, paths[0]); err != nil {
 		return exitCode(err, stderr)
 	}
 	d, err := ingest.LoadMonitor(context.Background(), paths[0], f, nil)

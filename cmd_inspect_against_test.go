@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"spikescope/pipeline"
 )
 
 // layerMappingFixture holds msprobe's own MindSpore and PyTorch dumps of
@@ -16,7 +18,7 @@ import (
 // and Module.module.module.language_model.embedding.word_embeddings….
 const layerMappingFixture = "testdata/msprobe/test/msprobe_test/resources/layer_mapping"
 
-func inspectAlignment(t *testing.T, args ...string) *AlignReport {
+func inspectAlignment(t *testing.T, args ...string) *pipeline.AlignReport {
 	t.Helper()
 	code, out, errs := runInspectArgs(append([]string{"--json"}, args...)...)
 	if code != 0 {

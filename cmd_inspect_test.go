@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"spikescope/ingest"
 )
 
 func runInspectArgs(args ...string) (int, string, string) {
@@ -93,7 +95,7 @@ func TestInspectCSVJSONFlagAfterPath(t *testing.T) {
 	if m.Steps == nil || m.Steps.Min != 0 || m.Steps.Max != 1 || m.MicroSteps == nil || m.MicroSteps.Count != 2 {
 		t.Errorf("steps %+v micro %+v", m.Steps, m.MicroSteps)
 	}
-	byName := map[string]*MetricReport{}
+	byName := map[string]*ingest.MetricReport{}
 	for _, mt := range m.Metrics {
 		byName[mt.Name] = mt
 	}

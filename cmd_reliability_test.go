@@ -99,36 +99,6 @@ func TestOutputRefusesEveryInput(t *testing.T) {
 	}
 }
 
-// Item 1: the output goes through a temporary file and a rename: a failed
-// write leaves the earlier output whole and no temporary file behind.
-func TestOutputIsReplacedWhole(t *testing.T) {
-	dir := t.TempDir()
-	out := filepath.Join(dir, "p1.json")
-	writeFile(t, out, []byte("earlier output"))
-	if err := writeOutputFile(out, "output", []byte("new output")); err != nil {
-		t.Fatal(err)
-	}
-	if got := string(readFileT(t, out)); got != "new output" {
-		t.Fatalf("got %q", got)
-	}
-	// a read-only folder: the write fails, the old file stays as it was
-	if os.Geteuid() != 0 {
-		os.Chmod(dir, 0o555)
-		defer os.Chmod(dir, 0o755)
-		err := writeOutputFile(out, "output", []byte("third"))
-		if err == nil || !strings.Contains(err.Error(), "cannot write the output") {
-			t.Fatalf("err %v", err)
-		}
-		if got := string(readFileT(t, out)); got != "new output" {
-			t.Fatalf("after a failed write: %q", got)
-		}
-	}
-	ents, _ := os.ReadDir(dir)
-	if len(ents) != 1 {
-		t.Fatalf("left behind: %v", ents)
-	}
-}
-
 // Item 5: every command reports a failed stdout write (a full disk) with
 // exit 1 and one line.
 func TestStdoutOnFullDiskExits1(t *testing.T) {

@@ -6,16 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
-	"os"
-	"path/filepath"
-	"strconv"
 
-	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
-	"spikescope/ui/report"
-	"spikescope/ui/session"
+	"spikescope/outfile"
+	"spikescope/pipeline"
+	"spikescope/report"
 )
 
 const reportUsage = `usage:
@@ -32,9 +28,7 @@ the LANG environment variable (zh_* → zh, else en).
 
 // reportFlags are the parsed flags of `spikescope report`.
 type reportFlags struct {
-	in                          session.Inputs
-	format                      string
-	step, rank                  string
+	inputFlags
 	lang, out                   string
 	phase1, phase1B, phase2, p3 string
 }
@@ -44,16 +38,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	var f reportFlags
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.in.Baseline, "baseline", "", "baseline device's monitor or dump path")
-	fs.StringVar(&f.in.DumpA, "dump-a", "", "dump of the anomalous coordinate (A)")
-	fs.StringVar(&f.in.DumpB, "dump-b", "", "A's baseline dump (B)")
-	fs.StringVar(&f.in.DumpC, "dump-c", "", "nearby normal dump (C)")
-	fs.StringVar(&f.in.DumpD, "dump-d", "", "C's baseline dump (D)")
-	fs.StringVar(&f.step, "step", "", "step of A inside its dump tree")
-	fs.StringVar(&f.rank, "rank", "", "rank of A inside its dump tree")
-	fs.StringVar(&f.in.Pin, "pin", "", "pin the root-cause coordinate, e.g. opt=3,ms=2,rank=5,param=NAME")
-	fs.StringVar(&f.in.LayerMapping, "layer-mapping", "", "msprobe layer-mapping YAML `FILE` for dumps of two frameworks")
-	fs.StringVar(&f.format, "format", "auto", "format of PATH: auto, trenddb, csv or dump")
+	f.register(fs)
 	fs.StringVar(&f.lang, "lang", "", "report language: en or zh (default from LANG)")
 	fs.StringVar(&f.out, "o", "", "write the report to FILE instead of stdout")
 	fs.StringVar(&f.phase1, "phase1", "", "render from a saved Phase 1 JSON (detect)")
@@ -68,7 +53,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(usageError{"report: " + err.Error()}, stderr)
 	}
-	if err := refuseOutputOnInput(f.out, append(paths, f.in.Baseline, f.in.DumpA, f.in.DumpB, f.in.DumpC, f.in.DumpD, f.phase1, f.phase1B, f.phase2, f.p3)...); err != nil {
+	if err := outfile.RefuseInput(f.out, append(append(paths, f.paths()...), f.phase1, f.phase1B, f.phase2, f.p3)...); err != nil {
 		return exitCode(err, stderr)
 	}
 	s, cleanup, err := f.session(paths)
@@ -78,32 +63,20 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	md := report.Render(s.ReportInput(), reportLang(f.lang))
+	md := report.Render(s.ReportInput(), report.Lang(f.lang))
 	if f.out == "" {
 		_, err = io.WriteString(stdout, md)
 		return exitCode(err, stderr)
 	}
-	if err := writeOutputFile(f.out, "report", []byte(md)); err != nil {
+	if err := outfile.Write(f.out, "report", []byte(md)); err != nil {
 		return exitCode(err, stderr)
 	}
 	return 0
 }
 
-// rootCause is the last part of an os error ("permission denied").
-func rootCause(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
 // session builds the analysis session from the flags: saved JSON, the
 // given paths, or the embedded demo run (cleanup then removes its copy).
-func (f *reportFlags) session(paths []string) (*session.Session, func(), error) {
-	if len(paths) > 1 {
-		return nil, nil, usageError{"report: one PATH at most (got " + strconv.Itoa(len(paths)) + ")"}
-	}
+func (f *reportFlags) session(paths []string) (*pipeline.Session, func(), error) {
 	if f.phase1 != "" || f.phase2 != "" || f.p3 != "" {
 		if len(paths) > 0 {
 			return nil, nil, usageError{"report: give either PATH or --phase1/--phase2/--phase3, not both"}
@@ -111,139 +84,37 @@ func (f *reportFlags) session(paths []string) (*session.Session, func(), error) 
 		s, err := f.fromJSON()
 		return s, nil, err
 	}
-	in := f.in
-	var err error
-	if in.StepA, err = optInt("--step", f.step); err != nil {
-		return nil, nil, err
+	in, _, cleanup, err := f.inputs("report", paths)
+	if err != nil {
+		return nil, cleanup, err
 	}
-	if in.RankA, err = optInt("--rank", f.rank); err != nil {
-		return nil, nil, err
-	}
-	switch model.Format(f.format) {
-	case model.FormatAuto, model.FormatTrendDB, model.FormatCSV, model.FormatDump:
-		in.Format = model.Format(f.format)
-	default:
-		return nil, nil, usageError{"report: --format must be auto, trenddb, csv or dump (got " + strconv.Quote(f.format) + ")"}
-	}
-	var cleanup func()
-	if len(paths) == 1 {
-		in.Path = paths[0]
-	} else if in.DumpA == "" {
-		dir, clean, err := extractDemo()
-		if err != nil {
-			return nil, nil, err
-		}
-		cleanup = clean
-		demo := demoInputs(dir)
-		demo.Pin, demo.StepA, demo.RankA = in.Pin, in.StepA, in.RankA
-		in = demo
-	}
-	in.P1 = analysis.DefaultPhase1Options()
-	in.P2 = analysis.DefaultPhase2Options()
-	in.P3 = analysis.DefaultPhase3Options()
-	s, err := session.Load(context.Background(), in, nil)
+	s, err := pipeline.Load(context.Background(), in, nil)
 	return s, cleanup, err
 }
 
-// fromJSON reads saved results of detect/select/trace.
-func (f *reportFlags) fromJSON() (*session.Session, error) {
-	var p1, p1b *model.Phase1Result
-	var p2 *model.Phase2Result
-	var p3 *model.Phase3Result
-	for _, x := range []struct {
-		path, what string
-		dst        any
-	}{
-		{f.phase1, "Phase 1", &p1}, {f.phase1B, "Phase 1", &p1b}, {f.phase2, "Phase 2", &p2}, {f.p3, "Phase 3", &p3},
-	} {
-		if x.path == "" {
-			continue
-		}
-		if err := readResultJSON(x.path, x.what+" JSON", x.dst); err != nil {
-			return nil, err
-		}
-	}
-	for _, x := range []struct {
-		path string
-		p1   *model.Phase1Result
-	}{{f.phase1, p1}, {f.phase1B, p1b}} {
-		if x.p1 != nil {
-			if err := checkPhase1Coordinates(x.path, x.p1); err != nil {
+// fromJSON reads saved results of detect/select/trace (ingest.ReadResult
+// refuses another phase's result).
+func (f *reportFlags) fromJSON() (*pipeline.Session, error) {
+	var p1s [2]*model.Phase1Result
+	for i, path := range []string{f.phase1, f.phase1B} {
+		if path != "" {
+			var err error
+			if p1s[i], err = ingest.ReadPhase1(path); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if p1 != nil && p1.Phase != 0 && p1.Phase != 1 {
-		return nil, &ingest.InputError{Path: f.phase1, Problem: fmt.Sprintf("holds phase %d, not a Phase 1 result", p1.Phase)}
-	}
-	if p2 != nil && p2.Phase != 0 && p2.Phase != 2 {
-		return nil, &ingest.InputError{Path: f.phase2, Problem: fmt.Sprintf("holds phase %d, not a Phase 2 result", p2.Phase)}
-	}
-	if p3 != nil && p3.Phase != 0 && p3.Phase != 3 {
-		return nil, &ingest.InputError{Path: f.p3, Problem: fmt.Sprintf("holds phase %d, not a Phase 3 result", p3.Phase)}
-	}
-	return session.FromResults(session.Inputs{}, p1, p1b, p2, p3), nil
-}
-
-// optInt parses an optional integer flag ("" = not given).
-func optInt(name, v string) (*int, error) {
-	if v == "" {
-		return nil, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 || n > math.MaxInt32 {
-		return nil, usageError{name + " needs an integer from 0 to 2147483647 (got " + strconv.Quote(v) + ")"}
-	}
-	return &n, nil
-}
-
-// reportLang is --lang, else the language of LANG (zh_* → zh), else en.
-func reportLang(flagLang string) string {
-	if flagLang != "" {
-		if report.IsChinese(flagLang) {
-			return "zh"
-		}
-		return "en"
-	}
-	for _, v := range []string{"LC_ALL", "LANG"} {
-		if l := os.Getenv(v); l != "" {
-			if report.IsChinese(l) {
-				return "zh"
-			}
-			return "en"
-		}
-	}
-	return "en"
-}
-
-// parseInterspersed parses flags that may come before or after positional
-// arguments (`report PATH --lang zh` as well as `report --lang zh PATH`).
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
+	var p2 *model.Phase2Result
+	var p3 *model.Phase3Result
+	if f.phase2 != "" {
+		if err := ingest.ReadResult(f.phase2, "Phase 2 JSON", &p2); err != nil {
 			return nil, err
 		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
+	}
+	if f.p3 != "" {
+		if err := ingest.ReadResult(f.p3, "Phase 3 JSON", &p3); err != nil {
+			return nil, err
 		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
 	}
-}
-
-// demoInputs maps the embedded demo run extracted at dir
-// (testdata/demo/README.md) to session inputs: the anomalous device's
-// trend.db, the baseline device's, and the dump trees of both.
-func demoInputs(dir string) session.Inputs {
-	return session.Inputs{
-		Path:     filepath.Join(dir, "npu", "trend.db"),
-		Baseline: filepath.Join(dir, "gpu", "trend.db"),
-		DumpA:    filepath.Join(dir, "npu", "dump"),
-		DumpB:    filepath.Join(dir, "gpu", "dump"),
-		P1:       analysis.DefaultPhase1Options(),
-		P2:       analysis.DefaultPhase2Options(),
-		P3:       analysis.DefaultPhase3Options(),
-	}
+	return pipeline.FromResults(pipeline.Inputs{}, p1s[0], p1s[1], p2, p3), nil
 }

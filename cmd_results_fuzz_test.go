@@ -47,9 +47,9 @@ func FuzzResultFiles(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var p1 model.Phase1Result
-		err := decodeResultJSON("f.json", "Phase 1 JSON", b, &p1)
+		err := ingest.DecodeResult("f.json", "Phase 1 JSON", b, &p1)
 		if err == nil {
-			err = checkPhase1Coordinates("f.json", &p1)
+			err = ingest.CheckPhase1Coordinates("f.json", &p1)
 			if err == nil {
 				for _, a := range p1.Anomalies {
 					if a.Rank < 0 || a.Step < 0 {
@@ -60,8 +60,8 @@ func FuzzResultFiles(f *testing.F) {
 		}
 		check(t, "phase 1", err)
 		var p2 model.Phase2Result
-		check(t, "phase 2", decodeResultJSON("f.json", "Phase 2 JSON", b, &p2))
+		check(t, "phase 2", ingest.DecodeResult("f.json", "Phase 2 JSON", b, &p2))
 		var p3 model.Phase3Result
-		check(t, "phase 3", decodeResultJSON("f.json", "Phase 3 JSON", b, &p3))
+		check(t, "phase 3", ingest.DecodeResult("f.json", "Phase 3 JSON", b, &p3))
 	})
 }

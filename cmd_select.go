@@ -7,7 +7,9 @@ import (
 	"io"
 
 	"spikescope/analysis"
+	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/outfile"
 )
 
 // runSelect is Phase 2: the root-cause coordinate as JSON (pure JSON on
@@ -27,9 +29,9 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "write the JSON to FILE instead of stdout")
 	fs.StringVar(out, "output", "", "same as -o")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: spikescope select --phase1 P1.json [--baseline P1B.json] [--npu P1.json --gpu P1B.json]\n"+
-			"                        [--pin COORD] [--growth 2] [--rank-share 0.6] [--device-ratio 2] [-o FILE]\n\n"+
-			"Phase 2: the root-cause coordinate chosen from a Phase 1 result (JSON).\n")
+		fmt.Fprintf(stderr, "usage: spikescope select --phase1 P1.json [--baseline P1B.json] [--npu P1.json --gpu P1B.json]\n"+
+			"                        [--pin COORD] [--growth %g] [--rank-share %g] [--device-ratio %g] [-o FILE]\n\n"+
+			"Phase 2: the root-cause coordinate chosen from a Phase 1 result (JSON).\n", def.Growth, def.RankShare, def.DeviceRatio)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -58,6 +60,8 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	if !inFlagRange(*growth) || !(*share > 0) || *share > 1 || !inFlagRange(*devRatio) {
 		return exitCode(usageError{fmt.Sprintf("select: --growth and --device-ratio must be above 0 and at most %g, --rank-share in (0, 1]", maxMultFlag)}, stderr)
 	}
+	opt := def
+	opt.Growth, opt.RankShare, opt.DeviceRatio = *growth, *share, *devRatio
 	var pin *analysis.Pin
 	if *pinText != "" {
 		p, err := analysis.ParsePin(*pinText)
@@ -66,20 +70,20 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 		}
 		pin = &p
 	}
-	if err := refuseOutputOnInput(*out, p1File, base); err != nil {
+	if err := outfile.RefuseInput(*out, p1File, base); err != nil {
 		return exitCode(err, stderr)
 	}
-	p1, err := readPhase1(p1File)
+	p1, err := ingest.ReadPhase1(p1File)
 	if err != nil {
 		return exitCode(err, stderr)
 	}
 	var bp1 *model.Phase1Result
 	if base != "" {
-		if bp1, err = readPhase1(base); err != nil {
+		if bp1, err = ingest.ReadPhase1(base); err != nil {
 			return exitCode(err, stderr)
 		}
 	}
-	res, err := analysis.Phase2(p1, bp1, pin, analysis.Phase2Options{Growth: *growth, RankShare: *share, DeviceRatio: *devRatio})
+	res, err := analysis.Phase2(p1, bp1, pin, opt)
 	if err != nil {
 		var pe *analysis.PinError
 		if errors.As(err, &pe) {

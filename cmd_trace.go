@@ -15,6 +15,7 @@ import (
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/outfile"
 )
 
 // traceFlags are the flags of `spikescope trace`.
@@ -95,7 +96,7 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	fs.Var(unsetInt{&f.rankG}, "rank", "rank `R` to pick inside the trees")
 	fs.StringVar(&f.phase1, "phase1", "", "Phase 1 JSON (filters the automatic choice of C)")
 	fs.StringVar(&f.anch, "anchors", "", "anchor modules, comma separated (default: automatic)")
-	fs.IntVar(&f.call, "call", -1, "call number (micro-batch order) of the anchor modules to compare (default: Phase 1's micro step, else 0)")
+	fs.IntVar(&f.call, "call", analysis.DefaultPhase3Options().Call, "call number (micro-batch order) of the anchor modules to compare (default: Phase 1's micro step, else 0)")
 	fs.StringVar(&f.out, "o", "", "write the JSON to FILE instead of stdout")
 	fs.StringVar(&f.out, "output", "", "same as -o")
 	fs.StringVar(&f.lmap, "layer-mapping", "", "msprobe layer-mapping YAML `FILE`: module names of A's framework → B's")
@@ -111,7 +112,7 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	if f.call < -1 || f.call > maxCallFlag {
 		return exitCode(usageError{fmt.Sprintf("trace: --call must be -1 (automatic) to %d (got %d)", maxCallFlag, f.call)}, stderr)
 	}
-	if err := refuseOutputOnInput(f.out, append(f.dump[:], f.phase1)...); err != nil {
+	if err := outfile.RefuseInput(f.out, append(f.dump[:], f.phase1)...); err != nil {
 		return exitCode(err, stderr)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
@@ -145,7 +146,7 @@ func trace(ctx context.Context, f traceFlags) (*model.Phase3Result, error) {
 	var p1 *model.Phase1Result
 	if f.phase1 != "" {
 		var err error
-		if p1, err = readPhase1(f.phase1); err != nil {
+		if p1, err = ingest.ReadPhase1(f.phase1); err != nil {
 			return nil, err
 		}
 	}

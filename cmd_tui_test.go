@@ -95,7 +95,7 @@ func TestTUIBadInputAndUsage(t *testing.T) {
 
 // The UI's backend maps session results and runs pin/unpin/control/report
 // on the demo run.
-func TestSessionBackendOnDemo(t *testing.T) {
+func TestPipelineBackendOnDemo(t *testing.T) {
 	in, _, cleanup, err := tuiInputs(nil, &bytes.Buffer{})
 	if cleanup != nil {
 		defer cleanup()
@@ -103,7 +103,7 @@ func TestSessionBackendOnDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &sessionBackend{in: in, lang: "en"}
+	b := &ui.PipelineBackend{In: in, Lang: "en"}
 	d, err := b.Load(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +158,7 @@ func TestTUIDemoScreensFitEverySize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &sessionBackend{in: in, lang: "en"}
+	b := &ui.PipelineBackend{In: in, Lang: "en"}
 	d, err := b.Load(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +197,7 @@ func TestTUIDemoScreensFitEverySize(t *testing.T) {
 
 // Any layer's operators come from the Phase 3 tracer: the planted layer's
 // forward list holds the planted operator, flagged.
-func TestSessionBackendOpsForLayer(t *testing.T) {
+func TestPipelineBackendOpsForLayer(t *testing.T) {
 	in, _, cleanup, err := tuiInputs(nil, &bytes.Buffer{})
 	if cleanup != nil {
 		defer cleanup()
@@ -205,7 +205,7 @@ func TestSessionBackendOpsForLayer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := (&sessionBackend{in: in, lang: "en"}).Load(context.Background(), nil)
+	d, err := (&ui.PipelineBackend{In: in, Lang: "en"}).Load(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

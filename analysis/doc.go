@@ -61,7 +61,11 @@
 // Step 3.1, the groups A, B, C, D and the degree (A/B)/(C/D): C not among
 // the Phase 1 candidates, its gradient norm below the directory's P75, on
 // A's pipeline stage [ChooseControl], [spikeRankQuantile], [otherStage];
-// the degree [groupRatio], [p3.degree]; the micro batch to trace
+// the degree [groupRatio], [p3.degree] (without C/D, A/B against the
+// other ops' robust band [robustLogBand], [callAnalysis.degradedBand]); the
+// rank to dump as C [SuggestControlRank], [StageControlRanks]; dump steps
+// matched to optimizer steps by their gradient norms (a re-based trend.db)
+// [DumpStepOffset], [Phase1InDumpSteps]; the micro batch to trace
 // [anchorCall].
 //
 // Step 3.2, at least three anchor modules aligned in all four groups
@@ -83,7 +87,9 @@
 // Step 3.5, the start of the divergence, not the largest: [divergenceStart]
 // (the reference's longest run: [mainSegment]); the first divergent operator
 // of the start layer and its upstream: [p3.drillDown], [firstDivergent],
-// [upstreamFlagged], [largestLeaf]; the first NaN/Inf [firstNonFinite].
+// [upstreamFlagged], [largestLeaf]; where A first turns NaN/Inf and B does
+// not (±Inf against the dtype's extreme is the same value) [p3.nonFiniteOrigins],
+// [nonFiniteOrigin], [tensorPairNonFinite].
 //
 // Step 3.6, every metric until none starts earlier: [iterateMetrics],
 // [metricStart], [p3.summary]; the data feature check (seq_len/batch)

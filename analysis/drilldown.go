@@ -148,7 +148,7 @@ func (p *p3) drillOp(i int32, dirName string, bands map[string]map[string]model.
 	op := &p.ia.d.Ops[i]
 	out := model.DrillOp{Key: op.Key, Order: op.Order, Parent: op.Parent, Metrics: map[string]model.MetricRow{}}
 	c := cell{a: i, b: pair(p.ia, i, p.ib), c: -1, d: -1}
-	c.abOK, c.abWhy = checkPair(p.ia, c.a, p.ib, c.b, "A", "B")
+	c.abOK, c.abWhy = checkPair(p.ia, c.a, p.ib, c.b, "A", p.nameB)
 	if c.b >= 0 {
 		out.KeyB = p.ib.d.Ops[c.b].Key
 	}
@@ -185,6 +185,7 @@ func (p *p3) drillOp(i int32, dirName string, bands map[string]map[string]model.
 		}
 		out.Metrics[metricName(m)] = row
 	}
+	p.markNonFinite(&out, c.a, c.b, dirName)
 	return out
 }
 

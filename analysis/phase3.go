@@ -26,6 +26,10 @@ type Phase3Input struct {
 	// ControlCandidates what was considered.
 	ControlNote       string
 	ControlCandidates []model.ControlCandidate
+	// BaselineGroup is "C" when B is the nearby normal sample C of A's own
+	// device standing in for a missing baseline dump (the output then names
+	// that column C and hedges its conclusion); "" for a real B.
+	BaselineGroup string
 	// LayerMapping is msprobe's layer-mapping file (--layer-mapping): the
 	// name map across frameworks; nil = the built-in map when A and B
 	// come from different frameworks.
@@ -85,6 +89,10 @@ type cell struct {
 	vc, vd      [model.NumStats]float64
 	ab, cd, deg [model.NumStats]float64
 	flag        [model.NumStats]bool
+	// nf: statistic non-finite in A where B's same record is finite (a
+	// non-finite divergence: flagged, no ratio); nfAny: any of them.
+	nf    [model.NumStats]bool
+	nfAny bool
 }
 
 // p3 carries one run.
@@ -100,6 +108,14 @@ type p3 struct {
 	// (each adds its comparisons to the family).
 	callsSearched int
 	grads         map[gradKey]float64 // gradNorm results (rows are rebuilt per call)
+	// nameB names the baseline column ("B", or "C" standing in for it).
+	nameB string
+	// judged: per pass, the layers flagged by the summary (degraded op
+	// bands leave them out); opBands caches those bands per (layer, pass).
+	judged  [2]map[int]bool
+	opBands map[[2]int]map[string]map[string]model.Band
+	// origins: the non-finite origin of each pass (nonFiniteOrigins)
+	origins [2]*nfOrigin
 }
 
 type gradKey struct {
@@ -156,7 +172,7 @@ func (t *Tracer) OpsForLayer(anchor string, layer int, dir string) []model.Drill
 				continue
 			}
 		}
-		op := t.p.drillOp(i, dir, t.res.DivergenceSummary.Thresholds)
+		op := t.p.drillOp(i, dir, t.p.drillBands(layer, dir, t.res.DivergenceSummary.Thresholds))
 		op.Within = sc.within(k)
 		out = append(out, op)
 	}
@@ -185,7 +201,11 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 		res.DivergenceSummary = emptySummary()
 		return t
 	}
-	p := &p3{opt: opt, grads: map[gradKey]float64{}}
+	p := &p3{opt: opt, grads: map[gradKey]float64{}, nameB: "B"}
+	if in.BaselineGroup == "C" {
+		p.nameB = "C"
+		res.BaselineGroup = "C"
+	}
 	t.p = p
 	call, callNote := anchorCall(opt, in.A, in.Phase1)
 	p.opt.Call = call
@@ -226,6 +246,10 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	if p.hasCD {
 		p.ic, p.id = idx[2], idx[3]
 	}
+	// A's outputs are scanned for the non-finite origins alongside the
+	// comparison (the indices are read-only from here on)
+	var nfWG sync.WaitGroup
+	nfWG.Go(func() { p.origins = p.nonFiniteOrigins() })
 	anchors := in.Anchors
 	if len(anchors) == 0 {
 		anchors = discoverAnchors(p.ia, p.ib)
@@ -273,6 +297,7 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 		res.Anchors = cl.tables
 	}
 	res.AnchorWarning = anchorWarning(aligned)
+	nfWG.Wait()
 	res.DivergenceSummary = p.summary(anchors, layers, cells, pooled, res)
 	if p.hasCD {
 		res.DivergenceSummary.DataFeature = dataFeatureCheck(p.ia, p.ib, p.ic, p.id)
@@ -292,7 +317,10 @@ type callAnalysis struct {
 	relative map[model.Stat]map[string][][]float64
 	spread   map[model.Stat]map[string][]float64
 	// ops: control ratios of every aligned op (opRatios), per metric/pass
-	ops     map[model.Stat][2][]float64
+	ops map[model.Stat][2][]float64
+	// robust: degraded, the robust band of every aligned op's A/B per
+	// metric and pass (degradedBand)
+	robust  map[[2]int]model.Band
 	aligned int
 	tables  []model.AnchorTable
 }
@@ -393,7 +421,14 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 	if !c.present {
 		return c
 	}
-	c.a, c.b, c.abOK, c.abWhy = representative(p.ia, p.ib, ak, p.opt.Call, "A", "B")
+	if i, j, nf, ok := p.nonFiniteAnchor(ak); ok {
+		c.a, c.b, c.abOK, c.nf, c.nfAny = i, j, true, nf, true
+	} else {
+		c.a, c.b, c.abOK, c.abWhy = representative(p.ia, p.ib, ak, p.opt.Call, "A", p.nameB)
+		if why := nonFiniteReason(p.ia, c.a, p.ib, c.b, "A", p.nameB); !c.abOK && why != "" {
+			c.abWhy = why
+		}
+	}
 	if c.a < 0 {
 		// A lacks the anchor: still show what B has.
 		if bo := p.ib.anchors[ak]; bo != nil && len(bo.own) > 0 {
@@ -406,6 +441,9 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 			if c.c >= 0 {
 				c.d = pair(p.ic, c.c, p.id)
 				c.cdOK, c.cdWhy = checkPair(p.ic, c.c, p.id, c.d, "C", "D")
+				if why := nonFiniteReason(p.ic, c.c, p.id, c.d, "C", "D"); !c.cdOK && why != "" {
+					c.cdWhy = why
+				}
 			} else {
 				c.cdWhy = "missing key in C"
 			}
@@ -416,7 +454,7 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 	c.va, c.vb = statsOf(p.ia, c.a), statsOf(p.ib, c.b)
 	c.vc, c.vd = statsOf(p.ic, c.c), statsOf(p.id, c.d)
 	for s := range c.ab {
-		if c.abOK {
+		if c.abOK && !c.nfAny {
 			c.ab[s] = pairRatio(p.ia, c.a, p.ib, c.b, model.Stat(s))
 		}
 		if c.cdOK {
@@ -454,10 +492,11 @@ func (p *p3) anchorTable(ai int, name string, layers []int, cl *callAnalysis) mo
 				bs[di].Usable = false
 				bs[di].Note = joinNote(bs[di].Note, "over all anchors: "+all.Note)
 			}
+			bs[di] = p.degradedNote(cl, layers, m, di, bs[di])
 			for li := range layers {
 				c := &cells[li][di]
 				c.deg[m] = p.degree(c.ab[m], c.cd[m], &bs[di])
-				c.flag[m] = outside(&bs[di], c.deg[m])
+				c.flag[m] = outside(&bs[di], c.deg[m]) && p.degradedConfirms(cl, layers, m, di, c.ab[m]) || c.nf[m]
 			}
 		}
 		t.Thresholds[metricName(m)] = map[string]model.Band{"fwd": bs[0], "bwd": bs[1]}
@@ -501,5 +540,5 @@ func (p *p3) anchorTable(ai int, name string, layers []int, cl *callAnalysis) mo
 // uncompared: the anchor exists in some dump for this layer, but no Norm
 // degree could be computed (an unaligned pair, a missing side).
 func (p *p3) uncompared(c *cell) bool {
-	return c.present && !model.Finite(c.deg[model.StatNorm])
+	return c.present && !c.nfAny && !model.Finite(c.deg[model.StatNorm])
 }

@@ -46,7 +46,9 @@ func (p *p3) controlRatio(c *cell, m model.Stat) float64 {
 // band learns a band from control ratios (degraded: from A/B ratios).
 func (p *p3) band(rs []float64) model.Band {
 	if !p.hasCD {
-		b := logBand(rs, p.opt.IQRMult, p.opt.SpreadFloor, p.comparisons, 1)
+		// robust spread (robustLogBand): a fault that spans several layers
+		// must not widen the band it is judged by
+		b := robustLogBand(rs, p.opt.IQRMult, p.opt.SpreadFloor, p.comparisons)
 		b.Note = joinNote(noteDegraded, b.Note)
 		b.Rule = bandRuleDegraded
 		return b

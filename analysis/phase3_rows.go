@@ -23,6 +23,7 @@ func (p *p3) layerRow(anchor string, l int, cs *[2]cell) model.LayerRow {
 			FAB: floatPtr(f.ab[m]), FCD: floatPtr(f.cd[m]), BAB: floatPtr(b.ab[m]), BCD: floatPtr(b.cd[m]),
 			FAnomaly: floatPtr(f.deg[m]), BAnomaly: floatPtr(b.deg[m]),
 			FFlag: f.flag[m], BFlag: b.flag[m],
+			FNonFinite: f.nf[m], BNonFinite: b.nf[m],
 		}
 	}
 	al := &row.Alignment

@@ -59,7 +59,12 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 	}
 
 	var verdicts [2]model.DirectionVerdict
+	// The non-finite origin of each pass counts as a flag of its layer
+	// (on its first non-finite metric) even where no anchor's compared
+	// tensor shows it (a NaN in a kernel's second output).
+	origins := p.origins
 	for di, d := range p3Dirs {
+		o := origins[di]
 		flaggedBy := map[model.Stat][]int{}
 		union := map[int]bool{}
 		unaligned := map[int]bool{}
@@ -97,6 +102,9 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 					}
 				}
 			}
+			if o != nil && o.layer >= 0 && o.metric == metricName(m) {
+				set[o.layer] = true
+			}
 			flaggedBy[m] = sortedLayerSet(set)
 			ms := s.MetricStarts[metricName(m)]
 			st := divergenceStart(flaggedBy[m], d.name)
@@ -124,11 +132,18 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 			s.EarliestBwdDivergence = final
 			s.UncomparedLayers.Bwd = sortedLayerSet(unaligned)
 		}
+		if o != nil && o.layer >= 0 {
+			union[o.layer] = true
+		}
 		peak, pv := peakOf(degrees)
 		verdicts[di] = directionVerdict(d.name, sortedLayerSet(union), sortedLayerSet(unaligned), usable, final, peak, pv)
-		if l, key := firstNonFinite(p.ia, layers, d.dir, d.name); key != "" {
-			verdicts[di].FirstNonFinite = fmt.Sprintf("L%d %s", l, key)
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: first NaN/Inf of A at L%d (%s)", d.name, l, key))
+		p.judged[di] = union
+		if o != nil {
+			verdicts[di].FirstNonFinite = originText(p.ia, o)
+			verdicts[di].NonFiniteOrigin = p.originModel(o)
+		}
+		if p.nameB == "C" && verdicts[di].Verdict == verdictDivergent {
+			verdicts[di].Note = joinNote(verdicts[di].Note, "compared with C in B's place (no baseline dump): the divergence may be a data difference between the two samples, not a device fault; confirm with a baseline dump")
 		}
 	}
 	chooseP0(&verdicts[0], &verdicts[1])
@@ -140,32 +155,19 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 	s.Directions = verdicts[:]
 	for di, v := range verdicts {
 		if v.P0 && v.Start != nil {
-			s.Drilldown = p.drillDown(p3Dirs[di].dir, p3Dirs[di].name, *v.Start, s.Thresholds)
+			dir, name, layer := p3Dirs[di].dir, p3Dirs[di].name, *v.Start
+			o := origins[di]
+			if o != nil && p.originApplies(o, dir, name, layer) {
+				if o.layer >= 0 {
+					layer = o.layer
+				}
+				s.Drilldown = p.nonFiniteDrill(p.drillDown(dir, name, layer, p.drillBands(layer, name, s.Thresholds)), o, name)
+				continue
+			}
+			s.Drilldown = p.drillDown(dir, name, layer, p.drillBands(layer, name, s.Thresholds))
 		}
 	}
 	return s
-}
-
-// firstNonFinite finds the first op of x, in propagation order (layers
-// shallow → deep forward, deep → shallow backward; execution order within a
-// layer), whose compared output holds a NaN or Inf statistic.
-func firstNonFinite(x *dumpIndex, layers []int, dir model.Direction, dirName string) (int, string) {
-	for n := range layers {
-		l := layers[n]
-		if dirName == "bwd" {
-			l = layers[len(layers)-1-n]
-		}
-		for _, i := range x.layers[l] {
-			op := &x.d.Ops[i]
-			if op.Direction != dir {
-				continue
-			}
-			if t := primaryTensor(op); t != nil && badStats(t, "A") != "" && t.Has[model.StatNorm] {
-				return l, op.Key
-			}
-		}
-	}
-	return 0, ""
 }
 
 // logMagnitude is ln|v|, 0 for zero or a non-finite v (compares how far

@@ -573,8 +573,9 @@ func TestPhase3_CallFromPhase1(t *testing.T) {
 	}
 }
 
-// A NaN in A makes its layer unaligned (never consistent) and is reported
-// as the first non-finite op of the pass.
+// A NaN in A where B is finite is a non-finite divergence (it was once
+// "unaligned"): the layer is flagged, not unaligned, it starts the forward
+// divergence, and its first non-finite op is the origin and the drill-down.
 func TestPhase3_NaNInA(t *testing.T) {
 	a, b, c, d := tQuad(6, nil)
 	for i := range a.Ops {
@@ -587,8 +588,11 @@ func TestPhase3_NaNInA(t *testing.T) {
 	r := runP3(a, b, c, d)
 	fwd := verdict(t, r, "fwd")
 	want := "L4 Module.module.module.decoder.layers.4.mlp.linear_fc1.ColumnParallelLinear.forward.0"
-	if fwd.Verdict == "consistent" || fwd.FirstNonFinite != want || !reflect.DeepEqual(fwd.Unaligned, []int{4}) {
+	if fwd.Verdict != "divergent" || fwd.FirstNonFinite != want || len(fwd.Unaligned) != 0 || !reflect.DeepEqual(fwd.Flagged, []int{4}) || intp(fwd.Start) != 4 {
 		t.Fatalf("fwd %+v", fwd)
+	}
+	if dd := r.DivergenceSummary.Drilldown; dd == nil || !dd.NonFinite || "L4 "+dd.Operator != want {
+		t.Fatalf("drill-down %+v", dd)
 	}
 }
 

@@ -23,6 +23,9 @@ type lenientScanner struct {
 	buf     []byte
 	pos     int
 	scratch []byte // decoded string with escapes
+	// nonFinite, when set, collects the [start, end) offsets of the bare
+	// NaN/Infinity/-Infinity tokens read (quoteNonFinite).
+	nonFinite *[][2]int
 }
 
 // scanError is a syntax error at a byte offset of the document.
@@ -270,15 +273,15 @@ func isNumberStart(c byte) bool {
 // number reads a number token at the current position: a JSON number or one
 // of Python's NaN, Infinity, -Infinity.
 func (s *lenientScanner) number() float64 {
-	switch {
-	case s.literal("NaN"):
-		return math.NaN()
-	case s.literal("Infinity"):
-		return math.Inf(1)
-	case s.literal("-Infinity"):
-		return math.Inf(-1)
-	}
 	start := s.pos
+	for _, t := range nonFiniteTokens {
+		if s.literal(t.word) {
+			if s.nonFinite != nil {
+				*s.nonFinite = append(*s.nonFinite, [2]int{start, s.pos})
+			}
+			return t.v
+		}
+	}
 	i := s.pos
 	for i < len(s.buf) {
 		c := s.buf[i]
@@ -311,6 +314,38 @@ func (s *lenientScanner) number() float64 {
 		return v
 	}
 	return v
+}
+
+// nonFiniteTokens are Python's spellings of the non-finite numbers.
+var nonFiniteTokens = [...]struct {
+	word string
+	v    float64
+}{{"NaN", math.NaN()}, {"Infinity", math.Inf(1)}, {"-Infinity", math.Inf(-1)}}
+
+// quoteNonFinite checks that b is one JSON value (Python's bare NaN,
+// Infinity and -Infinity allowed, as in dump.json) and returns it with those
+// tokens quoted ("NaN"), the form model.Float decodes, so that
+// encoding/json can fill typed results; b itself when it has none.
+func quoteNonFinite(b []byte) (_ []byte, err error) {
+	defer catchScanError(&err)
+	var spans [][2]int
+	s := newScanner(b)
+	s.nonFinite = &spans
+	s.skip(0)
+	s.end()
+	if len(spans) == 0 {
+		return b, nil
+	}
+	out := make([]byte, 0, len(b)+2*len(spans))
+	last := 0
+	for _, sp := range spans {
+		out = append(out, b[last:sp[0]]...)
+		out = append(out, '"')
+		out = append(out, b[sp[0]:sp[1]]...)
+		out = append(out, '"')
+		last = sp[1]
+	}
+	return append(out, b[last:]...), nil
 }
 
 // validJSONNumber checks the JSON number grammar, so that ParseFloat's wider

@@ -2,10 +2,13 @@ package ingest
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"spikescope/model"
 )
 
 func TestReadResultFile(t *testing.T) {
@@ -57,4 +60,23 @@ func TestJSONProblem(t *testing.T) {
 	if JSONProblem(nil) != "" {
 		t.Error("nil error worded")
 	}
+}
+
+// A saved result of the reference scripts holds Python's bare NaN and
+// Infinity tokens: they are decoded, the same words inside strings are
+// left alone, and a syntax error is worded as in dump.json.
+func TestDecodeResultNonFinite(t *testing.T) {
+	var p1 model.Phase1Result
+	doc := `{"db_path": "NaN \"Infinity\"", "anomalies": [{"rank": 1, "step": 2, "norm": NaN, "min": -Infinity, "max": Infinity}]}`
+	if err := DecodeResult("p1.json", "Phase 1 JSON", []byte(doc), &p1); err != nil {
+		t.Fatal(err)
+	}
+	a := p1.Anomalies[0]
+	if p1.DBPath != `NaN "Infinity"` || !math.IsNaN(float64(a.Norm)) || !math.IsInf(float64(a.Min), -1) || !math.IsInf(float64(a.Max), 1) || a.Rank != 1 {
+		t.Errorf("decoded %q %+v", p1.DBPath, a)
+	}
+	err := DecodeResult("p1.json", "Phase 1 JSON", []byte(`{"anomalies": [NaN, }`), &p1)
+	wantMonInputError(t, err, "p1.json", "not a valid Phase 1 JSON: invalid JSON at byte 20: expected a value")
+	err = DecodeResult("p1.json", "Phase 1 JSON", []byte(`{"anomalies": [Infin`), &p1)
+	wantMonInputError(t, err, "p1.json", "not a valid Phase 1 JSON: truncated JSON")
 }

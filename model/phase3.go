@@ -30,6 +30,11 @@ type MetricRow struct {
 	BAnomaly *Float `json:"b_anomaly"`
 	FFlag    bool   `json:"f_flag"` // F!
 	BFlag    bool   `json:"b_flag"` // B!
+	// FNonFinite / BNonFinite: the flag is a non-finite divergence — the
+	// statistic is NaN/±Inf in A where the baseline's same record is finite
+	// (no ratio; shown as F!∞ / B!∞).
+	FNonFinite bool `json:"f_non_finite,omitempty"`
+	BNonFinite bool `json:"b_non_finite,omitempty"`
 }
 
 // Alignment tells which keys were compared.
@@ -145,6 +150,21 @@ type Drilldown struct {
 	Calls int       `json:"calls"`
 	Ops   []DrillOp `json:"ops"` // the call's records in the order their outputs were computed
 	Note  string    `json:"note,omitempty"`
+	// NonFinite: Operator is the non-finite origin (the first record whose
+	// output turns NaN/Inf in A while its inputs are finite and the
+	// baseline's same record is finite).
+	NonFinite bool `json:"non_finite,omitempty"`
+}
+
+// NonFiniteOrigin is the first record of A, in execution order of outputs,
+// whose output turns non-finite while its inputs are finite, where the
+// baseline's same record is finite.
+type NonFiniteOrigin struct {
+	Layer *int   `json:"layer"` // nil outside the transformer layers
+	Key   string `json:"key"`
+	KeyB  string `json:"key_b"`
+	// Stats are the non-finite statistics of A ("Norm=NaN", "Max=+Inf").
+	Stats []string `json:"stats"`
 }
 
 // DirectionVerdict is one row of the direction summary table.
@@ -160,11 +180,11 @@ type DirectionVerdict struct {
 	// Amplified: this direction diverges too, but after the P0 direction's
 	// divergence (backward amplifying a forward divergence).
 	Amplified bool `json:"amplified,omitempty"`
-	// FirstNonFinite is the first op of A (propagation order) whose output
-	// holds NaN/Inf ("L5 <key>"): such layers are unaligned, but where a
-	// NaN first appears is itself a finding.
-	FirstNonFinite string `json:"first_non_finite,omitempty"`
-	Note           string `json:"note,omitempty"`
+	// FirstNonFinite is the non-finite origin of this direction ("L5 <key>",
+	// the key alone outside the layers); NonFiniteOrigin has its fields.
+	FirstNonFinite  string           `json:"first_non_finite,omitempty"`
+	NonFiniteOrigin *NonFiniteOrigin `json:"non_finite_origin,omitempty"`
+	Note            string           `json:"note,omitempty"`
 }
 
 // DataFeatureCheck is the seed's data-feature consistency check.
@@ -208,7 +228,11 @@ type Phase3Result struct {
 	AnchorWarning *AnchorWarning    `json:"anchor_warning,omitempty"`
 	Degraded      bool              `json:"degraded"` // no C/D
 	DegradedNote  string            `json:"degraded_note,omitempty"`
-	ControlChoice string            `json:"control_choice,omitempty"` // how C was chosen
+	// BaselineGroup names the group in the baseline column (the quads' "B"):
+	// "C" when no baseline dump exists and the nearby normal sample C of the
+	// same device stands in for B; empty for B itself.
+	BaselineGroup string `json:"baseline_group,omitempty"`
+	ControlChoice string `json:"control_choice,omitempty"` // how C was chosen
 	// ControlCandidates are the candidates of the automatic choice of C
 	// with the filters' verdicts (empty when C/D were given).
 	ControlCandidates []ControlCandidate `json:"control_candidates,omitempty"`

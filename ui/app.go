@@ -78,14 +78,15 @@ type Model struct {
 	reportID int
 	// interrupted: the user quit with ctrl+c (exit 130)
 	interrupted bool
-	opsID       int // the drill pane's pending operator list
 	data        *Data
 	loadErr     error
 	feed        *progressFeed
 	panicText   string
 	quitting    bool
 
+	// the panes (pane.go); screen says which one is active
 	loading *loadingPane
+	errPane *errorPane
 	p1      *phase1Pane
 	series  *seriesPane
 	p2      *phase2Pane
@@ -101,7 +102,7 @@ func New(opt Options) *Model {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Model{opt: opt, st: st, keys: newKeyMap(), help: newHelp(st), w: 80, h: 24,
 		ctx: ctx, cancel: cancel, screen: screenLoading}
-	m.loading = newLoadingPane(st, opt.Inputs)
+	m.loading = newLoadingPane(m.common(), opt.Inputs)
 	m.layout()
 	return m
 }
@@ -266,7 +267,9 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		}
 		if msg.err != nil {
 			m.loadErr = msg.err
+			m.errPane = newErrorPane(m.common(), msg.err)
 			m.screen = screenError
+			m.layout()
 			return m, nil
 		}
 		m.setData(msg.data, true)
@@ -292,11 +295,6 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		}
 		m.layout()
 		return m, nil
-	case opsMsg:
-		if msg.id == m.opsID && m.drill != nil {
-			m.drill.setOps(msg.ops)
-		}
-		return m, nil
 	case reportMsg:
 		if msg.id != m.reportID {
 			return m, nil
@@ -309,7 +307,13 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		}
 		return m, nil
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		_, cmd := m.key(msg)
+		return m, cmd
+	}
+	// a pane's own reply (the drill pane's operators): the pane that asked
+	// takes it, the others ignore it
+	for _, p := range m.panes() {
+		p.Update(msg)
 	}
 	return m, nil
 }
@@ -329,44 +333,100 @@ func (m *Model) setData(d *Data, fresh bool) {
 	}
 	d.index() // normally done by the load command; a no-op then
 	m.data = d
+	c := m.common()
 	if fresh || m.p1 == nil || old == nil || old.P1 != d.P1 {
-		m.p1 = newPhase1Pane(m.st, d)
+		m.p1 = newPhase1Pane(c)
 	} else {
 		m.p1.data = d
 	}
-	m.p2 = newPhase2Pane(m.st, d)
-	m.p3 = newPhase3Pane(m.st, d)
+	m.p2 = newPhase2Pane(c)
+	m.p3 = newPhase3Pane(c)
 	m.drill, m.chain = nil, nil
 	if m.series != nil {
-		m.series = newSeriesPane(m.st, d, m.series.a)
+		m.series = newSeriesPane(c, m.series.a)
 	}
+}
+
+// common is the context a new pane starts from.
+func (m *Model) common() common {
+	return common{st: m.st, keys: m.keys, data: m.data, width: m.w, height: m.bodyHeight()}
+}
+
+// paneAt is the pane of a screen, nil when it has none yet.
+func (m *Model) paneAt(s screen) pane {
+	if s < screenLoading || s > screenChooser {
+		return nil
+	}
+	return [...]pane{
+		screenLoading: paneOrNil(m.loading), screenError: paneOrNil(m.errPane),
+		screenPhase1: paneOrNil(m.p1), screenSeries: paneOrNil(m.series), screenPhase2: paneOrNil(m.p2),
+		screenPhase3: paneOrNil(m.p3), screenDrill: paneOrNil(m.drill), screenChain: paneOrNil(m.chain),
+		screenChooser: paneOrNil(m.chooser),
+	}[s]
+}
+
+// paneOrNil keeps a nil *xPane from becoming a non-nil pane.
+func paneOrNil[P interface {
+	*E
+	pane
+}, E any](p P) pane {
+	if p == nil {
+		return nil
+	}
+	return p
+}
+
+// active is the pane on screen.
+func (m *Model) active() pane { return m.paneAt(m.screen) }
+
+// panes lists the panes that exist.
+func (m *Model) panes() []pane {
+	var out []pane
+	for s := screenLoading; s <= screenChooser; s++ {
+		if p := m.paneAt(s); p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// open pushes a detail pane a pane asked for.
+func (m *Model) open(p pane) {
+	var s screen
+	switch p := p.(type) {
+	case *seriesPane:
+		m.series, s = p, screenSeries
+	case *drillPane:
+		m.drill, s = p, screenDrill
+	case *chainPane:
+		m.chain, s = p, screenChain
+	case *chooserPane:
+		m.chooser, s = p, screenChooser
+	default:
+		return
+	}
+	m.push(s)
+}
+
+// apply does what a pane's reply asks of the root.
+func (m *Model) apply(r reply) tea.Cmd {
+	if r.quit {
+		return m.quit()
+	}
+	if r.open != nil {
+		m.open(r.open)
+	}
+	if r.request != nil {
+		return m.startUpdate(r.request.what, r.request.run)
+	}
+	return r.cmd
 }
 
 // layout gives every pane its size after a resize.
 func (m *Model) layout() {
 	m.help.SetWidth(m.w)
-	bw, bh := m.w, m.bodyHeight()
-	m.loading.width = bw
-	if m.p1 != nil {
-		m.p1.setSize(bw, bh)
-	}
-	if m.series != nil {
-		m.series.setSize(bw, bh)
-	}
-	if m.p2 != nil {
-		m.p2.setSize(bw, bh)
-	}
-	if m.p3 != nil {
-		m.p3.setSize(bw, bh)
-	}
-	if m.drill != nil {
-		m.drill.setSize(bw, bh)
-	}
-	if m.chain != nil {
-		m.chain.setSize(bw, bh)
-	}
-	if m.chooser != nil {
-		m.chooser.setSize(bw, bh)
+	for _, p := range m.panes() {
+		p.SetSize(m.w, m.bodyHeight())
 	}
 }
 
@@ -409,204 +469,112 @@ func (m *Model) quit() tea.Cmd {
 }
 
 // key handles a key press: modal states first (help, text input, loading,
-// error), then global keys, then the screen's own keys.
-func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+// error), then the root's keys, then the active pane's, then back. handled
+// says whether any of them used the key (the help lists exactly those).
+func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 	k := m.keys
-	switch msg.String() {
-	case "ctrl+c": // exits 130 like SIGINT, also while loading
+	switch {
+	case msg.String() == "ctrl+c": // exits 130 like SIGINT, also while loading
 		m.interrupted = true
-		return m.quit()
-	case "ctrl+z": // job control: give the terminal back and stop
+		return true, m.quit()
+	case key.Matches(msg, k.Suspend): // job control: give the terminal back and stop
 		if f := m.opt.Suspend; f != nil {
-			return func() tea.Msg { f(); return nil }
+			return true, func() tea.Msg { f(); return nil }
 		}
-		return nil
+		return true, nil
 	}
 	if m.showHlp {
-		switch msg.String() {
-		case "?":
-			m.showHlp, m.helpFilter = false, ""
-		case "esc":
-			if m.helpFilter != "" {
-				m.helpFilter = ""
-			} else {
-				m.showHlp = false
-			}
-		case "backspace":
-			if r := []rune(m.helpFilter); len(r) > 0 {
-				m.helpFilter = string(r[:len(r)-1])
-			} else {
-				m.showHlp = false
-			}
-		default:
-			if t := msg.Text; t != "" && !strings.ContainsAny(t, "\n\r\t") {
-				m.helpFilter += t
-			}
-		}
-		return nil
+		m.helpKey(msg)
+		return true, nil
 	}
-	if m.screen == screenPhase1 && m.p1 != nil && m.p1.inputActive() {
-		_, st := m.p1.update(msg, k)
-		m.status = st
-		return nil
+	p := m.active()
+	if p == nil {
+		return false, nil
 	}
-	if m.screen == screenDrill && m.drill != nil && m.drill.filter.active {
-		m.drill.update(msg, k)
-		return nil
+	if t, ok := p.(textInput); ok && t.capturing() {
+		r := p.Update(msg)
+		m.status = r.status
+		return true, m.apply(r)
 	}
-	switch m.screen {
-	case screenLoading, screenError:
-		if key.Matches(msg, k.Quit) || (m.screen == screenError && key.Matches(msg, k.Back)) {
-			return m.quit()
-		}
-		return nil
+	if m.screen == screenLoading || m.screen == screenError {
+		r := p.Update(msg)
+		return r.handled, m.apply(r)
 	}
 	m.status = ""
 	switch {
 	case key.Matches(msg, k.Quit):
-		return m.quit()
+		return true, m.quit()
 	case key.Matches(msg, k.Help):
 		m.showHlp = true
-		return nil
+		return true, nil
 	case key.Matches(msg, k.Phase1):
 		m.goTop(screenPhase1)
-		return nil
+		return true, nil
 	case key.Matches(msg, k.Phase2):
 		m.goTop(screenPhase2)
-		return nil
+		return true, nil
 	case key.Matches(msg, k.Phase3):
 		m.goTop(screenPhase3)
 		// C is worth choosing only when B is there: without B Phase 3
 		// cannot run whatever C is, and the screen says what to collect
 		if m.data.P3 == nil && m.data.A != nil && m.data.B != nil && len(m.data.Controls) > 0 {
-			m.openChooser()
+			return true, m.apply(openChooser(m.common()))
 		}
-		return nil
+		return true, nil
 	case key.Matches(msg, k.Pin):
-		return m.pinSelected()
+		return true, m.pinSelected()
 	case key.Matches(msg, k.Unpin):
 		if m.data.Pin == "" {
 			m.status = "nothing is pinned"
-			return nil
+			return true, nil
 		}
-		return m.startUpdate("unpin", func(ctx context.Context, b Backend, d *Data) (*Data, error) { return b.Pin(ctx, d, nil) })
+		return true, m.startUpdate("unpin", func(ctx context.Context, b Backend, d *Data) (*Data, error) { return b.Pin(ctx, d, nil) })
 	case key.Matches(msg, k.Report):
-		return m.writeReport()
-	case key.Matches(msg, k.Control) && (m.screen == screenPhase3 || m.screen == screenPhase2):
-		m.openChooser()
-		return nil
+		return true, m.writeReport()
 	}
-	return m.screenKey(msg)
-}
-
-// screenKey handles the keys of the current screen.
-func (m *Model) screenKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys
-	isBack := key.Matches(msg, k.Back)
-	isEnter := key.Matches(msg, k.Enter)
-	switch m.screen {
-	case screenPhase1:
-		if ok, st := m.p1.update(msg, k); ok {
-			m.status = st
-			return nil
-		}
-		if isEnter {
-			if a := m.p1.selected(); a != nil {
-				m.series = newSeriesPane(m.st, m.data, a)
-				m.push(screenSeries)
-			}
-			return nil
-		}
-	case screenSeries:
-		if key.Matches(msg, k.Metric) {
-			m.series.nextMetric()
-			return nil
-		}
-	case screenPhase2:
-		if m.p2.navigate(msg, k) {
-			return nil
-		}
-		if isEnter {
-			if a := m.p2.selected(); a != nil {
-				m.series = newSeriesPane(m.st, m.data, a)
-				m.push(screenSeries)
-			}
-			return nil
-		}
-	case screenPhase3:
-		if m.p3.update(msg, k) {
-			return nil
-		}
-		if isEnter {
-			l := m.p3.selectedLayer()
-			if l == nil {
-				return nil
-			}
-			anchor := m.p3.anchorTable().Name
-			m.drill = newDrillPane(m.st, m.data, anchor, l.Layer, m.p3.drillDirection(), m.p3.metric)
-			m.push(screenDrill)
-			if m.drill.waiting {
-				return m.fetchOps(m.drill)
-			}
-			return nil
-		}
-	case screenDrill:
-		if m.drill.update(msg, k) {
-			return nil
-		}
-		if isEnter {
-			if op := m.drill.selected(); op != nil {
-				m.chain = newChainPane(m.st, m.data, m.drill, op)
-				m.push(screenChain)
-			}
-			return nil
-		}
-	case screenChain:
-		if m.chain.sv.navigate(msg, k, len(m.chain.lines())) {
-			return nil
-		}
-	case screenChooser:
-		if m.chooser.tbl.navigate(msg, k, m.w) {
-			return nil
-		}
-		if isEnter {
-			o := m.chooser.selected()
-			if o == nil {
-				return nil
-			}
-			step, rank := o.Step, o.Rank
-			return m.startUpdate(fmt.Sprintf("control C step %d rank %d", step, rank),
-				func(ctx context.Context, b Backend, d *Data) (*Data, error) { return b.Control(ctx, d, step, rank) })
-		}
+	if r := p.Update(msg); r.handled {
+		m.status = r.status
+		return true, m.apply(r)
 	}
-	if isBack {
+	if key.Matches(msg, k.Back) {
 		if !m.back() {
 			m.status = "at the top screen (q quits)"
 		}
 		m.layout()
+		return true, nil
 	}
-	return nil
+	return false, nil
 }
 
-func (m *Model) openChooser() {
-	if len(m.data.Controls) == 0 {
-		m.status = "no candidate C dump to choose from"
-		return
+// helpKey edits the help overlay's filter or closes it.
+func (m *Model) helpKey(msg tea.KeyPressMsg) {
+	switch msg.String() {
+	case "?":
+		m.showHlp, m.helpFilter = false, ""
+	case "esc":
+		if m.helpFilter != "" {
+			m.helpFilter = ""
+		} else {
+			m.showHlp = false
+		}
+	case "backspace":
+		if r := []rune(m.helpFilter); len(r) > 0 {
+			m.helpFilter = string(r[:len(r)-1])
+		} else {
+			m.showHlp = false
+		}
+	default:
+		if t := msg.Text; t != "" && !strings.ContainsAny(t, "\n\r\t") {
+			m.helpFilter += t
+		}
 	}
-	m.chooser = newChooserPane(m.st, m.data)
-	m.push(screenChooser)
 }
 
 // pinSelected pins the candidate under the cursor (Phase 1 or its series).
 func (m *Model) pinSelected() tea.Cmd {
 	var a *model.Anomaly
-	switch m.screen {
-	case screenPhase1:
-		a = m.p1.selected()
-	case screenPhase2:
-		a = m.p2.selected()
-	case screenSeries:
-		a = m.series.a
+	if c, ok := m.active().(candidateSource); ok {
+		a = c.candidate()
 	}
 	if a == nil {
 		m.status = "select a candidate (Phase 1 or 2) to pin it"
@@ -628,18 +596,6 @@ func (m *Model) startUpdate(what string, f func(context.Context, Backend, *Data)
 	return safe(func() tea.Msg {
 		nd, err := f(ctx, b, d)
 		return updatedMsg{id: id, what: what, data: nd, err: err}
-	})
-}
-
-// fetchOps compares the operators of the drill pane's layer off the loop.
-func (m *Model) fetchOps(p *drillPane) tea.Cmd {
-	id := m.newID()
-	m.opsID = id
-	f, layer, dir := m.data.OpsForLayer, p.layer, p.dir
-	return safe(func() tea.Msg {
-		// the whole layer, not only the anchor's module: what ran before
-		// the anchor is where a divergence may start
-		return opsMsg{id: id, ops: f("", layer, dir)}
 	})
 }
 

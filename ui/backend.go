@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"spikescope/model"
+	"spikescope/pipeline"
 )
 
 // Data is everything one analysed session shows. The UI never mutates it:
@@ -25,8 +26,9 @@ type Data struct {
 	// with the four-group columns; it may be slow the first time, so the UI
 	// calls it in a command. nil: only the drill-down layer is available.
 	OpsForLayer func(anchor string, layer int, dir string) []model.DrillOp
-	// Handle is the backend's own state (the session), opaque to the UI.
-	Handle any
+	// session is the pipeline run behind this Data (PipelineBackend);
+	// nil for data made elsewhere (tests).
+	session *pipeline.Session
 
 	series     *seriesIndex // built off the update loop after loading
 	baseSeries *seriesIndex // the same for the baseline run
@@ -83,8 +85,8 @@ type (
 		data *Data
 		err  error
 	}
-	opsMsg struct { // the operators of a layer, for the drill pane
-		id  int
+	opsMsg struct { // the operators of a layer, for the drill pane that asked
+		to  *drillPane
 		ops []model.DrillOp
 	}
 	reportMsg struct {

@@ -1,25 +1,28 @@
 package ui
 
 import (
+	"context"
 	"fmt"
-	"github.com/charmbracelet/x/ansi"
 	"strconv"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // chooserPane lists candidate C dumps when the control group is missing.
 type chooserPane struct {
-	st   Styles
-	data *Data
-	tbl  table
-	w    int
+	common
+	tbl table
 }
 
-func newChooserPane(st Styles, d *Data) *chooserPane {
-	p := &chooserPane{st: st, data: d}
-	c := func(i int) ControlOption { return d.Controls[i] }
+func newChooserPane(c common) *chooserPane {
+	d := c.data
+	p := &chooserPane{common: c}
+	o := func(i int) ControlOption { return d.Controls[i] }
 	p.tbl = newTable([]column{
-		{title: "step", width: 5, right: true, less: func(a, b int) bool { return c(a).Step < c(b).Step }},
-		{title: "rank", width: 5, right: true, less: func(a, b int) bool { return c(a).Rank < c(b).Rank }},
+		{title: "step", width: 5, right: true, less: func(a, b int) bool { return o(a).Step < o(b).Step }},
+		{title: "rank", width: 5, right: true, less: func(a, b int) bool { return o(a).Rank < o(b).Rank }},
 		{title: "ok", width: 3},
 		{title: "dump", min: 20},
 		{title: "why", width: 30, drop: 1},
@@ -37,7 +40,43 @@ func newChooserPane(st Styles, d *Data) *chooserPane {
 // full reason (the why column is cut or hidden on narrow screens).
 const chooserWhyLines = 3
 
-func (p *chooserPane) setSize(w, h int) { p.w = w; p.tbl.setHeight(h - 4 - chooserWhyLines) }
+func (p *chooserPane) SetSize(w, h int) {
+	p.common.SetSize(w, h)
+	p.tbl.setHeight(h - 4 - chooserWhyLines)
+}
+
+// Update moves in the list; enter runs Phase 3 with the selected dump as C.
+func (p *chooserPane) Update(m tea.Msg) reply {
+	msg, ok := m.(tea.KeyPressMsg)
+	if !ok {
+		return reply{}
+	}
+	if !key.Matches(msg, p.keys.Enter) {
+		return reply{handled: p.tbl.navigate(msg, p.keys, p.width)}
+	}
+	o := p.selected()
+	if o == nil {
+		return used
+	}
+	step, rank := o.Step, o.Rank
+	return reply{handled: true, request: &request{what: fmt.Sprintf("control C step %d rank %d", step, rank),
+		run: func(ctx context.Context, b Backend, d *Data) (*Data, error) { return b.Control(ctx, d, step, rank) }}}
+}
+
+// use is enter's meaning here.
+func (p *chooserPane) use() key.Binding {
+	return key.NewBinding(key.WithKeys(p.keys.Enter.Keys()...), key.WithHelp("enter", "use this C"))
+}
+
+func (p *chooserPane) ShortHelp() []key.Binding {
+	return []key.Binding{p.use(), p.keys.Back, p.keys.Help, p.keys.Quit}
+}
+
+func (p *chooserPane) FullHelp() [][]key.Binding {
+	return [][]key.Binding{append([]key.Binding{p.use()}, p.keys.columns()...), p.keys.rows()}
+}
+
+func (p *chooserPane) Crumb() string { return "choose C" }
 
 func (p *chooserPane) selected() *ControlOption {
 	i := p.tbl.selected()
@@ -47,10 +86,10 @@ func (p *chooserPane) selected() *ControlOption {
 	return &p.data.Controls[i]
 }
 
-func (p *chooserPane) view() []string {
+func (p *chooserPane) View() []string {
 	st := p.st
 	lines := []string{
-		ansi.Truncate(st.Title.Render("choose the control group C")+": a normal dump near A (D: B's tree, same step/rank)", p.w, "…"),
+		ansi.Truncate(st.Title.Render("choose the control group C")+": a normal dump near A (D: B's tree, same step/rank)", p.width, "…"),
 	}
 	if p.data.ControlNote != "" {
 		lines = append(lines, st.Warn.Render(p.data.ControlNote))
@@ -62,12 +101,12 @@ func (p *chooserPane) view() []string {
 		return append(lines, "no candidate C dump in A's tree")
 	}
 	dumpW := 20
-	for _, c := range p.tbl.layout(p.w) {
+	for _, c := range p.tbl.layout(p.width) {
 		if c.idx == 3 {
 			dumpW = c.width
 		}
 	}
-	lines = append(lines, p.tbl.render(p.w, st, func(i, c int) string {
+	lines = append(lines, p.tbl.render(p.width, st, func(i, c int) string {
 		o := p.data.Controls[i]
 		switch c {
 		case 0:
@@ -87,10 +126,10 @@ func (p *chooserPane) view() []string {
 		return ""
 	})...)
 	if o := p.selected(); o != nil && o.Reason != "" {
-		why := wrap("why: "+o.Reason, p.w)
+		why := wrap("why: "+o.Reason, p.width)
 		if len(why) > chooserWhyLines {
 			why = why[:chooserWhyLines]
-			why[chooserWhyLines-1] = fit(why[chooserWhyLines-1]+" …", p.w, false)
+			why[chooserWhyLines-1] = fit(why[chooserWhyLines-1]+" …", p.width, false)
 		}
 		lines = append(append(lines, ""), why...)
 	}

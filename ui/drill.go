@@ -2,11 +2,12 @@ package ui
 
 import (
 	"fmt"
-	"github.com/charmbracelet/x/ansi"
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"spikescope/model"
 )
@@ -14,8 +15,7 @@ import (
 // drillPane lists the operators of one layer in execution order with the
 // four-group columns; the drill-down operator is marked.
 type drillPane struct {
-	st      Styles
-	data    *Data
+	common
 	anchor  string
 	layer   int
 	dir     string
@@ -28,12 +28,11 @@ type drillPane struct {
 	filter  lineInput
 	lower   []string // lower-cased op keys for the filter
 	tbl     table
-	width   int
-	height  int
 }
 
-func newDrillPane(st Styles, d *Data, anchor string, layer int, dir string, metric int) *drillPane {
-	p := &drillPane{st: st, data: d, anchor: anchor, layer: layer, dir: dir, metric: metric,
+func newDrillPane(c common, anchor string, layer int, dir string, metric int) *drillPane {
+	d := c.data
+	p := &drillPane{common: c, anchor: anchor, layer: layer, dir: dir, metric: metric,
 		filter: lineInput{prompt: "filter operators: "}}
 	var dd *model.Drilldown
 	if d != nil && d.P3 != nil {
@@ -48,7 +47,7 @@ func newDrillPane(st Styles, d *Data, anchor string, layer int, dir string, metr
 	case isDrill:
 		p.ops = dd.Ops
 	case d != nil && d.OpsForLayer != nil:
-		p.waiting = true // the root fetches them in a command (setOps)
+		p.waiting = true // fetch compares them in a command (setOps)
 	case dd != nil && dd.Layer != nil:
 		p.note = fmt.Sprintf("operators are compared at the drill-down layer only (L%d, %s): go back and enter on it", *dd.Layer, dd.Direction)
 	default:
@@ -71,11 +70,25 @@ func newDrillPane(st Styles, d *Data, anchor string, layer int, dir string, metr
 	return p
 }
 
+// fetch compares the layer's operators off the loop; nil when they are at
+// hand. The reply names this pane: a reply to a pane since closed is dropped.
+func (p *drillPane) fetch() tea.Cmd {
+	if !p.waiting {
+		return nil
+	}
+	f, layer, dir := p.data.OpsForLayer, p.layer, p.dir
+	return safe(func() tea.Msg {
+		// the whole layer, not only the anchor's module: what ran before
+		// the anchor is where a divergence may start
+		return opsMsg{to: p, ops: f("", layer, dir)}
+	})
+}
+
 // setOps installs operators fetched off the update loop.
 func (p *drillPane) setOps(ops []model.DrillOp) {
 	p.ops, p.waiting = ops, false
 	p.buildTable()
-	p.setSize(p.width, p.height)
+	p.SetSize(p.width, p.height)
 }
 
 // buildTable makes the table over p.ops; the cursor starts on the
@@ -85,7 +98,7 @@ func (p *drillPane) buildTable() {
 	cols := append([]column{
 		{title: "#", width: 4, right: true, less: func(a, b int) bool { return op(a).Order < op(b).Order }},
 		{title: "operator", min: 40, less: func(a, b int) bool { return op(a).Key < op(b).Key }},
-	}, quadColumns(p.row)...)
+	}, quadColumns(p.row, p.baseline())...)
 	// the other direction's raw values hide first on narrow screens
 	other := qBA
 	if p.dir == "bwd" {
@@ -98,6 +111,14 @@ func (p *drillPane) buildTable() {
 			p.tbl.selectData(i)
 		}
 	}
+}
+
+// baseline names the baseline column's group ("C" standing in for B).
+func (p *drillPane) baseline() string {
+	if p.data == nil || p.data.P3 == nil {
+		return ""
+	}
+	return p.data.P3.BaselineGroup
 }
 
 func (p *drillPane) metricName() string { return metricNames[p.metric%len(metricNames)] }
@@ -113,8 +134,8 @@ func (p *drillPane) row(i int) *model.MetricRow {
 	return &r
 }
 
-func (p *drillPane) setSize(w, h int) {
-	p.width, p.height = w, h
+func (p *drillPane) SetSize(w, h int) {
+	p.common.SetSize(w, h)
 	// operator names are long: on wide screens they get room before the
 	// C/D value columns; at 80 columns the anomaly columns come first
 	p.tbl.cols[1].min = 16
@@ -133,31 +154,57 @@ func (p *drillPane) nameLines() int {
 	return 0
 }
 
-func (p *drillPane) update(msg tea.KeyPressMsg, k keyMap) bool {
+func (p *drillPane) capturing() bool { return p.filter.active }
+
+// Update handles the operator table's keys and the pane's operator list;
+// enter opens the selected operator's upstream chain.
+func (p *drillPane) Update(m tea.Msg) reply {
+	if o, ok := m.(opsMsg); ok && o.to == p {
+		p.setOps(o.ops)
+	}
+	msg, ok := m.(tea.KeyPressMsg)
+	if !ok {
+		return reply{}
+	}
 	if p.filter.active {
 		if _, cancel := p.filter.update(msg); cancel {
 			p.filter.text = ""
 		}
 		p.applyFilter()
-		return true
+		return used
 	}
-	switch msg.String() {
-	case "m":
+	k := p.keys
+	switch {
+	case key.Matches(msg, k.Metric):
 		p.metric = (p.metric + 1) % len(metricNames)
-		return true
-	case "/":
+		return used
+	case key.Matches(msg, k.Filter):
 		p.filter.active = true
-		return true
-	case "esc":
-		if p.filter.text != "" {
-			p.filter.text = ""
-			p.applyFilter()
-			return true
+		return used
+	case key.Matches(msg, k.Back) && p.filter.text != "":
+		p.filter.text = ""
+		p.applyFilter()
+		return used
+	case key.Matches(msg, k.Enter):
+		if op := p.selected(); op != nil {
+			return reply{handled: true, open: newChainPane(p.common, p, op)}
 		}
-		return false
+		return used
 	}
-	return p.tbl.navigate(msg, k, p.width)
+	return reply{handled: p.tbl.navigate(msg, k, p.width)}
 }
+
+func (p *drillPane) ShortHelp() []key.Binding {
+	k := p.keys
+	return []key.Binding{k.Enter, k.Back, k.Metric, k.Filter, k.Sort, k.Help, k.Quit}
+}
+
+func (p *drillPane) FullHelp() [][]key.Binding {
+	k := p.keys
+	return [][]key.Binding{append([]key.Binding{k.Enter, k.Metric, k.Filter}, k.columns()...), k.rows()}
+}
+
+func (p *drillPane) Crumb() string { return fmt.Sprintf("L%d ops (%s)", p.layer, p.dir) }
 
 // applyFilter keeps the operators whose key contains the filter text.
 func (p *drillPane) applyFilter() {
@@ -183,7 +230,7 @@ func (p *drillPane) selected() *model.DrillOp {
 	return &p.ops[i]
 }
 
-func (p *drillPane) view() []string {
+func (p *drillPane) View() []string {
 	st := p.st
 	head := fmt.Sprintf("layer %d (%s) · %d operators in execution order · metric %s", p.layer, p.dir, len(p.ops), st.Accent.Render(p.metricName()))
 	if p.call != "" {
@@ -267,13 +314,12 @@ func (p *drillPane) opWidth() int {
 
 // chainPane shows the upstream chain of one operator, nearest first.
 type chainPane struct {
-	st    Styles
+	common
 	op    string
 	self  chainLink
 	chain []chainLink
 	note  string // the analysis's note on how far upstream was checked
 	sv    scrollView
-	width int
 }
 
 type chainLink struct {
@@ -286,8 +332,9 @@ type chainLink struct {
 // newChainPane builds the chain of op: the drill-down's own chain when op
 // is the drill-down operator, else the operators before it in the layer
 // that share its construct.json parent, nearest first.
-func newChainPane(st Styles, d *Data, dp *drillPane, op *model.DrillOp) *chainPane {
-	p := &chainPane{st: st, op: op.Key}
+func newChainPane(c common, dp *drillPane, op *model.DrillOp) *chainPane {
+	d := c.data
+	p := &chainPane{common: c, op: op.Key}
 	byKey := map[string]*model.DrillOp{}
 	for i := range dp.ops {
 		byKey[dp.ops[i].Key] = &dp.ops[i]
@@ -351,7 +398,24 @@ func upstreamOps(ops []model.DrillOp, op *model.DrillOp) []string {
 	return out
 }
 
-func (p *chainPane) setSize(w, h int) { p.width, p.sv.height = w, h-3 }
+func (p *chainPane) SetSize(w, h int) { p.common.SetSize(w, h); p.sv.height = h - 3 }
+
+// Update scrolls the chain.
+func (p *chainPane) Update(m tea.Msg) reply {
+	if msg, ok := m.(tea.KeyPressMsg); ok {
+		return reply{handled: p.sv.navigate(msg, p.keys, len(p.lines()))}
+	}
+	return reply{}
+}
+
+func (p *chainPane) ShortHelp() []key.Binding {
+	k := p.keys
+	return []key.Binding{k.Back, k.Phase3, k.Help, k.Quit}
+}
+
+func (p *chainPane) FullHelp() [][]key.Binding { return [][]key.Binding{p.keys.rows()} }
+
+func (p *chainPane) Crumb() string { return "chain of " + shortParam(p.op, 28) }
 
 // linkLine is one chain entry: state first (names are long and get cut).
 func (p *chainPane) linkLine(pos string, l chainLink) string {
@@ -382,7 +446,7 @@ func (p *chainPane) lines() []string {
 	return out
 }
 
-func (p *chainPane) view() []string {
+func (p *chainPane) View() []string {
 	head := []string{"upstream chain of " + p.st.Accent.Render(p.op) + ", nearest first"}
 	if p.note != "" {
 		head = append(head, p.st.Dim.Render(p.note))

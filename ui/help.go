@@ -24,16 +24,31 @@ func newHelp(st Styles) help.Model {
 	return h
 }
 
-// helpOverlay is the `?` screen: every binding, grouped, from the keymap.
+// keyHelp is the help of the current screen: the active pane's bindings,
+// framed on the phase screens by the root's keys, which work on all of them.
+func (m *Model) keyHelp() screenKeys {
+	p := m.active()
+	if p == nil {
+		return screenKeys{}
+	}
+	k := m.keys
+	if m.screen == screenLoading || m.screen == screenError { // the root's keys wait for the data
+		return screenKeys{short: p.ShortHelp(), full: append(p.FullHelp(), []key.Binding{k.Suspend})}
+	}
+	full := append([][]key.Binding{{k.Phase1, k.Phase2, k.Phase3, k.Back, k.Help, k.Quit, k.Suspend}}, p.FullHelp()...)
+	return screenKeys{short: p.ShortHelp(), full: append(full, []key.Binding{k.Pin, k.Unpin, k.Report})}
+}
+
+// helpOverlay is the `?` screen: the current screen's bindings, grouped.
 // Typing filters the bindings by key or description (lazygit's help).
-func helpOverlay(h help.Model, k keyMap, sc screen, st Styles, width int, filter string) []string {
+func helpOverlay(h help.Model, keys help.KeyMap, st Styles, width int, filter string) []string {
 	lines := []string{st.Title.Render("keys") + "  (type to filter · esc clears, ? closes)"}
 	if filter != "" {
 		lines = append(lines, "filter: "+filter+"█")
 	} else {
 		lines = append(lines, "")
 	}
-	groups := filterBindings(k.helpFor(sc).FullHelp(), filter)
+	groups := filterBindings(keys.FullHelp(), filter)
 	if len(groups) == 0 {
 		return append(lines, "no key matches "+strconv.Quote(filter))
 	}

@@ -2,8 +2,8 @@ package ui
 
 import "charm.land/bubbles/v2/key"
 
-// keyMap holds every binding; the help footer and the `?` overlay are built
-// from it, so what is shown is what works.
+// keyMap holds every binding. Panes match keys against it and list the ones
+// they handle in their help (pane.go); the root's own keys are below.
 type keyMap struct {
 	Phase1, Phase2, Phase3 key.Binding
 	Up, Down, Left, Right  key.Binding
@@ -14,6 +14,7 @@ type keyMap struct {
 	Pin, Unpin             key.Binding
 	Tab, Metric, Control   key.Binding
 	Report, Help, Quit     key.Binding
+	Suspend                key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -42,11 +43,20 @@ func newKeyMap() keyMap {
 		Report:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "report")),
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Suspend:  key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "suspend")),
 	}
 }
 
-// screenKeys is the help.KeyMap of one screen: the short line shows what
-// matters there, the full help everything.
+// Groups of bindings that several panes handle alike.
+func (k keyMap) rows() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown}
+}
+
+// columns are the keys a table adds to rows (nav.go).
+func (k keyMap) columns() []key.Binding { return []key.Binding{k.Left, k.Right, k.Sort} }
+
+// screenKeys is a help.KeyMap built from parts: the root's help of the
+// active pane, or a pane's own.
 type screenKeys struct {
 	short []key.Binding
 	full  [][]key.Binding
@@ -54,45 +64,3 @@ type screenKeys struct {
 
 func (s screenKeys) ShortHelp() []key.Binding  { return s.short }
 func (s screenKeys) FullHelp() [][]key.Binding { return s.full }
-
-// helpFor returns the bindings of a screen.
-func (k keyMap) helpFor(sc screen) screenKeys {
-	full := [][]key.Binding{
-		{k.Phase1, k.Phase2, k.Phase3, k.Enter, k.Back, k.Help, k.Quit},
-		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown},
-		{k.Left, k.Right, k.Sort, k.Filter, k.Jump},
-		{k.Pin, k.Unpin, k.Tab, k.Metric, k.Control, k.Report},
-	}
-	var short []key.Binding
-	switch sc {
-	case screenPhase1:
-		short = []key.Binding{k.Enter, k.Pin, k.Filter, k.Sort, k.Phase2, k.Phase3, k.Help, k.Quit}
-	case screenPhase3:
-		short = []key.Binding{k.Enter, k.Tab, k.Metric, k.Sort, k.Pin, k.Report, k.Help, k.Quit}
-	case screenChooser:
-		use := key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "use this C"))
-		short = []key.Binding{use, k.Back, k.Help, k.Quit}
-	case screenDrill:
-		short = []key.Binding{k.Enter, k.Back, k.Metric, k.Filter, k.Sort, k.Help, k.Quit}
-	case screenSeries:
-		short = []key.Binding{k.Back, k.Metric, k.Pin, k.Phase3, k.Help, k.Quit}
-	case screenChain:
-		short = []key.Binding{k.Back, k.Phase3, k.Help, k.Quit}
-	case screenPhase2:
-		short = []key.Binding{k.Up, k.Down, k.Pin, k.Unpin, k.Enter, k.Phase3, k.Report, k.Help, k.Quit}
-	default:
-		short = []key.Binding{k.Phase1, k.Phase3, k.Pin, k.Unpin, k.Report, k.Help, k.Quit}
-	}
-	return screenKeys{short: short, full: full}
-}
-
-// phase3Idle is the footer of a Phase 3 screen with no result: the layer
-// table's keys would do nothing there.
-func (k keyMap) phase3Idle(canChoose bool) screenKeys {
-	short := []key.Binding{k.Phase1, k.Phase2}
-	if canChoose {
-		short = append(short, k.Control)
-	}
-	short = append(short, k.Report, k.Help, k.Quit)
-	return screenKeys{short: short, full: k.helpFor(screenPhase3).full}
-}

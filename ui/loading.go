@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"github.com/dustin/go-humanize"
 
 	"spikescope/model"
@@ -11,15 +13,14 @@ import (
 
 // loadingPane shows one progress bar per input while the session loads.
 type loadingPane struct {
-	st     Styles
+	common
 	inputs []Input
 	prog   map[string]model.Progress
 	order  []string // inputs in the order progress arrived (after the known ones)
-	width  int
 }
 
-func newLoadingPane(st Styles, inputs []Input) *loadingPane {
-	p := &loadingPane{st: st, inputs: inputs, prog: map[string]model.Progress{}}
+func newLoadingPane(c common, inputs []Input) *loadingPane {
+	p := &loadingPane{common: c, inputs: inputs, prog: map[string]model.Progress{}}
 	for _, in := range inputs {
 		p.order = append(p.order, in.Path)
 	}
@@ -41,7 +42,19 @@ func (p *loadingPane) add(pr model.Progress) {
 	p.prog[pr.Input] = pr
 }
 
-func (p *loadingPane) view() []string {
+// Update: only q quits while loading (ctrl+c is the root's, everywhere).
+func (p *loadingPane) Update(msg tea.Msg) reply {
+	if k, ok := msg.(tea.KeyPressMsg); ok && key.Matches(k, p.keys.Quit) {
+		return reply{handled: true, quit: true}
+	}
+	return reply{}
+}
+
+func (p *loadingPane) ShortHelp() []key.Binding  { return []key.Binding{p.keys.Quit} }
+func (p *loadingPane) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
+func (p *loadingPane) Crumb() string             { return "" }
+
+func (p *loadingPane) View() []string {
 	st := p.st
 	lines := []string{st.Title.Render("loading…") + "  (q or ctrl+c cancels)", ""}
 	roles := map[string]string{}

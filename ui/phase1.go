@@ -2,11 +2,12 @@ package ui
 
 import (
 	"fmt"
-	"github.com/charmbracelet/x/ansi"
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"spikescope/model"
 )
@@ -28,18 +29,16 @@ const (
 
 // phase1Pane is the data overview and the candidate table.
 type phase1Pane struct {
-	st     Styles
-	data   *Data
+	common
 	anoms  []model.Anomaly
 	tbl    table
 	filter lineInput
 	jump   lineInput
-	width  int
-	height int
 }
 
-func newPhase1Pane(st Styles, d *Data) *phase1Pane {
-	p := &phase1Pane{st: st, data: d}
+func newPhase1Pane(c common) *phase1Pane {
+	p := &phase1Pane{common: c}
+	d := c.data
 	if d != nil && d.P1 != nil {
 		p.anoms = d.P1.Anomalies
 	}
@@ -186,8 +185,8 @@ func (p *phase1Pane) overviewLines() []string {
 	return out
 }
 
-func (p *phase1Pane) setSize(w, h int) {
-	p.width, p.height = w, h
+func (p *phase1Pane) SetSize(w, h int) {
+	p.common.SetSize(w, h)
 	curve := 16
 	switch {
 	case w >= 140:
@@ -244,8 +243,8 @@ func (p *phase1Pane) jumpTo(n int) bool {
 	return true
 }
 
-// selected returns the anomaly under the cursor, nil when none.
-func (p *phase1Pane) selected() *model.Anomaly {
+// candidate returns the anomaly under the cursor, nil when none.
+func (p *phase1Pane) candidate() *model.Anomaly {
 	i := p.tbl.selected()
 	if i < 0 {
 		return nil
@@ -253,51 +252,65 @@ func (p *phase1Pane) selected() *model.Anomaly {
 	return &p.anoms[i]
 }
 
-// inputActive reports whether the pane is reading text (filter / jump):
+// capturing reports whether the pane is reading text (filter / jump):
 // then every key goes to it first.
-func (p *phase1Pane) inputActive() bool { return p.filter.active || p.jump.active }
+func (p *phase1Pane) capturing() bool { return p.filter.active || p.jump.active }
 
-// update handles the pane's own keys; it returns a status message.
-func (p *phase1Pane) update(msg tea.KeyPressMsg, k keyMap) (handled bool, status string) {
+// Update handles the pane's keys; enter opens the candidate's series.
+func (p *phase1Pane) Update(m tea.Msg) reply {
+	msg, ok := m.(tea.KeyPressMsg)
+	if !ok {
+		return reply{}
+	}
+	k := p.keys
 	switch {
 	case p.filter.active:
-		done, cancel := p.filter.update(msg)
-		if cancel {
+		if _, cancel := p.filter.update(msg); cancel {
 			p.filter.text = ""
 		}
 		p.applyFilter()
-		_ = done
-		return true, ""
+		return used
 	case p.jump.active:
 		done, _ := p.jump.update(msg)
 		if done {
 			n, err := strconv.Atoi(p.jump.text)
 			p.jump.text = ""
 			if err == nil && !p.jumpTo(n) {
-				return true, fmt.Sprintf("no candidate at or after step %d", n)
+				return reply{handled: true, status: fmt.Sprintf("no candidate at or after step %d", n)}
 			}
 		}
-		return true, ""
+		return used
 	}
-	switch msg.String() {
-	case "/":
+	switch {
+	case key.Matches(msg, k.Filter):
 		p.filter.active = true
-		return true, ""
-	case ":":
+		return used
+	case key.Matches(msg, k.Jump):
 		p.jump.active, p.jump.text = true, ""
-		return true, ""
-	case "esc":
-		if p.filter.text != "" {
-			p.filter.text = ""
-			p.applyFilter()
-			return true, "filter cleared"
-		}
-		return false, ""
+		return used
+	case key.Matches(msg, k.Back) && p.filter.text != "":
+		p.filter.text = ""
+		p.applyFilter()
+		return reply{handled: true, status: "filter cleared"}
+	case key.Matches(msg, k.Enter):
+		return seriesOf(p.common, p.candidate())
 	}
-	return p.tbl.navigate(msg, k, p.width), ""
+	return reply{handled: p.tbl.navigate(msg, k, p.width)}
 }
 
-func (p *phase1Pane) view() []string {
+func (p *phase1Pane) ShortHelp() []key.Binding {
+	k := p.keys
+	return []key.Binding{k.Enter, k.Pin, k.Filter, k.Sort, k.Phase2, k.Phase3, k.Help, k.Quit}
+}
+
+func (p *phase1Pane) FullHelp() [][]key.Binding {
+	k := p.keys
+	return [][]key.Binding{append([]key.Binding{k.Enter, k.Filter, k.Jump}, k.columns()...), k.rows()}
+}
+
+func (p *phase1Pane) Crumb() string { return "Phase 1" }
+
+func (p *phase1Pane) View() []string {
 	st := p.st
 	lines := p.overviewLines()
 	if len(p.anoms) == 0 {

@@ -15,18 +15,15 @@ import (
 // phase2Pane shows the cross-step table, the candidates with their
 // baseline ratios and device verdict, the chosen coordinate and why.
 type phase2Pane struct {
-	st     Styles
-	data   *Data
-	width  int
-	height int
+	common
 	sv     scrollView
 	sel    int   // selected candidate (j/k): p pins it, enter opens its series
 	candAt []int // line index of each candidate row, filled by lines()
 }
 
-func newPhase2Pane(st Styles, d *Data) *phase2Pane { return &phase2Pane{st: st, data: d} }
+func newPhase2Pane(c common) *phase2Pane { return &phase2Pane{common: c} }
 
-func (p *phase2Pane) setSize(w, h int) { p.width, p.height, p.sv.height = w, h, h }
+func (p *phase2Pane) SetSize(w, h int) { p.common.SetSize(w, h); p.sv.height = h }
 
 func (p *phase2Pane) lines() []string {
 	st := p.st
@@ -180,18 +177,44 @@ func shortStep(a *model.Anomaly) string {
 	return "step " + strconv.Itoa(a.Step)
 }
 
-func (p *phase2Pane) view() []string { return p.sv.window(p.lines()) }
+func (p *phase2Pane) View() []string { return p.sv.window(p.lines()) }
 
-// selected returns the candidate under the cursor, nil when none.
-func (p *phase2Pane) selected() *model.Anomaly {
+// candidate returns the candidate under the cursor, nil when none.
+func (p *phase2Pane) candidate() *model.Anomaly {
 	if p.data == nil || p.data.P2 == nil || p.sel < 0 || p.sel >= len(p.data.P2.Candidates) {
 		return nil
 	}
 	return &p.data.P2.Candidates[p.sel].Anomaly
 }
 
-// navigate: j/k move the candidate cursor (scrolling to keep it visible);
-// page keys and g/G scroll the text.
+// Update: j/k move the candidate cursor (scrolling to keep it visible),
+// page keys and g/G scroll the text, enter opens the candidate's series.
+func (p *phase2Pane) Update(m tea.Msg) reply {
+	msg, ok := m.(tea.KeyPressMsg)
+	if !ok {
+		return reply{}
+	}
+	k := p.keys
+	switch {
+	case key.Matches(msg, k.Control):
+		return openChooser(p.common)
+	case key.Matches(msg, k.Enter):
+		return seriesOf(p.common, p.candidate())
+	}
+	return reply{handled: p.navigate(msg, k)}
+}
+
+func (p *phase2Pane) ShortHelp() []key.Binding {
+	k := p.keys
+	return []key.Binding{k.Up, k.Down, k.Pin, k.Unpin, k.Enter, k.Phase3, k.Report, k.Help, k.Quit}
+}
+
+func (p *phase2Pane) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{p.keys.Enter, p.keys.Control}, p.keys.rows()}
+}
+
+func (p *phase2Pane) Crumb() string { return "Phase 2" }
+
 func (p *phase2Pane) navigate(msg tea.KeyPressMsg, k keyMap) bool {
 	lines := p.lines()
 	n := len(p.candAt)

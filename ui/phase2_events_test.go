@@ -40,8 +40,8 @@ func fp16Data(t *testing.T, spike bool) *Data {
 // overflowing the width.
 func TestPhase2ScreenListsEvents(t *testing.T) {
 	for _, w := range []int{80, 160} {
-		p := newPhase2Pane(NewStyles(true), fp16Data(t, true))
-		p.setSize(w, 40)
+		p := newPhase2Pane(testCommon(fp16Data(t, true)))
+		p.SetSize(w, 40)
 		lines := p.lines()
 		start := -1
 		for i, l := range lines {
@@ -87,8 +87,8 @@ func TestPhase2ScreenListsEvents(t *testing.T) {
 		t.Fatalf("summary line %q", got)
 	}
 	// every event shared: the first is the root, and the screen says why
-	p := newPhase2Pane(NewStyles(true), fp16Data(t, false))
-	p.setSize(160, 40)
+	p := newPhase2Pane(testCommon(fp16Data(t, false)))
+	p.SetSize(160, 40)
 	text := ansi.Strip(strings.Join(p.lines(), "\n"))
 	if !strings.Contains(text, "▶ 1      2 run-wide") || !strings.Contains(text, "every event is on the baseline too (shared): the root is the earliest one") {
 		t.Fatalf("all shared:\n%s", text)
@@ -100,8 +100,8 @@ func TestPhase2ScreenListsEvents(t *testing.T) {
 
 // No events (a Phase 2 result without candidates): no events section.
 func TestPhase2ScreenWithoutEvents(t *testing.T) {
-	p := newPhase2Pane(NewStyles(true), &Data{P2: &model.Phase2Result{Phase: 2}})
-	p.setSize(80, 24)
+	p := newPhase2Pane(testCommon(&Data{P2: &model.Phase2Result{Phase: 2}}))
+	p.SetSize(80, 24)
 	if strings.Contains(strings.Join(p.lines(), "\n"), "spike events") {
 		t.Fatal("events section without events")
 	}

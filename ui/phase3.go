@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -18,17 +19,14 @@ const maxNoteLines = 3
 // anchor, one metric at a time, with the divergence starts and the
 // direction summary.
 type phase3Pane struct {
-	st     Styles
-	data   *Data
+	common
 	anchor int
 	metric int
 	tbl    table
-	width  int
-	height int
 }
 
-func newPhase3Pane(st Styles, d *Data) *phase3Pane {
-	p := &phase3Pane{st: st, data: d}
+func newPhase3Pane(c common) *phase3Pane {
+	p := &phase3Pane{common: c}
 	p.anchor, p.metric = p.openingView()
 	p.rebuild()
 	p.cursorToEarliest()
@@ -67,6 +65,14 @@ func (p *phase3Pane) openingView() (anchor, metric int) {
 		}
 	}
 	return 0, 0
+}
+
+// r3BaselineGroup is the group in a result's baseline column ("" = B).
+func r3BaselineGroup(r *model.Phase3Result) string {
+	if r == nil {
+		return ""
+	}
+	return r.BaselineGroup
 }
 
 func (p *phase3Pane) result() *model.Phase3Result {
@@ -113,7 +119,7 @@ func (p *phase3Pane) rebuild() {
 	}
 	layer := func(i int) int { return p.anchorTable().Layers[i].Layer }
 	cols := append([]column{{title: "L", width: 6, right: true, less: func(a, b int) bool { return layer(a) < layer(b) }}},
-		quadColumns(p.row)...)
+		quadColumns(p.row, r3BaselineGroup(p.result()))...)
 	old := p.tbl
 	p.tbl = newTable(cols, n)
 	if old.cols != nil {
@@ -169,7 +175,11 @@ func (p *phase3Pane) summaryLines() []string {
 		}
 		starts = append(starts, fmt.Sprintf("%s F▶%s B◀%s", m, fmtOptInt(ms.FwdStart), fmtOptInt(ms.BwdStart)))
 	}
-	out = append(out, fmt.Sprintf("earliest divergence: forward L%s · backward L%s",
+	head := "earliest divergence"
+	if r.BaselineGroup == "C" {
+		head += " of A vs C (no baseline dump: may be a data difference)"
+	}
+	out = append(out, fmt.Sprintf("%s: forward L%s · backward L%s", head,
 		fmtOptInt(s.EarliestFwdDivergence), fmtOptInt(s.EarliestBwdDivergence)))
 	if len(starts) > 0 {
 		out = append(out, "starts: "+strings.Join(starts, " · "))
@@ -186,6 +196,9 @@ func (p *phase3Pane) summaryLines() []string {
 		if len(d.Unaligned) > 0 {
 			txt += fmt.Sprintf(", %d unaligned", len(d.Unaligned))
 		}
+		if d.FirstNonFinite != "" {
+			txt += ", turns NaN/Inf at " + d.FirstNonFinite
+		}
 		if d.P0 {
 			txt = st.Flag.Render(txt + " ← P0")
 		}
@@ -201,7 +214,11 @@ func (p *phase3Pane) summaryLines() []string {
 		}
 	}
 	if dd := s.Drilldown; dd != nil && dd.Operator != "" {
-		out = append(out, fmt.Sprintf("drill-down: %s L%s → %s (%s)", dd.Direction, fmtOptInt(dd.Layer), st.Accent.Render(dd.Operator), dd.Metric))
+		what := dd.Metric
+		if dd.NonFinite {
+			what = "non-finite origin, " + dd.Metric
+		}
+		out = append(out, fmt.Sprintf("drill-down: %s L%s → %s (%s)", dd.Direction, fmtOptInt(dd.Layer), st.Accent.Render(dd.Operator), what))
 	}
 	var notes []string
 	if r.Degraded {
@@ -231,29 +248,76 @@ func (p *phase3Pane) summaryLines() []string {
 	return out
 }
 
-func (p *phase3Pane) setSize(w, h int) {
-	p.width, p.height = w, h
+func (p *phase3Pane) SetSize(w, h int) {
+	p.common.SetSize(w, h)
 	p.tbl.setHeight(h - 3 - len(p.summaryLines()))
 }
 
-func (p *phase3Pane) update(msg tea.KeyPressMsg, k keyMap) bool {
-	switch msg.String() {
-	case "tab":
-		if r := p.result(); r != nil && len(r.Anchors) > 0 {
+// Update handles the layer table's keys; without a result only `c` (the
+// control group may be what is missing). Enter drills into the layer.
+func (p *phase3Pane) Update(m tea.Msg) reply {
+	msg, ok := m.(tea.KeyPressMsg)
+	if !ok {
+		return reply{}
+	}
+	k := p.keys
+	r := p.result()
+	switch {
+	case key.Matches(msg, k.Control):
+		return openChooser(p.common)
+	case r == nil:
+		return reply{}
+	case key.Matches(msg, k.Tab):
+		if len(r.Anchors) > 0 {
 			p.anchor = (p.anchor + 1) % len(r.Anchors)
 			p.rebuild()
 			p.cursorToEarliest()
 		}
-		return true
-	case "m":
+		return used
+	case key.Matches(msg, k.Metric):
 		p.metric = (p.metric + 1) % len(metricNames)
 		// the layer order and the flags may change with the metric
 		sel := p.tbl.selected()
 		p.tbl.applySort()
 		p.tbl.selectData(sel)
-		return true
+		return used
+	case key.Matches(msg, k.Enter):
+		l := p.selectedLayer()
+		if l == nil {
+			return used
+		}
+		d := newDrillPane(p.common, p.anchorTable().Name, l.Layer, p.drillDirection(), p.metric)
+		return reply{handled: true, open: d, cmd: d.fetch()}
 	}
-	return p.tbl.navigate(msg, k, p.width)
+	return reply{handled: p.tbl.navigate(msg, k, p.width)}
+}
+
+// ShortHelp: without a result the layer table's keys would do nothing.
+func (p *phase3Pane) ShortHelp() []key.Binding {
+	k := p.keys
+	if p.result() != nil {
+		return []key.Binding{k.Enter, k.Tab, k.Metric, k.Sort, k.Pin, k.Report, k.Help, k.Quit}
+	}
+	short := []key.Binding{k.Phase1, k.Phase2}
+	if d := p.data; d != nil && d.A != nil && len(d.Controls) > 0 {
+		short = append(short, k.Control)
+	}
+	return append(short, k.Report, k.Help, k.Quit)
+}
+
+func (p *phase3Pane) FullHelp() [][]key.Binding {
+	k := p.keys
+	if p.result() == nil {
+		return [][]key.Binding{{k.Control}}
+	}
+	return [][]key.Binding{append([]key.Binding{k.Enter, k.Tab, k.Metric, k.Control}, k.columns()...), k.rows()}
+}
+
+func (p *phase3Pane) Crumb() string {
+	if t := p.anchorTable(); t != nil {
+		return "Phase 3 " + t.Name
+	}
+	return "Phase 3"
 }
 
 // selectedLayer returns the layer row under the cursor.
@@ -282,7 +346,7 @@ func (p *phase3Pane) drillDirection() string {
 	return "fwd"
 }
 
-func (p *phase3Pane) view() []string {
+func (p *phase3Pane) View() []string {
 	st := p.st
 	r := p.result()
 	if r == nil {

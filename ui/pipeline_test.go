@@ -19,7 +19,7 @@ func TestPipelineOverviewAndNames(t *testing.T) {
 		LayersPerStage: []int{4, 4}, LayerOffsets: []int{0, 4}}
 	d.P1.Anomalies[0].TargetName = "pp1:layers.3.mlp.weight"
 	d.P1.Anomalies[0].PPStage, d.P1.Anomalies[0].GlobalLayer = model.IntPtr(1), model.IntPtr(7)
-	p := newPhase1Pane(NewStyles(true), d)
+	p := newPhase1Pane(testCommon(d))
 	ov := strings.Join(p.overviewLines(), "\n")
 	for _, want := range []string{"PP 2", "stage 0: ranks 0-1, layers 0-3", "stage 1: ranks 2-3, layers 4-7"} {
 		if !strings.Contains(ov, want) {

@@ -31,9 +31,16 @@ const (
 
 // quadColumns returns the 14 value columns. get returns the metric row of
 // data row i (nil when it has none). C/D values hide first on narrow
-// screens, then the C/D ratios.
-func quadColumns(get func(i int) *model.MetricRow) []column {
+// screens, then the C/D ratios. baseline names the group in the baseline
+// column: "C" when the nearby normal sample C stands in for a missing B
+// (the column is titled F_C, its ratio F_A/C, and the empty control
+// columns are not shown); "" or "B" for B.
+func quadColumns(get func(i int) *model.MetricRow, baseline string) []column {
 	titles := []string{"F_A", "F_B", "F_C", "F_D", "F_A/B", "F_C/D", "F-anomaly", "B_A", "B_B", "B_C", "B_D", "B_A/B", "B_C/D", "B-anomaly"}
+	standIn := baseline == "C"
+	if standIn {
+		titles[qFB], titles[qFAB], titles[qBB], titles[qBAB] = "F_C", "F_A/C", "B_C", "B_A/C"
+	}
 	widths := []int{8, 8, 8, 8, 6, 6, 9, 8, 8, 8, 8, 6, 6, 9}
 	drops := []int{0, 0, 8, 8, 0, 7, 0, 0, 0, 8, 8, 0, 7, 0}
 	cols := make([]column, numQuadCols)
@@ -41,6 +48,10 @@ func quadColumns(get func(i int) *model.MetricRow) []column {
 		c := c
 		cols[c] = column{title: titles[c], width: widths[c], right: true, drop: drops[c],
 			less: func(a, b int) bool { return quadValue(get(a), c) < quadValue(get(b), c) }}
+		switch c {
+		case qFC, qFD, qFCD, qBC, qBD, qBCD:
+			cols[c].off = standIn
+		}
 	}
 	return cols
 }
@@ -93,13 +104,20 @@ func quadValue(r *model.MetricRow, c int) float64 {
 }
 
 // quadCell renders one cell: "-" for an unaligned or missing value, the
-// anomaly degree with F!/B! highlighted when flagged.
+// anomaly degree with F!/B! highlighted when flagged; a non-finite
+// divergence (NaN/Inf in A, finite baseline) is F!∞ / B!∞.
 func quadCell(r *model.MetricRow, c int, st Styles) string {
 	p := quadPtr(r, c)
 	switch c {
 	case qFAB, qFCD, qBAB, qBCD:
 		return fmtRatio(p)
 	case qFAnom, qBAnom:
+		if r != nil && c == qFAnom && r.FNonFinite {
+			return st.Flag.Render("F!∞")
+		}
+		if r != nil && c == qBAnom && r.BNonFinite {
+			return st.Flag.Render("B!∞")
+		}
 		txt := fmtRatio(p)
 		if r != nil && c == qFAnom && r.FFlag {
 			return st.Flag.Render(txt + " F!")

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas"
 	"github.com/NimbleMarkets/ntcharts/v2/canvas/graph"
@@ -21,11 +23,8 @@ import (
 // parameter) curve with the other ranks and the baseline median for
 // context, and a rank × step heat map of the parameter.
 type seriesPane struct {
-	st     Styles
-	data   *Data
-	a      *model.Anomaly
-	width  int
-	height int
+	common
+	a *model.Anomaly
 	// cache of the last rendering (the chart is costly to draw)
 	cacheKey string
 	cache    []string
@@ -60,13 +59,44 @@ const minChartRows, minChartWidth = 4, 30
 // logarithmic.
 const logYRatio = 50
 
-func newSeriesPane(st Styles, d *Data, a *model.Anomaly) *seriesPane {
-	return &seriesPane{st: st, data: d, a: a}
+func newSeriesPane(c common, a *model.Anomaly) *seriesPane {
+	return &seriesPane{common: c, a: a}
 }
 
-func (s *seriesPane) setSize(w, h int) { s.width, s.height = w, h }
+// seriesOf is enter's reply on a candidate list: the candidate's series.
+func seriesOf(c common, a *model.Anomaly) reply {
+	if a == nil {
+		return used
+	}
+	return reply{handled: true, open: newSeriesPane(c, a)}
+}
 
-func (s *seriesPane) view() []string {
+// Update: m switches the statistic; p (the root's) pins the candidate.
+func (s *seriesPane) Update(m tea.Msg) reply {
+	if msg, ok := m.(tea.KeyPressMsg); ok && key.Matches(msg, s.keys.Metric) {
+		s.nextMetric()
+		return used
+	}
+	return reply{}
+}
+
+func (s *seriesPane) candidate() *model.Anomaly { return s.a }
+
+func (s *seriesPane) ShortHelp() []key.Binding {
+	k := s.keys
+	return []key.Binding{k.Back, k.Metric, k.Pin, k.Phase3, k.Help, k.Quit}
+}
+
+func (s *seriesPane) FullHelp() [][]key.Binding { return [][]key.Binding{{s.keys.Metric}} }
+
+func (s *seriesPane) Crumb() string {
+	if s.a == nil {
+		return "series"
+	}
+	return fmt.Sprintf("series r%d %s", s.a.Rank, shortParam(s.a.TargetName, 24))
+}
+
+func (s *seriesPane) View() []string {
 	key := fmt.Sprintf("%dx%d/%d", s.width, s.height, s.metric)
 	if key == s.cacheKey && s.cache != nil {
 		return s.cache

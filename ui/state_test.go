@@ -52,8 +52,8 @@ func TestSortTogglesAndKeepsCursor(t *testing.T) {
 	if got := p.anoms[p.tbl.view[0]].Norm; got != 1.9 {
 		t.Fatalf("ascending norm: first %v, want 1.9", got)
 	}
-	if p.selected().Norm != 3.8 {
-		t.Fatalf("cursor moved to %v, want the 3.8 row", p.selected().Norm)
+	if p.candidate().Norm != 3.8 {
+		t.Fatalf("cursor moved to %v, want the 3.8 row", p.candidate().Norm)
 	}
 	press(m, "s")
 	if got := p.anoms[p.tbl.view[0]].Norm; got != 9.5 {
@@ -71,7 +71,7 @@ func TestSortTogglesAndKeepsCursor(t *testing.T) {
 func TestFilterByParameterAndRank(t *testing.T) {
 	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
 	press(m, "/", "a", "t", "t", "n", "enter")
-	if n := len(m.p1.tbl.view); n != 1 || m.p1.selected().TargetName != "layers.1.attn.weight" {
+	if n := len(m.p1.tbl.view); n != 1 || m.p1.candidate().TargetName != "layers.1.attn.weight" {
 		t.Fatalf("filter attn: %d rows", n)
 	}
 	press(m, "esc")
@@ -95,7 +95,7 @@ func TestFilterByParameterAndRank(t *testing.T) {
 func TestJumpAndNavigation(t *testing.T) {
 	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
 	press(m, ":", "1", "5", "enter")
-	if s := m.p1.selected().Step; s != 17 {
+	if s := m.p1.candidate().Step; s != 17 {
 		t.Fatalf("jump to 15 landed on step %d, want 17", s)
 	}
 	press(m, "g")
@@ -391,7 +391,7 @@ func TestEarliestAndLargestSideBySide(t *testing.T) {
 func TestPhase2CandidateCursorPinsAndOpensSeries(t *testing.T) {
 	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
 	press(m, "2", "j")
-	if a := m.p2.selected(); a == nil || a.Step != 14 {
+	if a := m.p2.candidate(); a == nil || a.Step != 14 {
 		t.Fatalf("Phase 2 selection %+v", a)
 	}
 	run(t, m, press(m, "p"))
@@ -438,7 +438,6 @@ func TestDrillOtherLayerFetchesOps(t *testing.T) {
 	if m.screen != screenDrill || !m.drill.waiting || !strings.Contains(screenText(m), "comparing the operators") {
 		t.Fatalf("drill on layer 2 should wait for its ops:\n%s", screenText(m))
 	}
-	stale := m.opsID
 	run(t, m, c)
 	if m.drill.waiting || len(m.drill.ops) != 3 || m.drill.ops[0].Key != "Module.layers.2.input_layernorm.forward.0" {
 		t.Fatalf("ops: %+v", m.drill.ops)
@@ -447,7 +446,7 @@ func TestDrillOtherLayerFetchesOps(t *testing.T) {
 	if !strings.Contains(txt, "! Module.layers.2.self_attention.linear_qkv.forward.0") || !strings.Contains(txt, "1 flagged") {
 		t.Fatalf("flagged op not marked:\n%s", txt)
 	}
-	m.Update(opsMsg{id: stale - 1, ops: nil})
+	m.Update(opsMsg{to: &drillPane{}, ops: nil}) // the reply to a pane since closed
 	if len(m.drill.ops) != 3 {
 		t.Fatal("a stale ops reply was applied")
 	}
@@ -455,7 +454,7 @@ func TestDrillOtherLayerFetchesOps(t *testing.T) {
 
 func TestHelpFilters(t *testing.T) {
 	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
-	press(m, "?", "p", "i", "n")
+	press(m, "3", "?", "p", "i", "n") // Phase 3: tab works there
 	txt := screenText(m)
 	if !strings.Contains(txt, "filter: pin") || !strings.Contains(txt, "unpin") || strings.Contains(txt, "next anchor") {
 		t.Fatalf("help filter 'pin':\n%s", txt)
@@ -475,7 +474,7 @@ func TestHelpFilters(t *testing.T) {
 func TestPhase3OpensOnNorm(t *testing.T) {
 	d := fixture()
 	d.P3.DivergenceSummary.Drilldown.Metric = "Min"
-	p := newPhase3Pane(NewStyles(true), d)
+	p := newPhase3Pane(testCommon(d))
 	if metricNames[p.metric] != "Norm" {
 		t.Fatalf("opens on %s, want Norm", metricNames[p.metric])
 	}
@@ -487,7 +486,7 @@ func TestPhase3OpensOnNorm(t *testing.T) {
 			d.P3.Anchors[ai].Layers[li].Metrics["Norm"] = r
 		}
 	}
-	p = newPhase3Pane(NewStyles(true), d)
+	p = newPhase3Pane(testCommon(d))
 	if metricNames[p.metric] != "Min" {
 		t.Fatalf("opens on %s, want Min", metricNames[p.metric])
 	}

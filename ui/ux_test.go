@@ -22,8 +22,8 @@ func TestHeatmapAlignsRanksByStep(t *testing.T) {
 	a := model.Anomaly{Rank: 3, Step: 5, TargetName: "w", Metric: "grad_norm", Norm: 10}
 	d := &Data{Monitor: md}
 	d.series = buildSeriesIndex(md, []model.Anomaly{a})
-	s := newSeriesPane(NewStyles(true), d, &a)
-	s.setSize(40, 20)
+	s := newSeriesPane(testCommon(d), &a)
+	s.SetSize(40, 20)
 	sel, spike := d.series.statCurve(&a, 3, model.StatNorm)
 	rows := s.heatmap(d.series, sel, spike, 2)
 	if len(rows) < 3 {
@@ -223,8 +223,8 @@ func TestHeatmapMarksNaN(t *testing.T) {
 	a := model.Anomaly{Rank: 0, Step: 2, TargetName: "w", Metric: "grad_unreduced", Norm: model.Float(math.NaN())}
 	d := &Data{Monitor: md}
 	d.series = buildSeriesIndex(md, []model.Anomaly{a})
-	s := newSeriesPane(NewStyles(true), d, &a)
-	s.setSize(24, 20)
+	s := newSeriesPane(testCommon(d), &a)
+	s.SetSize(24, 20)
 	sel, spike := d.series.statCurve(&a, 0, model.StatNorm)
 	rows := s.heatmap(d.series, sel, spike, 1)
 	if len(rows) < 3 || !strings.Contains(rows[0], "×") || !strings.Contains(rows[len(rows)-1], "× NaN") {

@@ -109,7 +109,9 @@ func (m *Model) topScreen() screen {
 func (m *Model) breadcrumb(width int) string {
 	var parts []string
 	for _, s := range append(append([]screen{}, m.stack...), m.screen) {
-		parts = append(parts, m.crumb(s))
+		if p := m.paneAt(s); p != nil {
+			parts = append(parts, p.Crumb())
+		}
 	}
 	// too long: drop the oldest crumbs, keep where the user is now
 	for ansi.StringWidth(strings.Join(parts, " › ")) > width {
@@ -125,74 +127,14 @@ func (m *Model) breadcrumb(width int) string {
 	return strings.Join(parts, " › ")
 }
 
-func (m *Model) crumb(s screen) string {
-	switch s {
-	case screenPhase1:
-		return "Phase 1"
-	case screenPhase2:
-		return "Phase 2"
-	case screenPhase3:
-		if m.p3 != nil && m.p3.anchorTable() != nil {
-			return "Phase 3 " + m.p3.anchorTable().Name
-		}
-		return "Phase 3"
-	case screenSeries:
-		if m.series != nil && m.series.a != nil {
-			return fmt.Sprintf("series r%d %s", m.series.a.Rank, shortParam(m.series.a.TargetName, 24))
-		}
-		return "series"
-	case screenDrill:
-		if m.drill != nil {
-			return fmt.Sprintf("L%d ops (%s)", m.drill.layer, m.drill.dir)
-		}
-		return "ops"
-	case screenChain:
-		if m.chain != nil {
-			return "chain of " + shortParam(m.chain.op, 28)
-		}
-		return "chain"
-	case screenChooser:
-		return "choose C"
-	}
-	return ""
-}
-
 func (m *Model) body() []string {
 	if m.showHlp {
-		return helpOverlay(m.help, m.keys, m.screen, m.st, m.w, m.helpFilter)
+		return helpOverlay(m.help, m.keyHelp(), m.st, m.w, m.helpFilter)
 	}
-	switch m.screen {
-	case screenLoading:
-		return m.loading.view()
-	case screenError:
-		return m.errorView()
-	case screenPhase1:
-		return m.p1.view()
-	case screenSeries:
-		return m.series.view()
-	case screenPhase2:
-		return m.p2.view()
-	case screenPhase3:
-		return m.p3.view()
-	case screenDrill:
-		return m.drill.view()
-	case screenChain:
-		return m.chain.view()
-	case screenChooser:
-		return m.chooser.view()
+	if p := m.active(); p != nil {
+		return p.View()
 	}
 	return nil
-}
-
-func (m *Model) errorView() []string {
-	st := m.st
-	lines := []string{st.Flag.Render("could not load the input"), ""}
-	lines = append(lines, wrap(m.loadErr.Error(), m.w)...)
-	lines = append(lines, "")
-	lines = append(lines, wrap("Check the path and its format: a trend.db file, a monitor CSV folder, or a dump tree "+
-		"(step<N>/rank<R>/dump.json). `spikescope inspect PATH` shows what is read.", m.w)...)
-	lines = append(lines, "", "q quits")
-	return lines
 }
 
 func (m *Model) footer() []string {
@@ -214,17 +156,6 @@ func (m *Model) footer() []string {
 		})
 		return []string{status, helpLine}
 	}
-	switch m.screen {
-	case screenLoading:
-		helpLine = m.help.ShortHelpView([]key.Binding{m.keys.Quit})
-	case screenError:
-		helpLine = m.help.ShortHelpView([]key.Binding{m.keys.Quit})
-	default:
-		keys := m.keys.helpFor(m.screen)
-		if m.screen == screenPhase3 && m.data != nil && m.data.P3 == nil {
-			keys = m.keys.phase3Idle(m.data.A != nil && len(m.data.Controls) > 0)
-		}
-		helpLine = m.help.View(keys)
-	}
+	helpLine = m.help.View(m.keyHelp())
 	return []string{status, helpLine}
 }

@@ -342,6 +342,9 @@ func (f TraceFault) dev(bwd bool, l int, role string, call int) float64 {
 		case bwd != f.Bwd:
 			return 1
 		case traceAfter(bwd, l, role, f.Layer, f.Role):
+			if e, fe := traceExpert(role), traceExpert(f.Role); l == f.Layer && e >= 0 && fe >= 0 && e != fe {
+				return 1 // another expert: computed in parallel, not downstream
+			}
 			return math.NaN()
 		}
 		return 1

@@ -1,0 +1,213 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"spikescope/model"
+)
+
+// The drill-down's band without a control group (method.md: "Without C/D
+// (degraded), the band comes from a robust spread of A/B over the aligned
+// records that are not being judged"). The layer band pools A/B over every
+// anchor and layer: a fault that spans many layers (a forward divergence
+// carried by the residual stream to every deeper layer) widens it and
+// moves its median, until no op of the faulty layer leaves it. The ops of
+// a layer are therefore judged against the A/B ratios of every aligned op
+// of the other layers the summary did not flag (all other layers when too
+// few remain), with a spread from the median absolute deviation (half the
+// records may be off without moving it).
+
+// bandRuleDegradedOps describes the degraded drill-down band.
+const bandRuleDegradedOps = "flag an op when (A/B)/median(A/B) < lower or > upper; median and spread over the A/B ratios of every aligned op of the other, unflagged layers of the pass; upper = 1/lower = exp(max(k·2·MAD⁺(ln A/B), ln 1.03)) (2·MAD = the IQR of normal noise, robust to half the records being off), MAD⁺ its one-standard-error upper bound, k as for the layers"
+
+// drillBands are the bands the drill-down judges the ops of a layer with:
+// the summary's with a control group; degraded, the robust band of the
+// other layers' aligned ops (cached per layer and pass). A metric keeps
+// the summary's band when the other layers give no usable one.
+func (p *p3) drillBands(layer int, dirName string, th map[string]map[string]model.Band) map[string]map[string]model.Band {
+	if p.hasCD || p.ia == nil || p.ib == nil {
+		return th
+	}
+	di := 0
+	if dirName == "bwd" {
+		di = 1
+	}
+	k := [2]int{layer, di}
+	if b, ok := p.opBands[k]; ok {
+		return b
+	}
+	out := make(map[string]map[string]model.Band, len(th))
+	for m, v := range th {
+		out[m] = make(map[string]model.Band, len(v))
+		for d, b := range v {
+			out[m][d] = b
+		}
+	}
+	rs, what := p.otherOpRatios(layer, di, true), "unflagged"
+	if len(rs[metricPrimary]) < minBandSamples {
+		rs, what = p.otherOpRatios(layer, di, false), "other"
+	}
+	for _, m := range metricOrder {
+		b := robustLogBand(rs[m], p.opt.IQRMult, p.opt.SpreadFloor, p.comparisons)
+		if !b.Usable || b.Samples < minBandSamples {
+			continue
+		}
+		b.Note = joinNote(noteDegraded, fmt.Sprintf("op band: %d aligned ops of the %s layers of this pass (L%d excluded)", b.Samples, what, layer))
+		if out[metricName(m)] == nil {
+			out[metricName(m)] = map[string]model.Band{}
+		}
+		out[metricName(m)][dirName] = b
+	}
+	if p.opBands == nil {
+		p.opBands = map[[2]int]map[string]map[string]model.Band{}
+	}
+	p.opBands[k] = out
+	return out
+}
+
+// otherOpRatios are the A/B ratios per metric of every aligned op of the
+// compared micro-batch in pass di of the layers other than layer (and,
+// with skipJudged, other than the layers the summary flagged); a module
+// and its last API holding one tensor give one sample.
+func (p *p3) otherOpRatios(layer, di int, skipJudged bool) map[model.Stat][]float64 {
+	dir := p3Dirs[di].dir
+	out := map[model.Stat][]float64{}
+	type seenKey struct {
+		m model.Stat
+		r float64
+	}
+	seen := map[seenKey]bool{}
+	ls := make([]int, 0, len(p.ia.layers))
+	for l := range p.ia.layers {
+		if l != layer && !(skipJudged && p.judged[di][l]) {
+			ls = append(ls, l)
+		}
+	}
+	sort.Ints(ls)
+	var idx []int32
+	for _, l := range ls {
+		idx = idx[:0]
+		for _, i := range p.ia.layers[l] {
+			if p.ia.d.Ops[i].Direction == dir && !p.ia.info[i].Recomp {
+				idx = append(idx, i)
+			}
+		}
+		for _, i := range callSegment(p.ia, idx, p.opt.Call) {
+			j := pair(p.ia, i, p.ib)
+			if ok, _ := checkPair(p.ia, i, p.ib, j, "A", p.nameB); !ok {
+				continue
+			}
+			for _, m := range metricOrder {
+				r := pairRatio(p.ia, i, p.ib, j, m)
+				if !model.Finite(r) || seen[seenKey{m, r}] {
+					continue
+				}
+				seen[seenKey{m, r}] = true
+				out[m] = append(out[m], r)
+			}
+		}
+	}
+	return out
+}
+
+// robustLogBand is logBand with the spread from the median absolute
+// deviation of ln(ratio / median) (2·MAD is the IQR of normal noise) in
+// place of the IQR: up to half the ratios may be off without widening it.
+// Ratios that change sign or reach zero, or scatter wider than their
+// median, make the metric unusable, as in controlBand.
+func robustLogBand(ratios []float64, iqrMult, floor float64, comparisons int) model.Band {
+	iqrMult *= familyFactor(iqrMult, comparisons)
+	vals := make([]float64, 0, len(ratios))
+	for _, r := range ratios {
+		if model.Finite(r) {
+			vals = append(vals, r)
+		}
+	}
+	b := model.Band{Samples: len(vals), Rule: bandRuleDegradedOps}
+	nan := model.Float(math.NaN())
+	b.Median, b.IQR, b.Lower, b.Upper = nan, nan, nan, nan
+	if len(vals) == 0 {
+		b.Note = noteNoControl
+		return b
+	}
+	sort.Float64s(vals)
+	med := interpQuantile(vals, 0.5)
+	b.Median = model.Float(med)
+	if med <= 0 || vals[0] <= 0 {
+		b.Note = noteSignChange
+		return b
+	}
+	dev := make([]float64, len(vals))
+	for i, v := range vals {
+		dev[i] = math.Abs(math.Log(v / med))
+	}
+	sort.Float64s(dev)
+	mad := interpQuantile(dev, 0.5)
+	b.IQR = model.Float(med * (math.Exp(mad) - math.Exp(-mad)))
+	if float64(b.IQR) > med {
+		b.Note = noteScatter
+		return b
+	}
+	iqr := 2 * mad * (1 + iqrLogSE/math.Sqrt(float64(len(vals))))
+	spread := math.Max(iqrMult*iqr, math.Log1p(floor))
+	b.Lower, b.Upper = model.Float(math.Exp(-spread)), model.Float(math.Exp(spread))
+	b.Usable = true
+	return b
+}
+
+// degradedBand is, without a control group, the robust band of the A/B
+// ratios of every aligned op of the compared micro-batch in pass di
+// (computed once per call): the level and spread of A/B over the records
+// of every layer, which a fault spanning most layers of one anchor (the
+// residual stream after a fault in an early layer) cannot move. Not usable
+// with a control group.
+func (cl *callAnalysis) degradedBand(p *p3, layers []int, m model.Stat, di int) model.Band {
+	if p.hasCD {
+		return model.Band{}
+	}
+	k := [2]int{int(m), di}
+	if b, ok := cl.robust[k]; ok {
+		return b
+	}
+	b := robustLogBand(cl.opRatios(p, layers, m, di), p.opt.IQRMult, p.opt.SpreadFloor, p.comparisons)
+	if b.Samples < minBandSamples {
+		b.Usable = false
+	}
+	if cl.robust == nil {
+		cl.robust = map[[2]int]model.Band{}
+	}
+	cl.robust[k] = b
+	return b
+}
+
+// degradedConfirms: without a control group, an anchor's layer that leaves
+// the anchor's own band is flagged only when its A/B also leaves the robust
+// band of every aligned op of the pass (degradedBand). The anchor's own
+// band is centred on its own median: when a fault reaches most of the
+// anchor's layers, that median is the fault's and the clean layers look
+// divergent (a start before the fault, whose ops all agree). A metric
+// without a usable pass band keeps the anchor's own verdict.
+func (p *p3) degradedConfirms(cl *callAnalysis, layers []int, m model.Stat, di int, ab float64) bool {
+	if p.hasCD {
+		return true
+	}
+	b := cl.degradedBand(p, layers, m, di)
+	if !b.Usable {
+		return true
+	}
+	return outside(&b, groupRatio(ab, float64(b.Median)))
+}
+
+// degradedNote adds the pass band to an anchor band's note (degraded).
+func (p *p3) degradedNote(cl *callAnalysis, layers []int, m model.Stat, di int, b model.Band) model.Band {
+	if p.hasCD {
+		return b
+	}
+	if pb := cl.degradedBand(p, layers, m, di); pb.Usable {
+		b.Note = joinNote(b.Note, fmt.Sprintf("a layer is flagged only when its A/B also leaves the band of every aligned op of the pass (%d ops, median %.4g, [%.4g, %.4g] around it)",
+			pb.Samples, float64(pb.Median), float64(pb.Lower), float64(pb.Upper)))
+	}
+	return b
+}

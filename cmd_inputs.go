@@ -1,0 +1,95 @@
+package main
+
+import (
+	"flag"
+	"path/filepath"
+	"strconv"
+
+	"spikescope/analysis"
+	"spikescope/model"
+	"spikescope/pipeline"
+)
+
+// inputFlags are the input flags of the TUI and `report`: one definition, so
+// that both faces read the same inputs the same way.
+type inputFlags struct {
+	in                 pipeline.Inputs
+	format, step, rank string
+}
+
+// register defines the flags on fs.
+func (f *inputFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.in.Baseline, "baseline", "", "baseline device's monitor or dump path")
+	fs.StringVar(&f.in.DumpA, "dump-a", "", "dump of the anomalous coordinate (A)")
+	fs.StringVar(&f.in.DumpB, "dump-b", "", "A's baseline dump (B)")
+	fs.StringVar(&f.in.DumpC, "dump-c", "", "nearby normal dump (C)")
+	fs.StringVar(&f.in.DumpD, "dump-d", "", "C's baseline dump (D)")
+	fs.StringVar(&f.step, "step", "", "step of A inside its dump tree")
+	fs.StringVar(&f.rank, "rank", "", "rank of A inside its dump tree")
+	fs.StringVar(&f.in.Pin, "pin", "", "pin the root-cause coordinate, e.g. opt=3,ms=2,rank=5,param=NAME")
+	fs.StringVar(&f.in.LayerMapping, "layer-mapping", "", "msprobe layer-mapping YAML `FILE` for dumps of two frameworks")
+	fs.StringVar(&f.format, "format", "auto", "format of PATH: auto, trenddb, csv or dump")
+}
+
+// paths lists every input path given, for the -o check.
+func (f *inputFlags) paths() []string {
+	return []string{f.in.Baseline, f.in.DumpA, f.in.DumpB, f.in.DumpC, f.in.DumpD, f.in.LayerMapping}
+}
+
+// inputs checks the flags and maps them with at most one PATH to the
+// pipeline's inputs; errors are usage errors of cmd ("" for the TUI). No PATH
+// and no --dump-a is the embedded demo run: title is "demo run" and cleanup
+// removes its copy. The phase options stay zero: the pipeline fills in the
+// method's defaults.
+func (f *inputFlags) inputs(cmd string, paths []string) (in pipeline.Inputs, title string, cleanup func(), err error) {
+	in = f.in
+	if len(paths) > 1 {
+		msg := "one PATH at most (got " + strconv.Itoa(len(paths)) + ")"
+		if cmd == "" { // a mistyped subcommand lands here
+			msg += "; subcommands: inspect, detect, select, trace, report"
+		}
+		return in, "", nil, cmdError(cmd, msg)
+	}
+	if in.StepA, err = optInt(cmd, "--step", f.step); err != nil {
+		return in, "", nil, err
+	}
+	if in.RankA, err = optInt(cmd, "--rank", f.rank); err != nil {
+		return in, "", nil, err
+	}
+	in.Format = model.Format(f.format)
+	if err := checkFormat(cmd, in.Format, f.format); err != nil {
+		return in, "", nil, err
+	}
+	if in.Pin != "" {
+		if _, err := analysis.ParsePin(in.Pin); err != nil {
+			return in, "", nil, cmdError(cmd, "--pin: "+err.Error())
+		}
+	}
+	switch {
+	case len(paths) == 1:
+		in.Path, title = paths[0], paths[0]
+	case in.DumpA != "":
+		title = in.DumpA
+	default:
+		dir, clean, err := extractDemo()
+		if err != nil {
+			return in, "", nil, err
+		}
+		demo := demoInputs(dir)
+		demo.Pin, demo.StepA, demo.RankA, demo.LayerMapping = in.Pin, in.StepA, in.RankA, in.LayerMapping
+		in, title, cleanup = demo, "demo run", clean
+	}
+	return in, title, cleanup, nil
+}
+
+// demoInputs maps the embedded demo run extracted at dir
+// (testdata/demo/README.md) to pipeline inputs: the anomalous device's
+// trend.db, the baseline device's, and the dump trees of both.
+func demoInputs(dir string) pipeline.Inputs {
+	return pipeline.Inputs{
+		Path:     filepath.Join(dir, "npu", "trend.db"),
+		Baseline: filepath.Join(dir, "gpu", "trend.db"),
+		DumpA:    filepath.Join(dir, "npu", "dump"),
+		DumpB:    filepath.Join(dir, "gpu", "dump"),
+	}
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The layout's import rules (docs/architecture.md, issue 11), from `go
+// list` of every package's imports (tests excluded, as in the issue): the pipeline
+// is the only package besides main that joins the readers (ingest) and the
+// method (analysis); the TUI reaches both only through the pipeline; and
+// nothing outside ui/ depends on the TUI.
+func TestImportRules(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}: {{.Imports}}", "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	const mod = "spikescope"
+	isUI := func(p string) bool { return p == mod+"/ui" || strings.HasPrefix(p, mod+"/ui/") }
+	var both []string
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, rest, ok := strings.Cut(line, ": ")
+		if !ok {
+			t.Fatalf("go list line %q", line)
+		}
+		seen++
+		imports := strings.Fields(strings.NewReplacer("[", " ", "]", " ").Replace(rest))
+		has := func(p string) bool { return slices.Contains(imports, p) }
+		if pkg != mod && has(mod+"/ingest") && has(mod+"/analysis") {
+			both = append(both, pkg)
+		}
+		if isUI(pkg) && (has(mod+"/ingest") || has(mod+"/analysis")) {
+			t.Errorf("%s imports ingest or analysis: the TUI goes through the pipeline", pkg)
+		}
+		if !isUI(pkg) && pkg != mod {
+			for _, p := range imports {
+				if isUI(p) {
+					t.Errorf("%s imports %s: only main may depend on the TUI", pkg, p)
+				}
+			}
+		}
+	}
+	if seen < 6 {
+		t.Fatalf("go list saw %d packages:\n%s", seen, out)
+	}
+	if !slices.Equal(both, []string{mod + "/pipeline"}) {
+		t.Errorf("packages besides main importing both ingest and analysis: %v, want only %s/pipeline", both, mod)
+	}
+}

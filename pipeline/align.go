@@ -1,0 +1,56 @@
+package pipeline
+
+import (
+	"context"
+
+	"spikescope/analysis"
+	"spikescope/ingest"
+	"spikescope/model"
+)
+
+// AlignReport is what `spikescope inspect A --against B` adds: how many of
+// A's records have a comparable counterpart in B (Phase 3's key alignment,
+// with the name map across frameworks).
+type AlignReport struct {
+	A string `json:"a"` // the dump folders compared
+	B string `json:"b"`
+	analysis.AlignmentSummary
+}
+
+// AlignDumpTrees aligns the dump of path with the dump of against at the
+// same step and rank (else against's first dump).
+func AlignDumpTrees(ctx context.Context, path, against, mapping string) (*AlignReport, error) {
+	var lm *model.LayerMapping
+	if mapping != "" {
+		var err error
+		if lm, err = ingest.ReadLayerMapping(mapping); err != nil {
+			return nil, err
+		}
+	}
+	ta, err := loadNonEmptyTree(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	tb, err := loadNonEmptyTree(ctx, against)
+	if err != nil {
+		return nil, err
+	}
+	a := ta.Dumps[0]
+	b := tb.Find(a.Step, a.Rank)
+	if b == nil {
+		b = tb.Dumps[0]
+	}
+	return &AlignReport{A: a.Path, B: b.Path, AlignmentSummary: analysis.AlignDumps(a, b, lm)}, nil
+}
+
+// loadNonEmptyTree loads a dump tree that must hold at least one dump.
+func loadNonEmptyTree(ctx context.Context, path string) (*model.DumpTree, error) {
+	t, err := ingest.LoadDumpTree(ctx, path, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(t.Dumps) == 0 {
+		return nil, &ingest.InputError{Path: path, Problem: "no dump.json found"}
+	}
+	return t, nil
+}

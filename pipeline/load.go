@@ -1,0 +1,203 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"sync"
+
+	"spikescope/analysis"
+	"spikescope/ingest"
+	"spikescope/model"
+)
+
+// loadKind tells how a path is read.
+type loadKind int
+
+const (
+	loadMonitor loadKind = iota
+	loadDump
+)
+
+// loadJob is one distinct input to read; a path given twice (e.g. the dump
+// tree as PATH and as --dump-a) is read once.
+type loadJob struct {
+	path   string
+	kind   loadKind
+	format model.Format
+	mon    *model.MonitorData
+	tree   *model.DumpTree
+	err    error
+}
+
+// jobs dedupes the inputs to read.
+type jobs struct{ list []*loadJob }
+
+func (j *jobs) add(path string, kind loadKind, f model.Format) *loadJob {
+	if path == "" {
+		return nil
+	}
+	for _, x := range j.list {
+		if x.path == path && x.kind == kind {
+			return x
+		}
+	}
+	x := &loadJob{path: path, kind: kind, format: f}
+	j.list = append(j.list, x)
+	return x
+}
+
+// detect returns the format of path: f when given, else detected.
+func detect(path string, f model.Format) (model.Format, error) {
+	if path == "" {
+		return "", nil
+	}
+	if f != "" && f != model.FormatAuto {
+		return f, nil
+	}
+	return ingest.DetectFormat(path)
+}
+
+// Load reads every input concurrently (progress reports name their input in
+// Progress.Input), then runs Analyse. Bad input returns the reader's
+// *ingest.InputError; missing optional inputs are not errors but Missing
+// entries.
+func Load(ctx context.Context, in Inputs, progress model.ProgressFunc) (*Session, error) {
+	if in.Path == "" && in.DumpA == "" {
+		return nil, &ingest.InputError{Problem: "no input: give a monitor (trend.db, CSV) or dump path"}
+	}
+	if in.Path == "" {
+		in.Path = in.DumpA
+		in.Format = model.FormatDump
+	}
+	defaultOptions(&in)
+	pf, err := detect(in.Path, in.Format)
+	if err != nil {
+		return nil, err
+	}
+	in.Format = pf
+	bf, err := detect(in.Baseline, "")
+	if err != nil {
+		return nil, err
+	}
+
+	// The layer mapping is small and read first: a bad file fails before
+	// the large inputs are read.
+	var lm *model.LayerMapping
+	if in.LayerMapping != "" {
+		if lm, err = ingest.ReadLayerMapping(in.LayerMapping); err != nil {
+			return nil, err
+		}
+	}
+
+	var js jobs
+	kindOf := func(f model.Format) loadKind {
+		if f == model.FormatDump {
+			return loadDump
+		}
+		return loadMonitor
+	}
+	main := js.add(in.Path, kindOf(pf), pf)
+	base := js.add(in.Baseline, kindOf(bf), bf)
+	ja, jb := js.add(in.DumpA, loadDump, model.FormatDump), js.add(in.DumpB, loadDump, model.FormatDump)
+	jc, jd := js.add(in.DumpC, loadDump, model.FormatDump), js.add(in.DumpD, loadDump, model.FormatDump)
+
+	if err := runJobs(ctx, js.list, progress); err != nil {
+		return nil, err
+	}
+
+	s := &Session{In: in, LayerMapping: lm}
+	// A dump tree given as PATH (or baseline) feeds Phase 1 through its
+	// parameter gradients and is also A's (B's) tree unless one was given.
+	if main.tree != nil {
+		s.Monitor = ingest.GradientsFromDumps(main.tree)
+		if ja == nil {
+			ja = main
+		}
+	} else {
+		s.Monitor = main.mon
+	}
+	if base != nil {
+		if base.tree != nil {
+			s.BaselineMonitor = ingest.GradientsFromDumps(base.tree)
+			if jb == nil {
+				jb = base
+			}
+		} else {
+			s.BaselineMonitor = base.mon
+		}
+	}
+	s.ATree, s.BTree, s.CTree, s.DTree = treeOf(ja), treeOf(jb), treeOf(jc), treeOf(jd)
+	if err := s.Analyse(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// defaultOptions fills options left at their zero value with the method's
+// defaults, so that a caller that sets none gets the documented behaviour.
+func defaultOptions(in *Inputs) {
+	if reflect.ValueOf(in.P1).IsZero() {
+		in.P1 = analysis.DefaultPhase1Options()
+	}
+	if reflect.ValueOf(in.P2).IsZero() {
+		in.P2 = analysis.DefaultPhase2Options()
+	}
+	if reflect.ValueOf(in.P3).IsZero() {
+		in.P3 = analysis.DefaultPhase3Options()
+	}
+}
+
+func treeOf(j *loadJob) *model.DumpTree {
+	if j == nil {
+		return nil
+	}
+	return j.tree
+}
+
+// runJobs reads every job concurrently; the first failure cancels the others.
+// The error returned is that of the first failing job in input order, so
+// that the same bad input always gives the same message.
+func runJobs(ctx context.Context, list []*loadJob, progress model.ProgressFunc) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, j := range list {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var p model.ProgressFunc
+			if progress != nil {
+				p = func(pr model.Progress) {
+					if pr.Input == "" {
+						pr.Input = j.path
+					}
+					progress(pr)
+				}
+			}
+			if j.kind == loadDump {
+				j.tree, j.err = ingest.LoadDumpTree(ctx, j.path, p)
+			} else {
+				j.mon, j.err = ingest.LoadMonitor(ctx, j.path, j.format, p)
+			}
+			if j.err != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	var first error
+	for _, j := range list {
+		if j.err == nil {
+			continue
+		}
+		// A job stopped by another's failure is not the news.
+		if errors.Is(j.err, context.Canceled) && first != nil {
+			continue
+		}
+		if first == nil || errors.Is(first, context.Canceled) {
+			first = j.err
+		}
+	}
+	return first
+}

@@ -1,0 +1,81 @@
+// Package pipeline is the one analysis pipeline behind the TUI and
+// `spikescope report`: load every input, run Phase 1 (and the baseline's
+// Phase 1), Phase 2, pick the four dump groups, run Phase 3, and say what
+// data was missing and what to collect next. Nothing here renders.
+package pipeline
+
+import (
+	"spikescope/analysis"
+	"spikescope/model"
+	"spikescope/report"
+)
+
+// Inputs are the paths and options of one analysis.
+type Inputs struct {
+	Path   string       // monitor trend.db / CSV tree, or a dump tree (Phase 1 then runs on its parameter gradients)
+	Format model.Format // "" or auto: detected
+	// Baseline is the baseline device's monitor (or dump) path, optional.
+	Baseline string
+	// DumpA..DumpD are dump folders or step*/rank* trees, optional. Without
+	// DumpA a dump tree given as Path is A's tree (and a dump baseline B's).
+	DumpA, DumpB, DumpC, DumpD string
+	// StepA/RankA pick A inside its tree; default: the Phase 2 root
+	// coordinate (dump step = optimizer step, rank).
+	StepA, RankA *int
+	// Pin is a coordinate such as "opt=3,ms=2,rank=5,param=<name>".
+	Pin string
+	// LayerMapping is msprobe's layer-mapping YAML for dumps of two
+	// frameworks (--layer-mapping), optional.
+	LayerMapping string
+	P1           analysis.Phase1Options
+	P2           analysis.Phase2Options
+	P3           analysis.Phase3Options
+}
+
+// Session is what was loaded and concluded. Copies made by WithPin and
+// WithControl share the loaded data (read-only) with their parent.
+type Session struct {
+	In                         Inputs
+	Monitor, BaselineMonitor   *model.MonitorData
+	ATree, BTree, CTree, DTree *model.DumpTree
+	P1, P1Baseline             *model.Phase1Result
+	P2                         *model.Phase2Result
+	A, B, C, D                 *model.Dump // the four groups actually compared
+	Control                    analysis.ControlChoice
+	P3                         *model.Phase3Result
+	// LayerMapping is In.LayerMapping read (nil when none was given).
+	LayerMapping *model.LayerMapping
+	// Tracer is the Phase 3 run behind P3 (nil when Phase 3 did not run).
+	Tracer  *analysis.Tracer
+	Missing []model.Missing
+	// StepOffset is dump step − optimizer step when A's dump steps were
+	// found by value not to be optimizer steps (stepOffset); nil when the
+	// dump steps are taken as optimizer steps.
+	StepOffset *int
+	// Notes say how the analysis read the data (e.g. the step mapping);
+	// Phase 3's warnings repeat them so that the report and TUI show them.
+	Notes []string
+	// ComparedWithC is set when no baseline dump B exists and Phase 3
+	// compared A with the nearby normal sample C in B's place.
+	ComparedWithC bool
+
+	pin *analysis.Pin // the parsed pin, nil when none
+	// userControl is set when the user chose C (WithControl).
+	userControl bool
+}
+
+// ReportInput is what the report renders for this session (pins included).
+func (s *Session) ReportInput() report.Input {
+	in := report.Input{
+		Path: s.In.Path, Format: s.In.Format, BaselinePath: s.In.Baseline,
+		P1: s.P1, P1Baseline: s.P1Baseline, P2: s.P2, P3: s.P3,
+		Control: s.Control.Reason, Missing: s.Missing,
+	}
+	if s.Monitor != nil {
+		in.Path, in.Format = s.Monitor.Path, s.Monitor.Format
+	}
+	if s.BaselineMonitor != nil {
+		in.BaselinePath = s.BaselineMonitor.Path
+	}
+	return in
+}

@@ -1,0 +1,36 @@
+// Package report renders the results of the three phases as a GitHub-
+// flavoured Markdown report in the layout of the seed's 报告输出格式, in
+// Chinese (the seed's headers verbatim) or English. It only reads model
+// values: the session package (or `spikescope report --phase1 …`) builds its
+// Input.
+package report
+
+import "spikescope/model"
+
+// Input is everything the report shows. Any phase may be nil: the report
+// then says that the phase did not run and lists what was missing.
+type Input struct {
+	Path         string       // the analysed monitor/dump path (default: P1.DBPath)
+	Format       model.Format // its format (default: P1.Format)
+	BaselinePath string       // the baseline device's path, "" when none
+	P1           *model.Phase1Result
+	P1Baseline   *model.Phase1Result
+	P2           *model.Phase2Result
+	P3           *model.Phase3Result
+	Control      string // how C was chosen, or why it was not
+	Missing      []model.Missing
+	// MaxRows caps the candidate tables (0 = DefaultMaxRows).
+	MaxRows int
+}
+
+// DefaultMaxRows is how many candidate rows a table shows before it says how
+// many more there are: enough for the earliest candidates, short enough to read.
+const DefaultMaxRows = 20
+
+// maxFullLayers is the largest layer count shown row by row; deeper models
+// show only flagged/unaligned layers and their neighbours.
+const maxFullLayers = 64
+
+// layerContext is how many layers around a flagged or unaligned layer stay
+// visible when a long layer table is shortened.
+const layerContext = 2

@@ -1,0 +1,136 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sync"
+
+	"spikescope/model"
+	"spikescope/pipeline"
+	"spikescope/report"
+)
+
+// PipelineBackend is the Backend of the real program: it runs the analysis
+// pipeline on In and renders reports in Lang ("en" or "zh"). Every method
+// is called inside a tea.Cmd.
+type PipelineBackend struct {
+	In   pipeline.Inputs
+	Lang string
+}
+
+// Inputs lists the paths for the loading screen and the header.
+func (b *PipelineBackend) Inputs() []Input {
+	var out []Input
+	for _, x := range []struct{ role, path string }{
+		{"monitor", b.In.Path}, {"baseline", b.In.Baseline},
+		{"A", b.In.DumpA}, {"B", b.In.DumpB}, {"C", b.In.DumpC}, {"D", b.In.DumpD},
+	} {
+		if x.path != "" {
+			out = append(out, Input{Role: x.role, Path: x.path})
+		}
+	}
+	return out
+}
+
+func (b *PipelineBackend) Load(ctx context.Context, progress model.ProgressFunc) (*Data, error) {
+	s, err := pipeline.Load(ctx, b.In, progress)
+	if err != nil {
+		return nil, err
+	}
+	return b.data(s), nil
+}
+
+func (b *PipelineBackend) Pin(ctx context.Context, cur *Data, a *model.Anomaly) (*Data, error) {
+	ns, err := cur.session.WithPinnedAnomaly(a)
+	if err != nil {
+		return nil, err
+	}
+	return b.data(ns), nil
+}
+
+func (b *PipelineBackend) Control(ctx context.Context, cur *Data, step, rank int) (*Data, error) {
+	ns, err := cur.session.WithControl(step, rank)
+	if err != nil {
+		return nil, err
+	}
+	return b.data(ns), nil
+}
+
+func (b *PipelineBackend) WriteReport(ctx context.Context, cur *Data, path string) error {
+	md := report.Render(cur.session.ReportInput(), b.Lang)
+	// O_EXCL: an earlier report is never overwritten (the UI then picks
+	// the next name)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return &reportFileError{path, err}
+	}
+	_, err = f.WriteString(md)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return &reportFileError{path, err}
+	}
+	return nil
+}
+
+// data maps a session onto what the UI shows.
+func (b *PipelineBackend) data(s *pipeline.Session) *Data {
+	d := &Data{
+		Inputs: b.Inputs(), Monitor: s.Monitor, BaselineMonitor: s.BaselineMonitor,
+		P1: s.P1, P1Baseline: s.P1Baseline, P2: s.P2, P3: s.P3,
+		A: s.A, B: s.B, C: s.C, D: s.D, Pin: s.In.Pin, session: s,
+	}
+	if s.C == nil {
+		d.ControlNote = s.Control.Reason
+	}
+	if s.Tracer != nil {
+		var mu sync.Mutex // two requests may overlap (enter, esc, enter): one at a time
+		d.OpsForLayer = func(anchor string, layer int, dir string) []model.DrillOp {
+			mu.Lock()
+			defer mu.Unlock()
+			return s.Tracer.OpsForLayer(anchor, layer, dir)
+		}
+	}
+	src := s.CTree
+	if src == nil {
+		src = s.ATree
+	}
+	for _, c := range s.Control.Candidates {
+		label := fmt.Sprintf("step %d rank %d", c.Step, c.Rank)
+		if src != nil {
+			if dd := src.Find(c.Step, c.Rank); dd != nil {
+				label = dd.Path
+			}
+		}
+		d.Controls = append(d.Controls, ControlOption{Step: c.Step, Rank: c.Rank, Label: label, Reason: c.Reason, Usable: c.Accepted})
+	}
+	for _, m := range s.Missing {
+		line := m.What
+		if m.Next != "" {
+			line += " — " + m.Next
+		}
+		d.Missing = append(d.Missing, line)
+	}
+	return d
+}
+
+// reportFileError is a failed report write: the path and the OS's words
+// ("permission denied"), still matching fs.ErrExist and the like.
+type reportFileError struct {
+	path string
+	err  error
+}
+
+func (e *reportFileError) Error() string {
+	var pe *fs.PathError
+	if errors.As(e.err, &pe) {
+		return e.path + ": " + pe.Err.Error()
+	}
+	return e.path + ": " + e.err.Error()
+}
+func (e *reportFileError) Unwrap() error { return e.err }
