@@ -8,8 +8,8 @@ import (
 	"spikescope/testdata/synth"
 )
 
-// s3DrillRoles are planted leaves per flavour (forward and backward).
-func s3DrillRoles(f synth.TraceFlavour) []string {
+// plantedLeaves are planted leaves per flavour (forward and backward).
+func plantedLeaves(f synth.TraceFlavour) []string {
 	switch f {
 	case synth.TraceTE: // TE has no separate norms; swiglu is silu × mul
 		return []string{"qkv", "attn", "proj", "hmid", "fc1", "swi", "fc2", "hout", "g_fc2", "g_swi", "g_attn"}
@@ -26,7 +26,7 @@ func TestSweep3_OperatorEveryNamingAndOrder(t *testing.T) {
 	for _, fl := range flavours {
 		for _, pre := range []bool{false, true} {
 			for _, noParents := range []bool{false, true} {
-				for ri, role := range s3DrillRoles(fl) {
+				for ri, role := range plantedLeaves(fl) {
 					bwd := strings.HasPrefix(role, "g_")
 					q := synth.TraceQuad{Layers: 16, Noise: 0.005, Bias: 1, Seed: uint64(7 + ri), FlavA: fl, FlavB: fl,
 						PreOrder: pre, NoParents: noParents,

@@ -11,8 +11,8 @@ import (
 	"spikescope/model"
 )
 
-// A second, more realistic generator of four-group dumps for the Phase 3
-// sweep (sweep3_test.go): random (seeded) device noise per tensor, data that
+// The Phase 3 generator: four-group dumps (A, B, C, D) as model.Dump values
+// for the trace tests (analysis in memory, sweeps on disk): random (seeded) device noise per tensor, data that
 // differs between the A/B and the C/D samples, a uniform device bias, a
 // fault that propagates the way activations do (fully through the rest of
 // its block, diluted by the residual stream, mostly removed by the next
@@ -251,7 +251,7 @@ func traceSeqs(f TraceFlavour) (fwd, bwd []traceOp) {
 	case TraceMS:
 		return traceRename(TraceFwdMcore, traceMSSub, traceMSClass, traceMSAPI), traceRename(traceBwdMcore, traceMSSub, traceMSClass, traceMSAPI)
 	case TraceMindFormers:
-		return traceMFSeqs() // align_ms_gen_test.go
+		return traceMFSeqs() // trace_mindformers.go
 	}
 	return TraceFwdMcore, traceBwdMcore
 }

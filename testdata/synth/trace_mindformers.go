@@ -4,7 +4,7 @@ import (
 	"spikescope/model"
 )
 
-// A MindFormers flavour for the Phase 3 generator (sweep3_gen_test.go): a
+// A MindFormers flavour for the Phase 3 generator (trace.go): a
 // MindSpore Llama run whose cells are named as MindFormers names them
 // (Cell.network.model.layers.L.attention.wq/wk/wv, attention.wo,
 // attention.flash_attention, feed_forward.w1/w3/w2, attention_norm,
@@ -12,7 +12,7 @@ import (
 // them (query_key_value, dense_h_to_4h), and MindSpore API names
 // (Mint.matmul, Functional.flash_attention_score, Tensor.add).
 
-// TraceMindFormers is the flavour (outside sweep3_gen_test.go's list).
+// TraceMindFormers is the flavour (outside trace.go's list).
 const TraceMindFormers TraceFlavour = 100
 
 var TraceFwdMF = []traceOp{

@@ -9,7 +9,7 @@ import (
 	"spikescope/model"
 )
 
-// TransformerEngine placeholders for the Phase 3 generator (sweep3_gen_test.go):
+// TransformerEngine placeholders for the Phase 3 generator (trace.go):
 // a Megatron-core layer built with TE fuses each norm into the following
 // linear (TELayerNormColumnParallelLinear) and leaves an IdentityOp where
 // the norm module stood. msprobe records that IdentityOp: its output is its
