@@ -16,20 +16,23 @@ import (
 	"spikescope/ingest"
 	"spikescope/model"
 	"spikescope/outfile"
+	"spikescope/pipeline"
 )
 
 // traceFlags are the flags of `spikescope trace`.
 type traceFlags struct {
-	dump   [4]string // A, B, C, D
-	step   [4]int    // per-group --step-X; unset = -2
-	rank   [4]int
-	stepG  int // --step
-	rankG  int // --rank
-	phase1 string
-	anch   string
-	call   int
-	out    string
-	lmap   string // --layer-mapping
+	path     string    // PATH: monitor (or dump tree) that Phase 1 and 2 run on
+	baseline string    // --baseline
+	dump     [4]string // A, B, C, D
+	step     [4]int    // per-group --step-X; unset = -2
+	rank     [4]int
+	stepG    int // --step
+	rankG    int // --rank
+	phase1   string
+	anch     string
+	call     int
+	out      string
+	lmap     string // --layer-mapping
 }
 
 // traceMemoryLimit is the soft heap limit of `trace` (the documented
@@ -63,7 +66,7 @@ func (u unsetInt) Set(s string) error {
 	return nil
 }
 
-var traceGroupNames = [4]string{"a", "b", "c", "d"}
+var traceGroupNames = pipeline.GroupNames
 
 // runTrace is Phase 3: the four-group layer trace (method.md "Phase 3").
 func runTrace(args []string, stdout, stderr io.Writer) int {
@@ -71,14 +74,19 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: spikescope trace --dump-a A --dump-b B [--dump-c C --dump-d D] [--phase1 P1.json]
-                        [--anchors a,b,c] [--step N] [--rank R] [--step-X N] [--rank-X R] [--call K]
-                        [--layer-mapping FILE] [-o FILE]
+		fmt.Fprint(stderr, `usage: spikescope trace [PATH [--baseline PATH] | --phase1 P1.json] --dump-a A [--dump-b B]
+                        [--dump-c C --dump-d D] [--anchors a,b,c] [--step N] [--rank R]
+                        [--step-X N] [--rank-X R] [--call K] [--layer-mapping FILE] [-o FILE]
 
-Each --dump-X is a folder with dump.json or a step*/rank* tree; --step/--rank (or
---step-a, --rank-b, ...) pick the dump inside a tree. B defaults to A's step/rank,
-D to C's. Without C/D and with A given as a tree, C is chosen from A's tree
-(not a Phase 1 anomaly, gradient norm below the tree's P75) and D from B's tree.
+Phase 3 as the TUI and report run it on the same inputs: PATH (a trend.db, a
+monitor CSV folder or a dump tree; default: A's dump tree) or a saved Phase 1
+gives the root-cause coordinate that picks A inside its tree (dump steps are
+matched to a re-based trend.db's optimizer steps by gradient norms);
+--step/--rank (or --step-a, --rank-b, ...) pick a dump inside a tree instead.
+Each --dump-X is a folder with dump.json or a step*/rank* tree. B defaults to
+A's step/rank, D to C's. Without C/D, C is chosen from A's tree (not a Phase 1
+anomaly, gradient norm below the tree's P75) and D from B's tree; without B,
+A is compared with C in B's place.
 --layer-mapping is msprobe's layer-mapping YAML (msprobe compare -lm) for dumps
 of two frameworks (MindSpore against PyTorch); without it a built-in name map
 of the MindFormers/Megatron families is used when A and B differ in framework.
@@ -99,20 +107,25 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	fs.IntVar(&f.call, "call", analysis.DefaultPhase3Options().Call, "call number (micro-batch order) of the anchor modules to compare (default: Phase 1's micro step, else 0)")
 	fs.StringVar(&f.out, "o", "", "write the JSON to FILE instead of stdout")
 	fs.StringVar(&f.out, "output", "", "same as -o")
+	fs.StringVar(&f.baseline, "baseline", "", "baseline device's monitor or dump `PATH` (Phase 2's cross-device check)")
 	fs.StringVar(&f.lmap, "layer-mapping", "", "msprobe layer-mapping YAML `FILE`: module names of A's framework → B's")
-	if err := fs.Parse(args); err != nil {
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
 	}
-	if fs.NArg() > 0 {
-		return exitCode(usageError{fmt.Sprintf("trace: unexpected argument %q", fs.Arg(0))}, stderr)
+	if len(paths) > 1 {
+		return exitCode(usageError{fmt.Sprintf("trace: one PATH at most (unexpected argument %q)", paths[1])}, stderr)
+	}
+	if len(paths) == 1 {
+		f.path = paths[0]
 	}
 	if f.call < -1 || f.call > maxCallFlag {
 		return exitCode(usageError{fmt.Sprintf("trace: --call must be -1 (automatic) to %d (got %d)", maxCallFlag, f.call)}, stderr)
 	}
-	if err := outfile.RefuseInput(f.out, append(f.dump[:], f.phase1)...); err != nil {
+	if err := outfile.RefuseInput(f.out, append(f.dump[:], f.phase1, f.path, f.baseline, f.lmap)...); err != nil {
 		return exitCode(err, stderr)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
@@ -125,189 +138,52 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	return exitCode(writeResultJSON(res, f.out, stdout, stderr), stderr)
+	return exitCode(outfile.WriteJSON(res, f.out, stdout, stderr), stderr)
 }
 
-// trace loads the groups and runs Phase 3.
+// trace runs the pipeline on the inputs and returns its Phase 3: the
+// groups are those the TUI and `report` compare on the same inputs.
 func trace(ctx context.Context, f traceFlags) (*model.Phase3Result, error) {
-	if f.dump[0] == "" || f.dump[1] == "" {
-		return nil, usageError{"trace: --dump-a and --dump-b are required"}
+	if f.dump[0] == "" {
+		return nil, usageError{"trace: --dump-a is required"}
 	}
 	if (f.dump[2] == "") != (f.dump[3] == "") {
 		return nil, usageError{"trace: --dump-c and --dump-d go together"}
 	}
-	var lm *model.LayerMapping
-	if f.lmap != "" {
-		var err error
-		if lm, err = ingest.ReadLayerMapping(f.lmap); err != nil {
-			return nil, err
-		}
+	if f.path != "" && f.phase1 != "" {
+		return nil, usageError{"trace: give either PATH or --phase1, not both"}
 	}
-	var p1 *model.Phase1Result
-	if f.phase1 != "" {
-		var err error
-		if p1, err = ingest.ReadPhase1(f.phase1); err != nil {
-			return nil, err
-		}
+	in := pipeline.Inputs{
+		Path: f.path, Baseline: f.baseline,
+		DumpA: f.dump[0], DumpB: f.dump[1], DumpC: f.dump[2], DumpD: f.dump[3],
+		StepA: traceCoord(f.step[0], f.stepG), RankA: traceCoord(f.rank[0], f.rankG),
+		AtB:          pipeline.Coord{Step: traceCoord(f.step[1]), Rank: traceCoord(f.rank[1])},
+		AtC:          pipeline.Coord{Step: traceCoord(f.step[2]), Rank: traceCoord(f.rank[2])},
+		AtD:          pipeline.Coord{Step: traceCoord(f.step[3]), Rank: traceCoord(f.rank[3])},
+		LayerMapping: f.lmap,
+		P1:           analysis.DefaultPhase1Options(), P2: analysis.DefaultPhase2Options(), P3: analysis.DefaultPhase3Options(),
 	}
-	trees := map[string]*model.DumpTree{}
-	load := func(path string) (*model.DumpTree, error) {
-		if t, ok := trees[path]; ok {
-			return t, nil
-		}
-		t, err := ingest.LoadDumpTree(ctx, path, nil)
-		if err != nil {
-			return nil, err
-		}
-		if len(t.Dumps) == 0 {
-			return nil, &ingest.InputError{Path: path, Problem: "no dump.json found"}
-		}
-		trees[path] = t
-		return t, nil
-	}
-	var warnings []string
-	var tr [4]*model.DumpTree
-	var dumps [4]*model.Dump
-	for g := range 4 {
-		if f.dump[g] == "" {
-			continue
-		}
-		t, err := load(f.dump[g])
-		if err != nil {
-			return nil, err
-		}
-		tr[g] = t
-		warnings = append(warnings, tracePrefixAll(strings.ToUpper(traceGroupNames[g])+": ", t.Warnings)...)
-	}
-	// A: explicit coordinates, else Phase 1's earliest anomaly, else the
-	// tree's only dump.
-	step, rank := tracePickCoord(f.step[0], f.stepG), tracePickCoord(f.rank[0], f.rankG)
-	if step == traceUnset && rank == traceUnset && len(tr[0].Dumps) > 1 && p1 != nil && len(p1.Anomalies) > 0 {
-		an := p1.Anomalies[0]
-		if tr[0].Find(an.OptStep(), an.Rank) != nil { // dump steps count optimizer steps
-			step, rank = an.OptStep(), an.Rank
-			warnings = append(warnings, fmt.Sprintf("A: step %d rank %d taken from Phase 1's earliest anomaly", step, rank))
-		}
-	}
-	var err error
-	if dumps[0], err = tracePickDump(tr[0], step, rank, "A"); err != nil {
-		return nil, err
-	}
-	// B: A's coordinates when B's tree has them.
-	if dumps[1], err = tracePickDump(tr[1], tracePickCoord(f.step[1], f.stepG, dumps[0].Step), tracePickCoord(f.rank[1], f.rankG, dumps[0].Rank), "B"); err != nil {
-		return nil, err
-	}
-	controlNote := ""
-	var candidates []model.ControlCandidate
-	cStep, cRank := tracePickCoord(f.step[2], f.stepG), tracePickCoord(f.rank[2], f.rankG)
-	if tr[2] != nil && len(tr[2].Dumps) > 1 && cStep == traceUnset && cRank == traceUnset {
-		// A tree of candidates given as C: choose among them with the seed's
-		// filters; D from D's tree at C's coordinates.
-		ch := analysis.ChooseControl(tr[2], dumps[0], tr[3], p1)
-		if ch.C == nil {
-			return nil, usageError{"trace: C: " + ch.Reason}
-		}
-		dumps[2], dumps[3] = ch.C, ch.D
-		if dumps[3] == nil {
-			if dumps[3], err = tracePickDump(tr[3], tracePickCoord(f.step[3], f.stepG, ch.C.Step), tracePickCoord(f.rank[3], f.rankG, ch.C.Rank), "D"); err != nil {
-				return nil, err
-			}
-		}
-		controlNote = "control chosen from --dump-c: " + ch.Reason
-		candidates = ch.Candidates
-	} else if tr[2] != nil {
-		if dumps[2], err = tracePickDump(tr[2], cStep, cRank, "C"); err != nil {
-			return nil, err
-		}
-		if dumps[3], err = tracePickDump(tr[3], tracePickCoord(f.step[3], f.stepG, dumps[2].Step), tracePickCoord(f.rank[3], f.rankG, dumps[2].Rank), "D"); err != nil {
-			return nil, err
-		}
-		if dumps[2] == dumps[0] {
-			warnings = append(warnings, "C is the same dump as A: the control group shows no noise")
-		}
-	} else if len(tr[0].Dumps) > 1 {
-		ch := analysis.ChooseControl(tr[0], dumps[0], tr[1], p1)
-		dumps[2], dumps[3] = ch.C, ch.D
-		controlNote = "automatic control choice: " + ch.Reason
-		candidates = ch.Candidates
-		if ch.C != nil && ch.C == ch.D {
-			warnings = append(warnings, "D is the same dump as C (A and B come from the same tree): the control group shows no noise")
-		}
-	}
-	var anchors []string
+	in.P3.Call = f.call
 	for _, a := range strings.Split(f.anch, ",") {
 		if a = strings.TrimSpace(a); a != "" {
-			anchors = append(anchors, a)
+			in.Anchors = append(in.Anchors, a)
 		}
 	}
-	opt := analysis.DefaultPhase3Options()
-	opt.Call = f.call
-	res := analysis.Phase3(analysis.Phase3Input{
-		A: dumps[0], B: dumps[1], C: dumps[2], D: dumps[3],
-		Anchors: anchors, Phase1: p1, ControlNote: controlNote, ControlCandidates: candidates,
-		LayerMapping: lm,
-	}, opt)
-	res.Warnings = append(warnings, res.Warnings...)
-	return res, nil
+	if f.phase1 != "" {
+		var err error
+		if in.Phase1, err = ingest.ReadPhase1(f.phase1); err != nil {
+			return nil, err
+		}
+	}
+	return pipeline.Trace(ctx, in)
 }
 
-// tracePickCoord returns the first value that is set.
-func tracePickCoord(vals ...int) int {
+// traceCoord is the first of vals that is set, nil when none is.
+func traceCoord(vals ...int) *int {
 	for _, v := range vals {
 		if v != traceUnset {
-			return v
+			return &v
 		}
 	}
-	return traceUnset
-}
-
-// tracePickDump selects the dump at (step, rank) of a tree; an unset coordinate
-// matches when it leaves a single choice. A coordinate that the tree lacks
-// falls back to the tree's only dump (B/D inherit A/C's coordinates, which a
-// single-folder baseline does not have).
-func tracePickDump(t *model.DumpTree, step, rank int, group string) (*model.Dump, error) {
-	var match []*model.Dump
-	for _, d := range t.Dumps {
-		if (step == traceUnset || d.Step == step) && (rank == traceUnset || d.Rank == rank) {
-			match = append(match, d)
-		}
-	}
-	switch {
-	case len(match) == 1:
-		return match[0], nil
-	case len(t.Dumps) == 1:
-		return t.Dumps[0], nil
-	case len(match) == 0:
-		return nil, usageError{fmt.Sprintf("trace: %s: no dump at step %s rank %s in %s (has %s)", group, traceCoordStr(step), traceCoordStr(rank), t.Path, traceTreeCoords(t))}
-	}
-	return nil, usageError{fmt.Sprintf("trace: %s: %s holds %d dumps (%s): pick one with --step/--rank (or --step-%s/--rank-%s)",
-		group, t.Path, len(t.Dumps), traceTreeCoords(t), strings.ToLower(group), strings.ToLower(group))}
-}
-
-func traceCoordStr(v int) string {
-	if v == traceUnset {
-		return "any"
-	}
-	return fmt.Sprint(v)
-}
-
-// traceTreeCoords lists a tree's (step, rank) pairs, shortened.
-func traceTreeCoords(t *model.DumpTree) string {
-	var parts []string
-	for i, d := range t.Dumps {
-		if i == 12 {
-			parts = append(parts, "…")
-			break
-		}
-		parts = append(parts, fmt.Sprintf("step %d rank %d", d.Step, d.Rank))
-	}
-	return strings.Join(parts, ", ")
-}
-
-func tracePrefixAll(p string, xs []string) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = p + x
-	}
-	return out
+	return nil
 }

@@ -117,7 +117,7 @@ func TestTraceSynthDemoTrees(t *testing.T) {
 	if rc != 0 {
 		t.Fatalf("rc %d: %s", rc, stderr)
 	}
-	want = "control chosen from --dump-c: C = step " + itoa(truth.FaultOptStep) + " rank " + itoa(ctrl)
+	want = "C = step " + itoa(truth.FaultOptStep) + " rank " + itoa(ctrl)
 	if !strings.HasPrefix(r.ControlChoice, want) || r.Degraded || r.Dirs["D"] != sub(b, ctrl) {
 		t.Errorf("control %q degraded %v D %s", r.ControlChoice, r.Degraded, r.Dirs["D"])
 	}
@@ -137,7 +137,7 @@ func TestTraceSynthDemoTrees(t *testing.T) {
 	if err := json.Unmarshal(raw, &r2); err != nil {
 		t.Fatal(err)
 	}
-	if r2.DivergenceSummary.Drilldown == nil || r2.DivergenceSummary.Drilldown.Operator != truth.PlantedOperator || r2.ControlChoice != "" {
+	if r2.DivergenceSummary.Drilldown == nil || r2.DivergenceSummary.Drilldown.Operator != truth.PlantedOperator || r2.ControlChoice != "C given by --dump-c" {
 		t.Errorf("explicit C/D: %+v %q", r2.DivergenceSummary.Drilldown, r2.ControlChoice)
 	}
 }
@@ -216,9 +216,13 @@ func TestTraceErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--dump-a", q}, "--dump-b"},
+		{[]string{"--dump-b", q}, "--dump-a is required"},
+		{[]string{"--dump-a", q}, "no root-cause coordinate was found: pick one with --step/--rank"},
 		{[]string{"--dump-a", q, "--dump-b", q}, "pick one with --step/--rank"},
-		{[]string{"--dump-a", q, "--dump-b", q, "--step", "7"}, "no dump at step 7"},
+		{[]string{"--dump-a", q, "--dump-b", q, "--step", "7"}, "no dump at step 7 rank any"},
+		{[]string{"--dump-a", q, "--dump-b", q, "--rank", "0"}, "several dumps at step any rank 0"},
+		{[]string{"--dump-a", q, "a", "b"}, "one PATH at most"},
+		{[]string{"--dump-a", q, "--phase1", "cmd_trace.go", "x.db"}, "either PATH or --phase1"},
 		{[]string{"--dump-a", "/nonexistent/x", "--dump-b", q}, "/nonexistent/x"},
 		{[]string{"--dump-a", q, "--dump-b", q, "--dump-c", q}, "go together"},
 		{[]string{"--dump-a", q, "--dump-b", q, "--step", "0", "--phase1", "cmd_trace.go"}, "not a valid Phase 1 JSON"},

@@ -198,17 +198,7 @@ func TestTUIDemoScreensFitEverySize(t *testing.T) {
 // Any layer's operators come from the Phase 3 tracer: the planted layer's
 // forward list holds the planted operator, flagged.
 func TestPipelineBackendOpsForLayer(t *testing.T) {
-	in, _, cleanup, err := tuiInputs(nil, &bytes.Buffer{})
-	if cleanup != nil {
-		defer cleanup()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := (&ui.PipelineBackend{In: in, Lang: "en"}).Load(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := tuiData(t, nil)
 	if d.OpsForLayer == nil {
 		t.Fatal("no OpsForLayer on the demo")
 	}
@@ -226,4 +216,22 @@ func TestPipelineBackendOpsForLayer(t *testing.T) {
 	if ops := d.OpsForLayer("", 0, "fwd"); len(ops) == 0 {
 		t.Fatal("layer 0 lists no operators")
 	}
+}
+
+// tuiData is what the TUI's backend loads for the command line args (the
+// demo run's copy is removed when the test ends).
+func tuiData(t *testing.T, args []string) *ui.Data {
+	t.Helper()
+	in, _, cleanup, err := tuiInputs(args, &bytes.Buffer{})
+	if cleanup != nil {
+		t.Cleanup(cleanup)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := (&ui.PipelineBackend{In: in, Lang: "en"}).Load(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

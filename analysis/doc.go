@@ -93,5 +93,6 @@
 //
 // Step 3.6, every metric until none starts earlier: [iterateMetrics],
 // [metricStart], [p3.summary]; the data feature check (seq_len/batch)
-// [dataFeatureCheck].
+// [dataFeatureCheck]; the one conclusion every face states (direction,
+// start, operator, hedges) [ConcludePhase3].
 package analysis

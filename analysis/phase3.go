@@ -53,12 +53,16 @@ func DefaultPhase3Options() Phase3Options {
 }
 
 // anchorCall resolves Phase3Options.Call: an explicit call, else the micro
-// step of the earliest Phase 1 anomaly at A's (step, rank), else 0.
+// step of the earliest Phase 1 anomaly at A's (step, rank), else 0 (and
+// the calls are searched). A Phase 1 that ran on the dumps' own gradients
+// does not say the call: its micro steps count parameters_grad records
+// across the dumped steps, and a cumulative gradient can cross the
+// threshold before the faulty micro-batch.
 func anchorCall(opt Phase3Options, a *model.Dump, p1 *model.Phase1Result) (int, string) {
 	if opt.Call >= 0 {
 		return opt.Call, ""
 	}
-	if p1 != nil {
+	if p1 != nil && p1.Format != model.FormatDump {
 		for _, an := range p1.Anomalies {
 			if an.Rank == a.Rank && an.OptStep() == a.Step && an.MicroPos() >= 0 {
 				return an.MicroPos(), fmt.Sprintf("anchors compared at call %d of each module (Phase 1 micro step %d of A's anomaly)", an.MicroPos(), an.Micro())

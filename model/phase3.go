@@ -241,6 +241,10 @@ type Phase3Result struct {
 	// PipelineStage is A's pipeline stage: its dump holds the stage's own
 	// layer numbers (every stage counts from 0).
 	PipelineStage *DumpStage `json:"pipeline_stage,omitempty"`
+	// Conclusion is what the result concludes (analysis.ConcludePhase3),
+	// filled by the pipeline so that every face states the same one; not
+	// part of trace's JSON (it is derived from the rest).
+	Conclusion *Phase3Conclusion `json:"-"`
 }
 
 // DumpStage is the pipeline stage of a dump.

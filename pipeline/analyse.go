@@ -27,7 +27,10 @@ func (s *Session) Analyse() error {
 	}
 	// the data as analysed: with pipeline stages, targets split per stage
 	// ("pp1:layers.2…"), so that the TUI draws the series a candidate names
-	if s.Monitor != nil {
+	switch {
+	case s.In.Phase1 != nil:
+		s.P1 = s.In.Phase1
+	case s.Monitor != nil:
 		s.P1, s.Monitor = analysis.Phase1Data(s.Monitor, s.In.P1)
 	}
 	if s.BaselineMonitor != nil {
@@ -126,96 +129,6 @@ func formatPin(p *analysis.Pin) string {
 	return p.String()
 }
 
-// rootStepRank is where A is taken: StepA/RankA when given, else the Phase
-// 2 root coordinate (dump step = optimizer step). ok is false when neither
-// says.
-func (s *Session) rootStepRank() (step, rank int, ok bool) {
-	if s.P2 != nil && s.P2.RootCauseCoordinate != nil {
-		c := s.P2.RootCauseCoordinate
-		rank = c.Rank
-		switch {
-		case c.OptimizerStep != nil:
-			step = *c.OptimizerStep
-		case c.Step != nil:
-			step = *c.Step
-		}
-		ok = true
-	}
-	if s.In.StepA != nil {
-		step = *s.In.StepA
-	}
-	if s.In.RankA != nil {
-		rank = *s.In.RankA
-	}
-	if s.In.StepA != nil && s.In.RankA != nil {
-		ok = true
-	}
-	return step, rank, ok
-}
-
-// pickIn finds the dump at (step, rank) in t. A tree of a single dump is
-// that dump whatever its coordinates (the user pointed at it), and a tree
-// without step folders matches any step.
-func pickIn(t *model.DumpTree, step, rank int) *model.Dump {
-	if t == nil || len(t.Dumps) == 0 {
-		return nil
-	}
-	if len(t.Dumps) == 1 {
-		return t.Dumps[0]
-	}
-	if d := t.Find(step, rank); d != nil {
-		return d
-	}
-	return t.Find(-1, rank)
-}
-
-// pickGroups chooses A, B, C, D for Phase 3.
-func (s *Session) pickGroups() {
-	s.StepOffset, s.Notes = nil, nil
-	step, rank, ok := s.rootStepRank()
-	if s.ATree == nil || (!ok && len(s.ATree.Dumps) != 1) {
-		return
-	}
-	if ok && s.In.StepA == nil && s.ATree.Find(step, rank) == nil && s.ATree.Find(-1, rank) == nil {
-		s.mapDumpSteps(rank)
-	}
-	if s.StepOffset != nil {
-		step += *s.StepOffset
-	}
-	s.A = pickIn(s.ATree, step, rank)
-	if s.A == nil {
-		return
-	}
-	s.B = pickIn(s.BTree, s.A.Step, s.A.Rank)
-	if s.userControl {
-		return
-	}
-	switch {
-	case s.CTree != nil && len(s.CTree.Dumps) == 1:
-		s.C = s.CTree.Dumps[0]
-		s.D = pickIn(s.DTree, s.C.Step, s.C.Rank)
-		s.Control = analysis.ControlChoice{C: s.C, D: s.D, Reason: "C given by --dump-c"}
-	case s.CTree != nil:
-		// Several dumps given as C: choose among them with the seed's filters.
-		bt := s.DTree
-		if bt == nil {
-			bt = s.BTree
-		}
-		s.Control = analysis.ChooseControl(s.CTree, s.A, bt, s.p1InDumpSteps())
-		s.C, s.D = s.Control.C, s.Control.D
-	default:
-		bt := s.DTree
-		if bt == nil {
-			bt = s.BTree
-		}
-		s.Control = analysis.ChooseControl(s.ATree, s.A, bt, s.p1InDumpSteps())
-		s.C, s.D = s.Control.C, s.Control.D
-	}
-	if s.C != nil && s.D == nil && s.DTree != nil {
-		s.D = pickIn(s.DTree, s.C.Step, s.C.Rank)
-	}
-}
-
 // runPhase3 runs Phase 3 when A and B are there. C without D (or D
 // without C) cannot form a control ratio: run degraded on A/B. Without any
 // baseline dump but with a nearby normal sample C of the same device, A is
@@ -226,19 +139,20 @@ func (s *Session) runPhase3() {
 	if s.A == nil {
 		return
 	}
-	var in analysis.Phase3Input
+	in := analysis.Phase3Input{A: s.A, Phase1: s.P1, ControlNote: s.Control.Reason, LayerMapping: s.LayerMapping, Anchors: s.In.Anchors}
 	switch {
 	case s.B != nil:
-		in = analysis.Phase3Input{A: s.A, B: s.B, Phase1: s.P1, ControlNote: s.Control.Reason, LayerMapping: s.LayerMapping}
+		in.B = s.B
 		if s.C != nil && s.D != nil {
 			in.C, in.D = s.C, s.D
 		}
 	case s.C != nil:
-		in = analysis.Phase3Input{A: s.A, B: s.C, Phase1: s.P1, ControlNote: s.Control.Reason, LayerMapping: s.LayerMapping, BaselineGroup: "C"}
+		in.B, in.BaselineGroup = s.C, "C"
 		s.ComparedWithC = true
 	default:
 		return
 	}
+	s.sameDumpNotes()
 	// The tracer keeps its indexed dumps: the UI lists any layer's
 	// operators from it without indexing the dumps again.
 	s.Tracer = analysis.NewTracer(in, s.In.P3)
@@ -253,25 +167,5 @@ func (s *Session) runPhase3() {
 	if len(s.Notes) > 0 {
 		s.P3.Warnings = append(append([]string(nil), s.Notes...), s.P3.Warnings...)
 	}
-}
-
-// mapDumpSteps sets StepOffset (and a note) when A's dumps of rank match
-// optimizer steps by value with a non-zero offset (trend.db steps re-based
-// by data2db); otherwise dump steps stay optimizer steps.
-func (s *Session) mapDumpSteps(rank int) {
-	off, matches, ok := analysis.DumpStepOffset(s.Monitor, s.P1, s.ATree, rank)
-	if !ok || off == 0 {
-		return
-	}
-	s.StepOffset = &off
-	s.Notes = append(s.Notes, analysis.StepOffsetNote(matches))
-}
-
-// p1InDumpSteps is Phase 1 in dump steps (analysis.Phase1InDumpSteps)
-// when a step offset applies, P1 itself otherwise.
-func (s *Session) p1InDumpSteps() *model.Phase1Result {
-	if s.StepOffset == nil {
-		return s.P1
-	}
-	return analysis.Phase1InDumpSteps(s.P1, *s.StepOffset)
+	s.P3.Conclusion = analysis.ConcludePhase3(s.P3)
 }

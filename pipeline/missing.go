@@ -147,6 +147,9 @@ func FromResults(in Inputs, p1, p1Baseline *model.Phase1Result, p2 *model.Phase2
 	s := &Session{In: in, P1: p1, P1Baseline: p1Baseline, P2: p2, P3: p3}
 	if p3 != nil {
 		s.Control.Reason = p3.ControlChoice
+		if p3.Conclusion == nil {
+			p3.Conclusion = analysis.ConcludePhase3(p3)
+		}
 	}
 	s.Missing = s.missing()
 	return s

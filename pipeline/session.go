@@ -22,6 +22,15 @@ type Inputs struct {
 	// StepA/RankA pick A inside its tree; default: the Phase 2 root
 	// coordinate (dump step = optimizer step, rank).
 	StepA, RankA *int
+	// AtB, AtC, AtD pick B, C, D inside their trees (trace's --step-b,
+	// --rank-c, …); not given: B at A's coordinates, C chosen
+	// (analysis.ChooseControl), D at C's.
+	AtB, AtC, AtD Coord
+	// Phase1 is a saved Phase 1 result (trace --phase1) that stands for
+	// Phase 1 when no monitor is given; Phase 2 runs on it.
+	Phase1 *model.Phase1Result
+	// Anchors are the Phase 3 anchor modules (trace --anchors); nil: automatic.
+	Anchors []string
 	// Pin is a coordinate such as "opt=3,ms=2,rank=5,param=<name>".
 	Pin string
 	// LayerMapping is msprobe's layer-mapping YAML for dumps of two

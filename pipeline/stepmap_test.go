@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,38 +15,12 @@ import (
 // keep the training steps (step104, step105).
 func rebasedRun(t *testing.T) (Inputs, synth.Truth) {
 	t.Helper()
-	cfg := synth.DefaultConfig()
-	cfg.FirstStep = 100
-	cfg.Fault.OptStep = 105
-	run := synth.Generate(cfg)
-	dir := t.TempDir()
-	in := Inputs{
-		Path:     filepath.Join(dir, "npu", "trend.db"),
-		Baseline: filepath.Join(dir, "gpu", "trend.db"),
-		DumpA:    filepath.Join(dir, "npu", "dump"),
-		DumpB:    filepath.Join(dir, "gpu", "dump"),
+	run := synth.Generate(synth.RebasedConfig())
+	p, err := run.WriteDevices(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, w := range []func() error{
-		func() error { return mkdirs(in.Path, in.Baseline) },
-		func() error { return run.WriteTrendDB(in.Path) },
-		func() error { return run.WriteTrendDBFor(in.Baseline, synth.Baseline) },
-		func() error { return run.WriteDumps(in.DumpA, synth.Anomalous) },
-		func() error { return run.WriteDumps(in.DumpB, synth.Baseline) },
-	} {
-		if err := w(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return in, run.Truth()
-}
-
-func mkdirs(files ...string) error {
-	for _, f := range files {
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			return err
-		}
-	}
-	return nil
+	return Inputs{Path: p.TrendDB, Baseline: p.BaselineTrendDB, DumpA: p.Dumps, DumpB: p.BaselineDumps}, run.Truth()
 }
 
 // The trend.db counts optimizer steps from 0, the dumps from 100: A is

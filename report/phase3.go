@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"spikescope/analysis"
 	"spikescope/model"
 )
 
@@ -561,41 +562,33 @@ func (r *renderer) drilldown(d *model.Drilldown) {
 	}
 }
 
+// p3Conclusion is the conclusion of the report's Phase 3, the one the
+// pipeline read (the same reading for an Input built by hand).
+func (r *renderer) p3Conclusion() *model.Phase3Conclusion {
+	if c := r.in.P3.Conclusion; c != nil {
+		return c
+	}
+	return analysis.ConcludePhase3(r.in.P3)
+}
+
 func (r *renderer) phase3Conclusion(p3 *model.Phase3Result) conclusion {
 	var c conclusion
 	ds := &p3.DivergenceSummary
-	var fwd, bwd *model.DirectionVerdict
-	for i := range ds.Directions {
-		if isFwd(ds.Directions[i].Direction) {
-			fwd = &ds.Directions[i]
-		} else {
-			bwd = &ds.Directions[i]
-		}
-	}
-	divergent := func(d *model.DirectionVerdict) bool {
-		return d != nil && (strings.EqualFold(d.Verdict, "divergent") || len(d.Flagged) > 0)
-	}
-	uncompared := len(ds.UncomparedLayers.Fwd)+len(ds.UncomparedLayers.Bwd) > 0
-	fStart := ds.EarliestFwdDivergence
-	if fStart == nil && fwd != nil {
-		fStart = fwd.Start
-	}
-	bStart := ds.EarliestBwdDivergence
-	if bStart == nil && bwd != nil {
-		bStart = bwd.Start
-	}
-	switch {
-	case divergent(fwd):
+	pc := r.p3Conclusion()
+	fwd, bwd, uncompared := pc.Fwd, pc.Bwd, pc.Uncompared
+	fStart, bStart := pc.FwdStart, pc.BwdStart
+	switch pc.Verdict {
+	case model.VerdictForward:
 		c.problem = []string{r.tf("p3c.fwd", layerPtr(fStart))}
-		if divergent(bwd) {
+		if pc.BwdDivergent {
 			c.problem = append(c.problem, r.tf("p3c.alsobwd", layerPtr(bStart)))
 		}
-	case divergent(bwd):
+	case model.VerdictBackward:
 		c.problem = []string{r.tf("p3c.bwdonly", layerPtr(bStart))}
-		if fwd != nil && !strings.EqualFold(fwd.Verdict, "consistent") {
+		if pc.ForwardUnsure {
 			c.problem = append(c.problem, r.t("p3c.fwdunsure"))
 		}
-	case uncompared:
+	case model.VerdictUndetermined:
 		c.problem = []string{r.t("p3c.undetermined")}
 	default:
 		c.problem = []string{r.t("p3c.consistent")}
@@ -605,7 +598,7 @@ func (r *renderer) phase3Conclusion(p3 *model.Phase3Result) conclusion {
 			c.problem = append(c.problem, r.tf("p3c.nonfinite", r.dirName(d.Direction), code(d.FirstNonFinite)))
 		}
 	}
-	if standIn(p3) && (divergent(fwd) || divergent(bwd)) {
+	if standIn(p3) && (pc.FwdDivergent || pc.BwdDivergent) {
 		c.problem = append(c.problem, r.t("p3c.standin"))
 	}
 	// Evidence: the flagged layers, the per-metric starts, the control check.
@@ -637,24 +630,24 @@ func (r *renderer) phase3Conclusion(p3 *model.Phase3Result) conclusion {
 		c.evidence = append(c.evidence, r.tf("p3c.uncompared", layerList(ds.UncomparedLayers.Fwd, "[]"), layerList(ds.UncomparedLayers.Bwd, "[]")))
 	}
 	// Impact.
-	switch {
-	case divergent(fwd):
+	switch pc.Verdict {
+	case model.VerdictForward:
 		c.impact = []string{r.t("p3c.impact.fwd")}
-	case divergent(bwd):
+	case model.VerdictBackward:
 		c.impact = []string{r.t("p3c.impact.bwd")}
 	default:
 		c.impact = []string{r.t("p3c.impact.none")}
 	}
 	// Suggestion.
-	if d := ds.Drilldown; d != nil && d.Operator != "" {
+	if d := pc.Operator; d != nil {
 		s := r.tf("p3c.sugg.op", r.dirName(d.Direction), layerPtr(d.Layer), code(d.Operator))
 		if len(d.Chain) > 0 {
 			s += r.tf("p3c.sugg.chain", code(d.Chain[len(d.Chain)-1]))
 		}
 		c.suggestion = append(c.suggestion, s)
-	} else if divergent(fwd) {
+	} else if pc.FwdDivergent {
 		c.suggestion = append(c.suggestion, r.tf("p3c.sugg.fwd", layerPtr(fStart)))
-	} else if divergent(bwd) {
+	} else if pc.BwdDivergent {
 		c.suggestion = append(c.suggestion, r.tf("p3c.sugg.bwd", layerPtr(bStart)))
 	}
 	if uncompared {

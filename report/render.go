@@ -189,10 +189,10 @@ func (r *renderer) summary() {
 			r.bullet(r.t("sum.p3.none"))
 		}
 	} else {
-		ds := &in.P3.DivergenceSummary
-		s := r.tf("sum.p3", layerPtr(ds.EarliestFwdDivergence), layerPtr(ds.EarliestBwdDivergence))
-		if ds.Drilldown != nil && ds.Drilldown.Operator != "" {
-			s += "; " + r.tf("sum.p3.op", code(ds.Drilldown.Operator))
+		c := r.p3Conclusion()
+		s := r.tf("sum.p3", layerPtr(c.FwdStart), layerPtr(c.BwdStart))
+		if c.Operator != nil {
+			s += "; " + r.tf("sum.p3.op", code(c.Operator.Operator))
 		}
 		r.bullet(s)
 	}

@@ -125,6 +125,10 @@ func fixture() *Data {
 			},
 			Drilldown: &model.Drilldown{Direction: "fwd", Layer: start, Operator: "Module.layers.3.mlp.linear_fc1.forward.0",
 				Metric: "Norm", Chain: []string{"Functional.linear.3.forward", "Module.layers.3.input_layernorm.forward.0"}, Ops: ops}}}
+	// the conclusion the pipeline reads from it (analysis.ConcludePhase3)
+	ds := &p3.DivergenceSummary
+	p3.Conclusion = &model.Phase3Conclusion{Verdict: model.VerdictForward, FwdDivergent: true, BwdDivergent: true,
+		FwdStart: start, BwdStart: ds.EarliestBwdDivergence, Fwd: &ds.Directions[0], Bwd: &ds.Directions[1], Operator: ds.Drilldown}
 	// any other layer: three operators, the second flagged
 	opsFor := func(anchor string, layer int, dir string) []model.DrillOp {
 		var out []model.DrillOp

@@ -42,7 +42,7 @@ func (p *phase3Pane) openingView() (anchor, metric int) {
 	if r == nil || l == nil {
 		return 0, 0
 	}
-	fwd := r.DivergenceSummary.EarliestFwdDivergence != nil
+	fwd := p.conclusion().FwdStart != nil
 	order := append([]string{}, metricNames...)
 	if dd := r.DivergenceSummary.Drilldown; dd != nil && dd.Metric != "" {
 		order = append([]string{"Norm", dd.Metric}, order...)
@@ -65,6 +65,15 @@ func (p *phase3Pane) openingView() (anchor, metric int) {
 		}
 	}
 	return 0, 0
+}
+
+// conclusion is the result's one conclusion (the pipeline's
+// analysis.ConcludePhase3); empty when there is none.
+func (p *phase3Pane) conclusion() *model.Phase3Conclusion {
+	if r := p.result(); r != nil && r.Conclusion != nil {
+		return r.Conclusion
+	}
+	return &model.Phase3Conclusion{}
 }
 
 // r3BaselineGroup is the group in a result's baseline column ("" = B).
@@ -134,15 +143,14 @@ func (p *phase3Pane) rebuild() {
 // earliestLayer is the layer the screen opens on: the earliest forward
 // divergence (forward runs first), else the backward start.
 func (p *phase3Pane) earliestLayer() *int {
-	r := p.result()
-	if r == nil {
+	if p.result() == nil {
 		return nil
 	}
-	s := r.DivergenceSummary
-	if s.EarliestFwdDivergence != nil {
-		return s.EarliestFwdDivergence
+	c := p.conclusion()
+	if c.FwdStart != nil {
+		return c.FwdStart
 	}
-	return s.EarliestBwdDivergence
+	return c.BwdStart
 }
 
 // cursorToEarliest puts the cursor on the earliest divergent layer.
@@ -175,12 +183,13 @@ func (p *phase3Pane) summaryLines() []string {
 		}
 		starts = append(starts, fmt.Sprintf("%s F▶%s B◀%s", m, fmtOptInt(ms.FwdStart), fmtOptInt(ms.BwdStart)))
 	}
+	c := p.conclusion()
 	head := "earliest divergence"
 	if r.BaselineGroup == "C" {
 		head += " of A vs C (no baseline dump: may be a data difference)"
 	}
 	out = append(out, fmt.Sprintf("%s: forward L%s · backward L%s", head,
-		fmtOptInt(s.EarliestFwdDivergence), fmtOptInt(s.EarliestBwdDivergence)))
+		fmtOptInt(c.FwdStart), fmtOptInt(c.BwdStart)))
 	if len(starts) > 0 {
 		out = append(out, "starts: "+strings.Join(starts, " · "))
 	}
@@ -213,7 +222,7 @@ func (p *phase3Pane) summaryLines() []string {
 			}
 		}
 	}
-	if dd := s.Drilldown; dd != nil && dd.Operator != "" {
+	if dd := c.Operator; dd != nil {
 		what := dd.Metric
 		if dd.NonFinite {
 			what = "non-finite origin, " + dd.Metric

@@ -55,19 +55,20 @@ func Summary(d *Data) string {
 		}
 	}
 	if d.P3 != nil {
-		s := d.P3.DivergenceSummary
-		vs := ""
-		if d.P3.BaselineGroup == "C" {
-			vs = " (A vs C: no baseline dump, may be a data difference)"
-		}
-		fmt.Fprintf(&b, "earliest divergence%s: forward layer %s, backward layer %s\n", vs,
-			fmtOptInt(s.EarliestFwdDivergence), fmtOptInt(s.EarliestBwdDivergence))
-		if dd := s.Drilldown; dd != nil && dd.Operator != "" {
-			what := "first divergent operator"
-			if dd.NonFinite {
-				what = "first operator to turn NaN/Inf"
+		if c := d.P3.Conclusion; c != nil { // the pipeline's one conclusion
+			vs := ""
+			if d.P3.BaselineGroup == "C" {
+				vs = " (A vs C: no baseline dump, may be a data difference)"
 			}
-			fmt.Fprintf(&b, "%s: %s (%s, layer %s)\n", what, dd.Operator, dd.Direction, fmtOptInt(dd.Layer))
+			fmt.Fprintf(&b, "earliest divergence%s: forward layer %s, backward layer %s\n", vs,
+				fmtOptInt(c.FwdStart), fmtOptInt(c.BwdStart))
+			if dd := c.Operator; dd != nil {
+				what := "first divergent operator"
+				if dd.NonFinite {
+					what = "first operator to turn NaN/Inf"
+				}
+				fmt.Fprintf(&b, "%s: %s (%s, layer %s)\n", what, dd.Operator, dd.Direction, fmtOptInt(dd.Layer))
+			}
 		}
 		if d.P3.Degraded {
 			fmt.Fprintf(&b, "note: %s\n", d.P3.DegradedNote)

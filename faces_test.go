@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"spikescope/model"
+	"spikescope/testdata/synth"
+)
+
+// faceView is what one face (trace, report, the TUI) says about Phase 3:
+// the four groups' folders and the conclusion.
+type faceView struct {
+	dirs               [4]string // A, B, C, D ("" = none)
+	fwd, bwd, operator string    // "L2", "-", the first divergent operator
+}
+
+var groupNames = [4]string{"A", "B", "C", "D"}
+
+func layerText(p *int) string {
+	if p == nil {
+		return "-"
+	}
+	return "L" + strconv.Itoa(*p)
+}
+
+// traceView runs `trace ARGS` and reads its JSON.
+func traceView(t *testing.T, args []string) faceView {
+	t.Helper()
+	r, stderr, rc := runTraceJSON(t, args...)
+	if rc != 0 {
+		t.Fatalf("trace %v: exit %d: %s", args, rc, stderr)
+	}
+	var v faceView
+	for g, n := range groupNames {
+		v.dirs[g] = r.Dirs[n]
+	}
+	ds := r.DivergenceSummary
+	v.fwd, v.bwd = layerText(ds.EarliestFwdDivergence), layerText(ds.EarliestBwdDivergence)
+	if ds.Drilldown != nil {
+		v.operator = ds.Drilldown.Operator
+	}
+	return v
+}
+
+var (
+	stepRankDir    = regexp.MustCompile(`step(\d+)/rank(\d+)$`)
+	reportGroupRow = regexp.MustCompile("(?m)^\\| ([ABCD]) \\| [^|]+ \\| (.+) \\|$")
+	reportSummary  = regexp.MustCompile("(?m)^- Phase 3: earliest divergence forward (\\S+), backward ([^;\\s]+)(?:; drill-down operator `([^`]+)`)?$")
+)
+
+// reportView runs `report ARGS --lang en` and reads its Phase 3 group
+// table and summary line.
+func reportView(t *testing.T, args []string) faceView {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if rc := run(append([]string{"report", "--lang", "en"}, args...), &out, &errb); rc != 0 {
+		t.Fatalf("report %v: exit %d: %s", args, rc, errb.String())
+	}
+	md := out.String()
+	var v faceView
+	rows := reportGroupRow.FindAllStringSubmatch(md, -1)
+	if len(rows) != 4 {
+		t.Fatalf("report %v: %d group rows", args, len(rows))
+	}
+	for _, m := range rows {
+		g := strings.Index("ABCD", m[1])
+		if p := m[2]; p != "-" {
+			v.dirs[g] = strings.Trim(p, "`")
+		}
+	}
+	m := reportSummary.FindStringSubmatch(md)
+	if m == nil {
+		t.Fatalf("report %v: no Phase 3 summary line", args)
+	}
+	v.fwd, v.bwd, v.operator = m[1], m[2], m[3]
+	return v
+}
+
+// tuiView loads ARGS through the TUI's own flag parsing and backend, and
+// checks the text summary (stdout not a terminal) against it.
+func tuiView(t *testing.T, args []string) faceView {
+	t.Helper()
+	d := tuiData(t, args)
+	if d.P3 == nil || d.P3.Conclusion == nil {
+		t.Fatalf("TUI %v: no Phase 3 conclusion", args)
+	}
+	var v faceView
+	for g, n := range groupNames {
+		v.dirs[g] = d.P3.Dirs[n]
+	}
+	// The dumps the screens show are those the table compares, at the step
+	// and rank their folders name.
+	for g, dump := range []*model.Dump{d.A, d.B, d.C, d.D} {
+		if dump == nil {
+			continue
+		}
+		dir := v.dirs[g]
+		if g == 2 && d.B == nil { // no baseline: C was compared in B's place
+			dir = v.dirs[1]
+		}
+		m := stepRankDir.FindStringSubmatch(dump.Path)
+		if !strings.HasPrefix(dir, dump.Path) || m == nil || m[1] != strconv.Itoa(dump.Step) || m[2] != strconv.Itoa(dump.Rank) {
+			t.Errorf("TUI %v: %s is step %d rank %d at %s, the table compares %q", args, groupNames[g], dump.Step, dump.Rank, dump.Path, v.dirs[g])
+		}
+	}
+	c := d.P3.Conclusion
+	v.fwd, v.bwd = layerText(c.FwdStart), layerText(c.BwdStart)
+	if c.Operator != nil {
+		v.operator = c.Operator.Operator
+	}
+	var out, errb bytes.Buffer
+	if rc := runTUI(args, &out, &errb); rc != 0 {
+		t.Fatalf("TUI %v: exit %d: %s", args, rc, errb.String())
+	}
+	want := []string{": forward layer " + strings.TrimPrefix(v.fwd, "L") + ", backward layer " + strings.TrimPrefix(v.bwd, "L") + "\n"}
+	if v.operator != "" {
+		want = append(want, "operator: "+v.operator+" (", "operator to turn NaN/Inf: "+v.operator+" (")
+	}
+	sum := out.String()
+	if !strings.Contains(sum, want[0]) || len(want) > 1 && !strings.Contains(sum, want[1]) && !strings.Contains(sum, want[2]) {
+		t.Errorf("TUI %v: the text summary lacks %q:\n%s", args, want, sum)
+	}
+	return v
+}
+
+// rebasedTrees writes the synthetic run of synth.RebasedConfig: trend.db
+// steps re-based to 0, dump folders step104, step105.
+func rebasedTrees(t *testing.T) (npuDB, gpuDB, npuDump, gpuDump string, truth synth.Truth) {
+	t.Helper()
+	run := synth.Generate(synth.RebasedConfig())
+	p, err := run.WriteDevices(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.TrendDB, p.BaselineTrendDB, p.Dumps, p.BaselineDumps, run.Truth()
+}
+
+// trace, report and the TUI go through the pipeline's one group picker:
+// on the same inputs they compare the same A/B/C/D and state the same
+// divergence start and operator — with a baseline device, with only the
+// anomalous device's dumps (C stands in for B), and with re-based trend.db
+// steps (dump steps found by gradient norms).
+func TestFacesAgree(t *testing.T) {
+	demo := filepath.Join("testdata", "demo")
+	npuDB, gpuDB := filepath.Join(demo, "npu", "trend.db"), filepath.Join(demo, "gpu", "trend.db")
+	npuDump, gpuDump := filepath.Join(demo, "npu", "dump"), filepath.Join(demo, "gpu", "dump")
+	rb := [4]string{}
+	var rtruth synth.Truth
+	rb[0], rb[1], rb[2], rb[3], rtruth = rebasedTrees(t)
+	op := truthField(t, "planted_operator")
+	fwd := "L" + truthField(t, "expected_fwd_divergence_layer")
+	for _, c := range []struct {
+		name string
+		args []string
+		// what the faces must agree on, beyond agreeing
+		a, b, c string // A, the end of B, C
+		fwd     string
+		op      string
+	}{
+		{"demo npu+gpu", []string{npuDB, "--baseline", gpuDB, "--dump-a", npuDump, "--dump-b", gpuDump},
+			filepath.Join(npuDump, "step5", "rank3"), filepath.Join(gpuDump, "step5", "rank3"), filepath.Join(npuDump, "step5", "rank5"), fwd, op},
+		{"anomalous device only: C in B's place", []string{npuDB, "--dump-a", npuDump},
+			filepath.Join(npuDump, "step5", "rank3"), filepath.Join(npuDump, "step5", "rank5") + " (C in B's place: no baseline dump)", "", fwd, op},
+		{"re-based trend.db steps", []string{rb[0], "--baseline", rb[1], "--dump-a", rb[2], "--dump-b", rb[3]},
+			filepath.Join(rb[2], "step105", "rank"+strconv.Itoa(rtruth.FaultRank)), filepath.Join(rb[3], "step105", "rank"+strconv.Itoa(rtruth.FaultRank)), filepath.Join(rb[2], "step105", "rank5"),
+			"L" + strconv.Itoa(rtruth.ExpectedFwdLayer), rtruth.PlantedOperator},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr, rp, tu := traceView(t, c.args), reportView(t, c.args), tuiView(t, c.args)
+			if tr != rp || tr != tu {
+				t.Fatalf("the faces disagree:\ntrace  %+v\nreport %+v\nTUI    %+v", tr, rp, tu)
+			}
+			if tr.dirs[0] != c.a || tr.dirs[1] != c.b || tr.dirs[2] != c.c || tr.fwd != c.fwd || tr.operator != c.op {
+				t.Errorf("all faces say %+v; want A %s, B %s, C %q, forward %s, operator %s", tr, c.a, c.b, c.c, c.fwd, c.op)
+			}
+		})
+	}
+}
