@@ -46,7 +46,7 @@ func (f *inputFlags) inputs(cmd string, paths []string) (in pipeline.Inputs, tit
 	if len(paths) > 1 {
 		msg := "one PATH at most (got " + strconv.Itoa(len(paths)) + ")"
 		if cmd == "" { // a mistyped subcommand lands here
-			msg += "; subcommands: inspect, detect, select, trace, report"
+			msg += "; subcommands: inspect, detect, select, trace, report, plan"
 		}
 		return in, "", nil, cmdError(cmd, msg)
 	}

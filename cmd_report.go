@@ -6,6 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
 
 	"spikescope/ingest"
 	"spikescope/model"
@@ -17,19 +20,20 @@ import (
 const reportUsage = `usage:
   spikescope report [PATH] [--baseline PATH] [--dump-a A --dump-b B --dump-c C --dump-d D]
                     [--step N --rank R] [--pin COORD] [--format auto|trenddb|csv|dump]
-                    [--layer-mapping FILE] [--lang en|zh] [-o FILE]
+                    [--layer-mapping FILE] [--lang en|zh] [--as md|html] [-o FILE]
   spikescope report --phase1 P1.json [--baseline-phase1 P1B.json] [--phase2 P2.json] [--phase3 P3.json]
-                    [--lang en|zh] [-o FILE]
+                    [--lang en|zh] [--as md|html] [-o FILE]
 
 Runs the phases on the inputs (no PATH: the embedded demo run) and writes the
-Markdown report, or renders saved detect/select/trace JSON. --lang defaults to
+Markdown report (-o FILE.html or --as html: one self-contained HTML page
+with plots), or renders saved detect/select/trace JSON. --lang defaults to
 the LANG environment variable (zh_* → zh, else en).
 `
 
 // reportFlags are the parsed flags of `spikescope report`.
 type reportFlags struct {
 	inputFlags
-	lang, out                   string
+	lang, out, as               string
 	phase1, phase1B, phase2, p3 string
 }
 
@@ -40,7 +44,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	f.register(fs)
 	fs.StringVar(&f.lang, "lang", "", "report language: en or zh (default from LANG)")
-	fs.StringVar(&f.out, "o", "", "write the report to FILE instead of stdout")
+	fs.StringVar(&f.out, "o", "", "write the report to FILE instead of stdout (FILE.html: the HTML report)")
+	fs.StringVar(&f.as, "as", "", "report format: md or html (default: html for -o *.html, else md)")
 	fs.StringVar(&f.phase1, "phase1", "", "render from a saved Phase 1 JSON (detect)")
 	fs.StringVar(&f.phase1B, "baseline-phase1", "", "the baseline's Phase 1 JSON")
 	fs.StringVar(&f.phase2, "phase2", "", "saved Phase 2 JSON (select)")
@@ -63,7 +68,15 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	md := report.Render(s.ReportInput(), report.Lang(f.lang))
+	asHTML, err := f.html()
+	if err != nil {
+		return exitCode(err, stderr)
+	}
+	render := report.Render
+	if asHTML {
+		render = report.RenderHTML
+	}
+	md := render(s.ReportInput(), report.Lang(f.lang))
 	if f.out == "" {
 		_, err = io.WriteString(stdout, md)
 		return exitCode(err, stderr)
@@ -72,6 +85,20 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return exitCode(err, stderr)
 	}
 	return 0
+}
+
+// html reports whether to write HTML: --as, else the -o extension.
+func (f *reportFlags) html() (bool, error) {
+	switch f.as {
+	case "html":
+		return true, nil
+	case "md":
+		return false, nil
+	case "":
+		ext := strings.ToLower(filepath.Ext(f.out))
+		return ext == ".html" || ext == ".htm", nil
+	}
+	return false, usageError{"report: --as must be md or html (got " + strconv.Quote(f.as) + ")"}
 }
 
 // session builds the analysis session from the flags: saved JSON, the

@@ -28,6 +28,8 @@ usage:
                                      Phase 3: four-group layer trace (JSON)
   spikescope report PATH [...] [--lang en|zh] [-o FILE]
                                      the Markdown report of all phases
+  spikescope plan PATH [...] [--step-offset N] -o DIR
+                                     the msprobe configs that collect what is missing
 
 Run 'spikescope COMMAND -h' for the flags of a command.
 Exit codes: 0 analysed (even with no anomaly), 2 bad input or usage, 1 internal error.
@@ -57,6 +59,8 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 			return runTrace(args[1:], stdout, stderr)
 		case "report":
 			return runReport(args[1:], stdout, stderr)
+		case "plan":
+			return runPlan(args[1:], stdout, stderr)
 		case "help", "-h", "--help", "-help":
 			fmt.Fprint(stdout, usage)
 			return 0

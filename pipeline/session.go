@@ -80,11 +80,15 @@ func (s *Session) ReportInput() report.Input {
 		P1: s.P1, P1Baseline: s.P1Baseline, P2: s.P2, P3: s.P3,
 		Control: s.Control.Reason, Missing: s.Missing,
 	}
+	if p := s.Plan(nil); !p.Nothing {
+		in.Plan = &p
+	}
 	if s.Monitor != nil {
 		in.Path, in.Format = s.Monitor.Path, s.Monitor.Format
 	}
 	if s.BaselineMonitor != nil {
 		in.BaselinePath = s.BaselineMonitor.Path
 	}
+	in.Series = s.rootSeries()
 	return in
 }

@@ -410,42 +410,23 @@ func TestNoAnomalyMissesNothing(t *testing.T) {
 	}
 }
 
-// The report of the demo run (golden files shared with the report package,
-// whose tests check every table of them).
+// The report of the demo run and of its monitor data alone (no baseline, no
+// dumps), as Markdown and as HTML, in both languages: golden files shared
+// with the report package, whose tests check every table of them and
+// render the HTML in a browser.
 func TestDemoReportGolden(t *testing.T) {
-	s := loadDemo(t)
-	for _, lang := range []string{"zh", "en"} {
-		got := report.Render(s.ReportInput(), lang)
-		path := filepath.Join("..", "report", "testdata", "demo_"+lang+".golden")
-		if *update {
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (go test -update)", err)
-		}
-		if string(want) != got {
-			t.Errorf("%s differs (go test ./pipeline -run Golden -update to accept)", path)
-		}
-	}
-	// Degraded golden: monitor only, no baseline, no dumps.
-	d, err := Load(context.Background(), Inputs{Path: filepath.Join(demoDir, "npu", "trend.db")}, nil)
+	full := loadDemo(t)
+	mon, err := Load(context.Background(), Inputs{Path: filepath.Join(demoDir, "npu", "trend.db")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, lang := range []string{"zh", "en"} {
-		got := report.Render(d.ReportInput(), lang)
-		path := filepath.Join("..", "report", "testdata", "demo_monitor_only_"+lang+".golden")
-		if *update {
-			os.WriteFile(path, []byte(got), 0o644)
-			continue
-		}
-		want, _ := os.ReadFile(path)
-		if string(want) != got {
-			t.Errorf("%s differs (go test ./pipeline -run Golden -update to accept)", path)
+	for _, run := range []struct {
+		name string
+		s    *Session
+	}{{"demo_", full}, {"demo_monitor_only_", mon}} {
+		for _, lang := range []string{"zh", "en"} {
+			checkReportGolden(t, run.name+lang+".golden", report.Render(run.s.ReportInput(), lang))
+			checkReportGolden(t, run.name+lang+".golden.html", report.RenderHTML(run.s.ReportInput(), lang))
 		}
 	}
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"spikescope/plan"
 
 	"spikescope/model"
 )
@@ -144,6 +145,8 @@ func degradedInput() Input {
 		{What: "baseline run", Next: "monitor the baseline device on the same run (same steps and ranks)"},
 		{What: "dump statistics", Next: "dump A at opt_step 3 on rank 2, and C/D at opt_step 3 on rank 1"},
 	}
+	p := plan.Build(plan.Input{P1: in.P1, P2: in.P2, MonitorFormat: in.P1.Format})
+	in.Plan = &p
 	return in
 }
 

@@ -5,7 +5,10 @@
 // Input.
 package report
 
-import "spikescope/model"
+import (
+	"spikescope/model"
+	"spikescope/plan"
+)
 
 // Input is everything the report shows. Any phase may be nil: the report
 // then says that the phase did not run and lists what was missing.
@@ -19,6 +22,12 @@ type Input struct {
 	P3           *model.Phase3Result
 	Control      string // how C was chosen, or why it was not
 	Missing      []model.Missing
+	// Series is the root parameter's norm per rank for the HTML report's
+	// Phase 1 plots (nil: no monitor data held).
+	Series *Series
+	// Plan is the next-collection plan (the "next steps" section), nil
+	// when none was made.
+	Plan *plan.Plan
 	// MaxRows caps the candidate tables (0 = DefaultMaxRows).
 	MaxRows int
 }
@@ -34,3 +43,20 @@ const maxFullLayers = 64
 // layerContext is how many layers around a flagged or unaligned layer stay
 // visible when a long layer table is shortened.
 const layerContext = 2
+
+// Series is one parameter's gradient norm on every rank at every recorded
+// step, as the monitor holds it: the data of the Phase 1 plots. Positions
+// run in the input's step order (step, then micro-batch).
+type Series struct {
+	Param  string // the parameter, named as the candidates name it
+	Metric string // e.g. grad_unreduced
+	Steps  []int  // the input's step number at each position
+	// Micro is the 0-based micro-batch position inside its optimizer step at
+	// each position, nil when the input numbers micro steps through Steps.
+	Micro []int
+	Ranks []int
+	// Norm[i][p] is rank Ranks[i]'s norm at position p (NaN and ±Inf as
+	// recorded); Has[i][p] is false where the rank has no row there.
+	Norm [][]float64
+	Has  [][]bool
+}

@@ -16,7 +16,7 @@ const trendSteps = 3
 const maxReasoning = 12
 
 func (r *renderer) phase1() {
-	r.line("## " + r.t("p1.title"))
+	r.heading(2, r.t("p1.title"))
 	p1 := r.in.P1
 	if p1 == nil {
 		r.line(r.t("p1.notrun"))
@@ -55,6 +55,7 @@ func (r *renderer) phase1() {
 			r.line(r.tf("more.rows", r.max, len(cands), len(cands)-r.max))
 		}
 	}
+	r.phase1Figures()
 	r.notes(p1.Reasoning, p1.Warnings)
 	r.writeConclusion(r.phase1Conclusion(p1, cands))
 }
@@ -165,7 +166,7 @@ func (r *renderer) notes(reasoning, warnings []string) {
 	if len(items) == 0 {
 		return
 	}
-	r.b.WriteString("**" + r.t("analysis.notes") + "**\n\n")
+	r.line("**" + r.t("analysis.notes") + "**")
 	for i, s := range items {
 		if i == maxReasoning {
 			r.bullet(r.tf("more.notes", len(items)-maxReasoning))

@@ -10,7 +10,7 @@ import (
 )
 
 func (r *renderer) phase2() {
-	r.line("## " + r.t("p2.title"))
+	r.heading(2, r.t("p2.title"))
 	p2 := r.in.P2
 	if p2 == nil {
 		r.line(r.t("p2.notrun"))
@@ -78,6 +78,7 @@ func (r *renderer) phase2() {
 			r.line(r.tf("more.rows", shown, len(p2.CrossStep), len(p2.CrossStep)-shown))
 		}
 		r.line(r.t("p2.t1.note"))
+		r.phase2GrowthFigure(p2)
 	}
 
 	r.line(r.t("p2.t2"))
@@ -110,6 +111,7 @@ func (r *renderer) phase2() {
 		}
 	}
 	r.phase2Events(p2)
+	r.phase2EventsFigure(p2)
 	var notes []string
 	notes = append(notes, p2.Decisions...)
 	r.notes(notes, p2.Warnings)

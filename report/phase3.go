@@ -40,7 +40,7 @@ func metricOrder[V any](m map[string]V) []string {
 }
 
 func (r *renderer) phase3() {
-	r.line("## " + r.t("p3.title"))
+	r.heading(2, r.t("p3.title"))
 	p3 := r.in.P3
 	if p3 == nil {
 		if r.noCoordinate() {
@@ -56,6 +56,7 @@ func (r *renderer) phase3() {
 	r.groups(p3)
 	for i := range p3.Anchors {
 		r.anchorTable(&p3.Anchors[i])
+		r.anchorFigures(&p3.Anchors[i], &p3.DivergenceSummary)
 	}
 	if len(p3.Anchors) == 0 {
 		r.line(r.t("p3.noanchors"))
@@ -74,6 +75,7 @@ func (r *renderer) phase3() {
 	r.divergenceLines(ds)
 	r.thresholds(ds)
 	r.drilldown(ds.Drilldown)
+	r.drillFigure(ds.Drilldown)
 	r.notes(nil, p3.Warnings)
 	r.writeConclusion(r.phase3Conclusion(p3))
 }
@@ -186,15 +188,21 @@ func flagCell(v *model.Float, flag bool, mark string) string {
 }
 
 // anchorTable is the seed's Phase 3 table 1 for one anchor.
-func (r *renderer) anchorTable(a *model.AnchorTable) {
-	metric := mainMetric
+// anchorMetric is the metric an anchor's table and plot show: Norm, else
+// the first metric its layers have.
+func anchorMetric(a *model.AnchorTable) string {
 	if len(a.Layers) > 0 {
 		if _, ok := a.Layers[0].Metrics[mainMetric]; !ok {
 			if ks := metricOrder(a.Layers[0].Metrics); len(ks) > 0 {
-				metric = ks[0]
+				return ks[0]
 			}
 		}
 	}
+	return mainMetric
+}
+
+func (r *renderer) anchorTable(a *model.AnchorTable) {
+	metric := anchorMetric(a)
 	formula := r.t("p3.formula")
 	if r.in.P3.Degraded {
 		formula = r.t("p3.formula.degraded")
@@ -389,7 +397,7 @@ func (r *renderer) dirEvidence(d model.DirectionVerdict) string {
 // quote: per-metric starts, the earliest divergence, uncompared_layers, and
 // whether the other metrics were checked for an earlier start.
 func (r *renderer) divergenceLines(ds *model.DivergenceSummary) {
-	r.b.WriteString("**" + r.t("p3.starts") + "**\n\n")
+	r.line("**" + r.t("p3.starts") + "**")
 	for _, k := range metricOrder(ds.MetricStarts) {
 		ms := ds.MetricStarts[k]
 		s := k + ": " + r.t("fwd") + " " + layerPtr(ms.FwdStart) + ", " + r.t("bwd") + " " + layerPtr(ms.BwdStart)
@@ -674,7 +682,7 @@ func (r *renderer) missing() {
 			items = append(items, model.Missing{What: m})
 		}
 	}
-	r.line("## " + r.t("missing.title"))
+	r.heading(2, r.t("missing.title"))
 	if len(items) == 0 {
 		r.line(r.t("missing.none"))
 		return

@@ -10,9 +10,11 @@ import (
 	"spikescope/model"
 )
 
-// renderer accumulates the Markdown of one report.
+// renderer walks the results once and hands every heading, paragraph, list,
+// table and figure to its sink: Markdown and HTML share the same sections,
+// tables and wording because they share this walk.
 type renderer struct {
-	b   strings.Builder
+	out sink
 	zh  bool
 	in  Input
 	max int
@@ -24,17 +26,24 @@ type renderer struct {
 // or "en"; anything starting with "zh" is Chinese, everything else English).
 // The output depends only on in and lang.
 func Render(in Input, lang string) string {
-	r := &renderer{zh: IsChinese(lang), in: in, max: in.MaxRows}
+	md := &mdSink{}
+	walk(in, lang, md)
+	return md.String()
+}
+
+// walk renders the whole report of in into out.
+func walk(in Input, lang string, out sink) {
+	r := &renderer{out: out, zh: IsChinese(lang), in: in, max: in.MaxRows}
 	if r.max <= 0 {
 		r.max = DefaultMaxRows
 	}
-	r.line("# " + r.t("title"))
+	r.heading(1, r.t("title"))
 	r.summary()
 	r.phase1()
 	r.phase2()
 	r.phase3()
 	r.missing()
-	return strings.TrimRight(r.b.String(), "\n") + "\n"
+	r.nextSteps()
 }
 
 // IsChinese reports whether lang (a --lang value or a LANG locale such as
@@ -57,13 +66,19 @@ func (r *renderer) t(key string) string {
 
 func (r *renderer) tf(key string, a ...any) string { return fmt.Sprintf(r.t(key), a...) }
 
-func (r *renderer) line(s string) { r.b.WriteString(mdText(s) + "\n\n") }
+func (r *renderer) heading(level int, s string) { r.out.heading(level, s) }
 
-func (r *renderer) bullet(s string) { r.b.WriteString("- " + mdText(s) + "\n") }
+func (r *renderer) line(s string) { r.out.para(s) }
 
-func (r *renderer) endList() { r.b.WriteString("\n") }
+func (r *renderer) bullet(s string) { r.out.bullet(s) }
 
-func (r *renderer) table(t *table) { t.write(&r.b) }
+func (r *renderer) endList() { r.out.endList() }
+
+func (r *renderer) table(t *table) { r.out.table(t) }
+
+// figure adds a plot; only the HTML report draws it, so the Markdown report
+// never pays for building one.
+func (r *renderer) figure(f func() (caption, svg string)) { r.out.figure(f) }
 
 // conclusion holds one conclusion in the msagent form 问题/证据/影响/建议.
 type conclusion struct {
@@ -72,7 +87,7 @@ type conclusion struct {
 
 // writeConclusion prints c; a part with several items becomes a sub-list.
 func (r *renderer) writeConclusion(c conclusion) {
-	r.b.WriteString("**" + r.t("conclusion") + "**\n\n")
+	r.line("**" + r.t("conclusion") + "**")
 	part := func(key string, items []string) {
 		if len(items) == 0 {
 			return
@@ -81,10 +96,7 @@ func (r *renderer) writeConclusion(c conclusion) {
 			r.bullet("**" + r.t(key) + "** " + items[0])
 			return
 		}
-		r.b.WriteString("- **" + r.t(key) + "**\n")
-		for _, it := range items {
-			r.b.WriteString("  - " + mdText(it) + "\n")
-		}
+		r.out.subList("**"+r.t(key)+"**", items)
 	}
 	part("problem", c.problem)
 	part("evidence", c.evidence)
@@ -159,7 +171,7 @@ func (r *renderer) candidates() []*model.Anomaly {
 
 // summary is the short answer on top: one line per phase.
 func (r *renderer) summary() {
-	r.line("## " + r.t("summary"))
+	r.heading(2, r.t("summary"))
 	in := r.in
 	switch {
 	case in.P1 == nil:

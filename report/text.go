@@ -230,6 +230,10 @@ var dict = map[string][2]string{
 	"p3c.sugg.none":       {"检查锚点选择与 dump 覆盖范围。", "Check the anchor choice and what the dumps cover."},
 
 	"missing.title": {"缺失数据与下一步", "Missing data and next steps"},
+	"next.title":    {"下一步：采集计划", "Next steps: what to collect"},
+	"next.intro":    {"`spikescope plan` 以同样的输入加 `-o DIR` 写出下列 msprobe 配置（config.json）和 PLAN.md。", "`spikescope plan` with the same inputs and `-o DIR` writes these msprobe configs (config.json) and PLAN.md."},
+	"next.unknown":  {"仍未知", "Still unknown"},
+	"next.size":     {"dump 大小（估算）", "Dump size (estimate)"},
 	"missing.none":  {"无: 所有阶段的数据齐全。", "None: every phase had its data."},
 	"h.missing":     {"缺失", "Missing"},
 	"h.next":        {"下一步采集", "Collect next"},

@@ -32,6 +32,7 @@ const (
 	screenDrill
 	screenChain
 	screenChooser
+	screenPlan
 )
 
 // Layout: two header lines (title + pin, tabs + breadcrumb) and two
@@ -76,6 +77,9 @@ type Model struct {
 	loadID   int
 	updateID int // the pin/control request whose reply is awaited
 	reportID int
+	planID   int
+	// reportAsk is set after `r`: the next key picks the format (m, h).
+	reportAsk bool
 	// interrupted: the user quit with ctrl+c (exit 130)
 	interrupted bool
 	data        *Data
@@ -94,6 +98,7 @@ type Model struct {
 	drill   *drillPane
 	chain   *chainPane
 	chooser *chooserPane
+	plan    *planPane
 }
 
 // New returns the root model; Init starts loading.
@@ -290,10 +295,21 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		if m.screen == screenChooser {
 			m.screen, m.stack = screenPhase3, nil
 		}
-		if m.screen == screenDrill || m.screen == screenChain {
+		if m.screen == screenDrill || m.screen == screenChain || m.screen == screenPlan { // their data is the old one
 			m.screen, m.stack = screenPhase3, nil
 		}
 		m.layout()
+		return m, nil
+	case planMsg:
+		if msg.id != m.planID {
+			return m, nil
+		}
+		m.pending = ""
+		if msg.err != nil {
+			m.status = "plan failed: " + oneLine(msg.err.Error())
+		} else {
+			m.status = "plan written to " + msg.path
+		}
 		return m, nil
 	case reportMsg:
 		if msg.id != m.reportID {
@@ -354,14 +370,14 @@ func (m *Model) common() common {
 
 // paneAt is the pane of a screen, nil when it has none yet.
 func (m *Model) paneAt(s screen) pane {
-	if s < screenLoading || s > screenChooser {
+	if s < screenLoading || s > screenPlan {
 		return nil
 	}
 	return [...]pane{
 		screenLoading: paneOrNil(m.loading), screenError: paneOrNil(m.errPane),
 		screenPhase1: paneOrNil(m.p1), screenSeries: paneOrNil(m.series), screenPhase2: paneOrNil(m.p2),
 		screenPhase3: paneOrNil(m.p3), screenDrill: paneOrNil(m.drill), screenChain: paneOrNil(m.chain),
-		screenChooser: paneOrNil(m.chooser),
+		screenChooser: paneOrNil(m.chooser), screenPlan: paneOrNil(m.plan),
 	}[s]
 }
 
@@ -382,7 +398,7 @@ func (m *Model) active() pane { return m.paneAt(m.screen) }
 // panes lists the panes that exist.
 func (m *Model) panes() []pane {
 	var out []pane
-	for s := screenLoading; s <= screenChooser; s++ {
+	for s := screenLoading; s <= screenPlan; s++ {
 		if p := m.paneAt(s); p != nil {
 			out = append(out, p)
 		}
@@ -402,6 +418,8 @@ func (m *Model) open(p pane) {
 		m.chain, s = p, screenChain
 	case *chooserPane:
 		m.chooser, s = p, screenChooser
+	case *planPane:
+		m.plan, s = p, screenPlan
 	default:
 		return
 	}
@@ -483,6 +501,17 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 		}
 		return true, nil
 	}
+	if m.reportAsk {
+		m.reportAsk = false
+		switch msg.String() {
+		case "m":
+			return true, m.writeReport(".md")
+		case "h":
+			return true, m.writeReport(".html")
+		}
+		m.status = "no report written"
+		return true, nil
+	}
 	if m.showHlp {
 		m.helpKey(msg)
 		return true, nil
@@ -530,7 +559,11 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 		}
 		return true, m.startUpdate("unpin", func(ctx context.Context, b Backend, d *Data) (*Data, error) { return b.Pin(ctx, d, nil) })
 	case key.Matches(msg, k.Report):
-		return true, m.writeReport()
+		m.reportAsk = true
+		m.status = "write the report as: m Markdown · h HTML (with plots) · any other key cancels"
+		return true, nil
+	case key.Matches(msg, k.Plan) && (m.screen == screenPhase2 || m.screen == screenPhase3):
+		return true, m.showPlan()
 	}
 	if r := p.Update(msg); r.handled {
 		m.status = r.status
@@ -599,16 +632,17 @@ func (m *Model) startUpdate(what string, f func(context.Context, Backend, *Data)
 	})
 }
 
-// writeReport writes the Markdown report off the loop: the path is chosen
-// and the file written inside the command (see writeReportFile).
-func (m *Model) writeReport() tea.Cmd {
+// writeReport writes the report off the loop, Markdown (ext ".md") or HTML
+// (".html"): the path is chosen and the file written inside the command
+// (see writeReportFile).
+func (m *Model) writeReport(ext string) tea.Cmd {
 	id := m.newID()
 	m.reportID = id
 	m.pending = "writing the report…"
 	b, ctx, d := m.opt.Backend, m.ctx, m.data
 	dir, title, inputs, now := m.opt.ReportDir, m.opt.Title, m.opt.Inputs, time.Now()
 	return safe(func() tea.Msg {
-		path, err := writeReportFile(ctx, b, d, dir, title, inputs, now)
+		path, err := writeReportFile(ctx, b, d, dir, title, inputs, now, ext)
 		return reportMsg{id: id, path: path, err: err}
 	})
 }

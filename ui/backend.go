@@ -22,6 +22,10 @@ type Data struct {
 	ControlNote string
 	Missing     []string // what was missing, one line each
 	Pin         string   // the pinned coordinate ("" = none), as shown in the header
+	// PlanText is the next-collection plan (PLAN.md), PlanFiles its files
+	// (none when nothing is missing): `n` shows and writes them.
+	PlanText  string
+	PlanFiles []pipeline.PlanFile
 	// OpsForLayer lists the operators of one layer and pass ("fwd"/"bwd")
 	// with the four-group columns; it may be slow the first time, so the UI
 	// calls it in a command. nil: only the drill-down layer is available.
@@ -63,7 +67,7 @@ type Backend interface {
 	Load(ctx context.Context, progress model.ProgressFunc) (*Data, error)
 	Pin(ctx context.Context, cur *Data, a *model.Anomaly) (*Data, error) // a == nil: unpin
 	Control(ctx context.Context, cur *Data, step, rank int) (*Data, error)
-	WriteReport(ctx context.Context, cur *Data, path string) error
+	WriteReport(ctx context.Context, cur *Data, path string) error // path ending .html: the HTML report, else Markdown
 }
 
 // Messages of the async work. Every reply carries the request id it

@@ -36,7 +36,11 @@ func (m *Model) keyHelp() screenKeys {
 		return screenKeys{short: p.ShortHelp(), full: append(p.FullHelp(), []key.Binding{k.Suspend})}
 	}
 	full := append([][]key.Binding{{k.Phase1, k.Phase2, k.Phase3, k.Back, k.Help, k.Quit, k.Suspend}}, p.FullHelp()...)
-	return screenKeys{short: p.ShortHelp(), full: append(full, []key.Binding{k.Pin, k.Unpin, k.Report})}
+	root := []key.Binding{k.Pin, k.Unpin, k.Report}
+	if m.screen == screenPhase2 || m.screen == screenPhase3 {
+		root = append(root, k.Plan)
+	}
+	return screenKeys{short: p.ShortHelp(), full: append(full, root)}
 }
 
 // helpOverlay is the `?` screen: the current screen's bindings, grouped.

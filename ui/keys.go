@@ -14,6 +14,7 @@ type keyMap struct {
 	Pin, Unpin             key.Binding
 	Tab, Metric, Control   key.Binding
 	Report, Help, Quit     key.Binding
+	Plan                   key.Binding
 	Suspend                key.Binding
 }
 
@@ -41,6 +42,7 @@ func newKeyMap() keyMap {
 		Metric:   key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "next metric")),
 		Control:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "choose C")),
 		Report:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "report")),
+		Plan:     key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next-collection plan")),
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 		Suspend:  key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "suspend")),

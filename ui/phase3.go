@@ -364,6 +364,9 @@ func (p *phase3Pane) View() []string {
 			for _, m := range p.data.Missing {
 				out = append(out, wrap("• "+m, p.width)...)
 			}
+			if len(p.data.PlanFiles) > 0 {
+				out = append(out, wrap("n shows the msprobe configs that collect it and writes them beside the reports.", p.width)...)
+			}
 			return out
 		}
 		return append(out, wrap("It needs dump statistics: give --dump-a and --dump-b (and --dump-c/--dump-d for the control group).", p.width)...)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"spikescope/model"
@@ -60,7 +62,11 @@ func (b *PipelineBackend) Control(ctx context.Context, cur *Data, step, rank int
 }
 
 func (b *PipelineBackend) WriteReport(ctx context.Context, cur *Data, path string) error {
-	md := report.Render(cur.session.ReportInput(), b.Lang)
+	render := report.Render
+	if strings.EqualFold(filepath.Ext(path), ".html") {
+		render = report.RenderHTML
+	}
+	md := render(cur.session.ReportInput(), b.Lang)
 	// O_EXCL: an earlier report is never overwritten (the UI then picks
 	// the next name)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -87,6 +93,9 @@ func (b *PipelineBackend) data(s *pipeline.Session) *Data {
 	}
 	if s.C == nil {
 		d.ControlNote = s.Control.Reason
+	}
+	if files, text, err := s.PlanFiles(nil, report.IsChinese(b.Lang)); err == nil {
+		d.PlanFiles, d.PlanText = files, text
 	}
 	if s.Tracer != nil {
 		var mu sync.Mutex // two requests may overlap (enter, esc, enter): one at a time

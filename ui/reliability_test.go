@@ -23,22 +23,28 @@ func TestCtrlCWhileLoadingIsAnInterrupt(t *testing.T) {
 	}
 }
 
+// loadedWithState is a loaded model whose state folder is a fresh temp dir.
+func loadedWithState(t *testing.T) (state string, b *fakeBackend, m *Model) {
+	state = t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	b = fixtureBackend()
+	m = New(Options{Backend: b, NoColor: true, Title: "/data/run 7/monitor.trend.db"})
+	m.Update(loadedMsg{id: m.loadID, data: fixture()})
+	return state, b, m
+}
+
 // Item 6: `r` writes <run>-<time>.md into the state folder, shows the full
 // path, never overwrites an earlier report, and does no file-system work in
 // Update (the path is chosen in the command).
 func TestReportKeyWritesToStateFolderAndNeverOverwrites(t *testing.T) {
-	state := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", state)
-	b := fixtureBackend()
-	m := New(Options{Backend: b, NoColor: true, Title: "/data/run 7/monitor.trend.db"})
-	m.Update(loadedMsg{id: m.loadID, data: fixture()})
+	state, b, m := loadedWithState(t)
 	dir := filepath.Join(state, "spikescope", "reports")
-	cmd := press(m, "r")
+	cmd := press(m, "r", "m")
 	if _, err := os.Stat(dir); err == nil {
 		t.Fatal("the report folder was created inside Update")
 	}
 	run(t, m, cmd)
-	run(t, m, press(m, "r")) // the same second, most likely: a second name
+	run(t, m, press(m, "r", "m")) // the same second, most likely: a second name
 	if len(b.reports) < 2 || b.reports[0] == b.reports[len(b.reports)-1] {
 		t.Fatalf("reports %v", b.reports)
 	}
@@ -57,6 +63,25 @@ func TestReportKeyWritesToStateFolderAndNeverOverwrites(t *testing.T) {
 	}
 }
 
+// `r` asks for the format: h writes <run>-<time>.html, any other key
+// writes nothing and says so.
+func TestReportKeyOffersHTML(t *testing.T) {
+	state, b, m := loadedWithState(t)
+	if cmd := press(m, "r"); cmd != nil || !strings.Contains(m.status, "h HTML") {
+		t.Fatalf("r: status %q, command %v; want the format choice and nothing written yet", m.status, cmd != nil)
+	}
+	if cmd := press(m, "x"); cmd != nil || len(b.reports) != 0 || m.status != "no report written" {
+		t.Fatalf("r x: status %q, reports %v", m.status, b.reports)
+	}
+	run(t, m, press(m, "r", "h"))
+	if len(b.reports) != 1 || !strings.HasSuffix(b.reports[0], ".html") || filepath.Dir(b.reports[0]) != filepath.Join(state, "spikescope", "reports") {
+		t.Fatalf("reports %v, want one .html in the state folder", b.reports)
+	}
+	if !strings.Contains(oneLine(m.status), "report written to "+b.reports[0]) {
+		t.Fatalf("status %q", m.status)
+	}
+}
+
 // Item 6: a state folder inside an input folder (here through a symlink) is
 // not used: the data folder gets no report.
 func TestReportNeverLandsInTheData(t *testing.T) {
@@ -70,7 +95,7 @@ func TestReportNeverLandsInTheData(t *testing.T) {
 	b := fixtureBackend()
 	inputs := []Input{{Role: "monitor", Path: db}}
 	for _, dir := range []string{data, filepath.Join(data, "sub"), link} {
-		p, err := writeReportFile(t.Context(), b, fixture(), dir, db, inputs, time.Now())
+		p, err := writeReportFile(t.Context(), b, fixture(), dir, db, inputs, time.Now(), ".md")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +104,7 @@ func TestReportNeverLandsInTheData(t *testing.T) {
 		}
 		os.Remove(p)
 	}
-	p, err := writeReportFile(t.Context(), b, fixture(), filepath.Join(root, "elsewhere"), db, inputs, time.Now())
+	p, err := writeReportFile(t.Context(), b, fixture(), filepath.Join(root, "elsewhere"), db, inputs, time.Now(), ".md")
 	if err != nil || filepath.Dir(p) != filepath.Join(root, "elsewhere") {
 		t.Fatalf("outside the data: %s %v", p, err)
 	}

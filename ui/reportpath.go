@@ -14,7 +14,7 @@ import (
 // Where `r` puts the report: never into the data (the working directory may
 // be the run folder), never over an earlier report.
 //
-//	$XDG_STATE_HOME/spikescope/reports/<run>-<time>.md
+//	$XDG_STATE_HOME/spikescope/reports/<run>-<time>.md (or .html)
 //	~/.local/state/spikescope/reports/<run>-<time>.md   (no XDG_STATE_HOME)
 //
 // A folder that lies inside an input folder (links resolved, folders
@@ -31,9 +31,9 @@ func DefaultReportDir() string {
 	return filepath.Join(os.TempDir(), "spikescope-reports")
 }
 
-// reportFileName is <run>-<time>.md, the run named after the title (the
+// reportFileName is <run>-<time><ext> (ext ".md" or ".html"), the run named after the title (the
 // input path) without characters that are awkward in a file name.
-func reportFileName(title string, now time.Time, n int) string {
+func reportFileName(title string, now time.Time, n int, ext string) string {
 	run := filepath.Base(strings.TrimRight(title, "/"))
 	for _, suf := range []string{".trend.db", ".db", ".csv", ".json"} {
 		run = strings.TrimSuffix(run, suf)
@@ -56,7 +56,7 @@ func reportFileName(title string, now time.Time, n int) string {
 	if n > 1 {
 		name += fmt.Sprintf("-%d", n)
 	}
-	return name + ".md"
+	return name + ext
 }
 
 // insideInput reports whether dir is an input folder or lies inside one
@@ -93,10 +93,11 @@ func insideInput(dir string, inputs []Input) bool {
 	return false
 }
 
-// writeReportFile picks the report's path and writes it through b, never
+// writeReportFile picks the report's path (ending in ext, which tells the
+// backend the format) and writes it through b, never
 // over an existing file (a clash takes the next number). It runs in a
 // tea.Cmd: all file-system work is here, none in Update.
-func writeReportFile(ctx context.Context, b Backend, d *Data, dir, title string, inputs []Input, now time.Time) (string, error) {
+func writeReportFile(ctx context.Context, b Backend, d *Data, dir, title string, inputs []Input, now time.Time, ext string) (string, error) {
 	if dir == "" {
 		dir = DefaultReportDir()
 	}
@@ -110,7 +111,7 @@ func writeReportFile(ctx context.Context, b Backend, d *Data, dir, title string,
 		return "", fmt.Errorf("cannot create the report folder %s: %w", dir, err)
 	}
 	for n := 1; n <= 1000; n++ {
-		path := filepath.Join(dir, reportFileName(title, now, n))
+		path := filepath.Join(dir, reportFileName(title, now, n, ext))
 		err := b.WriteReport(ctx, d, path)
 		if errors.Is(err, fs.ErrExist) {
 			continue

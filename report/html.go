@@ -1,0 +1,190 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"strings"
+)
+
+// RenderHTML writes the report of in as one self-contained HTML page in
+// lang: the sections, tables and wording of Render, plus SVG plots of the
+// evidence. Styles and plots are inline; the page loads nothing and needs
+// no script. The output depends only on in and lang.
+func RenderHTML(in Input, lang string) string {
+	h := &htmlSink{zh: IsChinese(lang)}
+	walk(in, lang, h)
+	h.closeList()
+	htmlLang, title := "en", dict["title"][1]
+	if IsChinese(lang) {
+		htmlLang, title = "zh", dict["title"][0]
+	}
+	return "<!DOCTYPE html>\n<html lang=\"" + htmlLang + "\">\n<head>\n<meta charset=\"utf-8\">\n" +
+		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n" +
+		"<title>" + html.EscapeString(title) + "</title>\n<style>\n" + pageCSS + "</style>\n</head>\n<body>\n<main>\n" +
+		h.b.String() + "</main>\n</body>\n</html>\n"
+}
+
+// pageCSS is the page's whole style: readable type, tables that scroll
+// sideways rather than squeeze, plots that shrink with the window.
+const pageCSS = `body{margin:0;background:#fff;color:#222;font:15px/1.5 system-ui,-apple-system,"Segoe UI","Noto Sans","Noto Sans CJK SC","PingFang SC",sans-serif}
+main{max-width:1100px;margin:0 auto;padding:1.5em 1.2em 3em}
+h1{font-size:1.7em;margin:.2em 0 .6em}
+h2{font-size:1.3em;margin:1.8em 0 .6em;padding-bottom:.2em;border-bottom:1px solid #ddd}
+code{font:.9em ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f3f3f3;padding:0 .25em;border-radius:3px;overflow-wrap:anywhere}
+.tbl{overflow-x:auto;margin:.4em 0 1.2em}
+table{border-collapse:collapse;font-size:.9em}
+th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}
+th{background:#f3f3f3}
+tr:nth-child(even) td{background:#fafafa}
+li.sub{margin-left:1.5em;list-style-type:circle}
+figure{margin:.8em 0 1.6em}
+figure svg{max-width:100%;height:auto;display:block}
+figcaption{font-size:.9em;color:#444;margin-top:.3em}
+`
+
+// htmlSink writes the blocks as HTML.
+type htmlSink struct {
+	b       strings.Builder
+	inList  bool
+	zh      bool
+	figures int // figures written so far (captions are numbered)
+}
+
+func (h *htmlSink) closeList() {
+	if h.inList {
+		h.b.WriteString("</ul>\n")
+		h.inList = false
+	}
+}
+
+func (h *htmlSink) heading(level int, s string) {
+	h.closeList()
+	tag := "h" + string(rune('0'+level))
+	h.b.WriteString("<" + tag + ">" + inlineHTML(oneLine(s)) + "</" + tag + ">\n")
+}
+
+func (h *htmlSink) para(s string) {
+	h.closeList()
+	h.b.WriteString("<p>" + inlineHTML(oneLine(s)) + "</p>\n")
+}
+
+func (h *htmlSink) bullet(s string) {
+	if !h.inList {
+		h.b.WriteString("<ul>\n")
+		h.inList = true
+	}
+	h.b.WriteString("<li>" + inlineHTML(oneLine(s)) + "</li>\n")
+}
+
+func (h *htmlSink) subBullet(s string) {
+	if !h.inList {
+		h.b.WriteString("<ul>\n")
+		h.inList = true
+	}
+	h.b.WriteString("<li class=\"sub\">" + inlineHTML(oneLine(s)) + "</li>\n")
+}
+
+func (h *htmlSink) subList(head string, items []string) {
+	if !h.inList {
+		h.b.WriteString("<ul>\n")
+		h.inList = true
+	}
+	h.b.WriteString("<li>" + inlineHTML(head) + "<ul>\n")
+	for _, it := range items {
+		h.b.WriteString("<li>" + inlineHTML(oneLine(it)) + "</li>\n")
+	}
+	h.b.WriteString("</ul></li>\n")
+}
+
+func (h *htmlSink) endList() { h.closeList() }
+
+// table writes t with every row as wide as the header, like the Markdown.
+func (h *htmlSink) table(t *table) {
+	h.closeList()
+	n := len(t.header)
+	h.b.WriteString("<div class=\"tbl\"><table>\n<thead><tr>")
+	for _, c := range t.header {
+		h.b.WriteString("<th>" + inlineHTML(oneLine(c)) + "</th>")
+	}
+	h.b.WriteString("</tr></thead>\n<tbody>\n")
+	for _, row := range t.rows {
+		h.b.WriteString("<tr>")
+		for i := 0; i < n; i++ {
+			c := "-"
+			if i < len(row) && row[i] != "" {
+				c = row[i]
+			}
+			h.b.WriteString("<td>" + inlineHTML(oneLine(c)) + "</td>")
+		}
+		h.b.WriteString("</tr>\n")
+	}
+	h.b.WriteString("</tbody></table></div>\n")
+}
+
+func (h *htmlSink) figure(f func() (string, string)) {
+	caption, svg := f()
+	if svg == "" {
+		return
+	}
+	h.closeList()
+	h.figures++
+	n := dict["fig.n"][1]
+	if h.zh {
+		n = dict["fig.n"][0]
+	}
+	caption = fmt.Sprintf(n, h.figures) + caption
+	h.b.WriteString("<figure>\n" + svg + "\n<figcaption>" + inlineHTML(oneLine(caption)) + "</figcaption>\n</figure>\n")
+}
+
+// inlineHTML turns the report's inline Markdown — code spans (any fence
+// length, as code writes them) and **strong** — into HTML, escaping
+// everything else.
+func inlineHTML(s string) string {
+	var b strings.Builder
+	strong := false
+	for i := 0; i < len(s); {
+		switch {
+		case s[i] == '`':
+			n := 1
+			for i+n < len(s) && s[i+n] == '`' {
+				n++
+			}
+			fence := s[i : i+n]
+			end := strings.Index(s[i+n:], fence)
+			if end < 0 {
+				b.WriteString(html.EscapeString(fence))
+				i += n
+				continue
+			}
+			body := s[i+n : i+n+end]
+			if len(body) >= 2 && body[0] == ' ' && body[len(body)-1] == ' ' && strings.Trim(body, " ") != "" {
+				body = body[1 : len(body)-1]
+			}
+			b.WriteString("<code>" + html.EscapeString(body) + "</code>")
+			i += 2*n + end
+		case strings.HasPrefix(s[i:], "**"):
+			if strong {
+				b.WriteString("</strong>")
+			} else if strings.Contains(s[i+2:], "**") {
+				b.WriteString("<strong>")
+			} else {
+				b.WriteString("**")
+				i += 2
+				continue
+			}
+			strong = !strong
+			i += 2
+		default:
+			j := i + 1
+			for j < len(s) && s[j] != '`' && s[j] != '*' {
+				j++
+			}
+			b.WriteString(html.EscapeString(s[i:j]))
+			i = j
+		}
+	}
+	if strong {
+		b.WriteString("</strong>")
+	}
+	return b.String()
+}

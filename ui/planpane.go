@@ -1,0 +1,151 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"spikescope/pipeline"
+)
+
+// planPane shows the next-collection plan (PLAN.md): what to rerun on
+// which device and why. `n` on the Phase 2/3 screens opens it and writes
+// the plan beside the reports.
+type planPane struct {
+	common
+	sv scrollView
+}
+
+func newPlanPane(c common) *planPane { return &planPane{common: c} }
+
+func (p *planPane) SetSize(w, h int) {
+	p.common.SetSize(w, h)
+	p.sv.height = h
+}
+
+func (p *planPane) lines() []string {
+	if p.data == nil || p.data.PlanText == "" {
+		return []string{"no plan: the analysis has not run"}
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(p.data.PlanText, "\n"), "\n") {
+		if strings.HasPrefix(l, "#") {
+			out = append(out, p.st.Title.Render(strings.TrimLeft(l, "# ")))
+			continue
+		}
+		if l == "" {
+			out = append(out, "")
+			continue
+		}
+		indent := l[:len(l)-len(strings.TrimLeft(l, " "))]
+		for _, w := range wrap(strings.TrimLeft(l, " "), p.width-len(indent)) {
+			out = append(out, indent+w)
+		}
+	}
+	return out
+}
+
+func (p *planPane) View() []string { return p.sv.window(p.lines()) }
+
+// Update scrolls the plan.
+func (p *planPane) Update(m tea.Msg) reply {
+	msg, ok := m.(tea.KeyPressMsg)
+	if !ok {
+		return reply{}
+	}
+	return reply{handled: p.sv.navigate(msg, p.keys, len(p.lines()))}
+}
+
+func (p *planPane) ShortHelp() []key.Binding {
+	k := p.keys
+	return []key.Binding{k.Up, k.Down, k.Back, k.Help, k.Quit}
+}
+
+func (p *planPane) FullHelp() [][]key.Binding { return [][]key.Binding{p.keys.rows()} }
+
+func (p *planPane) Crumb() string { return "next-collection plan" }
+
+// planMsg answers writePlan: the folder written, or why not.
+type planMsg struct {
+	id   int
+	path string
+	err  error
+}
+
+// showPlan opens the plan and writes it off the loop.
+func (m *Model) showPlan() tea.Cmd {
+	m.open(newPlanPane(m.common()))
+	m.layout()
+	if m.data == nil || len(m.data.PlanFiles) == 0 {
+		m.status = "nothing is missing: no plan to write"
+		return nil
+	}
+	id := m.newID()
+	m.planID = id
+	m.pending = "writing the plan…"
+	files := m.data.PlanFiles
+	dir, title, inputs, now := m.opt.ReportDir, m.opt.Title, m.opt.Inputs, time.Now()
+	return safe(func() tea.Msg {
+		path, err := writePlanFolder(files, dir, title, inputs, now)
+		return planMsg{id: id, path: path, err: err}
+	})
+}
+
+// writePlanFolder writes the plan's files into a new folder
+// <run>-<time>-plan beside the reports (never into an input folder, never
+// into an earlier plan's folder). It runs in a tea.Cmd.
+func writePlanFolder(files []pipeline.PlanFile, dir, title string, inputs []Input, now time.Time) (string, error) {
+	if dir == "" {
+		dir = DefaultReportDir()
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if insideInput(dir, inputs) {
+		dir = filepath.Join(os.TempDir(), "spikescope-reports")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("cannot create the report folder %s: %w", dir, err)
+	}
+	for n := 1; n <= 1000; n++ {
+		folder := filepath.Join(dir, reportFileName(title, now, n, "-plan"))
+		err := os.Mkdir(folder, 0o755)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", &reportFileError{folder, err}
+		}
+		for _, f := range files {
+			if err := writeNewFile(filepath.Join(folder, f.Name), f.Data); err != nil {
+				return folder, err
+			}
+		}
+		return folder, nil
+	}
+	return "", fmt.Errorf("%s: too many plans with the same name", dir)
+}
+
+// writeNewFile writes data to a file that must not exist yet.
+func writeNewFile(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return &reportFileError{path, err}
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return &reportFileError{path, err}
+	}
+	return nil
+}

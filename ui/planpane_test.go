@@ -1,0 +1,72 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"spikescope/pipeline"
+)
+
+// `n` on Phase 2 shows the plan and writes its files into a new folder
+// beside the reports; a second `n` makes another folder, never overwriting.
+func TestPlanKeyShowsAndWritesThePlan(t *testing.T) {
+	d := fixture()
+	d.PlanText = "# Next-collection plan\n\n## What to run\n\n- dump: rerun the baseline device with config_baseline.json — step 3, ranks 1, 2, level L0\n"
+	d.PlanFiles = []pipeline.PlanFile{{Name: "PLAN.md", Data: []byte(d.PlanText)}, {Name: "config_baseline.json", Data: []byte("{}\n")}}
+	m := loaded(t, fixtureBackend(), d, 80, 24, true)
+	if c := press(m, "1", "n"); c != nil {
+		t.Fatalf("n on Phase 1 did something")
+	}
+	c := press(m, "2", "n")
+	if m.screen != screenPlan || !strings.Contains(screenText(m), "config_baseline.json") {
+		t.Fatalf("screen %d after n:\n%s", m.screen, screenText(m))
+	}
+	run(t, m, c)
+	if !strings.HasPrefix(m.status, "plan written to ") {
+		t.Fatalf("status %q", m.status)
+	}
+	first := strings.TrimPrefix(m.status, "plan written to ")
+	if filepath.Dir(first) != m.opt.ReportDir {
+		t.Errorf("plan written to %s, want a folder in %s", first, m.opt.ReportDir)
+	}
+	if got, err := os.ReadFile(filepath.Join(first, "config_baseline.json")); err != nil || string(got) != "{}\n" {
+		t.Errorf("config_baseline.json: %q %v", got, err)
+	}
+	press(m, "esc")
+	if m.screen != screenPhase2 {
+		t.Errorf("esc: screen %d, want Phase 2", m.screen)
+	}
+	run(t, m, press(m, "n"))
+	if second := strings.TrimPrefix(m.status, "plan written to "); second == first || second == m.status {
+		t.Errorf("second plan %q, first %q: want a new folder", m.status, first)
+	}
+}
+
+func TestPlanKeyWithNothingMissingWritesNothing(t *testing.T) {
+	d := fixture()
+	d.PlanText = "# Next-collection plan\n\nNothing is missing: the analysis had every input it needs. Nothing to rerun.\n"
+	m := loaded(t, fixtureBackend(), d, 80, 24, true)
+	if c := press(m, "3", "n"); c != nil {
+		t.Errorf("a command to write although nothing is missing")
+	}
+	if m.screen != screenPlan || !strings.Contains(m.status, "nothing is missing") {
+		t.Errorf("screen %d status %q", m.screen, m.status)
+	}
+	if entries, _ := os.ReadDir(m.opt.ReportDir); len(entries) != 0 {
+		t.Errorf("files written: %v", entries)
+	}
+}
+
+// Phase 3 that did not run points at the plan when there is one.
+func TestPhase3NotRunPointsAtThePlan(t *testing.T) {
+	d := fixture()
+	d.P3, d.Missing = nil, []string{"dump statistics (Phase 3 not run)"}
+	d.PlanFiles = []pipeline.PlanFile{{Name: "PLAN.md", Data: []byte("# plan\n")}}
+	m := loaded(t, fixtureBackend(), d, 80, 24, true)
+	press(m, "3")
+	if !strings.Contains(screenText(m), "n shows the msprobe configs") {
+		t.Errorf("Phase 3 screen does not mention the plan:\n%s", screenText(m))
+	}
+}
