@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"spikescope/model"
+	"spikescope/testdata/synth"
 )
 
 // msVerdict runs Phase 3 and returns the forward verdict.
@@ -41,30 +42,30 @@ var msLayerMapping = &model.LayerMapping{Path: "mapping.yaml", Rules: map[string
 func TestAlignMindSporeVsPyTorch(t *testing.T) {
 	type tc struct {
 		name string
-		fb   s3Flavour
+		fb   synth.TraceFlavour
 		lm   *model.LayerMapping
 		role string
 	}
 	cases := []tc{
-		{"builtin/legacy/fc2", s3Legacy, nil, "fc2"},
-		{"builtin/legacy/attn", s3Legacy, nil, "attn"},
-		{"builtin/mcore/fc2", s3Mcore, nil, "fc2"},
-		{"builtin/mcore/proj", s3Mcore, nil, "proj"},
-		{"file/legacy/fc2", s3Legacy, msLayerMapping, "fc2"},
-		{"file/legacy/attn", s3Legacy, msLayerMapping, "attn"},
+		{"builtin/legacy/fc2", synth.TraceLegacy, nil, "fc2"},
+		{"builtin/legacy/attn", synth.TraceLegacy, nil, "attn"},
+		{"builtin/mcore/fc2", synth.TraceMcore, nil, "fc2"},
+		{"builtin/mcore/proj", synth.TraceMcore, nil, "proj"},
+		{"file/legacy/fc2", synth.TraceLegacy, msLayerMapping, "fc2"},
+		{"file/legacy/attn", synth.TraceLegacy, msLayerMapping, "attn"},
 	}
 	for _, c := range cases {
 		for _, seed := range []uint64{1, 2} {
 			name := fmt.Sprintf("%s/s%d", c.name, seed)
-			fault := s3FwdFault(5, c.role, 1.4)
-			a, b, cc, d := s3CrossQuad(12, c.fb, seed, fault)
+			fault := synth.TraceFwdFault(5, c.role, 1.4)
+			a, b, cc, d := synth.TraceCrossQuad(12, c.fb, seed, fault)
 			r, fwd := msRun(a, b, cc, d, c.lm)
 			s := r.DivergenceSummary
 			if s.EarliestFwdDivergence == nil || *s.EarliestFwdDivergence != 5 || !fwd.P0 {
 				t.Errorf("%s: forward start %s (P0 %v, flagged %v, unaligned %v), want L5", name, fmtIntPtr(s.EarliestFwdDivergence), fwd.P0, fwd.Flagged, fwd.Unaligned)
 				continue
 			}
-			want := s3Keys[a][fmt.Sprintf("5/0/forward/%s", c.role)]
+			want := synth.TraceKeysOf(a)[fmt.Sprintf("5/0/forward/%s", c.role)]
 			if s.Drilldown == nil || s.Drilldown.Operator != want {
 				t.Errorf("%s: drill-down %s, want %s", name, teDrill(s.Drilldown), want)
 			}
@@ -102,10 +103,10 @@ func TestAlignMindSporeVsPyTorch(t *testing.T) {
 	// translates A's names into B's; the mapping file names MindSpore's
 	// classes, so it translates B's into A's.
 	for _, lm := range []*model.LayerMapping{nil, msLayerMapping} {
-		a, b, c, d := s3CrossQuadFlav(12, s3Legacy, s3MindFormers, 3, s3FwdFault(7, "fc2", 1.4))
+		a, b, c, d := synth.TraceCrossQuadFlav(12, synth.TraceLegacy, synth.TraceMindFormers, 3, synth.TraceFwdFault(7, "fc2", 1.4))
 		r, fwd := msRun(a, b, c, d, lm)
 		s := r.DivergenceSummary
-		want := s3Keys[a]["7/0/forward/fc2"]
+		want := synth.TraceKeysOf(a)["7/0/forward/fc2"]
 		if s.EarliestFwdDivergence == nil || *s.EarliestFwdDivergence != 7 || !fwd.P0 || s.Drilldown == nil || s.Drilldown.Operator != want {
 			t.Errorf("PyTorch A (file %v): start %s, drill-down %s, want L7 %s", lm != nil, fmtIntPtr(s.EarliestFwdDivergence), teDrill(s.Drilldown), want)
 		}
@@ -114,10 +115,10 @@ func TestAlignMindSporeVsPyTorch(t *testing.T) {
 	// names agree align (the layer modules, the residual adds): the layer
 	// is still found through the layer outputs, the operator is not, and
 	// the anchor warning says the verdict may be incomplete.
-	a, b, c, d := s3CrossQuad(12, s3Legacy, 1, s3FwdFault(5, "fc2", 1.4))
+	a, b, c, d := synth.TraceCrossQuad(12, synth.TraceLegacy, 1, synth.TraceFwdFault(5, "fc2", 1.4))
 	r, _ := msRun(a, b, c, d, &model.LayerMapping{Path: "empty.yaml"})
 	s := r.DivergenceSummary
-	planted := s3Keys[a]["5/0/forward/fc2"]
+	planted := synth.TraceKeysOf(a)["5/0/forward/fc2"]
 	if s.Drilldown != nil && s.Drilldown.Operator == planted || r.AnchorWarning == nil {
 		t.Errorf("empty mapping: drill-down %s, anchors %v, warning %v", teDrill(s.Drilldown), r.AnchorsUsed, r.AnchorWarning)
 	}
@@ -127,8 +128,8 @@ func TestAlignMindSporeVsPyTorch(t *testing.T) {
 // Noise only across frameworks (bf16 against fp32): nothing is flagged.
 func TestAlignMindSporeVsPyTorchNull(t *testing.T) {
 	for seed := uint64(1); seed <= 6; seed++ {
-		for _, fb := range []s3Flavour{s3Legacy, s3Mcore} {
-			a, b, c, d := s3CrossQuad(12, fb, seed, s3Fault{})
+		for _, fb := range []synth.TraceFlavour{synth.TraceLegacy, synth.TraceMcore} {
+			a, b, c, d := synth.TraceCrossQuad(12, fb, seed, synth.TraceFault{})
 			r, _ := msRun(a, b, c, d, nil)
 			for _, v := range r.DivergenceSummary.Directions {
 				if len(v.Flagged) > 0 || len(v.Unaligned) > 0 {
@@ -144,13 +145,13 @@ func TestAlignMindSporeVsPyTorchNull(t *testing.T) {
 // pass), the silu × mul against the fused swiglu (2 forward, 2 backward)
 // and what lies outside the layers in other names.
 func TestAlignDumpsCount(t *testing.T) {
-	a, b, _, _ := s3CrossQuad(4, s3Legacy, 1, s3Fault{})
+	a, b, _, _ := synth.TraceCrossQuad(4, synth.TraceLegacy, 1, synth.TraceFault{})
 	s := AlignDumps(a, b, nil)
 	if s.Records != len(a.Ops) || !strings.Contains(s.Note, "built-in map") {
 		t.Fatalf("summary %+v", s)
 	}
 	perLayer := 2*(5+5) + 2*2 // per layer, both passes
-	inLayers := 4 * (len(s3FwdMF) + len(s3BwdMF))
+	inLayers := 4 * (len(synth.TraceFwdMF) + len(synth.TraceBwdMF))
 	if got, want := s.Aligned, inLayers-4*perLayer; got < want || got > want+len(a.Ops)-inLayers {
 		t.Errorf("aligned %d of %d, want %d in the layers (+ up to %d outside): %+v", got, s.Records, want, len(a.Ops)-inLayers, s.Reasons)
 	}
@@ -191,14 +192,14 @@ func TestAlignFileRules(t *testing.T) {
 // (the generator propagates faults along Megatron-core's tensor roles, so
 // sites only MindFormers has, the split wq or w1, are not planted).
 func TestAlignMindSporeSites(t *testing.T) {
-	defer func() { s3CrossLevel = "" }()
+	defer func() { synth.TraceCrossLevel = "" }()
 	sites := []string{"ln1", "attn", "proj", "hmid", "ln2", "fc2", "hout"}
 	for _, level := range []string{"", "L0"} {
-		s3CrossLevel = level
+		synth.TraceCrossLevel = level
 		for k, role := range sites {
-			fb := []s3Flavour{s3Legacy, s3Mcore}[k%2]
+			fb := []synth.TraceFlavour{synth.TraceLegacy, synth.TraceMcore}[k%2]
 			layer := 3 + k%6
-			a, b, c, d := s3CrossQuad(12, fb, uint64(10+k), s3FwdFault(layer, role, 1.4))
+			a, b, c, d := synth.TraceCrossQuad(12, fb, uint64(10+k), synth.TraceFwdFault(layer, role, 1.4))
 			if level == "L0" && role == "hmid" {
 				continue // the residual add is no module
 			}
@@ -209,7 +210,7 @@ func TestAlignMindSporeSites(t *testing.T) {
 				t.Errorf("%s: start %s flagged %v", name, fmtIntPtr(s.EarliestFwdDivergence), fwd.Flagged)
 				continue
 			}
-			want := s3Keys[a][fmt.Sprintf("%d/0/forward/%s", layer, role)]
+			want := synth.TraceKeysOf(a)[fmt.Sprintf("%d/0/forward/%s", layer, role)]
 			if s.Drilldown == nil || s.Drilldown.Operator != want {
 				t.Errorf("%s: drill-down %s, want %s", name, teDrill(s.Drilldown), want)
 			}
@@ -225,15 +226,15 @@ func TestAlignMindSporeSites(t *testing.T) {
 // cases).
 func TestAlignLegacyVsMcore(t *testing.T) {
 	for k, role := range []string{"fc1", "attn", "ln2", "swi", "hout"} {
-		q := s3Quad{Layers: 12, Noise: 0.005, Bias: 1, Seed: uint64(20 + k), FlavA: s3Legacy, FlavB: s3Mcore, Fault: s3FwdFault(4+k, role, 1.4)}
-		a, b, c, d := q.build()
+		q := synth.TraceQuad{Layers: 12, Noise: 0.005, Bias: 1, Seed: uint64(20 + k), FlavA: synth.TraceLegacy, FlavB: synth.TraceMcore, Fault: synth.TraceFwdFault(4+k, role, 1.4)}
+		a, b, c, d := q.Build()
 		r, fwd := msRun(a, b, c, d, nil)
 		s := r.DivergenceSummary
 		if s.EarliestFwdDivergence == nil || *s.EarliestFwdDivergence != 4+k || !fwd.P0 {
 			t.Errorf("%s: start %s flagged %v", role, fmtIntPtr(s.EarliestFwdDivergence), fwd.Flagged)
 			continue
 		}
-		if want := s3PlantedKey(a, q); s.Drilldown == nil || s.Drilldown.Operator != want {
+		if want := synth.TracePlantedKey(a, q); s.Drilldown == nil || s.Drilldown.Operator != want {
 			t.Errorf("%s: drill-down %s, want %s", role, teDrill(s.Drilldown), want)
 		}
 		if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "built-in map of the Megatron families") }) {
@@ -241,8 +242,8 @@ func TestAlignLegacyVsMcore(t *testing.T) {
 		}
 	}
 	// alike names: no map
-	q := s3Quad{Layers: 6, Noise: 0.005, Bias: 1, Seed: 1}
-	a, b, _, _ := q.build()
+	q := synth.TraceQuad{Layers: 6, Noise: 0.005, Bias: 1, Seed: 1}
+	a, b, _, _ := q.Build()
 	if maps, note := nameMaps(nil, "layers", []*model.Dump{a, b}); maps != nil || note != "" {
 		t.Errorf("alike names mapped: %s", note)
 	}
@@ -253,15 +254,15 @@ func TestAlignLegacyVsMcore(t *testing.T) {
 // the planted operator is found at any site.
 func TestAlignMindSporeFusedVsMcore(t *testing.T) {
 	for k, role := range []string{"qkv", "attn", "swi", "fc1", "fc2", "ln1"} {
-		q := s3Quad{Layers: 12, Noise: 0.005, Bias: 1, Seed: uint64(30 + k), FlavA: s3MS, FlavB: s3Mcore, BF16: true, Fault: s3FwdFault(2+k, role, 1.4)}
-		a, b, c, d := q.build()
+		q := synth.TraceQuad{Layers: 12, Noise: 0.005, Bias: 1, Seed: uint64(30 + k), FlavA: synth.TraceMS, FlavB: synth.TraceMcore, BF16: true, Fault: synth.TraceFwdFault(2+k, role, 1.4)}
+		a, b, c, d := q.Build()
 		r, fwd := msRun(a, b, c, d, nil)
 		s := r.DivergenceSummary
 		if s.EarliestFwdDivergence == nil || *s.EarliestFwdDivergence != 2+k || !fwd.P0 {
 			t.Errorf("%s: start %s flagged %v", role, fmtIntPtr(s.EarliestFwdDivergence), fwd.Flagged)
 			continue
 		}
-		if want := s3PlantedKey(a, q); s.Drilldown == nil || s.Drilldown.Operator != want {
+		if want := synth.TracePlantedKey(a, q); s.Drilldown == nil || s.Drilldown.Operator != want {
 			t.Errorf("%s: drill-down %s, want %s", role, teDrill(s.Drilldown), want)
 		}
 		for _, op := range s.Drilldown.Ops {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"spikescope/model"
+	"spikescope/testdata/synth"
 )
 
 // teAnchor returns the anchor table named name.
@@ -65,9 +66,9 @@ func TestAlignTEPlaceholder(t *testing.T) {
 		for k, seed := range []uint64{1, 2, 3, 4, 5, 6} {
 			site := sites[k%len(sites)]
 			name := fmt.Sprintf("%s/%s/s%d", level, site.role, seed)
-			q := s3Quad{Layers: 12, Noise: 0.005, Bias: 1, Seed: seed, FlavA: s3Mcore, FlavB: s3TE, APIShift: 7, Level: level,
-				Fault: s3FwdFault(2, site.role, 1.4)}
-			a, b, c, d := s3BuildTEIdentity(q)
+			q := synth.TraceQuad{Layers: 12, Noise: 0.005, Bias: 1, Seed: seed, FlavA: synth.TraceMcore, FlavB: synth.TraceTE, APIShift: 7, Level: level,
+				Fault: synth.TraceFwdFault(2, site.role, 1.4)}
+			a, b, c, d := synth.TraceBuildTEIdentity(q)
 			r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 			s := r.DivergenceSummary
 			if s.EarliestFwdDivergence == nil || *s.EarliestFwdDivergence != 2 {
@@ -89,7 +90,7 @@ func TestAlignTEPlaceholder(t *testing.T) {
 			}
 			want := site.op
 			if want == "" {
-				want = s3PlantedKey(a, q)
+				want = synth.TracePlantedKey(a, q)
 			}
 			if s.Drilldown == nil || s.Drilldown.Direction != "fwd" || !strings.HasSuffix(s.Drilldown.Operator, want) {
 				t.Errorf("%s: drill-down %s, want %s", name, teDrill(s.Drilldown), want)
@@ -137,9 +138,9 @@ func TestAlignTEPlaceholderNull(t *testing.T) {
 		return
 	}
 	for seed := uint64(1); seed <= 8; seed++ {
-		q := s3Quad{Layers: 12, Noise: 0.01, Bias: 1, Seed: seed, FlavA: s3Mcore, FlavB: s3TE, APIShift: 7}
-		fwd, bwd := verdicts(s3BuildTEIdentity(q))
-		_, plain := verdicts(q.build())
+		q := synth.TraceQuad{Layers: 12, Noise: 0.01, Bias: 1, Seed: seed, FlavA: synth.TraceMcore, FlavB: synth.TraceTE, APIShift: 7}
+		fwd, bwd := verdicts(synth.TraceBuildTEIdentity(q))
+		_, plain := verdicts(q.Build())
 		if len(fwd.Flagged)+len(fwd.Unaligned)+len(bwd.Unaligned) > 0 {
 			t.Errorf("seed %d: fwd flagged %v unaligned %v, bwd unaligned %v", seed, fwd.Flagged, fwd.Unaligned, bwd.Unaligned)
 		}
@@ -181,14 +182,14 @@ func TestAlignTEPlaceholderOldPairing(t *testing.T) {
 	defer func() { pairPlaceholders = false }()
 	falseL0, nullFlags := 0, 0
 	for seed := uint64(1); seed <= 6; seed++ {
-		q := s3Quad{Layers: 12, Noise: 0.005, Bias: 1, Seed: seed, FlavA: s3Mcore, FlavB: s3TE, APIShift: 7, Fault: s3FwdFault(2, "ln1", 1.4)}
-		a, b, c, d := s3BuildTEIdentity(q)
+		q := synth.TraceQuad{Layers: 12, Noise: 0.005, Bias: 1, Seed: seed, FlavA: synth.TraceMcore, FlavB: synth.TraceTE, APIShift: 7, Fault: synth.TraceFwdFault(2, "ln1", 1.4)}
+		a, b, c, d := synth.TraceBuildTEIdentity(q)
 		r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 		if st := r.DivergenceSummary.EarliestFwdDivergence; st != nil && *st == 0 {
 			falseL0++
 		}
-		q.Fault, q.Noise = s3Fault{}, 0.01
-		a, b, c, d = s3BuildTEIdentity(q)
+		q.Fault, q.Noise = synth.TraceFault{}, 0.01
+		a, b, c, d = synth.TraceBuildTEIdentity(q)
 		r = Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 		for _, v := range r.DivergenceSummary.Directions {
 			if v.Direction == "fwd" && len(v.Flagged) > 0 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"spikescope/model"
+	"spikescope/testdata/synth"
 )
 
 // tTree builds a dump tree of steps × ranks; gradScale scales the
@@ -70,7 +71,7 @@ func TestChooseControl(t *testing.T) {
 
 	// No parameters_grad anywhere: "normal" undecidable.
 	for _, d := range aTree.Dumps {
-		tDropOps(d, func(op *model.Op) bool { return op.Direction == model.ParamGrad })
+		synth.DropOps(d, func(op *model.Op) bool { return op.Direction == model.ParamGrad })
 	}
 	ch = ChooseControl(aTree, a, bTree, nil)
 	if ch.C != nil || !strings.Contains(ch.Reason, "cannot be decided") {

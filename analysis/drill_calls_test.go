@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"spikescope/model"
+	"spikescope/testdata/synth"
 )
 
 // Several micro-batches in one dump (forward.0..3, parameters_grad.0..3):
@@ -15,6 +16,7 @@ import (
 // without construct.json, with or without the layer module's own records,
 // and at API level (L1).
 func TestDrilldown_SeveralMicroBatches(t *testing.T) {
+	t.Parallel()
 	type variant struct {
 		name      string
 		pre, noPa bool
@@ -36,12 +38,12 @@ func TestDrilldown_SeveralMicroBatches(t *testing.T) {
 	vs = append(vs, variant{name: "L1/fc1", level: "L1", role: "fc1"}, variant{name: "L0/fc1", level: "L0", role: "fc1"})
 	for _, v := range vs {
 		bwd := strings.HasPrefix(v.role, "g_")
-		q := s3Quad{Layers: 12, Calls: 4, Noise: 0.005, Bias: 1, Seed: 11, PreOrder: v.pre, NoParents: v.noPa, Level: v.level,
-			Fault: s3Fault{On: true, Bwd: bwd, Layer: 5, Role: v.role, F: 1.5, Call: 2}}
-		a, b, c, d := q.build()
+		q := synth.TraceQuad{Layers: 12, Calls: 4, Noise: 0.005, Bias: 1, Seed: 11, PreOrder: v.pre, NoParents: v.noPa, Level: v.level,
+			Fault: synth.TraceFault{On: true, Bwd: bwd, Layer: 5, Role: v.role, F: 1.5, Call: 2}}
+		a, b, c, d := q.Build()
 		if v.noLayer {
 			for _, x := range []*model.Dump{a, b, c, d} {
-				tDropOps(x, func(op *model.Op) bool { return op.Class == "TransformerLayer" })
+				synth.DropOps(x, func(op *model.Op) bool { return op.Class == "TransformerLayer" })
 			}
 		}
 		opt := DefaultPhase3Options()
@@ -51,7 +53,7 @@ func TestDrilldown_SeveralMicroBatches(t *testing.T) {
 		tr := NewTracer(Phase3Input{A: a, B: b, C: c, D: d}, opt)
 		dd := tr.Result().DivergenceSummary.Drilldown
 		dirName := map[bool]string{false: "fwd", true: "bwd"}[bwd]
-		want := s3PlantedKey(a, q)
+		want := synth.TracePlantedKey(a, q)
 		if dd == nil || dd.Layer == nil || *dd.Layer != 5 || dd.Direction != dirName || dd.Operator != want {
 			t.Errorf("%s: drill-down %s, want L5 %s %s", v.name, ddSummary(dd), dirName, want)
 			continue
@@ -99,15 +101,15 @@ func ddSummary(dd *model.Drilldown) string {
 // Phase 1 beyond this layer's records): call 0 is compared, as the layer
 // table's representative does, and the note says so.
 func TestDrilldown_CallFallbackSaysSo(t *testing.T) {
-	q := s3Quad{Layers: 12, Calls: 2, Noise: 0.005, Bias: 1, Seed: 11, Fault: s3Fault{On: true, Layer: 5, Role: "swi", F: 1.5, Call: 0}}
-	a, b, c, d := q.build()
+	q := synth.TraceQuad{Layers: 12, Calls: 2, Noise: 0.005, Bias: 1, Seed: 11, Fault: synth.TraceFault{On: true, Layer: 5, Role: "swi", F: 1.5, Call: 0}}
+	a, b, c, d := q.Build()
 	opt := DefaultPhase3Options()
 	opt.Call = 3
 	dd := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, opt).DivergenceSummary.Drilldown
 	if dd == nil || dd.Call == nil || *dd.Call != 0 || dd.Calls != 2 || !strings.Contains(dd.Note, "compared at call 0") {
 		t.Fatalf("drill-down %s call %v/%d", ddSummary(dd), dd.Call, dd.Calls)
 	}
-	if dd.Operator != s3PlantedKey(a, q) {
-		t.Errorf("operator %q, want %q", dd.Operator, s3PlantedKey(a, q))
+	if dd.Operator != synth.TracePlantedKey(a, q) {
+		t.Errorf("operator %q, want %q", dd.Operator, synth.TracePlantedKey(a, q))
 	}
 }

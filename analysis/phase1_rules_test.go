@@ -12,6 +12,7 @@ import (
 // no candidate (the reference flagged 29); a 3× micro-batch hidden in the
 // same noise is found at its exact coordinate. Both accumulation models.
 func TestNoiseYieldsNothingAndHidden3xSpikeIsFound(t *testing.T) {
+	t.Parallel()
 	for _, corr := range []bool{false, true} {
 		run := accumRun{Ranks: 8, Params: 500, Steps: 64, W: 8, Noise: 0.1, Correlated: corr, Seed: 1}
 		res := run.build().run(t)

@@ -13,6 +13,7 @@ import (
 // their extents; on step-level data the root is the earlier spike,
 // whichever kind it is.
 func TestEventsSweepTwoSpikes(t *testing.T) {
+	t.Parallel()
 	for _, ranks := range []int{4, 8, 16} {
 		for _, w := range []int{1, 4} {
 			for _, ks := range []float64{3, 6} {
@@ -51,6 +52,7 @@ func TestEventsSweepTwoSpikes(t *testing.T) {
 // the spike is a shared event. Without the spike the root is the first
 // overflow, every event shared.
 func TestEventsSweepFp16(t *testing.T) {
+	t.Parallel()
 	names := [][]string{{"output_layer.weight"}, {"layers.0.mlp.linear_fc1.weight", "layers.3.mlp.linear_fc2.weight", "output_layer.weight"}}
 	n := 0
 	for _, ranks := range []int{4, 16} {

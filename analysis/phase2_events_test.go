@@ -1,32 +1,13 @@
 package analysis
 
 import (
-	"context"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"spikescope/ingest"
 	"spikescope/model"
 	"spikescope/testdata/synth"
 )
-
-// evRun is a synthetic run whose only anomalies are its planted Spikes.
-func evRun(window, steps int, spikes ...synth.Spike) *synth.Run {
-	c := synth.DefaultConfig()
-	c.Window, c.OptSteps, c.NoFault, c.Spikes = window, steps, true, spikes
-	return synth.Generate(c)
-}
-
-// twoSpikes is issue 9 item 6: on step-level data an earlier, smaller
-// kernel spike (one parameter of one rank) and a later, much larger data
-// spike (every parameter of another rank).
-func twoSpikes(window int) *synth.Run {
-	return evRun(window, 16,
-		synth.Spike{OptStep: 5, Ranks: []int{2}, Kernel: true, Layer: 3, Scale: 4},
-		synth.Spike{OptStep: 11, Ranks: []int{6}, All: true, Scale: 30})
-}
 
 // evPhases runs Phase 1 on the device data (and the baseline's), through a
 // JSON round trip as `spikescope select` reads them, then Phase 2.
@@ -49,49 +30,6 @@ func evPhases(t *testing.T, a, b *model.MonitorData) (*model.Phase1Result, *mode
 	return p1, p2
 }
 
-// evLoad writes the device's run as a trend.db or CSV tree (step-level
-// runs without a micro_step column) and reads it back through ingest.
-func evLoad(t *testing.T, r *synth.Run, dev synth.Device, csv bool) *model.MonitorData {
-	t.Helper()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "run.trend.db")
-	var err error
-	switch {
-	case csv && r.Cfg.Window == 1: // a monitor without per-micro-batch gradients
-		path = dir
-		err = r.WriteStepCSVTreeFor(dir, dev)
-	case csv:
-		path = dir
-		err = r.WriteCSVTreeFor(dir, dev)
-	default:
-		err = r.WriteTrendDBFor(path, dev)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := ingest.LoadMonitor(context.Background(), path, model.FormatAuto, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
-// fp16 is issue 17 item 2: dynamic loss scaling overflows on both devices
-// every 4 steps (the same output-layer and embedding gradients turn +Inf on
-// every rank, the step is skipped), plus, when spike, a device-specific
-// kernel spike on rank 4 at step 9 — right before the overflow at 10.
-func fp16(window int, spike bool) *synth.Run {
-	var sp []synth.Spike
-	for _, k := range []int{2, 6, 10, 14} {
-		sp = append(sp, synth.Spike{OptStep: k, MicroStep: min(1, window-1), Overflow: true, Shared: true,
-			Names: []string{"output_layer.weight", "embedding.word_embeddings.weight"}})
-	}
-	if spike {
-		sp = append(sp, synth.Spike{OptStep: 9, MicroStep: min(2, window-1), Ranks: []int{4}, Kernel: true, Layer: 1, Scale: 5})
-	}
-	return evRun(window, 16, sp...)
-}
-
 func wantCoord(t *testing.T, what string, co *model.Coordinate, opt, ms, rank int, target string) {
 	t.Helper()
 	if co == nil {
@@ -107,23 +45,16 @@ func wantCoord(t *testing.T, what string, co *model.Coordinate, opt, ms, rank in
 	}
 }
 
-// Issue 9 item 6 on step-level data (W=1), in memory and through the
-// trend.db and CSV readers: two independent events, the root is the
+// Issue 9 item 6 on step-level data (W=1), in memory (the sweeps package
+// checks the readers give the same): two independent events, the root is the
 // earlier kernel spike; the later data spike stays listed. The negative:
 // the seed's "largest deviation" fallback, applied to the same
 // candidates, picks the later, larger one.
 func TestEventsTwoIndependentSpikesStepLevel(t *testing.T) {
-	r := twoSpikes(1)
+	r := synth.TwoSpikes(1)
 	kernel := r.ParamName(3, "mlp.linear_fc2.weight")
-	for _, src := range []string{"memory", "trend.db", "csv"} {
-		var d *model.MonitorData
-		switch src {
-		case "memory":
-			d = r.Monitor(synth.Anomalous)
-		default:
-			d = evLoad(t, r, synth.Anomalous, src == "csv")
-		}
-		p1, p2 := evPhases(t, d, nil)
+	for _, src := range []string{"memory"} { // the readers: sweeps.TestEventsThroughReaders
+		p1, p2 := evPhases(t, r.Monitor(synth.Anomalous), nil)
 		if p1.DataKind != kindStep {
 			t.Fatalf("%s: data kind %s, want step", src, p1.DataKind)
 		}
@@ -156,7 +87,7 @@ func TestEventsTwoIndependentSpikesStepLevel(t *testing.T) {
 // Step 2.2: no adjacent pair qualifies, so the step of the largest
 // deviation is the root; both events are listed, earliest first.
 func TestEventsMicroStepFollowsSeed(t *testing.T) {
-	r := twoSpikes(4)
+	r := synth.TwoSpikes(4)
 	p1, p2 := evPhases(t, r.Monitor(synth.Anomalous), nil)
 	if p1.DataKind != kindMicro {
 		t.Fatalf("data kind %s", p1.DataKind)
@@ -176,18 +107,13 @@ func TestEventsMicroStepFollowsSeed(t *testing.T) {
 // both devices at the same coordinate) is a shared event, listed; the
 // device-specific kernel spike is the root — also though it comes after
 // two overflows and right before a third one. Step-level and micro-step
-// data, in memory and through the readers.
+// data, in memory (and the same through the readers: the sweeps package).
 func TestEventsSharedOverflowsDeviceSpecificSpike(t *testing.T) {
 	for _, w := range []int{1, 4} {
-		r := fp16(w, true)
+		r := synth.FP16Overflows(w, true)
 		kernel := r.ParamName(1, "mlp.linear_fc2.weight")
-		for _, src := range []string{"memory", "trend.db", "csv"} {
-			var a, b *model.MonitorData
-			if src == "memory" {
-				a, b = r.Monitor(synth.Anomalous), r.Monitor(synth.Baseline)
-			} else {
-				a, b = evLoad(t, r, synth.Anomalous, src == "csv"), evLoad(t, r, synth.Baseline, src == "csv")
-			}
+		for _, src := range []string{"memory"} { // the readers: sweeps.TestEventsThroughReaders
+			a, b := r.Monitor(synth.Anomalous), r.Monitor(synth.Baseline)
 			what := src + " W=" + itoa12(w)
 			p1, p2 := evPhases(t, a, b)
 			// negative: the rules before events root at the first overflow
@@ -227,14 +153,9 @@ func TestEventsSharedOverflowsDeviceSpecificSpike(t *testing.T) {
 // shared, the root is the earliest overflow, labelled shared.
 func TestEventsAllSharedOverflows(t *testing.T) {
 	for _, w := range []int{1, 4} {
-		r := fp16(w, false)
-		for _, src := range []string{"memory", "trend.db"} {
-			var a, b *model.MonitorData
-			if src == "memory" {
-				a, b = r.Monitor(synth.Anomalous), r.Monitor(synth.Baseline)
-			} else {
-				a, b = evLoad(t, r, synth.Anomalous, false), evLoad(t, r, synth.Baseline, false)
-			}
+		r := synth.FP16Overflows(w, false)
+		for _, src := range []string{"memory"} { // the readers: sweeps.TestEventsThroughReaders
+			a, b := r.Monitor(synth.Anomalous), r.Monitor(synth.Baseline)
 			what := src + " W=" + itoa12(w)
 			_, p2 := evPhases(t, a, b)
 			co := p2.RootCauseCoordinate

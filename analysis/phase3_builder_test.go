@@ -232,22 +232,6 @@ func tNoise(seed int) func(dir model.Direction, layer, k int, s model.Stat) floa
 	}
 }
 
-// tDropOps removes the ops for which drop is true (and re-indexes).
-func tDropOps(d *model.Dump, drop func(op *model.Op) bool) {
-	var ops []model.Op
-	for _, op := range d.Ops {
-		if !drop(&op) {
-			op.Order = len(ops)
-			ops = append(ops, op)
-		}
-	}
-	d.Ops = ops
-	d.Index = map[string]int{}
-	for i := range d.Ops {
-		d.Index[d.Ops[i].Key] = i
-	}
-}
-
 // tQuad builds A, B, C, D: B = D = the clean run, C = the clean run with
 // noise, A = the clean run with the fault mulA.
 func tQuad(layers int, mulA func(dir model.Direction, layer, k int, s model.Stat) float64) (a, b, c, d *model.Dump) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"spikescope/model"
+	"spikescope/testdata/synth"
 )
 
 // Degraded comparison (no C/D) on faults that span most layers (issue 9
@@ -126,10 +127,10 @@ func TestSweep3_DegradedNull(t *testing.T) {
 	for _, layers := range []int{4, 12, 24, 48} {
 		for _, noise := range []float64{0.001, 0.01, 0.03} {
 			for seed := uint64(1); seed <= 4; seed++ {
-				q := s3Quad{Layers: layers, Noise: noise, Bias: []float64{0.8, 1, 1.25}[seed%3], Seed: 300 + seed, NoCD: true,
+				q := synth.TraceQuad{Layers: layers, Noise: noise, Bias: []float64{0.8, 1, 1.25}[seed%3], Seed: 300 + seed, NoCD: true,
 					BF16: seed%2 == 0, Calls: 1 + int(seed%2)}
 				n++
-				if why := s3Check(s3Case{q: q}); why != "" {
+				if why := s3Check(s3Case{Quad: q}); why != "" {
 					bad++
 					t.Logf("%d layers noise %.3f seed %d: %s", layers, noise, seed, why)
 				}

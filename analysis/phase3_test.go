@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"spikescope/model"
+	"spikescope/testdata/synth"
 )
 
 func runP3(a, b, c, d *model.Dump) *model.Phase3Result {
@@ -394,7 +395,7 @@ func TestPhase3_UnalignedLayers(t *testing.T) {
 			op.Outputs[0].Elements *= 2
 		}
 	}
-	tDropOps(b, mlpOf("3"))
+	synth.DropOps(b, mlpOf("3"))
 	r := runP3(a, b, c, d)
 	s := r.DivergenceSummary
 	if !reflect.DeepEqual(s.UncomparedLayers.Fwd, []int{2, 3, 4}) {
@@ -603,7 +604,7 @@ func TestPhase3_PartialInputs(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 	a := buildDump("A", tSpec{Layers: 2})
-	tDropOps(a, func(op *model.Op) bool {
+	synth.DropOps(a, func(op *model.Op) bool {
 		return strings.Contains(op.Key, "layers.") || strings.Contains(op.Parent, "layers.")
 	})
 	r = runP3(a, a, nil, nil)
@@ -695,7 +696,7 @@ func TestPhase3_DottedAnchors(t *testing.T) {
 func TestPhase3_FallbackSameCall(t *testing.T) {
 	mk := func(name string) *model.Dump { return buildDump(name, tSpec{Layers: 4, Calls: 2}) }
 	a, b, c, d := mk("A"), mk("B"), mk("C"), mk("D")
-	tDropOps(b, func(op *model.Op) bool { return op.Key == "Module.module.module.decoder.layers.2.mlp.MLP.forward.1" })
+	synth.DropOps(b, func(op *model.Op) bool { return op.Key == "Module.module.module.decoder.layers.2.mlp.MLP.forward.1" })
 	opt := DefaultPhase3Options()
 	opt.Call = 1
 	r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, opt)

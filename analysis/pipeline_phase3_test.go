@@ -62,7 +62,7 @@ func TestPhase3StageFromDump(t *testing.T) {
 	if res := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options()); res.PipelineStage != nil {
 		t.Errorf("the builder's dump (embedding, layers) is the first stage or the whole model: stage %+v", res.PipelineStage)
 	}
-	tDropOps(a, func(op *model.Op) bool { return strings.Contains(op.ModulePath, "embedding") })
+	synth.DropOps(a, func(op *model.Op) bool { return strings.Contains(op.ModulePath, "embedding") })
 	addModule(a, "module.module.decoder.final_layernorm", "RMSNorm")
 	res := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 	ds := res.PipelineStage
@@ -72,44 +72,6 @@ func TestPhase3StageFromDump(t *testing.T) {
 	addModule(a, "module.module.embedding.word_embeddings", "VocabParallelEmbedding")
 	if res = Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options()); res.PipelineStage != nil {
 		t.Errorf("whole model: stage %+v", res.PipelineStage)
-	}
-}
-
-// TestPipelinePin: a pin on a PP run takes the stage name, or the
-// stage-local name of the pinned rank's stage; a bare name without a rank
-// is ambiguous, a stage name on a rank of another stage is refused.
-func TestPipelinePin(t *testing.T) {
-	f := &synth.PipelineFault{OptStep: 3, MicroStep: 2, Rank: 3, Layer: 2, Scale: 4}
-	r, data := loadPipeline(t, synth.PipelineConfig{PP: 2, DP: 2, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 7, Fault: f})
-	p1 := Phase1(data["csv"], DefaultPhase1Options())
-	for _, tc := range []struct {
-		pin, want, err string
-	}{
-		{"opt=3,ms=2,rank=3,param=layers.2.mlp.linear_fc2.weight", r.FaultTarget(), ""},
-		{"opt=3,ms=2,rank=3,param=" + r.FaultTarget(), r.FaultTarget(), ""},
-		{"opt=1,rank=0,param=linear_fc2.weight", "", "ambiguous"},
-		{"opt=1,rank=0,param=layers.2.mlp.linear_fc2.weight", "pp0:layers.2.mlp.linear_fc2.weight", ""},
-		{"opt=1,param=layers.2.mlp.linear_fc2.weight", "", "ambiguous"},
-		{"opt=3,rank=0,param=" + r.FaultTarget(), "", "stage 1, rank 0 is on stage 0"},
-	} {
-		pin, err := ParsePin(tc.pin)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p2, err := Phase2(p1, nil, &pin, DefaultPhase2Options())
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%s: error %v, want %q", tc.pin, err, tc.err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%s: %v", tc.pin, err)
-			continue
-		}
-		if co := p2.RootCauseCoordinate; co == nil || co.TargetName != tc.want {
-			t.Errorf("%s: coordinate %+v, want %s", tc.pin, co, tc.want)
-		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"spikescope/model"
+	"spikescope/testdata/synth"
 )
 
 // The drill-down's operator across naming styles, record orders and
@@ -16,41 +17,6 @@ import (
 // direction and key: never the layer, mlp, self_attention or MoELayer that
 // contain it, never a record of another call.
 
-// s3DrillRoles are planted leaves per flavour (forward and backward).
-func s3DrillRoles(f s3Flavour) []string {
-	switch f {
-	case s3TE: // TE has no separate norms; swiglu is silu × mul
-		return []string{"qkv", "attn", "proj", "hmid", "fc1", "swi", "fc2", "hout", "g_fc2", "g_swi", "g_attn"}
-	case s3MoE:
-		return []string{"ln1", "attn", "hmid", "fc1#1", "swi#1", "fc2#2", "hout", "g_swi#1", "g_fc1#0", "g_attn"}
-	}
-	return []string{"ln1", "qkv", "attn", "proj", "hmid", "ln2", "fc1", "swi", "fc2", "hout", "g_fc2", "g_swi", "g_fc1", "g_ln2", "g_attn", "g_ln1"}
-}
-
-func TestSweep3_OperatorEveryNamingAndOrder(t *testing.T) {
-	flavours := []s3Flavour{s3Mcore, s3Legacy, s3TE, s3MoE, s3MS, s3GPULocal}
-	n, fails := 0, 0
-	for _, fl := range flavours {
-		for _, pre := range []bool{false, true} {
-			for _, noParents := range []bool{false, true} {
-				for ri, role := range s3DrillRoles(fl) {
-					bwd := strings.HasPrefix(role, "g_")
-					q := s3Quad{Layers: 16, Noise: 0.005, Bias: 1, Seed: uint64(7 + ri), FlavA: fl, FlavB: fl,
-						PreOrder: pre, NoParents: noParents,
-						Fault: s3Fault{On: true, Bwd: bwd, Layer: 1 + 3*ri%14, Role: role, F: 1.5, Call: -1}}
-					name := fmt.Sprintf("%v/pre=%v/noconstruct=%v/%s", fl, pre, noParents, role)
-					n++
-					if why := s3Check(s3Case{name: name, q: q, mustFind: true}); why != "" {
-						fails++
-						t.Errorf("%-45s FAIL %s", name, why)
-					}
-				}
-			}
-		}
-	}
-	t.Logf("%d/%d cases pass", n-fails, n)
-}
-
 // A container is never the operator, whatever the record order: in a
 // pre-order file the layer module's record comes first in the layer and
 // mlp's before its linears, all flagged (they carry the fault's tensor);
@@ -60,8 +26,8 @@ func TestDrilldown_ContainersNeverTheOperator(t *testing.T) {
 	for _, noParents := range []bool{false, true} {
 		var ops [2]string
 		for oi, pre := range []bool{false, true} {
-			q := s3Quad{Layers: 12, Noise: 0.005, Bias: 1, Seed: 3, PreOrder: pre, NoParents: noParents, Fault: s3FwdFault(6, "swi", 1.5)}
-			a, b, c, d := q.build()
+			q := synth.TraceQuad{Layers: 12, Noise: 0.005, Bias: 1, Seed: 3, PreOrder: pre, NoParents: noParents, Fault: synth.TraceFwdFault(6, "swi", 1.5)}
+			a, b, c, d := q.Build()
 			if pre { // the file really is pre-order: the layer's record opens its forward
 				first := ""
 				for i := range a.Ops {
@@ -79,7 +45,7 @@ func TestDrilldown_ContainersNeverTheOperator(t *testing.T) {
 			if dd == nil || dd.Layer == nil || *dd.Layer != 6 || dd.Direction != "fwd" {
 				t.Fatalf("noconstruct=%v pre=%v: drill-down %+v", noParents, pre, dd)
 			}
-			if dd.Operator != s3PlantedKey(a, q) || !strings.HasPrefix(dd.Operator, "NPU.npu_swiglu.") {
+			if dd.Operator != synth.TracePlantedKey(a, q) || !strings.HasPrefix(dd.Operator, "NPU.npu_swiglu.") {
 				t.Errorf("noconstruct=%v pre=%v: operator %q (%s)", noParents, pre, dd.Operator, dd.Note)
 			}
 			containers := 0
@@ -113,8 +79,8 @@ func TestDrilldown_ContainersNeverTheOperator(t *testing.T) {
 // file defeats: there the layer module's record is the first flagged one.
 // (Negative case: the sweep above would fail with it.)
 func TestDrilldown_PreOrderFirstInFileIsTheLayer(t *testing.T) {
-	q := s3Quad{Layers: 12, Noise: 0.005, Bias: 1, Seed: 3, PreOrder: true, Fault: s3FwdFault(6, "swi", 1.5)}
-	a, b, c, d := q.build()
+	q := synth.TraceQuad{Layers: 12, Noise: 0.005, Bias: 1, Seed: 3, PreOrder: true, Fault: synth.TraceFwdFault(6, "swi", 1.5)}
+	a, b, c, d := q.Build()
 	r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 	dd := r.DivergenceSummary.Drilldown
 	firstInFile := ""
@@ -137,36 +103,14 @@ func TestDrilldown_PreOrderFirstInFileIsTheLayer(t *testing.T) {
 // MoELayer around it, in either record order.
 func TestDrilldown_MoEExpertLinearL0(t *testing.T) {
 	for _, pre := range []bool{false, true} {
-		q := s3Quad{Layers: 8, Noise: 0.005, Bias: 1, Seed: 5, FlavA: s3MoE, FlavB: s3MoE, Level: "L0", PreOrder: pre,
-			Fault: s3FwdFault(3, "fc1#1", 1.5)}
-		a, b, c, d := q.build()
+		q := synth.TraceQuad{Layers: 8, Noise: 0.005, Bias: 1, Seed: 5, FlavA: synth.TraceMoE, FlavB: synth.TraceMoE, Level: "L0", PreOrder: pre,
+			Fault: synth.TraceFwdFault(3, "fc1#1", 1.5)}
+		a, b, c, d := q.Build()
 		r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 		dd := r.DivergenceSummary.Drilldown
 		want := ".layers.3.mlp.experts.local_experts.1.linear_fc1.ColumnParallelLinear.forward.0"
 		if dd == nil || dd.Layer == nil || *dd.Layer != 3 || dd.Direction != "fwd" || !strings.HasSuffix(dd.Operator, want) {
 			t.Errorf("pre=%v: drill-down %v", pre, dd)
-		}
-	}
-}
-
-// The anomalous device's activations in bfloat16 (Max/Min are elements,
-// rounded to 8 significant bits) against a float32 baseline: noise only
-// flags nothing, in either record order and naming style; a 1.5× fault in
-// the same setting is named at its layer and operator.
-func TestSweep3_BF16VsFP32(t *testing.T) {
-	for fi, fl := range []s3Flavour{s3Mcore, s3MoE, s3MS} {
-		for _, pre := range []bool{false, true} {
-			for seed := uint64(1); seed <= 4; seed++ {
-				q := s3Quad{Layers: 24, Noise: 0.01, Bias: 1, Seed: 300 + seed, FlavA: fl, FlavB: fl, PreOrder: pre, BF16VsFP32: true}
-				if why := s3Check(s3Case{q: q}); why != "" {
-					t.Errorf("%v pre=%v seed %d null: %s", fl, pre, seed, why)
-				}
-			}
-			q := s3Quad{Layers: 24, Noise: 0.005, Bias: 1, Seed: uint64(400 + fi), FlavA: fl, FlavB: fl, PreOrder: pre, BF16VsFP32: true,
-				Fault: s3FwdFault(9, map[bool]string{false: "swi", true: "swi#1"}[fl == s3MoE], 1.5)}
-			if why := s3Check(s3Case{q: q, mustFind: true}); why != "" {
-				t.Errorf("%v pre=%v fault: %s", fl, pre, why)
-			}
 		}
 	}
 }
@@ -178,10 +122,10 @@ func TestSweep3_BF16VsFP32(t *testing.T) {
 // linears → mlp; the residual add → the layer), an expert's swiglu to its
 // expert; the same in both record orders.
 func TestDrillScope_ContainmentWithoutConstruct(t *testing.T) {
-	for _, fl := range []s3Flavour{s3Mcore, s3MoE} {
+	for _, fl := range []synth.TraceFlavour{synth.TraceMcore, synth.TraceMoE} {
 		for _, pre := range []bool{false, true} {
-			q := s3Quad{Layers: 4, Noise: 0.005, Bias: 1, Seed: 1, FlavA: fl, FlavB: fl, PreOrder: pre, NoParents: true}
-			a, _, _, _ := q.build()
+			q := synth.TraceQuad{Layers: 4, Noise: 0.005, Bias: 1, Seed: 1, FlavA: fl, FlavB: fl, PreOrder: pre, NoParents: true}
+			a, _, _, _ := q.Build()
 			x := indexDump(a, learnLayerScheme(a))
 			sc := newDrillScope(x, 2, model.Forward, 0)
 			got := map[string]string{} // API name (first occurrence) → its container's path below the layer
@@ -203,7 +147,7 @@ func TestDrillScope_ContainmentWithoutConstruct(t *testing.T) {
 			want := map[string]string{"NPU.npu_rms_norm#0": "input_layernorm", "Functional.linear#0": "self_attention.linear_qkv",
 				"NPU.npu_fusion_attention#0": "self_attention.core_attention", "Tensor.__add__#0": "", "NPU.npu_rms_norm#1": "pre_mlp_layernorm",
 				"Tensor.__add__#1": ""}
-			if fl == s3Mcore {
+			if fl == synth.TraceMcore {
 				want["NPU.npu_swiglu#0"], want["Functional.linear#3"] = "mlp", "mlp.linear_fc2"
 			} else {
 				want["NPU.npu_swiglu#1"], want["Functional.linear#4"] = "mlp.experts.local_experts.1", "mlp.experts.local_experts.1.linear_fc1"
@@ -224,8 +168,8 @@ func TestDrillScope_ContainmentWithoutConstruct(t *testing.T) {
 // APIs the anchor module ran, also without construct.json, and only those.
 func TestOpsForLayer_AnchorKeepsItsAPIs(t *testing.T) {
 	for _, noParents := range []bool{false, true} {
-		q := s3Quad{Layers: 6, Noise: 0.005, Bias: 1, Seed: 2, NoParents: noParents, Fault: s3FwdFault(3, "swi", 1.5)}
-		a, b, c, d := q.build()
+		q := synth.TraceQuad{Layers: 6, Noise: 0.005, Bias: 1, Seed: 2, NoParents: noParents, Fault: synth.TraceFwdFault(3, "swi", 1.5)}
+		a, b, c, d := q.Build()
 		tr := NewTracer(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 		var keys []string
 		for _, o := range tr.OpsForLayer("mlp", 3, "fwd") {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"spikescope/model"
+	"spikescope/testdata/synth"
 )
 
 // The Phase 3 sweep's non-finite faults: NaN and +Inf planted forward or
@@ -46,7 +47,7 @@ func s3PoisonInputs(d *model.Dump) {
 
 type s3nfCase struct {
 	name string
-	q    s3Quad
+	q    synth.TraceQuad
 	pre  bool // records rewritten in pre-order
 }
 
@@ -54,9 +55,9 @@ func s3NonFiniteCases() []s3nfCase {
 	var cs []s3nfCase
 	flav := []struct {
 		name string
-		a, b s3Flavour
-	}{{"mcore", s3Mcore, s3Mcore}, {"legacy", s3Legacy, s3Legacy}, {"moe", s3MoE, s3MoE}, {"mindspore", s3MS, s3MS},
-		{"npu-vs-te", s3Mcore, s3TE}, {"npu-vs-gpulocal", s3Mcore, s3GPULocal}}
+		a, b synth.TraceFlavour
+	}{{"mcore", synth.TraceMcore, synth.TraceMcore}, {"legacy", synth.TraceLegacy, synth.TraceLegacy}, {"moe", synth.TraceMoE, synth.TraceMoE}, {"mindspore", synth.TraceMS, synth.TraceMS},
+		{"npu-vs-te", synth.TraceMcore, synth.TraceTE}, {"npu-vs-gpulocal", synth.TraceMcore, synth.TraceGPULocal}}
 	for _, f := range flav {
 		for _, level := range []string{"mix", "L0"} {
 			fwd := []string{"swi", "attn", "fc1", "ln1"}
@@ -64,30 +65,30 @@ func s3NonFiniteCases() []s3nfCase {
 			if level == "L0" {
 				fwd, bwd = []string{"attn", "fc1"}, []string{"g_fc1", "g_attn"}
 			}
-			var faults []s3Fault
+			var faults []synth.TraceFault
 			for i, r := range fwd {
-				if f.a == s3MoE && (r == "swi" || r == "fc1") {
+				if f.a == synth.TraceMoE && (r == "swi" || r == "fc1") {
 					r += "#1"
 				}
 				v := math.NaN()
 				if i%2 == 1 {
 					v = math.Inf(1)
 				}
-				faults = append(faults, s3Fault{On: true, Layer: 3 + 2*i, Role: r, F: v, Call: -1})
+				faults = append(faults, synth.TraceFault{On: true, Layer: 3 + 2*i, Role: r, F: v, Call: -1})
 			}
 			for i, r := range bwd {
-				if f.a == s3MoE && (r == "g_swi" || r == "g_fc1") {
+				if f.a == synth.TraceMoE && (r == "g_swi" || r == "g_fc1") {
 					r += "#1"
 				}
 				v := math.Inf(1)
 				if i%2 == 1 {
 					v = math.NaN()
 				}
-				faults = append(faults, s3Fault{On: true, Bwd: true, Layer: 9 - 2*i, Role: r, F: v, Call: -1})
+				faults = append(faults, synth.TraceFault{On: true, Bwd: true, Layer: 9 - 2*i, Role: r, F: v, Call: -1})
 			}
 			for k, ft := range faults {
 				for _, pre := range []bool{false, true} {
-					q := s3Quad{Layers: 12, Noise: 0.005, Bias: 1, Seed: uint64(50 + k), FlavA: f.a, FlavB: f.b, Level: level, Fault: ft,
+					q := synth.TraceQuad{Layers: 12, Noise: 0.005, Bias: 1, Seed: uint64(50 + k), FlavA: f.a, FlavB: f.b, Level: level, Fault: ft,
 						NoParents: k%3 == 2 && !pre, NoCD: k%4 == 3}
 					cs = append(cs, s3nfCase{name: fmt.Sprintf("%s/%s/%s@L%d×%v/pre=%v/noCD=%v/noConstruct=%v", f.name, level, ft.Role, ft.Layer, ft.F, pre, q.NoCD, q.NoParents), q: q, pre: pre})
 				}
@@ -101,8 +102,8 @@ func TestSweep3_NonFinite(t *testing.T) {
 	cs := s3NonFiniteCases()
 	fails := 0
 	for _, c := range cs {
-		a, b, cc, d := c.q.build()
-		want := s3PlantedKey(a, c.q)
+		a, b, cc, d := c.q.Build()
+		want := synth.TracePlantedKey(a, c.q)
 		if want == "" {
 			t.Fatalf("%s: no planted record", c.name)
 		}

@@ -3,131 +3,33 @@ package analysis
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
 	"spikescope/model"
+	"spikescope/testdata/synth"
 )
 
 // The Phase 3 sweep: dumps unlike the demo (fault site, layer, amplitude,
 // noise, bias, layer count, naming, dump level, micro-batches, control
 // group), each checked against the planted truth.
 
-type s3Case struct {
-	name string
-	q    s3Quad
-	// want: the fault must be found (start layer + drill-down); false: it
-	// may be missed (below the noise) but no other layer may be named.
-	mustFind bool
-	// drill: expected drill-down operator (substring); "" = the planted op.
-	drill string
-	// drillRole: the expected drill-down operator is the first op computing
-	// this tensor at the fault layer (the planted op has no counterpart)
-	drillRole string
-	// noDrill: the drill-down operator is not checked (documented limitation)
-	noDrill bool
-	// uncompared: forward layers that must be listed as uncompared
-	uncompared []int
+// s3Case is a Phase 3 scenario of the generator and what must be found.
+type s3Case = synth.TraceCase
+
+// s3Phase3 is the trace under test: Phase 3 with the default options.
+func s3Phase3(a, b, c, d *model.Dump) *model.Phase3Result {
+	return Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 }
 
 // s3Check evaluates one case; "" = pass.
-func s3Check(c s3Case) string {
-	a, b, cc, d := c.q.build()
-	r := Phase3(Phase3Input{A: a, B: b, C: cc, D: d}, DefaultPhase3Options())
-	s := r.DivergenceSummary
-	var fwd, bwd model.DirectionVerdict
-	for _, v := range s.Directions {
-		if v.Direction == "fwd" {
-			fwd = v
-		} else {
-			bwd = v
-		}
-	}
-	for _, l := range c.uncompared {
-		if !slices.Contains(s.UncomparedLayers.Fwd, l) {
-			return fmt.Sprintf("layer %d not listed as uncompared (%v)", l, s.UncomparedLayers.Fwd)
-		}
-		if fwd.Verdict == verdictConsistent {
-			return "forward consistent with an uncompared layer"
-		}
-	}
-	f := c.q.Fault
-	if !f.On {
-		if len(fwd.Flagged)+len(bwd.Flagged) > 0 {
-			return fmt.Sprintf("noise/bias only: flagged fwd %v bwd %v", fwd.Flagged, bwd.Flagged)
-		}
-		return ""
-	}
-	if math.IsNaN(f.F) {
-		want := fmt.Sprintf("L%d ", f.Layer)
-		v := fwd
-		if f.Bwd {
-			v = bwd
-		}
-		if !strings.HasPrefix(v.FirstNonFinite, want) || !strings.Contains(v.FirstNonFinite, s3PlantedKey(a, c.q)) {
-			return fmt.Sprintf("first non-finite %q, want %s%s", v.FirstNonFinite, want, s3PlantedKey(a, c.q))
-		}
-		if v.Verdict == verdictConsistent {
-			return "NaN direction called consistent"
-		}
-		if s.EarliestFwdDivergence != nil && *s.EarliestFwdDivergence < f.Layer {
-			return fmt.Sprintf("fwd start L%d before the NaN layer", *s.EarliestFwdDivergence)
-		}
-		return ""
-	}
-	start, v := s.EarliestFwdDivergence, fwd
-	if f.Bwd {
-		start, v = s.EarliestBwdDivergence, bwd
-		if len(fwd.Flagged) > 0 {
-			return fmt.Sprintf("backward-only fault: forward flagged %v", fwd.Flagged)
-		}
-	}
-	if start == nil {
-		if c.mustFind {
-			return "not found"
-		}
-		return ""
-	}
-	if *start != f.Layer {
-		return fmt.Sprintf("start L%d, want L%d (flagged %v)", *start, f.Layer, v.Flagged)
-	}
-	if !v.P0 {
-		return "planted direction not P0"
-	}
-	if c.noDrill || !c.mustFind {
-		return ""
-	}
-	want := c.drill
-	if c.drillRole != "" {
-		dir := "forward"
-		if f.Bwd {
-			dir = "backward"
-		}
-		want = s3Keys[a][fmt.Sprintf("%d/%d/%s/%s", f.Layer, max(f.Call, 0), dir, c.drillRole)]
-	}
-	if want == "" {
-		want = s3PlantedKey(a, c.q)
-	}
-	if s.Drilldown == nil || !strings.Contains(s.Drilldown.Operator, want) {
-		op := ""
-		if s.Drilldown != nil {
-			op = s.Drilldown.Operator + " (" + s.Drilldown.Note + ")"
-		}
-		return fmt.Sprintf("drill-down %q, want %q", op, want)
-	}
-	return ""
-}
-
-func s3FwdFault(layer int, role string, f float64) s3Fault {
-	return s3Fault{On: true, Layer: layer, Role: role, F: f, Call: -1}
-}
+func s3Check(c s3Case) string { return c.Check(s3Phase3) }
 
 // s3Matrix is the sweep.
 func s3Matrix() []s3Case {
-	base := s3Quad{Layers: 24, Noise: 0.005, Bias: 1, Seed: 1}
-	with := func(mod func(q *s3Quad)) s3Quad {
+	base := synth.TraceQuad{Layers: 24, Noise: 0.005, Bias: 1, Seed: 1}
+	with := func(mod func(q *synth.TraceQuad)) synth.TraceQuad {
 		q := base
 		mod(&q)
 		return q
@@ -135,20 +37,22 @@ func s3Matrix() []s3Case {
 	var cs []s3Case
 	// fault sites (forward), middle layer
 	for _, role := range []string{"ln1", "qkv", "attn", "proj", "hmid", "ln2", "fc1", "swi", "fc2", "hout"} {
-		cs = append(cs, s3Case{name: "site/" + role, q: with(func(q *s3Quad) { q.Fault = s3FwdFault(11, role, 1.5) }), mustFind: true})
+		cs = append(cs, s3Case{Name: "site/" + role, Quad: with(func(q *synth.TraceQuad) { q.Fault = synth.TraceFwdFault(11, role, 1.5) }), MustFind: true})
 	}
 	// layer position
 	for _, l := range []int{0, 23} {
-		cs = append(cs, s3Case{name: fmt.Sprintf("layer/%d", l), q: with(func(q *s3Quad) { q.Fault = s3FwdFault(l, "swi", 1.5) }), mustFind: true})
+		cs = append(cs, s3Case{Name: fmt.Sprintf("layer/%d", l), Quad: with(func(q *synth.TraceQuad) { q.Fault = synth.TraceFwdFault(l, "swi", 1.5) }), MustFind: true})
 	}
 	// backward-only faults
 	for _, role := range []string{"g_swi", "g_fc1", "g_attn", "g_hmid"} {
-		cs = append(cs, s3Case{name: "bwd/" + role, q: with(func(q *s3Quad) { q.Fault = s3Fault{On: true, Bwd: true, Layer: 9, Role: role, F: 1.6, Call: -1} }), mustFind: true})
+		cs = append(cs, s3Case{Name: "bwd/" + role, Quad: with(func(q *synth.TraceQuad) {
+			q.Fault = synth.TraceFault{On: true, Bwd: true, Layer: 9, Role: role, F: 1.6, Call: -1}
+		}), MustFind: true})
 	}
 	// NaN
-	cs = append(cs, s3Case{name: "nan/fwd-swi", q: with(func(q *s3Quad) { q.Fault = s3FwdFault(7, "swi", math.NaN()) })})
-	cs = append(cs, s3Case{name: "nan/bwd-fc1", q: with(func(q *s3Quad) {
-		q.Fault = s3Fault{On: true, Bwd: true, Layer: 7, Role: "g_fc1", F: math.NaN(), Call: -1}
+	cs = append(cs, s3Case{Name: "nan/fwd-swi", Quad: with(func(q *synth.TraceQuad) { q.Fault = synth.TraceFwdFault(7, "swi", math.NaN()) })})
+	cs = append(cs, s3Case{Name: "nan/bwd-fc1", Quad: with(func(q *synth.TraceQuad) {
+		q.Fault = synth.TraceFault{On: true, Bwd: true, Layer: 7, Role: "g_fc1", F: math.NaN(), Call: -1}
 	})})
 	// amplitude × noise (the fault must be found when it is well above the
 	// expected band; otherwise it may be missed but never misplaced)
@@ -156,8 +60,8 @@ func s3Matrix() []s3Case {
 		for _, noise := range []float64{0.001, 0.003, 0.01, 0.03} {
 			must := math.Abs(math.Log(amp)) > 2*s3ExpectedSpread(noise)
 			for seed := uint64(1); seed <= 3; seed++ {
-				cs = append(cs, s3Case{name: fmt.Sprintf("amp/%.2fx@%.1f%%/s%d", amp, noise*100, seed),
-					q: with(func(q *s3Quad) { q.Noise, q.Seed, q.Fault = noise, seed, s3FwdFault(5, "fc1", amp) }), mustFind: must})
+				cs = append(cs, s3Case{Name: fmt.Sprintf("amp/%.2fx@%.1f%%/s%d", amp, noise*100, seed),
+					Quad: with(func(q *synth.TraceQuad) { q.Noise, q.Seed, q.Fault = noise, seed, synth.TraceFwdFault(5, "fc1", amp) }), MustFind: must})
 			}
 		}
 	}
@@ -165,100 +69,132 @@ func s3Matrix() []s3Case {
 	for _, noise := range []float64{0.001, 0.01, 0.03} {
 		for _, bias := range []float64{0.8, 1, 1.25} {
 			for seed := uint64(1); seed <= 3; seed++ {
-				cs = append(cs, s3Case{name: fmt.Sprintf("null/%.1f%%/bias%.2f/s%d", noise*100, bias, seed),
-					q: with(func(q *s3Quad) { q.Noise, q.Bias, q.Seed = noise, bias, seed })})
+				cs = append(cs, s3Case{Name: fmt.Sprintf("null/%.1f%%/bias%.2f/s%d", noise*100, bias, seed),
+					Quad: with(func(q *synth.TraceQuad) { q.Noise, q.Bias, q.Seed = noise, bias, seed })})
 			}
 		}
 	}
 	// layer counts
 	for _, n := range []int{2, 48, 96} {
-		cs = append(cs, s3Case{name: fmt.Sprintf("layers/%d", n), q: with(func(q *s3Quad) { q.Layers = n; q.Fault = s3FwdFault(n/2, "fc2", 1.3) }), mustFind: true})
-		cs = append(cs, s3Case{name: fmt.Sprintf("layers/%d-null-1%%", n), q: with(func(q *s3Quad) { q.Layers, q.Noise = n, 0.01 })})
+		cs = append(cs, s3Case{Name: fmt.Sprintf("layers/%d", n), Quad: with(func(q *synth.TraceQuad) { q.Layers = n; q.Fault = synth.TraceFwdFault(n/2, "fc2", 1.3) }), MustFind: true})
+		cs = append(cs, s3Case{Name: fmt.Sprintf("layers/%d-null-1%%", n), Quad: with(func(q *synth.TraceQuad) { q.Layers, q.Noise = n, 0.01 })})
 	}
 	// naming
-	cs = append(cs, s3Case{name: "gpu-te/swi", q: with(func(q *s3Quad) { q.FlavB, q.APIShift, q.Fault = s3TE, 7, s3FwdFault(11, "swi", 1.5) }), mustFind: true,
-		drill: ".layers.11.mlp.linear_fc2.RowParallelLinear.forward.0"}) // npu_swiglu has no GPU counterpart: first alignable op after it
-	cs = append(cs, s3Case{name: "gpu-te/attn", q: with(func(q *s3Quad) { q.FlavB, q.APIShift, q.Fault = s3TE, 7, s3FwdFault(11, "attn", 1.5) }), mustFind: true,
-		drill: ".layers.11.self_attention.core_attention.DotProductAttention.forward.0"})
-	cs = append(cs, s3Case{name: "gpu-te/ln1", q: with(func(q *s3Quad) { q.FlavB, q.APIShift, q.Fault = s3TE, 7, s3FwdFault(11, "ln1", 1.5) }), mustFind: true,
-		drill: ".layers.11.self_attention.linear_qkv.ColumnParallelLinear.forward.0"})
-	cs = append(cs, s3Case{name: "gpu-te/null", q: with(func(q *s3Quad) { q.FlavB, q.APIShift, q.Noise = s3TE, 7, 0.01 })})
+	cs = append(cs, s3Case{Name: "gpu-te/swi", Quad: with(func(q *synth.TraceQuad) {
+		q.FlavB, q.APIShift, q.Fault = synth.TraceTE, 7, synth.TraceFwdFault(11, "swi", 1.5)
+	}), MustFind: true,
+		Drill: ".layers.11.mlp.linear_fc2.RowParallelLinear.forward.0"}) // npu_swiglu has no GPU counterpart: first alignable op after it
+	cs = append(cs, s3Case{Name: "gpu-te/attn", Quad: with(func(q *synth.TraceQuad) {
+		q.FlavB, q.APIShift, q.Fault = synth.TraceTE, 7, synth.TraceFwdFault(11, "attn", 1.5)
+	}), MustFind: true,
+		Drill: ".layers.11.self_attention.core_attention.DotProductAttention.forward.0"})
+	cs = append(cs, s3Case{Name: "gpu-te/ln1", Quad: with(func(q *synth.TraceQuad) {
+		q.FlavB, q.APIShift, q.Fault = synth.TraceTE, 7, synth.TraceFwdFault(11, "ln1", 1.5)
+	}), MustFind: true,
+		Drill: ".layers.11.self_attention.linear_qkv.ColumnParallelLinear.forward.0"})
+	cs = append(cs, s3Case{Name: "gpu-te/null", Quad: with(func(q *synth.TraceQuad) { q.FlavB, q.APIShift, q.Noise = synth.TraceTE, 7, 0.01 })})
 	// GPU with local modules: other kernels below the same modules
-	cs = append(cs, s3Case{name: "gpu-local/ln1", q: with(func(q *s3Quad) { q.FlavB, q.APIShift, q.Fault = s3GPULocal, 3, s3FwdFault(11, "ln1", 1.4) }), mustFind: true})
-	cs = append(cs, s3Case{name: "gpu-local/attn", q: with(func(q *s3Quad) { q.FlavB, q.APIShift, q.Fault = s3GPULocal, 3, s3FwdFault(5, "attn", 1.4) }), mustFind: true})
-	cs = append(cs, s3Case{name: "gpu-local/swi", q: with(func(q *s3Quad) { q.FlavB, q.Fault = s3GPULocal, s3FwdFault(8, "swi", 1.4) }), mustFind: true,
-		drillRole: "fc2"}) // fused swiglu vs silu × mul: not paired; the first alignable op after it (fc2's linear)
-	cs = append(cs, s3Case{name: "gpu-local/bwd-g_attn", q: with(func(q *s3Quad) {
-		q.FlavB, q.Fault = s3GPULocal, s3Fault{On: true, Bwd: true, Layer: 14, Role: "g_attn", F: 1.4, Call: -1}
-	}), mustFind: true})
-	cs = append(cs, s3Case{name: "gpu-local/null", q: with(func(q *s3Quad) { q.FlavB, q.Noise = s3GPULocal, 0.01 })})
-	cs = append(cs, s3Case{name: "legacy/swi", q: with(func(q *s3Quad) { q.FlavA, q.FlavB, q.Fault = s3Legacy, s3Legacy, s3FwdFault(11, "swi", 1.5) }), mustFind: true})
-	cs = append(cs, s3Case{name: "legacy/attn", q: with(func(q *s3Quad) { q.FlavA, q.FlavB, q.Fault = s3Legacy, s3Legacy, s3FwdFault(3, "attn", 1.5) }), mustFind: true})
-	cs = append(cs, s3Case{name: "moe/swi#1", q: with(func(q *s3Quad) { q.FlavA, q.FlavB, q.Fault = s3MoE, s3MoE, s3FwdFault(11, "swi#1", 1.5) }), mustFind: true})
-	cs = append(cs, s3Case{name: "moe/null", q: with(func(q *s3Quad) { q.FlavA, q.FlavB, q.Noise = s3MoE, s3MoE, 0.01 })})
-	cs = append(cs, s3Case{name: "mindspore/swi", q: with(func(q *s3Quad) { q.FlavA, q.FlavB, q.Fault = s3MS, s3MS, s3FwdFault(11, "swi", 1.5) }), mustFind: true})
-	cs = append(cs, s3Case{name: "mindspore/ln1", q: with(func(q *s3Quad) { q.FlavA, q.FlavB, q.Fault = s3MS, s3MS, s3FwdFault(0, "ln1", 1.5) }), mustFind: true})
+	cs = append(cs, s3Case{Name: "gpu-local/ln1", Quad: with(func(q *synth.TraceQuad) {
+		q.FlavB, q.APIShift, q.Fault = synth.TraceGPULocal, 3, synth.TraceFwdFault(11, "ln1", 1.4)
+	}), MustFind: true})
+	cs = append(cs, s3Case{Name: "gpu-local/attn", Quad: with(func(q *synth.TraceQuad) {
+		q.FlavB, q.APIShift, q.Fault = synth.TraceGPULocal, 3, synth.TraceFwdFault(5, "attn", 1.4)
+	}), MustFind: true})
+	cs = append(cs, s3Case{Name: "gpu-local/swi", Quad: with(func(q *synth.TraceQuad) { q.FlavB, q.Fault = synth.TraceGPULocal, synth.TraceFwdFault(8, "swi", 1.4) }), MustFind: true,
+		DrillRole: "fc2"}) // fused swiglu vs silu × mul: not paired; the first alignable op after it (fc2's linear)
+	cs = append(cs, s3Case{Name: "gpu-local/bwd-g_attn", Quad: with(func(q *synth.TraceQuad) {
+		q.FlavB, q.Fault = synth.TraceGPULocal, synth.TraceFault{On: true, Bwd: true, Layer: 14, Role: "g_attn", F: 1.4, Call: -1}
+	}), MustFind: true})
+	cs = append(cs, s3Case{Name: "gpu-local/null", Quad: with(func(q *synth.TraceQuad) { q.FlavB, q.Noise = synth.TraceGPULocal, 0.01 })})
+	cs = append(cs, s3Case{Name: "legacy/swi", Quad: with(func(q *synth.TraceQuad) {
+		q.FlavA, q.FlavB, q.Fault = synth.TraceLegacy, synth.TraceLegacy, synth.TraceFwdFault(11, "swi", 1.5)
+	}), MustFind: true})
+	cs = append(cs, s3Case{Name: "legacy/attn", Quad: with(func(q *synth.TraceQuad) {
+		q.FlavA, q.FlavB, q.Fault = synth.TraceLegacy, synth.TraceLegacy, synth.TraceFwdFault(3, "attn", 1.5)
+	}), MustFind: true})
+	cs = append(cs, s3Case{Name: "moe/swi#1", Quad: with(func(q *synth.TraceQuad) {
+		q.FlavA, q.FlavB, q.Fault = synth.TraceMoE, synth.TraceMoE, synth.TraceFwdFault(11, "swi#1", 1.5)
+	}), MustFind: true})
+	cs = append(cs, s3Case{Name: "moe/null", Quad: with(func(q *synth.TraceQuad) { q.FlavA, q.FlavB, q.Noise = synth.TraceMoE, synth.TraceMoE, 0.01 })})
+	cs = append(cs, s3Case{Name: "mindspore/swi", Quad: with(func(q *synth.TraceQuad) {
+		q.FlavA, q.FlavB, q.Fault = synth.TraceMS, synth.TraceMS, synth.TraceFwdFault(11, "swi", 1.5)
+	}), MustFind: true})
+	cs = append(cs, s3Case{Name: "mindspore/ln1", Quad: with(func(q *synth.TraceQuad) {
+		q.FlavA, q.FlavB, q.Fault = synth.TraceMS, synth.TraceMS, synth.TraceFwdFault(0, "ln1", 1.5)
+	}), MustFind: true})
 	// dump levels
-	cs = append(cs, s3Case{name: "L0/swi", q: with(func(q *s3Quad) { q.Level, q.Fault = "L0", s3FwdFault(11, "swi", 1.5) }), mustFind: true,
-		drill: ".layers.11.mlp.linear_fc2.RowParallelLinear.forward.0"}) // swiglu is no module: first module after it
-	cs = append(cs, s3Case{name: "L0/fc1", q: with(func(q *s3Quad) { q.Level, q.Fault = "L0", s3FwdFault(11, "fc1", 1.5) }), mustFind: true})
-	cs = append(cs, s3Case{name: "mix-noconstruct/swi", q: with(func(q *s3Quad) { q.NoParents, q.Fault = true, s3FwdFault(11, "swi", 1.5) }), mustFind: true})
-	cs = append(cs, s3Case{name: "mix-noconstruct/attn", q: with(func(q *s3Quad) { q.NoParents, q.APIShift, q.Fault = true, 5, s3FwdFault(4, "attn", 1.5) }), mustFind: true})
-	cs = append(cs, s3Case{name: "L1/swi", q: with(func(q *s3Quad) { q.Level, q.Fault = "L1", s3FwdFault(11, "swi", 1.5) }), mustFind: true})
-	cs = append(cs, s3Case{name: "L1/null", q: with(func(q *s3Quad) { q.Level, q.Noise = "L1", 0.01 })})
-	cs = append(cs, s3Case{name: "L1/calls4-mb2", q: with(func(q *s3Quad) {
-		q.Level, q.Calls, q.Fault = "L1", 4, s3Fault{On: true, Layer: 11, Role: "fc1", F: 1.5, Call: 2}
-	}), mustFind: true})
-	cs = append(cs, s3Case{name: "L1-gpu/swi", q: with(func(q *s3Quad) { q.Level, q.FlavB, q.Fault = "L1", s3TE, s3FwdFault(11, "swi", 1.5) }), mustFind: true,
-		noDrill: true}) // npu_swiglu has no GPU API counterpart
-	cs = append(cs, s3Case{name: "L1-noconstruct/attn", q: with(func(q *s3Quad) { q.Level, q.NoParents, q.Fault = "L1", true, s3FwdFault(0, "attn", 1.5) }), mustFind: true})
+	cs = append(cs, s3Case{Name: "L0/swi", Quad: with(func(q *synth.TraceQuad) { q.Level, q.Fault = "L0", synth.TraceFwdFault(11, "swi", 1.5) }), MustFind: true,
+		Drill: ".layers.11.mlp.linear_fc2.RowParallelLinear.forward.0"}) // swiglu is no module: first module after it
+	cs = append(cs, s3Case{Name: "L0/fc1", Quad: with(func(q *synth.TraceQuad) { q.Level, q.Fault = "L0", synth.TraceFwdFault(11, "fc1", 1.5) }), MustFind: true})
+	cs = append(cs, s3Case{Name: "mix-noconstruct/swi", Quad: with(func(q *synth.TraceQuad) { q.NoParents, q.Fault = true, synth.TraceFwdFault(11, "swi", 1.5) }), MustFind: true})
+	cs = append(cs, s3Case{Name: "mix-noconstruct/attn", Quad: with(func(q *synth.TraceQuad) {
+		q.NoParents, q.APIShift, q.Fault = true, 5, synth.TraceFwdFault(4, "attn", 1.5)
+	}), MustFind: true})
+	cs = append(cs, s3Case{Name: "L1/swi", Quad: with(func(q *synth.TraceQuad) { q.Level, q.Fault = "L1", synth.TraceFwdFault(11, "swi", 1.5) }), MustFind: true})
+	cs = append(cs, s3Case{Name: "L1/null", Quad: with(func(q *synth.TraceQuad) { q.Level, q.Noise = "L1", 0.01 })})
+	cs = append(cs, s3Case{Name: "L1/calls4-mb2", Quad: with(func(q *synth.TraceQuad) {
+		q.Level, q.Calls, q.Fault = "L1", 4, synth.TraceFault{On: true, Layer: 11, Role: "fc1", F: 1.5, Call: 2}
+	}), MustFind: true})
+	cs = append(cs, s3Case{Name: "L1-gpu/swi", Quad: with(func(q *synth.TraceQuad) {
+		q.Level, q.FlavB, q.Fault = "L1", synth.TraceTE, synth.TraceFwdFault(11, "swi", 1.5)
+	}), MustFind: true,
+		NoDrill: true}) // npu_swiglu has no GPU API counterpart
+	cs = append(cs, s3Case{Name: "L1-noconstruct/attn", Quad: with(func(q *synth.TraceQuad) {
+		q.Level, q.NoParents, q.Fault = "L1", true, synth.TraceFwdFault(0, "attn", 1.5)
+	}), MustFind: true})
 	// alignment trouble
-	cs = append(cs, s3Case{name: "extraAPI-B/swi", q: with(func(q *s3Quad) { q.ExtraAPIsB, q.Fault = true, s3FwdFault(11, "swi", 1.5) }), mustFind: true})
-	cs = append(cs, s3Case{name: "extraAPI-B/null", q: with(func(q *s3Quad) { q.ExtraAPIsB, q.Noise = true, 0.01 })})
-	cs = append(cs, s3Case{name: "dropB-L5/fault7", q: with(func(q *s3Quad) { q.DropB, q.Fault = 6, s3FwdFault(7, "fc2", 1.5) }), mustFind: true, uncompared: []int{5}})
-	cs = append(cs, s3Case{name: "dropB-L5/null", q: with(func(q *s3Quad) { q.DropB = 6 }), uncompared: []int{5}})
-	cs = append(cs, s3Case{name: "moe-expert-elems/null", q: with(func(q *s3Quad) { q.FlavA, q.FlavB, q.ExpertB = s3MoE, s3MoE, true })})
-	cs = append(cs, s3Case{name: "moe-expert-elems/swi#1", q: with(func(q *s3Quad) {
-		q.FlavA, q.FlavB, q.ExpertB, q.Fault = s3MoE, s3MoE, true, s3FwdFault(9, "swi#1", 1.5)
-	}), mustFind: true})
-	cs = append(cs, s3Case{name: "recompute-noflag/swi", q: with(func(q *s3Quad) { q.Recompute, q.RecNoFlag, q.Fault = true, true, s3FwdFault(11, "swi", 1.5) }), mustFind: true})
+	cs = append(cs, s3Case{Name: "extraAPI-B/swi", Quad: with(func(q *synth.TraceQuad) { q.ExtraAPIsB, q.Fault = true, synth.TraceFwdFault(11, "swi", 1.5) }), MustFind: true})
+	cs = append(cs, s3Case{Name: "extraAPI-B/null", Quad: with(func(q *synth.TraceQuad) { q.ExtraAPIsB, q.Noise = true, 0.01 })})
+	cs = append(cs, s3Case{Name: "dropB-L5/fault7", Quad: with(func(q *synth.TraceQuad) { q.DropB, q.Fault = 6, synth.TraceFwdFault(7, "fc2", 1.5) }), MustFind: true, Uncompared: []int{5}})
+	cs = append(cs, s3Case{Name: "dropB-L5/null", Quad: with(func(q *synth.TraceQuad) { q.DropB = 6 }), Uncompared: []int{5}})
+	cs = append(cs, s3Case{Name: "moe-expert-elems/null", Quad: with(func(q *synth.TraceQuad) { q.FlavA, q.FlavB, q.ExpertB = synth.TraceMoE, synth.TraceMoE, true })})
+	cs = append(cs, s3Case{Name: "moe-expert-elems/swi#1", Quad: with(func(q *synth.TraceQuad) {
+		q.FlavA, q.FlavB, q.ExpertB, q.Fault = synth.TraceMoE, synth.TraceMoE, true, synth.TraceFwdFault(9, "swi#1", 1.5)
+	}), MustFind: true})
+	cs = append(cs, s3Case{Name: "recompute-noflag/swi", Quad: with(func(q *synth.TraceQuad) {
+		q.Recompute, q.RecNoFlag, q.Fault = true, true, synth.TraceFwdFault(11, "swi", 1.5)
+	}), MustFind: true})
 	// drift and per-statistic bias
 	// A drift of 0.3%/layer (A/B off by ~2% at the last layer while C/D is not)
 	// is indistinguishable from a slowly growing real divergence: not swept.
-	cs = append(cs, s3Case{name: "walk0.1%/null", q: with(func(q *s3Quad) { q.Walk = 0.001 })})
-	cs = append(cs, s3Case{name: "walk0.3%/fc1", q: with(func(q *s3Quad) { q.Walk, q.Fault = 0.003, s3FwdFault(15, "fc1", 1.3) }), mustFind: true})
-	cs = append(cs, s3Case{name: "maxbias0.9/null", q: with(func(q *s3Quad) { q.Bias, q.MaxBias, q.Noise = 1.1, 0.9, 0.01 })})
-	cs = append(cs, s3Case{name: "bias0.8/fault", q: with(func(q *s3Quad) { q.Bias, q.Fault = 0.8, s3FwdFault(3, "attn", 1.2) }), mustFind: true})
-	cs = append(cs, s3Case{name: "bias1.25/shrink", q: with(func(q *s3Quad) { q.Bias, q.Fault = 1.25, s3FwdFault(17, "qkv", 0.8) }), mustFind: true})
+	cs = append(cs, s3Case{Name: "walk0.1%/null", Quad: with(func(q *synth.TraceQuad) { q.Walk = 0.001 })})
+	cs = append(cs, s3Case{Name: "walk0.3%/fc1", Quad: with(func(q *synth.TraceQuad) { q.Walk, q.Fault = 0.003, synth.TraceFwdFault(15, "fc1", 1.3) }), MustFind: true})
+	cs = append(cs, s3Case{Name: "maxbias0.9/null", Quad: with(func(q *synth.TraceQuad) { q.Bias, q.MaxBias, q.Noise = 1.1, 0.9, 0.01 })})
+	cs = append(cs, s3Case{Name: "bias0.8/fault", Quad: with(func(q *synth.TraceQuad) { q.Bias, q.Fault = 0.8, synth.TraceFwdFault(3, "attn", 1.2) }), MustFind: true})
+	cs = append(cs, s3Case{Name: "bias1.25/shrink", Quad: with(func(q *synth.TraceQuad) { q.Bias, q.Fault = 1.25, synth.TraceFwdFault(17, "qkv", 0.8) }), MustFind: true})
 	// first/last layer, backward at the ends
-	cs = append(cs, s3Case{name: "first-op/ln1-L0", q: with(func(q *s3Quad) { q.Fault = s3FwdFault(0, "ln1", 1.3) }), mustFind: true})
-	cs = append(cs, s3Case{name: "last/hout-L23", q: with(func(q *s3Quad) { q.Fault = s3FwdFault(23, "hout", 1.3) }), mustFind: true})
-	cs = append(cs, s3Case{name: "bwd/g_hout-L23", q: with(func(q *s3Quad) { q.Fault = s3Fault{On: true, Bwd: true, Layer: 23, Role: "g_hout", F: 1.4, Call: -1} }), mustFind: true})
-	cs = append(cs, s3Case{name: "bwd/g_ln1-L0", q: with(func(q *s3Quad) { q.Fault = s3Fault{On: true, Bwd: true, Layer: 0, Role: "g_ln1", F: 1.4, Call: -1} }), mustFind: true})
-	cs = append(cs, s3Case{name: "bwd-gpu/g_fc2", q: with(func(q *s3Quad) {
-		q.FlavB, q.Fault = s3TE, s3Fault{On: true, Bwd: true, Layer: 12, Role: "g_fc2", F: 1.5, Call: -1}
-	}), mustFind: true, noDrill: true})
+	cs = append(cs, s3Case{Name: "first-op/ln1-L0", Quad: with(func(q *synth.TraceQuad) { q.Fault = synth.TraceFwdFault(0, "ln1", 1.3) }), MustFind: true})
+	cs = append(cs, s3Case{Name: "last/hout-L23", Quad: with(func(q *synth.TraceQuad) { q.Fault = synth.TraceFwdFault(23, "hout", 1.3) }), MustFind: true})
+	cs = append(cs, s3Case{Name: "bwd/g_hout-L23", Quad: with(func(q *synth.TraceQuad) {
+		q.Fault = synth.TraceFault{On: true, Bwd: true, Layer: 23, Role: "g_hout", F: 1.4, Call: -1}
+	}), MustFind: true})
+	cs = append(cs, s3Case{Name: "bwd/g_ln1-L0", Quad: with(func(q *synth.TraceQuad) {
+		q.Fault = synth.TraceFault{On: true, Bwd: true, Layer: 0, Role: "g_ln1", F: 1.4, Call: -1}
+	}), MustFind: true})
+	cs = append(cs, s3Case{Name: "bwd-gpu/g_fc2", Quad: with(func(q *synth.TraceQuad) {
+		q.FlavB, q.Fault = synth.TraceTE, synth.TraceFault{On: true, Bwd: true, Layer: 12, Role: "g_fc2", F: 1.5, Call: -1}
+	}), MustFind: true, NoDrill: true})
 	// micro-batches, recompute
-	cs = append(cs, s3Case{name: "calls4/fault-mb2", q: with(func(q *s3Quad) {
-		q.Calls, q.Fault = 4, s3Fault{On: true, Layer: 11, Role: "swi", F: 1.5, Call: 2}
-	}), mustFind: true})
-	cs = append(cs, s3Case{name: "calls4/weak-mb2", q: with(func(q *s3Quad) {
-		q.Calls, q.Noise, q.Fault = 4, 0.003, s3Fault{On: true, Layer: 11, Role: "swi", F: 1.1, Call: 2}
-	}), mustFind: true})
-	cs = append(cs, s3Case{name: "calls4/null", q: with(func(q *s3Quad) { q.Calls, q.Noise = 4, 0.01 })})
-	cs = append(cs, s3Case{name: "recompute/swi", q: with(func(q *s3Quad) { q.Recompute, q.Fault = true, s3FwdFault(11, "swi", 1.5) }), mustFind: true})
+	cs = append(cs, s3Case{Name: "calls4/fault-mb2", Quad: with(func(q *synth.TraceQuad) {
+		q.Calls, q.Fault = 4, synth.TraceFault{On: true, Layer: 11, Role: "swi", F: 1.5, Call: 2}
+	}), MustFind: true})
+	cs = append(cs, s3Case{Name: "calls4/weak-mb2", Quad: with(func(q *synth.TraceQuad) {
+		q.Calls, q.Noise, q.Fault = 4, 0.003, synth.TraceFault{On: true, Layer: 11, Role: "swi", F: 1.1, Call: 2}
+	}), MustFind: true})
+	cs = append(cs, s3Case{Name: "calls4/null", Quad: with(func(q *synth.TraceQuad) { q.Calls, q.Noise = 4, 0.01 })})
+	cs = append(cs, s3Case{Name: "recompute/swi", Quad: with(func(q *synth.TraceQuad) { q.Recompute, q.Fault = true, synth.TraceFwdFault(11, "swi", 1.5) }), MustFind: true})
 	// control group
-	cs = append(cs, s3Case{name: "noCD/swi", q: with(func(q *s3Quad) { q.NoCD, q.Fault = true, s3FwdFault(11, "swi", 1.5) }), mustFind: true})
-	cs = append(cs, s3Case{name: "noCD/null-bias0.8", q: with(func(q *s3Quad) { q.NoCD, q.Bias, q.Noise = true, 0.8, 0.005 })})
-	cs = append(cs, s3Case{name: "noD/swi", q: with(func(q *s3Quad) { q.NoD, q.Fault = true, s3FwdFault(11, "swi", 1.5) }), mustFind: true})
+	cs = append(cs, s3Case{Name: "noCD/swi", Quad: with(func(q *synth.TraceQuad) { q.NoCD, q.Fault = true, synth.TraceFwdFault(11, "swi", 1.5) }), MustFind: true})
+	cs = append(cs, s3Case{Name: "noCD/null-bias0.8", Quad: with(func(q *synth.TraceQuad) { q.NoCD, q.Bias, q.Noise = true, 0.8, 0.005 })})
+	cs = append(cs, s3Case{Name: "noD/swi", Quad: with(func(q *synth.TraceQuad) { q.NoD, q.Fault = true, synth.TraceFwdFault(11, "swi", 1.5) }), MustFind: true})
 	// record order: every naming style, dump level, construct.json and
 	// micro-batch case again with each module's record before its
 	// children's; the same layer and operator are expected
 	for _, c := range cs {
 		for _, p := range []string{"site/", "bwd/", "gpu-", "legacy/", "moe", "mindspore/", "L0/", "mix-noconstruct/", "calls4/", "recompute", "first-op/", "last/", "extraAPI-B/", "dropB-"} {
-			if strings.HasPrefix(c.name, p) {
-				c.name = "pre/" + c.name
-				c.q.PreOrder = true
+			if strings.HasPrefix(c.Name, p) {
+				c.Name = "pre/" + c.Name
+				c.Quad.PreOrder = true
 				cs = append(cs, c)
 				break
 			}
@@ -275,42 +211,10 @@ func s3ExpectedSpread(sigma float64) float64 {
 }
 
 func TestSweep3_Matrix(t *testing.T) {
-	fails := 0
+	t.Parallel()
 	cases := s3Matrix()
-	for _, c := range cases {
-		if why := s3Check(c); why != "" {
-			fails++
-			t.Errorf("%-28s FAIL %s", c.name, why)
-		} else if testing.Verbose() {
-			t.Logf("%-28s ok", c.name)
-		}
-	}
+	fails := synth.RunTraceCases(t, cases, s3Phase3)
 	t.Logf("%d/%d cases pass", len(cases)-fails, len(cases))
-}
-
-// Noise alone (1% per tensor, Max/Min 2%) never flags a layer, over many
-// seeds, layer counts and micro-batch counts: the degree's band is √2 × the
-// control's spread and keeps the seed's false-flag rate for the whole pass.
-func TestSweep3_NoiseOnlyManySeeds(t *testing.T) {
-	for _, cfg := range []struct{ layers, calls, seeds int }{{24, 1, 30}, {48, 1, 10}, {24, 4, 6}} {
-		for seed := uint64(100); seed < uint64(100+cfg.seeds); seed++ {
-			c := s3Case{q: s3Quad{Layers: cfg.layers, Calls: cfg.calls, Noise: 0.01, Bias: 1, Seed: seed}}
-			if why := s3Check(c); why != "" {
-				t.Errorf("%d layers %d calls seed %d: %s", cfg.layers, cfg.calls, seed, why)
-			}
-		}
-	}
-}
-
-// A 1.1× fault at 0.3% device noise is found at its layer and operator
-// (the band is the seed's 3% floor there).
-func TestSweep3_WeakFaultFound(t *testing.T) {
-	for seed := uint64(100); seed < 110; seed++ {
-		c := s3Case{q: s3Quad{Layers: 24, Noise: 0.003, Bias: 1, Seed: seed, Fault: s3FwdFault(7, "fc1", 1.1)}, mustFind: true}
-		if why := s3Check(c); why != "" {
-			t.Errorf("seed %d: %s", seed, why)
-		}
-	}
 }
 
 // The band of the degree: √2 × the control's 3·IQR on the log scale (the
@@ -341,7 +245,7 @@ func TestDegreeBand(t *testing.T) {
 // A fault in the layer's last residual add shows in the layer module's own
 // output (the "(layer)" anchor): the start is that layer, not the next one.
 func TestSweep3_LayerOutputFault(t *testing.T) {
-	c := s3Case{q: s3Quad{Layers: 12, Noise: 0.005, Bias: 1, Seed: 3, Fault: s3FwdFault(6, "hout", 1.5)}, mustFind: true}
+	c := s3Case{Quad: synth.TraceQuad{Layers: 12, Noise: 0.005, Bias: 1, Seed: 3, Fault: synth.TraceFwdFault(6, "hout", 1.5)}, MustFind: true}
 	if why := s3Check(c); why != "" {
 		t.Fatal(why)
 	}
@@ -357,7 +261,7 @@ func TestSweep3_TwoLayers(t *testing.T) {
 	for _, layers := range []int{2, 4} {
 		bad := 0
 		for seed := uint64(1); seed <= 20; seed++ {
-			if why := s3Check(s3Case{q: s3Quad{Layers: layers, Noise: 0.01, Bias: 1, Seed: seed}}); why != "" {
+			if why := s3Check(s3Case{Quad: synth.TraceQuad{Layers: layers, Noise: 0.01, Bias: 1, Seed: seed}}); why != "" {
 				bad++
 				t.Logf("%d layers seed %d: %s", layers, seed, why)
 			}
@@ -366,11 +270,11 @@ func TestSweep3_TwoLayers(t *testing.T) {
 			t.Errorf("%d layers: %d/20 noise-only runs flagged", layers, bad)
 		}
 	}
-	q := s3Quad{Layers: 2, Noise: 0.005, Bias: 1, Seed: 1, Fault: s3FwdFault(1, "swi", 1.3)}
-	if why := s3Check(s3Case{q: q, mustFind: true}); why != "" {
+	q := synth.TraceQuad{Layers: 2, Noise: 0.005, Bias: 1, Seed: 1, Fault: synth.TraceFwdFault(1, "swi", 1.3)}
+	if why := s3Check(s3Case{Quad: q, MustFind: true}); why != "" {
 		t.Error(why)
 	}
-	a, b, c, d := q.build()
+	a, b, c, d := q.Build()
 	r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 	bd := r.Anchors[0].Thresholds["Norm"]["fwd"]
 	if bd.Samples != 2*10 || !strings.Contains(bd.Note, "every aligned op") { // 10 distinct tensors per layer
@@ -387,14 +291,14 @@ func TestSweep3_ControlSameStage(t *testing.T) {
 		tree := &model.DumpTree{Path: "pp"}
 		btree := &model.DumpTree{Path: "ppb"}
 		for r := 0; r < 8; r++ {
-			c := s3Cfg{Name: fmt.Sprintf("pp/rank%d", r), Layers: 4, Stage: r / 4, Rank: r, Data: uint64(r + 1), Device: 1,
+			c := synth.TraceCfg{Name: fmt.Sprintf("pp/rank%d", r), Layers: 4, Stage: r / 4, Rank: r, Data: uint64(r + 1), Device: 1,
 				Noise: 0.005, GradScale: 1 + 0.01*float64(r), Weights: weights}
 			if r == 4 {
 				c.GradScale = 30
 			}
-			tree.Dumps = append(tree.Dumps, s3BuildDump(c))
+			tree.Dumps = append(tree.Dumps, synth.TraceBuildDump(c))
 			c.Name, c.Device, c.GradScale = fmt.Sprintf("ppb/rank%d", r), 2, 1
-			btree.Dumps = append(btree.Dumps, s3BuildDump(c))
+			btree.Dumps = append(btree.Dumps, synth.TraceBuildDump(c))
 		}
 		a := tree.Find(0, 4)
 		ch := ChooseControl(tree, a, btree, nil)
@@ -404,72 +308,6 @@ func TestSweep3_ControlSameStage(t *testing.T) {
 	}
 }
 
-// s3Combos crosses the sweep's dimensions at random (deterministically):
-// flavour pair, dump level, construct.json, micro-batches and the faulty
-// one, recompute, API counter shift, layer count, fault site, layer,
-// direction and amplitude, device bias.
-func s3Combos(n int) []s3Case {
-	r := rand.New(rand.NewPCG(42, 7))
-	flavours := [][2]s3Flavour{{s3Mcore, s3Mcore}, {s3Mcore, s3TE}, {s3Legacy, s3Legacy}, {s3MoE, s3MoE}, {s3MS, s3MS}, {s3Mcore, s3GPULocal}}
-	fwdRoles := []string{"ln1", "qkv", "attn", "proj", "hmid", "ln2", "fc1", "swi", "fc2", "hout"}
-	bwdRoles := []string{"g_hout", "g_fc2", "g_swi", "g_fc1", "g_ln2", "g_hmid", "g_proj", "g_attn", "g_qkv", "g_ln1"}
-	var cs []s3Case
-	for k := 0; k < n; k++ {
-		fl := flavours[r.IntN(len(flavours))]
-		q := s3Quad{Layers: []int{4, 12, 24, 48}[r.IntN(4)], Noise: []float64{0.001, 0.005, 0.01}[r.IntN(3)],
-			Bias: []float64{0.8, 1, 1.25}[r.IntN(3)], FlavA: fl[0], FlavB: fl[1], Seed: uint64(1000 + k),
-			Calls: []int{1, 1, 2, 4}[r.IntN(4)], APIShift: r.IntN(3) * 5}
-		q.Level = []string{"mix", "mix", "L0", "L1"}[r.IntN(4)]
-		q.NoParents = q.Level != "L0" && r.IntN(3) == 0
-		q.Recompute = q.Level != "L1" && r.IntN(4) == 0
-		q.PreOrder = k%2 == 1 // every other combo writes module records before their children's (no draw: the other dimensions stay)
-		bwd := r.IntN(3) == 0
-		role := fwdRoles[r.IntN(len(fwdRoles))]
-		if bwd {
-			role = bwdRoles[r.IntN(len(bwdRoles))]
-		}
-		amp := []float64{1.3, 1.5, 2, 0.7}[r.IntN(4)]
-		call := -1
-		if q.Calls > 1 {
-			call = r.IntN(q.Calls)
-		}
-		q.Fault = s3Fault{On: r.IntN(6) != 0, Bwd: bwd, Layer: r.IntN(q.Layers), Role: role, F: amp, Call: call}
-		if q.FlavA == s3MoE && (role == "swi" || role == "fc1" || role == "fc2" || role == "g_swi" || role == "g_fc1" || role == "g_fc2") {
-			q.Fault.Role = role + "#1"
-		}
-		// The planted op must exist at this level, and its tensor on both
-		// devices (TE has no separate norms), or the drill-down cannot name
-		// it: then only the layer is checked.
-		noDrill := fl[0] != fl[1] || q.Level == "L0" || q.Level == "L1" && fl[0] == s3MoE
-		if fl[1] == s3TE && (strings.HasPrefix(strings.TrimPrefix(role, "g_"), "ln") || role == "swi" || role == "g_swi") {
-			q.Fault.Role = map[bool]string{false: "fc1", true: "g_fc1"}[bwd]
-		}
-		name := fmt.Sprintf("combo%02d/%v-%v/%s/c%d/L%d/%s@%d×%.1f", k, fl[0], fl[1], q.Level, q.Calls, q.Layers, q.Fault.Role, q.Fault.Layer, amp)
-		if !q.Fault.On {
-			name = fmt.Sprintf("combo%02d/%v-%v/%s/c%d/L%d/null", k, fl[0], fl[1], q.Level, q.Calls, q.Layers)
-		}
-		if q.PreOrder {
-			name += "/pre"
-		}
-		cs = append(cs, s3Case{name: name, q: q, mustFind: true, noDrill: noDrill})
-	}
-	return cs
-}
-
-func TestSweep3_Combos(t *testing.T) {
-	cases := s3Combos(80)
-	fails := 0
-	for _, c := range cases {
-		if why := s3Check(c); why != "" {
-			fails++
-			t.Errorf("%-50s FAIL %s", c.name, why)
-		} else if testing.Verbose() {
-			t.Logf("%-50s ok", c.name)
-		}
-	}
-	t.Logf("%d/%d combos pass", len(cases)-fails, len(cases))
-}
-
 // Recompute records without is_recompute (older msprobe): each layer's
 // forward shows once more, interleaved with the backward, as
 // "forward.<n+calls>". They repeat the original statistics exactly and are
@@ -477,12 +315,12 @@ func TestSweep3_Combos(t *testing.T) {
 // that did not recompute stay right, and the fault in micro-batch 1 of 3 is
 // found at its layer and operator.
 func TestSweep3_RecomputeUnflagged(t *testing.T) {
-	q := s3Quad{Layers: 12, Calls: 3, Noise: 0.005, Bias: 1, Seed: 9, Recompute: true, RecNoFlag: true,
-		Fault: s3Fault{On: true, Layer: 6, Role: "fc1", F: 1.4, Call: 1}}
-	if why := s3Check(s3Case{q: q, mustFind: true}); why != "" {
+	q := synth.TraceQuad{Layers: 12, Calls: 3, Noise: 0.005, Bias: 1, Seed: 9, Recompute: true, RecNoFlag: true,
+		Fault: synth.TraceFault{On: true, Layer: 6, Role: "fc1", F: 1.4, Call: 1}}
+	if why := s3Check(s3Case{Quad: q, MustFind: true}); why != "" {
 		t.Fatal(why)
 	}
-	a, _, _, _ := q.build()
+	a, _, _, _ := q.Build()
 	x := indexDump(a, learnLayerScheme(a))
 	rec, recKeys := 0, 0
 	for i := range a.Ops {
@@ -495,32 +333,13 @@ func TestSweep3_RecomputeUnflagged(t *testing.T) {
 	}
 	// every recompute record: modules (call indices 3..5) and their APIs
 	mods := 0
-	for _, o := range s3FwdMcore {
-		if o.class != "" {
+	for _, o := range synth.TraceFwdMcore {
+		if o.Class != "" {
 			mods++
 		}
 	}
-	if rec != 3*12*len(s3FwdMcore) || recKeys != 3*12*mods {
+	if rec != 3*12*len(synth.TraceFwdMcore) || recKeys != 3*12*mods {
 		t.Errorf("recompute records %d (module keys %d)", rec, recKeys)
-	}
-}
-
-// Degraded mode (no C/D, or C without D): the band is learned from A/B
-// across layers on the same log scale with the same family and IQR rules
-// (no √2: it judges the ratio it was learned from). A device bias (0.9) and
-// 1% noise flag nothing; a 1.3× fault is found at its layer.
-func TestSweep3_DegradedNoiseAndFault(t *testing.T) {
-	for _, noD := range []bool{false, true} {
-		for seed := uint64(100); seed < 115; seed++ {
-			q := s3Quad{Layers: 24, Noise: 0.01, Bias: 0.9, Seed: seed, NoCD: !noD, NoD: noD}
-			if why := s3Check(s3Case{q: q}); why != "" {
-				t.Errorf("noD=%v null seed %d: %s", noD, seed, why)
-			}
-			q.Noise, q.Fault = 0.005, s3FwdFault(int(seed%20)+1, "fc2", 1.3)
-			if why := s3Check(s3Case{q: q, mustFind: true}); why != "" {
-				t.Errorf("noD=%v fault seed %d: %s", noD, seed, why)
-			}
-		}
 	}
 }
 
@@ -528,8 +347,8 @@ func TestSweep3_DegradedNoiseAndFault(t *testing.T) {
 // and the fault is found at its layer and operator, at any site.
 func TestSweep3_Amp105(t *testing.T) {
 	for i, role := range []string{"ln1", "attn", "fc1", "swi", "hout"} {
-		q := s3Quad{Layers: 24, Noise: 0.001, Bias: 1, Seed: uint64(200 + i), Fault: s3FwdFault(3+4*i, role, 1.05)}
-		if why := s3Check(s3Case{q: q, mustFind: true}); why != "" {
+		q := synth.TraceQuad{Layers: 24, Noise: 0.001, Bias: 1, Seed: uint64(200 + i), Fault: synth.TraceFwdFault(3+4*i, role, 1.05)}
+		if why := s3Check(s3Case{Quad: q, MustFind: true}); why != "" {
 			t.Errorf("%s: %s", role, why)
 		}
 	}
@@ -569,25 +388,11 @@ func TestFindAPIStack(t *testing.T) {
 		t.Errorf("no full repetition: %+v", st)
 	}
 	// L1 dump: the warning says the layers are inferred, not named.
-	q := s3Quad{Layers: 6, Noise: 0.005, Bias: 1, Seed: 1, Level: "L1"}
-	a, b, c, d := q.build()
+	q := synth.TraceQuad{Layers: 6, Noise: 0.005, Bias: 1, Seed: 1, Level: "L1"}
+	a, b, c, d := q.Build()
 	r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 	if r.LayerPrefix != inferredLayerPrefix || len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], "6 layers inferred from the repeating API sequence (10 APIs per layer") {
 		t.Errorf("prefix %q warnings %v", r.LayerPrefix, r.Warnings)
-	}
-}
-
-// Sensitivity at 1% device noise: a 1.15× fault is found at its layer in
-// every run; a 1.1× fault (about the band's width) is found or missed, never
-// placed at another layer.
-func TestSweep3_SensitivityAt1Percent(t *testing.T) {
-	for seed := uint64(100); seed < 115; seed++ {
-		if why := s3Check(s3Case{q: s3Quad{Layers: 24, Noise: 0.01, Bias: 1, Seed: seed, Fault: s3FwdFault(7, "fc1", 1.15)}, mustFind: true}); why != "" {
-			t.Errorf("1.15x seed %d: %s", seed, why)
-		}
-		if why := s3Check(s3Case{q: s3Quad{Layers: 24, Noise: 0.01, Bias: 1, Seed: seed, Fault: s3FwdFault(7, "fc1", 1.1)}}); why != "" {
-			t.Errorf("1.1x seed %d: %s", seed, why)
-		}
 	}
 }
 
@@ -601,12 +406,12 @@ func TestSweep3_ControlStageWithEmbedding(t *testing.T) {
 	tree := &model.DumpTree{Path: "pp"}
 	btree := &model.DumpTree{Path: "ppb"}
 	for r := 0; r < 8; r++ {
-		c := s3Cfg{Name: fmt.Sprintf("pp/rank%d", r), Layers: 4, Stage: r / 2, Rank: r, Data: uint64(r + 1), Device: 1,
+		c := synth.TraceCfg{Name: fmt.Sprintf("pp/rank%d", r), Layers: 4, Stage: r / 2, Rank: r, Data: uint64(r + 1), Device: 1,
 			Noise: 0.005, GradScale: 1 + 0.01*float64(r)}
 		if r == 1 {
 			c.GradScale = 30
 		}
-		d := s3BuildDump(c)
+		d := synth.TraceBuildDump(c)
 		if r < 2 { // the embedding's gradient (stage 0 only), 20× a layer's
 			g := model.TensorStat{Name: "weight", Dtype: "torch.float32", Elements: 4096, Shape: []int64{4096}}
 			g.Stat[model.StatNorm], g.Has[model.StatNorm] = 20*float64(d.Ops[0].Outputs[0].Stat[model.StatNorm]), true
@@ -617,7 +422,7 @@ func TestSweep3_ControlStageWithEmbedding(t *testing.T) {
 		}
 		tree.Dumps = append(tree.Dumps, d)
 		c.Name, c.Device, c.GradScale = fmt.Sprintf("ppb/rank%d", r), 2, 1
-		btree.Dumps = append(btree.Dumps, s3BuildDump(c))
+		btree.Dumps = append(btree.Dumps, synth.TraceBuildDump(c))
 	}
 	ch := ChooseControl(tree, tree.Find(0, 1), btree, nil)
 	if ch.C == nil || ch.C.Rank != 0 {

@@ -44,6 +44,22 @@
 //	run.Truth()                           // the planted answer (TRUTH.json)
 //	run.DumpFolders(), run.DumpJSON(dev, folder), run.TrendRows(), run.GlobalStep(opt, micro)
 //
+// Sweep runs (window, ranks, stages, faults and noise varied one at a time;
+// the sweeps package's matrices):
+//
+//	run := synth.GenerateSweep(synth.SweepWith("W=8", func(c *synth.Sweep) { c.W = 8 }))
+//	run.Monitor(0)                        // device 0 (1: baseline) in memory, as a --micro_step true trend.db
+//	run.WriteTrendDB(path, 0, microStep), run.WriteCSV(dir, 0, v2), run.WriteDumps(dir, 0), run.WriteDumpsMicro(dir, 0)
+//
+// Phase 3 four-group dumps (naming flavours, dump levels, micro-batches,
+// recompute, a planted fault that propagates like activations):
+//
+//	q := synth.TraceQuad{Layers: 24, Noise: 0.005, Bias: 1, Seed: 1, Fault: synth.TraceFwdFault(11, "swi", 1.5)}
+//	a, b, c, d := q.Build()               // *model.Dump each (C, D nil with NoCD / NoD)
+//	synth.TracePlantedKey(a, q)           // the planted operator's key
+//	synth.TraceCase{Quad: q, MustFind: true}.Check(phase3) // what the trace got wrong, "" = right
+//	synth.WriteTraceDump(dir, a)          // dump.json + construct.json as msprobe writes them
+//
 // Large data for benchmarks:
 //
 //	synth.WriteLargeTrendDB(path, rows, window) // exactly rows trend_data rows; 1M ≈ 1–2 s

@@ -1,4 +1,4 @@
-package analysis
+package synth
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"spikescope/model"
 )
 
-// TransformerEngine placeholders for the Phase 3 generator (sweep3_gen_test.go):
+// TransformerEngine placeholders for the Phase 3 generator (trace.go):
 // a Megatron-core layer built with TE fuses each norm into the following
 // linear (TELayerNormColumnParallelLinear) and leaves an IdentityOp where
 // the norm module stood. msprobe records that IdentityOp: its output is its
@@ -17,14 +17,14 @@ import (
 // embedding's before layer 0, the attention residual add before the MLP),
 // and its backward passes the fused linear's input gradient on.
 
-// s3AddIdentityOps inserts the IdentityOp records of input_layernorm and
-// pre_mlp_layernorm into a TE-flavoured dump (s3TE), for every layer, call
+// traceAddIdentityOps inserts the IdentityOp records of input_layernorm and
+// pre_mlp_layernorm into a TE-flavoured dump (TraceTE), for every layer, call
 // and pass, with statistics copied from the tensors they pass through.
 //
 // The raw stream's statistics depend on the tokens (data sample data) far
 // more than a normalised tensor's do, most before layer 0 (the embedding's
 // output).
-func s3AddIdentityOps(d *model.Dump, data uint64) {
+func traceAddIdentityOps(d *model.Dump, data uint64) {
 	isMod := func(op *model.Op, sub string) bool {
 		return op.Kind == model.KindModule && strings.HasSuffix(op.ModulePath, sub) && strings.Contains(op.ModulePath, ".layers.")
 	}
@@ -52,7 +52,7 @@ func s3AddIdentityOps(d *model.Dump, data uint64) {
 		op := model.Op{Key: fmt.Sprintf("%s.%s.IdentityOp.%s.%d", like.Prefix, path, dir, like.CallIndex), Kind: model.KindModule,
 			Prefix: like.Prefix, ModulePath: path, Class: "IdentityOp", Direction: like.Direction, CallIndex: like.CallIndex,
 			Layer: like.Layer, Outputs: []model.TensorStat{out}, Inputs: []model.TensorStat{out}, Recompute: like.Recompute}
-		op.Layer = s3LayerNum(path)
+		op.Layer = traceLayerNum(path)
 		if like.Parent != "" {
 			// the layer module of the same pass and call
 			op.Parent = fmt.Sprintf("%s.%s.TransformerLayer.%s.%d", like.Prefix, layerPath(like), dir, like.CallIndex)
@@ -65,7 +65,7 @@ func s3AddIdentityOps(d *model.Dump, data uint64) {
 				sig = 0.15
 			}
 			for st := model.Stat(0); st < model.NumStats; st++ {
-				op.Outputs[0].Stat[st] *= math.Exp(sig * s3Gauss("raw-stream", data, op.Layer, sub, like.CallIndex, st))
+				op.Outputs[0].Stat[st] *= math.Exp(sig * traceGauss("raw-stream", data, op.Layer, sub, like.CallIndex, st))
 			}
 		}
 		return op
@@ -103,21 +103,21 @@ func s3AddIdentityOps(d *model.Dump, data uint64) {
 	}
 }
 
-// s3BuildTEIdentity builds the four groups of q with B and D in TE names
-// with IdentityOp placeholders (q.FlavB must be s3TE).
-func s3BuildTEIdentity(q s3Quad) (a, b, c, d *model.Dump) {
-	a, b, c, d = q.build()
+// TraceBuildTEIdentity builds the four groups of q with B and D in TE names
+// with IdentityOp placeholders (q.FlavB must be TraceTE).
+func TraceBuildTEIdentity(q TraceQuad) (a, b, c, d *model.Dump) {
+	a, b, c, d = q.Build()
 	if b != nil {
-		s3AddIdentityOps(b, q.Seed*4+1) // A/B's data sample
+		traceAddIdentityOps(b, q.Seed*4+1) // A/B's data sample
 	}
 	if d != nil {
-		s3AddIdentityOps(d, q.Seed*4+2) // C/D's
+		traceAddIdentityOps(d, q.Seed*4+2) // C/D's
 	}
 	return
 }
 
-// s3LayerNum is the layer number of a module path ("…layers.3.mlp" → 3).
-func s3LayerNum(path string) int {
+// traceLayerNum is the layer number of a module path ("…layers.3.mlp" → 3).
+func traceLayerNum(path string) int {
 	i := strings.Index(path, ".layers.")
 	if i < 0 {
 		return -1

@@ -1,10 +1,10 @@
-package analysis
+package synth
 
 import (
 	"spikescope/model"
 )
 
-// A MindFormers flavour for the Phase 3 generator (sweep3_gen_test.go): a
+// A MindFormers flavour for the Phase 3 generator (trace.go): a
 // MindSpore Llama run whose cells are named as MindFormers names them
 // (Cell.network.model.layers.L.attention.wq/wk/wv, attention.wo,
 // attention.flash_attention, feed_forward.w1/w3/w2, attention_norm,
@@ -12,117 +12,117 @@ import (
 // them (query_key_value, dense_h_to_4h), and MindSpore API names
 // (Mint.matmul, Functional.flash_attention_score, Tensor.add).
 
-// s3MindFormers is the flavour (outside sweep3_gen_test.go's list).
-const s3MindFormers s3Flavour = 100
+// TraceMindFormers is the flavour (outside trace.go's list).
+const TraceMindFormers TraceFlavour = 100
 
-var s3FwdMF = []s3Op{
+var TraceFwdMF = []traceOp{
 	{api: "Primitive.RmsNorm", parent: "attention_norm", role: "ln1"},
-	{sub: "attention_norm", class: "LlamaRMSNorm", role: "ln1"},
+	{sub: "attention_norm", Class: "LlamaRMSNorm", role: "ln1"},
 	{api: "Mint.matmul", parent: "attention.wq", role: "q"},
-	{sub: "attention.wq", class: "Linear", role: "q"},
+	{sub: "attention.wq", Class: "Linear", role: "q"},
 	{api: "Mint.matmul", parent: "attention.wk", role: "k"},
-	{sub: "attention.wk", class: "Linear", role: "k"},
+	{sub: "attention.wk", Class: "Linear", role: "k"},
 	{api: "Mint.matmul", parent: "attention.wv", role: "v"},
-	{sub: "attention.wv", class: "Linear", role: "v"},
+	{sub: "attention.wv", Class: "Linear", role: "v"},
 	{api: "Functional.flash_attention_score", parent: "attention.flash_attention", role: "attn"},
-	{sub: "attention.flash_attention", class: "FlashAttention", role: "attn"},
+	{sub: "attention.flash_attention", Class: "FlashAttention", role: "attn"},
 	{api: "Mint.matmul", parent: "attention.wo", role: "proj"},
-	{sub: "attention.wo", class: "Linear", role: "proj"},
-	{sub: "attention", class: "LLamaAttention", role: "proj"},
+	{sub: "attention.wo", Class: "Linear", role: "proj"},
+	{sub: "attention", Class: "LLamaAttention", role: "proj"},
 	{api: "Tensor.add", parent: "", role: "hmid"},
 	{api: "Primitive.RmsNorm", parent: "ffn_norm", role: "ln2"},
-	{sub: "ffn_norm", class: "LlamaRMSNorm", role: "ln2"},
+	{sub: "ffn_norm", Class: "LlamaRMSNorm", role: "ln2"},
 	{api: "Mint.matmul", parent: "feed_forward.w1", role: "gate"},
-	{sub: "feed_forward.w1", class: "Linear", role: "gate"},
+	{sub: "feed_forward.w1", Class: "Linear", role: "gate"},
 	{api: "Mint.matmul", parent: "feed_forward.w3", role: "up"},
-	{sub: "feed_forward.w3", class: "Linear", role: "up"},
+	{sub: "feed_forward.w3", Class: "Linear", role: "up"},
 	{api: "Functional.silu", parent: "feed_forward", role: "silu"},
 	{api: "Tensor.mul", parent: "feed_forward", role: "swi"},
 	{api: "Mint.matmul", parent: "feed_forward.w2", role: "fc2"},
-	{sub: "feed_forward.w2", class: "Linear", role: "fc2"},
-	{sub: "feed_forward", class: "LlamaFeedForward", role: "fc2"},
+	{sub: "feed_forward.w2", Class: "Linear", role: "fc2"},
+	{sub: "feed_forward", Class: "LlamaFeedForward", role: "fc2"},
 	{api: "Tensor.add", parent: "", role: "hout"},
-	{sub: "", class: "LLamaDecodeLayer", role: "hout"},
+	{sub: "", Class: "LLamaDecodeLayer", role: "hout"},
 }
 
-var s3BwdMF = []s3Op{
+var TraceBwdMF = []traceOp{
 	{api: "Tensor.add", parent: "", role: "g_hout"},
 	{api: "Mint.matmul", parent: "feed_forward.w2", role: "g_fc2"},
-	{sub: "feed_forward.w2", class: "Linear", role: "g_fc2"},
+	{sub: "feed_forward.w2", Class: "Linear", role: "g_fc2"},
 	{api: "Tensor.mul", parent: "feed_forward", role: "g_swi"},
 	{api: "Functional.silu", parent: "feed_forward", role: "g_silu"},
 	{api: "Mint.matmul", parent: "feed_forward.w3", role: "g_up"},
-	{sub: "feed_forward.w3", class: "Linear", role: "g_up"},
+	{sub: "feed_forward.w3", Class: "Linear", role: "g_up"},
 	{api: "Mint.matmul", parent: "feed_forward.w1", role: "g_gate"},
-	{sub: "feed_forward.w1", class: "Linear", role: "g_gate"},
-	{sub: "feed_forward", class: "LlamaFeedForward", role: "g_fc1"},
+	{sub: "feed_forward.w1", Class: "Linear", role: "g_gate"},
+	{sub: "feed_forward", Class: "LlamaFeedForward", role: "g_fc1"},
 	{api: "Primitive.RmsNorm", parent: "ffn_norm", role: "g_ln2"},
-	{sub: "ffn_norm", class: "LlamaRMSNorm", role: "g_ln2"},
+	{sub: "ffn_norm", Class: "LlamaRMSNorm", role: "g_ln2"},
 	{api: "Tensor.add", parent: "", role: "g_hmid"},
 	{api: "Mint.matmul", parent: "attention.wo", role: "g_proj"},
-	{sub: "attention.wo", class: "Linear", role: "g_proj"},
+	{sub: "attention.wo", Class: "Linear", role: "g_proj"},
 	{api: "Functional.flash_attention_score", parent: "attention.flash_attention", role: "g_attn"},
-	{sub: "attention.flash_attention", class: "FlashAttention", role: "g_attn"},
+	{sub: "attention.flash_attention", Class: "FlashAttention", role: "g_attn"},
 	{api: "Mint.matmul", parent: "attention.wv", role: "g_v"},
-	{sub: "attention.wv", class: "Linear", role: "g_v"},
+	{sub: "attention.wv", Class: "Linear", role: "g_v"},
 	{api: "Mint.matmul", parent: "attention.wk", role: "g_k"},
-	{sub: "attention.wk", class: "Linear", role: "g_k"},
+	{sub: "attention.wk", Class: "Linear", role: "g_k"},
 	{api: "Mint.matmul", parent: "attention.wq", role: "g_q"},
-	{sub: "attention.wq", class: "Linear", role: "g_q"},
-	{sub: "attention", class: "LLamaAttention", role: "g_qkv"},
+	{sub: "attention.wq", Class: "Linear", role: "g_q"},
+	{sub: "attention", Class: "LLamaAttention", role: "g_qkv"},
 	{api: "Primitive.RmsNorm", parent: "attention_norm", role: "g_ln1"},
-	{sub: "attention_norm", class: "LlamaRMSNorm", role: "g_ln1"},
-	{sub: "", class: "LLamaDecodeLayer", role: "g_hin"},
+	{sub: "attention_norm", Class: "LlamaRMSNorm", role: "g_ln1"},
+	{sub: "", Class: "LLamaDecodeLayer", role: "g_hin"},
 }
 
-func s3MFSeqs() (fwd, bwd []s3Op) { return s3FwdMF, s3BwdMF }
+func traceMFSeqs() (fwd, bwd []traceOp) { return TraceFwdMF, TraceBwdMF }
 
-// s3CrossQuad is a MindSpore (MindFormers, bf16 activations, [b, s, h]
+// TraceCrossQuad is a MindSpore (MindFormers, bf16 activations, [b, s, h]
 // layout) A and C against a PyTorch Megatron B and D (flavour fb, fp32,
 // [s, b, h]) of the same network.
-func s3CrossQuad(layers int, fb s3Flavour, seed uint64, fault s3Fault) (a, b, c, d *model.Dump) {
-	return s3CrossQuadFlav(layers, s3MindFormers, fb, seed, fault)
+func TraceCrossQuad(layers int, fb TraceFlavour, seed uint64, fault TraceFault) (a, b, c, d *model.Dump) {
+	return TraceCrossQuadFlav(layers, TraceMindFormers, fb, seed, fault)
 }
 
-// s3CrossLevel is the dump level of s3CrossQuadFlav's dumps ("" = mix).
-var s3CrossLevel = ""
+// TraceCrossLevel is the dump level of TraceCrossQuadFlav's dumps ("" = mix).
+var TraceCrossLevel = ""
 
-// s3CrossQuadFlav is s3CrossQuad with A/C in flavour fa (the MindSpore
-// side is whichever of fa, fb is s3MindFormers).
-func s3CrossQuadFlav(layers int, fa, fb s3Flavour, seed uint64, fault s3Fault) (a, b, c, d *model.Dump) {
-	base := s3Cfg{Layers: layers, Noise: 0.005, Level: s3CrossLevel}
+// TraceCrossQuadFlav is TraceCrossQuad with A/C in flavour fa (the MindSpore
+// side is whichever of fa, fb is TraceMindFormers).
+func TraceCrossQuadFlav(layers int, fa, fb TraceFlavour, seed uint64, fault TraceFault) (a, b, c, d *model.Dump) {
+	base := TraceCfg{Layers: layers, Noise: 0.005, Level: TraceCrossLevel}
 	ca, cb, cc, cd := base, base, base, base
 	ca.Name, cb.Name, cc.Name, cd.Name = "A", "B", "C", "D"
 	ca.Flavour, cc.Flavour, cb.Flavour, cd.Flavour = fa, fa, fb, fb
 	ca.Data, cb.Data, cc.Data, cd.Data = seed*4+1, seed*4+1, seed*4+2, seed*4+2
 	ca.Device, cb.Device, cc.Device, cd.Device = seed*8+1, seed*8+2, seed*8+3, seed*8+4
-	ms := []*s3Cfg{&ca, &cc}
-	if fa != s3MindFormers {
-		ms = []*s3Cfg{&cb, &cd}
+	ms := []*TraceCfg{&ca, &cc}
+	if fa != TraceMindFormers {
+		ms = []*TraceCfg{&cb, &cd}
 	}
 	for _, x := range ms {
 		x.BF16 = true
 	}
 	ca.Fault = fault
-	a, b, c, d = s3BuildDump(ca), s3BuildDump(cb), s3BuildDump(cc), s3BuildDump(cd)
+	a, b, c, d = TraceBuildDump(ca), TraceBuildDump(cb), TraceBuildDump(cc), TraceBuildDump(cd)
 	msd, ptd := []*model.Dump{a, c}, []*model.Dump{b, d}
-	if fa != s3MindFormers {
+	if fa != TraceMindFormers {
 		msd, ptd = ptd, msd
 	}
 	for _, x := range msd {
 		x.Framework = "mindspore"
-		s3Layout(x, "BFloat16", true)
+		traceLayout(x, "BFloat16", true)
 	}
 	for _, x := range ptd {
 		x.Framework = "pytorch"
-		s3Layout(x, "torch.float32", false)
+		traceLayout(x, "torch.float32", false)
 	}
 	return
 }
 
-// s3Layout sets every tensor's dtype and its shape: [b, s, h] (b = 1) or
+// traceLayout sets every tensor's dtype and its shape: [b, s, h] (b = 1) or
 // [s, b, h], h = 64, the element count unchanged.
-func s3Layout(d *model.Dump, dtype string, bsh bool) {
+func traceLayout(d *model.Dump, dtype string, bsh bool) {
 	set := func(ts []model.TensorStat) {
 		for i := range ts {
 			t := &ts[i]

@@ -1,4 +1,4 @@
-package analysis
+package synth
 
 import (
 	"fmt"
@@ -6,12 +6,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"sync"
 
 	"spikescope/model"
 )
 
-// A second, more realistic generator of four-group dumps for the Phase 3
-// sweep (sweep3_test.go): random (seeded) device noise per tensor, data that
+// The Phase 3 generator: four-group dumps (A, B, C, D) as model.Dump values
+// for the trace tests (analysis in memory, sweeps on disk): random (seeded) device noise per tensor, data that
 // differs between the A/B and the C/D samples, a uniform device bias, a
 // fault that propagates the way activations do (fully through the rest of
 // its block, diluted by the residual stream, mostly removed by the next
@@ -19,141 +20,142 @@ import (
 // GPU, legacy Megatron, MoE, MindSpore), dump levels L0/L1/mix, micro-batches
 // and recompute records.
 
-// s3Op is one record of a layer's pass: a module (class != "") or an API
+// traceOp is one record of a layer's pass: a module (class != "") or an API
 // whose parent module is parent. role names the tensor it outputs (module
 // and API of the same computation share it).
-type s3Op struct {
-	sub, class string
-	api        string
-	parent     string
-	role       string
+type traceOp struct {
+	sub    string
+	Class  string // "" for an API record
+	api    string
+	parent string
+	role   string
 }
 
-// s3Flavour names the ops of one device.
-type s3Flavour int
+// TraceFlavour names the ops of one device.
+type TraceFlavour int
 
 const (
-	s3Mcore    s3Flavour = iota // Megatron-core on NPU
-	s3TE                        // Megatron-core with TransformerEngine on GPU
-	s3Legacy                    // legacy Megatron (language_model.encoder)
-	s3MoE                       // Megatron-core MoE on NPU
-	s3MS                        // MindSpore Cell keys
-	s3GPULocal                  // Megatron-core local modules on GPU: other kernels (Triton, torch)
+	TraceMcore    TraceFlavour = iota // Megatron-core on NPU
+	TraceTE                           // Megatron-core with TransformerEngine on GPU
+	TraceLegacy                       // legacy Megatron (language_model.encoder)
+	TraceMoE                          // Megatron-core MoE on NPU
+	TraceMS                           // MindSpore Cell keys
+	TraceGPULocal                     // Megatron-core local modules on GPU: other kernels (Triton, torch)
 )
 
-var s3FwdMcore = []s3Op{
+var TraceFwdMcore = []traceOp{
 	{api: "NPU.npu_rms_norm", parent: "input_layernorm", role: "ln1"},
-	{sub: "input_layernorm", class: "RMSNorm", role: "ln1"},
+	{sub: "input_layernorm", Class: "RMSNorm", role: "ln1"},
 	{api: "Functional.linear", parent: "self_attention.linear_qkv", role: "qkv"},
-	{sub: "self_attention.linear_qkv", class: "ColumnParallelLinear", role: "qkv"},
+	{sub: "self_attention.linear_qkv", Class: "ColumnParallelLinear", role: "qkv"},
 	{api: "NPU.npu_fusion_attention", parent: "self_attention.core_attention", role: "attn"},
-	{sub: "self_attention.core_attention", class: "DotProductAttention", role: "attn"},
+	{sub: "self_attention.core_attention", Class: "DotProductAttention", role: "attn"},
 	{api: "Functional.linear", parent: "self_attention.linear_proj", role: "proj"},
-	{sub: "self_attention.linear_proj", class: "RowParallelLinear", role: "proj"},
-	{sub: "self_attention", class: "SelfAttention", role: "proj"},
+	{sub: "self_attention.linear_proj", Class: "RowParallelLinear", role: "proj"},
+	{sub: "self_attention", Class: "SelfAttention", role: "proj"},
 	{api: "Tensor.__add__", parent: "", role: "hmid"},
 	{api: "NPU.npu_rms_norm", parent: "pre_mlp_layernorm", role: "ln2"},
-	{sub: "pre_mlp_layernorm", class: "RMSNorm", role: "ln2"},
+	{sub: "pre_mlp_layernorm", Class: "RMSNorm", role: "ln2"},
 	{api: "Functional.linear", parent: "mlp.linear_fc1", role: "fc1"},
-	{sub: "mlp.linear_fc1", class: "ColumnParallelLinear", role: "fc1"},
+	{sub: "mlp.linear_fc1", Class: "ColumnParallelLinear", role: "fc1"},
 	{api: "NPU.npu_swiglu", parent: "mlp", role: "swi"},
 	{api: "Functional.linear", parent: "mlp.linear_fc2", role: "fc2"},
-	{sub: "mlp.linear_fc2", class: "RowParallelLinear", role: "fc2"},
-	{sub: "mlp", class: "MLP", role: "fc2"},
+	{sub: "mlp.linear_fc2", Class: "RowParallelLinear", role: "fc2"},
+	{sub: "mlp", Class: "MLP", role: "fc2"},
 	{api: "Tensor.__add__", parent: "", role: "hout"},
-	{sub: "", class: "TransformerLayer", role: "hout"},
+	{sub: "", Class: "TransformerLayer", role: "hout"},
 }
 
-var s3BwdMcore = []s3Op{
+var traceBwdMcore = []traceOp{
 	{api: "Tensor.__add__", parent: "", role: "g_hout"},
 	{api: "Functional.linear", parent: "mlp.linear_fc2", role: "g_fc2"},
-	{sub: "mlp.linear_fc2", class: "RowParallelLinear", role: "g_fc2"},
+	{sub: "mlp.linear_fc2", Class: "RowParallelLinear", role: "g_fc2"},
 	{api: "NPU.npu_swiglu", parent: "mlp", role: "g_swi"},
 	{api: "Functional.linear", parent: "mlp.linear_fc1", role: "g_fc1"},
-	{sub: "mlp.linear_fc1", class: "ColumnParallelLinear", role: "g_fc1"},
-	{sub: "mlp", class: "MLP", role: "g_fc1"},
+	{sub: "mlp.linear_fc1", Class: "ColumnParallelLinear", role: "g_fc1"},
+	{sub: "mlp", Class: "MLP", role: "g_fc1"},
 	{api: "NPU.npu_rms_norm", parent: "pre_mlp_layernorm", role: "g_ln2"},
-	{sub: "pre_mlp_layernorm", class: "RMSNorm", role: "g_ln2"},
+	{sub: "pre_mlp_layernorm", Class: "RMSNorm", role: "g_ln2"},
 	{api: "Tensor.__add__", parent: "", role: "g_hmid"},
 	{api: "Functional.linear", parent: "self_attention.linear_proj", role: "g_proj"},
-	{sub: "self_attention.linear_proj", class: "RowParallelLinear", role: "g_proj"},
+	{sub: "self_attention.linear_proj", Class: "RowParallelLinear", role: "g_proj"},
 	{api: "NPU.npu_fusion_attention", parent: "self_attention.core_attention", role: "g_attn"},
-	{sub: "self_attention.core_attention", class: "DotProductAttention", role: "g_attn"},
+	{sub: "self_attention.core_attention", Class: "DotProductAttention", role: "g_attn"},
 	{api: "Functional.linear", parent: "self_attention.linear_qkv", role: "g_qkv"},
-	{sub: "self_attention.linear_qkv", class: "ColumnParallelLinear", role: "g_qkv"},
-	{sub: "self_attention", class: "SelfAttention", role: "g_qkv"},
+	{sub: "self_attention.linear_qkv", Class: "ColumnParallelLinear", role: "g_qkv"},
+	{sub: "self_attention", Class: "SelfAttention", role: "g_qkv"},
 	{api: "NPU.npu_rms_norm", parent: "input_layernorm", role: "g_ln1"},
-	{sub: "input_layernorm", class: "RMSNorm", role: "g_ln1"},
-	{sub: "", class: "TransformerLayer", role: "g_hin"},
+	{sub: "input_layernorm", Class: "RMSNorm", role: "g_ln1"},
+	{sub: "", Class: "TransformerLayer", role: "g_hin"},
 }
 
 // TE on GPU: the norms are fused into the following linear
 // (TELayerNormColumnParallelLinear), attention runs in a FlashAttention
 // child, swiglu is silu × mul, linears call no torch API.
-var s3FwdTE = []s3Op{
-	{sub: "self_attention.linear_qkv", class: "TELayerNormColumnParallelLinear", role: "qkv"},
-	{sub: "self_attention.core_attention.flash_attention", class: "FlashAttention", role: "attn"},
-	{sub: "self_attention.core_attention", class: "TEDotProductAttention", role: "attn"},
-	{sub: "self_attention.linear_proj", class: "TERowParallelLinear", role: "proj"},
-	{sub: "self_attention", class: "SelfAttention", role: "proj"},
+var traceFwdTE = []traceOp{
+	{sub: "self_attention.linear_qkv", Class: "TELayerNormColumnParallelLinear", role: "qkv"},
+	{sub: "self_attention.core_attention.flash_attention", Class: "FlashAttention", role: "attn"},
+	{sub: "self_attention.core_attention", Class: "TEDotProductAttention", role: "attn"},
+	{sub: "self_attention.linear_proj", Class: "TERowParallelLinear", role: "proj"},
+	{sub: "self_attention", Class: "SelfAttention", role: "proj"},
 	{api: "Tensor.__add__", parent: "", role: "hmid"},
-	{sub: "mlp.linear_fc1", class: "TELayerNormColumnParallelLinear", role: "fc1"},
+	{sub: "mlp.linear_fc1", Class: "TELayerNormColumnParallelLinear", role: "fc1"},
 	{api: "Functional.silu", parent: "mlp", role: "silu"},
 	{api: "Tensor.__mul__", parent: "mlp", role: "swi"},
-	{sub: "mlp.linear_fc2", class: "TERowParallelLinear", role: "fc2"},
-	{sub: "mlp", class: "MLP", role: "fc2"},
+	{sub: "mlp.linear_fc2", Class: "TERowParallelLinear", role: "fc2"},
+	{sub: "mlp", Class: "MLP", role: "fc2"},
 	{api: "Tensor.__add__", parent: "", role: "hout"},
-	{sub: "", class: "TransformerLayer", role: "hout"},
+	{sub: "", Class: "TransformerLayer", role: "hout"},
 }
 
-var s3BwdTE = []s3Op{
+var traceBwdTE = []traceOp{
 	{api: "Tensor.__add__", parent: "", role: "g_hout"},
-	{sub: "mlp.linear_fc2", class: "TERowParallelLinear", role: "g_fc2"},
+	{sub: "mlp.linear_fc2", Class: "TERowParallelLinear", role: "g_fc2"},
 	{api: "Tensor.__mul__", parent: "mlp", role: "g_swi"},
 	{api: "Functional.silu", parent: "mlp", role: "g_silu"},
-	{sub: "mlp.linear_fc1", class: "TELayerNormColumnParallelLinear", role: "g_ln2"},
-	{sub: "mlp", class: "MLP", role: "g_ln2"},
+	{sub: "mlp.linear_fc1", Class: "TELayerNormColumnParallelLinear", role: "g_ln2"},
+	{sub: "mlp", Class: "MLP", role: "g_ln2"},
 	{api: "Tensor.__add__", parent: "", role: "g_hmid"},
-	{sub: "self_attention.linear_proj", class: "TERowParallelLinear", role: "g_proj"},
-	{sub: "self_attention.core_attention.flash_attention", class: "FlashAttention", role: "g_attn"},
-	{sub: "self_attention.core_attention", class: "TEDotProductAttention", role: "g_attn"},
-	{sub: "self_attention.linear_qkv", class: "TELayerNormColumnParallelLinear", role: "g_ln1"},
-	{sub: "self_attention", class: "SelfAttention", role: "g_ln1"},
-	{sub: "", class: "TransformerLayer", role: "g_hin"},
+	{sub: "self_attention.linear_proj", Class: "TERowParallelLinear", role: "g_proj"},
+	{sub: "self_attention.core_attention.flash_attention", Class: "FlashAttention", role: "g_attn"},
+	{sub: "self_attention.core_attention", Class: "TEDotProductAttention", role: "g_attn"},
+	{sub: "self_attention.linear_qkv", Class: "TELayerNormColumnParallelLinear", role: "g_ln1"},
+	{sub: "self_attention", Class: "SelfAttention", role: "g_ln1"},
+	{sub: "", Class: "TransformerLayer", role: "g_hin"},
 }
 
 // renames of the Megatron-core module paths and classes for the legacy and
 // MindSpore flavours.
-var s3LegacySub = map[string]string{
+var traceLegacySub = map[string]string{
 	"input_layernorm": "input_norm", "self_attention.linear_qkv": "self_attention.query_key_value",
 	"self_attention.core_attention": "self_attention.core_attention_flash", "self_attention.linear_proj": "self_attention.dense",
 	"pre_mlp_layernorm": "post_attention_norm", "mlp.linear_fc1": "mlp.dense_h_to_4h", "mlp.linear_fc2": "mlp.dense_4h_to_h",
 }
-var s3LegacyClass = map[string]string{
+var traceLegacyClass = map[string]string{
 	"DotProductAttention": "FlashSelfAttention", "SelfAttention": "ParallelAttention", "MLP": "ParallelMLP",
 	"TransformerLayer": "ParallelTransformerLayer",
 }
-var s3MSSub = map[string]string{
+var traceMSSub = map[string]string{
 	"input_layernorm": "attention_norm", "self_attention": "attention", "self_attention.linear_qkv": "attention.w_qkv",
 	"self_attention.core_attention": "attention.flash_attention", "self_attention.linear_proj": "attention.wo",
 	"pre_mlp_layernorm": "ffn_norm", "mlp": "feed_forward", "mlp.linear_fc1": "feed_forward.w1", "mlp.linear_fc2": "feed_forward.w2",
 }
-var s3MSClass = map[string]string{
+var traceMSClass = map[string]string{
 	"RMSNorm": "LlamaRMSNorm", "ColumnParallelLinear": "Linear", "RowParallelLinear": "Linear",
 	"DotProductAttention": "FlashAttention", "SelfAttention": "LLamaAttention", "MLP": "LlamaFeedForward",
 	"TransformerLayer": "LLamaDecodeLayer",
 }
-var s3MSAPI = map[string]string{
+var traceMSAPI = map[string]string{
 	"NPU.npu_rms_norm": "Primitive.RmsNorm", "Functional.linear": "Mint.matmul",
 	"NPU.npu_fusion_attention": "Functional.flash_attention_score", "NPU.npu_swiglu": "Functional.swiglu",
 	"Tensor.__add__": "Tensor.add",
 }
 
-// s3MoE replaces the dense MLP by a router and moeExperts local experts.
-const s3MoEExperts = 3
+// TraceMoE replaces the dense MLP by a router and moeExperts local experts.
+const traceMoEExperts = 3
 
-func s3MoESeq(seq []s3Op, bwd bool) []s3Op {
-	var out []s3Op
+func traceMoESeq(seq []traceOp, bwd bool) []traceOp {
+	var out []traceOp
 	for _, o := range seq {
 		isMLP := strings.HasPrefix(o.sub, "mlp") || strings.HasPrefix(o.parent, "mlp")
 		if !isMLP {
@@ -162,39 +164,39 @@ func s3MoESeq(seq []s3Op, bwd bool) []s3Op {
 		}
 		if o.sub == "mlp" { // the MoE layer closes the MLP
 			if !bwd {
-				out = append(out, s3Op{sub: "mlp.router", class: "TopKRouter", role: "router"})
+				out = append(out, traceOp{sub: "mlp.router", Class: "TopKRouter", role: "router"})
 			}
-			for e := 0; e < s3MoEExperts; e++ {
+			for e := 0; e < traceMoEExperts; e++ {
 				ex := fmt.Sprintf("mlp.experts.local_experts.%d", e)
 				r := func(s string) string { return fmt.Sprintf("%s#%d", s, e) }
 				if !bwd {
 					out = append(out,
-						s3Op{api: "Functional.linear", parent: ex + ".linear_fc1", role: r("fc1")},
-						s3Op{sub: ex + ".linear_fc1", class: "ColumnParallelLinear", role: r("fc1")},
-						s3Op{api: "NPU.npu_swiglu", parent: ex, role: r("swi")},
-						s3Op{api: "Functional.linear", parent: ex + ".linear_fc2", role: r("fc2")},
-						s3Op{sub: ex + ".linear_fc2", class: "RowParallelLinear", role: r("fc2")},
-						s3Op{sub: ex, class: "MLP", role: r("fc2")})
+						traceOp{api: "Functional.linear", parent: ex + ".linear_fc1", role: r("fc1")},
+						traceOp{sub: ex + ".linear_fc1", Class: "ColumnParallelLinear", role: r("fc1")},
+						traceOp{api: "NPU.npu_swiglu", parent: ex, role: r("swi")},
+						traceOp{api: "Functional.linear", parent: ex + ".linear_fc2", role: r("fc2")},
+						traceOp{sub: ex + ".linear_fc2", Class: "RowParallelLinear", role: r("fc2")},
+						traceOp{sub: ex, Class: "MLP", role: r("fc2")})
 				} else {
 					out = append(out,
-						s3Op{sub: ex + ".linear_fc2", class: "RowParallelLinear", role: r("g_fc2")},
-						s3Op{api: "NPU.npu_swiglu", parent: ex, role: r("g_swi")},
-						s3Op{sub: ex + ".linear_fc1", class: "ColumnParallelLinear", role: r("g_fc1")},
-						s3Op{sub: ex, class: "MLP", role: r("g_fc1")})
+						traceOp{sub: ex + ".linear_fc2", Class: "RowParallelLinear", role: r("g_fc2")},
+						traceOp{api: "NPU.npu_swiglu", parent: ex, role: r("g_swi")},
+						traceOp{sub: ex + ".linear_fc1", Class: "ColumnParallelLinear", role: r("g_fc1")},
+						traceOp{sub: ex, Class: "MLP", role: r("g_fc1")})
 				}
 			}
 			role := "fc2"
 			if bwd {
 				role = "g_fc1"
 			}
-			out = append(out, s3Op{sub: "mlp.experts", class: "SequentialMLP", role: role}, s3Op{sub: "mlp", class: "MoELayer", role: role})
+			out = append(out, traceOp{sub: "mlp.experts", Class: "SequentialMLP", role: role}, traceOp{sub: "mlp", Class: "MoELayer", role: role})
 		}
 	}
 	return out
 }
 
-func s3Rename(seq []s3Op, subs, classes, apis map[string]string) []s3Op {
-	out := make([]s3Op, len(seq))
+func traceRename(seq []traceOp, subs, classes, apis map[string]string) []traceOp {
+	out := make([]traceOp, len(seq))
 	for i, o := range seq {
 		if v, ok := subs[o.sub]; ok {
 			o.sub = v
@@ -202,8 +204,8 @@ func s3Rename(seq []s3Op, subs, classes, apis map[string]string) []s3Op {
 		if v, ok := subs[o.parent]; ok {
 			o.parent = v
 		}
-		if v, ok := classes[o.class]; ok {
-			o.class = v
+		if v, ok := classes[o.Class]; ok {
+			o.Class = v
 		}
 		if v, ok := apis[o.api]; ok {
 			o.api = v
@@ -213,19 +215,19 @@ func s3Rename(seq []s3Op, subs, classes, apis map[string]string) []s3Op {
 	return out
 }
 
-// s3GPUAPI are the GPU kernels of the NPU APIs (one for one).
-var s3GPUAPI = map[string]string{"NPU.npu_rms_norm": "Triton.rms_norm", "NPU.npu_fusion_attention": "Functional.scaled_dot_product_attention"}
+// traceGPUAPI are the GPU kernels of the NPU APIs (one for one).
+var traceGPUAPI = map[string]string{"NPU.npu_rms_norm": "Triton.rms_norm", "NPU.npu_fusion_attention": "Functional.scaled_dot_product_attention"}
 
-// s3SplitSwiglu replaces the fused swiglu by silu × mul (two APIs).
-func s3SplitSwiglu(seq []s3Op, bwd bool) []s3Op {
-	var out []s3Op
+// traceSplitSwiglu replaces the fused swiglu by silu × mul (two APIs).
+func traceSplitSwiglu(seq []traceOp, bwd bool) []traceOp {
+	var out []traceOp
 	for _, o := range seq {
 		if o.api != "NPU.npu_swiglu" {
 			out = append(out, o)
 			continue
 		}
-		silu := s3Op{api: "Functional.silu", parent: o.parent, role: "silu"}
-		mul := s3Op{api: "Tensor.__mul__", parent: o.parent, role: "swi"}
+		silu := traceOp{api: "Functional.silu", parent: o.parent, role: "silu"}
+		mul := traceOp{api: "Tensor.__mul__", parent: o.parent, role: "swi"}
 		if bwd {
 			silu.role, mul.role = "g_silu", "g_swi"
 			out = append(out, mul, silu)
@@ -236,38 +238,38 @@ func s3SplitSwiglu(seq []s3Op, bwd bool) []s3Op {
 	return out
 }
 
-func s3Seqs(f s3Flavour) (fwd, bwd []s3Op) {
+func traceSeqs(f TraceFlavour) (fwd, bwd []traceOp) {
 	switch f {
-	case s3GPULocal:
-		return s3SplitSwiglu(s3Rename(s3FwdMcore, nil, nil, s3GPUAPI), false), s3SplitSwiglu(s3Rename(s3BwdMcore, nil, nil, s3GPUAPI), true)
-	case s3TE:
-		return s3FwdTE, s3BwdTE
-	case s3Legacy:
-		return s3Rename(s3FwdMcore, s3LegacySub, s3LegacyClass, nil), s3Rename(s3BwdMcore, s3LegacySub, s3LegacyClass, nil)
-	case s3MoE:
-		return s3MoESeq(s3FwdMcore, false), s3MoESeq(s3BwdMcore, true)
-	case s3MS:
-		return s3Rename(s3FwdMcore, s3MSSub, s3MSClass, s3MSAPI), s3Rename(s3BwdMcore, s3MSSub, s3MSClass, s3MSAPI)
-	case s3MindFormers:
-		return s3MFSeqs() // align_ms_gen_test.go
+	case TraceGPULocal:
+		return traceSplitSwiglu(traceRename(TraceFwdMcore, nil, nil, traceGPUAPI), false), traceSplitSwiglu(traceRename(traceBwdMcore, nil, nil, traceGPUAPI), true)
+	case TraceTE:
+		return traceFwdTE, traceBwdTE
+	case TraceLegacy:
+		return traceRename(TraceFwdMcore, traceLegacySub, traceLegacyClass, nil), traceRename(traceBwdMcore, traceLegacySub, traceLegacyClass, nil)
+	case TraceMoE:
+		return traceMoESeq(TraceFwdMcore, false), traceMoESeq(traceBwdMcore, true)
+	case TraceMS:
+		return traceRename(TraceFwdMcore, traceMSSub, traceMSClass, traceMSAPI), traceRename(traceBwdMcore, traceMSSub, traceMSClass, traceMSAPI)
+	case TraceMindFormers:
+		return traceMFSeqs() // trace_mindformers.go
 	}
-	return s3FwdMcore, s3BwdMcore
+	return TraceFwdMcore, traceBwdMcore
 }
 
-func s3LayerPath(f s3Flavour, l int) (prefix, path string) {
+func traceLayerPath(f TraceFlavour, l int) (prefix, path string) {
 	switch f {
-	case s3Legacy:
+	case TraceLegacy:
 		return "Module", fmt.Sprintf("module.module.language_model.encoder.layers.%d", l)
-	case s3MS:
+	case TraceMS:
 		return "Cell", fmt.Sprintf("network_with_loss.model.layers.%d", l)
-	case s3MindFormers:
+	case TraceMindFormers:
 		return "Cell", fmt.Sprintf("network.model.layers.%d", l)
 	}
 	return "Module", fmt.Sprintf("module.module.decoder.layers.%d", l)
 }
 
-// s3Fault is the planted fault.
-type s3Fault struct {
+// TraceFault is the planted fault.
+type TraceFault struct {
 	On    bool
 	Bwd   bool    // a backward-only fault (in the backward pass)
 	Layer int     // local layer number
@@ -276,16 +278,16 @@ type s3Fault struct {
 	Call  int     // micro-batch with the fault; -1 = every micro-batch
 }
 
-// s3Dev is the deviation model of a planted fault.
+// traceDev is the deviation model of a planted fault.
 var (
-	s3BlockF = map[string]int{"ln1": 1, "qkv": 1, "attn": 1, "proj": 1, "ln2": 2, "fc1": 2, "swi": 2, "fc2": 2, "silu": 2, "router": 2}
-	s3BlockB = map[string]int{"g_fc2": 2, "g_swi": 2, "g_fc1": 2, "g_ln2": 2, "g_silu": 2, "g_proj": 1, "g_attn": 1, "g_qkv": 1, "g_ln1": 1}
-	s3Resid  = map[string]bool{"hmid": true, "hout": true, "g_hout": true, "g_hmid": true, "g_hin": true}
+	traceBlockF = map[string]int{"ln1": 1, "qkv": 1, "attn": 1, "proj": 1, "ln2": 2, "fc1": 2, "swi": 2, "fc2": 2, "silu": 2, "router": 2}
+	traceBlockB = map[string]int{"g_fc2": 2, "g_swi": 2, "g_fc1": 2, "g_ln2": 2, "g_silu": 2, "g_proj": 1, "g_attn": 1, "g_qkv": 1, "g_ln1": 1}
+	traceResid  = map[string]bool{"hmid": true, "hout": true, "g_hout": true, "g_hmid": true, "g_hin": true}
 )
 
-// s3RoleOrder is the order of the roles in a pass (the Megatron-core
+// traceRoleOrder is the order of the roles in a pass (the Megatron-core
 // sequence; other flavours' roles map onto it).
-func s3RoleOrder(seq []s3Op) map[string]int {
+func traceRoleOrder(seq []traceOp) map[string]int {
 	m := map[string]int{}
 	for i, o := range seq {
 		if _, ok := m[o.role]; !ok {
@@ -295,7 +297,7 @@ func s3RoleOrder(seq []s3Op) map[string]int {
 	return m
 }
 
-func s3Expert(role string) int {
+func traceExpert(role string) int {
 	if i := strings.IndexByte(role, '#'); i >= 0 {
 		var e int
 		fmt.Sscan(role[i+1:], &e)
@@ -304,11 +306,23 @@ func s3Expert(role string) int {
 	return -1
 }
 
-// s3Keys records, per built dump, the first key computing each tensor
-// ("layer/call/dir/role" → key): the planted operator of a fault.
-var s3Keys = map[*model.Dump]map[string]string{}
+// traceKeys records, per built dump, the first key computing each tensor
+// ("layer/call/dir/role" → key): the planted operator of a fault. Parallel
+// cases build dumps at once: traceKeysMu guards the map (each inner map is
+// written by its builder only).
+var (
+	traceKeys   = map[*model.Dump]map[string]string{}
+	traceKeysMu sync.Mutex
+)
 
-func s3Base(role string) string {
+// TraceKeysOf is the planted-operator keys of a built dump.
+func TraceKeysOf(d *model.Dump) map[string]string {
+	traceKeysMu.Lock()
+	defer traceKeysMu.Unlock()
+	return traceKeys[d]
+}
+
+func traceBase(role string) string {
 	if i := strings.IndexByte(role, '#'); i >= 0 {
 		return role[:i]
 	}
@@ -316,7 +330,7 @@ func s3Base(role string) string {
 }
 
 // dev returns the fault's deviation of a tensor (role) of layer l in a pass.
-func (f s3Fault) dev(bwd bool, l int, role string, call int) float64 {
+func (f TraceFault) dev(bwd bool, l int, role string, call int) float64 {
 	if !f.On || (f.Call >= 0 && call != f.Call) {
 		return 1
 	}
@@ -327,8 +341,8 @@ func (f s3Fault) dev(bwd bool, l int, role string, call int) float64 {
 			return math.NaN()
 		case bwd != f.Bwd:
 			return 1
-		case s3After(bwd, l, role, f.Layer, f.Role):
-			if e, fe := s3Expert(role), s3Expert(f.Role); l == f.Layer && e >= 0 && fe >= 0 && e != fe {
+		case traceAfter(bwd, l, role, f.Layer, f.Role):
+			if e, fe := traceExpert(role), traceExpert(f.Role); l == f.Layer && e >= 0 && fe >= 0 && e != fe {
 				return 1 // another expert: computed in parallel, not downstream
 			}
 			return math.NaN()
@@ -346,31 +360,31 @@ func (f s3Fault) dev(bwd bool, l int, role string, call int) float64 {
 		}
 		return part(0.8)
 	}
-	if !s3After(bwd, l, role, f.Layer, f.Role) {
+	if !traceAfter(bwd, l, role, f.Layer, f.Role) {
 		return 1
 	}
-	base, fb := s3Base(role), s3Base(f.Role)
-	block := s3BlockF
+	base, fb := traceBase(role), traceBase(f.Role)
+	block := traceBlockF
 	if bwd {
-		block = s3BlockB
+		block = traceBlockB
 	}
 	if l == f.Layer {
-		if e, fe := s3Expert(role), s3Expert(f.Role); e >= 0 && fe >= 0 && e != fe {
+		if e, fe := traceExpert(role), traceExpert(f.Role); e >= 0 && fe >= 0 && e != fe {
 			return 1 // another expert: computed in parallel, not downstream
 		}
 		switch {
 		case role == f.Role || base == fb && !strings.Contains(role, "#"):
 			return F
-		case s3Resid[fb]:
+		case traceResid[fb]:
 			// a residual fault: the next residual add carries most of it,
 			// norms remove the scale
-			if s3Resid[base] {
+			if traceResid[base] {
 				return part(0.9)
 			}
 			return part(0.1)
 		case block[base] != 0 && block[base] == block[fb] && !strings.Contains(role, "#"):
 			return F // rest of the block: linear
-		case s3Resid[base]:
+		case traceResid[base]:
 			return part(0.3)
 		}
 		return part(0.1)
@@ -379,44 +393,44 @@ func (f s3Fault) dev(bwd bool, l int, role string, call int) float64 {
 	if !bwd {
 		k = float64(l - f.Layer)
 	}
-	if s3Resid[base] {
+	if traceResid[base] {
 		return part(0.3 * math.Pow(0.9, k-1))
 	}
 	return part(0.1 * math.Pow(0.9, k-1))
 }
 
-// s3After: is (l, role) at or after (fl, frole) in the pass's propagation?
-func s3After(bwd bool, l int, role string, fl int, frole string) bool {
+// traceAfter: is (l, role) at or after (fl, frole) in the pass's propagation?
+func traceAfter(bwd bool, l int, role string, fl int, frole string) bool {
 	if l != fl {
 		if bwd {
 			return l < fl
 		}
 		return l > fl
 	}
-	seq := s3FwdMcore
+	seq := TraceFwdMcore
 	if bwd {
-		seq = s3BwdMcore
+		seq = traceBwdMcore
 	}
-	ord := s3RoleOrder(seq)
-	ri, ok1 := ord[s3Base(role)]
-	fi, ok2 := ord[s3Base(frole)]
+	ord := traceRoleOrder(seq)
+	ri, ok1 := ord[traceBase(role)]
+	fi, ok2 := ord[traceBase(frole)]
 	if !ok1 || !ok2 {
-		return s3Base(role) == s3Base(frole)
+		return traceBase(role) == traceBase(frole)
 	}
 	return ri >= fi
 }
 
-// s3Cfg is one synthetic dump.
-type s3Cfg struct {
+// TraceCfg is one synthetic dump.
+type TraceCfg struct {
 	Name      string
-	Flavour   s3Flavour
+	Flavour   TraceFlavour
 	Layers    int
 	Stage     int // pipeline stage: layers are numbered locally, values follow the global layer
 	Calls     int
 	Level     string // "mix" (default), "L0" (modules only), "L1" (APIs only)
 	NoParents bool   // no construct.json
 	// PreOrder writes each module's record before its children's (msprobe
-	// writes it after them); the planted operator (s3Keys) stays the
+	// writes it after them); the planted operator (traceKeys) stays the
 	// innermost record of the tensor.
 	PreOrder  bool
 	Recompute bool   // a recompute forward (forward.<Calls+c>, is_recompute) before each backward
@@ -426,7 +440,7 @@ type s3Cfg struct {
 	Noise     float64
 	Bias      float64 // multiplies every value (a device bias); 0 = 1
 	APIBase   int
-	Fault     s3Fault
+	Fault     TraceFault
 	Seq       int
 	// Walk adds a device drift that accumulates over the layers (rounding
 	// differences carried by the residual stream), relative per layer.
@@ -452,17 +466,17 @@ type s3Cfg struct {
 	Rank      int
 }
 
-// s3Gauss is a deterministic standard normal for the given parts.
-func s3Gauss(parts ...any) float64 {
+// traceGauss is a deterministic standard normal for the given parts.
+func traceGauss(parts ...any) float64 {
 	h := fnv.New64a()
 	fmt.Fprint(h, parts...)
 	r := rand.New(rand.NewPCG(h.Sum64(), 0x5eed))
 	return r.NormFloat64()
 }
 
-// s3RoleScale is the Norm of a role's tensor at layer 0.
-func s3RoleScale(role string) float64 {
-	b := s3Base(role)
+// traceRoleScale is the Norm of a role's tensor at layer 0.
+func traceRoleScale(role string) float64 {
+	b := traceBase(role)
 	bwd := strings.HasPrefix(b, "g_")
 	b = strings.TrimPrefix(b, "g_")
 	s := map[string]float64{"ln1": 30, "qkv": 45, "attn": 9, "proj": 15, "hmid": 60, "ln2": 32, "fc1": 80, "swi": 20, "fc2": 14, "hout": 64, "silu": 25, "router": 4, "hin": 70}[b]
@@ -478,7 +492,7 @@ func s3RoleScale(role string) float64 {
 	return s
 }
 
-func s3BuildDump(c s3Cfg) *model.Dump {
+func TraceBuildDump(c TraceCfg) *model.Dump {
 	if c.Calls == 0 {
 		c.Calls = 1
 	}
@@ -492,10 +506,12 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 		c.Level = "mix"
 	}
 	d := &model.Dump{Path: c.Name, Step: c.Step, Rank: c.Rank, Index: map[string]int{}, HasConstruct: !c.NoParents && c.Level != "L1"}
-	fwd, bwd := s3Seqs(c.Flavour)
+	fwd, bwd := traceSeqs(c.Flavour)
 	apiN := map[string]int{}
 	keys := map[string]string{}
-	s3Keys[d] = keys
+	traceKeysMu.Lock()
+	traceKeys[d] = keys
+	traceKeysMu.Unlock()
 	add := func(op model.Op) {
 		op.Order = len(d.Ops)
 		d.Index[op.Key] = len(d.Ops)
@@ -506,25 +522,25 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 		if c.FP32 {
 			t.Dtype = "torch.float32"
 		}
-		n := s3RoleScale(role) * (1 + 0.05*float64(gl))
+		n := traceRoleScale(role) * (1 + 0.05*float64(gl))
 		t.Stat[model.StatNorm] = n * v(model.StatNorm)
 		t.Stat[model.StatMax] = 0.09 * n * v(model.StatMax)
 		t.Stat[model.StatMin] = -0.08 * n * v(model.StatMin)
 		mean := 0.004 * n
-		if s3Base(role) == "attn" || s3Base(role) == "g_attn" {
+		if traceBase(role) == "attn" || traceBase(role) == "g_attn" {
 			mean = 1e-5 * n // centred
 		}
 		t.Stat[model.StatMean] = mean * v(model.StatMean)
 		if c.BF16 {
-			t.Stat[model.StatMax] = s3BF16(t.Stat[model.StatMax])
-			t.Stat[model.StatMin] = s3BF16(t.Stat[model.StatMin])
+			t.Stat[model.StatMax] = traceBF16(t.Stat[model.StatMax])
+			t.Stat[model.StatMin] = traceBF16(t.Stat[model.StatMin])
 		}
 		t.Has = [model.NumStats]bool{true, true, true, true}
 		return t
 	}
-	prefix, _ := s3LayerPath(c.Flavour, 0)
+	prefix, _ := traceLayerPath(c.Flavour, 0)
 	modKey := func(l int, sub, class, dir string, call int) (string, string) {
-		_, p := s3LayerPath(c.Flavour, l)
+		_, p := traceLayerPath(c.Flavour, l)
 		if sub != "" {
 			p += "." + sub
 		}
@@ -532,22 +548,22 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 	}
 	classOfSub := map[string]string{}
 	for _, o := range fwd {
-		if o.class != "" {
-			classOfSub[o.sub] = o.class
+		if o.Class != "" {
+			classOfSub[o.sub] = o.Class
 		}
 	}
-	pass := func(bwdPass bool, l, call, keyCall int, seq []s3Op, rec bool) {
+	pass := func(bwdPass bool, l, call, keyCall int, seq []traceOp, rec bool) {
 		dname := "forward"
 		dir := model.Forward
 		if bwdPass {
 			dname, dir = "backward", model.Backward
 		}
 		gl := c.Stage*c.Layers + l
-		var ents []s3Entry
+		var ents []traceEntry
 		var grads []model.Op // parameters_grad records: written just before their module's backward record
 		defer func() {
 			if c.PreOrder {
-				ents = s3PreOrder(ents)
+				ents = tracePreOrder(ents)
 			}
 			for _, e := range ents {
 				for _, g := range e.grads {
@@ -557,7 +573,7 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 			}
 		}()
 		for _, o := range seq {
-			if o.class != "" && c.Level == "L1" || o.class == "" && c.Level == "L0" {
+			if o.Class != "" && c.Level == "L1" || o.Class == "" && c.Level == "L0" {
 				continue
 			}
 			role := o.role
@@ -574,18 +590,18 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 					sig *= 2
 				}
 				// a recompute reproduces the forward exactly
-				data := math.Exp(0.05 * s3Gauss("data", c.Data, call, gl, role, s))
-				dev := math.Exp(sig * s3Gauss("dev", c.Device, call, gl, role, s))
+				data := math.Exp(0.05 * traceGauss("data", c.Data, call, gl, role, s))
+				dev := math.Exp(sig * traceGauss("dev", c.Device, call, gl, role, s))
 				if c.Walk > 0 {
 					w := 0.0
 					for j := 0; j <= gl; j++ {
-						w += s3Gauss("walk", c.Device, c.Data, call, j, bwdPass)
+						w += traceGauss("walk", c.Device, c.Data, call, j, bwdPass)
 					}
 					dev *= math.Exp(c.Walk * w)
 				}
-				if c.Outliers > 0 && (s == model.StatMax || s == model.StatMin) && math.Abs(s3Gauss("out", c.Device, call, gl, role, s)) > 2.576 {
+				if c.Outliers > 0 && (s == model.StatMax || s == model.StatMin) && math.Abs(traceGauss("out", c.Device, call, gl, role, s)) > 2.576 {
 					// ~1% of the extremes jump (another element is the max)
-					dev *= math.Exp(c.Outliers * s3Gauss("outv", c.Device, call, gl, role, s))
+					dev *= math.Exp(c.Outliers * traceGauss("outv", c.Device, call, gl, role, s))
 				}
 				if s == model.StatMax && c.MaxBias > 0 {
 					dev *= c.MaxBias
@@ -594,9 +610,9 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 			}
 			out := tensor("output.0", role, gl, v, elems)
 			in := tensor("input.0", role, gl, func(model.Stat) float64 { return 1 }, elems)
-			if o.class != "" {
-				key, path := modKey(l, o.sub, o.class, dname, keyCall)
-				op := model.Op{Key: key, Kind: model.KindModule, Prefix: prefix, ModulePath: path, Class: o.class,
+			if o.Class != "" {
+				key, path := modKey(l, o.sub, o.Class, dname, keyCall)
+				op := model.Op{Key: key, Kind: model.KindModule, Prefix: prefix, ModulePath: path, Class: o.Class,
 					Direction: dir, CallIndex: keyCall, Layer: l, Inputs: []model.TensorStat{in}, Outputs: []model.TensorStat{out},
 					Recompute: rec && c.RecFlag}
 				if !c.NoParents && o.sub != "" {
@@ -614,16 +630,16 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 					keys[k] = key
 				}
 				if c.Weights && !bwdPass {
-					w := tensor("weight", "w", gl, func(model.Stat) float64 { return 1 + 0.01*s3Gauss("w", gl, o.sub) }, 4096)
+					w := tensor("weight", "w", gl, func(model.Stat) float64 { return 1 + 0.01*traceGauss("w", gl, o.sub) }, 4096)
 					op.Params = []model.TensorStat{w}
 				}
-				if bwdPass && strings.Contains(o.class, "Linear") && c.GradScale > 0 {
-					gk, gp := modKey(l, o.sub, o.class, "parameters_grad", keyCall)
+				if bwdPass && strings.Contains(o.Class, "Linear") && c.GradScale > 0 {
+					gk, gp := modKey(l, o.sub, o.Class, "parameters_grad", keyCall)
 					g := tensor("weight", "g_w", gl, func(model.Stat) float64 { return c.GradScale }, 4096)
-					grads = append(grads, model.Op{Key: gk, Kind: model.KindModule, Prefix: prefix, ModulePath: gp, Class: o.class,
+					grads = append(grads, model.Op{Key: gk, Kind: model.KindModule, Prefix: prefix, ModulePath: gp, Class: o.Class,
 						Direction: model.ParamGrad, CallIndex: keyCall, Layer: l, Params: []model.TensorStat{g}})
 				}
-				ents = append(ents, s3Entry{op: op, src: o, grads: grads})
+				ents = append(ents, traceEntry{op: op, src: o, grads: grads})
 				grads = nil
 				continue
 			}
@@ -640,39 +656,39 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 			if k := fmt.Sprintf("%d/%d/%s/%s", l, call, dname, role); keys[k] == "" && !rec {
 				keys[k] = key
 			}
-			ents = append(ents, s3Entry{op: op, src: o})
+			ents = append(ents, traceEntry{op: op, src: o})
 		}
 	}
 	if c.ExtraAPI {
-		var f2 []s3Op
+		var f2 []traceOp
 		for _, o := range fwd {
 			f2 = append(f2, o)
-			if o.class != "" && o.role == "ln1" {
-				f2 = append(f2, s3Op{api: "Tensor.to", parent: "", role: "cast"})
+			if o.Class != "" && o.role == "ln1" {
+				f2 = append(f2, traceOp{api: "Tensor.to", parent: "", role: "cast"})
 			}
 		}
 		fwd = f2
 	}
 	// outside the layers: embedding before, final norm, output layer and
 	// loss after (their APIs resemble a layer's: norm, linear, add)
-	outside := func(dir model.Direction, call int, ops []s3Op) {
+	outside := func(dir model.Direction, call int, ops []traceOp) {
 		dname := "forward"
 		if dir == model.Backward {
 			dname = "backward"
 		}
-		_, lp := s3LayerPath(c.Flavour, 0)
+		_, lp := traceLayerPath(c.Flavour, 0)
 		root := lp[:strings.LastIndex(lp, ".layers.")]
 		for _, o := range ops {
-			if o.class != "" && c.Level == "L1" || o.class == "" && c.Level == "L0" {
+			if o.Class != "" && c.Level == "L1" || o.Class == "" && c.Level == "L0" {
 				continue
 			}
 			v := func(st model.Stat) float64 {
-				return math.Exp(0.05*s3Gauss("data", c.Data, call, o.role, st) + c.Noise*s3Gauss("dev", c.Device, call, o.role, st))
+				return math.Exp(0.05*traceGauss("data", c.Data, call, o.role, st) + c.Noise*traceGauss("dev", c.Device, call, o.role, st))
 			}
 			out := tensor("output.0", o.role, 0, v, int64(c.Seq)*64)
-			if o.class != "" {
-				key := fmt.Sprintf("%s.%s.%s.%s.%d", prefix, root+"."+o.sub, o.class, dname, call)
-				add(model.Op{Key: key, Kind: model.KindModule, Prefix: prefix, ModulePath: root + "." + o.sub, Class: o.class,
+			if o.Class != "" {
+				key := fmt.Sprintf("%s.%s.%s.%s.%d", prefix, root+"."+o.sub, o.Class, dname, call)
+				add(model.Op{Key: key, Kind: model.KindModule, Prefix: prefix, ModulePath: root + "." + o.sub, Class: o.Class,
 					Direction: dir, CallIndex: call, Layer: -1, Outputs: []model.TensorStat{out}})
 				continue
 			}
@@ -688,12 +704,12 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 		}
 	}
 	rms := "NPU.npu_rms_norm"
-	if c.Flavour == s3MS {
+	if c.Flavour == TraceMS {
 		rms = swMSAPIName(rms)
 	}
-	pro := []s3Op{{api: "Functional.embedding", parent: "embedding", role: "emb"}, {sub: "embedding", class: "LanguageModelEmbedding", role: "emb"}}
-	epi := []s3Op{{api: rms, parent: "final_layernorm", role: "fln"}, {sub: "final_layernorm", class: "RMSNorm", role: "fln"},
-		{api: "Functional.linear", parent: "output_layer", role: "logits"}, {sub: "output_layer", class: "ColumnParallelLinear", role: "logits"},
+	pro := []traceOp{{api: "Functional.embedding", parent: "embedding", role: "emb"}, {sub: "embedding", Class: "LanguageModelEmbedding", role: "emb"}}
+	epi := []traceOp{{api: rms, parent: "final_layernorm", role: "fln"}, {sub: "final_layernorm", Class: "RMSNorm", role: "fln"},
+		{api: "Functional.linear", parent: "output_layer", role: "logits"}, {sub: "output_layer", Class: "ColumnParallelLinear", role: "logits"},
 		{api: "Functional.cross_entropy", parent: "", role: "loss"}}
 	for call := 0; call < c.Calls; call++ {
 		outside(model.Forward, call, pro)
@@ -701,14 +717,14 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 			pass(false, l, call, call, fwd, false)
 		}
 		outside(model.Forward, call, epi)
-		outside(model.Backward, call, []s3Op{{sub: "output_layer", class: "ColumnParallelLinear", role: "g_logits"}, {api: rms, parent: "final_layernorm", role: "g_fln"}})
+		outside(model.Backward, call, []traceOp{{sub: "output_layer", Class: "ColumnParallelLinear", role: "g_logits"}, {api: rms, parent: "final_layernorm", role: "g_fln"}})
 		for l := c.Layers - 1; l >= 0; l-- {
 			if c.Recompute {
 				pass(false, l, call, c.Calls+call, fwd, true)
 			}
 			pass(true, l, call, call, bwd, false)
 		}
-		outside(model.Backward, call, []s3Op{{api: "Functional.embedding", parent: "embedding", role: "g_emb"}})
+		outside(model.Backward, call, []traceOp{{api: "Functional.embedding", parent: "embedding", role: "g_emb"}})
 	}
 	return d
 }
@@ -716,25 +732,25 @@ func s3BuildDump(c s3Cfg) *model.Dump {
 var classOfOutside = map[string]string{"embedding": "LanguageModelEmbedding", "final_layernorm": "RMSNorm", "output_layer": "ColumnParallelLinear", "": "GPTModel"}
 
 func swMSAPIName(api string) string {
-	if v, ok := s3MSAPI[api]; ok {
+	if v, ok := traceMSAPI[api]; ok {
 		return v
 	}
 	return api
 }
 
-// s3Quad is a four-group scenario.
-type s3Quad struct {
+// TraceQuad is a four-group scenario.
+type TraceQuad struct {
 	Layers     int
 	Calls      int
 	Noise      float64
 	Bias       float64 // device bias of B and D
-	FlavA      s3Flavour
-	FlavB      s3Flavour
+	FlavA      TraceFlavour
+	FlavB      TraceFlavour
 	Level      string
 	NoParents  bool
 	PreOrder   bool // every dump writes module records before their children's
 	Recompute  bool // on A only (B did not recompute)
-	Fault      s3Fault
+	Fault      TraceFault
 	NoCD       bool
 	NoD        bool
 	APIShift   int // B and D API counters shifted
@@ -750,8 +766,8 @@ type s3Quad struct {
 	Outliers   float64 // heavy-tailed Max/Min jumps (all dumps)
 }
 
-func (q s3Quad) build() (a, b, c, d *model.Dump) {
-	base := s3Cfg{Layers: q.Layers, Calls: q.Calls, Noise: q.Noise, Level: q.Level, NoParents: q.NoParents, PreOrder: q.PreOrder}
+func (q TraceQuad) Build() (a, b, c, d *model.Dump) {
+	base := TraceCfg{Layers: q.Layers, Calls: q.Calls, Noise: q.Noise, Level: q.Level, NoParents: q.NoParents, PreOrder: q.PreOrder}
 	ca, cb, cc, cd := base, base, base, base
 	ca.Name, cb.Name, cc.Name, cd.Name = "A", "B", "C", "D"
 	ca.Flavour, cc.Flavour = q.FlavA, q.FlavA
@@ -774,34 +790,34 @@ func (q s3Quad) build() (a, b, c, d *model.Dump) {
 	}
 	ca.Outliers, cb.Outliers, cc.Outliers, cd.Outliers = q.Outliers, q.Outliers, q.Outliers, q.Outliers
 	ca.Fault = q.Fault
-	a, b = s3BuildDump(ca), s3BuildDump(cb)
+	a, b = TraceBuildDump(ca), TraceBuildDump(cb)
 	if q.DropB > 0 {
 		tag := fmt.Sprintf(".layers.%d.", q.DropB-1)
-		tDropOps(b, func(op *model.Op) bool {
+		DropOps(b, func(op *model.Op) bool {
 			return op.Direction == model.Forward && (strings.Contains(op.Key, tag) || strings.Contains(op.Parent, tag))
 		})
 	}
 	if !q.NoCD {
-		c = s3BuildDump(cc)
+		c = TraceBuildDump(cc)
 		if !q.NoD {
-			d = s3BuildDump(cd)
+			d = TraceBuildDump(cd)
 		}
 	}
 	return
 }
 
-// s3PlantedKey is the key in A of the first op computing the planted
+// TracePlantedKey is the key in A of the first op computing the planted
 // tensor at the fault layer and call (the planted operator).
-func s3PlantedKey(a *model.Dump, q s3Quad) string {
+func TracePlantedKey(a *model.Dump, q TraceQuad) string {
 	dir := "forward"
 	if q.Fault.Bwd {
 		dir = "backward"
 	}
-	return s3Keys[a][fmt.Sprintf("%d/%d/%s/%s", q.Fault.Layer, max(q.Fault.Call, 0), dir, q.Fault.Role)]
+	return TraceKeysOf(a)[fmt.Sprintf("%d/%d/%s/%s", q.Fault.Layer, max(q.Fault.Call, 0), dir, q.Fault.Role)]
 }
 
-// s3BF16 rounds to the nearest bfloat16 (8 significant bits).
-func s3BF16(v float64) float64 {
+// traceBF16 rounds to the nearest bfloat16 (8 significant bits).
+func traceBF16(v float64) float64 {
 	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return v
 	}
@@ -810,39 +826,39 @@ func s3BF16(v float64) float64 {
 	return float64(math.Float32frombits(f &^ 0xffff))
 }
 
-// s3Entry is one record of a layer's pass before it is written.
-type s3Entry struct {
+// traceEntry is one record of a layer's pass before it is written.
+type traceEntry struct {
 	op    model.Op
-	src   s3Op
+	src   traceOp
 	grads []model.Op
 }
 
 // contains: module record e contains record f (same layer and pass).
-func (e s3Entry) contains(f s3Entry) bool {
-	if e.src.class == "" {
+func (e traceEntry) contains(f traceEntry) bool {
+	if e.src.Class == "" {
 		return false
 	}
 	m := e.src.sub
 	in := func(p string) bool { return m == "" || p == m || strings.HasPrefix(p, m+".") }
-	if f.src.class != "" {
+	if f.src.Class != "" {
 		return f.src.sub != m && in(f.src.sub)
 	}
 	return in(f.src.parent)
 }
 
-// s3PreOrder turns a post-order record list (each module after its
+// tracePreOrder turns a post-order record list (each module after its
 // contents) into pre-order (each module before them).
-func s3PreOrder(es []s3Entry) []s3Entry {
-	var trees [][]s3Entry
+func tracePreOrder(es []traceEntry) []traceEntry {
+	var trees [][]traceEntry
 	for i := len(es) - 1; i >= 0; {
 		root, s := es[i], i
 		for s > 0 && root.contains(es[s-1]) {
 			s--
 		}
-		trees = append(trees, append([]s3Entry{root}, s3PreOrder(es[s:i])...))
+		trees = append(trees, append([]traceEntry{root}, tracePreOrder(es[s:i])...))
 		i = s - 1
 	}
-	var out []s3Entry
+	var out []traceEntry
 	for k := len(trees) - 1; k >= 0; k-- {
 		out = append(out, trees[k]...)
 	}

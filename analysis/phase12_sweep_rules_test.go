@@ -2,10 +2,10 @@ package analysis
 
 import (
 	"math"
-	"strings"
 	"testing"
 
 	"spikescope/model"
+	"spikescope/testdata/synth"
 )
 
 // A decaying warm-up moves every rank together: its steps are the run's
@@ -13,13 +13,13 @@ import (
 // one-rank fault after it is still the first candidate.
 func TestEarliestIgnoresWarmup(t *testing.T) {
 	for _, w := range []int{1, 4} {
-		clean := swGenerate(swCase{W: w, Ranks: 8, Layers: 4, Steps: 16, Warmup: 10, Seed: 3})
+		clean := synth.GenerateSweep(synth.Sweep{W: w, Ranks: 8, Layers: 4, Steps: 16, Warmup: 10, Seed: 3})
 		if p1 := Phase1(clean.Monitor(0), DefaultPhase1Options()); len(p1.Anomalies) != 0 {
 			a := p1.Anomalies[0]
 			t.Errorf("W=%d warm-up only: %d candidates, first opt %d rank %d %s", w, len(p1.Anomalies), a.OptStep(), a.Rank, a.TargetName)
 		}
-		r := swGenerate(swCase{W: w, Ranks: 8, Layers: 4, Steps: 16, Warmup: 10, Seed: 3, Explode: 1,
-			Fault: &swFault{T: 4, Micro: w - 1, Rank: 2, Param: "mid", Scale: 4, Rank2: -1}})
+		r := synth.GenerateSweep(synth.Sweep{W: w, Ranks: 8, Layers: 4, Steps: 16, Warmup: 10, Seed: 3, Explode: 1,
+			Fault: &synth.SweepFault{T: 4, Micro: w - 1, Rank: 2, Param: "mid", Scale: 4, Rank2: -1}})
 		p1 := Phase1(r.Monitor(0), DefaultPhase1Options())
 		if len(p1.Anomalies) == 0 {
 			t.Fatalf("W=%d: fault after warm-up not found", w)
@@ -59,18 +59,6 @@ func TestStepLevelFactorsShiftVersusSpike(t *testing.T) {
 	}
 }
 
-// Pipeline stages reuse layer names at other scales: the series' own
-// scale keeps a weak one-rank fault visible (without it, 7 of 20 seeds).
-func TestSeriesScalesPipelineStages(t *testing.T) {
-	for seed := uint64(1); seed <= 10; seed++ {
-		c := swWith("pp4", func(c *swCase) { c.W, c.Ranks, c.PP, c.Fault.Scale, c.Fault.Micro, c.Seed = 1, 16, 4, 2.5, 0, seed })
-		r := swGenerate(c)
-		if msg, _, _ := swOutcome(r, r.Monitor(0), nil, false, false); msg != "" {
-			t.Errorf("seed %d: %s", seed, msg)
-		}
-	}
-}
-
 // A device that degrades at step 3 and stays degraded: the fallback's
 // largest deviation may be any later step; the anomaly starts at 3.
 func TestFallbackPersistentStart(t *testing.T) {
@@ -99,103 +87,10 @@ func TestFallbackPersistentStart(t *testing.T) {
 // series: such large rises are not evidence against the boundary, so a
 // 3-step run still has window 4 (it was read as one window of 8).
 func TestWindowExplosionAtBoundary(t *testing.T) {
-	r := swGenerate(swWith("steps3", func(c *swCase) { c.Steps, c.Fault.T = 3, 1 }))
+	r := synth.GenerateSweep(synth.SweepWith("steps3", func(c *synth.Sweep) { c.Steps, c.Fault.T = 3, 1 }))
 	p1 := Phase1(r.Monitor(0), DefaultPhase1Options())
 	if sa := p1.Sharding; sa.AccumulationWindow != 4 || sa.WindowPhase != 0 || sa.OptimizerStepCount != 3 {
 		t.Errorf("window %d phase %d, %d optimizer steps; want 4, 0, 3", sa.AccumulationWindow, sa.WindowPhase, sa.OptimizerStepCount)
-	}
-}
-
-// A run of one or two ranks: the cross-step rule judges a pair on all the
-// ranks it has (not "fewer than 3 common ranks: not judged"), so the fault
-// step k, not the larger explosion at k+1, is the root.
-func TestCrossStepFewRanks(t *testing.T) {
-	for _, c := range []swCase{
-		swWith("ranks1", func(c *swCase) { c.Ranks, c.Fault.Rank = 1, 0 }),
-		swWith("ranks2-W1", func(c *swCase) { c.Ranks, c.Fault.Rank, c.W, c.Fault.Micro = 2, 1, 1, 0 }),
-	} {
-		r := swGenerate(c)
-		msg, _, p2 := swOutcome(r, r.Monitor(0), nil, false, false)
-		if msg != "" {
-			t.Errorf("%s: %s", c.Name, msg)
-		}
-		if len(p2.CrossStep) == 0 || !p2.CrossStep[0].Qualifies || p2.CrossStep[0].From != 5 {
-			t.Errorf("%s: cross-step rows %+v, want 5 → 6 qualifying first", c.Name, p2.CrossStep)
-		}
-	}
-}
-
-// A monitor with a step interval records every N-th optimizer step: the
-// cross-step rule compares a step with the next RECORDED one (k+1 does
-// not exist), so the fault step, not the explosion after it, is the root.
-func TestCrossStepStepInterval(t *testing.T) {
-	if p, n := adjacentSteps([]int{0, 5, 10, 15}, 5); p != 0 || n != 10 {
-		t.Errorf("adjacentSteps(…, 5) = %d, %d; want 0, 10", p, n)
-	}
-	if p, n := adjacentSteps([]int{3, 4, 5}, 4); p != 3 || n != 5 {
-		t.Errorf("adjacentSteps(…, 4) = %d, %d; want 3, 5", p, n)
-	}
-	c := swWith("interval5-W1", func(c *swCase) { c.Interval, c.W, c.Fault.Micro = 5, 1, 0 })
-	r := swGenerate(c)
-	msg, _, p2 := swOutcome(r, swLoad(t, r, 2, 0), nil, true, false) // CSV v1 tree
-	if msg != "" {
-		t.Fatal(msg)
-	}
-	if len(p2.CrossStep) == 0 || p2.CrossStep[0].From != 25 || p2.CrossStep[0].To != 30 || !p2.CrossStep[0].Qualifies {
-		t.Errorf("cross-step rows %+v, want 25 → 30 qualifying first", p2.CrossStep)
-	}
-}
-
-// A dump tree whose parameters_grad were recorded at every micro step
-// (ingest: one row per call plus the step's last call without micro step):
-// with several steps the calls are accumulated micro steps (the fault's
-// micro step is found); with one step only the per-step rows count (the
-// last call is not counted twice, partial sums never join the ranking).
-func TestDumpPerCallMicroSteps(t *testing.T) {
-	r := swGenerate(swBase())
-	d := swLoad(t, r, 5, 0) // dump-micro
-	msg, p1, _ := swOutcome(r, d, nil, true, false)
-	if msg != "" {
-		t.Fatal(msg)
-	}
-	if p1.DataKind != kindMicro || p1.Sharding.AccumulationWindow != 4 {
-		t.Errorf("kind %s window %d, want micro_step 4", p1.DataKind, p1.Sharding.AccumulationWindow)
-	}
-	one := swGenerate(swWith("one", func(c *swCase) { c.Steps, c.Fault.T, c.Explode = 1, 0, 0 }))
-	p1 = Phase1(swLoad(t, one, 5, 0), DefaultPhase1Options())
-	if p1.DataKind != kindDump || p1.Summary.TotalRows == 0 {
-		t.Fatalf("kind %s", p1.DataKind)
-	}
-	seen := map[string]bool{}
-	for _, a := range p1.Anomalies {
-		k := a.TargetName + "/" + itoa12(a.Rank)
-		if seen[k] || a.MicroStep != nil && *a.MicroStep >= 0 {
-			t.Fatalf("candidate %s listed twice or with micro step %d", k, pv(a.MicroStep))
-		}
-		seen[k] = true
-	}
-	if len(p1.Anomalies) != DefaultDumpTopN || !strings.Contains(p1.Anomalies[0].TargetName, "output_layer") {
-		t.Errorf("%d candidates, first %s; want the top %d, the output layer's gradient first", len(p1.Anomalies), p1.Anomalies[0].TargetName, DefaultDumpTopN)
-	}
-}
-
-// Common spikes (an explosion on most ranks) are judged but never join the
-// baseline of other values: in a 3-step run where the explosion is a third
-// of every pool, the fault one step earlier is still the first candidate.
-func TestCommonSpikesLeftOutOfBaseline(t *testing.T) {
-	r := swGenerate(swWith("steps3", func(c *swCase) { c.Steps, c.Fault.T = 3, 1 }))
-	msg, p1, _ := swOutcome(r, r.Monitor(0), nil, false, false)
-	if msg != "" {
-		t.Fatal(msg)
-	}
-	exploded := 0
-	for _, a := range p1.Anomalies {
-		if a.OptStep() == 2 {
-			exploded++
-		}
-	}
-	if exploded < 100 {
-		t.Errorf("%d candidates at the explosion step, want the explosion judged too", exploded)
 	}
 }
 
@@ -273,5 +168,17 @@ func TestStepLevelFactorsNeedSeveralValues(t *testing.T) {
 	}
 	if j != 0 || s.isJump(3) {
 		t.Errorf("jumps %d", j)
+	}
+}
+
+// adjacentSteps pairs a step with the next RECORDED one (a monitor with a
+// step interval has no k+1); the sweeps package checks the rule on a
+// written run.
+func TestAdjacentStepsWithInterval(t *testing.T) {
+	if p, n := adjacentSteps([]int{0, 5, 10, 15}, 5); p != 0 || n != 10 {
+		t.Errorf("adjacentSteps(…, 5) = %d, %d; want 0, 10", p, n)
+	}
+	if p, n := adjacentSteps([]int{3, 4, 5}, 4); p != 3 || n != 5 {
+		t.Errorf("adjacentSteps(…, 4) = %d, %d; want 3, 5", p, n)
 	}
 }

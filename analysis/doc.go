@@ -1,0 +1,98 @@
+// Package analysis is the method: Phase 1 (candidates), Phase 2 (the
+// root-cause coordinate) and Phase 3 (the four-group trace), as pure
+// functions of model values. It reads no file and imports no reader
+// (ingest); every rule of the seed is a named function, listed here in the
+// seed's order so that a rule found in the seed can be found in the code.
+// Methods are named Type.method; doc_test.go checks every name exists.
+//
+// # Phase 1: candidate coordinates ([Phase1], [Phase1Data])
+//
+// Step 0, the run's shape ([runShape]):
+//   - pipeline stages: from the parameter names per rank [inferStages]
+//     ([stagesFromMarkers], [stagesFromNameSets]), from gradient levels when
+//     every rank holds the same names [stagesFromLevels], then
+//     [splitStages]; [InferPipeline] for other callers;
+//   - the accumulation window (norms that reset periodically mean step is a
+//     micro step): [accumulationWindow] with [tallyTransitions] and
+//     [stepTally.periodicFit], grad_reduced rows as window starts
+//     [reducedWindow]; optimizer step and micro step from it
+//     [stepMapper.mapStep]; micro steps in the input's own numbering
+//     [numberMicroSteps];
+//   - dumps, one step or several, one parameters_grad call or one per micro
+//     batch: [dumpCallCount], [p1.dumpCallMicroSteps].
+//
+// Step 1, anomaly detection by data kind:
+//   - step level, a global robust (MAD/IQR) baseline: [p1.stepLevelSpikes]
+//     with [robustJudge.prescreen] and [robustJudge.judge], on values
+//     divided by their step's common level [stepLevelFactors] and the
+//     series' own scale [seriesScales];
+//   - accumulated micro steps, each micro batch's own contribution:
+//     [p1.microStepSpikes], [p1.microCurves], [p1.microJudgePool]; short
+//     runs, per-micro-step medians [medianPerMicro];
+//   - dumps, the top N of one step [p1.dumpSpikes] (several steps: the
+//     step-level rule);
+//   - NaN/Inf as candidates of their own [p1.nonFiniteCandidates];
+//   - earliest first, never largest first [earliestFirst]; the final norms
+//     Phase 2 needs [p1.targetRankNorms].
+//
+// # Phase 2: the root-cause coordinate ([Phase2])
+//
+// Step 2.1, the focus target of each optimizer step: [topTargetsPerStep]
+// (the target of [p1.targetRankNorms]).
+//
+// Step 2.2, the cross-step rule (growth ≥ 2× on ≥ 60% of the ranks from k to
+// the next recorded step: the root is k; the earliest qualifying pair wins;
+// only the anomalous side decides): [p2.crossStepRoot], [p2.judgePair],
+// [growthCount], [adjacentSteps]; one step back when k-1 already polluted k
+// [p2.prePair]; otherwise the largest deviation (a first NaN/Inf before it)
+// [p2.fallbackRoot], [persistentStart]. Independent spike events and the
+// earliest one as root: [p2.buildEvents], [eventExtent], [describeEvents],
+// [p2.eventRoot].
+//
+// Step 2.3, the coordinate: [candidatesAt], ranked by delta or norm
+// [coordValue], checked against the baseline at the same place (≥ 2× or
+// missing: device-specific) [p2.pickCoordinate], [baselineMatch],
+// [baselineVerdictOf], by global layer on another pipeline layout
+// [baselineKey]. A pinned coordinate skips the phase: [ParsePin],
+// [p2.applyPin].
+//
+// # Phase 3: the four-group trace ([Phase3], [NewTracer])
+//
+// Step 3.1, the groups A, B, C, D and the degree (A/B)/(C/D): C not among
+// the Phase 1 candidates, its gradient norm below the directory's P75, on
+// A's pipeline stage [ChooseControl], [spikeRankQuantile], [otherStage];
+// the degree [groupRatio], [p3.degree] (without C/D, A/B against the
+// other ops' robust band [robustLogBand], [callAnalysis.degradedBand]); the
+// rank to dump as C [SuggestControlRank], [StageControlRanks]; dump steps
+// matched to optimizer steps by their gradient norms (a re-based trend.db)
+// [DumpStepOffset], [Phase1InDumpSteps]; the micro batch to trace
+// [anchorCall].
+//
+// Step 3.2, at least three anchor modules aligned in all four groups
+// [discoverAnchors], [anchorWarning]; each layer's representative is the
+// module's output record, else the largest-Norm aligned op
+// [representative]; a pair is compared only when both sides are the same op
+// with valid numbers and equal element counts, else unaligned
+// [checkPair]; device naming differences normalised [normalizeKey],
+// [nameMaps], [AlignDumps].
+//
+// Step 3.3, layer by layer, forward and backward, Max/Min/Norm:
+// [p3.compareAnchor], [p3.anchorTable]; F!/B! against the control group's
+// own noise, median(C/D) + max(3·IQR, 0.03): [controlBand], [degreeBand],
+// [outside].
+//
+// Step 3.4, the direction: [directionVerdict] (unaligned layers are not
+// normal: [p3.uncompared]), forward first as P0 [chooseP0].
+//
+// Step 3.5, the start of the divergence, not the largest: [divergenceStart]
+// (the reference's longest run: [mainSegment]); the first divergent operator
+// of the start layer and its upstream: [p3.drillDown], [firstDivergent],
+// [upstreamFlagged], [largestLeaf]; where A first turns NaN/Inf and B does
+// not (±Inf against the dtype's extreme is the same value) [p3.nonFiniteOrigins],
+// [nonFiniteOrigin], [tensorPairNonFinite].
+//
+// Step 3.6, every metric until none starts earlier: [iterateMetrics],
+// [metricStart], [p3.summary]; the data feature check (seq_len/batch)
+// [dataFeatureCheck]; the one conclusion every face states (direction,
+// start, operator, hedges) [ConcludePhase3].
+package analysis
