@@ -100,3 +100,53 @@ func TestPhase1PlotWindowOnWideRuns(t *testing.T) {
 		t.Errorf("page of %d bytes for 1000 ranks", len(page))
 	}
 }
+
+// Phase 2's plot: the growth of each rank across the judged pair (opt_step
+// 3 → 4 of the fixture: 1.2→9, 1.0→8.5, 7.5→30) against the 2x threshold.
+func TestPhase2GrowthPlot(t *testing.T) {
+	g := svgByTitle(t, RenderHTML(fullInput(), "en"), "Growth per rank from opt_step 3 to 4: 3 of 3 ranks over the threshold 2.0x")
+	for _, want := range []string{"<title>rank 0: growth 7.5x</title>", "<title>rank 1: growth 8.5x</title>", "<title>rank 2: growth 4.0x</title>"} {
+		if !strings.Contains(g, want) {
+			t.Errorf("growth plot lacks %q", want)
+		}
+	}
+	if strings.Count(g, `fill="#D55E00"`) != 4 { // 3 bars + the legend's box
+		t.Errorf("%d vermilion marks, want 3 bars over the threshold and the legend's", strings.Count(g, `fill="#D55E00"`))
+	}
+}
+
+// Phase 3's layer plots: F! layers marked, the control band drawn, each
+// metric's start marked, an unaligned layer a gap with its marker.
+func TestPhase3LayerPlots(t *testing.T) {
+	page := RenderHTML(fullInput(), "en")
+	fwd := svgByTitle(t, page, "Anchor self_attention, forward: Norm anomaly degree over 4 layers against the control band")
+	if n := strings.Count(fwd, ">F!</text>"); n != 2 {
+		t.Errorf("%d F! marks, want 2 (L2, L3)", n)
+	}
+	for _, want := range []string{"<title>control band [0.97x, 1.03x]</title>", ">Norm start</text>", ">Max start</text>", "<title>L2: anomaly degree 1.515x</title>"} {
+		if !strings.Contains(fwd, want) {
+			t.Errorf("forward plot lacks %q", want)
+		}
+	}
+	if bwd := svgByTitle(t, page, "Anchor self_attention, backward"); strings.Count(bwd, ">B!</text>") != 2 {
+		t.Errorf("backward plot: %d B! marks, want 2", strings.Count(bwd, ">B!</text>"))
+	}
+	mlp := svgByTitle(t, page, "Anchor mlp|moe, forward")
+	if !strings.Contains(mlp, "unaligned, not compared</title>") {
+		t.Error("the unaligned layer has no marker")
+	}
+	if d := regexp.MustCompile(`<path d="([^"]*)"`).FindStringSubmatch(mlp); d == nil || strings.Contains(d[1], "L") {
+		t.Errorf("the line runs through the unaligned layer: %v", d)
+	}
+}
+
+// The drill-down plot marks the origin and its upstream chain.
+func TestDrillPlot(t *testing.T) {
+	d := svgByTitle(t, RenderHTML(fullInput(), "en"), "Anomaly degree of 2 operators in execution order, origin Functional.softmax.3.forward, upstream chain of 2")
+	if !strings.Contains(d, `fill="#D55E00">Functional.softmax.3.forward</text>`) {
+		t.Error("the origin is not labelled")
+	}
+	if !strings.Contains(d, `fill="#E69F00"><title>Module.layers.2.self_attention.linear_qkv.forward.0: anomaly degree 1.0x</title>`) {
+		t.Error("the upstream chain's operator is not marked")
+	}
+}
