@@ -132,3 +132,19 @@ func containsInt(v []int, x int) bool {
 	}
 	return false
 }
+
+// A pinned coordinate is the one the configs dump, in the input's numbering.
+func TestPlanDumpsThePinnedCoordinate(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "plan")
+	code, _, stderr := runArgs("plan", demo+"/npu/monitor_output", "--baseline", demo+"/gpu/trend.db",
+		"--pin", "opt=4,rank=6,param=layers.1.mlp.linear_fc1.weight", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, name := range []string{plan.AnomalousConfig, plan.BaselineConfig} {
+		c := readConfig(t, filepath.Join(out, name))
+		if !reflect.DeepEqual(c.Step, []int{4}) || !containsInt(c.Rank, 6) || c.DumpPath == "" {
+			t.Errorf("%s: step %v rank %v dump_path %q, want the pinned step 4 and rank 6", name, c.Step, c.Rank, c.DumpPath)
+		}
+	}
+}

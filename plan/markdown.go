@@ -57,10 +57,19 @@ func Markdown(p Plan, zh bool) string {
 		b.WriteString("## " + t(Text{"Files", "文件"}) + "\n\n")
 		for _, c := range p.Configs {
 			data, _ := ConfigJSON(c)
-			b.WriteString("`" + c.Name + "` (" + c.Device + ")\n\n```json\n" + string(data) + "```\n\n")
+			device := c.Device
+			if zh && zhDevices[device] != "" {
+				device = zhDevices[device]
+			}
+			b.WriteString("`" + c.Name + "` (" + device + ")\n\n```json\n" + string(data) + "```\n\n")
 		}
 	}
 	return b.String()
+}
+
+// zhDevices are the devices of Config.Device in Chinese.
+var zhDevices = map[string]string{
+	"anomalous": "异常设备", "baseline": "标杆设备", "the baseline device": "标杆设备", "both devices": "两侧设备",
 }
 
 // ConfigJSON is the file content of c: indented JSON with a final newline.

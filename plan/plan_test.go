@@ -274,3 +274,29 @@ func TestBaselineMonitorWithoutTheRootRankAsksForEveryRank(t *testing.T) {
 		t.Errorf("monitor config although the baseline has rank 3")
 	}
 }
+
+func TestMissingDataNoConfigCollectsIsStillOpen(t *testing.T) {
+	in := run()
+	a, b, c, d := dump(5, 3, "mix"), dump(5, 3, "mix"), dump(5, 4, "mix"), dump(5, 4, "mix")
+	in.ATree, in.BTree, in.A, in.B, in.C, in.D = tree(a, c), tree(b, d), a, b, c, d
+	in.Missing = []model.Missing{{What: "confirmation: A is not at the root-cause coordinate", Next: "confirm that dump steps are optimizer steps"}}
+	p := Build(in)
+	if p.Nothing || len(p.Configs) != 0 || len(p.Unknown) != 1 || !strings.Contains(p.Unknown[0].En, "confirm that dump steps") {
+		t.Errorf("Nothing %v files %v unknown %v: want the missing item as still open", p.Nothing, names(p), p.Unknown)
+	}
+}
+
+func TestPlanMarkdownInBothLanguages(t *testing.T) {
+	p := Build(run())
+	en, zh := Markdown(p, false), Markdown(p, true)
+	for _, want := range []string{"# Next-collection plan", "config_anomalous.json` (anomalous)", `"level": "L0"`, "Dump size (estimate)"} {
+		if !strings.Contains(en, want) {
+			t.Errorf("English PLAN.md lacks %q", want)
+		}
+	}
+	for _, want := range []string{"# 下一轮采集计划", "config_baseline.json` (标杆设备)", "dump 大小（估算）"} {
+		if !strings.Contains(zh, want) {
+			t.Errorf("Chinese PLAN.md lacks %q", want)
+		}
+	}
+}

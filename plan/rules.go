@@ -25,7 +25,7 @@ func Build(in Input) Plan {
 	var p Plan
 	monitorGaps(&in, &p)
 	if in.P1 == nil || in.P2 == nil {
-		return finish(p)
+		return finish(&in, p)
 	}
 	root := in.P2.RootCauseCoordinate
 	if root == nil {
@@ -34,11 +34,11 @@ func Build(in Input) Plan {
 				"no root-cause coordinate was selected, so there is no step to dump: pin one (--pin opt=N,rank=R,param=NAME) and run plan again",
 				"未选出根因坐标，无从确定 dump 的 step：用 --pin opt=N,rank=R,param=NAME 指定坐标后重新运行 plan"})
 		}
-		return finish(p)
+		return finish(&in, p)
 	}
 	rankGaps(&in, &p, root.Rank)
 	dumpPlan(&in, &p, root)
-	return finish(p)
+	return finish(&in, p)
 }
 
 // rankGaps adds the monitor config when a rank filter of the monitor (its
@@ -95,8 +95,14 @@ func containsInt(v []int, x int) bool {
 }
 
 // finish marks a plan without files and open questions as "nothing to
-// collect".
-func finish(p Plan) Plan {
+// collect" — unless the analysis named missing data that no config
+// collects: then that is what is still open.
+func finish(in *Input, p Plan) Plan {
+	if len(p.Configs) == 0 && len(p.Unknown) == 0 {
+		for _, m := range in.Missing {
+			p.Unknown = append(p.Unknown, Text{m.What + ": " + m.Next, orEn(m.ZhWhat, m.What) + "：" + orEn(m.ZhNext, m.Next)})
+		}
+	}
 	p.Nothing = len(p.Configs) == 0 && len(p.Unknown) == 0
 	return p
 }
@@ -436,4 +442,11 @@ func intList(v []int) string {
 		s[i] = strconv.Itoa(x)
 	}
 	return strings.Join(s, ", ")
+}
+
+func orEn(zh, en string) string {
+	if zh != "" {
+		return zh
+	}
+	return en
 }
