@@ -88,5 +88,5 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	if *summary && len(res.Anomalies) > detectSummaryCap {
 		res.Anomalies = res.Anomalies[:detectSummaryCap]
 	}
-	return exitCode(writeResultJSON(res, *out, stdout, stderr), stderr)
+	return exitCode(outfile.WriteJSON(res, *out, stdout, stderr), stderr)
 }

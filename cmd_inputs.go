@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"path/filepath"
 	"strconv"
 
 	"spikescope/analysis"
@@ -75,21 +74,9 @@ func (f *inputFlags) inputs(cmd string, paths []string) (in pipeline.Inputs, tit
 		if err != nil {
 			return in, "", nil, err
 		}
-		demo := demoInputs(dir)
+		demo := pipeline.DemoInputs(dir)
 		demo.Pin, demo.StepA, demo.RankA, demo.LayerMapping = in.Pin, in.StepA, in.RankA, in.LayerMapping
 		in, title, cleanup = demo, "demo run", clean
 	}
 	return in, title, cleanup, nil
-}
-
-// demoInputs maps the embedded demo run extracted at dir
-// (testdata/demo/README.md) to pipeline inputs: the anomalous device's
-// trend.db, the baseline device's, and the dump trees of both.
-func demoInputs(dir string) pipeline.Inputs {
-	return pipeline.Inputs{
-		Path:     filepath.Join(dir, "npu", "trend.db"),
-		Baseline: filepath.Join(dir, "gpu", "trend.db"),
-		DumpA:    filepath.Join(dir, "npu", "dump"),
-		DumpB:    filepath.Join(dir, "gpu", "dump"),
-	}
 }

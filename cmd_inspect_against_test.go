@@ -24,7 +24,7 @@ func inspectAlignment(t *testing.T, args ...string) *pipeline.AlignReport {
 	if code != 0 {
 		t.Fatalf("code %d stderr %q", code, errs)
 	}
-	var rep InspectReport
+	var rep pipeline.InspectReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}

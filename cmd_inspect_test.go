@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"spikescope/pipeline"
 	"strings"
 	"testing"
 
@@ -84,7 +85,7 @@ func TestInspectCSVJSONFlagAfterPath(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("code %d stderr %q", code, errs)
 	}
-	var rep InspectReport
+	var rep pipeline.InspectReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -118,7 +119,7 @@ func TestInspectDump(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("code %d stderr %q", code, errs)
 	}
-	var rep InspectReport
+	var rep pipeline.InspectReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}

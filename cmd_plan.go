@@ -6,10 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
-	"spikescope/ingest"
 	"spikescope/outfile"
 	"spikescope/pipeline"
 	"spikescope/plan"
@@ -78,36 +76,17 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "\nNo file written.")
 		return 0
 	}
-	written, err := writePlan(out, p, report.Lang(lang) == "zh")
+	files, err := plan.Files(p, report.Lang(lang) == "zh")
+	if err != nil {
+		return exitCode(err, stderr)
+	}
+	var named []outfile.NamedData
+	for _, f := range files {
+		named = append(named, outfile.NamedData{Name: f.Name, Data: f.Data})
+	}
+	written, err := outfile.WriteNewFiles(out, "plan", named)
 	for _, w := range written {
 		fmt.Fprintln(stdout, "wrote", w)
 	}
 	return exitCode(err, stderr)
-}
-
-// writePlan writes PLAN.md and the configs of p into dir (made when
-// missing). An existing file there is refused before anything is written.
-func writePlan(dir string, p plan.Plan, zh bool) ([]string, error) {
-	files, err := plan.Files(p, zh)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range files {
-		path := filepath.Join(dir, f.Name)
-		if _, err := os.Lstat(path); err == nil {
-			return nil, &ingest.InputError{Path: path, Problem: "already exists; spikescope plan never replaces a file: choose another -o folder or move it away"}
-		}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, &ingest.InputError{Path: dir, Problem: "cannot make the folder: " + outfile.RootCause(err), Err: err}
-	}
-	var written []string
-	for _, f := range files {
-		path := filepath.Join(dir, f.Name)
-		if err := outfile.Write(path, "plan", f.Data); err != nil {
-			return written, err
-		}
-		written = append(written, path)
-	}
-	return written, nil
 }

@@ -148,3 +148,44 @@ func TestPlanDumpsThePinnedCoordinate(t *testing.T) {
 		}
 	}
 }
+
+// copyDir copies the files of one dump folder.
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Dumps of A's rank only on both devices: no control group to choose, so
+// both configs dump control ranks at A's step and level.
+func TestPlanABWithoutCDDumpsControlRanks(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	copyDir(t, demo+"/npu/dump/step5/rank3", filepath.Join(a, "step5", "rank3"))
+	copyDir(t, demo+"/gpu/dump/step5/rank3", filepath.Join(b, "step5", "rank3"))
+	out := filepath.Join(t.TempDir(), "plan")
+	code, _, stderr := runArgs("plan", demo+"/npu/monitor_output", "--baseline", demo+"/gpu/trend.db", "--dump-a", a, "--dump-b", b, "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, name := range []string{plan.AnomalousConfig, plan.BaselineConfig} {
+		c := readConfig(t, filepath.Join(out, name))
+		if !reflect.DeepEqual(c.Step, []int{5}) || c.Level != "mix" || len(c.Rank) == 0 || containsInt(c.Rank, 3) {
+			t.Errorf("%s: step %v rank %v level %q, want step 5, control ranks only (A and B are there), mix", name, c.Step, c.Rank, c.Level)
+		}
+	}
+}

@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"spikescope/ingest"
-	"spikescope/model"
 	"spikescope/outfile"
 	"spikescope/pipeline"
 	"spikescope/report"
@@ -108,7 +106,7 @@ func (f *reportFlags) session(paths []string) (*pipeline.Session, func(), error)
 		if len(paths) > 0 {
 			return nil, nil, usageError{"report: give either PATH or --phase1/--phase2/--phase3, not both"}
 		}
-		s, err := f.fromJSON()
+		s, err := pipeline.FromResultFiles(f.phase1, f.phase1B, f.phase2, f.p3)
 		return s, nil, err
 	}
 	in, _, cleanup, err := f.inputs("report", paths)
@@ -117,31 +115,4 @@ func (f *reportFlags) session(paths []string) (*pipeline.Session, func(), error)
 	}
 	s, err := pipeline.Load(context.Background(), in, nil)
 	return s, cleanup, err
-}
-
-// fromJSON reads saved results of detect/select/trace (ingest.ReadResult
-// refuses another phase's result).
-func (f *reportFlags) fromJSON() (*pipeline.Session, error) {
-	var p1s [2]*model.Phase1Result
-	for i, path := range []string{f.phase1, f.phase1B} {
-		if path != "" {
-			var err error
-			if p1s[i], err = ingest.ReadPhase1(path); err != nil {
-				return nil, err
-			}
-		}
-	}
-	var p2 *model.Phase2Result
-	var p3 *model.Phase3Result
-	if f.phase2 != "" {
-		if err := ingest.ReadResult(f.phase2, "Phase 2 JSON", &p2); err != nil {
-			return nil, err
-		}
-	}
-	if f.p3 != "" {
-		if err := ingest.ReadResult(f.p3, "Phase 3 JSON", &p3); err != nil {
-			return nil, err
-		}
-	}
-	return pipeline.FromResults(pipeline.Inputs{}, p1s[0], p1s[1], p2, p3), nil
 }

@@ -91,5 +91,5 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitCode(err, stderr)
 	}
-	return exitCode(writeResultJSON(res, *out, stdout, stderr), stderr)
+	return exitCode(outfile.WriteJSON(res, *out, stdout, stderr), stderr)
 }

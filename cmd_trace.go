@@ -66,7 +66,7 @@ func (u unsetInt) Set(s string) error {
 	return nil
 }
 
-var traceGroupNames = [4]string{"a", "b", "c", "d"}
+var traceGroupNames = pipeline.GroupNames
 
 // runTrace is Phase 3: the four-group layer trace (method.md "Phase 3").
 func runTrace(args []string, stdout, stderr io.Writer) int {
@@ -138,7 +138,7 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	return exitCode(writeResultJSON(res, f.out, stdout, stderr), stderr)
+	return exitCode(outfile.WriteJSON(res, f.out, stdout, stderr), stderr)
 }
 
 // trace runs the pipeline on the inputs and returns its Phase 3: the
@@ -175,33 +175,7 @@ func trace(ctx context.Context, f traceFlags) (*model.Phase3Result, error) {
 			return nil, err
 		}
 	}
-	s, err := pipeline.Load(ctx, in, nil)
-	if err != nil {
-		return nil, err
-	}
-	trees := [4]*model.DumpTree{s.ATree, s.BTree, s.CTree, s.DTree}
-	var warnings []string
-	for g, t := range trees {
-		if t == nil {
-			continue
-		}
-		if len(t.Dumps) == 0 {
-			return nil, &ingest.InputError{Path: t.Path, Problem: "no dump.json found"}
-		}
-		warnings = append(warnings, tracePrefixAll(strings.ToUpper(traceGroupNames[g])+": ", t.Warnings)...)
-	}
-	if err := s.Phase3Problem(); err != nil {
-		return nil, err
-	}
-	if (in.StepA == nil || in.RankA == nil) && len(s.ATree.Dumps) > 1 {
-		warnings = append(warnings, fmt.Sprintf("A: step %d rank %d is the root-cause coordinate (Phase 2)", s.A.Step, s.A.Rank))
-	}
-	res := s.P3
-	if len(res.ControlCandidates) == 0 { // trace's JSON lists what the choice of C considered
-		res.ControlCandidates = s.Control.Candidates
-	}
-	res.Warnings = append(warnings, res.Warnings...)
-	return res, nil
+	return pipeline.Trace(ctx, in)
 }
 
 // traceCoord is the first of vals that is set, nil when none is.
@@ -212,12 +186,4 @@ func traceCoord(vals ...int) *int {
 		}
 	}
 	return nil
-}
-
-func tracePrefixAll(p string, xs []string) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = p + x
-	}
-	return out
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"spikescope/ingest"
+	"spikescope/outfile"
 	"spikescope/pipeline"
 	"spikescope/report"
 	"spikescope/ui"
@@ -82,8 +83,8 @@ func tuiInputs(args []string, stdout io.Writer) (in pipeline.Inputs, title strin
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
-	if s, ok := w.(*stdoutWriter); ok {
-		w = s.w
+	if s, ok := w.(*outfile.StdoutWriter); ok {
+		w = s.W
 	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(f.Fd())

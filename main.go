@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"spikescope/ingest"
+	"spikescope/outfile"
 )
 
 const usage = `spikescope — find the earliest gradient spike and its root cause
@@ -40,8 +41,8 @@ func main() {
 
 // run dispatches to a subcommand and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	out := &stdoutWriter{w: stdout}
-	return stdoutFailed(out, runCommand(args, out, stderr), stderr)
+	out := &outfile.StdoutWriter{W: stdout}
+	return outfile.StdoutFailed(out, runCommand(args, out, stderr), stderr)
 }
 
 // runCommand runs the command of args.
@@ -79,9 +80,9 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	var se *stdoutError
+	var se *outfile.StdoutError
 	if errors.As(err, &se) {
-		return 1 // worded once by stdoutFailed
+		return 1 // worded once by outfile.StdoutFailed
 	}
 	msg, _ := ingest.EscapeControl(err.Error()) // a path may hold control characters
 	fmt.Fprintln(stderr, "spikescope:", msg)

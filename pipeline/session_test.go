@@ -51,14 +51,7 @@ func readTruth(t *testing.T) truth {
 }
 
 // demoInputs is the full demo run: both devices' trend.db and dump trees.
-func demoInputs() Inputs {
-	return Inputs{
-		Path:     filepath.Join(demoDir, "npu", "trend.db"),
-		Baseline: filepath.Join(demoDir, "gpu", "trend.db"),
-		DumpA:    filepath.Join(demoDir, "npu", "dump"),
-		DumpB:    filepath.Join(demoDir, "gpu", "dump"),
-	}
-}
+func demoInputs() Inputs { return DemoInputs(demoDir) }
 
 var (
 	demoOnce       sync.Once

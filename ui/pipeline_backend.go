@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
 	"spikescope/model"
+	"spikescope/outfile"
 	"spikescope/pipeline"
 	"spikescope/report"
 )
@@ -67,18 +67,8 @@ func (b *PipelineBackend) WriteReport(ctx context.Context, cur *Data, path strin
 		render = report.RenderHTML
 	}
 	md := render(cur.session.ReportInput(), b.Lang)
-	// O_EXCL: an earlier report is never overwritten (the UI then picks
-	// the next name)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return &reportFileError{path, err}
-	}
-	_, err = f.WriteString(md)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
+	// never over an earlier report (the UI then picks the next name)
+	if err := outfile.CreateNew(path, []byte(md)); err != nil {
 		return &reportFileError{path, err}
 	}
 	return nil

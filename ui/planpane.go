@@ -12,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"spikescope/outfile"
 	"spikescope/pipeline"
 )
 
@@ -124,28 +125,11 @@ func writePlanFolder(files []pipeline.PlanFile, dir, title string, inputs []Inpu
 			return "", &reportFileError{folder, err}
 		}
 		for _, f := range files {
-			if err := writeNewFile(filepath.Join(folder, f.Name), f.Data); err != nil {
-				return folder, err
+			if err := outfile.CreateNew(filepath.Join(folder, f.Name), f.Data); err != nil {
+				return folder, &reportFileError{filepath.Join(folder, f.Name), err}
 			}
 		}
 		return folder, nil
 	}
 	return "", fmt.Errorf("%s: too many plans with the same name", dir)
-}
-
-// writeNewFile writes data to a file that must not exist yet.
-func writeNewFile(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return &reportFileError{path, err}
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-		return &reportFileError{path, err}
-	}
-	return nil
 }

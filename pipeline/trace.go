@@ -1,0 +1,55 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"spikescope/ingest"
+	"spikescope/model"
+)
+
+// GroupNames are the four Phase 3 groups' flag suffixes, in A, B, C, D order.
+var GroupNames = [4]string{"a", "b", "c", "d"}
+
+// Trace loads the inputs and returns the Phase 3 result that the trace
+// subcommand prints: the groups the TUI and report compare on the same
+// inputs, with each tree's warnings prefixed by its group and the control
+// candidates the choice of C considered.
+func Trace(ctx context.Context, in Inputs) (*model.Phase3Result, error) {
+	s, err := Load(ctx, in, nil)
+	if err != nil {
+		return nil, err
+	}
+	trees := [4]*model.DumpTree{s.ATree, s.BTree, s.CTree, s.DTree}
+	var warnings []string
+	for g, t := range trees {
+		if t == nil {
+			continue
+		}
+		if len(t.Dumps) == 0 {
+			return nil, &ingest.InputError{Path: t.Path, Problem: "no dump.json found"}
+		}
+		warnings = append(warnings, prefixAll(strings.ToUpper(GroupNames[g])+": ", t.Warnings)...)
+	}
+	if err := s.Phase3Problem(); err != nil {
+		return nil, err
+	}
+	if (in.StepA == nil || in.RankA == nil) && len(s.ATree.Dumps) > 1 {
+		warnings = append(warnings, fmt.Sprintf("A: step %d rank %d is the root-cause coordinate (Phase 2)", s.A.Step, s.A.Rank))
+	}
+	res := s.P3
+	if len(res.ControlCandidates) == 0 { // trace's JSON lists what the choice of C considered
+		res.ControlCandidates = s.Control.Candidates
+	}
+	res.Warnings = append(warnings, res.Warnings...)
+	return res, nil
+}
+
+func prefixAll(p string, xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = p + x
+	}
+	return out
+}
