@@ -46,8 +46,8 @@ func TestDemoHTMLPlots(t *testing.T) {
 	}
 	all := strings.Join(alts, "\n")
 	for _, want := range []string{
-		"Gradient norm of layers.2.mlp.linear_fc2.weight per step: rank 3 against 7 other ranks, spike at step 22",
-		"Heat map of the gradient norm of layers.2.mlp.linear_fc2.weight over 8 ranks and the steps, root-cause cell rank 3, step 22",
+		"Gradient norm of layers.2.mlp.linear_fc2.weight per step: rank 3 against 7 other ranks, spike at rank 3, step 22",
+		"Heat map of the gradient norm of layers.2.mlp.linear_fc2.weight over 8 ranks and the steps, spike at rank 3, step 22",
 		"Growth per rank from opt_step 5 to 6: 6 of 8 ranks over the threshold 2.0x",
 		"1 spike events over opt_step 5–7",
 		"Anchor mlp, forward: Norm anomaly degree over 6 layers against the control band",

@@ -116,7 +116,7 @@ func (r *renderer) curveSVG(p *p1Plot) string {
 	if !ok {
 		return ""
 	}
-	ch := newChart(plotH, r.tf("fig.p1.curve.alt", p.s.Param, a.Rank, len(p.s.Ranks)-1, p.stepLabel(max(p.spike, 0))))
+	ch := newChart(plotH, r.tf("fig.p1.curve.alt", p.s.Param, a.Rank, len(p.s.Ranks)-1)+r.spikeAt(p))
 	fr := ch.fr
 	xs := svg.Scale{Min: 0, Max: float64(p.end - p.first - 1), Lo: fr.Left + 6, Hi: fr.Right - 6}
 	ys := svg.Scale{Min: lo / 1.5, Max: hi * 1.5, Lo: fr.Bottom, Hi: fr.Top, Log: true}
@@ -188,6 +188,15 @@ func (r *renderer) curveSVG(p *p1Plot) string {
 	return ch.c.String()
 }
 
+// spikeAt ends a Phase 1 plot's text alternative: where the spike is, or
+// that the candidate's row was not among the monitor rows.
+func (r *renderer) spikeAt(p *p1Plot) string {
+	if p.spike < 0 {
+		return r.tf("fig.nospike", p.a.Rank)
+	}
+	return r.tf("fig.spikeat", p.a.Rank, p.stepLabel(p.spike))
+}
+
 // axisStep names the x axis of the Phase 1 plots.
 func (r *renderer) axisStep(p *p1Plot) string {
 	if p.s.Micro != nil {
@@ -208,7 +217,7 @@ func (r *renderer) heatSVG(p *p1Plot) string {
 	nr, nc := len(p.ranks), p.end-p.first
 	cellH := math.Max(4, math.Min(18, 360/float64(nr)))
 	h := plotTop + cellH*float64(nr) + plotBottom
-	ch := newChart(h, r.tf("fig.p1.heat.alt", p.s.Param, len(p.s.Ranks), p.a.Rank, p.stepLabel(max(p.spike, 0))))
+	ch := newChart(h, r.tf("fig.p1.heat.alt", p.s.Param, len(p.s.Ranks))+r.spikeAt(p))
 	fr := ch.fr
 	cellW := (fr.Right - fr.Left) / float64(nc)
 	llo, lhi := math.Log10(lo), math.Log10(hi)

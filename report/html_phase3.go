@@ -53,7 +53,8 @@ func (r *renderer) layersSVG(a *model.AnchorTable, ds *model.DivergenceSummary, 
 		vals[i] = ptrVal(d)
 	}
 	band, hasBand := a.Thresholds[metric][dir]
-	hasBand = hasBand && band.Usable
+	// drawn where the table's note gives one: finite bounds, lower below upper
+	hasBand = hasBand && model.Finite(float64(band.Lower)) && model.Finite(float64(band.Upper)) && band.Lower < band.Upper
 	rng := slices.Clone(vals)
 	if hasBand {
 		rng = append(rng, float64(band.Lower), float64(band.Upper))
@@ -202,7 +203,7 @@ func (r *renderer) drillSVG(d *model.Drilldown) string {
 		}
 		y, ok := ys.Clamp(vals[i])
 		if !ok {
-			if !math.IsNaN(vals[i]) || o.Metrics[d.Metric] != (model.MetricRow{}) {
+			if deg, _ := degreeOf(o.Metrics[d.Metric], fwd); deg != nil { // a recorded NaN/Inf
 				ch.c.Text(x, fr.Top+10, num(vals[i]), svg.Middle, svg.Vermilion, 0)
 			}
 			continue

@@ -1,8 +1,10 @@
 // Package report renders the results of the three phases as a GitHub-
 // flavoured Markdown report in the layout of the seed's 报告输出格式, in
-// Chinese (the seed's headers verbatim) or English. It only reads model
-// values: the session package (or `spikescope report --phase1 …`) builds its
-// Input.
+// Chinese (the seed's headers verbatim) or English, and as one self-contained
+// HTML page with the same text plus SVG plots (RenderHTML): one walk over the
+// results (render.go) feeds either sink (sink.go, html.go). It only reads
+// model values: the pipeline package (or `spikescope report --phase1 …`)
+// builds its Input.
 package report
 
 import (

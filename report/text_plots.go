@@ -3,9 +3,11 @@ package report
 // plotDict is the wording of the HTML report's plots (zh, en).
 var plotDict = map[string][2]string{
 	"fig.p1.curve":        {"%s 的梯度范数（rank %d 黑线，其他 rank 灰线，对数纵轴）；蓝色为尖刺前的中位数与四分位距，红圈为尖刺。", "Gradient norm of %s (rank %d in black, the other ranks faint; log scale); blue: its median and interquartile range before the spike, red circle: the spike."},
-	"fig.p1.curve.alt":    {"%s 在各 step 的梯度范数：rank %d 与其他 %d 个 rank，尖刺在 step %s", "Gradient norm of %s per step: rank %d against %d other ranks, spike at step %s"},
+	"fig.p1.curve.alt":    {"%s 在各 step 的梯度范数：rank %d 与其他 %d 个 rank", "Gradient norm of %s per step: rank %d against %d other ranks"},
 	"fig.p1.heat":         {"%s 的 rank × step 梯度范数热力图（颜色为对数范数，橙框为根因单元）。", "Rank × step heat map of the gradient norm of %s (colour: log norm; orange box: the root-cause cell)."},
-	"fig.p1.heat.alt":     {"%s 在 %d 个 rank 与各 step 上的梯度范数热力图，根因单元 rank %d、step %s", "Heat map of the gradient norm of %s over %d ranks and the steps, root-cause cell rank %d, step %s"},
+	"fig.p1.heat.alt":     {"%s 在 %d 个 rank 与各 step 上的梯度范数热力图", "Heat map of the gradient norm of %s over %d ranks and the steps"},
+	"fig.spikeat":         {"，尖刺在 rank %d、step %s", ", spike at rank %d, step %s"},
+	"fig.nospike":         {"（rank %d 的尖刺行不在监控数据中）", " (the spike's row of rank %d is not in the monitor data)"},
 	"fig.n":               {"图 %d — ", "Figure %d — "},
 	"fig.window":          {"（显示 step %s–%s、rank %d–%d，共 %d 个 rank）", "(showing steps %s–%s and ranks %d–%d of %d ranks)"},
 	"fig.axis.norm":       {"梯度范数（对数）", "gradient norm (log)"},
