@@ -301,12 +301,19 @@ func nameMaps(lm *model.LayerMapping, word string, dumps []*model.Dump) (maps []
 	}
 	fa, fb := frameworkOf(dumps[0]), frameworkOf(dumps[1])
 	cross := fa != fb && fa != "" && fb != ""
+	// One framework and no file: A and B alone decide whether a map is
+	// needed at all (the usual case: none), so C's and D's classes are
+	// only collected once it is.
+	sameFamily := !cross && lm == nil
 	maps = make([]*nameMapper, len(dumps))
 	for i, d := range dumps {
 		if d == nil {
 			continue
 		}
-		m := &nameMapper{word: word, classAt: moduleClasses(d), cache: map[string]string{}, bare: cross || lm != nil}
+		m := &nameMapper{word: word, cache: map[string]string{}, bare: cross || lm != nil}
+		if !sameFamily || i < 2 {
+			m.classAt = moduleClasses(d)
+		}
 		maps[i] = m
 	}
 	src, dst := []int{0, 2}, []int{1, 3} // translated, target
@@ -327,16 +334,19 @@ func nameMaps(lm *model.LayerMapping, word string, dumps []*model.Dump) (maps []
 		return maps, fmt.Sprintf("%s's names translated with the layer mapping %s", side, lm.Path)
 	}
 	target := map[string]bool{}
-	for _, i := range dst {
-		if i < len(maps) && maps[i] != nil {
-			for p := range maps[i].classAt {
-				if segs := strings.Split(p, "."); layerSegment(segs, word) >= 0 {
-					j := layerSegment(segs, word)
-					for k := j + 2; k <= len(segs); k++ {
-						target[strings.Join(segs[j+1:k], ".")] = true
-					}
+	addTargets := func(classAt map[string]string) {
+		for p := range classAt {
+			if segs := strings.Split(p, "."); layerSegment(segs, word) >= 0 {
+				j := layerSegment(segs, word)
+				for k := j + 2; k <= len(segs); k++ {
+					target[strings.Join(segs[j+1:k], ".")] = true
 				}
 			}
+		}
+	}
+	for _, i := range dst {
+		if i < len(maps) && maps[i] != nil {
+			addTargets(maps[i].classAt)
 		}
 	}
 	for _, i := range src {
@@ -357,6 +367,14 @@ func nameMaps(lm *model.LayerMapping, word string, dumps []*model.Dump) (maps []
 		if !renames {
 			return nil, ""
 		}
+		for _, i := range []int{2, 3} {
+			if i < len(maps) && maps[i] != nil {
+				maps[i].classAt = moduleClasses(dumps[i])
+			}
+		}
+		if len(maps) > 3 && maps[3] != nil {
+			addTargets(maps[3].classAt)
+		}
 		return maps, "A and B name their layers' modules differently: A's names translated into B's with the built-in map of the Megatron families (give msprobe's layer-mapping file with --layer-mapping to control it)"
 	}
 	return maps, fmt.Sprintf("A (%s) and B (%s) name their modules differently: A's names translated with the built-in map of the MindFormers/Megatron families (give msprobe's layer-mapping file with --layer-mapping to control it)", fa, fb)
@@ -366,7 +384,12 @@ func nameMaps(lm *model.LayerMapping, word string, dumps []*model.Dump) (maps []
 // construct.json parents) to its class.
 func moduleClasses(d *model.Dump) map[string]string {
 	out := map[string]string{}
+	seen := map[string]bool{} // parent keys repeat for every child: parse each once
 	add := func(key string) {
+		if seen[key] {
+			return
+		}
+		seen[key] = true
 		if !isModuleKey(key) {
 			return
 		}
