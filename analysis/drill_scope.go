@@ -252,21 +252,7 @@ func callsOf(x *dumpIndex, idx []int32, order recordOrder) []int {
 		return calls
 	}
 	// nearest module record after / before each position
-	next, prev := make([]int, len(idx)), make([]int, len(idx))
-	last := -1
-	for k := range idx {
-		prev[k] = last
-		if x.d.Ops[idx[k]].Kind == model.KindModule {
-			last = k
-		}
-	}
-	last = -1
-	for k := len(idx) - 1; k >= 0; k-- {
-		next[k] = last
-		if x.d.Ops[idx[k]].Kind == model.KindModule {
-			last = k
-		}
-	}
+	prev, next := nearestModules(x, idx)
 	for k, i := range idx {
 		if calls[k] >= 0 {
 			continue
@@ -345,21 +331,7 @@ func containers(x *dumpIndex, ops []int32, order recordOrder) []int {
 			p = q
 		}
 	}
-	prevMod, nextMod := make([]int, len(ops)), make([]int, len(ops))
-	last := -1
-	for k := range ops {
-		prevMod[k] = last
-		if x.d.Ops[ops[k]].Kind == model.KindModule {
-			last = k
-		}
-	}
-	last = -1
-	for k := len(ops) - 1; k >= 0; k-- {
-		nextMod[k] = last
-		if x.d.Ops[ops[k]].Kind == model.KindModule {
-			last = k
-		}
-	}
+	prevMod, nextMod := nearestModules(x, ops)
 	for k, i := range ops {
 		op := &x.d.Ops[i]
 		parent[k] = -1
@@ -459,4 +431,25 @@ func (s *drillScope) sortByCompletion() {
 		}
 	}
 	s.ops, s.parent = ops, parent
+}
+
+// nearestModules gives, for each position k of idx, the position of the
+// nearest module record before it (prev) and after it (next); -1 for none.
+func nearestModules(x *dumpIndex, idx []int32) (prev, next []int) {
+	prev, next = make([]int, len(idx)), make([]int, len(idx))
+	last := -1
+	for k := range idx {
+		prev[k] = last
+		if x.d.Ops[idx[k]].Kind == model.KindModule {
+			last = k
+		}
+	}
+	last = -1
+	for k := len(idx) - 1; k >= 0; k-- {
+		next[k] = last
+		if x.d.Ops[idx[k]].Kind == model.KindModule {
+			last = k
+		}
+	}
+	return prev, next
 }
