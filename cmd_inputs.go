@@ -49,10 +49,10 @@ func (f *inputFlags) inputs(cmd string, paths []string) (in pipeline.Inputs, tit
 		}
 		return in, "", nil, cmdError(cmd, msg)
 	}
-	if in.StepA, err = optInt(cmd, "--step", f.step); err != nil {
+	if in.StepA, err = optInt(cmd, "--step", f.step, 0); err != nil {
 		return in, "", nil, err
 	}
-	if in.RankA, err = optInt(cmd, "--rank", f.rank); err != nil {
+	if in.RankA, err = optInt(cmd, "--rank", f.rank, 0); err != nil {
 		return in, "", nil, err
 	}
 	in.Format = model.Format(f.format)

@@ -49,7 +49,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	if out == "" {
 		return exitCode(usageError{"plan: -o DIR is required (the folder to write the configs and PLAN.md into)"}, stderr)
 	}
-	stepOffset, err := optInt("plan", "--step-offset", offset)
+	stepOffset, err := optInt("plan", "--step-offset", offset, 0)
 	if err != nil {
 		return exitCode(err, stderr)
 	}

@@ -2,21 +2,19 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
 	"spikescope/analysis"
-	"spikescope/ingest"
-	"spikescope/model"
 	"spikescope/outfile"
+	"spikescope/pipeline"
 )
 
 // runSelect is Phase 2: the root-cause coordinate as JSON (pure JSON on
 // stdout, or -o FILE).
 func runSelect(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("select", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	var out string
+	fs := jsonFlagSet("select", stderr, &out)
 	def := analysis.DefaultPhase2Options()
 	p1Path := fs.String("phase1", "", "Phase 1 JSON of the anomalous side")
 	npu := fs.String("npu", "", "same as --phase1 (reference spelling)")
@@ -26,22 +24,18 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	growth := fs.Float64("growth", def.Growth, "final-norm growth between adjacent optimizer steps")
 	share := fs.Float64("rank-share", def.RankShare, "share of ranks that must grow")
 	devRatio := fs.Float64("device-ratio", def.DeviceRatio, "anomalous/baseline ratio that makes a coordinate device-specific")
-	out := fs.String("o", "", "write the JSON to FILE instead of stdout")
-	fs.StringVar(out, "output", "", "same as -o")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: spikescope select --phase1 P1.json [--baseline P1B.json] [--npu P1.json --gpu P1B.json]\n"+
 			"                        [--pin COORD] [--growth %g] [--rank-share %g] [--device-ratio %g] [-o FILE]\n\n"+
 			"Phase 2: the root-cause coordinate chosen from a Phase 1 result (JSON).\n", def.Growth, def.RankShare, def.DeviceRatio)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	rest, code, ok := parseJSONFlags(fs, args)
+	if !ok {
+		return code
 	}
-	if fs.NArg() > 0 {
-		return exitCode(usageError{fmt.Sprintf("select: unexpected argument %q", fs.Arg(0))}, stderr)
+	if len(rest) > 0 {
+		return exitCode(usageError{fmt.Sprintf("select: unexpected argument %q", rest[0])}, stderr)
 	}
 	p1File, base := *p1Path, *basePath
 	if p1File == "" {
@@ -70,26 +64,16 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 		}
 		pin = &p
 	}
-	if err := outfile.RefuseInput(*out, p1File, base); err != nil {
+	if err := outfile.RefuseInput(out, p1File, base); err != nil {
 		return exitCode(err, stderr)
 	}
-	p1, err := ingest.ReadPhase1(p1File)
+	res, err := pipeline.Select(p1File, base, pin, opt)
+	var pe *analysis.PinError
+	if errors.As(err, &pe) {
+		err = usageError{"select: " + err.Error()}
+	}
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	var bp1 *model.Phase1Result
-	if base != "" {
-		if bp1, err = ingest.ReadPhase1(base); err != nil {
-			return exitCode(err, stderr)
-		}
-	}
-	res, err := analysis.Phase2(p1, bp1, pin, opt)
-	if err != nil {
-		var pe *analysis.PinError
-		if errors.As(err, &pe) {
-			return exitCode(usageError{"select: " + err.Error()}, stderr)
-		}
-		return exitCode(err, stderr)
-	}
-	return exitCode(outfile.WriteJSON(res, *out, stdout, stderr), stderr)
+	return exitCode(outfile.WriteJSON(res, out, stdout, stderr), stderr)
 }

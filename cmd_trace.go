@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"math"
+	"maps"
 	"os"
 	"runtime/debug"
-	"strconv"
+	"slices"
 	"strings"
 
 	"spikescope/analysis"
@@ -21,13 +19,10 @@ import (
 
 // traceFlags are the flags of `spikescope trace`.
 type traceFlags struct {
-	path     string    // PATH: monitor (or dump tree) that Phase 1 and 2 run on
-	baseline string    // --baseline
-	dump     [4]string // A, B, C, D
-	step     [4]int    // per-group --step-X; unset = -2
-	rank     [4]int
-	stepG    int // --step
-	rankG    int // --rank
+	path     string             // PATH: monitor (or dump tree) that Phase 1 and 2 run on
+	baseline string             // --baseline
+	dump     [4]string          // A, B, C, D
+	at       map[string]*string // --step, --rank, --step-X, --rank-X as given ("" = not given)
 	phase1   string
 	anch     string
 	call     int
@@ -39,40 +34,12 @@ type traceFlags struct {
 // budget is 2 GB for four dumps of 200,000 operators).
 const traceMemoryLimit = 1536 << 20
 
-// traceUnset marks a --step/--rank flag that was not given (-1 is a real
-// step value: a tree without step folders).
-const traceUnset = -2
-
-// unsetInt is an int flag whose "not given" value (traceUnset) is not
-// printed as a default in the help.
-type unsetInt struct{ p *int }
-
-func (u unsetInt) String() string {
-	if u.p == nil || *u.p == traceUnset {
-		return ""
-	}
-	return strconv.Itoa(*u.p)
-}
-
-func (u unsetInt) Set(s string) error {
-	v, err := strconv.Atoi(s)
-	if err != nil {
-		return errors.New("not an integer")
-	}
-	if v < -1 || v > math.MaxInt32 {
-		return errors.New("out of range (-1 for a tree without step or rank folders, else 0 to 2147483647)")
-	}
-	*u.p = v
-	return nil
-}
-
 var traceGroupNames = pipeline.GroupNames
 
 // runTrace is Phase 3: the four-group layer trace (method.md "Phase 3").
 func runTrace(args []string, stdout, stderr io.Writer) int {
-	var f traceFlags
-	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	f := traceFlags{at: map[string]*string{}}
+	fs := jsonFlagSet("trace", stderr, &f.out)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: spikescope trace [PATH [--baseline PATH] | --phase1 P1.json] --dump-a A [--dump-b B]
                         [--dump-c C --dump-d D] [--anchors a,b,c] [--step N] [--rank R]
@@ -93,28 +60,22 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 `)
 		fs.PrintDefaults()
 	}
-	for g := range 4 {
-		fs.StringVar(&f.dump[g], "dump-"+traceGroupNames[g], "", "dump of group "+strings.ToUpper(traceGroupNames[g]))
-		f.step[g], f.rank[g] = traceUnset, traceUnset
-		fs.Var(unsetInt{&f.step[g]}, "step-"+traceGroupNames[g], "step `N` inside group "+strings.ToUpper(traceGroupNames[g])+"'s tree")
-		fs.Var(unsetInt{&f.rank[g]}, "rank-"+traceGroupNames[g], "rank `R` inside group "+strings.ToUpper(traceGroupNames[g])+"'s tree")
+	for g, name := range traceGroupNames {
+		G := strings.ToUpper(name)
+		fs.StringVar(&f.dump[g], "dump-"+name, "", "dump of group "+G)
+		f.at["step-"+name] = fs.String("step-"+name, "", "step `N` inside group "+G+"'s tree")
+		f.at["rank-"+name] = fs.String("rank-"+name, "", "rank `R` inside group "+G+"'s tree")
 	}
-	f.stepG, f.rankG = traceUnset, traceUnset
-	fs.Var(unsetInt{&f.stepG}, "step", "step `N` to pick inside the trees")
-	fs.Var(unsetInt{&f.rankG}, "rank", "rank `R` to pick inside the trees")
+	f.at["step"] = fs.String("step", "", "step `N` to pick inside the trees (-1: a tree without step folders)")
+	f.at["rank"] = fs.String("rank", "", "rank `R` to pick inside the trees (-1: a tree without rank folders)")
 	fs.StringVar(&f.phase1, "phase1", "", "Phase 1 JSON (filters the automatic choice of C)")
 	fs.StringVar(&f.anch, "anchors", "", "anchor modules, comma separated (default: automatic)")
 	fs.IntVar(&f.call, "call", analysis.DefaultPhase3Options().Call, "call number (micro-batch order) of the anchor modules to compare (default: Phase 1's micro step, else 0)")
-	fs.StringVar(&f.out, "o", "", "write the JSON to FILE instead of stdout")
-	fs.StringVar(&f.out, "output", "", "same as -o")
 	fs.StringVar(&f.baseline, "baseline", "", "baseline device's monitor or dump `PATH` (Phase 2's cross-device check)")
 	fs.StringVar(&f.lmap, "layer-mapping", "", "msprobe layer-mapping YAML `FILE`: module names of A's framework → B's")
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	paths, code, ok := parseJSONFlags(fs, args)
+	if !ok {
+		return code
 	}
 	if len(paths) > 1 {
 		return exitCode(usageError{fmt.Sprintf("trace: one PATH at most (unexpected argument %q)", paths[1])}, stderr)
@@ -153,13 +114,26 @@ func trace(ctx context.Context, f traceFlags) (*model.Phase3Result, error) {
 	if f.path != "" && f.phase1 != "" {
 		return nil, usageError{"trace: give either PATH or --phase1, not both"}
 	}
+	at := map[string]*int{} // -1: a tree without step or rank folders
+	for _, name := range slices.Sorted(maps.Keys(f.at)) {
+		var err error
+		if at[name], err = optInt("trace", "--"+name, *f.at[name], -1); err != nil {
+			return nil, err
+		}
+	}
+	first := func(a, b string) *int {
+		if at[a] != nil {
+			return at[a]
+		}
+		return at[b]
+	}
 	in := pipeline.Inputs{
 		Path: f.path, Baseline: f.baseline,
 		DumpA: f.dump[0], DumpB: f.dump[1], DumpC: f.dump[2], DumpD: f.dump[3],
-		StepA: traceCoord(f.step[0], f.stepG), RankA: traceCoord(f.rank[0], f.rankG),
-		AtB:          pipeline.Coord{Step: traceCoord(f.step[1]), Rank: traceCoord(f.rank[1])},
-		AtC:          pipeline.Coord{Step: traceCoord(f.step[2]), Rank: traceCoord(f.rank[2])},
-		AtD:          pipeline.Coord{Step: traceCoord(f.step[3]), Rank: traceCoord(f.rank[3])},
+		StepA: first("step-a", "step"), RankA: first("rank-a", "rank"),
+		AtB:          pipeline.Coord{Step: at["step-b"], Rank: at["rank-b"]},
+		AtC:          pipeline.Coord{Step: at["step-c"], Rank: at["rank-c"]},
+		AtD:          pipeline.Coord{Step: at["step-d"], Rank: at["rank-d"]},
 		LayerMapping: f.lmap,
 		P1:           analysis.DefaultPhase1Options(), P2: analysis.DefaultPhase2Options(), P3: analysis.DefaultPhase3Options(),
 	}
@@ -176,14 +150,4 @@ func trace(ctx context.Context, f traceFlags) (*model.Phase3Result, error) {
 		}
 	}
 	return pipeline.Trace(ctx, in)
-}
-
-// traceCoord is the first of vals that is set, nil when none is.
-func traceCoord(vals ...int) *int {
-	for _, v := range vals {
-		if v != traceUnset {
-			return &v
-		}
-	}
-	return nil
 }
