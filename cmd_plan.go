@@ -54,7 +54,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		return exitCode(err, stderr)
 	}
 	inputs := append(paths, f.paths()...)
-	for _, name := range []string{plan.PlanFile, plan.AnomalousConfig, plan.BaselineConfig, plan.MonitorFile} {
+	for _, name := range plan.FileNames {
 		if err := outfile.RefuseInput(filepath.Join(out, name), inputs...); err != nil {
 			return exitCode(err, stderr)
 		}
@@ -70,21 +70,16 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	p := s.Plan(stepOffset)
-	if p.Nothing {
-		fmt.Fprint(stdout, plan.Markdown(p, report.Lang(lang) == "zh"))
-		fmt.Fprintln(stdout, "\nNo file written.")
-		return 0
-	}
-	files, err := plan.Files(p, report.Lang(lang) == "zh")
+	files, md, err := s.PlanFiles(stepOffset, report.Lang(lang) == "zh")
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	var named []outfile.NamedData
-	for _, f := range files {
-		named = append(named, outfile.NamedData{Name: f.Name, Data: f.Data})
+	if len(files) == 0 { // nothing is missing
+		fmt.Fprint(stdout, md)
+		fmt.Fprintln(stdout, "\nNo file written.")
+		return 0
 	}
-	written, err := outfile.WriteNewFiles(out, "plan", named)
+	written, err := pipeline.WritePlanFiles(out, files)
 	for _, w := range written {
 		fmt.Fprintln(stdout, "wrote", w)
 	}

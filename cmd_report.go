@@ -6,9 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
-	"strings"
 
 	"spikescope/outfile"
 	"spikescope/pipeline"
@@ -66,37 +64,16 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	asHTML, err := f.html()
-	if err != nil {
-		return exitCode(err, stderr)
-	}
-	render := report.Render
-	if asHTML {
-		render = report.RenderHTML
+	render := report.Renderer(f.as, f.out)
+	if render == nil {
+		return exitCode(usageError{"report: --as must be md or html (got " + strconv.Quote(f.as) + ")"}, stderr)
 	}
 	md := render(s.ReportInput(), report.Lang(f.lang))
 	if f.out == "" {
 		_, err = io.WriteString(stdout, md)
 		return exitCode(err, stderr)
 	}
-	if err := outfile.Write(f.out, "report", []byte(md)); err != nil {
-		return exitCode(err, stderr)
-	}
-	return 0
-}
-
-// html reports whether to write HTML: --as, else the -o extension.
-func (f *reportFlags) html() (bool, error) {
-	switch f.as {
-	case "html":
-		return true, nil
-	case "md":
-		return false, nil
-	case "":
-		ext := strings.ToLower(filepath.Ext(f.out))
-		return ext == ".html" || ext == ".htm", nil
-	}
-	return false, usageError{"report: --as must be md or html (got " + strconv.Quote(f.as) + ")"}
+	return exitCode(outfile.Write(f.out, "report", []byte(md)), stderr)
 }
 
 // session builds the analysis session from the flags: saved JSON, the
