@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"spikescope/model"
 	"spikescope/outfile"
@@ -65,8 +64,6 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		return exitCode(outfile.WriteJSON(rep, "", stdout, stderr), stderr)
 	}
-	var text strings.Builder
-	pipeline.WriteInspectText(&text, rep)
-	_, err = io.WriteString(stdout, pipeline.EscapeLines(text.String()))
+	_, err = io.WriteString(stdout, pipeline.InspectText(rep))
 	return exitCode(err, stderr)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -37,16 +38,10 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	if len(rest) > 0 {
 		return exitCode(usageError{fmt.Sprintf("select: unexpected argument %q", rest[0])}, stderr)
 	}
-	p1File, base := *p1Path, *basePath
-	if p1File == "" {
-		p1File = *npu
-	} else if *npu != "" && *npu != p1File {
-		return exitCode(usageError{"select: give --phase1 or --npu, not both"}, stderr)
-	}
-	if base == "" {
-		base = *gpu
-	} else if *gpu != "" && *gpu != base {
-		return exitCode(usageError{"select: give --baseline or --gpu, not both"}, stderr)
+	p1File, err1 := spelling("select", "--phase1", *p1Path, "--npu", *npu)
+	base, err2 := spelling("select", "--baseline", *basePath, "--gpu", *gpu)
+	if err := cmp.Or(err1, err2); err != nil {
+		return exitCode(err, stderr)
 	}
 	if p1File == "" {
 		return exitCode(usageError{"select: --phase1 P1.json (or --npu) is required"}, stderr)
@@ -76,4 +71,13 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 		return exitCode(err, stderr)
 	}
 	return exitCode(outfile.WriteJSON(res, out, stdout, stderr), stderr)
+}
+
+// spelling is the value of a flag with two spellings, name and alias: an
+// error of cmd when both are given, with different values.
+func spelling(cmd, name, v, alias, av string) (string, error) {
+	if v != "" && av != "" && v != av {
+		return "", cmdError(cmd, "give "+name+" or "+alias+", not both")
+	}
+	return cmp.Or(v, av), nil
 }

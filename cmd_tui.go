@@ -50,16 +50,12 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 	}
 	title, _ = ingest.EscapeControl(title) // the path as typed may hold control characters
 	e := ui.Run(ui.Options{Backend: backend, Inputs: backend.Inputs(), NoColor: ui.NoColorFromEnv(), Title: title}, stdout)
-	switch {
-	case e.Panic != "":
+	if e.Panic != "" {
 		fmt.Fprintln(stderr, "spikescope: internal error:", e.Panic)
 		return 1
-	case e.Signal != 0: // SIGHUP, SIGTERM, SIGINT: the terminal is restored
-		return 128 + int(e.Signal)
-	case e.Interrupted: // ctrl+c
-		return 130
-	case e.Killed:
-		return 143
+	}
+	if code, ok := e.SignalCode(); ok {
+		return code
 	}
 	return exitCode(e.Err, stderr)
 }

@@ -24,6 +24,21 @@ type Ending struct {
 	Err         error  // the program's error, else the load's (not a cancel)
 }
 
+// SignalCode is the exit code of an ending by a signal (128 + the signal;
+// the terminal is restored), ctrl+c (130) or a kill (143); ok is false for
+// any other ending.
+func (e Ending) SignalCode() (code int, ok bool) {
+	switch {
+	case e.Signal != 0:
+		return 128 + int(e.Signal), true
+	case e.Interrupted:
+		return 130, true
+	case e.Killed:
+		return 143, true
+	}
+	return 0, false
+}
+
 // Run runs the UI on the terminal with its own signal handling (signals.go)
 // and ctrl+z suspending the process. stdout is the terminal the program
 // draws on: after a panic escaped the program, the terminal is restored
