@@ -32,7 +32,7 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 			"Phase 1: the candidate spike coordinates of a trend.db, a monitor CSV tree or a dump tree, earliest first (JSON).\n", def.IQRMult, def.MADMult, def.MinEffect)
 		fs.PrintDefaults()
 	}
-	paths, code, ok := parseJSONFlags(fs, args)
+	paths, code, ok := parseArgs(fs, args, "", stdout, stderr)
 	if !ok {
 		return code
 	}

@@ -15,8 +15,7 @@ import (
 // monitor or dump path: nil for a known format, else a usage error of cmd
 // that quotes the flag's value as given.
 func checkFormat(cmd string, f model.Format, given string) error {
-	switch f {
-	case model.FormatAuto, model.FormatTrendDB, model.FormatCSV, model.FormatDump:
+	if f.Known() {
 		return nil
 	}
 	return cmdError(cmd, fmt.Sprintf("unknown --format %q (want auto, trenddb, csv or dump)", given))
@@ -70,15 +69,22 @@ func jsonFlagSet(cmd string, stderr io.Writer, out *string) *flag.FlagSet {
 	return fs
 }
 
-// parseJSONFlags parses the flags of a jsonFlagSet (see parseInterspersed);
-// ok false means exit with code: 0 after -h, 2 after a bad flag (the flag
-// package has printed the error and the usage).
-func parseJSONFlags(fs *flag.FlagSet, args []string) (paths []string, code int, ok bool) {
+// parseArgs parses args on fs (see parseInterspersed); ok false means exit
+// with code: 0 after -h, 2 after a bad flag. usage "" is a JSON command's
+// (jsonFlagSet: the flag package prints the error and the usage on stderr);
+// else -h prints usage on stdout and a bad flag is one error line.
+func parseArgs(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) (paths []string, code int, ok bool) {
 	paths, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
+	switch {
+	case err == nil:
+		return paths, 0, true
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, usage)
 		return nil, 0, false
+	case usage == "":
+		return nil, 2, false
 	}
-	return paths, 2, err == nil
+	return nil, exitCode(usageError{fs.Name() + ": " + err.Error()}, stderr), false
 }
 
 // parseInterspersed parses flags that may come before or after positional

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,13 +37,9 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&out, "o", "", "write the plan into folder `DIR`")
 	fs.StringVar(&offset, "step-offset", "", "training step of the trend.db's step 0")
 	fs.StringVar(&lang, "lang", "", "PLAN.md language: en or zh (default from LANG)")
-	paths, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, planUsage)
-		return 0
-	}
-	if err != nil {
-		return exitCode(usageError{"plan: " + err.Error()}, stderr)
+	paths, code, ok := parseArgs(fs, args, planUsage, stdout, stderr)
+	if !ok {
+		return code
 	}
 	if out == "" {
 		return exitCode(usageError{"plan: -o DIR is required (the folder to write the configs and PLAN.md into)"}, stderr)

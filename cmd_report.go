@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"strconv"
 
@@ -46,13 +44,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.phase1B, "baseline-phase1", "", "the baseline's Phase 1 JSON")
 	fs.StringVar(&f.phase2, "phase2", "", "saved Phase 2 JSON (select)")
 	fs.StringVar(&f.p3, "phase3", "", "saved Phase 3 JSON (trace)")
-	paths, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, reportUsage)
-		return 0
-	}
-	if err != nil {
-		return exitCode(usageError{"report: " + err.Error()}, stderr)
+	paths, code, ok := parseArgs(fs, args, reportUsage, stdout, stderr)
+	if !ok {
+		return code
 	}
 	if err := outfile.RefuseInput(f.out, append(append(paths, f.paths()...), f.phase1, f.phase1B, f.phase2, f.p3)...); err != nil {
 		return exitCode(err, stderr)

@@ -31,7 +31,7 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 			"Phase 2: the root-cause coordinate chosen from a Phase 1 result (JSON).\n", def.Growth, def.RankShare, def.DeviceRatio)
 		fs.PrintDefaults()
 	}
-	rest, code, ok := parseJSONFlags(fs, args)
+	rest, code, ok := parseArgs(fs, args, "", stdout, stderr)
 	if !ok {
 		return code
 	}

@@ -62,7 +62,7 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	fs.IntVar(&in.P3.Call, "call", in.P3.Call, "call number (micro-batch order) of the anchor modules to compare (default: Phase 1's micro step, else 0)")
 	fs.StringVar(&in.Baseline, "baseline", "", "baseline device's monitor or dump `PATH` (Phase 2's cross-device check)")
 	fs.StringVar(&in.LayerMapping, "layer-mapping", "", "msprobe layer-mapping YAML `FILE`: module names of A's framework → B's")
-	paths, code, ok := parseJSONFlags(fs, args)
+	paths, code, ok := parseArgs(fs, args, "", stdout, stderr)
 	if !ok {
 		return code
 	}
