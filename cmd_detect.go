@@ -17,14 +17,15 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	var out string
 	fs := jsonFlagSet("detect", stderr, &out)
 	def := analysis.DefaultPhase1Options()
+	opt := def // the flags below set it
 	format := fs.String("format", "auto", "input format: auto, trenddb, csv or dump")
 	csvFlag := fs.Bool("csv", false, "PATH is a monitor CSV file or folder (same as --format csv)")
 	dumpFlag := fs.Bool("dump", false, "PATH is a dump tree (same as --format dump; wins over --csv)")
-	window := fs.Int("window", def.Window, "accumulation window: 0 = detect, 1 = no accumulation, N = N micro steps per optimizer step")
-	iqr := fs.Float64("iqr-mult", def.IQRMult, "IQR multiplier of the robust threshold")
-	mad := fs.Float64("mad-mult", def.MADMult, "MAD multiplier of the robust threshold")
-	minEffect := fs.Float64("min-effect", def.MinEffect, "minimum effect: a candidate is at least this many times its baseline median")
-	metric := fs.String("metric", "", "metric to analyse: a name, or the reference ids 1 (grad_unreduced) / 2 (grad_reduced); default grad_unreduced")
+	fs.IntVar(&opt.Window, "window", def.Window, "accumulation window: 0 = detect, 1 = no accumulation, N = N micro steps per optimizer step")
+	fs.Float64Var(&opt.IQRMult, "iqr-mult", def.IQRMult, "IQR multiplier of the robust threshold")
+	fs.Float64Var(&opt.MADMult, "mad-mult", def.MADMult, "MAD multiplier of the robust threshold")
+	fs.Float64Var(&opt.MinEffect, "min-effect", def.MinEffect, "minimum effect: a candidate is at least this many times its baseline median")
+	fs.StringVar(&opt.Metric, "metric", "", "metric to analyse: a name, or the reference ids 1 (grad_unreduced) / 2 (grad_reduced); default grad_unreduced")
 	summary := fs.Bool("summary", false, fmt.Sprintf("keep only the first %d anomalies (anomaly_count stays the full count)", pipeline.DetectSummaryCap))
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: spikescope detect PATH [--format auto|trenddb|csv|dump] [--csv] [--dump] [--window N]\n"+
@@ -49,11 +50,9 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	if err := checkFormat("detect", f, *format); err != nil {
 		return exitCode(err, stderr)
 	}
-	if *window < 0 || *window > maxWindowFlag || !inFlagRange(*iqr) || !inFlagRange(*mad) || !inFlagRange(*minEffect) {
+	if opt.Window < 0 || opt.Window > maxWindowFlag || !inFlagRange(opt.IQRMult) || !inFlagRange(opt.MADMult) || !inFlagRange(opt.MinEffect) {
 		return exitCode(usageError{fmt.Sprintf("detect: --window must be 0 to %d and --iqr-mult, --mad-mult, --min-effect above 0 and at most %g", maxWindowFlag, maxMultFlag)}, stderr)
 	}
-	opt := def
-	opt.IQRMult, opt.MADMult, opt.MinEffect, opt.Window, opt.Metric = *iqr, *mad, *minEffect, *window, *metric
 	if err := outfile.RefuseInput(out, paths[0]); err != nil {
 		return exitCode(err, stderr)
 	}

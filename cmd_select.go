@@ -17,14 +17,15 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	var out string
 	fs := jsonFlagSet("select", stderr, &out)
 	def := analysis.DefaultPhase2Options()
+	opt := def // the flags below set it
 	p1Path := fs.String("phase1", "", "Phase 1 JSON of the anomalous side")
 	npu := fs.String("npu", "", "same as --phase1 (reference spelling)")
 	basePath := fs.String("baseline", "", "Phase 1 JSON of the baseline side (optional)")
 	gpu := fs.String("gpu", "", "same as --baseline (reference spelling; the baseline need not be a GPU)")
 	pinText := fs.String("pin", "", "pin the coordinate, e.g. opt=3,ms=2,rank=5,param=<name> (also step=N)")
-	growth := fs.Float64("growth", def.Growth, "final-norm growth between adjacent optimizer steps")
-	share := fs.Float64("rank-share", def.RankShare, "share of ranks that must grow")
-	devRatio := fs.Float64("device-ratio", def.DeviceRatio, "anomalous/baseline ratio that makes a coordinate device-specific")
+	fs.Float64Var(&opt.Growth, "growth", def.Growth, "final-norm growth between adjacent optimizer steps")
+	fs.Float64Var(&opt.RankShare, "rank-share", def.RankShare, "share of ranks that must grow")
+	fs.Float64Var(&opt.DeviceRatio, "device-ratio", def.DeviceRatio, "anomalous/baseline ratio that makes a coordinate device-specific")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: spikescope select --phase1 P1.json [--baseline P1B.json] [--npu P1.json --gpu P1B.json]\n"+
 			"                        [--pin COORD] [--growth %g] [--rank-share %g] [--device-ratio %g] [-o FILE]\n\n"+
@@ -46,11 +47,9 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	if p1File == "" {
 		return exitCode(usageError{"select: --phase1 P1.json (or --npu) is required"}, stderr)
 	}
-	if !inFlagRange(*growth) || !(*share > 0) || *share > 1 || !inFlagRange(*devRatio) {
+	if !inFlagRange(opt.Growth) || !(opt.RankShare > 0) || opt.RankShare > 1 || !inFlagRange(opt.DeviceRatio) {
 		return exitCode(usageError{fmt.Sprintf("select: --growth and --device-ratio must be above 0 and at most %g, --rank-share in (0, 1]", maxMultFlag)}, stderr)
 	}
-	opt := def
-	opt.Growth, opt.RankShare, opt.DeviceRatio = *growth, *share, *devRatio
 	var pin *analysis.Pin
 	if *pinText != "" {
 		p, err := analysis.ParsePin(*pinText)

@@ -10,6 +10,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
+
+	"spikescope/outfile"
 )
 
 // Ending is how a terminal session of the UI ended; the command maps it to
@@ -37,6 +39,16 @@ func (e Ending) SignalCode() (code int, ok bool) {
 		return 143, true
 	}
 	return 0, false
+}
+
+// IsTerminal reports whether w (or the writer an outfile.StdoutWriter
+// wraps) is a terminal: else the command prints Summary instead of the UI.
+func IsTerminal(w io.Writer) bool {
+	if s, ok := w.(*outfile.StdoutWriter); ok {
+		w = s.W
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
 }
 
 // Run runs the UI on the terminal with its own signal handling (signals.go)
