@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 
@@ -13,8 +15,7 @@ import (
 // monitor or dump path: nil for a known format, else a usage error of cmd
 // that quotes the flag's value as given.
 func checkFormat(cmd string, f model.Format, given string) error {
-	switch f {
-	case model.FormatAuto, model.FormatTrendDB, model.FormatCSV, model.FormatDump:
+	if f.Known() {
 		return nil
 	}
 	return cmdError(cmd, fmt.Sprintf("unknown --format %q (want auto, trenddb, csv or dump)", given))
@@ -45,16 +46,45 @@ const (
 // number above 0 and at most maxMultFlag.
 func inFlagRange(v float64) bool { return v > 0 && v <= maxMultFlag }
 
-// optInt parses an optional integer flag ("" = not given) of cmd.
-func optInt(cmd, name, v string) (*int, error) {
+// optInt parses an optional integer flag ("" = not given) of cmd, from min
+// to 2^31-1 (trace's --step/--rank take -1: a tree without such folders).
+func optInt(cmd, name, v string, min int) (*int, error) {
 	if v == "" {
 		return nil, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 || n > math.MaxInt32 {
-		return nil, cmdError(cmd, name+" needs an integer from 0 to 2147483647 (got "+strconv.Quote(v)+")")
+	if err != nil || n < min || n > math.MaxInt32 {
+		return nil, cmdError(cmd, fmt.Sprintf("%s needs an integer from %d to 2147483647 (got %q)", name, min, v))
 	}
 	return &n, nil
+}
+
+// jsonFlagSet is the flag set of a JSON subcommand (detect, select,
+// trace): parse errors and usage go to stderr, -o/--output to *out.
+func jsonFlagSet(cmd string, stderr io.Writer, out *string) *flag.FlagSet {
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(out, "o", "", "write the JSON to FILE instead of stdout")
+	fs.StringVar(out, "output", "", "same as -o")
+	return fs
+}
+
+// parseArgs parses args on fs (see parseInterspersed); ok false means exit
+// with code: 0 after -h, 2 after a bad flag. usage "" is a JSON command's
+// (jsonFlagSet: the flag package prints the error and the usage on stderr);
+// else -h prints usage on stdout and a bad flag is one error line.
+func parseArgs(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) (paths []string, code int, ok bool) {
+	paths, err := parseInterspersed(fs, args)
+	switch {
+	case err == nil:
+		return paths, 0, true
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, usage)
+		return nil, 0, false
+	case usage == "":
+		return nil, 2, false
+	}
+	return nil, exitCode(usageError{fs.Name() + ": " + err.Error()}, stderr), false
 }
 
 // parseInterspersed parses flags that may come before or after positional

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"strconv"
 
@@ -49,14 +50,11 @@ func (f *inputFlags) inputs(cmd string, paths []string) (in pipeline.Inputs, tit
 		}
 		return in, "", nil, cmdError(cmd, msg)
 	}
-	if in.StepA, err = optInt(cmd, "--step", f.step); err != nil {
-		return in, "", nil, err
-	}
-	if in.RankA, err = optInt(cmd, "--rank", f.rank); err != nil {
-		return in, "", nil, err
-	}
+	var errStep, errRank error
+	in.StepA, errStep = optInt(cmd, "--step", f.step, 0)
+	in.RankA, errRank = optInt(cmd, "--rank", f.rank, 0)
 	in.Format = model.Format(f.format)
-	if err := checkFormat(cmd, in.Format, f.format); err != nil {
+	if err := cmp.Or(errStep, errRank, checkFormat(cmd, in.Format, f.format)); err != nil {
 		return in, "", nil, err
 	}
 	if in.Pin != "" {

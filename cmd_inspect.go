@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"spikescope/model"
 	"spikescope/outfile"
@@ -32,13 +30,9 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "auto", "input format: auto, trenddb, csv or dump")
 	against := fs.String("against", "", "a dump to align PATH's dump with")
 	mapping := fs.String("layer-mapping", "", "msprobe layer-mapping YAML for --against")
-	paths, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, inspectUsage)
-		return 0
-	}
-	if err != nil {
-		return exitCode(usageError{"inspect: " + err.Error()}, stderr)
+	paths, code, ok := parseArgs(fs, args, inspectUsage, stdout, stderr)
+	if !ok {
+		return code
 	}
 	if len(paths) != 1 {
 		return exitCode(usageError{fmt.Sprintf("inspect: want exactly one PATH, got %d (see spikescope inspect -h)", len(paths))}, stderr)
@@ -65,8 +59,6 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		return exitCode(outfile.WriteJSON(rep, "", stdout, stderr), stderr)
 	}
-	var text strings.Builder
-	pipeline.WriteInspectText(&text, rep)
-	_, err = io.WriteString(stdout, pipeline.EscapeLines(text.String()))
+	_, err = io.WriteString(stdout, pipeline.InspectText(rep))
 	return exitCode(err, stderr)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,23 +37,19 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&out, "o", "", "write the plan into folder `DIR`")
 	fs.StringVar(&offset, "step-offset", "", "training step of the trend.db's step 0")
 	fs.StringVar(&lang, "lang", "", "PLAN.md language: en or zh (default from LANG)")
-	paths, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, planUsage)
-		return 0
-	}
-	if err != nil {
-		return exitCode(usageError{"plan: " + err.Error()}, stderr)
+	paths, code, ok := parseArgs(fs, args, planUsage, stdout, stderr)
+	if !ok {
+		return code
 	}
 	if out == "" {
 		return exitCode(usageError{"plan: -o DIR is required (the folder to write the configs and PLAN.md into)"}, stderr)
 	}
-	stepOffset, err := optInt("plan", "--step-offset", offset)
+	stepOffset, err := optInt("plan", "--step-offset", offset, 0)
 	if err != nil {
 		return exitCode(err, stderr)
 	}
 	inputs := append(paths, f.paths()...)
-	for _, name := range []string{plan.PlanFile, plan.AnomalousConfig, plan.BaselineConfig, plan.MonitorFile} {
+	for _, name := range plan.FileNames {
 		if err := outfile.RefuseInput(filepath.Join(out, name), inputs...); err != nil {
 			return exitCode(err, stderr)
 		}
@@ -70,21 +65,16 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	p := s.Plan(stepOffset)
-	if p.Nothing {
-		fmt.Fprint(stdout, plan.Markdown(p, report.Lang(lang) == "zh"))
-		fmt.Fprintln(stdout, "\nNo file written.")
-		return 0
-	}
-	files, err := plan.Files(p, report.Lang(lang) == "zh")
+	files, md, err := s.PlanFiles(stepOffset, report.Lang(lang) == "zh")
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	var named []outfile.NamedData
-	for _, f := range files {
-		named = append(named, outfile.NamedData{Name: f.Name, Data: f.Data})
+	if len(files) == 0 { // nothing is missing
+		fmt.Fprint(stdout, md)
+		fmt.Fprintln(stdout, "\nNo file written.")
+		return 0
 	}
-	written, err := outfile.WriteNewFiles(out, "plan", named)
+	written, err := pipeline.WritePlanFiles(out, files)
 	for _, w := range written {
 		fmt.Fprintln(stdout, "wrote", w)
 	}

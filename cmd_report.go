@@ -2,13 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
-	"strings"
 
 	"spikescope/outfile"
 	"spikescope/pipeline"
@@ -48,13 +44,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.phase1B, "baseline-phase1", "", "the baseline's Phase 1 JSON")
 	fs.StringVar(&f.phase2, "phase2", "", "saved Phase 2 JSON (select)")
 	fs.StringVar(&f.p3, "phase3", "", "saved Phase 3 JSON (trace)")
-	paths, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, reportUsage)
-		return 0
-	}
-	if err != nil {
-		return exitCode(usageError{"report: " + err.Error()}, stderr)
+	paths, code, ok := parseArgs(fs, args, reportUsage, stdout, stderr)
+	if !ok {
+		return code
 	}
 	if err := outfile.RefuseInput(f.out, append(append(paths, f.paths()...), f.phase1, f.phase1B, f.phase2, f.p3)...); err != nil {
 		return exitCode(err, stderr)
@@ -66,37 +58,16 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	asHTML, err := f.html()
-	if err != nil {
-		return exitCode(err, stderr)
-	}
-	render := report.Render
-	if asHTML {
-		render = report.RenderHTML
+	render := report.Renderer(f.as, f.out)
+	if render == nil {
+		return exitCode(usageError{"report: --as must be md or html (got " + strconv.Quote(f.as) + ")"}, stderr)
 	}
 	md := render(s.ReportInput(), report.Lang(f.lang))
 	if f.out == "" {
 		_, err = io.WriteString(stdout, md)
 		return exitCode(err, stderr)
 	}
-	if err := outfile.Write(f.out, "report", []byte(md)); err != nil {
-		return exitCode(err, stderr)
-	}
-	return 0
-}
-
-// html reports whether to write HTML: --as, else the -o extension.
-func (f *reportFlags) html() (bool, error) {
-	switch f.as {
-	case "html":
-		return true, nil
-	case "md":
-		return false, nil
-	case "":
-		ext := strings.ToLower(filepath.Ext(f.out))
-		return ext == ".html" || ext == ".htm", nil
-	}
-	return false, usageError{"report: --as must be md or html (got " + strconv.Quote(f.as) + ")"}
+	return exitCode(outfile.Write(f.out, "report", []byte(md)), stderr)
 }
 
 // session builds the analysis session from the flags: saved JSON, the

@@ -1,67 +1,55 @@
 package main
 
 import (
+	"cmp"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
 	"spikescope/analysis"
-	"spikescope/ingest"
-	"spikescope/model"
 	"spikescope/outfile"
+	"spikescope/pipeline"
 )
 
 // runSelect is Phase 2: the root-cause coordinate as JSON (pure JSON on
 // stdout, or -o FILE).
 func runSelect(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("select", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	var out string
+	fs := jsonFlagSet("select", stderr, &out)
 	def := analysis.DefaultPhase2Options()
+	opt := def // the flags below set it
 	p1Path := fs.String("phase1", "", "Phase 1 JSON of the anomalous side")
 	npu := fs.String("npu", "", "same as --phase1 (reference spelling)")
 	basePath := fs.String("baseline", "", "Phase 1 JSON of the baseline side (optional)")
 	gpu := fs.String("gpu", "", "same as --baseline (reference spelling; the baseline need not be a GPU)")
 	pinText := fs.String("pin", "", "pin the coordinate, e.g. opt=3,ms=2,rank=5,param=<name> (also step=N)")
-	growth := fs.Float64("growth", def.Growth, "final-norm growth between adjacent optimizer steps")
-	share := fs.Float64("rank-share", def.RankShare, "share of ranks that must grow")
-	devRatio := fs.Float64("device-ratio", def.DeviceRatio, "anomalous/baseline ratio that makes a coordinate device-specific")
-	out := fs.String("o", "", "write the JSON to FILE instead of stdout")
-	fs.StringVar(out, "output", "", "same as -o")
+	fs.Float64Var(&opt.Growth, "growth", def.Growth, "final-norm growth between adjacent optimizer steps")
+	fs.Float64Var(&opt.RankShare, "rank-share", def.RankShare, "share of ranks that must grow")
+	fs.Float64Var(&opt.DeviceRatio, "device-ratio", def.DeviceRatio, "anomalous/baseline ratio that makes a coordinate device-specific")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: spikescope select --phase1 P1.json [--baseline P1B.json] [--npu P1.json --gpu P1B.json]\n"+
 			"                        [--pin COORD] [--growth %g] [--rank-share %g] [--device-ratio %g] [-o FILE]\n\n"+
 			"Phase 2: the root-cause coordinate chosen from a Phase 1 result (JSON).\n", def.Growth, def.RankShare, def.DeviceRatio)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	rest, code, ok := parseArgs(fs, args, "", stdout, stderr)
+	if !ok {
+		return code
 	}
-	if fs.NArg() > 0 {
-		return exitCode(usageError{fmt.Sprintf("select: unexpected argument %q", fs.Arg(0))}, stderr)
+	if len(rest) > 0 {
+		return exitCode(usageError{fmt.Sprintf("select: unexpected argument %q", rest[0])}, stderr)
 	}
-	p1File, base := *p1Path, *basePath
-	if p1File == "" {
-		p1File = *npu
-	} else if *npu != "" && *npu != p1File {
-		return exitCode(usageError{"select: give --phase1 or --npu, not both"}, stderr)
-	}
-	if base == "" {
-		base = *gpu
-	} else if *gpu != "" && *gpu != base {
-		return exitCode(usageError{"select: give --baseline or --gpu, not both"}, stderr)
+	p1File, err1 := spelling("select", "--phase1", *p1Path, "--npu", *npu)
+	base, err2 := spelling("select", "--baseline", *basePath, "--gpu", *gpu)
+	if err := cmp.Or(err1, err2); err != nil {
+		return exitCode(err, stderr)
 	}
 	if p1File == "" {
 		return exitCode(usageError{"select: --phase1 P1.json (or --npu) is required"}, stderr)
 	}
-	if !inFlagRange(*growth) || !(*share > 0) || *share > 1 || !inFlagRange(*devRatio) {
+	if !inFlagRange(opt.Growth) || !(opt.RankShare > 0) || opt.RankShare > 1 || !inFlagRange(opt.DeviceRatio) {
 		return exitCode(usageError{fmt.Sprintf("select: --growth and --device-ratio must be above 0 and at most %g, --rank-share in (0, 1]", maxMultFlag)}, stderr)
 	}
-	opt := def
-	opt.Growth, opt.RankShare, opt.DeviceRatio = *growth, *share, *devRatio
 	var pin *analysis.Pin
 	if *pinText != "" {
 		p, err := analysis.ParsePin(*pinText)
@@ -70,26 +58,25 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 		}
 		pin = &p
 	}
-	if err := outfile.RefuseInput(*out, p1File, base); err != nil {
+	if err := outfile.RefuseInput(out, p1File, base); err != nil {
 		return exitCode(err, stderr)
 	}
-	p1, err := ingest.ReadPhase1(p1File)
+	res, err := pipeline.Select(p1File, base, pin, opt)
+	var pe *analysis.PinError
+	if errors.As(err, &pe) {
+		err = usageError{"select: " + err.Error()}
+	}
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	var bp1 *model.Phase1Result
-	if base != "" {
-		if bp1, err = ingest.ReadPhase1(base); err != nil {
-			return exitCode(err, stderr)
-		}
+	return exitCode(outfile.WriteJSON(res, out, stdout, stderr), stderr)
+}
+
+// spelling is the value of a flag with two spellings, name and alias: an
+// error of cmd when both are given, with different values.
+func spelling(cmd, name, v, alias, av string) (string, error) {
+	if v != "" && av != "" && v != av {
+		return "", cmdError(cmd, "give "+name+" or "+alias+", not both")
 	}
-	res, err := analysis.Phase2(p1, bp1, pin, opt)
-	if err != nil {
-		var pe *analysis.PinError
-		if errors.As(err, &pe) {
-			return exitCode(usageError{"select: " + err.Error()}, stderr)
-		}
-		return exitCode(err, stderr)
-	}
-	return exitCode(outfile.WriteJSON(res, *out, stdout, stderr), stderr)
+	return cmp.Or(v, av), nil
 }

@@ -1,78 +1,34 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"math"
+	"maps"
 	"os"
 	"runtime/debug"
-	"strconv"
+	"slices"
 	"strings"
 
 	"spikescope/analysis"
 	"spikescope/ingest"
-	"spikescope/model"
 	"spikescope/outfile"
 	"spikescope/pipeline"
 )
-
-// traceFlags are the flags of `spikescope trace`.
-type traceFlags struct {
-	path     string    // PATH: monitor (or dump tree) that Phase 1 and 2 run on
-	baseline string    // --baseline
-	dump     [4]string // A, B, C, D
-	step     [4]int    // per-group --step-X; unset = -2
-	rank     [4]int
-	stepG    int // --step
-	rankG    int // --rank
-	phase1   string
-	anch     string
-	call     int
-	out      string
-	lmap     string // --layer-mapping
-}
 
 // traceMemoryLimit is the soft heap limit of `trace` (the documented
 // budget is 2 GB for four dumps of 200,000 operators).
 const traceMemoryLimit = 1536 << 20
 
-// traceUnset marks a --step/--rank flag that was not given (-1 is a real
-// step value: a tree without step folders).
-const traceUnset = -2
-
-// unsetInt is an int flag whose "not given" value (traceUnset) is not
-// printed as a default in the help.
-type unsetInt struct{ p *int }
-
-func (u unsetInt) String() string {
-	if u.p == nil || *u.p == traceUnset {
-		return ""
-	}
-	return strconv.Itoa(*u.p)
-}
-
-func (u unsetInt) Set(s string) error {
-	v, err := strconv.Atoi(s)
-	if err != nil {
-		return errors.New("not an integer")
-	}
-	if v < -1 || v > math.MaxInt32 {
-		return errors.New("out of range (-1 for a tree without step or rank folders, else 0 to 2147483647)")
-	}
-	*u.p = v
-	return nil
-}
-
-var traceGroupNames = pipeline.GroupNames
-
-// runTrace is Phase 3: the four-group layer trace (method.md "Phase 3").
+// runTrace is Phase 3: the four-group layer trace (method.md "Phase 3"):
+// the groups are those the TUI and `report` compare on the same inputs.
 func runTrace(args []string, stdout, stderr io.Writer) int {
-	var f traceFlags
-	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	var out, phase1, anchors string
+	in := pipeline.Inputs{P3: analysis.DefaultPhase3Options()}
+	dumps := [4]*string{&in.DumpA, &in.DumpB, &in.DumpC, &in.DumpD}
+	at := map[string]*string{} // --step, --rank, --step-X, --rank-X as given ("" = not given)
+	fs := jsonFlagSet("trace", stderr, &out)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: spikescope trace [PATH [--baseline PATH] | --phase1 P1.json] --dump-a A [--dump-b B]
                         [--dump-c C --dump-d D] [--anchors a,b,c] [--step N] [--rank R]
@@ -93,39 +49,33 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 `)
 		fs.PrintDefaults()
 	}
-	for g := range 4 {
-		fs.StringVar(&f.dump[g], "dump-"+traceGroupNames[g], "", "dump of group "+strings.ToUpper(traceGroupNames[g]))
-		f.step[g], f.rank[g] = traceUnset, traceUnset
-		fs.Var(unsetInt{&f.step[g]}, "step-"+traceGroupNames[g], "step `N` inside group "+strings.ToUpper(traceGroupNames[g])+"'s tree")
-		fs.Var(unsetInt{&f.rank[g]}, "rank-"+traceGroupNames[g], "rank `R` inside group "+strings.ToUpper(traceGroupNames[g])+"'s tree")
+	for g, name := range pipeline.GroupNames {
+		G := strings.ToUpper(name)
+		fs.StringVar(dumps[g], "dump-"+name, "", "dump of group "+G)
+		at["step-"+name] = fs.String("step-"+name, "", "step `N` inside group "+G+"'s tree")
+		at["rank-"+name] = fs.String("rank-"+name, "", "rank `R` inside group "+G+"'s tree")
 	}
-	f.stepG, f.rankG = traceUnset, traceUnset
-	fs.Var(unsetInt{&f.stepG}, "step", "step `N` to pick inside the trees")
-	fs.Var(unsetInt{&f.rankG}, "rank", "rank `R` to pick inside the trees")
-	fs.StringVar(&f.phase1, "phase1", "", "Phase 1 JSON (filters the automatic choice of C)")
-	fs.StringVar(&f.anch, "anchors", "", "anchor modules, comma separated (default: automatic)")
-	fs.IntVar(&f.call, "call", analysis.DefaultPhase3Options().Call, "call number (micro-batch order) of the anchor modules to compare (default: Phase 1's micro step, else 0)")
-	fs.StringVar(&f.out, "o", "", "write the JSON to FILE instead of stdout")
-	fs.StringVar(&f.out, "output", "", "same as -o")
-	fs.StringVar(&f.baseline, "baseline", "", "baseline device's monitor or dump `PATH` (Phase 2's cross-device check)")
-	fs.StringVar(&f.lmap, "layer-mapping", "", "msprobe layer-mapping YAML `FILE`: module names of A's framework → B's")
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	at["step"] = fs.String("step", "", "step `N` to pick inside the trees (-1: a tree without step folders)")
+	at["rank"] = fs.String("rank", "", "rank `R` to pick inside the trees (-1: a tree without rank folders)")
+	fs.StringVar(&phase1, "phase1", "", "Phase 1 JSON (filters the automatic choice of C)")
+	fs.StringVar(&anchors, "anchors", "", "anchor modules, comma separated (default: automatic)")
+	fs.IntVar(&in.P3.Call, "call", in.P3.Call, "call number (micro-batch order) of the anchor modules to compare (default: Phase 1's micro step, else 0)")
+	fs.StringVar(&in.Baseline, "baseline", "", "baseline device's monitor or dump `PATH` (Phase 2's cross-device check)")
+	fs.StringVar(&in.LayerMapping, "layer-mapping", "", "msprobe layer-mapping YAML `FILE`: module names of A's framework → B's")
+	paths, code, ok := parseArgs(fs, args, "", stdout, stderr)
+	if !ok {
+		return code
 	}
 	if len(paths) > 1 {
 		return exitCode(usageError{fmt.Sprintf("trace: one PATH at most (unexpected argument %q)", paths[1])}, stderr)
 	}
 	if len(paths) == 1 {
-		f.path = paths[0]
+		in.Path = paths[0]
 	}
-	if f.call < -1 || f.call > maxCallFlag {
-		return exitCode(usageError{fmt.Sprintf("trace: --call must be -1 (automatic) to %d (got %d)", maxCallFlag, f.call)}, stderr)
+	if in.P3.Call < -1 || in.P3.Call > maxCallFlag {
+		return exitCode(usageError{fmt.Sprintf("trace: --call must be -1 (automatic) to %d (got %d)", maxCallFlag, in.P3.Call)}, stderr)
 	}
-	if err := outfile.RefuseInput(f.out, append(f.dump[:], f.phase1, f.path, f.baseline, f.lmap)...); err != nil {
+	if err := outfile.RefuseInput(out, in.DumpA, in.DumpB, in.DumpC, in.DumpD, phase1, in.Path, in.Baseline, in.LayerMapping); err != nil {
 		return exitCode(err, stderr)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
@@ -134,56 +84,46 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 		// the runtime caps the GC's CPU share when the live heap is larger).
 		debug.SetMemoryLimit(traceMemoryLimit)
 	}
-	res, err := trace(context.Background(), f)
+	err := traceInputs(&in, at, phase1)
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	return exitCode(outfile.WriteJSON(res, f.out, stdout, stderr), stderr)
-}
-
-// trace runs the pipeline on the inputs and returns its Phase 3: the
-// groups are those the TUI and `report` compare on the same inputs.
-func trace(ctx context.Context, f traceFlags) (*model.Phase3Result, error) {
-	if f.dump[0] == "" {
-		return nil, usageError{"trace: --dump-a is required"}
-	}
-	if (f.dump[2] == "") != (f.dump[3] == "") {
-		return nil, usageError{"trace: --dump-c and --dump-d go together"}
-	}
-	if f.path != "" && f.phase1 != "" {
-		return nil, usageError{"trace: give either PATH or --phase1, not both"}
-	}
-	in := pipeline.Inputs{
-		Path: f.path, Baseline: f.baseline,
-		DumpA: f.dump[0], DumpB: f.dump[1], DumpC: f.dump[2], DumpD: f.dump[3],
-		StepA: traceCoord(f.step[0], f.stepG), RankA: traceCoord(f.rank[0], f.rankG),
-		AtB:          pipeline.Coord{Step: traceCoord(f.step[1]), Rank: traceCoord(f.rank[1])},
-		AtC:          pipeline.Coord{Step: traceCoord(f.step[2]), Rank: traceCoord(f.rank[2])},
-		AtD:          pipeline.Coord{Step: traceCoord(f.step[3]), Rank: traceCoord(f.rank[3])},
-		LayerMapping: f.lmap,
-		P1:           analysis.DefaultPhase1Options(), P2: analysis.DefaultPhase2Options(), P3: analysis.DefaultPhase3Options(),
-	}
-	in.P3.Call = f.call
-	for _, a := range strings.Split(f.anch, ",") {
+	for _, a := range strings.Split(anchors, ",") {
 		if a = strings.TrimSpace(a); a != "" {
 			in.Anchors = append(in.Anchors, a)
 		}
 	}
-	if f.phase1 != "" {
-		var err error
-		if in.Phase1, err = ingest.ReadPhase1(f.phase1); err != nil {
-			return nil, err
-		}
+	res, err := pipeline.Trace(context.Background(), in)
+	if err != nil {
+		return exitCode(err, stderr)
 	}
-	return pipeline.Trace(ctx, in)
+	return exitCode(outfile.WriteJSON(res, out, stdout, stderr), stderr)
 }
 
-// traceCoord is the first of vals that is set, nil when none is.
-func traceCoord(vals ...int) *int {
-	for _, v := range vals {
-		if v != traceUnset {
-			return &v
+// traceInputs checks the groups, maps the --step/--rank flags given (-1: a
+// tree without step or rank folders; A's default to --step/--rank) onto in
+// and reads the saved Phase 1.
+func traceInputs(in *pipeline.Inputs, given map[string]*string, phase1 string) (err error) {
+	switch {
+	case in.DumpA == "":
+		return usageError{"trace: --dump-a is required"}
+	case (in.DumpC == "") != (in.DumpD == ""):
+		return usageError{"trace: --dump-c and --dump-d go together"}
+	case in.Path != "" && phase1 != "":
+		return usageError{"trace: give either PATH or --phase1, not both"}
+	}
+	at := map[string]*int{}
+	for _, name := range slices.Sorted(maps.Keys(given)) {
+		if at[name], err = optInt("trace", "--"+name, *given[name], -1); err != nil {
+			return err
 		}
 	}
-	return nil
+	in.StepA, in.RankA = cmp.Or(at["step-a"], at["step"]), cmp.Or(at["rank-a"], at["rank"])
+	in.AtB = pipeline.Coord{Step: at["step-b"], Rank: at["rank-b"]}
+	in.AtC = pipeline.Coord{Step: at["step-c"], Rank: at["rank-c"]}
+	in.AtD = pipeline.Coord{Step: at["step-d"], Rank: at["rank-d"]}
+	if phase1 != "" {
+		in.Phase1, err = ingest.ReadPhase1(phase1)
+	}
+	return err
 }

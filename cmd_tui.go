@@ -6,12 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-
-	"github.com/charmbracelet/x/term"
 
 	"spikescope/ingest"
-	"spikescope/outfile"
 	"spikescope/pipeline"
 	"spikescope/report"
 	"spikescope/ui"
@@ -40,7 +36,7 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 		return exitCode(err, stderr)
 	}
 	backend := &ui.PipelineBackend{In: in, Lang: report.Lang("")}
-	if !isTerminal(stdout) {
+	if !ui.IsTerminal(stdout) {
 		d, err := backend.Load(context.Background(), nil)
 		if err != nil {
 			return exitCode(err, stderr)
@@ -50,16 +46,12 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 	}
 	title, _ = ingest.EscapeControl(title) // the path as typed may hold control characters
 	e := ui.Run(ui.Options{Backend: backend, Inputs: backend.Inputs(), NoColor: ui.NoColorFromEnv(), Title: title}, stdout)
-	switch {
-	case e.Panic != "":
+	if e.Panic != "" {
 		fmt.Fprintln(stderr, "spikescope: internal error:", e.Panic)
 		return 1
-	case e.Signal != 0: // SIGHUP, SIGTERM, SIGINT: the terminal is restored
-		return 128 + int(e.Signal)
-	case e.Interrupted: // ctrl+c
-		return 130
-	case e.Killed:
-		return 143
+	}
+	if code, ok := e.SignalCode(); ok {
+		return code
 	}
 	return exitCode(e.Err, stderr)
 }
@@ -79,13 +71,4 @@ func tuiInputs(args []string, stdout io.Writer) (in pipeline.Inputs, title strin
 		return in, "", nil, usageError{err.Error() + " (spikescope -h for help)"}
 	}
 	return f.inputs("", paths)
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	if s, ok := w.(*outfile.StdoutWriter); ok {
-		w = s.W
-	}
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(f.Fd())
 }

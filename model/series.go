@@ -10,6 +10,11 @@ const (
 	FormatDump    Format = "dump"
 )
 
+// Known reports whether f is one of the formats above.
+func (f Format) Known() bool {
+	return f == FormatAuto || f == FormatTrendDB || f == FormatCSV || f == FormatDump
+}
+
 // Stat indexes the four statistics that msprobe records for every tensor.
 type Stat int
 

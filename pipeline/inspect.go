@@ -184,3 +184,11 @@ func writeAlignText(w io.Writer, r *AlignReport) {
 		fmt.Fprintf(w, "  %6d not aligned: %s\n", rc.Count, rc.Reason)
 	}
 }
+
+// InspectText is WriteInspectText's text with control characters escaped
+// line by line (see EscapeLines).
+func InspectText(rep *InspectReport) string {
+	var b strings.Builder
+	WriteInspectText(&b, rep)
+	return EscapeLines(b.String())
+}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"spikescope/model"
+	"spikescope/outfile"
 	"spikescope/plan"
 )
 
@@ -38,4 +39,15 @@ func (s *Session) PlanFiles(stepOffset *int, zh bool) ([]PlanFile, string, error
 	p := s.Plan(stepOffset)
 	files, err := plan.Files(p, zh)
 	return files, plan.Markdown(p, zh), err
+}
+
+// WritePlanFiles writes the plan's files into dir (made when missing; an
+// existing file is refused before anything is written) and returns the
+// paths written.
+func WritePlanFiles(dir string, files []PlanFile) ([]string, error) {
+	named := make([]outfile.NamedData, len(files))
+	for i, f := range files {
+		named[i] = outfile.NamedData{Name: f.Name, Data: f.Data}
+	}
+	return outfile.WriteNewFiles(dir, "plan", named)
 }

@@ -66,3 +66,6 @@ const (
 	MonitorFile     = "monitor_config.json"
 	PlanFile        = "PLAN.md"
 )
+
+// FileNames are the names of every file a plan may write.
+var FileNames = []string{PlanFile, AnomalousConfig, BaselineConfig, MonitorFile}

@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -212,4 +213,22 @@ func (r *renderer) summary() {
 		r.bullet(r.tf("sum.missing", len(in.Missing)))
 	}
 	r.endList()
+}
+
+// Renderer is the renderer of a --as value: "md", "html", or "" to follow
+// the output file out (.html or .htm: HTML, else Markdown); nil for any
+// other value.
+func Renderer(as, out string) func(Input, string) string {
+	switch as {
+	case "html":
+		return RenderHTML
+	case "md":
+		return Render
+	case "":
+		if ext := strings.ToLower(filepath.Ext(out)); ext == ".html" || ext == ".htm" {
+			return RenderHTML
+		}
+		return Render
+	}
+	return nil
 }

@@ -10,6 +10,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
+
+	"spikescope/outfile"
 )
 
 // Ending is how a terminal session of the UI ended; the command maps it to
@@ -22,6 +24,31 @@ type Ending struct {
 	Killed      bool   // killed: the UI did not quit within the signal grace
 	Panic       string // an internal error, "" when none
 	Err         error  // the program's error, else the load's (not a cancel)
+}
+
+// SignalCode is the exit code of an ending by a signal (128 + the signal;
+// the terminal is restored), ctrl+c (130) or a kill (143); ok is false for
+// any other ending.
+func (e Ending) SignalCode() (code int, ok bool) {
+	switch {
+	case e.Signal != 0:
+		return 128 + int(e.Signal), true
+	case e.Interrupted:
+		return 130, true
+	case e.Killed:
+		return 143, true
+	}
+	return 0, false
+}
+
+// IsTerminal reports whether w (or the writer an outfile.StdoutWriter
+// wraps) is a terminal: else the command prints Summary instead of the UI.
+func IsTerminal(w io.Writer) bool {
+	if s, ok := w.(*outfile.StdoutWriter); ok {
+		w = s.W
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
 }
 
 // Run runs the UI on the terminal with its own signal handling (signals.go)

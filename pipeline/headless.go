@@ -1,0 +1,57 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+
+	"spikescope/analysis"
+	"spikescope/ingest"
+	"spikescope/model"
+)
+
+// DetectSummaryCap is how many anomalies a summary Detect keeps (reference:
+// 50); summary.anomaly_count stays the full count.
+const DetectSummaryCap = 50
+
+// Detect is the headless Phase 1 of `spikescope detect`: it loads the
+// monitor at path and runs Phase 1 with opt. opt.Metric may be a name or a
+// reference id, 1 (grad_unreduced) or 2 (grad_reduced); a metric not found
+// is a warning. summary keeps the first DetectSummaryCap anomalies.
+func Detect(ctx context.Context, path string, f model.Format, opt analysis.Phase1Options, summary bool) (*model.Phase1Result, error) {
+	switch opt.Metric {
+	case "1":
+		opt.Metric = "grad_unreduced"
+	case "2":
+		opt.Metric = "grad_reduced"
+	}
+	d, err := ingest.LoadMonitor(ctx, path, f, nil)
+	if err != nil {
+		return nil, err
+	}
+	res := analysis.Phase1(d, opt)
+	res.DBPath = path
+	if opt.Metric != "" && res.Metric != opt.Metric {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("metric %q not found: analysed %q", opt.Metric, res.Metric))
+	}
+	if summary && len(res.Anomalies) > DetectSummaryCap {
+		res.Anomalies = res.Anomalies[:DetectSummaryCap]
+	}
+	return res, nil
+}
+
+// Select is the headless Phase 2 of `spikescope select`: it reads the saved
+// Phase 1 (and the baseline's, when baseline is not "") and runs Phase 2. A
+// pin that matches nothing is an *analysis.PinError.
+func Select(phase1, baseline string, pin *analysis.Pin, opt analysis.Phase2Options) (*model.Phase2Result, error) {
+	p1, err := ingest.ReadPhase1(phase1)
+	if err != nil {
+		return nil, err
+	}
+	var bp1 *model.Phase1Result
+	if baseline != "" {
+		if bp1, err = ingest.ReadPhase1(baseline); err != nil {
+			return nil, err
+		}
+	}
+	return analysis.Phase2(p1, bp1, pin, opt)
+}
