@@ -103,17 +103,9 @@ func (m *Model) showPlan() tea.Cmd {
 // <run>-<time>-plan beside the reports (never into an input folder, never
 // into an earlier plan's folder). It runs in a tea.Cmd.
 func writePlanFolder(files []pipeline.PlanFile, dir, title string, inputs []Input, now time.Time) (string, error) {
-	if dir == "" {
-		dir = DefaultReportDir()
-	}
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
-	}
-	if insideInput(dir, inputs) {
-		dir = filepath.Join(os.TempDir(), "spikescope-reports")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("cannot create the report folder %s: %w", dir, err)
+	dir, err := reportFolder(dir, inputs)
+	if err != nil {
+		return "", err
 	}
 	for n := 1; n <= 1000; n++ {
 		folder := filepath.Join(dir, reportFileName(title, now, n, "-plan"))

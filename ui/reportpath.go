@@ -98,6 +98,24 @@ func insideInput(dir string, inputs []Input) bool {
 // over an existing file (a clash takes the next number). It runs in a
 // tea.Cmd: all file-system work is here, none in Update.
 func writeReportFile(ctx context.Context, b Backend, d *Data, dir, title string, inputs []Input, now time.Time, ext string) (string, error) {
+	dir, err := reportFolder(dir, inputs)
+	if err != nil {
+		return "", err
+	}
+	for n := 1; n <= 1000; n++ {
+		path := filepath.Join(dir, reportFileName(title, now, n, ext))
+		err := b.WriteReport(ctx, d, path)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return path, err
+	}
+	return "", fmt.Errorf("%s: too many reports with the same name", dir)
+}
+
+// reportFolder is where reports and plans go: dir, else the state folder;
+// never inside an input folder (the temp folder then); made when missing.
+func reportFolder(dir string, inputs []Input) (string, error) {
 	if dir == "" {
 		dir = DefaultReportDir()
 	}
@@ -110,13 +128,5 @@ func writeReportFile(ctx context.Context, b Backend, d *Data, dir, title string,
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("cannot create the report folder %s: %w", dir, err)
 	}
-	for n := 1; n <= 1000; n++ {
-		path := filepath.Join(dir, reportFileName(title, now, n, ext))
-		err := b.WriteReport(ctx, d, path)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		return path, err
-	}
-	return "", fmt.Errorf("%s: too many reports with the same name", dir)
+	return dir, nil
 }
