@@ -120,6 +120,8 @@ type p3 struct {
 	opBands map[[2]int]map[string]map[string]model.Band
 	// origins: the non-finite origin of each pass (nonFiniteOrigins)
 	origins [2]*nfOrigin
+	// nfHas: per pass, whether A has a non-finite float output at all
+	nfHas [2]bool
 }
 
 type gradKey struct {
@@ -252,6 +254,7 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	}
 	// A's outputs are scanned for the non-finite origins alongside the
 	// comparison (the indices are read-only from here on)
+	p.nfHas = nonFinitePasses(p.ia)
 	var nfWG sync.WaitGroup
 	nfWG.Go(func() { p.origins = p.nonFiniteOrigins() })
 	anchors := in.Anchors
@@ -425,7 +428,7 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 	if !c.present {
 		return c
 	}
-	if i, j, nf, ok := p.nonFiniteAnchor(ak); ok {
+	if i, j, nf, ok := p.nonFiniteAnchorIn(ak); ok {
 		c.a, c.b, c.abOK, c.nf, c.nfAny = i, j, true, nf, true
 	} else {
 		c.a, c.b, c.abOK, c.abWhy = representative(p.ia, p.ib, ak, p.opt.Call, "A", p.nameB)

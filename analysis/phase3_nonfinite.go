@@ -166,6 +166,15 @@ func (p *p3) nonFiniteAnchor(ak anchorKey) (i, j int32, stats [model.NumStats]bo
 	return i, j, stats, kind == nfDivergence
 }
 
+// nonFiniteAnchorIn is nonFiniteAnchor, skipped for a pass where A has no
+// NaN/Inf at all (the common, finite run pays one scan, not one per cell).
+func (p *p3) nonFiniteAnchorIn(ak anchorKey) (i, j int32, stats [model.NumStats]bool, ok bool) {
+	if !p.nfHas[ak.dir] {
+		return -1, -1, stats, false
+	}
+	return p.nonFiniteAnchor(ak)
+}
+
 // markNonFinite marks a drill-down op whose pair is a non-finite
 // divergence: compared, flagged on the non-finite statistics (F!∞ / B!∞).
 func (p *p3) markNonFinite(out *model.DrillOp, i, j int32, dirName string) {
@@ -288,12 +297,12 @@ func floatOutputs(op *model.Op) int {
 	return r
 }
 
-// nonFiniteOrigins is the non-finite origin of each pass (p3Dirs order):
-// one scan of A's outputs finds the passes that hold a NaN/Inf at all.
-func (p *p3) nonFiniteOrigins() (out [2]*nfOrigin) {
-	var has [2]bool
-	for i := range p.ia.d.Ops {
-		op := &p.ia.d.Ops[i]
+// nonFinitePasses reports, per pass, whether any float output of A is
+// NaN/Inf at all: one scan; without any, no record of that pass can be a
+// non-finite divergence or origin, and the per-anchor checks are skipped.
+func nonFinitePasses(x *dumpIndex) (has [2]bool) {
+	for i := range x.d.Ops {
+		op := &x.d.Ops[i]
 		if op.Direction > model.Backward || has[op.Direction] {
 			continue
 		}
@@ -304,8 +313,14 @@ func (p *p3) nonFiniteOrigins() (out [2]*nfOrigin) {
 			}
 		}
 	}
+	return has
+}
+
+// nonFiniteOrigins is the non-finite origin of each pass (p3Dirs order),
+// for the passes where A holds a NaN/Inf at all (p.nfHas).
+func (p *p3) nonFiniteOrigins() (out [2]*nfOrigin) {
 	for di, d := range p3Dirs {
-		if has[d.dir] {
+		if p.nfHas[d.dir] {
 			out[di] = nonFiniteOrigin(p.ia, p.ib, d.dir)
 		}
 	}
