@@ -188,6 +188,7 @@ func learnLayerSchemeMapped(maps []*nameMapper, dumps ...*model.Dump) *layerSche
 			nm = maps[di]
 		}
 		own := map[string]bool{}
+		prev := "\x00" // the stack of the previous module record: own is written on a change only
 		for i := range d.Ops {
 			op := &d.Ops[i]
 			if op.Kind != model.KindModule {
@@ -197,7 +198,9 @@ func learnLayerSchemeMapped(maps []*nameMapper, dumps ...*model.Dump) *layerSche
 			if !ok {
 				continue
 			}
-			own[loc.Stack] = true
+			if loc.Stack != prev {
+				own[loc.Stack], prev = true, loc.Stack
+			}
 			if m, seen := s.maxN[loc.Stack]; !seen {
 				s.Stacks = append(s.Stacks, loc.Stack)
 				s.maxN[loc.Stack] = loc.N

@@ -432,8 +432,10 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 		c.a, c.b, c.abOK, c.nf, c.nfAny = i, j, true, nf, true
 	} else {
 		c.a, c.b, c.abOK, c.abWhy = representative(p.ia, p.ib, ak, p.opt.Call, "A", p.nameB)
-		if why := nonFiniteReason(p.ia, c.a, p.ib, c.b, "A", p.nameB); !c.abOK && why != "" {
-			c.abWhy = why
+		if !c.abOK {
+			if why := nonFiniteReason(p.ia, c.a, p.ib, c.b, "A", p.nameB); why != "" {
+				c.abWhy = why
+			}
 		}
 	}
 	if c.a < 0 {
@@ -448,8 +450,10 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 			if c.c >= 0 {
 				c.d = pair(p.ic, c.c, p.id)
 				c.cdOK, c.cdWhy = checkPair(p.ic, c.c, p.id, c.d, "C", "D")
-				if why := nonFiniteReason(p.ic, c.c, p.id, c.d, "C", "D"); !c.cdOK && why != "" {
-					c.cdWhy = why
+				if !c.cdOK {
+					if why := nonFiniteReason(p.ic, c.c, p.id, c.d, "C", "D"); why != "" {
+						c.cdWhy = why
+					}
 				}
 			} else {
 				c.cdWhy = "missing key in C"
