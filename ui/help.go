@@ -65,7 +65,7 @@ func helpOverlay(h help.Model, keys help.KeyMap, st Styles, width int, filter st
 		"p pins the selected candidate as the root-cause coordinate (Phase 2 is skipped); P unpins.",
 		"/ filters by parameter or rank (r3); s sorts by the column under the cursor, again to reverse.",
 		"tab next anchor · m next metric (Norm/Max/Min/Mean) · c choose the control group C.",
-		"r writes the Markdown report · :N jumps to step N.",
+		"r writes the report (m Markdown, h HTML with plots) · n (Phase 2/3) the next-collection plan · :N jumps to step N.",
 	} {
 		lines = append(lines, wrap(t, width)...)
 	}
