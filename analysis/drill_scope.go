@@ -61,23 +61,7 @@ func orderOf(x *dumpIndex, idx []int32) recordOrder {
 			}
 		}
 	}
-	post, pre := 0, 0
-	for s, k := range pos {
-		for p, ok := subParent(s.sub); ok; p, ok = subParent(p) {
-			if j, hit := pos[site{p, s.call}]; hit {
-				if j > k {
-					post++
-				} else {
-					pre++
-				}
-				break
-			}
-		}
-	}
-	if pre > post {
-		return orderPre
-	}
-	return orderPost
+	return voteOrder(pos, func(s site) string { return s.sub }, func(s site, sub string) site { s.sub = sub; return s })
 }
 
 // dumpOrder is orderOf over a whole dump: module records in the layers
@@ -100,11 +84,19 @@ func dumpOrder(d *model.Dump, info []opInfo) recordOrder {
 			}
 		}
 	}
+	return voteOrder(pos, func(s site) string { return s.sub }, func(s site, sub string) site { s.sub = sub; return s })
+}
+
+// voteOrder is the vote of orderOf and dumpOrder: each module record at
+// pos votes post-order when its nearest enclosing module's record (the
+// same site with a parent path, by withSub) comes after it in the file,
+// pre-order when before. Ties and no evidence: post-order, msprobe's.
+func voteOrder[S comparable](pos map[S]int, sub func(S) string, withSub func(S, string) S) recordOrder {
 	post, pre := 0, 0
-	for s, i := range pos {
-		for p, ok := subParent(s.sub); ok; p, ok = subParent(p) {
-			if j, hit := pos[site{s.layer, p, s.dir, s.call}]; hit {
-				if j > i {
+	for s, k := range pos {
+		for p, ok := subParent(sub(s)); ok; p, ok = subParent(p) {
+			if j, hit := pos[withSub(s, p)]; hit {
+				if j > k {
 					post++
 				} else {
 					pre++

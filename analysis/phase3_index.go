@@ -427,16 +427,7 @@ func stripWrappers(path string) string {
 // has a probability near 1e-8, and the indices stay small (bug 23's O(N)
 // without holding a key string per op).
 func identBase(op *model.Op, in *opInfo) (strict, loose uint64) {
-	dir := "f"
-	switch op.Direction {
-	case model.Backward:
-		dir = "b"
-	case model.ParamGrad:
-		dir = "g"
-	}
-	if in.Recomp {
-		dir += "r"
-	}
+	dir := identDir(op, in)
 	h := uint64(fnvOffset)
 	if op.Kind == model.KindModule {
 		h = hashString(h, "M")
@@ -455,6 +446,18 @@ func identBase(op *model.Op, in *opInfo) (strict, loose uint64) {
 // identBaseNamed is identBase of an API op aligned by the given name (a
 // cross-framework name, see nameMapper.apiName).
 func identBaseNamed(op *model.Op, in *opInfo, name string) (strict, loose uint64) {
+	dir := identDir(op, in)
+	h := uint64(fnvOffset)
+	h = hashString(h, "A")
+	h = hashInt(h, in.Layer)
+	h = hashString(h, name)
+	h = hashString(h, dir)
+	return hashString(h, in.Sub), h
+}
+
+// identDir is the pass part of an identity: f/b/g, with r for a recomputed
+// forward.
+func identDir(op *model.Op, in *opInfo) string {
 	dir := "f"
 	switch op.Direction {
 	case model.Backward:
@@ -465,12 +468,7 @@ func identBaseNamed(op *model.Op, in *opInfo, name string) (strict, loose uint64
 	if in.Recomp {
 		dir += "r"
 	}
-	h := uint64(fnvOffset)
-	h = hashString(h, "A")
-	h = hashInt(h, in.Layer)
-	h = hashString(h, name)
-	h = hashString(h, dir)
-	return hashString(h, in.Sub), h
+	return dir
 }
 
 // FNV-1a 64.
