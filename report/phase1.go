@@ -136,7 +136,11 @@ func (r *renderer) overview(p1 *model.Phase1Result) *table {
 }
 
 // intRange prints sorted distinct values as "lo-hi", "-" when empty.
-func intRange(vs []int) string {
+func intRange(vs []int) string { return prefixedRange(vs, "") }
+
+// prefixedRange prints the range of vs as "<p>lo-<p>hi" ("<p>v" for one
+// value), "-" when empty.
+func prefixedRange(vs []int, p string) string {
 	if len(vs) == 0 {
 		return "-"
 	}
@@ -145,9 +149,9 @@ func intRange(vs []int) string {
 		lo, hi = min(lo, v), max(hi, v)
 	}
 	if lo == hi {
-		return strconv.Itoa(lo)
+		return p + strconv.Itoa(lo)
 	}
-	return strconv.Itoa(lo) + "-" + strconv.Itoa(hi)
+	return p + strconv.Itoa(lo) + "-" + p + strconv.Itoa(hi)
 }
 
 // notes prints the analysis's own reasoning and warnings (capped).

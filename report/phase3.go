@@ -446,19 +446,7 @@ func (r *renderer) divergenceLines(ds *model.DivergenceSummary) {
 }
 
 // segText prints a main segment as "L2-L5", "-" when empty.
-func segText(s []int) string {
-	if len(s) == 0 {
-		return "-"
-	}
-	lo, hi := s[0], s[0]
-	for _, v := range s {
-		lo, hi = min(lo, v), max(hi, v)
-	}
-	if lo == hi {
-		return "L" + strconv.Itoa(lo)
-	}
-	return "L" + strconv.Itoa(lo) + "-L" + strconv.Itoa(hi)
-}
+func segText(s []int) string { return prefixedRange(s, "L") }
 
 // thresholds prints the control bands the flags came from.
 func (r *renderer) thresholds(ds *model.DivergenceSummary) {
