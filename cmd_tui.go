@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 
 	"spikescope/ingest"
 	"spikescope/pipeline"
@@ -45,7 +47,13 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 		return exitCode(err, stderr)
 	}
 	title, _ = ingest.EscapeControl(title) // the path as typed may hold control characters
-	e := ui.Run(ui.Options{Backend: backend, Inputs: backend.Inputs(), NoColor: ui.NoColorFromEnv(), Title: title}, stdout)
+	inputs := backend.Inputs()
+	var store *ui.PinStore
+	if dir := ui.DefaultStateDir(); dir != "" {
+		store = &ui.PinStore{Dir: dir, Key: ui.StateKey(inputs, cleanup != nil), Inputs: inputs}
+	}
+	e := ui.Run(ui.Options{Backend: backend, Inputs: inputs, NoColor: ui.NoColorFromEnv(), Title: title,
+		State: store, Mouse: os.Getenv("SPIKESCOPE_MOUSE") == "1"}, stdout)
 	if e.Panic != "" {
 		fmt.Fprintln(stderr, "spikescope: internal error:", e.Panic)
 		return 1
@@ -53,7 +61,43 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 	if code, ok := e.SignalCode(); ok {
 		return code
 	}
+	if e.Err == nil && e.Pin != "" { // the terminal is restored: a line to reuse
+		fmt.Fprintf(stdout, "pinned %s (kept for this input); to reopen it elsewhere:\n  %s\n", e.Pin, reuseCommand(args, e.Pin))
+	}
 	return exitCode(e.Err, stderr)
+}
+
+// reuseCommand is the command line that reopens the run at pin: args
+// without any --pin, then --pin, each word quoted for a POSIX shell.
+func reuseCommand(args []string, pin string) string {
+	words := []string{"spikescope"}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name == "pin" {
+			if !hasValue {
+				i++ // the value is the next word
+			}
+			continue
+		}
+		words = append(words, shellQuote(a))
+	}
+	return strings.Join(append(words, "--pin", shellQuote(pin)), " ")
+}
+
+// shellQuote quotes s for a POSIX shell unless it is plain.
+func shellQuote(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=,:+@%", r)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // tuiInputs parses the flags; no PATH and no --dump-a is the demo run.

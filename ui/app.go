@@ -55,6 +55,12 @@ type Options struct {
 	// nothing. It runs in a command, and returns once the job continues.
 	Suspend func()
 	Title   string // header title, e.g. "demo run" or the input path
+	// Mouse turns on mouse reporting (the wheel scrolls). Off, the mouse
+	// stays the terminal's (text selection works) and the terminal's
+	// alternate scroll mode turns the wheel into arrow keys.
+	Mouse bool
+	// State keeps the pin of these inputs across restarts (nil: not kept).
+	State *PinStore
 }
 
 // Model is the root Bubble Tea model.
@@ -99,6 +105,8 @@ type Model struct {
 	chain   *chainPane
 	chooser *chooserPane
 	plan    *planPane
+
+	keep restore // the saved pin (pinrestore.go)
 }
 
 // New returns the root model; Init starts loading.
@@ -106,7 +114,7 @@ func New(opt Options) *Model {
 	st := NewStyles(opt.NoColor)
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Model{opt: opt, st: st, keys: newKeyMap(), help: newHelp(st), w: 80, h: 24,
-		ctx: ctx, cancel: cancel, screen: screenLoading}
+		ctx: ctx, cancel: cancel, screen: screenLoading, keep: restore{gate: &saveGate{}}}
 	m.loading = newLoadingPane(m.common(), opt.Inputs)
 	m.layout()
 	return m
@@ -134,7 +142,18 @@ func (m *Model) PanicText() string { return m.panicText }
 func (m *Model) Interrupted() bool { return m.interrupted }
 
 // Init starts loading and progress forwarding.
-func (m *Model) Init() tea.Cmd { return m.startLoad() }
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.startLoad(), m.readState()}
+	if !m.opt.Mouse {
+		cmds = append(cmds, tea.Raw(altScrollOn))
+	}
+	return tea.Batch(cmds...)
+}
+
+// DECSET 1007, alternate scroll: on the alternate screen the terminal sends
+// the wheel as arrow keys (xterm, VTE, iTerm2, kitty, WezTerm), so the wheel
+// scrolls without mouse reporting. Run resets it on exit.
+const altScrollOn, altScrollOff = "\x1b[?1007h", "\x1b[?1007l"
 
 func (m *Model) newID() int { m.nextID++; return m.nextID }
 
@@ -280,6 +299,17 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		m.setData(msg.data, true)
 		m.screen, m.stack = screenPhase1, nil
 		m.layout()
+		return m, m.restorePin()
+	case stateMsg:
+		m.keep.read, m.keep.saved = true, msg.s
+		if msg.warn != "" {
+			m.status = msg.warn
+		}
+		return m, m.restorePin()
+	case stateSavedMsg:
+		if msg.err != nil {
+			m.status = oneLine(msg.err.Error())
+		}
 		return m, nil
 	case updatedMsg:
 		if msg.id != m.updateID {
@@ -299,7 +329,7 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 			m.screen, m.stack = screenPhase3, nil
 		}
 		m.layout()
-		return m, nil
+		return m, m.savePin(m.data.Pin)
 	case planMsg:
 		if msg.id != m.planID {
 			return m, nil
@@ -325,6 +355,8 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 	case tea.KeyPressMsg:
 		_, cmd := m.key(msg)
 		return m, cmd
+	case tea.MouseWheelMsg:
+		return m, m.wheel(msg)
 	}
 	// a pane's own reply (the drill pane's operators): the pane that asked
 	// takes it, the others ignore it
@@ -564,6 +596,8 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 		return true, nil
 	case key.Matches(msg, k.Plan) && (m.screen == screenPhase2 || m.screen == screenPhase3):
 		return true, m.showPlan()
+	case key.Matches(msg, k.Copy) && isCopySource(p):
+		return true, m.copySelected(p.(copySource))
 	}
 	if r := p.Update(msg); r.handled {
 		m.status = r.status
@@ -578,6 +612,31 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 	}
 	return false, nil
 }
+
+// wheelLines is how many rows one notch of the mouse wheel scrolls.
+const wheelLines = 3
+
+// wheel scrolls the active list like the arrow keys (the mouse is opt-in,
+// Options.Mouse; without it the terminal's alternate scroll mode sends the
+// arrow keys itself).
+func (m *Model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
+	code := tea.KeyDown
+	switch msg.Button {
+	case tea.MouseWheelUp:
+		code = tea.KeyUp
+	case tea.MouseWheelDown:
+	default:
+		return nil
+	}
+	var cmds []tea.Cmd
+	for range wheelLines {
+		_, c := m.key(tea.KeyPressMsg{Code: code})
+		cmds = append(cmds, c)
+	}
+	return tea.Batch(cmds...)
+}
+
+func isCopySource(p pane) bool { _, ok := p.(copySource); return ok }
 
 // helpKey edits the help overlay's filter or closes it.
 func (m *Model) helpKey(msg tea.KeyPressMsg) {

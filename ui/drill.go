@@ -27,6 +27,7 @@ type drillPane struct {
 	waiting bool   // the operators are being compared (a command runs)
 	filter  lineInput
 	lower   []string // lower-cased op keys for the filter
+	query   string   // the last filter text entered: n/N step through its matches
 	tbl     table
 }
 
@@ -167,8 +168,12 @@ func (p *drillPane) Update(m tea.Msg) reply {
 		return reply{}
 	}
 	if p.filter.active {
-		if _, cancel := p.filter.update(msg); cancel {
+		done, cancel := p.filter.update(msg)
+		if cancel {
 			p.filter.text = ""
+		}
+		if q := strings.ToLower(strings.TrimSpace(p.filter.text)); done && q != "" {
+			p.query = q
 		}
 		p.applyFilter()
 		return used
@@ -178,6 +183,20 @@ func (p *drillPane) Update(m tea.Msg) reply {
 	case key.Matches(msg, k.Metric):
 		p.metric = (p.metric + 1) % len(metricNames)
 		return used
+	case key.Matches(msg, k.PrevMetric):
+		p.metric = (p.metric + len(metricNames) - 1) % len(metricNames)
+		return used
+	case key.Matches(msg, k.Next), key.Matches(msg, k.Prev):
+		d := 1
+		if key.Matches(msg, k.Prev) {
+			d = -1
+		}
+		nth, count, wrapped := 0, 0, false
+		if p.query != "" {
+			p.lowerKeys()
+			nth, count, wrapped = p.tbl.findMatch(d, func(i int) bool { return strings.Contains(p.lower[i], p.query) })
+		}
+		return reply{handled: true, status: matchStatus(p.query, nth, count, wrapped)}
 	case key.Matches(msg, k.Filter):
 		p.filter.active = true
 		return used
@@ -201,7 +220,7 @@ func (p *drillPane) ShortHelp() []key.Binding {
 
 func (p *drillPane) FullHelp() [][]key.Binding {
 	k := p.keys
-	return [][]key.Binding{append([]key.Binding{k.Enter, k.Metric, k.Filter}, k.columns()...), k.rows()}
+	return [][]key.Binding{append(append([]key.Binding{k.Enter, k.Metric, k.PrevMetric}, k.search()...), k.columns()...), k.rows()}
 }
 
 func (p *drillPane) Crumb() string { return fmt.Sprintf("L%d ops (%s)", p.layer, p.dir) }
@@ -213,13 +232,19 @@ func (p *drillPane) applyFilter() {
 		p.tbl.setRows(len(p.ops), nil)
 		return
 	}
-	if len(p.lower) != len(p.ops) { // lower-cased once: typing re-filters 200k keys per key press
+	p.lowerKeys()
+	p.tbl.setRows(len(p.ops), func(i int) bool { return strings.Contains(p.lower[i], q) })
+}
+
+// lowerKeys lower-cases the operator keys once: typing re-filters 200k
+// keys per key press.
+func (p *drillPane) lowerKeys() {
+	if len(p.lower) != len(p.ops) {
 		p.lower = make([]string, len(p.ops))
 		for i := range p.ops {
 			p.lower[i] = strings.ToLower(p.ops[i].Key)
 		}
 	}
-	p.tbl.setRows(len(p.ops), func(i int) bool { return strings.Contains(p.lower[i], q) })
 }
 
 func (p *drillPane) selected() *model.DrillOp {

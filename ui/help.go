@@ -40,6 +40,9 @@ func (m *Model) keyHelp() screenKeys {
 	if m.screen == screenPhase2 || m.screen == screenPhase3 {
 		root = append(root, k.Plan)
 	}
+	if isCopySource(p) {
+		root = append(root, k.Copy)
+	}
 	return screenKeys{short: p.ShortHelp(), full: append(full, root)}
 }
 
@@ -63,9 +66,10 @@ func helpOverlay(h help.Model, keys help.KeyMap, st Styles, width int, filter st
 	lines = append(lines, "")
 	for _, t := range []string{
 		"p pins the selected candidate as the root-cause coordinate (Phase 2 is skipped); P unpins.",
-		"/ filters by parameter or rank (r3); s sorts by the column under the cursor, again to reverse.",
-		"tab next anchor · m next metric (Norm/Max/Min/Mean) · c choose the control group C.",
-		"r writes the report (m Markdown, h HTML with plots) · n (Phase 2/3) the next-collection plan · :N jumps to step N.",
+		"/ filters by parameter or rank (r3); n/N step through its matches after esc; o orders by the column under the cursor, again to reverse.",
+		"tab/shift+tab next/previous anchor · m/M next/previous metric (Norm/Max/Min/Mean) · c choose the control group C.",
+		"y copies the coordinate (as --pin takes it) or the operator key · s or g goes to the first row · :N jumps to a step.",
+		"r writes the report (m Markdown, h HTML with plots) · w (Phase 2/3) what to collect next: the plan.",
 	} {
 		lines = append(lines, wrap(t, width)...)
 	}

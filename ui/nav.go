@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -20,6 +21,10 @@ func (t *table) navigate(msg tea.KeyPressMsg, k keyMap, width int) bool {
 		t.move(-t.height)
 	case key.Matches(msg, k.PageDown):
 		t.move(t.height)
+	case key.Matches(msg, k.HalfUp):
+		t.move(-max(1, t.height/2))
+	case key.Matches(msg, k.HalfDown):
+		t.move(max(1, t.height/2))
 	case key.Matches(msg, k.Top):
 		t.top()
 	case key.Matches(msg, k.Bottom):
@@ -34,6 +39,63 @@ func (t *table) navigate(msg tea.KeyPressMsg, k keyMap, width int) bool {
 		return false
 	}
 	return true
+}
+
+// centre puts the cursor on view position pos and scrolls so that the row
+// sits in the middle of the screen (`:N`), as far as the list allows.
+func (t *table) centre(pos int) {
+	t.cursor = pos
+	t.offset = pos - t.height/2
+	t.clamp()
+}
+
+// findMatch moves the cursor to the next (d = 1) or previous (d = -1) row
+// of the view that match accepts, wrapping around the ends (n/N). It
+// returns the match's number among all matches and their count (0: none;
+// the cursor stays).
+func (t *table) findMatch(d int, match func(row int) bool) (nth, count int, wrapped bool) {
+	n := len(t.view)
+	if n == 0 {
+		return 0, 0, false
+	}
+	found := -1
+	for k := 1; k <= n; k++ {
+		pos := ((t.cursor+d*k)%n + n) % n
+		if match(t.view[pos]) {
+			found = pos
+			wrapped = (d > 0 && pos <= t.cursor) || (d < 0 && pos >= t.cursor)
+			break
+		}
+	}
+	if found < 0 {
+		return 0, 0, false
+	}
+	for pos, row := range t.view {
+		if match(row) {
+			count++
+			if pos <= found {
+				nth++
+			}
+		}
+	}
+	t.cursor = found
+	t.clamp()
+	return nth, count, wrapped
+}
+
+// matchStatus is the footer line after n/N for query q.
+func matchStatus(q string, nth, count int, wrapped bool) string {
+	switch {
+	case q == "":
+		return "no search yet: / types one, n and N then step through its matches"
+	case count == 0:
+		return fmt.Sprintf("no row matches %q", q)
+	}
+	s := fmt.Sprintf("match %d of %d for %q", nth, count, q)
+	if wrapped {
+		s += " (wrapped around)"
+	}
+	return s
 }
 
 // lineInput is a one-line prompt (filter text, step number).

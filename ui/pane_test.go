@@ -25,6 +25,8 @@ func pressOf(t *testing.T, name string) tea.KeyPressMsg {
 		"enter": tea.KeyEnter, "esc": tea.KeyEscape, "backspace": tea.KeyBackspace, "tab": tea.KeyTab}
 	var msg tea.KeyPressMsg
 	switch {
+	case name == "shift+tab":
+		msg = tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
 	case strings.HasPrefix(name, "ctrl+"):
 		msg = tea.KeyPressMsg{Code: rune(name[len("ctrl+")]), Mod: tea.ModCtrl}
 	case codes[name] != 0:
@@ -40,7 +42,7 @@ func pressOf(t *testing.T, name string) tea.KeyPressMsg {
 
 // everyKey is every key of the keymap plus keys bound to nothing.
 func everyKey() []string {
-	out := []string{"x", "z", "ctrl+u"}
+	out := []string{"x", "z", "ctrl+e"}
 	v := reflect.ValueOf(newKeyMap())
 	for i := range v.NumField() {
 		out = append(out, v.Field(i).Interface().(key.Binding).Keys()...)

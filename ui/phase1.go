@@ -34,6 +34,7 @@ type phase1Pane struct {
 	tbl    table
 	filter lineInput
 	jump   lineInput
+	query  string // the last filter text entered: n/N step through its matches
 }
 
 func newPhase1Pane(c common) *phase1Pane {
@@ -214,15 +215,20 @@ func (p *phase1Pane) applyFilter() {
 		p.tbl.setRows(len(p.anoms), nil)
 		return
 	}
+	p.tbl.setRows(len(p.anoms), p.matcher(q))
+}
+
+// matcher accepts the rows of the lower-cased query q (see applyFilter).
+func (p *phase1Pane) matcher(q string) func(i int) bool {
 	rank := -1
 	rq := strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(q, "rank"), "r"), "=")
 	if n, err := strconv.Atoi(rq); err == nil {
 		rank = n
 	}
-	p.tbl.setRows(len(p.anoms), func(i int) bool {
+	return func(i int) bool {
 		a := &p.anoms[i]
 		return strings.Contains(strings.ToLower(a.TargetName), q) || a.Rank == rank
-	})
+	}
 }
 
 // jumpTo moves the cursor to the first visible row at or after step n
@@ -238,8 +244,7 @@ func (p *phase1Pane) jumpTo(n int) bool {
 	if best < 0 {
 		return false
 	}
-	p.tbl.cursor = best
-	p.tbl.clamp()
+	p.tbl.centre(best)
 	return true
 }
 
@@ -265,8 +270,12 @@ func (p *phase1Pane) Update(m tea.Msg) reply {
 	k := p.keys
 	switch {
 	case p.filter.active:
-		if _, cancel := p.filter.update(msg); cancel {
+		done, cancel := p.filter.update(msg)
+		if cancel {
 			p.filter.text = ""
+		}
+		if q := strings.TrimSpace(p.filter.text); done && q != "" {
+			p.query = q
 		}
 		p.applyFilter()
 		return used
@@ -294,6 +303,16 @@ func (p *phase1Pane) Update(m tea.Msg) reply {
 		return reply{handled: true, status: "filter cleared"}
 	case key.Matches(msg, k.Enter):
 		return seriesOf(p.common, p.candidate())
+	case key.Matches(msg, k.Next), key.Matches(msg, k.Prev):
+		d := 1
+		if key.Matches(msg, k.Prev) {
+			d = -1
+		}
+		nth, count, wrapped := 0, 0, false
+		if p.query != "" {
+			nth, count, wrapped = p.tbl.findMatch(d, p.matcher(strings.ToLower(p.query)))
+		}
+		return reply{handled: true, status: matchStatus(p.query, nth, count, wrapped)}
 	}
 	return reply{handled: p.tbl.navigate(msg, k, p.width)}
 }
@@ -305,7 +324,7 @@ func (p *phase1Pane) ShortHelp() []key.Binding {
 
 func (p *phase1Pane) FullHelp() [][]key.Binding {
 	k := p.keys
-	return [][]key.Binding{append([]key.Binding{k.Enter, k.Filter, k.Jump}, k.columns()...), k.rows()}
+	return [][]key.Binding{append(append([]key.Binding{k.Enter, k.Jump}, k.search()...), k.columns()...), k.rows()}
 }
 
 func (p *phase1Pane) Crumb() string { return "Phase 1" }
@@ -328,7 +347,7 @@ func (p *phase1Pane) View() []string {
 	case p.filter.text != "":
 		lines = append(lines, fmt.Sprintf("filter %q: %d of %d candidates (esc clears)", p.filter.text, len(p.tbl.view), len(p.anoms)))
 	default:
-		lines = append(lines, st.Dim.Render(fmt.Sprintf("candidate %d of %d · enter: series · p: pin · /: filter · s: sort · :N jump", p.tbl.cursor+1, len(p.tbl.view))))
+		lines = append(lines, st.Dim.Render(fmt.Sprintf("candidate %d of %d · enter: series · p: pin · /: filter · o: sort · :N jump", p.tbl.cursor+1, len(p.tbl.view))))
 	}
 	if len(p.tbl.view) == 0 {
 		return append(lines, "", "no candidate matches the filter")

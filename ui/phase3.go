@@ -276,15 +276,23 @@ func (p *phase3Pane) Update(m tea.Msg) reply {
 		return openChooser(p.common)
 	case r == nil:
 		return reply{}
-	case key.Matches(msg, k.Tab):
-		if len(r.Anchors) > 0 {
-			p.anchor = (p.anchor + 1) % len(r.Anchors)
+	case key.Matches(msg, k.Tab), key.Matches(msg, k.BackTab):
+		if n := len(r.Anchors); n > 0 {
+			d := 1
+			if key.Matches(msg, k.BackTab) {
+				d = n - 1
+			}
+			p.anchor = (p.anchor + d) % n
 			p.rebuild()
 			p.cursorToEarliest()
 		}
 		return used
-	case key.Matches(msg, k.Metric):
-		p.metric = (p.metric + 1) % len(metricNames)
+	case key.Matches(msg, k.Metric), key.Matches(msg, k.PrevMetric):
+		d := 1
+		if key.Matches(msg, k.PrevMetric) {
+			d = len(metricNames) - 1
+		}
+		p.metric = (p.metric + d) % len(metricNames)
 		// the layer order and the flags may change with the metric
 		sel := p.tbl.selected()
 		p.tbl.applySort()
@@ -319,7 +327,7 @@ func (p *phase3Pane) FullHelp() [][]key.Binding {
 	if p.result() == nil {
 		return [][]key.Binding{{k.Control}}
 	}
-	return [][]key.Binding{append([]key.Binding{k.Enter, k.Tab, k.Metric, k.Control}, k.columns()...), k.rows()}
+	return [][]key.Binding{append([]key.Binding{k.Enter, k.Tab, k.BackTab, k.Metric, k.PrevMetric, k.Control}, k.columns()...), k.rows()}
 }
 
 func (p *phase3Pane) Crumb() string {

@@ -17,7 +17,7 @@ import (
 )
 
 // planPane shows the next-collection plan (PLAN.md): what to rerun on
-// which device and why. `n` on the Phase 2/3 screens opens it and writes
+// which device and why. `w` on the Phase 2/3 screens opens it and writes
 // the plan beside the reports.
 type planPane struct {
 	common

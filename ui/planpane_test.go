@@ -9,19 +9,19 @@ import (
 	"spikescope/pipeline"
 )
 
-// `n` on Phase 2 shows the plan and writes its files into a new folder
-// beside the reports; a second `n` makes another folder, never overwriting.
+// `w` on Phase 2 shows the plan and writes its files into a new folder
+// beside the reports; a second `w` makes another folder, never overwriting.
 func TestPlanKeyShowsAndWritesThePlan(t *testing.T) {
 	d := fixture()
 	d.PlanText = "# Next-collection plan\n\n## What to run\n\n- dump: rerun the baseline device with config_baseline.json — step 3, ranks 1, 2, level L0\n"
 	d.PlanFiles = []pipeline.PlanFile{{Name: "PLAN.md", Data: []byte(d.PlanText)}, {Name: "config_baseline.json", Data: []byte("{}\n")}}
 	m := loaded(t, fixtureBackend(), d, 80, 24, true)
-	if c := press(m, "1", "n"); c != nil {
-		t.Fatalf("n on Phase 1 did something")
+	if c := press(m, "1", "w"); c != nil {
+		t.Fatalf("w on Phase 1 did something")
 	}
-	c := press(m, "2", "n")
+	c := press(m, "2", "w")
 	if m.screen != screenPlan || !strings.Contains(screenText(m), "config_baseline.json") {
-		t.Fatalf("screen %d after n:\n%s", m.screen, screenText(m))
+		t.Fatalf("screen %d after w:\n%s", m.screen, screenText(m))
 	}
 	run(t, m, c)
 	if !strings.HasPrefix(m.status, "plan written to ") {
@@ -38,7 +38,7 @@ func TestPlanKeyShowsAndWritesThePlan(t *testing.T) {
 	if m.screen != screenPhase2 {
 		t.Errorf("esc: screen %d, want Phase 2", m.screen)
 	}
-	run(t, m, press(m, "n"))
+	run(t, m, press(m, "w"))
 	if second := strings.TrimPrefix(m.status, "plan written to "); second == first || second == m.status {
 		t.Errorf("second plan %q, first %q: want a new folder", m.status, first)
 	}
@@ -48,7 +48,7 @@ func TestPlanKeyWithNothingMissingWritesNothing(t *testing.T) {
 	d := fixture()
 	d.PlanText = "# Next-collection plan\n\nNothing is missing: the analysis had every input it needs. Nothing to rerun.\n"
 	m := loaded(t, fixtureBackend(), d, 80, 24, true)
-	if c := press(m, "3", "n"); c != nil {
+	if c := press(m, "3", "w"); c != nil {
 		t.Errorf("a command to write although nothing is missing")
 	}
 	if m.screen != screenPlan || !strings.Contains(m.status, "nothing is missing") {

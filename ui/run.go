@@ -24,6 +24,7 @@ type Ending struct {
 	Killed      bool   // killed: the UI did not quit within the signal grace
 	Panic       string // an internal error, "" when none
 	Err         error  // the program's error, else the load's (not a cancel)
+	Pin         string // the coordinate pinned at the end (--pin syntax), "" when none
 }
 
 // SignalCode is the exit code of an ending by a signal (128 + the signal;
@@ -73,6 +74,10 @@ func Run(opt Options, stdout io.Writer) (e Ending) {
 	sigs := watchTUISignals(p)
 	_, err := p.Run()
 	e.Signal = sigs.stop()
+	if !opt.Mouse {
+		io.WriteString(stdout, altScrollOff)
+	}
+	e.Pin = m.Pin()
 	switch {
 	case m.PanicText() != "":
 		e.Panic = oneLine(m.PanicText())
@@ -92,7 +97,7 @@ func Run(opt Options, stdout io.Writer) (e Ending) {
 // restoreTerminal leaves the alternate screen, shows the cursor and resets
 // the tty mode after a panic escaped the program.
 func restoreTerminal(w io.Writer, st *term.State) {
-	io.WriteString(w, "\x1b[?1049l\x1b[?25h\x1b[0m\r\n")
+	io.WriteString(w, "\x1b[?1049l\x1b[?25h\x1b[0m"+altScrollOff+"\r\n")
 	if st != nil {
 		_ = term.Restore(os.Stdin.Fd(), st)
 	}

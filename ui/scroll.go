@@ -22,6 +22,10 @@ func (s *scrollView) navigate(msg tea.KeyPressMsg, k keyMap, n int) bool {
 		s.offset -= s.height
 	case key.Matches(msg, k.PageDown):
 		s.offset += s.height
+	case key.Matches(msg, k.HalfUp):
+		s.offset -= max(1, s.height/2)
+	case key.Matches(msg, k.HalfDown):
+		s.offset += max(1, s.height/2)
 	case key.Matches(msg, k.Top):
 		s.offset = 0
 	case key.Matches(msg, k.Bottom):

@@ -37,13 +37,15 @@ var statOf = map[string]model.Stat{"Norm": model.StatNorm, "Max": model.StatMax,
 
 func (s *seriesPane) stat() model.Stat { return statOf[metricNames[s.metric]] }
 
-// nextMetric switches to the next statistic the monitor recorded.
-func (s *seriesPane) nextMetric() {
+// nextMetric switches to the next (d = 1) or previous (d = -1) statistic
+// the monitor recorded.
+func (s *seriesPane) nextMetric(d int) {
 	if s.data == nil || s.data.Monitor == nil {
 		return
 	}
-	for k := 1; k <= len(metricNames); k++ {
-		m := (s.metric + k) % len(metricNames)
+	n := len(metricNames)
+	for k := 1; k <= n; k++ {
+		m := ((s.metric+d*k)%n + n) % n
 		if s.data.Monitor.HasStat[statOf[metricNames[m]]] {
 			s.metric = m
 			s.cacheKey = ""
@@ -73,8 +75,14 @@ func seriesOf(c common, a *model.Anomaly) reply {
 
 // Update: m switches the statistic; p (the root's) pins the candidate.
 func (s *seriesPane) Update(m tea.Msg) reply {
-	if msg, ok := m.(tea.KeyPressMsg); ok && key.Matches(msg, s.keys.Metric) {
-		s.nextMetric()
+	msg, ok := m.(tea.KeyPressMsg)
+	switch {
+	case !ok:
+	case key.Matches(msg, s.keys.Metric):
+		s.nextMetric(1)
+		return used
+	case key.Matches(msg, s.keys.PrevMetric):
+		s.nextMetric(-1)
 		return used
 	}
 	return reply{}
@@ -87,7 +95,9 @@ func (s *seriesPane) ShortHelp() []key.Binding {
 	return []key.Binding{k.Back, k.Metric, k.Pin, k.Phase3, k.Help, k.Quit}
 }
 
-func (s *seriesPane) FullHelp() [][]key.Binding { return [][]key.Binding{{s.keys.Metric}} }
+func (s *seriesPane) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{s.keys.Metric, s.keys.PrevMetric}}
+}
 
 func (s *seriesPane) Crumb() string {
 	if s.a == nil {

@@ -48,14 +48,14 @@ func TestSortTogglesAndKeepsCursor(t *testing.T) {
 	p := m.p1
 	p.tbl.move(1) // candidate 2 (norm 3.8)
 	p.tbl.colCur = p1ColNorm
-	press(m, "s")
+	press(m, "o")
 	if got := p.anoms[p.tbl.view[0]].Norm; got != 1.9 {
 		t.Fatalf("ascending norm: first %v, want 1.9", got)
 	}
 	if p.candidate().Norm != 3.8 {
 		t.Fatalf("cursor moved to %v, want the 3.8 row", p.candidate().Norm)
 	}
-	press(m, "s")
+	press(m, "o")
 	if got := p.anoms[p.tbl.view[0]].Norm; got != 9.5 {
 		t.Fatalf("descending norm: first %v, want 9.5", got)
 	}

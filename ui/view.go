@@ -21,6 +21,9 @@ func (m *Model) View() (v tea.View) {
 	}()
 	v = tea.NewView(m.render())
 	v.AltScreen = true
+	if m.opt.Mouse { // opt-in: it takes the terminal's own text selection
+		v.MouseMode = tea.MouseModeCellMotion
+	}
 	return v
 }
 
