@@ -52,6 +52,41 @@ func anomalyPin(a *model.Anomaly) string {
 	return pinText(a.OptimizerStep, a.MicroStep, a.Rank, &step, a.TargetName)
 }
 
+// pinAliases are ParsePin's other names of the keys.
+var pinAliases = map[string]string{"optimizer_step": "opt", "opt_step": "opt", "micro": "ms", "micro_step": "ms",
+	"target": "param", "name": "param"}
+
+// canonicalPin writes a pin in one spelling (keys in pinText's order,
+// aliases resolved), so two spellings of one coordinate compare equal;
+// text that is not a pin comes back as it is.
+func canonicalPin(s string) string {
+	vals := map[string]string{}
+	rest := strings.TrimSpace(s)
+	for rest != "" {
+		k, v, ok := strings.Cut(rest, "=")
+		if !ok {
+			return s
+		}
+		k = strings.ToLower(strings.TrimSpace(k))
+		if a, ok := pinAliases[k]; ok {
+			k = a
+		}
+		if k == "param" {
+			vals[k] = strings.TrimSpace(v)
+			break
+		}
+		v, rest, _ = strings.Cut(v, ",")
+		vals[k] = strings.TrimSpace(v)
+	}
+	var parts []string
+	for _, k := range []string{"opt", "ms", "rank", "step", "param"} {
+		if v, ok := vals[k]; ok {
+			parts = append(parts, k+"="+v)
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
 // coordinatePin is a Phase 2 coordinate in --pin syntax.
 func coordinatePin(c *model.Coordinate) string {
 	if c == nil {

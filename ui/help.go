@@ -66,10 +66,10 @@ func helpOverlay(h help.Model, keys help.KeyMap, st Styles, width int, filter st
 	lines = append(lines, "")
 	for _, t := range []string{
 		"p pins the selected candidate as the root-cause coordinate (Phase 2 is skipped); P unpins.",
-		"/ filters by parameter or rank (r3); n/N step through its matches after esc; o orders by the column under the cursor, again to reverse.",
-		"tab/shift+tab next/previous anchor · m/M next/previous metric (Norm/Max/Min/Mean) · c choose the control group C.",
-		"y copies the coordinate (as --pin takes it) or the operator key · s or g goes to the first row · :N jumps to a step.",
-		"r writes the report (m Markdown, h HTML with plots) · w (Phase 2/3) what to collect next: the plan.",
+		"/ filters by parameter or rank (r3), n/N then step through its matches · o sorts by the column under the cursor, again to reverse.",
+		"tab/shift+tab anchor · m/M metric (Norm/Max/Min/Mean) · c chooses the control C.",
+		"y copies the coordinate (--pin form) or the operator key · :N jumps to a step.",
+		"r writes the report (m Markdown, h HTML) · w (Phase 2/3) what to collect next.",
 	} {
 		lines = append(lines, wrap(t, width)...)
 	}

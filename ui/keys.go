@@ -40,7 +40,7 @@ func newKeyMap() keyMap {
 		Enter:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "drill down")),
 		Back:       key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "back")),
 		Filter:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Sort:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "order by column")),
+		Sort:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "sort column")),
 		Jump:       key.NewBinding(key.WithKeys(":"), key.WithHelp(":N", "jump to step")),
 		Next:       key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
 		Prev:       key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),

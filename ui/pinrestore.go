@@ -72,7 +72,7 @@ func (m *Model) restorePin() tea.Cmd {
 	if m.data.P1 != nil {
 		for i := range m.data.P1.Anomalies {
 			a := m.data.P1.Anomalies[i]
-			if anomalyPin(&a) != want {
+			if canonicalPin(anomalyPin(&a)) != canonicalPin(want) {
 				continue
 			}
 			return m.startUpdate("restore the saved pin "+coordString(&a), func(ctx context.Context, b Backend, d *Data) (*Data, error) {
@@ -88,14 +88,14 @@ func (m *Model) restorePin() tea.Cmd {
 func (m *Model) savePin(pin string) tea.Cmd {
 	r := &m.keep
 	st := m.opt.State
-	if st == nil || !r.done || pin == r.saving {
+	if st == nil || !r.done || canonicalPin(pin) == canonicalPin(r.saving) {
 		return nil
 	}
 	r.saving = pin
 	r.saveSeq++
 	seq, gate := r.saveSeq, r.gate
 	s := SavedState{Inputs: strings.Split(st.Key, "\n"), Pin: pin}
-	if pin == r.saved.Pin {
+	if canonicalPin(pin) == canonicalPin(r.saved.Pin) {
 		s.Note = r.saved.Note
 	}
 	store := *st
