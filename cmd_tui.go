@@ -62,7 +62,8 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if e.Err == nil && e.Pin != "" { // the terminal is restored: a line to reuse
-		fmt.Fprintf(stdout, "pinned %s (kept for this input); to reopen it elsewhere:\n  %s\n", e.Pin, reuseCommand(args, e.Pin))
+		line, _ := ingest.EscapeControl(reuseCommand(args, e.Pin))
+		fmt.Fprintf(stdout, "the pin is kept for this input; to reopen it elsewhere:\n  %s\n", line)
 	}
 	return exitCode(e.Err, stderr)
 }

@@ -4,13 +4,20 @@
 # (testdata/demo/TRUTH.json) is the first candidate → `p` pins it (the
 # header shows the pin) → `3` shows F! at the planted layer → `enter`
 # names the planted operator → `q` exits 0 and leaves the alternate screen.
-# Asserts on capture-pane text; each wait times out after 20 s.
+# Along the way: `y` copies the candidate's coordinate into tmux's buffer
+# (OSC 52, set-clipboard on), and after `q` a restart on the same state
+# folder (a temporary XDG_STATE_HOME) shows the pin again.
+# Asserts on capture-pane text; each wait times out after 20 s. The tmux
+# server is the script's own (socket E2E_TMUX_SOCKET, default per process):
+# other sessions on the machine are never touched.
 # usage: .ci/e2e-tmux.sh /path/to/spikescope
 set -euo pipefail
 BIN=$(realpath "${1:?usage: $0 /path/to/spikescope}")
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TRUTH="$ROOT/testdata/demo/TRUTH.json"
 WAIT_S=${E2E_WAIT_S:-20}
+SOCK=${E2E_TMUX_SOCKET:-spikescope-e2e-$$}
+tm() { tmux -L "$SOCK" "$@"; }
 command -v tmux >/dev/null || { echo "e2e: tmux is not installed"; exit 1; }
 [ -x "$BIN" ] || { echo "e2e: $BIN is not an executable"; exit 1; }
 [ -r "$TRUTH" ] || { echo "e2e: $TRUTH not found"; exit 1; }
@@ -30,13 +37,14 @@ S=""
 WORK=$(mktemp -d)   # the UI's working directory (where `r` would write)
 fail() {
   echo "e2e FAIL ($COLS×$ROWS): $*"
-  if [ -n "$S" ]; then echo "---- screen ----"; tmux capture-pane -p -t "$S" 2>/dev/null || true; echo "----"; fi
+  if [ -n "$S" ]; then echo "---- screen ----"; tm capture-pane -p -t "$S" 2>/dev/null || true; echo "----"; fi
   exit 1
 }
-cleanup() { [ -n "$S" ] && tmux kill-session -t "$S" 2>/dev/null; rm -rf "$WORK"; }
+# only this script's server: its own socket
+cleanup() { tm kill-server 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
 
-screen() { tmux capture-pane -p -t "$S"; }
+screen() { tm capture-pane -p -t "$S"; }
 wait_for() { # wait_for TEXT: poll the pane until TEXT shows
   local deadline=$((SECONDS + WAIT_S))
   until screen | grep -qF -- "$1"; do
@@ -52,11 +60,17 @@ wait_re() { # wait_re REGEX DESCRIPTION
   done
 }
 
+start() { # start: the UI in a new session of the script's server, state in $STATE
+  S="spikescope-e2e-$$-$COLS-$1"
+  tm new-session -d -s "$S" -x "$COLS" -y "$ROWS" \
+    "cd '$WORK' && XDG_STATE_HOME='$STATE' TERM=xterm-256color '$BIN'; echo EXIT=\$?; sleep 30"
+  tm set -s set-clipboard on # OSC 52 from the UI fills tmux's buffer
+}
+
 walk() { # walk COLS ROWS
   COLS=$1 ROWS=$2
-  S="spikescope-e2e-$$-$COLS"
-  tmux new-session -d -s "$S" -x "$COLS" -y "$ROWS" \
-    "cd '$WORK' && TERM=xterm-256color '$BIN'; echo EXIT=\$?; sleep 30"
+  STATE="$WORK/state-$COLS"
+  start 1
   wait_for "candidate 1 of"
 
   # 1. the planted spike is the first candidate: the row under the header
@@ -71,28 +85,44 @@ walk() { # walk COLS ROWS
     fail "first candidate is '$first', want opt $OPT ms $MS rank $RANK"
   case "$param" in *"$TAIL") ;; *) fail "first candidate's parameter is '$param', want …$TAIL";; esac
 
-  # 2. p pins it; the header shows the pin
-  tmux send-keys -t "$S" p
+  # 2. y copies its coordinate in --pin form into tmux's buffer
+  tm send-keys -t "$S" y
+  wait_for "copied the coordinate"
+  buf=$(tm show-buffer 2>/dev/null) || fail "y left tmux's buffer empty"
+  case "$buf" in "opt=$OPT,ms=$MS,rank=$RANK,param="*"$TAIL") ;; *) fail "tmux's buffer holds '$buf'";; esac
+
+  # 3. p pins it; the header shows the pin
+  tm send-keys -t "$S" p
   wait_for "PIN opt=$OPT,ms=$MS,rank=$RANK"
   screen | head -1 | grep -qF "PIN opt=$OPT,ms=$MS,rank=$RANK" || fail "the pin is not in the header line"
 
-  # 3. Phase 3: F! at the planted layer (the start marker ▶ may precede it)
-  tmux send-keys -t "$S" 3
+  # 4. Phase 3: F! at the planted layer (the start marker ▶ may precede it)
+  tm send-keys -t "$S" 3
   wait_for "F-anomaly"
   wait_re "^ *[▶◀]*$LAYER .*F!" "F! on layer $LAYER"
   screen | head -1 | grep -qF "PIN opt=$OPT" || fail "the pin left the header on Phase 3"
 
-  # 4. enter on the (preselected) earliest divergent layer names the operator
-  tmux send-keys -t "$S" Enter
+  # 5. enter on the (preselected) earliest divergent layer names the operator
+  tm send-keys -t "$S" Enter
   wait_for "ops ("
   wait_for "$OPER"
 
-  # 5. q quits with status 0 and the alternate screen is gone
-  tmux send-keys -t "$S" q
+  # 6. q quits with status 0, the alternate screen is gone, and the
+  # command line that reopens the pin is printed
+  tm send-keys -t "$S" q
   wait_for "EXIT="
   screen | grep -qx "EXIT=0" || fail "exit status: $(screen | grep EXIT=)"
   if screen | grep -qF "F-anomaly"; then fail "the UI is still on screen after exit (alternate screen not left)"; fi
-  tmux kill-session -t "$S"; S=""
+  screen | grep -qE -- "--pin '?opt=$OPT,ms=$MS,rank=$RANK,param=" || fail "no --pin line printed on exit"
+  tm kill-session -t "$S"
+
+  # 7. a restart on the same input and state folder shows the pin again
+  start 2
+  wait_for "candidate 1 of"
+  wait_for "PIN opt=$OPT,ms=$MS,rank=$RANK"
+  tm send-keys -t "$S" q
+  wait_for "EXIT="
+  tm kill-session -t "$S"; S=""
   echo "e2e ok at ${COLS}×${ROWS}"
 }
 
