@@ -1,10 +1,14 @@
 package ui
 
 import (
+	"math"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"spikescope/model"
 )
 
 // n/N step through the rows matching the last / text once the filter is
@@ -88,5 +92,78 @@ func TestPreviousAnchorAndMetric(t *testing.T) {
 	press(m, "m")
 	if m.p3.metric != m0 {
 		t.Fatalf("m after M: metric %d, want %d", m.p3.metric, m0)
+	}
+}
+
+// The series screen: the heat map's spike column is the chart's, every rank
+// is reachable with ↑/↓ and the title says which are shown, the y labels
+// share one notation, and a NaN baseline reads "no baseline".
+func TestSeriesAxisRanksAndBaseline(t *testing.T) {
+	d := fixture()
+	d.P1.Anomalies[0].BaselineMedian = model.Float(math.NaN())
+	m := loaded(t, fixtureBackend(), d, 80, 16, true) // room for 1 heat map row of 4 ranks
+	press(m, "enter")
+	lines := strings.Split(screenText(m), "\n")
+	chartCol, heatCol, title := -1, -1, ""
+	for _, l := range lines {
+		if strings.Contains(l, "heat map") {
+			title = l
+		}
+		if i := strings.IndexRune(l, '▲'); i >= 0 {
+			col := ansi.StringWidth(l[:i])
+			if strings.Contains(l, "step 10") {
+				heatCol = col
+			} else if chartCol < 0 && strings.Contains(l, "│") {
+				chartCol = col
+			}
+		}
+	}
+	if chartCol < 0 || chartCol != heatCol {
+		t.Fatalf("spike in the chart at column %d, in the heat map at %d:\n%s", chartCol, heatCol, screenText(m))
+	}
+	if !strings.Contains(title, "of 4") || !strings.Contains(title, "↑/↓") {
+		t.Fatalf("heat map title %q does not say which ranks show", title)
+	}
+	txt := screenText(m)
+	if !strings.Contains(txt, "no baseline") || strings.Contains(txt, "NaN") {
+		t.Fatalf("a NaN baseline:\n%s", txt)
+	}
+	seen := map[int32]bool{}
+	shown := func() {
+		sp := m.series
+		ranks := sp.data.series.ranksOf(sp.a)
+		first := sp.heatWindow(ranks, sp.rankRows)
+		for _, r := range ranks[first : first+sp.rankRows] {
+			seen[r] = true
+		}
+	}
+	for _, k := range []string{"j", "j", "j", "j", "k", "k", "k", "k", "k", "k", "k", "k"} {
+		press(m, k)
+		m.View()
+		shown()
+	}
+	if len(seen) != 4 {
+		t.Fatalf("ranks reachable with ↑/↓: %v of 4", seen)
+	}
+	for _, c := range []struct{ lo, hi float64 }{{0.0005, 0.2}, {1, 2e5}, {0.5, 30}} {
+		f := axisLabels(c.lo, c.hi, 0)
+		a, b := f(c.lo), f(c.hi)
+		if strings.Contains(a, "e") != strings.Contains(b, "e") {
+			t.Errorf("labels of %g…%g in two notations: %q, %q", c.lo, c.hi, a, b)
+		}
+	}
+}
+
+// A small early spike stays visible in the sparkline beside a later
+// explosion a thousand times larger (log scale, as the chart).
+func TestSparklineShowsEarlySpikeBesideExplosion(t *testing.T) {
+	vals := []float64{1, 1, 1, 6, 1, 1, 1, 1, 1000, 3000, 2000, 1500}
+	line := []rune(sparkline(vals, 3, len(vals), NewStyles(true)))
+	if line[0] != sparkRunes[0] || line[3] == sparkRunes[0] && line[3] != spikeRune {
+		t.Fatalf("sparkline %q", string(line))
+	}
+	plain := []rune(sparkline(vals, -1, len(vals), NewStyles(true)))
+	if plain[3] == plain[0] {
+		t.Fatalf("the early spike is flat: %q", string(plain))
 	}
 }

@@ -30,6 +30,8 @@ type seriesPane struct {
 	cache    []string
 	logY     bool // the chart's y axis is logarithmic
 	metric   int  // index into metricNames (`m`)
+	rankTop  int  // the first rank of the heat map the user scrolled to; -1: around the selected rank
+	rankRows int  // how many ranks the heat map shows (the last rendering)
 }
 
 // statOf maps a metric name to the monitor statistic.
@@ -62,7 +64,7 @@ const minChartRows, minChartWidth = 4, 30
 const logYRatio = 50
 
 func newSeriesPane(c common, a *model.Anomaly) *seriesPane {
-	return &seriesPane{common: c, a: a}
+	return &seriesPane{common: c, a: a, rankTop: -1}
 }
 
 // seriesOf is enter's reply on a candidate list: the candidate's series.
@@ -84,19 +86,46 @@ func (s *seriesPane) Update(m tea.Msg) reply {
 	case key.Matches(msg, s.keys.PrevMetric):
 		s.nextMetric(-1)
 		return used
+	case key.Matches(msg, s.keys.Up), key.Matches(msg, s.keys.Down):
+		s.scrollRanks(msg)
+		return used
 	}
 	return reply{}
 }
 
 func (s *seriesPane) candidate() *model.Anomaly { return s.a }
 
+// scrollRanks moves the heat map's window of ranks by one (↑/↓) when not
+// every rank fits.
+func (s *seriesPane) scrollRanks(msg tea.KeyPressMsg) {
+	if s.data == nil || s.data.series == nil || s.rankRows < 1 {
+		return
+	}
+	ranks := s.data.series.ranksOf(s.a)
+	first := s.heatWindow(ranks, s.rankRows)
+	if key.Matches(msg, s.keys.Up) {
+		first--
+	} else {
+		first++
+	}
+	s.rankTop = max(0, min(first, len(ranks)-s.rankRows))
+}
+
 func (s *seriesPane) ShortHelp() []key.Binding {
 	k := s.keys
 	return []key.Binding{k.Back, k.Metric, k.Pin, k.Phase3, k.Help, k.Quit}
 }
 
+// heatKeys are ↑/↓ with the heat map's words.
+func (s *seriesPane) heatKeys() []key.Binding {
+	up, down := s.keys.Up, s.keys.Down
+	up.SetHelp(up.Help().Key, "ranks up (heat map)")
+	down.SetHelp(down.Help().Key, "ranks down (heat map)")
+	return []key.Binding{up, down}
+}
+
 func (s *seriesPane) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{s.keys.Metric, s.keys.PrevMetric}}
+	return [][]key.Binding{append([]key.Binding{s.keys.Metric, s.keys.PrevMetric}, s.heatKeys()...)}
 }
 
 func (s *seriesPane) Crumb() string {
@@ -107,7 +136,7 @@ func (s *seriesPane) Crumb() string {
 }
 
 func (s *seriesPane) View() []string {
-	key := fmt.Sprintf("%dx%d/%d", s.width, s.height, s.metric)
+	key := fmt.Sprintf("%dx%d/%d/%d", s.width, s.height, s.metric, s.rankTop)
 	if key == s.cacheKey && s.cache != nil {
 		return s.cache
 	}
@@ -132,6 +161,9 @@ func (s *seriesPane) render() []string {
 	title := st.Title.Render(name+tail) + "  metric: " + st.Accent.Render(metricNames[s.metric])
 	info := fmt.Sprintf("spike at %s: norm %s, baseline median %s, %s× (%s)",
 		stepLabel(a), fmtNum(float64(a.Norm)), fmtNum(float64(a.BaselineMedian)), fmtNum(float64(a.DeviationRatio)), a.Trigger)
+	if !finite(float64(a.BaselineMedian)) { // no steps to take a median of
+		info = fmt.Sprintf("spike at %s: norm %s, no baseline (%s)", stepLabel(a), fmtNum(float64(a.Norm)), a.Trigger)
+	}
 	lines := []string{title, info}
 	if ix == nil {
 		return append(lines, "", "no monitor series for this candidate (dump statistics hold one value per step)")
@@ -156,10 +188,12 @@ func (s *seriesPane) render() []string {
 		heatRows = 1
 		chartH = avail - 3
 	}
-	lines = append(lines, s.chart(ix, sel, spike, chartH)...)
+	s.rankRows = heatRows
+	ax := s.axisFor(ix, sel)
+	lines = append(lines, s.chart(ix, sel, spike, chartH, &ax)...)
 	lines = append(lines, s.legend())
-	lines = append(lines, st.Title.Render("rank × step heat map ("+metricNames[s.metric]+")"))
-	lines = append(lines, s.heatmap(ix, sel, spike, heatRows)...)
+	lines = append(lines, s.heatTitle(ix, heatRows))
+	lines = append(lines, s.heatmap(ix, sel, spike, heatRows, ax)...)
 	return lines
 }
 
@@ -171,41 +205,100 @@ func stepLabel(a *model.Anomaly) string {
 	return "step " + strconv.Itoa(a.Step)
 }
 
-// chart draws the line chart with ntcharts: other ranks first (dim), the
-// baseline median line, the selected rank on top, the spike marked.
-func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int) []string {
-	st, a := s.st, s.a
-	// other ranks are drawn at the selected curve's x positions (a rank
-	// may lack some steps); their points at steps sel lacks are left out
-	at := make(map[stepKey]int, len(sel.Vals))
-	for i := range sel.Vals {
-		at[pointKey(sel, i)] = i
+// xAxis is the x axis the chart and the heat map share: the (step, micro
+// step) points of every rank, in order, drawn from column startX over width
+// columns, so a step sits in the same column in both.
+type xAxis struct {
+	keys          []stepKey
+	pos           map[stepKey]int
+	startX, width int
+}
+
+// axisFor is the axis of a's curves on every rank; it starts right of the
+// heat map's rank labels until the chart places it.
+func (s *seriesPane) axisFor(ix *seriesIndex, sel curve) xAxis {
+	curves := []curve{sel}
+	for _, r := range ix.ranks {
+		c, _ := ix.statCurve(s.a, int(r), s.stat())
+		curves = append(curves, c)
 	}
-	var others [][]float64
+	pos := stepPositions(curves)
+	keys := make([]stepKey, len(pos))
+	for k, p := range pos {
+		keys[p] = k
+	}
+	lw := heatLabelWidth(ix.ranksOf(s.a))
+	return xAxis{keys: keys, pos: pos, startX: lw, width: s.width - lw}
+}
+
+func (x xAxis) maxX() float64 { return math.Max(1, float64(len(x.keys)-1)) }
+
+// col is the column (from startX) of axis position p.
+func (x xAxis) col(p int) int {
+	return int(math.Round(float64(p) / x.maxX() * float64(x.width-1)))
+}
+
+// heatLabelWidth is the width of the heat map's rank labels ("▸r12 ").
+func heatLabelWidth(ranks []int32) int {
+	w := 4
+	for _, r := range ranks {
+		w = max(w, len(fmt.Sprintf("r%d ", r))+1) // +1: the ▸ of the selected rank
+	}
+	return w
+}
+
+// axisLabels formats the y labels of lo..hi in one notation: exponents for
+// all when any needs one (a value ≥ 1e5 or below 1e-3), else plain decimals
+// of four significant digits; padded to at least width cells.
+func axisLabels(lo, hi float64, width int) func(float64) string {
+	big := math.Max(math.Abs(lo), math.Abs(hi))
+	small := math.Min(math.Abs(lo), math.Abs(hi))
+	exp := big >= 1e5 || (small > 0 && small < 1e-3)
+	return func(v float64) string {
+		var t string
+		switch {
+		case v == 0:
+			t = "0"
+		case exp:
+			t = strconv.FormatFloat(v, 'e', 2, 64)
+			t = strings.NewReplacer("e+0", "e", "e+", "e", "e-0", "e-").Replace(t)
+		default:
+			d := max(0, 3-int(math.Floor(math.Log10(math.Abs(v)))))
+			t = strconv.FormatFloat(v, 'f', d, 64)
+			if strings.Contains(t, ".") {
+				t = strings.TrimRight(strings.TrimRight(t, "0"), ".")
+			}
+		}
+		if n := width - len(t); n > 0 {
+			t = strings.Repeat(" ", n) + t
+		}
+		return t
+	}
+}
+
+// chart draws the line chart with ntcharts on axis x: other ranks first
+// (dim), the baseline median line, the selected rank on top, the spike
+// marked. It sets x's start and width to the plot's.
+func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int, x *xAxis) []string {
+	st, a := s.st, s.a
+	var others []curve
 	for _, r := range ix.ranks {
 		if int(r) == a.Rank {
 			continue
 		}
-		c, _ := ix.statCurve(a, int(r), s.stat())
-		if len(c.Vals) == 0 {
-			continue
+		if c, _ := ix.statCurve(a, int(r), s.stat()); len(c.Vals) > 0 {
+			others = append(others, c)
 		}
-		o := make([]float64, len(sel.Vals))
-		for i := range o {
-			o[i] = math.NaN()
-		}
-		for i, v := range c.Vals {
-			if j, ok := at[pointKey(c, i)]; ok {
-				o[j] = v
-			}
-		}
-		others = append(others, o)
 	}
 	var bandLo, bandHi []float64
 	if s.data != nil {
 		bandLo, bandHi, _ = s.data.baseSeries.bandOf(a, sel, s.stat())
 	}
-	lo, hi := finiteRange(append(others, sel.Vals, bandLo, bandHi)...)
+	all := [][]float64{sel.Vals, bandLo, bandHi}
+	for _, o := range others {
+		all = append(all, o.Vals)
+	}
+	lo, hi := finiteRange(all...)
 	if b := float64(a.BaselineMedian); !math.IsNaN(b) && !math.IsInf(b, 0) {
 		lo, hi = math.Min(lo, b), math.Max(hi, b)
 	}
@@ -221,16 +314,13 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int) []string {
 		}
 		return math.Log10(v)
 	}
+	label := axisLabels(lo, hi, x.startX-1)
 	lo, hi = tf(lo), tf(hi)
 	if hi <= lo {
 		hi = lo + 1
 	}
 	s.logY = logY
-	n := len(sel.Vals)
-	maxX := float64(n - 1)
-	if maxX < 1 {
-		maxX = 1
-	}
+	maxX := x.maxX()
 	lc := linechart.New(s.width, h, 0, maxX, lo, hi,
 		linechart.WithXYSteps(4, 2),
 		linechart.WithStyles(st.Dim, st.Dim, st.Selected),
@@ -238,20 +328,23 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int) []string {
 			if logY {
 				v = math.Pow(10, v)
 			}
-			return fmtNum(v)
+			return label(v)
 		}),
 		linechart.WithXLabelFormatter(func(_ int, v float64) string {
 			i := int(math.Round(v))
-			if i < 0 || i >= n {
+			if i < 0 || i >= len(x.keys) {
 				return ""
 			}
-			return strconv.Itoa(int(sel.Steps[i]))
+			return strconv.Itoa(int(x.keys[i].step))
 		}),
 	)
 	lc.DrawXYAxisAndLabel()
 	gw, gh := lc.GraphWidth(), lc.GraphHeight()
 	startX := lc.Origin().X + 1
-	draw := func(vals []float64, style lipgloss.Style, sparse bool) {
+	x.startX, x.width = startX, gw
+	// draw plots the points of c at their axis positions; connected: a line
+	// through consecutive points, else dots
+	draw := func(c curve, vals []float64, style lipgloss.Style, connected bool) {
 		g := graph.NewBrailleGrid(gw, gh, 0, maxX, lo, hi)
 		prev := canvas.Float64Point{X: -1}
 		for i, v := range vals {
@@ -260,8 +353,8 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int) []string {
 				continue
 			}
 			v = math.Max(lo, math.Min(hi, tf(v))) // Inf clips to the frame
-			p := canvas.Float64Point{X: float64(i), Y: v}
-			if sparse || prev.X < 0 {
+			p := canvas.Float64Point{X: float64(x.pos[pointKey(c, i)]), Y: v}
+			if !connected || prev.X < 0 {
 				g.Set(g.GridPoint(p))
 			} else {
 				for _, q := range graph.GetLinePoints(g.GridPoint(prev), g.GridPoint(p)) {
@@ -278,8 +371,9 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int) []string {
 			if math.IsNaN(bandLo[i]) {
 				continue
 			}
-			p1 := g.GridPoint(canvas.Float64Point{X: float64(i), Y: math.Max(lo, tf(bandLo[i]))})
-			p2 := g.GridPoint(canvas.Float64Point{X: float64(i), Y: math.Min(hi, tf(bandHi[i]))})
+			px := float64(x.pos[pointKey(sel, i)])
+			p1 := g.GridPoint(canvas.Float64Point{X: px, Y: math.Max(lo, tf(bandLo[i]))})
+			p2 := g.GridPoint(canvas.Float64Point{X: px, Y: math.Min(hi, tf(bandHi[i]))})
 			for _, q := range graph.GetLinePoints(p1, p2) {
 				g.Set(q)
 			}
@@ -287,95 +381,136 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int) []string {
 		graph.DrawBraillePatterns(&lc.Canvas, canvas.Point{X: startX, Y: 0}, g.BraillePatterns(), st.Band)
 	}
 	for _, o := range others {
-		draw(o, st.Context, true)
+		draw(o, o.Vals, st.Context, false)
 	}
 	if b := tf(float64(a.BaselineMedian)); !math.IsNaN(b) && !math.IsInf(b, 0) && gh > 0 {
 		y := int(math.Round((hi - b) / (hi - lo) * float64(gh-1)))
-		for x := 0; x < gw; x += 2 {
-			lc.Canvas.SetCell(canvas.Point{X: startX + x, Y: y}, canvas.NewCellWithStyle('─', st.Band))
+		for c := 0; c < gw; c += 2 {
+			lc.Canvas.SetCell(canvas.Point{X: startX + c, Y: y}, canvas.NewCellWithStyle('─', st.Band))
 		}
 	}
-	draw(sel.Vals, st.Selected, false)
+	draw(sel, sel.Vals, st.Selected, true)
 	for i, v := range sel.Vals { // NaN has no height: marked on the top row
 		if math.IsNaN(v) && gw > 0 {
-			x := startX + int(math.Round(float64(i)/maxX*float64(gw-1)))
-			lc.Canvas.SetCell(canvas.Point{X: x, Y: 0}, canvas.NewCellWithStyle([]rune(nanRune)[0], st.Flag))
+			lc.Canvas.SetCell(canvas.Point{X: startX + x.col(x.pos[pointKey(sel, i)]), Y: 0}, canvas.NewCellWithStyle([]rune(nanRune)[0], st.Flag))
 		}
 	}
 	if spike >= 0 && gw > 0 {
-		x := startX + int(math.Round(float64(spike)/maxX*float64(gw-1)))
-		lc.Canvas.SetCell(canvas.Point{X: x, Y: 0}, canvas.NewCellWithStyle('▲', st.Spike))
+		lc.Canvas.SetCell(canvas.Point{X: startX + x.col(x.pos[pointKey(sel, spike)]), Y: 0}, canvas.NewCellWithStyle('▲', st.Spike))
 	}
 	return strings.Split(lc.View(), "\n")
 }
 
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
 // nanRune marks a NaN value in the chart (top row) and the heat map.
 const nanRune = "×"
 
-// heatmap draws ranks × steps: each cell the largest value of its step
-// bucket, on a log scale (a spike is orders of magnitude above the rest),
-// with colour ramp or (NO_COLOR) shade characters. Ranks beyond rows are
-// shown as a window around the selected rank.
-func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int) []string {
-	st, a := s.st, s.a
-	held := ix.ranksOf(a) // a pipeline stage's parameter: that stage's ranks
-	ranks := held
-	if len(ranks) == 0 || rows < 1 {
-		return nil
+// heatWindow is the first of the ranks shown when only rows of them fit:
+// the user's scroll (↑/↓), else a window around the selected rank.
+func (s *seriesPane) heatWindow(ranks []int32, rows int) int {
+	if len(ranks) <= rows {
+		return 0
 	}
 	first := 0
-	if len(ranks) > rows {
+	if s.rankTop >= 0 {
+		first = s.rankTop
+	} else {
 		for i, r := range ranks {
-			if int(r) == a.Rank {
+			if int(r) == s.a.Rank {
 				first = i - rows/2
 			}
 		}
-		if first < 0 {
-			first = 0
-		}
-		if first > len(ranks)-rows {
-			first = len(ranks) - rows
-		}
-		ranks = ranks[first : first+rows]
 	}
-	labelW := len(fmt.Sprintf("r%d ", held[len(held)-1])) + 1
-	cells := s.width - labelW
-	if cells < 1 {
+	return max(0, min(first, len(ranks)-rows))
+}
+
+// heatTitle names the heat map and, when not every rank fits, which are
+// shown and how to reach the others.
+func (s *seriesPane) heatTitle(ix *seriesIndex, rows int) string {
+	t := s.st.Title.Render("rank × step heat map (" + metricNames[s.metric] + ")")
+	ranks := ix.ranksOf(s.a)
+	if len(ranks) <= rows {
+		return t
+	}
+	first := s.heatWindow(ranks, rows)
+	var more []string
+	if first > 0 {
+		more = append(more, fmt.Sprintf("%d above", first))
+	}
+	if n := len(ranks) - first - rows; n > 0 {
+		more = append(more, fmt.Sprintf("%d below", n))
+	}
+	return t + s.st.Dim.Render(fmt.Sprintf(" · ranks r%d–r%d of %d (%s: ↑/↓)",
+		ranks[first], ranks[first+rows-1], len(ranks), strings.Join(more, ", ")))
+}
+
+// heatmap draws ranks × steps on axis x: each column the largest value of
+// the steps it covers (a step that gets no column of its own shares one;
+// a column between steps shows the nearest), on a log scale (a spike is
+// orders of magnitude above the rest), with a colour ramp or (NO_COLOR)
+// shade characters. When not every rank fits, rows of them are shown
+// (heatWindow).
+func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int, x xAxis) []string {
+	st, a := s.st, s.a
+	ranks := ix.ranksOf(a) // a pipeline stage's parameter: that stage's ranks
+	if len(ranks) == 0 || rows < 1 || x.width < 1 || len(x.keys) == 0 {
 		return nil
 	}
-	// The columns are the (step, micro step) points of every shown rank:
-	// a rank that misses steps (a dump tree with one step on some ranks)
-	// keeps its values under their own steps.
-	curves := make([]curve, len(ranks))
-	for k, r := range ranks {
-		curves[k], _ = ix.statCurve(a, int(r), s.stat())
+	if len(ranks) > rows {
+		first := s.heatWindow(ranks, rows)
+		ranks = ranks[first : first+rows]
 	}
-	pos := stepPositions(append(curves, sel))
-	n := len(pos)
-	// few steps: each step gets the same whole number of cells
-	stretch := 1
-	if n > 0 && n < cells {
-		stretch = cells / n
-		cells = n
+	cells, n := x.width, len(x.keys)
+	// the axis positions each column covers: from[c] ≤ p < to[c]
+	from, to := make([]int, cells), make([]int, cells)
+	for c := range from {
+		from[c] = -1
+	}
+	for p := 0; p < n; p++ {
+		c := x.col(p)
+		if from[c] < 0 {
+			from[c] = p
+		}
+		to[c] = p + 1
+	}
+	for c := range from {
+		if from[c] < 0 { // between two steps: the nearest one
+			p := int(math.Round(float64(c) / float64(max(1, cells-1)) * x.maxX()))
+			from[c], to[c] = p, p+1
+		}
 	}
 	all := make([][]float64, len(ranks))
-	nan := make([][]bool, len(ranks)) // a NaN in the bucket: drawn as ×, above any value
+	nan := make([][]bool, len(ranks)) // a NaN in the column: drawn as ×, above any value
 	anyNaN := false
 	var finite []float64
-	for k, c := range curves {
-		b := make([]float64, cells)
-		nan[k] = make([]bool, cells)
-		for i := range b {
-			b[i] = math.NaN()
+	for k, r := range ranks {
+		c, _ := ix.statCurve(a, int(r), s.stat())
+		at := make([]float64, n)
+		isNaN := make([]bool, n)
+		for i := range at {
+			at[i] = math.NaN()
 		}
 		for i, v := range c.Vals {
-			cell := pos[pointKey(c, i)] * cells / n
+			p := x.pos[pointKey(c, i)]
 			if math.IsNaN(v) {
-				nan[k][cell], anyNaN = true, true
+				isNaN[p] = true
 				continue
 			}
-			if math.IsNaN(b[cell]) || v > b[cell] || math.IsInf(v, 1) {
-				b[cell] = v
+			at[p] = v
+		}
+		b := make([]float64, cells)
+		nan[k] = make([]bool, cells)
+		for col := range b {
+			b[col] = math.NaN()
+			for p := from[col]; p < to[col]; p++ {
+				v := at[p]
+				if isNaN[p] {
+					nan[k][col], anyNaN = true, true
+				}
+				if !math.IsNaN(v) && (math.IsNaN(b[col]) || v > b[col]) {
+					b[col] = v
+				}
 			}
 		}
 		all[k] = b
@@ -402,29 +537,34 @@ func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int) []stri
 			label = "▸" + label
 		}
 		var b strings.Builder
-		b.WriteString(fit(label, labelW, false))
+		b.WriteString(fit(label, x.startX, false))
 		for cell, v := range all[k] {
 			if nan[k][cell] {
-				b.WriteString(st.Flag.Render(strings.Repeat(nanRune, stretch)))
+				b.WriteString(st.Flag.Render(nanRune))
 				continue
 			}
 			if math.IsNaN(v) {
-				b.WriteString(strings.Repeat(" ", stretch))
+				b.WriteString(" ")
 				continue
 			}
 			f := math.Max(0, math.Min(1, scale(v)))
 			if st.NoColor || len(st.Ramp) == 0 {
-				b.WriteString(strings.Repeat(string(shadeRunes[int(f*float64(len(shadeRunes)-1)+0.5)]), stretch))
+				b.WriteRune(shadeRunes[int(f*float64(len(shadeRunes)-1)+0.5)])
 				continue
 			}
 			c := st.Ramp[int(f*float64(len(st.Ramp)-1)+0.5)]
-			b.WriteString(lipgloss.NewStyle().Foreground(c).Render(strings.Repeat("█", stretch)))
+			b.WriteString(lipgloss.NewStyle().Foreground(c).Render("█"))
 		}
 		out = append(out, b.String())
 	}
-	if spike >= 0 && spike < len(sel.Vals) && n > 0 {
-		mark := strings.Repeat(" ", labelW+(pos[pointKey(sel, spike)]*cells/n)*stretch+stretch/2) + "▲ " + stepLabel(a)
-		out = append(out, mark)
+	if spike >= 0 && spike < len(sel.Vals) {
+		col := x.col(x.pos[pointKey(sel, spike)])
+		tag := "▲ " + stepLabel(a)
+		if col+ansi.StringWidth(tag) > cells { // near the right edge: the text goes left of the mark
+			tag = stepLabel(a) + " ▲"
+			col -= ansi.StringWidth(tag) - 1
+		}
+		out = append(out, strings.Repeat(" ", max(0, x.startX+col))+tag)
 	}
 	scaleNote := "linear"
 	if logScale {
@@ -451,7 +591,10 @@ func (s *seriesPane) legend() string {
 		self += " (line)"
 		other += " (dots)"
 	}
-	parts := []string{selMark + " " + self, otherMark + " " + other, st.Band.Render("──") + " " + med}
+	parts := []string{selMark + " " + self, otherMark + " " + other}
+	if finite(float64(s.a.BaselineMedian)) { // else no median line is drawn
+		parts = append(parts, st.Band.Render("──")+" "+med)
+	}
 	if s.data != nil && s.data.baseSeries != nil {
 		parts = append(parts, st.Band.Render("┃")+" "+base)
 	}

@@ -25,7 +25,7 @@ func TestHeatmapAlignsRanksByStep(t *testing.T) {
 	s := newSeriesPane(testCommon(d), &a)
 	s.SetSize(40, 20)
 	sel, spike := d.series.statCurve(&a, 3, model.StatNorm)
-	rows := s.heatmap(d.series, sel, spike, 2)
+	rows := s.heatmap(d.series, sel, spike, 2, s.axisFor(d.series, sel))
 	if len(rows) < 3 {
 		t.Fatalf("heat map rows: %q", rows)
 	}
@@ -226,7 +226,7 @@ func TestHeatmapMarksNaN(t *testing.T) {
 	s := newSeriesPane(testCommon(d), &a)
 	s.SetSize(24, 20)
 	sel, spike := d.series.statCurve(&a, 0, model.StatNorm)
-	rows := s.heatmap(d.series, sel, spike, 1)
+	rows := s.heatmap(d.series, sel, spike, 1, s.axisFor(d.series, sel))
 	if len(rows) < 3 || !strings.Contains(rows[0], "×") || !strings.Contains(rows[len(rows)-1], "× NaN") {
 		t.Fatalf("NaN not marked: %q", rows)
 	}
