@@ -106,7 +106,8 @@ type Model struct {
 	chooser *chooserPane
 	plan    *planPane
 
-	keep restore // the saved pin (pinrestore.go)
+	keep      restore   // the saved pin (pinrestore.go)
+	typeahead typeahead // keys typed while loading (typeahead.go)
 }
 
 // New returns the root model; Init starts loading.
@@ -294,12 +295,14 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 			m.errPane = newErrorPane(m.common(), msg.err)
 			m.screen = screenError
 			m.layout()
+			m.dropTypeahead()
 			return m, nil
 		}
 		m.setData(msg.data, true)
 		m.screen, m.stack = screenPhase1, nil
 		m.layout()
-		return m, m.restorePin()
+		restore := m.restorePin()
+		return m, tea.Batch(restore, m.replay())
 	case stateMsg:
 		m.keep.read, m.keep.saved = true, msg.s
 		if msg.warn != "" {
@@ -556,6 +559,9 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 		r := p.Update(msg)
 		m.status = r.status
 		return true, m.apply(r)
+	}
+	if m.screen == screenLoading && !key.Matches(msg, k.Quit) {
+		return m.keepKey(msg), nil
 	}
 	if m.screen == screenLoading || m.screen == screenError {
 		r := p.Update(msg)

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -16,11 +17,25 @@ type loadingPane struct {
 	common
 	inputs []Input
 	prog   map[string]model.Progress
-	order  []string // inputs in the order progress arrived (after the known ones)
+	first  map[string]sample // the first report of each input: the rate is measured from it
+	last   map[string]sample // the latest
+	order  []string          // inputs in the order progress arrived (after the known ones)
+	now    func() time.Time  // the clock (tests set it)
 }
 
+// sample is an amount read at a time.
+type sample struct {
+	done int64
+	at   time.Time
+}
+
+// minRateSpan is how long progress must run before a rate is shown (a
+// rate over a few milliseconds says nothing).
+const minRateSpan = 500 * time.Millisecond
+
 func newLoadingPane(c common, inputs []Input) *loadingPane {
-	p := &loadingPane{common: c, inputs: inputs, prog: map[string]model.Progress{}}
+	p := &loadingPane{common: c, inputs: inputs, prog: map[string]model.Progress{},
+		first: map[string]sample{}, last: map[string]sample{}, now: time.Now}
 	for _, in := range inputs {
 		p.order = append(p.order, in.Path)
 	}
@@ -40,6 +55,53 @@ func (p *loadingPane) add(pr model.Progress) {
 		}
 	}
 	p.prog[pr.Input] = pr
+	s := sample{pr.Done, p.now()}
+	if _, ok := p.first[pr.Input]; !ok {
+		p.first[pr.Input] = s
+	}
+	p.last[pr.Input] = s
+}
+
+// rate is the input's reading speed since its first report, in its unit
+// per second; ok is false until there is enough to measure.
+func (p *loadingPane) rate(input string) (perSec float64, ok bool) {
+	f, l := p.first[input], p.last[input]
+	span := l.at.Sub(f.at)
+	if span < minRateSpan || l.done <= f.done {
+		return 0, false
+	}
+	return float64(l.done-f.done) / span.Seconds(), true
+}
+
+// speed is "12 MB/s · about 40 s left" for an input (the time left only
+// with a total), "" before the rate is known.
+func (p *loadingPane) speed(pr model.Progress) string {
+	r, ok := p.rate(pr.Input)
+	if !ok {
+		return ""
+	}
+	var s string
+	if pr.Unit == "bytes" {
+		s = humanize.Bytes(uint64(r)) + "/s"
+	} else {
+		s = humanize.SIWithDigits(r, 1, "") + " " + pr.Unit + "/s"
+	}
+	if pr.Total > pr.Done {
+		s += " · about " + fmtLeft(time.Duration(float64(pr.Total-pr.Done)/r*float64(time.Second))) + " left"
+	}
+	return s
+}
+
+// fmtLeft is a remaining time in words: "8 s", "3 min", "1 h 20 min".
+func fmtLeft(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", max(1, int(d.Round(time.Second).Seconds())))
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d.Round(time.Minute).Minutes()))
+	}
+	d = d.Round(time.Minute)
+	return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
 }
 
 // Update: only q quits while loading (ctrl+c is the root's, everywhere).
@@ -51,7 +113,9 @@ func (p *loadingPane) Update(msg tea.Msg) reply {
 }
 
 func (p *loadingPane) ShortHelp() []key.Binding  { return []key.Binding{p.keys.Quit} }
-func (p *loadingPane) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
+func (p *loadingPane) FullHelp() [][]key.Binding {
+	return [][]key.Binding{p.ShortHelp(), {p.keys.keptKeys()}}
+}
 func (p *loadingPane) Crumb() string             { return "" }
 
 func (p *loadingPane) View() []string {
@@ -78,6 +142,9 @@ func (p *loadingPane) View() []string {
 				f = 1
 			}
 			amt := amount(pr.Done, pr.Total, pr.Unit)
+			if sp := p.speed(pr); sp != "" {
+				amt += " · " + sp
+			}
 			barW := min(50, max(10, p.width-9-len([]rune(amt))))
 			fill := int(f * float64(barW))
 			bar := st.Bar.Render(strings.Repeat("█", fill)) + strings.Repeat("░", barW-fill)
@@ -86,7 +153,11 @@ func (p *loadingPane) View() []string {
 				allDone = false
 			}
 		default:
-			lines = append(lines, "  "+amount(pr.Done, 0, pr.Unit)+" read")
+			line := "  " + amount(pr.Done, 0, pr.Unit) + " read"
+			if sp := p.speed(pr); sp != "" {
+				line += " · " + sp
+			}
+			lines = append(lines, line)
 			allDone = false
 		}
 	}

@@ -30,7 +30,7 @@ func (m *Model) View() (v tea.View) {
 // render builds the full screen as text.
 func (m *Model) render() string {
 	if m.w < minWidth || m.h < minHeight {
-		return fmt.Sprintf("spikescope needs at least %d×%d (now %d×%d)", minWidth, minHeight, m.w, m.h)
+		return tooSmall(m.w, m.h)
 	}
 	lines := make([]string, 0, m.h)
 	lines = append(lines, m.header()...)
