@@ -112,11 +112,11 @@ func (p *loadingPane) Update(msg tea.Msg) reply {
 	return reply{}
 }
 
-func (p *loadingPane) ShortHelp() []key.Binding  { return []key.Binding{p.keys.Quit} }
+func (p *loadingPane) ShortHelp() []key.Binding { return []key.Binding{p.keys.Quit} }
 func (p *loadingPane) FullHelp() [][]key.Binding {
 	return [][]key.Binding{p.ShortHelp(), {p.keys.keptKeys()}}
 }
-func (p *loadingPane) Crumb() string             { return "" }
+func (p *loadingPane) Crumb() string { return "" }
 
 func (p *loadingPane) View() []string {
 	st := p.st
