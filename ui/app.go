@@ -108,6 +108,7 @@ type Model struct {
 
 	keep      restore   // the saved pin (pinrestore.go)
 	typeahead typeahead // keys typed while loading (typeahead.go)
+	noteIn    lineInput // the note being typed (`a`)
 }
 
 // New returns the root model; Init starts loading.
@@ -117,6 +118,7 @@ func New(opt Options) *Model {
 	m := &Model{opt: opt, st: st, keys: newKeyMap(), help: newHelp(st), w: 80, h: 24,
 		ctx: ctx, cancel: cancel, screen: screenLoading, keep: restore{gate: &saveGate{}}}
 	m.loading = newLoadingPane(m.common(), opt.Inputs)
+	m.keep.read = opt.State == nil // nothing to read: the pin starts empty
 	m.layout()
 	return m
 }
@@ -536,6 +538,9 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 		}
 		return true, nil
 	}
+	if m.noteIn.active {
+		return true, m.noteTyping(msg)
+	}
 	if m.reportAsk {
 		m.reportAsk = false
 		switch msg.String() {
@@ -602,6 +607,9 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 		return true, nil
 	case key.Matches(msg, k.Plan) && (m.screen == screenPhase2 || m.screen == screenPhase3):
 		return true, m.showPlan()
+	case key.Matches(msg, k.Note):
+		m.noteKey()
+		return true, nil
 	case key.Matches(msg, k.Copy) && isCopySource(p):
 		return true, m.copySelected(p.(copySource))
 	}
@@ -632,6 +640,9 @@ func (m *Model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
 		code = tea.KeyUp
 	case tea.MouseWheelDown:
 	default:
+		return nil
+	}
+	if m.screen == screenLoading { // nothing to scroll yet, and not a key to keep
 		return nil
 	}
 	var cmds []tea.Cmd

@@ -36,7 +36,7 @@ func (m *Model) keyHelp() screenKeys {
 		return screenKeys{short: p.ShortHelp(), full: append(p.FullHelp(), []key.Binding{k.Suspend})}
 	}
 	full := append([][]key.Binding{{k.Phase1, k.Phase2, k.Phase3, k.Back, k.Help, k.Quit, k.Suspend}}, p.FullHelp()...)
-	root := []key.Binding{k.Pin, k.Unpin, k.Report}
+	root := []key.Binding{k.Pin, k.Unpin, k.Note, k.Report}
 	if m.screen == screenPhase2 || m.screen == screenPhase3 {
 		root = append(root, k.Plan)
 	}
@@ -65,7 +65,7 @@ func helpOverlay(h help.Model, keys help.KeyMap, st Styles, width int, filter st
 	}
 	lines = append(lines, "")
 	for _, t := range []string{
-		"p pins the selected candidate as the root-cause coordinate (Phase 2 is skipped); P unpins.",
+		"p pins the selected candidate as the root-cause coordinate (Phase 2 is skipped); P unpins; a notes it. The pin and note are kept for the input.",
 		"/ filters by parameter or rank (r3), n/N then step through its matches · o sorts by the column under the cursor, again to reverse.",
 		"tab/shift+tab anchor · m/M metric (Norm/Max/Min/Mean) · c chooses the control C.",
 		"y copies the coordinate (--pin form) or the operator key · :N jumps to a step.",

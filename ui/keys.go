@@ -13,7 +13,7 @@ type keyMap struct {
 	Enter, Back            key.Binding
 	Filter, Sort, Jump     key.Binding
 	Next, Prev             key.Binding // matches of the last / text
-	Pin, Unpin, Copy       key.Binding
+	Pin, Unpin, Copy, Note key.Binding
 	Tab, Metric, Control   key.Binding
 	BackTab, PrevMetric    key.Binding
 	Report, Help, Quit     key.Binding
@@ -47,6 +47,7 @@ func newKeyMap() keyMap {
 		Pin:        key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pin")),
 		Unpin:      key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "unpin")),
 		Copy:       key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy")),
+		Note:       key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "note on the pin")),
 		Tab:        key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next anchor")),
 		Metric:     key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "next metric")),
 		BackTab:    key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous anchor")),

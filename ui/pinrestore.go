@@ -38,6 +38,7 @@ type restore struct {
 	saveSeq int
 	gate    *saveGate
 	saving  string // the pin of the last save asked for
+	note    string // the note on that pin
 }
 
 // readState reads the saved state off the loop.
@@ -65,7 +66,7 @@ func (m *Model) restorePin() tea.Cmd {
 		return m.savePin(m.data.Pin)
 	}
 	want := r.saved.Pin
-	r.saving = want
+	r.saving, r.note = want, r.saved.Note
 	if want == "" {
 		return nil
 	}
@@ -84,20 +85,30 @@ func (m *Model) restorePin() tea.Cmd {
 	return nil
 }
 
-// savePin saves pin (with the note kept) if it changed, off the loop.
+// savePin records a change of pin and saves it off the loop; a new
+// coordinate starts without a note, unless it is the saved one.
 func (m *Model) savePin(pin string) tea.Cmd {
 	r := &m.keep
-	st := m.opt.State
-	if st == nil || !r.done || canonicalPin(pin) == canonicalPin(r.saving) {
+	if !r.done || canonicalPin(pin) == canonicalPin(r.saving) {
 		return nil
 	}
-	r.saving = pin
+	r.saving, r.note = pin, ""
+	if canonicalPin(pin) == canonicalPin(r.saved.Pin) {
+		r.note = r.saved.Note
+	}
+	return m.writeState()
+}
+
+// writeState saves the current pin and note, off the loop; saves run one
+// at a time and an older one never overwrites a newer.
+func (m *Model) writeState() tea.Cmd {
+	r, st := &m.keep, m.opt.State
+	if st == nil {
+		return nil
+	}
 	r.saveSeq++
 	seq, gate := r.saveSeq, r.gate
-	s := SavedState{Inputs: strings.Split(st.Key, "\n"), Pin: pin}
-	if canonicalPin(pin) == canonicalPin(r.saved.Pin) {
-		s.Note = r.saved.Note
-	}
+	s := SavedState{Inputs: strings.Split(st.Key, "\n"), Pin: r.saving, Note: r.note}
 	store := *st
 	return safe(func() tea.Msg {
 		gate.mu.Lock()
@@ -108,6 +119,44 @@ func (m *Model) savePin(pin string) tea.Cmd {
 		gate.written = seq
 		return stateSavedMsg{err: saveState(store, s)}
 	})
+}
+
+// noteKey is `a`: a one-line note on the pinned coordinate, kept with it.
+func (m *Model) noteKey() {
+	if m.data == nil || m.data.Pin == "" {
+		m.status = "pin a coordinate first (p): the note is kept with the pin"
+		return
+	}
+	m.noteIn = lineInput{active: true, prompt: "note on the pin (enter keeps it, esc cancels): ", text: m.keep.note}
+	m.status = m.noteIn.view()
+}
+
+// noteTyping edits the note; enter keeps it (and saves it), esc cancels.
+func (m *Model) noteTyping(msg tea.KeyPressMsg) tea.Cmd {
+	done, cancel := m.noteIn.update(msg)
+	switch {
+	case cancel:
+		m.status = "the note is unchanged"
+	case done:
+		m.keep.note = strings.TrimSpace(m.noteIn.text)
+		if m.keep.note == "" {
+			m.status = "the note is removed"
+		} else {
+			m.status = "note kept with the pin"
+		}
+		return m.writeState()
+	default:
+		m.status = m.noteIn.view()
+	}
+	return nil
+}
+
+// Note is the note on the pin, "" when none.
+func (m *Model) Note() string {
+	if m.Pin() == "" {
+		return ""
+	}
+	return m.keep.note
 }
 
 // Pin is the pinned coordinate in --pin syntax, "" when none (printed on

@@ -228,3 +228,28 @@ func TestCopyGivesPinSyntax(t *testing.T) {
 		t.Fatalf("spellings differ: %q vs %q", canonicalPin(p.String()), anomalyPin(b))
 	}
 }
+
+// `a` writes a one-line note on the pin: the header shows it, it is saved
+// with the pin and comes back with it; another pin starts without one.
+func TestNoteKeptWithPin(t *testing.T) {
+	st := testStore(t, "/data/run/trend.db")
+	m := started(t, st)
+	press(m, "a")
+	if !strings.Contains(m.status, "pin a coordinate first") || m.noteIn.active {
+		t.Fatalf("a without a pin: %q", m.status)
+	}
+	drain(m, press(m, "p"))
+	drain(m, press(m, "a", "l", "r", " ", "w", "a", "r", "m", "u", "p", "enter"))
+	if m.Note() != "lr warmup" || !strings.Contains(screenText(m), "· lr warmup") {
+		t.Fatalf("note %q; header:\n%s", m.Note(), screenText(m))
+	}
+	again := started(t, st)
+	if again.Note() != "lr warmup" || !strings.Contains(screenText(again), "· lr warmup") {
+		t.Fatalf("after a restart the note is %q (pin %q)", again.Note(), again.data.Pin)
+	}
+	press(again, "j")
+	drain(again, press(again, "p"))
+	if again.data.Pin == m.data.Pin || again.Note() != "" {
+		t.Fatalf("another pin %q kept the note %q", again.data.Pin, again.Note())
+	}
+}

@@ -76,6 +76,11 @@ func (m *Model) header() []string {
 	if m.data != nil && m.data.Pin != "" {
 		pinText = "PIN " + m.data.Pin
 		pin = st.Accent.Render(pinText)
+		if n := m.Note(); n != "" {
+			note := " · " + escapeControl(n)
+			pinText += note
+			pin += st.Dim.Render(note)
+		}
 	}
 	// the pin (the coordinate everything below is about) outranks the
 	// source path: a long path gives way from the left
