@@ -32,6 +32,11 @@ type seriesPane struct {
 	metric   int  // index into metricNames (`m`)
 	rankTop  int  // the first rank of the heat map the user scrolled to; -1: around the selected rank
 	rankRows int  // how many ranks the heat map shows (the last rendering)
+	// the chart of the last rendering and its axis, kept while only the
+	// heat map's ranks scroll
+	chartKey   string
+	chartLines []string
+	ax         xAxis
 }
 
 // statOf maps a metric name to the monitor statistic.
@@ -50,7 +55,7 @@ func (s *seriesPane) nextMetric(d int) {
 		m := ((s.metric+d*k)%n + n) % n
 		if s.data.Monitor.HasStat[statOf[metricNames[m]]] {
 			s.metric = m
-			s.cacheKey = ""
+			s.cacheKey, s.chartKey = "", ""
 			return
 		}
 	}
@@ -189,11 +194,17 @@ func (s *seriesPane) render() []string {
 		chartH = avail - 3
 	}
 	s.rankRows = heatRows
-	ax := s.axisFor(ix, sel)
-	lines = append(lines, s.chart(ix, sel, spike, chartH, &ax)...)
+	// the chart and its axis (every rank's curve) are drawn again only on
+	// a new size or metric, not when the heat map's ranks scroll
+	if ck := fmt.Sprintf("%dx%d/%d/%d", s.width, s.height, s.metric, chartH); ck != s.chartKey {
+		s.ax = s.axisFor(ix, sel)
+		s.chartLines = s.chart(ix, sel, spike, chartH, &s.ax)
+		s.chartKey = ck
+	}
+	lines = append(lines, s.chartLines...)
 	lines = append(lines, s.legend())
 	lines = append(lines, s.heatTitle(ix, heatRows))
-	lines = append(lines, s.heatmap(ix, sel, spike, heatRows, ax)...)
+	lines = append(lines, s.heatmap(ix, sel, spike, heatRows, s.ax)...)
 	return lines
 }
 
@@ -209,8 +220,7 @@ func stepLabel(a *model.Anomaly) string {
 // step) points of every rank, in order, drawn from column startX over width
 // columns, so a step sits in the same column in both.
 type xAxis struct {
-	keys          []stepKey
-	pos           map[stepKey]int
+	keys          []stepKey // sorted
 	startX, width int
 }
 
@@ -222,13 +232,60 @@ func (s *seriesPane) axisFor(ix *seriesIndex, sel curve) xAxis {
 		c, _ := ix.statCurve(s.a, int(r), s.stat())
 		curves = append(curves, c)
 	}
-	pos := stepPositions(curves)
-	keys := make([]stepKey, len(pos))
-	for k, p := range pos {
-		keys[p] = k
-	}
 	lw := heatLabelWidth(ix.ranksOf(s.a))
-	return xAxis{keys: keys, pos: pos, startX: lw, width: s.width - lw}
+	return xAxis{keys: axisKeys(curves), startX: lw, width: s.width - lw}
+}
+
+// axisKeys is the distinct (step, micro step) points of curves, in order.
+// Ranks usually share their steps: a curve with the same steps as the one
+// before adds nothing and costs one comparison per point.
+func axisKeys(curves []curve) []stepKey {
+	var keys []stepKey
+	var last curve
+	seen := map[stepKey]bool{}
+	for _, c := range curves {
+		if len(c.Vals) == 0 || (slices.Equal(c.Steps, last.Steps) && slices.Equal(c.Micro, last.Micro)) {
+			continue
+		}
+		last = c
+		for i := range c.Vals {
+			if k := pointKey(c, i); !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	slices.SortFunc(keys, cmpKey)
+	return keys
+}
+
+func cmpKey(a, b stepKey) int {
+	if a.step != b.step {
+		return cmp.Compare(a.step, b.step)
+	}
+	return cmp.Compare(a.micro, b.micro)
+}
+
+// find is the axis position of k (the position it would have when absent).
+func (x xAxis) find(k stepKey) int {
+	p, _ := slices.BinarySearchFunc(x.keys, k, cmpKey)
+	return p
+}
+
+// positions is the axis position of every point of c; a curve in step
+// order is walked, not searched.
+func (x xAxis) positions(c curve) []int {
+	out := make([]int, len(c.Vals))
+	p := 0
+	for i := range c.Vals {
+		k := pointKey(c, i)
+		if p >= len(x.keys) || x.keys[p] != k {
+			p = x.find(k)
+		}
+		out[i] = p
+		p++
+	}
+	return out
 }
 
 func (x xAxis) maxX() float64 { return math.Max(1, float64(len(x.keys)-1)) }
@@ -342,18 +399,18 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int, x *xAxis) [
 	gw, gh := lc.GraphWidth(), lc.GraphHeight()
 	startX := lc.Origin().X + 1
 	x.startX, x.width = startX, gw
-	// draw plots the points of c at their axis positions; connected: a line
-	// through consecutive points, else dots
-	draw := func(c curve, vals []float64, style lipgloss.Style, connected bool) {
-		g := graph.NewBrailleGrid(gw, gh, 0, maxX, lo, hi)
+	// plot sets the points of c at their axis positions in g; connected: a
+	// line through consecutive points, else dots
+	plot := func(g *graph.BrailleGrid, c curve, vals []float64, connected bool) {
 		prev := canvas.Float64Point{X: -1}
+		pos := x.positions(c)
 		for i, v := range vals {
 			if math.IsNaN(v) {
 				prev.X = -1
 				continue
 			}
 			v = math.Max(lo, math.Min(hi, tf(v))) // Inf clips to the frame
-			p := canvas.Float64Point{X: float64(x.pos[pointKey(c, i)]), Y: v}
+			p := canvas.Float64Point{X: float64(pos[i]), Y: v}
 			if !connected || prev.X < 0 {
 				g.Set(g.GridPoint(p))
 			} else {
@@ -363,15 +420,18 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int, x *xAxis) [
 			}
 			prev = p
 		}
+	}
+	paint := func(g *graph.BrailleGrid, style lipgloss.Style) {
 		graph.DrawBraillePatterns(&lc.Canvas, canvas.Point{X: startX, Y: 0}, g.BraillePatterns(), style)
 	}
 	if bandLo != nil { // the baseline run's min–max over ranks, as vertical strokes
 		g := graph.NewBrailleGrid(gw, gh, 0, maxX, lo, hi)
+		selPos := x.positions(sel)
 		for i := range bandLo {
 			if math.IsNaN(bandLo[i]) {
 				continue
 			}
-			px := float64(x.pos[pointKey(sel, i)])
+			px := float64(selPos[i])
 			p1 := g.GridPoint(canvas.Float64Point{X: px, Y: math.Max(lo, tf(bandLo[i]))})
 			p2 := g.GridPoint(canvas.Float64Point{X: px, Y: math.Min(hi, tf(bandHi[i]))})
 			for _, q := range graph.GetLinePoints(p1, p2) {
@@ -380,8 +440,12 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int, x *xAxis) [
 		}
 		graph.DrawBraillePatterns(&lc.Canvas, canvas.Point{X: startX, Y: 0}, g.BraillePatterns(), st.Band)
 	}
-	for _, o := range others {
-		draw(o, o.Vals, st.Context, false)
+	if len(others) > 0 { // one grid for all of them: one drawing, not one per rank
+		g := graph.NewBrailleGrid(gw, gh, 0, maxX, lo, hi)
+		for _, o := range others {
+			plot(g, o, o.Vals, false)
+		}
+		paint(g, st.Context)
 	}
 	if b := tf(float64(a.BaselineMedian)); !math.IsNaN(b) && !math.IsInf(b, 0) && gh > 0 {
 		y := int(math.Round((hi - b) / (hi - lo) * float64(gh-1)))
@@ -389,14 +453,16 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int, x *xAxis) [
 			lc.Canvas.SetCell(canvas.Point{X: startX + c, Y: y}, canvas.NewCellWithStyle('─', st.Band))
 		}
 	}
-	draw(sel, sel.Vals, st.Selected, true)
+	g := graph.NewBrailleGrid(gw, gh, 0, maxX, lo, hi)
+	plot(g, sel, sel.Vals, true)
+	paint(g, st.Selected)
 	for i, v := range sel.Vals { // NaN has no height: marked on the top row
 		if math.IsNaN(v) && gw > 0 {
-			lc.Canvas.SetCell(canvas.Point{X: startX + x.col(x.pos[pointKey(sel, i)]), Y: 0}, canvas.NewCellWithStyle([]rune(nanRune)[0], st.Flag))
+			lc.Canvas.SetCell(canvas.Point{X: startX + x.col(x.find(pointKey(sel, i))), Y: 0}, canvas.NewCellWithStyle([]rune(nanRune)[0], st.Flag))
 		}
 	}
 	if spike >= 0 && gw > 0 {
-		lc.Canvas.SetCell(canvas.Point{X: startX + x.col(x.pos[pointKey(sel, spike)]), Y: 0}, canvas.NewCellWithStyle('▲', st.Spike))
+		lc.Canvas.SetCell(canvas.Point{X: startX + x.col(x.find(pointKey(sel, spike))), Y: 0}, canvas.NewCellWithStyle('▲', st.Spike))
 	}
 	return strings.Split(lc.View(), "\n")
 }
@@ -491,8 +557,9 @@ func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int, x xAxi
 		for i := range at {
 			at[i] = math.NaN()
 		}
+		pos := x.positions(c)
 		for i, v := range c.Vals {
-			p := x.pos[pointKey(c, i)]
+			p := pos[i]
 			if math.IsNaN(v) {
 				isNaN[p] = true
 				continue
@@ -538,27 +605,41 @@ func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int, x xAxi
 		}
 		var b strings.Builder
 		b.WriteString(fit(label, x.startX, false))
-		for cell, v := range all[k] {
-			if nan[k][cell] {
-				b.WriteString(st.Flag.Render(nanRune))
-				continue
+		// cells of one colour are drawn as one run: one style per run, not
+		// per cell (a 160-column row is 150 cells)
+		run, runColour := 0, -1
+		flush := func() {
+			if run > 0 {
+				b.WriteString(lipgloss.NewStyle().Foreground(st.Ramp[runColour]).Render(strings.Repeat("█", run)))
 			}
-			if math.IsNaN(v) {
-				b.WriteString(" ")
-				continue
-			}
-			f := math.Max(0, math.Min(1, scale(v)))
-			if st.NoColor || len(st.Ramp) == 0 {
-				b.WriteRune(shadeRunes[int(f*float64(len(shadeRunes)-1)+0.5)])
-				continue
-			}
-			c := st.Ramp[int(f*float64(len(st.Ramp)-1)+0.5)]
-			b.WriteString(lipgloss.NewStyle().Foreground(c).Render("█"))
+			run, runColour = 0, -1
 		}
+		for cell, v := range all[k] {
+			colour := -1
+			f := math.Max(0, math.Min(1, scale(v)))
+			colourful := !st.NoColor && len(st.Ramp) > 0
+			if colourful && !nan[k][cell] && !math.IsNaN(v) {
+				colour = int(f*float64(len(st.Ramp)-1) + 0.5)
+			}
+			if colour != runColour {
+				flush()
+			}
+			switch {
+			case colour >= 0:
+				run, runColour = run+1, colour
+			case nan[k][cell]:
+				b.WriteString(st.Flag.Render(nanRune))
+			case math.IsNaN(v):
+				b.WriteString(" ")
+			default:
+				b.WriteRune(shadeRunes[int(f*float64(len(shadeRunes)-1)+0.5)])
+			}
+		}
+		flush()
 		out = append(out, b.String())
 	}
 	if spike >= 0 && spike < len(sel.Vals) {
-		col := x.col(x.pos[pointKey(sel, spike)])
+		col := x.col(x.find(pointKey(sel, spike)))
 		tag := "▲ " + stepLabel(a)
 		if col+ansi.StringWidth(tag) > cells { // near the right edge: the text goes left of the mark
 			tag = stepLabel(a) + " ▲"
@@ -607,29 +688,3 @@ func (s *seriesPane) legend() string {
 
 // pointKey is point i of c's (step, micro step).
 func pointKey(c curve, i int) stepKey { return stepKey{c.Steps[i], c.Micro[i]} }
-
-// stepPositions numbers the distinct (step, micro step) points of curves
-// in order: the heat map's columns.
-func stepPositions(curves []curve) map[stepKey]int {
-	var keys []stepKey
-	seen := map[stepKey]bool{}
-	for _, c := range curves {
-		for i := range c.Vals {
-			if k := pointKey(c, i); !seen[k] {
-				seen[k] = true
-				keys = append(keys, k)
-			}
-		}
-	}
-	slices.SortFunc(keys, func(a, b stepKey) int {
-		if a.step != b.step {
-			return cmp.Compare(a.step, b.step)
-		}
-		return cmp.Compare(a.micro, b.micro)
-	})
-	pos := make(map[stepKey]int, len(keys))
-	for i, k := range keys {
-		pos[k] = i
-	}
-	return pos
-}
