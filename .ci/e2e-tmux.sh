@@ -60,11 +60,15 @@ wait_re() { # wait_re REGEX DESCRIPTION
   done
 }
 
+# the server lives for the whole script (a session that waits), so killing
+# a walk's session never ends it; OSC 52 from the UI fills its buffer
+tm new-session -d -s keeper "sleep 3600"
+tm set -s set-clipboard on
+
 start() { # start: the UI in a new session of the script's server, state in $STATE
   S="spikescope-e2e-$$-$COLS-$1"
   tm new-session -d -s "$S" -x "$COLS" -y "$ROWS" \
     "cd '$WORK' && XDG_STATE_HOME='$STATE' TERM=xterm-256color '$BIN'; echo EXIT=\$?; sleep 30"
-  tm set -s set-clipboard on # OSC 52 from the UI fills tmux's buffer
 }
 
 walk() { # walk COLS ROWS
