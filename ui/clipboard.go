@@ -98,7 +98,12 @@ func coordinatePin(c *model.Coordinate) string {
 func (p *phase1Pane) copyText() (string, string) { return anomalyPin(p.candidate()), "coordinate" }
 func (s *seriesPane) copyText() (string, string) { return anomalyPin(s.a), "coordinate" }
 
+// copyText on Phase 2 is the candidate under the cursor (the one `p`
+// pins), else the root-cause coordinate.
 func (p *phase2Pane) copyText() (string, string) {
+	if a := p.candidate(); a != nil {
+		return anomalyPin(a), "coordinate"
+	}
 	if p.data == nil || p.data.P2 == nil {
 		return "", "coordinate"
 	}

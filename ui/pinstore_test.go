@@ -253,3 +253,13 @@ func TestNoteKeptWithPin(t *testing.T) {
 		t.Fatalf("another pin %q kept the note %q", again.data.Pin, again.Note())
 	}
 }
+
+// On Phase 2, y copies the candidate under the cursor: the one p pins.
+func TestCopyOnPhase2IsWhatPPins(t *testing.T) {
+	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
+	press(m, "2", "j")
+	text, _ := m.p2.copyText()
+	if a := m.p2.candidate(); a == nil || text != anomalyPin(a) || !strings.Contains(text, "step=14") {
+		t.Fatalf("copied %q, the cursor is on %+v", text, m.p2.candidate())
+	}
+}
