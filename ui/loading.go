@@ -84,10 +84,10 @@ func (p *loadingPane) speed(pr model.Progress) string {
 	if pr.Unit == "bytes" {
 		s = humanize.Bytes(uint64(r)) + "/s"
 	} else {
-		s = humanize.SIWithDigits(r, 1, "") + " " + pr.Unit + "/s"
+		s = humanize.SIWithDigits(r, 0, "") + " " + pr.Unit + "/s"
 	}
 	if pr.Total > pr.Done {
-		s += " · about " + fmtLeft(time.Duration(float64(pr.Total-pr.Done)/r*float64(time.Second))) + " left"
+		s += " · " + fmtLeft(time.Duration(float64(pr.Total-pr.Done)/r*float64(time.Second))) + " left"
 	}
 	return s
 }
@@ -177,6 +177,9 @@ func amount(done, total int64, unit string) string {
 			return humanize.Bytes(uint64(v))
 		}
 		return humanize.Comma(v) + " " + unit
+	}
+	if total > 0 && unit != "bytes" { // the unit once: "1,029 / 2,000 rows"
+		return humanize.Comma(done) + " / " + humanize.Comma(total) + " " + unit
 	}
 	if total > 0 {
 		return f(done) + " / " + f(total)

@@ -72,7 +72,7 @@ func TestLoadingShowsRateAndTimeLeft(t *testing.T) {
 	}
 	clock = clock.Add(2 * time.Second)
 	m.Update(progressMsg{id: m.loadID, ps: []model.Progress{{Input: in, Done: 600_000, Total: 1_100_000, Unit: "rows"}}})
-	if txt := screenText(m); !strings.Contains(txt, "250 k rows/s · about 2 s left") {
+	if txt := screenText(m); !strings.Contains(txt, "250 k rows/s · 2 s left") {
 		t.Fatalf("no rate and time left:\n%s", txt)
 	}
 	for d, want := range map[time.Duration]string{40 * time.Second: "40 s", 185 * time.Second: "3 min", 95 * time.Minute: "1 h 35 min"} {
