@@ -22,7 +22,10 @@ const tuiUsage = `usage:
 
 Opens the terminal UI on PATH (a trend.db, a monitor CSV folder or a dump
 tree); no PATH opens the embedded demo run. When stdout is not a terminal it
-prints a short text summary instead. NO_COLOR=1 turns colours off.
+prints a short text summary instead. NO_COLOR=1 turns colours off;
+SPIKESCOPE_MOUSE=1 turns mouse reporting on (the wheel scrolls either way).
+A pin is kept per input under $XDG_STATE_HOME/spikescope/pins and comes back
+when the same input is opened again.
 `
 
 // runTUI is spikescope without a subcommand.
