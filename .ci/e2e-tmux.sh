@@ -6,7 +6,7 @@
 # names the planted operator → `q` exits 0 and leaves the alternate screen.
 # Along the way: `y` copies the candidate's coordinate into tmux's buffer
 # (OSC 52, set-clipboard on), and after `q` a restart on the same state
-# folder (a temporary XDG_STATE_HOME) shows the pin again.
+# folder (a temporary XDG_STATE_HOME) shows the pin and its note (`a`) again.
 # Asserts on capture-pane text; each wait times out after 20 s. The tmux
 # server is the script's own (socket E2E_TMUX_SOCKET, default per process):
 # other sessions on the machine are never touched.
@@ -99,6 +99,15 @@ walk() { # walk COLS ROWS
   tm send-keys -t "$S" p
   wait_for "PIN opt=$OPT,ms=$MS,rank=$RANK"
   screen | head -1 | grep -qF "PIN opt=$OPT,ms=$MS,rank=$RANK" || fail "the pin is not in the header line"
+  # a writes a one-line note on the pin, shown with it
+  tm send-keys -t "$S" a
+  wait_for "note on the pin"
+  tm send-keys -t "$S" -l "e2e note"
+  tm send-keys -t "$S" Enter
+  wait_for "note kept with the pin"
+  # (in the header when it fits beside the pin, else in the footer)
+  tm send-keys -t "$S" j k
+  wait_for "e2e note"
 
   # 4. Phase 3: F! at the planted layer (the start marker ▶ may precede it)
   tm send-keys -t "$S" 3
@@ -124,6 +133,7 @@ walk() { # walk COLS ROWS
   start 2
   wait_for "candidate 1 of"
   wait_for "PIN opt=$OPT,ms=$MS,rank=$RANK"
+  wait_for "e2e note" # the note came back with the pin
   tm send-keys -t "$S" q
   wait_for "EXIT="
   tm kill-session -t "$S"; S=""

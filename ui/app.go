@@ -327,6 +327,9 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		}
 		m.setData(msg.data, false)
 		m.status = msg.what + " done"
+		if msg.id == m.keep.id {
+			m.status = m.restoredText()
+		}
 		if m.screen == screenChooser {
 			m.screen, m.stack = screenPhase3, nil
 		}

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // How the pin comes back: the saved state is read in a command while the
@@ -39,6 +40,7 @@ type restore struct {
 	gate    *saveGate
 	saving  string // the pin of the last save asked for
 	note    string // the note on that pin
+	id      int    // the request that restores the saved pin
 }
 
 // readState reads the saved state off the loop.
@@ -76,9 +78,11 @@ func (m *Model) restorePin() tea.Cmd {
 			if canonicalPin(anomalyPin(&a)) != canonicalPin(want) {
 				continue
 			}
-			return m.startUpdate("restore the saved pin "+coordString(&a), func(ctx context.Context, b Backend, d *Data) (*Data, error) {
+			c := m.startUpdate("restore the saved pin "+coordString(&a), func(ctx context.Context, b Backend, d *Data) (*Data, error) {
 				return b.Pin(ctx, d, &a)
 			})
+			r.id = m.updateID
+			return c
 		}
 	}
 	m.status = "the saved pin " + escapeControl(want) + " is not a candidate of this run: not restored (spikescope --pin pins any coordinate)"
@@ -149,6 +153,30 @@ func (m *Model) noteTyping(msg tea.KeyPressMsg) tea.Cmd {
 		m.status = m.noteIn.view()
 	}
 	return nil
+}
+
+// restoredText is the footer once the saved pin is back: the note with it.
+func (m *Model) restoredText() string {
+	if n := m.Note(); n != "" {
+		return "the pin of the last session is back; its note: " + escapeControl(n)
+	}
+	return "the pin of the last session is back"
+}
+
+// noteInHeader is the note as the header shows it after the pin (" · …"),
+// "" when there is none or it does not fit beside the pin: then the footer
+// shows it while it has nothing else to say.
+func (m *Model) noteInHeader() string {
+	n := m.Note()
+	if n == "" {
+		return ""
+	}
+	t := " · " + escapeControl(n)
+	// the header's title keeps 16 cells, two more separate it from the pin
+	if 16+2+ansi.StringWidth("PIN "+m.Pin()+t) > m.w {
+		return ""
+	}
+	return t
 }
 
 // Note is the note on the pin, "" when none.

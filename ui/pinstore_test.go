@@ -66,7 +66,7 @@ func TestPinSurvivesRestart(t *testing.T) {
 	if again.data.Pin != want || !strings.Contains(screenText(again), "PIN "+want) {
 		t.Fatalf("after a restart the pin is %q, want %q; status %q", again.data.Pin, want, again.status)
 	}
-	if !strings.Contains(again.status, "restore") {
+	if !strings.Contains(again.status, "last session is back") {
 		t.Fatalf("the footer does not say the pin was restored: %q", again.status)
 	}
 	other := &PinStore{Dir: st.Dir, Key: StateKey([]Input{{Role: "monitor", Path: "/data/other/trend.db"}}, false)}
@@ -261,5 +261,22 @@ func TestCopyOnPhase2IsWhatPPins(t *testing.T) {
 	text, _ := m.p2.copyText()
 	if a := m.p2.candidate(); a == nil || text != anomalyPin(a) || !strings.Contains(text, "step=14") {
 		t.Fatalf("copied %q, the cursor is on %+v", text, m.p2.candidate())
+	}
+}
+
+// A note too long for the header beside the pin is shown in the footer
+// while the footer has nothing else to say.
+func TestLongNoteInFooter(t *testing.T) {
+	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
+	drain(m, press(m, "p"))
+	long := strings.Repeat("word ", 12) + "end"
+	press(m, "a")
+	for _, r := range long {
+		press(m, string(r))
+	}
+	press(m, "enter", "j")
+	lines := strings.Split(screenText(m), "\n")
+	if strings.Contains(lines[0], "word") || !strings.Contains(lines[len(lines)-2], "note on the pin: word") {
+		t.Fatalf("header %q, footer %q", lines[0], lines[len(lines)-2])
 	}
 }

@@ -76,10 +76,9 @@ func (m *Model) header() []string {
 	if m.data != nil && m.data.Pin != "" {
 		pinText = "PIN " + m.data.Pin
 		pin = st.Accent.Render(pinText)
-		if n := m.Note(); n != "" {
-			note := " · " + escapeControl(n)
-			pinText += note
-			pin += st.Dim.Render(note)
+		if n := m.noteInHeader(); n != "" {
+			pinText += n
+			pin += st.Dim.Render(n)
 		}
 	}
 	// the pin (the coordinate everything below is about) outranks the
@@ -150,6 +149,9 @@ func (m *Model) footer() []string {
 	status := m.status
 	if m.pending != "" {
 		status = "⏳ " + m.pending
+	}
+	if n := m.Note(); status == "" && n != "" && m.noteInHeader() == "" { // too long for the header
+		status = "note on the pin: " + escapeControl(n)
 	}
 	if status == "" && m.data != nil && len(m.data.Missing) > 0 {
 		status = st.Warn.Render("missing: " + strings.Join(m.data.Missing, "; "))
