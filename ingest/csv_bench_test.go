@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"sync"
 	"testing"
+
+	"spikescope/testdata/synth"
 )
 
 // WriteMonitorCSVTree writes a v1 monitor output tree of the given shape
@@ -132,6 +135,61 @@ func BenchmarkCSV1M(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(csvTreeRows(Bench1M)), "rows/op")
+}
+
+// largeCSVTree returns a cached v1 tree of rows rows (synth.WriteLargeCSVTree:
+// 8 rank folders, 291 parameters, window 4) under $TMPDIR/spikescope-bench/,
+// or the tree of $SPIKESCOPE_CSV_<rows> when set (e.g. one written by
+// `go run ./testdata/gen -large-csv`).
+func largeCSVTree(b *testing.B, rows int) string {
+	if p := os.Getenv("SPIKESCOPE_CSV_" + strconv.Itoa(rows)); p != "" {
+		return p
+	}
+	root := filepath.Join(os.TempDir(), "spikescope-bench", "csv-large-"+strconv.Itoa(rows))
+	if _, err := os.Stat(filepath.Join(root, "done")); err == nil {
+		return filepath.Join(root, "tree")
+	}
+	os.RemoveAll(root)
+	if err := synth.WriteLargeCSVTree(filepath.Join(root, "tree"), rows); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "done"), nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return filepath.Join(root, "tree")
+}
+
+// BenchmarkCSVLarge reads the 2M- and 16M-row v1 trees (LoadCSV, parallel
+// over files) and, in the same run on the same files, the floor: `cat` of
+// every file to /dev/null (warm cache; the first read warms it).
+func BenchmarkCSVLarge(b *testing.B) {
+	for _, rows := range []int{2_000_000, 16_000_000} {
+		name := strconv.Itoa(rows/1_000_000) + "M"
+		b.Run("read="+name, func(b *testing.B) {
+			root := largeCSVTree(b, rows)
+			b.ReportAllocs()
+			for b.Loop() {
+				d, err := LoadCSV(context.Background(), root, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if d.Rows.Len() != rows {
+					b.Fatalf("rows %d, want %d", d.Rows.Len(), rows)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(rows), "ns/row")
+		})
+		b.Run("cat="+name, func(b *testing.B) {
+			root := largeCSVTree(b, rows)
+			for b.Loop() {
+				cmd := exec.Command("sh", "-c", `find "$1" -name '*.csv' -print0 | xargs -0 cat > /dev/null`, "sh", root)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%v: %s", err, out)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(rows), "ns/row")
+		})
+	}
 }
 
 func TestWriteMonitorCSVTreeShape(t *testing.T) {

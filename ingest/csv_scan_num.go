@@ -37,40 +37,35 @@ func parseStatBytes(b []byte) (float64, error) {
 // strconv.ParseFloat (FuzzFastFloat checks it). ok is false otherwise.
 func fastFloat(b []byte) (float64, bool) {
 	i, neg := 0, false
-	if b[0] == '-' || b[0] == '+' {
-		neg = b[0] == '-'
-		i++
+	if c := b[0]; c == '-' || c == '+' {
+		neg = c == '-'
+		i = 1
 	}
+	// at most 19 digits in all, so that mant cannot overflow
 	var mant uint64
-	nd, exp := 0, 0
-	digits, dot := false, false
+	start := i
 	for ; i < len(b); i++ {
-		c := b[i]
-		if c-'0' <= 9 {
-			digits = true
-			if c == '0' && nd == 0 {
-				if dot {
-					exp--
-				}
-				continue
-			}
-			if nd == 19 {
-				return 0, false
-			}
-			mant = mant*10 + uint64(c-'0')
-			nd++
-			if dot {
-				exp--
-			}
-			continue
+		d := b[i] - '0'
+		if d > 9 {
+			break
 		}
-		if c == '.' && !dot {
-			dot = true
-			continue
-		}
-		break
+		mant = mant*10 + uint64(d)
 	}
-	if !digits {
+	nd, exp := i-start, 0
+	if i < len(b) && b[i] == '.' {
+		i++
+		fs := i
+		for ; i < len(b); i++ {
+			d := b[i] - '0'
+			if d > 9 {
+				break
+			}
+			mant = mant*10 + uint64(d)
+		}
+		nd += i - fs
+		exp = fs - i
+	}
+	if nd == 0 || nd > 19 {
 		return 0, false
 	}
 	if i < len(b) {
