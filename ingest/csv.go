@@ -273,16 +273,16 @@ func (p *csvParser) parse(ctx context.Context, f csvFile, size int64) (*csvResul
 			return nil, inputErr(f.path, nil, "%s", msg)
 		}
 	}
-	rec, err := sc.next()
+	nf, err := sc.next()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, inputErr(f.path, nil, "no header line")
 		}
 		return nil, csvParseError(f.path, err)
 	}
-	names := make([]string, len(rec))
-	for i, c := range rec {
-		names[i] = string(c)
+	names := make([]string, nf)
+	for i := range names {
+		names[i] = string(sc.field(i))
 	}
 	h, err := parseCSVHeader(f, names)
 	if err != nil {
@@ -308,7 +308,7 @@ func (p *csvParser) parse(ctx context.Context, f csvFile, size int64) (*csvResul
 	nan := math.NaN()
 	nameCol := map[bool]string{true: "module_name", false: "name"}[h.v2]
 	for n := 0; ; n++ {
-		rec, err = sc.next()
+		nf, err := sc.next()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				break
@@ -328,8 +328,7 @@ func (p *csvParser) parse(ctx context.Context, f csvFile, size int64) (*csvResul
 			return nil, csvParseError(f.path, err)
 		}
 		line := sc.recLine
-		if len(rec) != h.nFields {
-			nf := len(rec)
+		if nf != h.nFields {
 			if nf < h.nFields && incompleteTail() {
 				res.warnings = append(res.warnings, fmt.Sprintf("%s: last line %d is incomplete (file still being written?): skipped", f.path, line))
 				break
@@ -344,7 +343,7 @@ func (p *csvParser) parse(ctx context.Context, f csvFile, size int64) (*csvResul
 				return nil, err
 			}
 		}
-		name := rec[h.name]
+		name := sc.field(h.name)
 		if h.v2 {
 			name = stripVPPPrefixBytes(name)
 		}
@@ -359,23 +358,23 @@ func (p *csvParser) parse(ctx context.Context, f csvFile, size int64) (*csvResul
 		// bad key cells the last is named, of bad statistics the first
 		var badCell error
 		vpp := 0
-		if h.vpp >= 0 && len(rec[h.vpp]) > 0 {
-			if vpp, err = parseIntBytes(rec[h.vpp]); err != nil {
-				badCell = cellError(f.path, line, "vpp_stage", string(rec[h.vpp]))
+		if h.vpp >= 0 && len(sc.field(h.vpp)) > 0 {
+			if vpp, err = parseIntBytes(sc.field(h.vpp)); err != nil {
+				badCell = cellError(f.path, line, "vpp_stage", string(sc.field(h.vpp)))
 			}
 		}
-		step, err := parseIntBytes(rec[h.step])
+		step, err := parseIntBytes(sc.field(h.step))
 		switch {
 		case err != nil || step > math.MaxInt32:
-			badCell = cellError(f.path, line, "step", string(rec[h.step]))
+			badCell = cellError(f.path, line, "step", string(sc.field(h.step)))
 		case step < 0:
 			badCell = inputErr(f.path, nil, "line %d, column step: %d is negative", line, step)
 		}
 		micro := model.NoMicro
-		if h.micro >= 0 && !(h.oneBasedMicro && string(rec[h.scope]) == "reduced") {
-			m, err := parseIntBytes(rec[h.micro])
+		if h.micro >= 0 && !(h.oneBasedMicro && string(sc.field(h.scope)) == "reduced") {
+			m, err := parseIntBytes(sc.field(h.micro))
 			if err != nil {
-				badCell = cellError(f.path, line, "micro_step", string(rec[h.micro]))
+				badCell = cellError(f.path, line, "micro_step", string(sc.field(h.micro)))
 			}
 			if h.oneBasedMicro {
 				m--
@@ -387,7 +386,7 @@ func (p *csvParser) parse(ctx context.Context, f csvFile, size int64) (*csvResul
 			vals[s] = nan
 		}
 		for _, s := range h.stats {
-			c := rec[h.stat[s]]
+			c := sc.field(h.stat[s])
 			v, err := parseStatBytes(c)
 			if err != nil && badCell == nil {
 				badCell = cellError(f.path, line, model.StatNames[s], string(c))
@@ -402,7 +401,7 @@ func (p *csvParser) parse(ctx context.Context, f csvFile, size int64) (*csvResul
 		}
 		metric := 0
 		if h.v2 {
-			scope := rec[h.scope]
+			scope := sc.field(h.scope)
 			if lastMetric < 0 || string(scope) != string(lastScope) {
 				idx, ok := h.metricFromScopeMap[string(scope)]
 				if !ok {

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -244,4 +245,30 @@ func TestCSVLoadDeterministic(t *testing.T) {
 	if a.Rows.Rank[0] != 0 || a.Rows.Rank[a.Rows.Len()-1] != 2 || a.Metrics[0] != "grad_reduced" {
 		t.Errorf("first rank %d last rank %d metrics %v", a.Rows.Rank[0], a.Rows.Rank[a.Rows.Len()-1], a.Metrics)
 	}
+}
+
+// BenchmarkParseCSV parses one grad_unreduced file of the 2M-row tree from
+// memory: the parser's own cost, without the file system or the merge.
+func BenchmarkParseCSV(b *testing.B) {
+	root := largeCSVTree(b, 2_000_000)
+	paths, err := filepath.Glob(filepath.Join(root, "*-rank0-*", "grad_unreduced_1-1.csv"))
+	if err != nil || len(paths) != 1 {
+		b.Fatalf("no grad_unreduced_1-1.csv of rank 0 under %s: %v", root, err)
+	}
+	data, err := os.ReadFile(paths[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := csvFile{path: paths[0], metric: "grad_unreduced"}
+	rows := 0
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		r, err := parseCSV(context.Background(), f, bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows = r.rows.Len()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(rows), "ns/row")
 }

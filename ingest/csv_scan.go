@@ -11,8 +11,10 @@ import (
 // at the end of input dropped, empty lines skipped; FuzzCSVScanner compares
 // the two), without allocating per record: fields are slices of one large
 // read buffer, or of a scratch buffer for the rare quoted field that needs
-// unescaping ("" or a newline inside quotes). A record's fields are valid
-// until the next call of next.
+// unescaping ("" or a newline inside quotes). A record's fields (field)
+// are valid until the next call of next; they are kept as offsets, not
+// slices, so that a record stores no pointers (no GC write barriers per
+// field).
 type csvScanner struct {
 	in      io.Reader
 	buf     []byte
@@ -27,7 +29,6 @@ type csvScanner struct {
 	recStart int
 	offs     []csvFieldOff
 	scratch  []byte
-	fields   [][]byte
 	recLine  int // line the current record starts on
 	// pending: next returns the current record (and perr) once more, after
 	// a look-ahead (see atEnd).
@@ -37,7 +38,7 @@ type csvScanner struct {
 
 // csvFieldOff locates one field: in buf relative to recStart, or in scratch.
 type csvFieldOff struct {
-	start, end int
+	start, end int32
 	inScratch  bool
 }
 
@@ -80,7 +81,7 @@ func (s *csvScanner) reset(in io.Reader) {
 	if cap(buf) < csvReadBytes || cap(buf) > 4*csvReadBytes {
 		buf = make([]byte, csvReadBytes)
 	}
-	*s = csvScanner{in: in, buf: buf[:cap(buf)], offs: s.offs[:0], scratch: s.scratch[:0], fields: s.fields[:0]}
+	*s = csvScanner{in: in, buf: buf[:cap(buf)], offs: s.offs[:0], scratch: s.scratch[:0]}
 }
 
 // fill reads more input after buf[w], keeping buf[recStart:w] (moved to
@@ -174,13 +175,14 @@ func (s *csvScanner) readLine() (ls, ce int, nl, ok bool, err error) {
 	}
 }
 
-// next returns the next record: io.EOF at the end of input, a
-// *csvSyntaxError for bad quoting, or errCSVLineTooLong, errCSVRecordTooLong
-// or a read error (then reading cannot go on).
-func (s *csvScanner) next() ([][]byte, error) {
+// next reads the next record and returns its number of fields: io.EOF at
+// the end of input, a *csvSyntaxError for bad quoting, or
+// errCSVLineTooLong, errCSVRecordTooLong or a read error (then reading
+// cannot go on).
+func (s *csvScanner) next() (int, error) {
 	if s.pending {
 		s.pending = false
-		return s.fields, s.perr
+		return len(s.offs), s.perr
 	}
 	s.offs, s.scratch = s.offs[:0], s.scratch[:0]
 	var ls, ce int
@@ -190,10 +192,10 @@ func (s *csvScanner) next() ([][]byte, error) {
 		s.recStart = s.r
 		ls, ce, nl, ok, err = s.readLine()
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
 		if !ok {
-			return nil, io.EOF
+			return 0, io.EOF
 		}
 		if ce > ls {
 			break
@@ -203,17 +205,19 @@ func (s *csvScanner) next() ([][]byte, error) {
 	s.recLine = s.numLine
 	err = s.parseRecord(ls, ce, nl)
 	if errors.Is(err, errCSVRecordTooLong) {
-		return nil, &csvLongRecordError{startLine: s.recLine}
+		return 0, &csvLongRecordError{startLine: s.recLine}
 	}
-	s.fields = s.fields[:0]
-	for _, o := range s.offs {
-		if o.inScratch {
-			s.fields = append(s.fields, s.scratch[o.start:o.end:o.end])
-		} else {
-			s.fields = append(s.fields, s.buf[s.recStart+o.start:s.recStart+o.end:s.recStart+o.end])
-		}
+	return len(s.offs), err
+}
+
+// field is field i of the current record.
+func (s *csvScanner) field(i int) []byte {
+	o := s.offs[i]
+	if o.inScratch {
+		return s.scratch[o.start:o.end:o.end]
 	}
-	return s.fields, err
+	a, b := s.recStart+int(o.start), s.recStart+int(o.end)
+	return s.buf[a:b:b]
 }
 
 // parseRecord splits the record whose first line is buf[ls:ce] into
@@ -221,7 +225,6 @@ func (s *csvScanner) next() ([][]byte, error) {
 func (s *csvScanner) parseRecord(ls, ce int, nl bool) error {
 	posLine := s.numLine // the last non-empty line read (encoding/csv's pos.line)
 	p := ls
-	q := quoteAt(s.buf, p, ce)
 	for {
 		if p < ce && s.buf[p] == '"' {
 			var err error
@@ -230,31 +233,24 @@ func (s *csvScanner) parseRecord(ls, ce int, nl bool) error {
 			if err != nil || end {
 				return err
 			}
-			q = quoteAt(s.buf, p, ce)
 			continue
 		}
-		i := bytes.IndexByte(s.buf[p:ce], ',')
-		fe := ce
-		if i >= 0 {
-			fe = p + i
+		// an unquoted field ends at a comma; a quote in it is an error.
+		// Fields are short: a plain loop beats a call per field.
+		fe := p
+		line := s.buf[:ce]
+		for fe < len(line) && line[fe] != ',' && line[fe] != '"' {
+			fe++
 		}
-		if q < fe {
+		if fe < ce && line[fe] == '"' {
 			return &csvSyntaxError{startLine: s.recLine, line: s.numLine, err: errCSVBareQuote}
 		}
-		s.offs = append(s.offs, csvFieldOff{start: p - s.recStart, end: fe - s.recStart})
-		if i < 0 {
+		s.offs = append(s.offs, csvFieldOff{start: int32(p - s.recStart), end: int32(fe - s.recStart)})
+		if fe == ce {
 			return nil
 		}
 		p = fe + 1
 	}
-}
-
-// quoteAt is the position of the first quote in buf[p:ce], or ce.
-func quoteAt(buf []byte, p, ce int) int {
-	if i := bytes.IndexByte(buf[p:ce], '"'); i >= 0 {
-		return p + i
-	}
-	return ce
 }
 
 // quotedField reads a quoted field whose text starts at p (after the
@@ -326,19 +322,19 @@ func (s *csvScanner) quotedField(p, ce int, nl bool, posLine *int) (np, nce int,
 // addField records a quoted field: buf[fs:fe], or scratch[sc:] when sc ≥ 0.
 func (s *csvScanner) addField(fs, fe, sc int) {
 	if sc >= 0 {
-		s.offs = append(s.offs, csvFieldOff{start: sc, end: len(s.scratch), inScratch: true})
+		s.offs = append(s.offs, csvFieldOff{start: int32(sc), end: int32(len(s.scratch)), inScratch: true})
 		return
 	}
-	s.offs = append(s.offs, csvFieldOff{start: fs - s.recStart, end: fe - s.recStart})
+	s.offs = append(s.offs, csvFieldOff{start: int32(fs - s.recStart), end: int32(fe - s.recStart)})
 }
 
 // atEnd reports whether no record follows the current one. It reads ahead
 // one record, which the next call of next then returns.
 func (s *csvScanner) atEnd() bool {
-	rec, err := s.next()
+	_, err := s.next()
 	if err == io.EOF {
 		return true
 	}
-	s.fields, s.perr, s.pending = rec, err, true
+	s.perr, s.pending = err, true
 	return false
 }

@@ -54,7 +54,11 @@ func FuzzCSVScanner(f *testing.F) {
 		sc.reset(in)
 		for k := 0; ; k++ {
 			want, werr := cr.Read()
-			got, gerr := sc.next()
+			nf, gerr := sc.next()
+			got := make([]string, nf)
+			for i := range got {
+				got[i] = string(sc.field(i))
+			}
 			if errors.Is(werr, io.EOF) || errors.Is(gerr, io.EOF) {
 				if !errors.Is(werr, io.EOF) || !errors.Is(gerr, io.EOF) {
 					t.Fatalf("record %d: encoding/csv %q %v, scanner %q %v", k, want, werr, got, gerr)
@@ -78,7 +82,7 @@ func FuzzCSVScanner(f *testing.F) {
 				t.Fatalf("record %d: encoding/csv %q at line %d, scanner %q at line %d", k, want, line, got, sc.recLine)
 			}
 			for i := range want {
-				if want[i] != string(got[i]) {
+				if want[i] != got[i] {
 					t.Fatalf("record %d field %d: encoding/csv %q, scanner %q", k, i, want[i], got[i])
 				}
 			}
