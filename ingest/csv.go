@@ -1,10 +1,8 @@
 package ingest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -155,6 +153,14 @@ func stripVPPPrefix(name string) string {
 	return name
 }
 
+// stripVPPPrefixBytes is stripVPPPrefix on bytes.
+func stripVPPPrefixBytes(name []byte) []byte {
+	if i := bytes.IndexByte(name, ':'); i > 0 && isDigits(bytesView(name[:i])) {
+		return name[i+1:]
+	}
+	return name
+}
+
 // csvResult is what one file yielded, with file-local target and metric
 // indices (merged later).
 type csvResult struct {
@@ -206,33 +212,6 @@ const csvSniffBytes = 512
 // errCSVLineTooLong stops a read at a line longer than csvMaxLineBytes.
 var errCSVLineTooLong = errors.New("line too long")
 
-// lastByteReader remembers the last byte it passed on, to tell a file whose
-// final line lacks its newline, and fails on a line longer than
-// csvMaxLineBytes.
-type lastByteReader struct {
-	r       io.Reader
-	last    byte
-	sinceNL int   // bytes since the last newline
-	offset  int64 // bytes read so far
-}
-
-func (l *lastByteReader) Read(p []byte) (int, error) {
-	n, err := l.r.Read(p)
-	if n > 0 {
-		l.last = p[n-1]
-		l.offset += int64(n)
-		if i := bytes.LastIndexByte(p[:n], '\n'); i >= 0 {
-			l.sinceNL = n - 1 - i
-		} else {
-			l.sinceNL += n
-		}
-		if l.sinceNL > csvMaxLineBytes {
-			return n, errCSVLineTooLong
-		}
-	}
-	return n, err
-}
-
 // binaryProblem says why head (the start of a file) is not CSV text, or "".
 // A NUL byte or bytes that are not UTF-8 mean a binary or damaged file; an
 // incomplete character at the very end of head is allowed (cut by the
@@ -260,39 +239,52 @@ func binaryProblem(head []byte) string {
 	return ""
 }
 
-// bufioPool recycles read buffers across the many small files of a tree.
-var bufioPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 1<<16) }}
-
 // csvBytesPerRowGuess sizes the row arrays before parsing: monitor rows
 // are 80–200 bytes; guessing low only costs one regrowth.
 const csvBytesPerRowGuess = 80
 
+// csvParser is the reusable state of one file reader: the scanner's
+// buffers and the target index, whose previous-file list and interned
+// names carry over to the next file it reads.
+type csvParser struct {
+	sc      csvScanner
+	targets csvTargets
+}
+
+// csvParserPool recycles parsers across the many files of a tree.
+var csvParserPool = sync.Pool{New: func() any { return &csvParser{} }}
+
 // parseCSV parses monitor CSV text; f names the file and gives its rank and
 // file-name metric.
 func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvResult, error) {
-	lb := &lastByteReader{r: in}
-	br := bufioPool.Get().(*bufio.Reader)
-	br.Reset(lb)
+	p := csvParserPool.Get().(*csvParser)
 	defer func() {
-		br.Reset(nil)
-		bufioPool.Put(br)
+		p.sc.reset(nil)
+		csvParserPool.Put(p)
 	}()
-	if head, _ := br.Peek(csvSniffBytes); len(head) > 0 {
+	p.sc.reset(in)
+	return p.parse(ctx, f, size)
+}
+
+func (p *csvParser) parse(ctx context.Context, f csvFile, size int64) (*csvResult, error) {
+	sc := &p.sc
+	if head := sc.head(csvSniffBytes); len(head) > 0 {
 		if msg := binaryProblem(bytes.TrimPrefix(head, []byte("\ufeff"))); msg != "" {
 			return nil, inputErr(f.path, nil, "%s", msg)
 		}
 	}
-	cr := csv.NewReader(br)
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	rec, err := cr.Read()
+	nf, err := sc.next()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, inputErr(f.path, nil, "no header line")
 		}
 		return nil, csvParseError(f.path, err)
 	}
-	h, err := parseCSVHeader(f, rec)
+	names := make([]string, nf)
+	for i := range names {
+		names[i] = string(sc.field(i))
+	}
+	h, err := parseCSVHeader(f, names)
 	if err != nil {
 		return nil, err
 	}
@@ -306,40 +298,28 @@ func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvRes
 	}
 	// incompleteTail reports whether the record just read was the last line
 	// of the input and that line lacks its newline: a file still being
-	// written (msprobe appends a block of rows per step). It consumes the
-	// next record, which the loop then takes as its next one.
-	var pendingRec []string
-	var pendingErr error
-	pending := false
-	incompleteTail := func() bool {
-		r, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			return lb.last != '\n'
-		}
-		pendingRec, pendingErr, pending = r, err, true
-		return false
-	}
-	targets := map[targetKey]int32{}
+	// written (msprobe appends a block of rows per step).
+	incompleteTail := func() bool { return sc.atEnd() && sc.last != '\n' }
+	tg := &p.targets
+	tg.reset(tg.prev)
 	rank := int32(f.rank)
-	var lastScope string
+	var lastScope []byte
 	lastMetric := -1
 	nan := math.NaN()
+	nameCol := map[bool]string{true: "module_name", false: "name"}[h.v2]
 	for n := 0; ; n++ {
-		if pending {
-			rec, err, pending = pendingRec, pendingErr, false
-		} else {
-			rec, err = cr.Read()
-		}
+		nf, err := sc.next()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				break
 			}
-			var pe *csv.ParseError
-			if errors.As(err, &pe) && incompleteTail() {
-				res.warnings = append(res.warnings, fmt.Sprintf("%s: last line %d is incomplete (file still being written?): skipped", f.path, pe.StartLine))
-				break
-			}
-			if errors.As(err, &pe) && !errors.Is(err, errCSVLineTooLong) {
+			var se *csvSyntaxError
+			if errors.As(err, &se) {
+				start := se.startLine
+				if incompleteTail() {
+					res.warnings = append(res.warnings, fmt.Sprintf("%s: last line %d is incomplete (file still being written?): skipped", f.path, start))
+					break
+				}
 				if err := res.bad.add(csvParseError(f.path, err), res.rows.Len()); err != nil {
 					return nil, err
 				}
@@ -347,13 +327,13 @@ func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvRes
 			}
 			return nil, csvParseError(f.path, err)
 		}
-		line, _ := cr.FieldPos(0)
-		if len(rec) != h.nFields {
-			if len(rec) < h.nFields && incompleteTail() {
+		line := sc.recLine
+		if nf != h.nFields {
+			if nf < h.nFields && incompleteTail() {
 				res.warnings = append(res.warnings, fmt.Sprintf("%s: last line %d is incomplete (file still being written?): skipped", f.path, line))
 				break
 			}
-			if err := res.bad.add(inputErr(f.path, nil, "line %d: %d fields, the header has %d", line, len(rec), h.nFields), res.rows.Len()); err != nil {
+			if err := res.bad.add(inputErr(f.path, nil, "line %d: %d fields, the header has %d", line, nf, h.nFields), res.rows.Len()); err != nil {
 				return nil, err
 			}
 			continue
@@ -363,37 +343,38 @@ func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvRes
 				return nil, err
 			}
 		}
-		name := rec[h.name]
+		name := sc.field(h.name)
 		if h.v2 {
-			name = stripVPPPrefix(name)
+			name = stripVPPPrefixBytes(name)
 		}
-		if name == "" {
-			if err := res.bad.add(inputErr(f.path, nil, "line %d: empty %s", line, map[bool]string{true: "module_name", false: "name"}[h.v2]), res.rows.Len()); err != nil {
+		if len(name) == 0 {
+			if err := res.bad.add(inputErr(f.path, nil, "line %d: empty %s", line, nameCol), res.rows.Len()); err != nil {
 				return nil, err
 			}
 			continue
 		}
 		// a bad cell makes its line a counted data problem (csvBadLines):
-		// the line is skipped, the file's good rows are kept
+		// the line is skipped, the file's good rows are kept; of several
+		// bad key cells the last is named, of bad statistics the first
 		var badCell error
 		vpp := 0
-		if h.vpp >= 0 && rec[h.vpp] != "" {
-			if vpp, err = parseIntCell(rec[h.vpp]); err != nil {
-				badCell = cellError(f.path, line, "vpp_stage", rec[h.vpp])
+		if h.vpp >= 0 && len(sc.field(h.vpp)) > 0 {
+			if vpp, err = parseIntBytes(sc.field(h.vpp)); err != nil {
+				badCell = cellError(f.path, line, "vpp_stage", string(sc.field(h.vpp)))
 			}
 		}
-		step, err := parseIntCell(rec[h.step])
+		step, err := parseIntBytes(sc.field(h.step))
 		switch {
 		case err != nil || step > math.MaxInt32:
-			badCell = cellError(f.path, line, "step", rec[h.step])
+			badCell = cellError(f.path, line, "step", string(sc.field(h.step)))
 		case step < 0:
 			badCell = inputErr(f.path, nil, "line %d, column step: %d is negative", line, step)
 		}
 		micro := model.NoMicro
-		if h.micro >= 0 && !(h.oneBasedMicro && rec[h.scope] == "reduced") {
-			m, err := parseIntCell(rec[h.micro])
+		if h.micro >= 0 && !(h.oneBasedMicro && string(sc.field(h.scope)) == "reduced") {
+			m, err := parseIntBytes(sc.field(h.micro))
 			if err != nil {
-				badCell = cellError(f.path, line, "micro_step", rec[h.micro])
+				badCell = cellError(f.path, line, "micro_step", string(sc.field(h.micro)))
 			}
 			if h.oneBasedMicro {
 				m--
@@ -405,9 +386,10 @@ func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvRes
 			vals[s] = nan
 		}
 		for _, s := range h.stats {
-			v, err := parseStatCell(rec[h.stat[s]])
+			c := sc.field(h.stat[s])
+			v, err := parseStatBytes(c)
 			if err != nil && badCell == nil {
-				badCell = cellError(f.path, line, model.StatNames[s], rec[h.stat[s]])
+				badCell = cellError(f.path, line, model.StatNames[s], string(c))
 			}
 			vals[s] = v
 		}
@@ -419,30 +401,26 @@ func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvRes
 		}
 		metric := 0
 		if h.v2 {
-			scope := rec[h.scope]
-			if lastMetric < 0 || scope != lastScope {
-				idx, ok := h.metricFromScopeMap[scope]
+			scope := sc.field(h.scope)
+			if lastMetric < 0 || string(scope) != string(lastScope) {
+				idx, ok := h.metricFromScopeMap[string(scope)]
 				if !ok {
 					if len(res.metrics) >= maxMetrics {
 						return nil, inputErr(f.path, nil, "line %d: more than %d metrics", line, maxMetrics)
 					}
 					idx = len(res.metrics)
-					h.metricFromScopeMap[scope] = idx
-					res.metrics = append(res.metrics, v2MetricName(h.slug, scope))
+					h.metricFromScopeMap[string(scope)] = idx
+					res.metrics = append(res.metrics, v2MetricName(h.slug, string(scope)))
 				}
-				lastScope, lastMetric = scope, idx
+				lastScope, lastMetric = append(lastScope[:0], scope...), idx
 			}
 			metric = lastMetric
 		}
-		key := targetKey{name, vpp}
-		ti, ok := targets[key]
-		if !ok {
-			ti = int32(len(res.targets))
-			targets[key] = ti
-			res.targets = append(res.targets, model.Target{Name: strings.Clone(name), VPPStage: vpp})
-		}
+		ti := tg.find(name, vpp)
 		res.rows.Append(rank, int32(step), micro, ti, uint8(metric), vals)
 	}
+	res.targets = tg.list
+	tg.prev = tg.list
 	if err := res.bad.finish(f.path, res.rows.Len()); err != nil {
 		return nil, err
 	}
@@ -495,27 +473,30 @@ func cellError(path string, line int, col, val string) error {
 	return inputErr(path, nil, "line %d, column %s: %q is not a number", line, col, val)
 }
 
-// csvParseError words an encoding/csv error (bad quoting, ...).
+// csvParseError words a scanner error (bad quoting, a line too long, a
+// read error).
 func csvParseError(path string, err error) error {
 	if errors.Is(err, errCSVLineTooLong) {
 		return inputErr(path, err, "a line longer than %d MiB: not a monitor CSV, or the file is damaged", csvMaxLineBytes>>20)
 	}
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return inputErr(path, err, "line %d: %s", pe.Line, csvProblem(pe.Err))
+	var le *csvLongRecordError
+	if errors.As(err, &le) {
+		return inputErr(path, err, "line %d: a quoted field runs on for more than %d MiB (a quote never closed?): not a monitor CSV, or the file is damaged", le.startLine, csvMaxRecordBytes>>20)
+	}
+	var se *csvSyntaxError
+	if errors.As(err, &se) {
+		return inputErr(path, err, "line %d: %s", se.line, csvProblem(se.err))
 	}
 	return inputErr(path, err, "cannot read: %v", unwrapPathError(err))
 }
 
-// csvProblem words encoding/csv's quoting errors for people.
+// csvProblem words the scanner's quoting errors for people.
 func csvProblem(err error) string {
 	switch {
-	case errors.Is(err, csv.ErrBareQuote):
+	case errors.Is(err, errCSVBareQuote):
 		return `a stray quote (") inside an unquoted field`
-	case errors.Is(err, csv.ErrQuote):
+	case errors.Is(err, errCSVQuote):
 		return `a quoted field is not closed, or text follows its closing quote`
-	case errors.Is(err, csv.ErrFieldCount):
-		return "wrong number of fields"
 	}
 	return err.Error()
 }

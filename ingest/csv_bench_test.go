@@ -2,15 +2,19 @@ package ingest
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"sync"
 	"testing"
+
+	"spikescope/testdata/synth"
 )
 
 // WriteMonitorCSVTree writes a v1 monitor output tree of the given shape
@@ -134,6 +138,61 @@ func BenchmarkCSV1M(b *testing.B) {
 	b.ReportMetric(float64(csvTreeRows(Bench1M)), "rows/op")
 }
 
+// largeCSVTree returns a cached v1 tree of rows rows (synth.WriteLargeCSVTree:
+// 8 rank folders, 291 parameters, window 4) under $TMPDIR/spikescope-bench/,
+// or the tree of $SPIKESCOPE_CSV_<rows> when set (e.g. one written by
+// `go run ./testdata/gen -large-csv`).
+func largeCSVTree(b *testing.B, rows int) string {
+	if p := os.Getenv("SPIKESCOPE_CSV_" + strconv.Itoa(rows)); p != "" {
+		return p
+	}
+	root := filepath.Join(os.TempDir(), "spikescope-bench", "csv-large-"+strconv.Itoa(rows))
+	if _, err := os.Stat(filepath.Join(root, "done")); err == nil {
+		return filepath.Join(root, "tree")
+	}
+	os.RemoveAll(root)
+	if err := synth.WriteLargeCSVTree(filepath.Join(root, "tree"), rows); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "done"), nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return filepath.Join(root, "tree")
+}
+
+// BenchmarkCSVLarge reads the 2M- and 16M-row v1 trees (LoadCSV, parallel
+// over files) and, in the same run on the same files, the floor: `cat` of
+// every file to /dev/null (warm cache; the first read warms it).
+func BenchmarkCSVLarge(b *testing.B) {
+	for _, rows := range []int{2_000_000, 16_000_000} {
+		name := strconv.Itoa(rows/1_000_000) + "M"
+		b.Run("read="+name, func(b *testing.B) {
+			root := largeCSVTree(b, rows)
+			b.ReportAllocs()
+			for b.Loop() {
+				d, err := LoadCSV(context.Background(), root, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if d.Rows.Len() != rows {
+					b.Fatalf("rows %d, want %d", d.Rows.Len(), rows)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(rows), "ns/row")
+		})
+		b.Run("cat="+name, func(b *testing.B) {
+			root := largeCSVTree(b, rows)
+			for b.Loop() {
+				cmd := exec.Command("sh", "-c", `find "$1" -name '*.csv' -print0 | xargs -0 cat > /dev/null`, "sh", root)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%v: %s", err, out)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(rows), "ns/row")
+		})
+	}
+}
+
 func TestWriteMonitorCSVTreeShape(t *testing.T) {
 	s := BenchShape{Ranks: 2, Targets: 3, Metrics: 2, Steps: 4}
 	root := t.TempDir()
@@ -186,4 +245,30 @@ func TestCSVLoadDeterministic(t *testing.T) {
 	if a.Rows.Rank[0] != 0 || a.Rows.Rank[a.Rows.Len()-1] != 2 || a.Metrics[0] != "grad_reduced" {
 		t.Errorf("first rank %d last rank %d metrics %v", a.Rows.Rank[0], a.Rows.Rank[a.Rows.Len()-1], a.Metrics)
 	}
+}
+
+// BenchmarkParseCSV parses one grad_unreduced file of the 2M-row tree from
+// memory: the parser's own cost, without the file system or the merge.
+func BenchmarkParseCSV(b *testing.B) {
+	root := largeCSVTree(b, 2_000_000)
+	paths, err := filepath.Glob(filepath.Join(root, "*-rank0-*", "grad_unreduced_1-1.csv"))
+	if err != nil || len(paths) != 1 {
+		b.Fatalf("no grad_unreduced_1-1.csv of rank 0 under %s: %v", root, err)
+	}
+	data, err := os.ReadFile(paths[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := csvFile{path: paths[0], metric: "grad_unreduced"}
+	rows := 0
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		r, err := parseCSV(context.Background(), f, bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows = r.rows.Len()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(rows), "ns/row")
 }
