@@ -160,7 +160,7 @@ func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *Pin, kind string, o
 				co.Norm = v
 			}
 		}
-		c.decide("pin matches no Phase 1 candidate: coordinate taken as given (norm from target_rank_norms when known)")
+		c.decide("pin matches no Phase 1 candidate: coordinate taken as given (its norm from the per-rank final norms when Phase 1 has them)")
 	}
 	if pin.OptStep != nil {
 		co.OptimizerStep = model.IntPtr(*pin.OptStep)

@@ -45,7 +45,7 @@ func (p *phase2Pane) eventLines(r *model.Phase2Result) []string {
 	if showDev {
 		dev = fmt.Sprintf(" %9s", "max dev")
 	}
-	out = append(out, st.Header.Render(fmt.Sprintf("  %-2s %5s %-11s %9s %6s %-10s%s%s%s", "#", "opt", "extent", "ranks", "params", "conducts", base, dev, coHead)))
+	out = append(out, st.Header.Render(strings.TrimRight(fmt.Sprintf("  %-2s %5s %-11s %9s %6s %-10s%s%s%s", "#", "step", "extent", "ranks", "params", "conducts", base, dev, coHead), " ")))
 	sharedBefore, rootShared := 0, false
 	for i := range r.Events {
 		e := &r.Events[i]
@@ -72,9 +72,9 @@ func (p *phase2Pane) eventLines(r *model.Phase2Result) []string {
 		if c := e.Coordinate; c != nil {
 			co = "rank " + strconv.Itoa(c.Rank)
 			if c.MicroStep != nil {
-				co += " ms " + strconv.Itoa(*c.MicroStep)
+				co += " micro step " + strconv.Itoa(*c.MicroStep)
 			}
-			co += " " + shortParam(c.TargetName, max(8, cw-1-len(co)-1))
+			co += " " + p2Name(c.TargetName, max(8, cw-1-len(co)-1))
 		}
 		d := ""
 		if showDev {
@@ -85,7 +85,7 @@ func (p *phase2Pane) eventLines(r *model.Phase2Result) []string {
 		}
 		line := fmt.Sprintf("%s%-2d %5d %-11s %9s %6d %-10s%s%s", mark, e.ID, e.RootStep, fit(extent, 11, false),
 			fmt.Sprintf("%d/%d", len(e.Ranks), e.RanksTotal), e.Parameters, fit(cond, 10, false), b, d)
-		lines := []string{line + " " + fit(co, cw-1, false)}
+		lines := []string{strings.TrimRight(line+" "+fit(co, cw-1, false), " ")}
 		if twoLine {
 			lines = []string{strings.TrimRight(line, " "), "      " + strings.TrimRight(fit(co, cw-1, false), " ")}
 		}
@@ -140,10 +140,10 @@ func eventsSummary(r *model.Phase2Result) string {
 	}
 	s := fmt.Sprintf("spike events: %d independent", len(r.Events))
 	if root >= 0 {
-		s += fmt.Sprintf(", the root is event %d (opt %d)", r.Events[root].ID, r.Events[root].RootStep)
+		s += fmt.Sprintf("; the root is event %d at optimizer step %d", r.Events[root].ID, r.Events[root].RootStep)
 	}
 	if shared > 0 {
-		s += fmt.Sprintf(", %d on the baseline too (shared)", shared)
+		s += fmt.Sprintf("; %d on the baseline too (shared)", shared)
 	}
 	return s
 }

@@ -83,7 +83,7 @@ func TestPhase2ScreenListsEvents(t *testing.T) {
 			t.Fatalf("width %d: no note on the skipped shared events:\n%s", w, strings.Join(lines[start:start+10], "\n"))
 		}
 	}
-	if got := eventsSummary(fp16Data(t, true).P2); got != "spike events: 5 independent, the root is event 3 (opt 9), 4 on the baseline too (shared)" {
+	if got := eventsSummary(fp16Data(t, true).P2); got != "spike events: 5 independent; the root is event 3 at optimizer step 9; 4 on the baseline too (shared)" {
 		t.Fatalf("summary line %q", got)
 	}
 	// every event shared: the first is the root, and the screen says why
