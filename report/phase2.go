@@ -50,7 +50,7 @@ func (r *renderer) phase2() {
 				continue
 			}
 			shown++
-			turn := "opt_step " + strconv.Itoa(p.From) + " → " + strconv.Itoa(p.To)
+			turn := r.optStep(p.From) + " → " + strconv.Itoa(p.To)
 			if p.TargetName != "" {
 				turn += " (" + code(p.TargetName) + ")"
 			}
@@ -70,6 +70,11 @@ func (r *renderer) phase2() {
 				} else {
 					v += " (" + r.t("devspecific") + ")"
 				}
+			}
+			// the growth measured, beside the count it decides on (the
+			// seed's four columns stay; a saved result may lack it)
+			if p.GrowthMedian != nil && p.GrowthMax != nil {
+				share = r.tf("p2.measured", share, ratio(float64(*p.GrowthMedian)), ratio(float64(*p.GrowthMax)))
 			}
 			t.add(turn, ratio(p.Threshold), share, v)
 		}
@@ -153,7 +158,7 @@ func (r *renderer) phase2Conclusion(p2 *model.Phase2Result) conclusion {
 	rc := p2.RootCauseCoordinate
 	if rc == nil {
 		c.problem = []string{r.t("p2c.none")}
-		if s := oneLine(p2.Reasoning); s != "" && !(!r.zh && hasHan(s) && len(p2.Decisions) > 0) {
+		if s := oneLine(p2.Reasoning); s != "" && !(!r.zh && hasHan(s)) {
 			c.evidence = []string{s}
 		} else if len(p2.Decisions) > 0 {
 			c.evidence = []string{oneLine(p2.Decisions[len(p2.Decisions)-1])}
@@ -162,13 +167,19 @@ func (r *renderer) phase2Conclusion(p2 *model.Phase2Result) conclusion {
 		c.suggestion = []string{r.t("p2c.none.sugg")}
 		return c
 	}
-	p := r.tf("p2c.problem", coordinateText(rc), numPtr(rc.Delta), num(float64(rc.Norm)))
+	p := r.tf("p2c.problem", r.coordinateText(rc), numPtr(rc.Delta), num(float64(rc.Norm)))
 	if p2.Pinned {
 		p += " — " + r.t("pinned")
 	}
 	c.problem = []string{p}
 	if p2.Pinned {
 		c.evidence = append(c.evidence, r.t("p2c.pinned"))
+		switch {
+		case p2.Automatic != nil && r.coordinateText(p2.Automatic) != r.coordinateText(rc):
+			c.evidence = append(c.evidence, r.tf("p2c.automatic", r.coordinateText(p2.Automatic)))
+		case p2.Automatic != nil:
+			c.evidence = append(c.evidence, r.t("p2c.automatic.same"))
+		}
 	}
 	if p2.RootOptStep != nil {
 		c.evidence = append(c.evidence, r.tf("p2c.rootstep", *p2.RootOptStep))
@@ -176,7 +187,7 @@ func (r *renderer) phase2Conclusion(p2 *model.Phase2Result) conclusion {
 	c.evidence = append(c.evidence, r.eventsEvidence(p2)...)
 	// The reasoning keeps the reference scripts' Chinese wording; the
 	// English report points to the (English) decisions instead.
-	foreign := func(s string) bool { return !r.zh && hasHan(s) && len(p2.Decisions) > 0 }
+	foreign := func(s string) bool { return !r.zh && hasHan(s) }
 	if s := oneLine(p2.Reasoning); s != "" {
 		if foreign(s) {
 			c.evidence = append(c.evidence, r.t("p2c.seenotes"))

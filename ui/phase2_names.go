@@ -17,9 +17,6 @@ import (
 // Private to the Phase 2 screen until the shared shortener (ui/names.go)
 // lands; the lead unifies them.
 func p2Name(s string, w int) string {
-	if ansi.StringWidth(s) <= w && !p2LayerRe.MatchString(s) {
-		return s
-	}
 	pre := p2StageRe.FindString(s)
 	s = s[len(pre):]
 	head, rest := p2Split(s)
@@ -90,7 +87,7 @@ func p2IsClass(seg string) bool {
 func p2Middle(head, rest string, w int) string {
 	segs := strings.Split(rest, ".")
 	room := w - ansi.StringWidth(head) - 1 // 1 for "…"
-	if room < 1 || ansi.StringWidth(segs[len(segs)-1]) > room {
+	if room < 1 || ansi.StringWidth(segs[len(segs)-1])+2 > room {
 		full := head + rest
 		return "…" + ansi.TruncateLeft(full, ansi.StringWidth(full)-w+1, "")
 	}
@@ -102,7 +99,7 @@ func p2Middle(head, rest string, w int) string {
 	if hi > 0 && len(tail[0]) <= 6 {
 		prev := segs[hi-1]
 		if ansi.StringWidth(prev)+1+used > room {
-			prev = "…" + ansi.TruncateLeft(prev, ansi.StringWidth(prev)+used+2-room, "")
+			prev = "…" + ansi.TruncateLeft(prev, ansi.StringWidth(prev)-(room-used-1), "")
 			return head + prev + "." + tail[0]
 		}
 		hi--
