@@ -156,21 +156,21 @@ func (p *phase2Pane) crossStepLines(r *model.Phase2Result) []string {
 	}
 	over := "ranks ≥" + fmtNum(thr) + "×"
 	cols := []p2col{{head: "pair"}, {head: "parameter", name: true}, {head: "median", right: true}, {head: "max", right: true},
-		{head: over, right: true}, {head: "share", right: true}, {head: "verdict", wrap: true}}
+		{head: over, right: true}, {head: "verdict", wrap: true}}
 	rows := make([][]string, len(r.CrossStep))
 	for i, c := range r.CrossStep {
 		verdict := pairVerdict(r, c)
 		if c.BaselineGrowth != nil && *c.BaselineGrowth {
 			verdict += "; the baseline grows too"
 		}
-		med, mx, ranks, sh := "", "", "", ""
+		med, mx, ranks := "", "", ""
 		if c.GrowthMedian != nil {
 			med, mx = fmtGrowth(float64(*c.GrowthMedian)), fmtGrowth(float64(*c.GrowthMax))
 		}
-		if c.RanksTotal > 0 {
-			ranks, sh = fmt.Sprintf("%d/%d", c.RanksOver, c.RanksTotal), fmt.Sprintf("%.0f%%", 100*c.Share)
+		if c.RanksTotal > 0 { // the count and the share the rule compares with its threshold
+			ranks = fmt.Sprintf("%d/%d %3.0f%%", c.RanksOver, c.RanksTotal, 100*c.Share)
 		}
-		rows[i] = []string{fmt.Sprintf("%d→%d", c.From, c.To), c.TargetName, med, mx, ranks, sh, verdict}
+		rows[i] = []string{fmt.Sprintf("%d→%d", c.From, c.To), c.TargetName, med, mx, ranks, verdict}
 	}
 	lines := p2Table(cols, rows, p.width, 0)
 	out = append(out, st.Header.Render(lines[0].text))

@@ -90,7 +90,7 @@ func TestPhase2ScreenListsEvents(t *testing.T) {
 	p := newPhase2Pane(testCommon(fp16Data(t, false)))
 	p.SetSize(160, 40)
 	text := ansi.Strip(strings.Join(p.lines(), "\n"))
-	if !strings.Contains(text, "▶ 1      2 run-wide") || !strings.Contains(text, "every event is on the baseline too (shared): the root is the earliest one") {
+	if !strings.Contains(text, "▶ 1        2 run-wide") || !strings.Contains(text, "every event is on the baseline too (shared): the root is the earliest one") {
 		t.Fatalf("all shared:\n%s", text)
 	}
 	if strings.Contains(text, "ms -1") || strings.Contains(text, "micro step -1") {
