@@ -55,7 +55,10 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 			c.reason(fmt.Sprintf("无标杆，取最大 norm (rank=%d step=%d)", a.Rank, a.Step))
 		}
 		what := "the largest " + key
-		if kind == kindDump && a.MicroStep != nil {
+		switch {
+		case a.NonFinite:
+			what = "the first non-finite value (NaN/Inf)"
+		case kind == kindDump && a.MicroStep != nil:
 			what = "the earliest parameters_grad call where a gradient jumps, then the largest " + key
 		}
 		c.decide(fmt.Sprintf("no baseline: coordinate = %s of the root step's %d candidates: %.6g at rank %d, %s, step %d%s",

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -8,6 +9,10 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"spikescope/analysis"
+	"spikescope/report"
+	"spikescope/testdata/synth"
 )
 
 // internalWords are texts a user must never read: the method document's
@@ -114,4 +119,65 @@ func wordsClip(s string) string {
 		return s[:160] + "…"
 	}
 	return s
+}
+
+// Beyond the goldens: the Phase 2 screen and the
+// reports of several analysed synthetic runs (with and without a
+// baseline, pinned, step-level fp16 overflows with a later spike, a NaN
+// fault) carry no internal words either; these texts come from the
+// analysis' decisions, which the fixtures of the goldens do not cover.
+func TestNoInternalWordsOnAnalysedRuns(t *testing.T) {
+	runs := map[string]*Data{
+		"demo":        phase2Backend(false)().data,
+		"demo pinned": phase2Backend(true)().data,
+		"fp16":        fp16Backend().data,
+	}
+	one := *runs["demo"]
+	demoRun()
+	p2, err := analysis.Phase2(demoP1[0], nil, nil, analysis.DefaultPhase2Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	one.P1Baseline, one.BaselineMonitor, one.P2 = nil, nil, p2
+	runs["demo, one device"] = &one
+	c := synth.DefaultConfig()
+	c.Window, c.OptSteps, c.NoFault = 1, 12, true
+	c.Spikes = []synth.Spike{{OptStep: 5, Ranks: []int{2}, Overflow: true, Names: []string{"output_layer.weight"}}}
+	r := synth.Generate(c)
+	nan := &Data{Monitor: r.Monitor(synth.Anomalous)}
+	nan.P1 = analysis.Phase1(nan.Monitor, analysis.DefaultPhase1Options())
+	if nan.P2, err = analysis.Phase2(nan.P1, nil, nil, analysis.DefaultPhase2Options()); err != nil {
+		t.Fatal(err)
+	}
+	runs["NaN, one device"] = nan
+	for name, d := range runs {
+		// (the text summary, summary.go, still prints the raw trigger
+		// "(micro_step_delta)": its owner rewords it, then it joins here)
+		texts := map[string]string{}
+		for _, w := range []int{80, 160} {
+			p := newPhase2Pane(testCommon(d))
+			p.SetSize(w, 500)
+			texts[fmt.Sprintf("Phase 2 at %d", w)] = ansi.Strip(strings.Join(p.lines(), "\n"))
+		}
+		in := report.Input{P1: d.P1, P1Baseline: d.P1Baseline, P2: d.P2}
+		for _, lang := range []string{"en", "zh"} {
+			texts["report_"+lang] = report.Render(in, lang)
+			texts["html_"+lang] = htmlText(report.RenderHTML(in, lang))
+		}
+		for what, text := range texts {
+			english := !strings.HasSuffix(what, "_zh")
+			for _, l := range strings.Split(text, "\n") {
+				for _, w := range internalWords {
+					if m := w.re.FindString(l); m != "" {
+						t.Errorf("%s, %s: %s (%q) in %q", name, what, w.what, m, wordsClip(l))
+					}
+				}
+				for _, w := range englishOnly {
+					if m := w.re.FindString(l); english && m != "" {
+						t.Errorf("%s, %s: %s (%q) in %q", name, what, w.what, m, wordsClip(l))
+					}
+				}
+			}
+		}
+	}
 }

@@ -73,7 +73,11 @@ func (p *phase2Pane) headLines(r *model.Phase2Result) []string {
 		if c.Delta != nil {
 			items = append(items, "Δ "+fmtNum(float64(*c.Delta)))
 		}
-		items = append(items, fmtNum(float64(c.DeviationRatio))+"× its baseline")
+		if model.Finite(float64(c.Norm)) && model.Finite(float64(c.DeviationRatio)) {
+			items = append(items, fmtNum(float64(c.DeviationRatio))+"× its baseline")
+		} else { // a NaN/Inf has no ratio to its baseline: it is anomalous by itself
+			items = append(items, "non-finite (NaN/Inf)")
+		}
 		if r.RootOptStep != nil {
 			items = append(items, "root optimizer step "+strconv.Itoa(*r.RootOptStep))
 		}

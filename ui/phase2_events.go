@@ -27,7 +27,7 @@ func (p *phase2Pane) eventLines(r *model.Phase2Result) []string {
 	// mark, id, opt, extent, ranks (up to "1000/1024"), params, conducts,
 	// baseline; then the
 	// largest deviation when the coordinate keeps ≥ 24 columns
-	fixed := 2 + 3 + 8 + 12 + 10 + 7 + 11 + len(base)
+	fixed := 2 + 3 + 8 + 14 + 10 + 7 + 11 + len(base)
 	showDev := p.width-fixed-10 >= 24
 	if showDev {
 		fixed += 10
@@ -45,7 +45,7 @@ func (p *phase2Pane) eventLines(r *model.Phase2Result) []string {
 	if showDev {
 		dev = fmt.Sprintf(" %9s", "max dev")
 	}
-	out = append(out, st.Header.Render(strings.TrimRight(fmt.Sprintf("  %-2s %7s %-11s %9s %6s %-10s%s%s%s", "#", "steps", "extent", "ranks", "params", "conducts", base, dev, coHead), " ")))
+	out = append(out, st.Header.Render(strings.TrimRight(fmt.Sprintf("  %-2s %7s %-13s %9s %6s %-10s%s%s%s", "#", "steps", "extent", "ranks", "params", "conducts", base, dev, coHead), " ")))
 	sharedBefore, rootShared := 0, false
 	for i := range r.Events {
 		e := &r.Events[i]
@@ -83,7 +83,7 @@ func (p *phase2Pane) eventLines(r *model.Phase2Result) []string {
 				d = fmt.Sprintf(" %9s", "NaN/Inf")
 			}
 		}
-		line := fmt.Sprintf("%s%-2d %7s %-11s %9s %6d %-10s%s%s", mark, e.ID, stepsLabel(e), fit(extent, 11, false),
+		line := fmt.Sprintf("%s%-2d %7s %-13s %9s %6d %-10s%s%s", mark, e.ID, stepsLabel(e), fit(extent, 13, false),
 			fmt.Sprintf("%d/%d", len(e.Ranks), e.RanksTotal), e.Parameters, fit(cond, 10, false), b, d)
 		lines := []string{strings.TrimRight(line+" "+fit(co, cw-1, false), " ")}
 		if twoLine {
