@@ -20,6 +20,26 @@ type phase2Pane struct {
 	sv     scrollView
 	sel    int   // selected candidate (j/k): p pins it, enter opens its series
 	candAt []int // line index of each candidate row, filled by lines()
+	cache  p2cache
+}
+
+// p2cache is the screen laid out for one width and result without the
+// cursor: a frame restyles only the cursor's rows and inserts its full
+// name, so that moving over thousands of candidates stays fast.
+type p2cache struct {
+	w        int
+	d        *Data
+	r        *model.Phase2Result
+	base     []string
+	cand     map[int]p2candLine // line index → the candidate row it shows
+	cursorAt int                // where the cursor's full name goes, -1: no candidates
+}
+
+// p2candLine is one line of a candidate row: which candidate and its
+// text before styling.
+type p2candLine struct {
+	row   int
+	plain string
 }
 
 func newPhase2Pane(c common) *phase2Pane { return &phase2Pane{common: c} }
@@ -31,12 +51,40 @@ func (p *phase2Pane) lines() []string {
 	if d == nil || d.P2 == nil {
 		return append([]string{"Phase 2 has no result: Phase 1 found no candidate to choose from."}, p.noteLines()...)
 	}
-	r := d.P2
-	// the answer and the two tables that justify it come first (the
-	// candidate cursor is on the first screen at 80×24); the events after
+	c := &p.cache
+	if c.w != p.width || c.d != d || c.r != d.P2 {
+		*c = p2cache{w: p.width, d: d, r: d.P2, cand: map[int]p2candLine{}, cursorAt: -1}
+		c.base = p.layout(d.P2)
+	}
+	if c.cursorAt < 0 {
+		return c.base
+	}
+	out := make([]string, 0, len(c.base)+2)
+	out = append(out, c.base[:c.cursorAt]...)
+	if p.sel >= 0 && p.sel < len(p.candAt) {
+		for i := p.candAt[p.sel]; i < c.cursorAt; i++ {
+			cl, ok := c.cand[i]
+			if !ok || cl.row != p.sel {
+				break
+			}
+			out[i] = p.st.Cursor.Render(cl.plain)
+		}
+	}
+	if a := p.candidate(); a != nil {
+		for _, l := range wrap("cursor: "+coordString(a), p.width-2) {
+			out = append(out, "  "+p.st.Dim.Render(l))
+		}
+	}
+	return append(out, c.base[c.cursorAt:]...)
+}
+
+// layout lays the screen out for p.cache, the cursor aside (lines adds
+// it): the answer and the two tables that justify it come first (the
+// candidate cursor is on the first screen at 80×24), the events after.
+func (p *phase2Pane) layout(r *model.Phase2Result) []string {
 	out := p.headLines(r)
 	out = append(out, p.crossStepLines(r)...)
-	out = append(out, p.candidateLines(r)...)
+	out = p.candidateLines(r, out)
 	out = append(out, p.eventLines(r)...)
 	out = append(out, p.reasoningLines(r)...)
 	for _, w := range r.Warnings {
@@ -192,14 +240,14 @@ func (p *phase2Pane) crossStepLines(r *model.Phase2Result) []string {
 // one's baseline value, ratio and verdict, with one device a sentence
 // saying so instead of a column of "no baseline". The selected row's full
 // name follows the table (the table shortens it).
-func (p *phase2Pane) candidateLines(r *model.Phase2Result) []string {
+func (p *phase2Pane) candidateLines(r *model.Phase2Result, out []string) []string {
 	st := p.st
 	withBase := r.Mode != modeSingleRef
 	title := "candidates of the root step against the baseline"
 	if !withBase {
 		title = "candidates of the root step"
 	}
-	out := []string{"", st.Title.Render(title)}
+	out = append(out, "", st.Title.Render(title))
 	p.candAt = p.candAt[:0]
 	if len(r.Candidates) == 0 {
 		none := "  none"
@@ -247,19 +295,13 @@ func (p *phase2Pane) candidateLines(r *model.Phase2Result) []string {
 			}
 		}
 		text := mark + l.text
-		switch {
-		case l.row == p.sel:
-			text = st.Cursor.Render(text)
-		case c.Selected:
+		p.cache.cand[len(out)] = p2candLine{row: l.row, plain: text}
+		if c.Selected {
 			text = st.Accent.Render(text)
 		}
 		out = append(out, text)
 	}
-	if a := p.candidate(); a != nil {
-		for _, l := range wrap("cursor: "+coordString(a), p.width-2) {
-			out = append(out, "  "+st.Dim.Render(l))
-		}
-	}
+	p.cache.cursorAt = len(out)
 	return out
 }
 
