@@ -95,7 +95,7 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		if b == nil {
 			deviceSpecific(i, a, fmt.Sprintf("NPU %s=%.4g (rank=%d), GPU 同参数无异常 → NPU 独有", key, v, a.Rank),
 				fmt.Sprintf("candidate rank %d %s%s: the baseline has no candidate on the same parameter%s → device-specific, selected",
-					a.Rank, a.TargetName, microText(a, " ms "), map[bool]string{true: " and micro step", false: ""}[kind == kindMicro]))
+					a.Rank, a.TargetName, microText(a, " micro step "), map[bool]string{true: " and micro step", false: ""}[kind == kindMicro]))
 			continue
 		}
 		bv, _ := coordValue(b, kind)
@@ -112,13 +112,13 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 			deviceSpecific(i, a, fmt.Sprintf("NPU %s=%.4g (rank=%d), GPU %s=%.4g (rank=%d), NPU/GPU=%.1fx ≥ %.1fx → NPU 设备特异性异常",
 				key, v, a.Rank, key, bv, b.Rank, r, opt.DeviceRatio),
 				fmt.Sprintf("candidate rank %d %s%s: %s %.4g vs baseline %.4g (rank %d) = %.2f× ≥ %.2f× → device-specific, selected",
-					a.Rank, a.TargetName, microText(a, " ms "), key, v, bv, b.Rank, r, opt.DeviceRatio))
+					a.Rank, a.TargetName, microText(a, " micro step "), key, v, bv, b.Rank, r, opt.DeviceRatio))
 			continue
 		}
 		verdicts[i].Verdict = "shared"
 		if selected < 0 {
-			c.decide(fmt.Sprintf("candidate rank %d %s%s: %s %.4g vs baseline %.4g = %.2f× < %.2f× → close (双端共有), skipped",
-				a.Rank, a.TargetName, microText(a, " ms "), key, v, bv, r, opt.DeviceRatio))
+			c.decide(fmt.Sprintf("candidate rank %d %s%s: %s %.4g vs baseline %.4g = %.2f× < %.2f× → close on both devices (shared), skipped",
+				a.Rank, a.TargetName, microText(a, " micro step "), key, v, bv, r, opt.DeviceRatio))
 		}
 	}
 	if selected >= 0 {
