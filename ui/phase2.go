@@ -146,9 +146,7 @@ func (p *phase2Pane) headLines(r *model.Phase2Result) []string {
 				auto = "the automatic choice is the same coordinate"
 			}
 		}
-		for _, l := range wrap(auto, p.width-2) {
-			out = append(out, "  "+st.Dim.Render(l))
-		}
+		out = append(out, indent(wrap(auto, p.width-2), "  ")...) // not dim: it is what the pin overrides
 	}
 	return out
 }
