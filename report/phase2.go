@@ -90,7 +90,14 @@ func (r *renderer) phase2() {
 	if len(p2.Candidates) == 0 {
 		r.line(r.t("p2.nocand"))
 	} else {
+		// one device: no baseline columns of "-" and "no baseline", a
+		// sentence under the table instead, the chosen row in bold (the
+		// Chinese report keeps the seed's eight columns its readers know)
+		one := !r.zh && oneDevice(p2)
 		t := &table{header: []string{"Opt Step", "Rank", r.t("h.param"), "ms", "delta", r.t("h.bdelta"), r.t("h.ratio"), r.t("h.verdict")}}
+		if one {
+			t.header = t.header[:5]
+		}
 		normCompared := false
 		shown := 0
 		for _, cv := range p2.Candidates {
@@ -104,10 +111,21 @@ func (r *renderer) phase2() {
 			if cv.Selected {
 				v += " ← " + r.t("selected")
 			}
+			if one {
+				name := code(a.TargetName)
+				if cv.Selected {
+					name = "**" + name + "**"
+				}
+				t.add(strconv.Itoa(a.OptStep()), strconv.Itoa(a.Rank), name, intPtr(a.MicroStep), num(float64(cv.Value)))
+				continue
+			}
 			t.add(strconv.Itoa(a.OptStep()), strconv.Itoa(a.Rank), code(a.TargetName), intPtr(a.MicroStep),
 				num(float64(cv.Value)), numPtr(cv.BaselineValue), ratioPtr(cv.Ratio), v)
 		}
 		r.table(t)
+		if one {
+			r.line(r.t("p2.onedevice"))
+		}
 		if shown < len(p2.Candidates) {
 			r.line(r.tf("more.rows", shown, len(p2.Candidates), len(p2.Candidates)-shown))
 		}
@@ -121,6 +139,21 @@ func (r *renderer) phase2() {
 	notes = append(notes, p2.Decisions...)
 	r.notes(notes, p2.Warnings)
 	r.writeConclusion(r.phase2Conclusion(p2))
+}
+
+// oneDevice tells a Phase 2 result without a baseline run: the
+// reference's single-device mode, and no candidate compared with a
+// baseline.
+func oneDevice(p2 *model.Phase2Result) bool {
+	if !strings.Contains(p2.Mode, "单设备") && !strings.EqualFold(p2.Mode, "single device") {
+		return false
+	}
+	for _, cv := range p2.Candidates {
+		if cv.BaselineValue != nil || cv.Ratio != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // modeText translates the reference's mode strings.

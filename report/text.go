@@ -112,6 +112,7 @@ var dict = map[string][2]string{
 	"close":              {"接近，跳过", "close, skipped"},
 	"p2.t2":              {"**表 2 — 候选根因坐标**（按时间最早排序，跨设备时含标杆对比）:", "**Table 2 — Candidate root-cause coordinates** (earliest first, with the baseline comparison when cross-device):"},
 	"p2.nocand":          {"无候选坐标。", "No candidate coordinates."},
+	"p2.onedevice":       {"单设备：无标杆数据，不做设备特异性判定（可用 --baseline 给出标杆）；加粗的是选定坐标。", "One device: no baseline run, so device specificity is not checked (give --baseline to compare); the chosen coordinate is in bold."},
 	"h.bdelta":           {"标杆 delta", "Baseline delta"},
 	"h.ratio":            {"比值", "Ratio"},
 	"p2.normcompared":    {"step 级/dump 数据无 delta: delta 与标杆 delta 两列为 norm。", "Step-level/dump data has no delta: the delta and baseline delta columns hold the norm."},
