@@ -34,7 +34,11 @@ func (r *renderer) phase2() {
 
 	r.line(r.t("p2.t1"))
 	if len(p2.CrossStep) == 0 {
-		r.line(r.t("p2.nocross"))
+		if p2.Pinned { // the pin replaced the rule, whatever the data
+			r.line(r.t("p2.nocrosspin"))
+		} else {
+			r.line(r.t("p2.nocross"))
+		}
 	} else {
 		t := &table{header: []string{r.t("h.turn"), r.t("h.growth"), r.t("h.ranksover"), r.t("h.verdict")}}
 		first := -1
@@ -88,7 +92,11 @@ func (r *renderer) phase2() {
 
 	r.line(r.t("p2.t2"))
 	if len(p2.Candidates) == 0 {
-		r.line(r.t("p2.nocand"))
+		if p2.Pinned {
+			r.line(r.t("p2.nocandpin"))
+		} else {
+			r.line(r.t("p2.nocand"))
+		}
 	} else {
 		// one device: no baseline columns of "-" and "no baseline", a
 		// sentence under the table instead, the chosen row in bold (the
@@ -211,11 +219,15 @@ func (r *renderer) phase2Conclusion(p2 *model.Phase2Result) conclusion {
 		case p2.Automatic != nil && r.coordinateText(p2.Automatic) != r.coordinateText(rc):
 			c.evidence = append(c.evidence, r.tf("p2c.automatic", r.coordinateText(p2.Automatic)))
 		case p2.Automatic != nil:
-			c.evidence = append(c.evidence, r.t("p2c.automatic.same"))
+			c.evidence = append(c.evidence, r.t("p2c.autosame"))
 		}
 	}
 	if p2.RootOptStep != nil {
-		c.evidence = append(c.evidence, r.tf("p2c.rootstep", *p2.RootOptStep))
+		if p2.Pinned {
+			c.evidence = append(c.evidence, r.tf("p2c.rootpin", *p2.RootOptStep))
+		} else {
+			c.evidence = append(c.evidence, r.tf("p2c.rootstep", *p2.RootOptStep))
+		}
 	}
 	c.evidence = append(c.evidence, r.eventsEvidence(p2)...)
 	// The reasoning keeps the reference scripts' Chinese wording; the
