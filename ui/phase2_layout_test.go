@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"spikescope/model"
 )
 
 // Names shorten from the middle: the framework prefix and class names go,
@@ -146,5 +144,34 @@ func TestPhase2ScreenShowsAutomaticChoice(t *testing.T) {
 	if text := ansi.Strip(strings.Join(p.lines(), "\n")); !strings.Contains(text, "the automatic choice is the same coordinate") {
 		t.Fatalf("same point:\n%s", text)
 	}
-	_ = model.Coordinate{}
+}
+
+// A result made by the reference scripts (Chinese reasoning and mode, no
+// English decisions) shows none of its Chinese on the English screen.
+func TestPhase2ScreenHidesReferenceChinese(t *testing.T) {
+	d := fixture()
+	p2 := *d.P2
+	p2.Decisions = nil
+	p2.Reasoning = "跨 step 梯度无明显跳跃增长，取异常偏离最大的 opt_step 5"
+	p2.CrossDeviceVerification = "所有坐标 GPU 侧接近 (双端共有)"
+	p2.Mode = "NPU (+GPU 标杆)"
+	d.P2 = &p2
+	for _, w := range []int{80, 160} {
+		p := newPhase2Pane(testCommon(d))
+		p.SetSize(w, 200)
+		text := ansi.Strip(strings.Join(p.lines(), "\n"))
+		if hasHan(text) {
+			t.Fatalf("width %d: Chinese on the English screen:\n%s", w, text)
+		}
+		if !strings.Contains(text, "checked against the baseline run") {
+			t.Fatalf("width %d: mode not said in words:\n%s", w, text)
+		}
+	}
+	// an English reasoning without decisions is shown
+	p2.Reasoning = "pinned by the user"
+	p := newPhase2Pane(testCommon(d))
+	p.SetSize(80, 200)
+	if text := ansi.Strip(strings.Join(p.lines(), "\n")); !strings.Contains(text, "pinned by the user") {
+		t.Fatalf("English reasoning hidden:\n%s", text)
+	}
 }
