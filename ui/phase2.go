@@ -19,7 +19,7 @@ type phase2Pane struct {
 	common
 	sv     scrollView
 	sel    int   // selected candidate (j/k): p pins it, enter opens its series
-	candAt []int // line index of each candidate row, filled by lines()
+	candAt []int // line index of each candidate row's first line, filled by layout
 	cache  p2cache
 }
 
@@ -129,7 +129,9 @@ func (p *phase2Pane) headLines(r *model.Phase2Result) []string {
 		if r.RootOptStep != nil {
 			items = append(items, "root optimizer step "+strconv.Itoa(*r.RootOptStep))
 		}
-		items = append(items, modeName(r.Mode))
+		if m := modeName(r.Mode); m != "" {
+			items = append(items, m)
+		}
 		out = append(out, indent(wrap(strings.Join(items, " · "), p.width-2), "  ")...)
 	}
 	if s := eventsSummary(r); s != "" {
