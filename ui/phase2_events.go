@@ -102,6 +102,11 @@ func (p *phase2Pane) eventLines(r *model.Phase2Result) []string {
 	case sharedBefore > 0:
 		out = append(out, wrap(fmt.Sprintf("%d event(s) before the root are on the baseline too (shared, e.g. fp16 loss-scale overflows): listed, not the root", sharedBefore), p.width)...)
 	}
+	for i := range r.Events { // why the root's event is shared or device-specific, with its numbers
+		if e := &r.Events[i]; e.Root && e.Baseline != "" && e.BaselineReason != "" {
+			out = append(out, wrap(fmt.Sprintf("event %d is %s: %s", e.ID, e.Baseline, e.BaselineReason), p.width)...)
+		}
+	}
 	return out
 }
 

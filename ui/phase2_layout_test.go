@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -173,5 +174,23 @@ func TestPhase2ScreenHidesReferenceChinese(t *testing.T) {
 	p.SetSize(80, 200)
 	if text := ansi.Strip(strings.Join(p.lines(), "\n")); !strings.Contains(text, "pinned by the user") {
 		t.Fatalf("English reasoning hidden:\n%s", text)
+	}
+}
+
+// The root's event says why it is shared or device-specific, with the
+// rank and parameter the baseline was compared at.
+func TestPhase2ScreenSaysWhyTheRootEventIsDeviceSpecific(t *testing.T) {
+	d := fp16Backend().data
+	p := newPhase2Pane(testCommon(d))
+	p.SetSize(160, 200)
+	text := ansi.Strip(strings.Join(p.lines(), "\n"))
+	var root string
+	for _, e := range d.P2.Events {
+		if e.Root {
+			root = fmt.Sprintf("event %d is %s: %s", e.ID, e.Baseline, e.BaselineReason)
+		}
+	}
+	if root == "" || !strings.Contains(text, "event 3 is device-specific: rank 4 ") || !strings.Contains(strings.Join(strings.Fields(text), " "), root) {
+		t.Fatalf("no reason for the root event %q:\n%s", root, text)
 	}
 }
