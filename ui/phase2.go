@@ -132,10 +132,10 @@ func (p *phase2Pane) headLines(r *model.Phase2Result) []string {
 		if m := modeName(r.Mode); m != "" {
 			items = append(items, m)
 		}
-		out = append(out, indent(wrap(strings.Join(items, " · "), p.width-2), "  ")...)
+		out = append(out, p2Indent(wrap(strings.Join(items, " · "), p.width-2), "  ")...)
 	}
 	if s := eventsSummary(r); s != "" {
-		out = append(out, indent(wrap(s+"; listed below", p.width-2), "  ")...)
+		out = append(out, p2Indent(wrap(s+"; listed below", p.width-2), "  ")...)
 	}
 	if r.Pinned {
 		auto := "without the pin, Phase 2 would have chosen no coordinate"
@@ -148,7 +148,7 @@ func (p *phase2Pane) headLines(r *model.Phase2Result) []string {
 				auto = "the automatic choice is the same coordinate"
 			}
 		}
-		out = append(out, indent(wrap(auto, p.width-2), "  ")...) // not dim: it is what the pin overrides
+		out = append(out, p2Indent(wrap(auto, p.width-2), "  ")...) // not dim: it is what the pin overrides
 	}
 	return out
 }
@@ -195,7 +195,7 @@ func (p *phase2Pane) crossStepLines(r *model.Phase2Result) []string {
 	st := p.st
 	out := []string{"", st.Title.Render("cross-step growth (same parameter, adjacent optimizer steps)")}
 	if len(r.CrossStep) == 0 {
-		return append(out, indent(wrap(noCrossStepReason(r), p.width-2), "  ")...)
+		return append(out, p2Indent(wrap(noCrossStepReason(r), p.width-2), "  ")...)
 	}
 	thr := r.CrossStep[0].Threshold
 	share := r.Thresholds["rank_share"]
@@ -311,9 +311,9 @@ func (p *phase2Pane) candidateLines(r *model.Phase2Result, out []string) []strin
 func (p *phase2Pane) reasoningLines(r *model.Phase2Result) []string {
 	var body []string
 	for _, dd := range r.Decisions {
-		body = append(body, bullet(dd, p.width)...)
+		body = append(body, p2Bullet(dd, p.width)...)
 	}
-	if len(r.Decisions) == 0 && r.Reasoning != "" && !hasHan(r.Reasoning) {
+	if len(r.Decisions) == 0 && r.Reasoning != "" && !p2HasHan(r.Reasoning) {
 		body = wrap(r.Reasoning, p.width)
 	}
 	if len(body) == 0 {
@@ -322,9 +322,9 @@ func (p *phase2Pane) reasoningLines(r *model.Phase2Result) []string {
 	return append([]string{"", p.st.Title.Render("reasoning")}, body...)
 }
 
-// bullet wraps text as a list item: "• " and its continuation lines
+// p2Bullet wraps text as a list item: "• " and its continuation lines
 // indented under the text.
-func bullet(text string, width int) []string {
+func p2Bullet(text string, width int) []string {
 	l := wrap(text, width-2)
 	for i := range l {
 		pre := "  "
@@ -336,16 +336,16 @@ func bullet(text string, width int) []string {
 	return l
 }
 
-// indent puts pre before every line.
-func indent(lines []string, pre string) []string {
+// p2Indent puts pre before every line.
+func p2Indent(lines []string, pre string) []string {
 	for i := range lines {
 		lines[i] = pre + lines[i]
 	}
 	return lines
 }
 
-// hasHan tells whether s has Chinese characters.
-func hasHan(s string) bool {
+// p2HasHan tells whether s has Chinese characters.
+func p2HasHan(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Han, r) })
 }
 
@@ -396,7 +396,7 @@ func (p *phase2Pane) noteLines() []string {
 	}
 	out := []string{"", p.st.Title.Render(fmt.Sprintf("notes (%d): missing data and warnings", len(notes)))}
 	for _, n := range notes {
-		out = append(out, bullet(n, p.width)...)
+		out = append(out, p2Bullet(n, p.width)...)
 	}
 	return out
 }
@@ -413,7 +413,7 @@ func modeName(m string) string {
 	case "NPU (+GPU 标杆)":
 		return "checked against the baseline run"
 	}
-	if hasHan(m) {
+	if p2HasHan(m) {
 		return ""
 	}
 	return m

@@ -161,7 +161,7 @@ func TestPhase2ScreenHidesReferenceChinese(t *testing.T) {
 		p := newPhase2Pane(testCommon(d))
 		p.SetSize(w, 200)
 		text := ansi.Strip(strings.Join(p.lines(), "\n"))
-		if hasHan(text) {
+		if p2HasHan(text) {
 			t.Fatalf("width %d: Chinese on the English screen:\n%s", w, text)
 		}
 		if !strings.Contains(text, "checked against the baseline run") {
