@@ -264,7 +264,7 @@ func TestMicroStepsAsWrittenInSummaryAndReport(t *testing.T) {
 		t.Fatalf("report: exit %d %s", code, se.String())
 	}
 	s := so.String()
-	for _, want := range []string{"| 5 | 3 | `" + faultParam + "` | 3 |", "| micro_step numbering | 1..4, as in the input |", "opt_step 5, ms 3, rank 3"} {
+	for _, want := range []string{"| 5 | 3 | `" + faultParam + "` | 3 |", "| micro-step numbering | 1..4, as in the input |", "optimizer step 5, micro step 3, rank 3"} {
 		if !strings.Contains(s, want) {
 			t.Fatalf("report lacks %q:\n%s", want, s)
 		}

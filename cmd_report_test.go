@@ -135,7 +135,7 @@ func TestReportDemoRun(t *testing.T) {
 	}
 	md := stdout.String()
 	for _, want := range []string{
-		"Phase 2: root-cause coordinate opt_step 5, ms 2, rank 3, `layers.2.mlp.linear_fc2.weight`",
+		"Phase 2: root-cause coordinate optimizer step 5, micro step 2, rank 3, `layers.2.mlp.linear_fc2.weight`",
 		"Phase 3: earliest divergence forward L2, backward L2; drill-down operator `NPU.npu_swiglu.2.forward`",
 		"None: every phase had its data.",
 	} {

@@ -45,7 +45,7 @@ const degreeSpreadFactor = math.Sqrt2
 // bandRuleCD / bandRuleDegraded describe the flag rule in the output
 // thresholds.
 const (
-	bandRuleCD       = "flag when (A/B)/(C/D) < lower or > upper; upper = 1/lower = exp(max(√2·k·IQR⁺(ln C/D), ln 1.03)), IQR⁺ = IQR·(1 + 1.16/√n) (its one-standard-error upper bound over n layers), k = 3·z(α/N)/z(α) (α = the two-sided rate of 3·IQR for one comparison, N = comparisons of the pass: the seed's false-flag rate kept for the whole pass); √2 because the degree divides two ratios that each carry the control's noise; log scale because device noise is multiplicative (0.5x is as far from 1 as 2x)"
+	bandRuleCD       = "flag when (A/B)/(C/D) < lower or > upper; upper = 1/lower = exp(max(√2·k·IQR⁺(ln C/D), ln 1.03)), IQR⁺ = IQR·(1 + 1.16/√n) (its one-standard-error upper bound over n layers), k = 3·z(α/N)/z(α) (α = the two-sided rate of 3·IQR for one comparison, N = comparisons of the pass: one comparison's false-flag rate kept for the whole pass); √2 because the degree divides two ratios that each carry the control's noise; log scale because device noise is multiplicative (0.5x is as far from 1 as 2x)"
 	bandRuleDegraded = "flag when (A/B)/median(A/B) < lower or > upper and A/B also leaves the band of every aligned op of the pass; upper = 1/lower = exp(max(k·2·MAD⁺(ln A/B), ln 1.03)), 2·MAD the IQR of normal noise but robust to half the layers being off (a fault that spans layers cannot widen its own band), MAD⁺ its one-standard-error upper bound, k as with a control group, no √2 (the band is learned from the ratio it judges)"
 )
 

@@ -69,7 +69,7 @@ func (p *p3) drillDown(dir model.Direction, dirName string, layer int, bands map
 		dd.Note = "upstream ops of the layer could not be compared (unaligned): an earlier origin is not excluded"
 	}
 	if dd.Largest != "" && dd.Largest != dd.Operator {
-		dd.Note = joinNote(dd.Note, fmt.Sprintf("the largest difference (%s, the seed's pick) is computed after the operator: the divergence starts at the first divergent op and grows downstream", dd.Largest))
+		dd.Note = joinNote(dd.Note, fmt.Sprintf("the largest difference (%s) is computed after the operator: the divergence starts at the first divergent op and grows downstream", dd.Largest))
 	}
 	dd.Note = joinNote(sc.callNote(), dd.Note)
 	return dd

@@ -125,7 +125,7 @@ func (c *p1) targetRankNorms() {
 		out[strconv.Itoa(k)] = e
 	}
 	c.res.TargetRankNorms = out
-	c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf("target_rank_norms: final norms per rank of each candidate step's focus parameter at that step and the next (%d steps)", len(steps)))
+	c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf("for the cross-step rule: the final norm on every rank of each candidate step's focus parameter, at that step and the next (%d steps)", len(steps)))
 }
 
 // recordedOptSteps are the distinct optimizer steps of the analysed rows,

@@ -86,8 +86,8 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 		return c.finish(), nil
 	}
 	kind := dataKindOf(p1)
-	c.decide(fmt.Sprintf("data kind %s; thresholds: growth %.2f×, rank share %.0f%%, device ratio %.2f×, min common ranks %d",
-		kind, opt.Growth, 100*opt.RankShare, opt.DeviceRatio, minCommonRanks))
+	c.decide(fmt.Sprintf("%s; thresholds: growth %.2f×, rank share %.0f%%, device ratio %.2f×, at least %d ranks common to both steps of a pair",
+		kindWords(kind), opt.Growth, 100*opt.RankShare, opt.DeviceRatio, minCommonRanks))
 	if kind != kindDump {
 		c.res.TopTargetsPerStep = topTargetsPerStep(p1.Anomalies)
 	}
@@ -96,6 +96,10 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 			return nil, err
 		}
 		c.listPinnedEvents(p1, baseline, kind, opt)
+		// what the rules would have chosen, so that a reader sees what the pin overrides
+		if auto, err := Phase2(p1, baseline, nil, opt); err == nil {
+			c.res.Automatic, c.res.AutomaticOptStep = auto.RootCauseCoordinate, auto.RootOptStep
+		}
 		return c.finish(), nil
 	}
 	if len(p1.Anomalies) == 0 {
@@ -135,6 +139,19 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 	c.markRootEvent(evs, ei, root)
 	c.res.Events = evs
 	return c.finish(), nil
+}
+
+// kindWords says a data kind in words.
+func kindWords(kind string) string {
+	switch kind {
+	case kindMicro:
+		return "micro-step data (cumulative gradients per micro step)"
+	case kindStep:
+		return "step-level data (one gradient per step)"
+	case kindDump:
+		return "dump statistics (parameter gradients)"
+	}
+	return kind + " data"
 }
 
 // dataKindOf is the Phase 1 data kind; for reference-made Phase 1 files it
@@ -228,7 +245,7 @@ func (c *p2) fallbackRoot(as []model.Anomaly) *int {
 	case best >= 0:
 		k := as[best].OptStep()
 		c.both(fmt.Sprintf("跨 step 梯度无明显跳跃增长，取异常偏离最大的 opt_step %d", k),
-			fmt.Sprintf("no qualifying adjacent pair: the seed's fallback takes the step of the largest deviation, %.3g× (rank %d, %s) at optimizer step %d", bestDev, as[best].Rank, as[best].TargetName, k))
+			fmt.Sprintf("no qualifying adjacent pair: the root is then the step of the largest deviation, %.3g× (rank %d, %s) at optimizer step %d", bestDev, as[best].Rank, as[best].TargetName, k))
 		if s := persistentStart(as, as[best].Rank, as[best].TargetName, k); s < k {
 			c.both(fmt.Sprintf("该坐标 (rank %d) 自 opt_step %d 起连续异常，取起点", as[best].Rank, s),
 				fmt.Sprintf("the same rank and parameter is a candidate at every optimizer step from %d to %d: one persisting anomaly, which starts at step %d (earliest wins)", s, k, s))

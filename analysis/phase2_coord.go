@@ -55,7 +55,10 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 			c.reason(fmt.Sprintf("无标杆，取最大 norm (rank=%d step=%d)", a.Rank, a.Step))
 		}
 		what := "the largest " + key
-		if kind == kindDump && a.MicroStep != nil {
+		switch {
+		case a.NonFinite:
+			what = "the first non-finite value (NaN/Inf)"
+		case kind == kindDump && a.MicroStep != nil:
 			what = "the earliest parameters_grad call where a gradient jumps, then the largest " + key
 		}
 		c.decide(fmt.Sprintf("no baseline: coordinate = %s of the root step's %d candidates: %.6g at rank %d, %s, step %d%s",
@@ -92,7 +95,7 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		if b == nil {
 			deviceSpecific(i, a, fmt.Sprintf("NPU %s=%.4g (rank=%d), GPU 同参数无异常 → NPU 独有", key, v, a.Rank),
 				fmt.Sprintf("candidate rank %d %s%s: the baseline has no candidate on the same parameter%s → device-specific, selected",
-					a.Rank, a.TargetName, microText(a, " ms "), map[bool]string{true: " and micro step", false: ""}[kind == kindMicro]))
+					a.Rank, a.TargetName, microText(a, " micro step "), map[bool]string{true: " and micro step", false: ""}[kind == kindMicro]))
 			continue
 		}
 		bv, _ := coordValue(b, kind)
@@ -109,13 +112,13 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 			deviceSpecific(i, a, fmt.Sprintf("NPU %s=%.4g (rank=%d), GPU %s=%.4g (rank=%d), NPU/GPU=%.1fx ≥ %.1fx → NPU 设备特异性异常",
 				key, v, a.Rank, key, bv, b.Rank, r, opt.DeviceRatio),
 				fmt.Sprintf("candidate rank %d %s%s: %s %.4g vs baseline %.4g (rank %d) = %.2f× ≥ %.2f× → device-specific, selected",
-					a.Rank, a.TargetName, microText(a, " ms "), key, v, bv, b.Rank, r, opt.DeviceRatio))
+					a.Rank, a.TargetName, microText(a, " micro step "), key, v, bv, b.Rank, r, opt.DeviceRatio))
 			continue
 		}
 		verdicts[i].Verdict = "shared"
 		if selected < 0 {
-			c.decide(fmt.Sprintf("candidate rank %d %s%s: %s %.4g vs baseline %.4g = %.2f× < %.2f× → close (双端共有), skipped",
-				a.Rank, a.TargetName, microText(a, " ms "), key, v, bv, r, opt.DeviceRatio))
+			c.decide(fmt.Sprintf("candidate rank %d %s%s: %s %.4g vs baseline %.4g = %.2f× < %.2f× → close on both devices (shared), skipped",
+				a.Rank, a.TargetName, microText(a, " micro step "), key, v, bv, r, opt.DeviceRatio))
 		}
 	}
 	if selected >= 0 {

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"spikescope/model"
@@ -22,7 +23,7 @@ func (c *p2) crossStepRoot(p1, baseline *model.Phase1Result, opt Phase2Options) 
 	trn := p1.TargetRankNorms
 	if len(trn) == 0 {
 		c.both("该数据类型无跨 step 判定依据 (无 target_rank_norms)，跳过",
-			"no target_rank_norms in the Phase 1 result: the cross-step rule cannot be applied")
+			"the Phase 1 result has no per-rank final norms of the candidate steps: the cross-step rule cannot be applied")
 		return nil
 	}
 	candSteps := map[int]bool{}
@@ -68,9 +69,9 @@ func nextRanks(trn map[string]model.TargetRankNorms, k int, e model.TargetRankNo
 	n, ok := trn[strconv.Itoa(nk)]
 	switch {
 	case !ok:
-		return nil, fmt.Sprintf("no data at opt_step %d: pair not judged", nk)
+		return nil, fmt.Sprintf("no data at optimizer step %d: pair not judged", nk)
 	case n.TargetName != e.TargetName:
-		return nil, fmt.Sprintf("opt_step %d lists another parameter (%s): different parameters are not compared", nk, n.TargetName)
+		return nil, fmt.Sprintf("optimizer step %d lists another parameter (%s): different parameters are not compared", nk, n.TargetName)
 	}
 	return n.Ranks, ""
 }
@@ -102,6 +103,31 @@ func growthCount(prev, next map[string]model.Float, growth float64) (over, total
 	return over, total
 }
 
+// growthSpread is the measured growth next/prev over the ranks present
+// (finite) at both steps with a positive previous value: its median and
+// its maximum (nil, nil when no rank has both), so that a reader sees how
+// far the pair is from the threshold, not only how many ranks passed it.
+func growthSpread(prev, next map[string]model.Float) (median, maximum *model.Float) {
+	var g []float64
+	for r, pv := range prev {
+		nv, ok := next[r]
+		p, n := float64(pv), float64(nv)
+		if ok && model.Finite(p) && model.Finite(n) && p > 0 {
+			g = append(g, n/p)
+		}
+	}
+	if len(g) == 0 {
+		return nil, nil
+	}
+	slices.Sort(g)
+	m := g[len(g)/2]
+	if len(g)%2 == 0 {
+		m = (g[len(g)/2-1] + g[len(g)/2]) / 2
+	}
+	md, mx := model.Float(m), model.Float(g[len(g)-1])
+	return &md, &mx
+}
+
 // judgePair applies the rule to one parameter between k and the next
 // recorded step nk (k+1 unless the monitor skipped steps), records
 // the CrossStepPair row and its reasoning, sets *root at the first
@@ -111,16 +137,20 @@ func (c *p2) judgePair(k, nk int, target string, prev, next map[string]model.Flo
 	if next == nil {
 		row.Verdict = why
 		c.res.CrossStep = append(c.res.CrossStep, row)
-		c.decide(fmt.Sprintf("opt_step %d → %d (%s): %s", k, nk, target, why))
+		c.decide(fmt.Sprintf("optimizer step %d → %d (%s): %s", k, nk, target, why))
 		return false
 	}
 	over, total := growthCount(prev, next, opt.Growth)
 	row.RanksOver, row.RanksTotal = over, total
+	row.GrowthMedian, row.GrowthMax = growthSpread(prev, next)
 	if total < c.minCommon {
-		row.Verdict = fmt.Sprintf("only %d common ranks (< %d): not judged", total, c.minCommon)
+		row.Verdict = fmt.Sprintf("only %d ranks with a finite final norm at both steps (needs %d): not judged", total, c.minCommon)
+		if total == 0 {
+			row.Verdict = "no rank has a finite final norm at both steps: not judged"
+		}
 		c.res.CrossStep = append(c.res.CrossStep, row)
 		c.reason(fmt.Sprintf("opt_step %d → %d: 重叠 rank 不足 (%d)", k, nk, total))
-		c.decide(fmt.Sprintf("opt_step %d → %d (%s): %s", k, nk, target, row.Verdict))
+		c.decide(fmt.Sprintf("optimizer step %d → %d (%s): %s", k, nk, target, row.Verdict))
 		return false
 	}
 	row.Share = float64(over) / float64(total)
@@ -132,16 +162,19 @@ func (c *p2) judgePair(k, nk int, target string, prev, next map[string]model.Flo
 	}
 	c.reason(fmt.Sprintf("opt_step %d → %d (%s): %d/%d ranks (%.0f%%) 的最终 norm >= %.2fx 增长",
 		k, nk, lastSegment(target), over, total, 100*row.Share, opt.Growth))
-	d := fmt.Sprintf("opt_step %d → %d, parameter %s: %d of %d ranks grew ≥ %.2f× (%.0f%%, needs ≥ %.0f%%)",
+	d := fmt.Sprintf("optimizer step %d → %d, parameter %s: %d of %d ranks grew ≥ %.2f× (%.0f%%, needs ≥ %.0f%%)",
 		k, nk, target, over, total, opt.Growth, 100*row.Share, 100*opt.RankShare)
+	if row.GrowthMedian != nil {
+		d += fmt.Sprintf("; measured growth median %.3g×, max %.3g×", float64(*row.GrowthMedian), float64(*row.GrowthMax))
+	}
 	switch {
 	case row.Qualifies && *root == nil:
-		row.Verdict = fmt.Sprintf("root cause in opt_step %d", k)
+		row.Verdict = fmt.Sprintf("root cause in optimizer step %d", k)
 		kk := k
 		*root = &kk
 		d += fmt.Sprintf(" → qualifies: the root cause is in the earlier step %d (earliest qualifying pair)", k)
 	case row.Qualifies:
-		row.Verdict = fmt.Sprintf("qualifies, but the earlier opt_step %d already does", **root)
+		row.Verdict = fmt.Sprintf("qualifies, but the earlier optimizer step %d already does", **root)
 		d += " → qualifies, but an earlier pair already did (propagation)"
 	default:
 		row.Verdict = "no clear turning point"
@@ -149,7 +182,7 @@ func (c *p2) judgePair(k, nk int, target string, prev, next map[string]model.Flo
 	}
 	if row.BaselineGrowth != nil {
 		if *row.BaselineGrowth {
-			d += "; the baseline grows too (双端共有): does not overturn the step"
+			d += "; the baseline grows too (shared by both devices): this does not move the root step"
 		} else {
 			d += "; the baseline does not grow"
 		}

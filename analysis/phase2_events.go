@@ -438,11 +438,11 @@ func (c *p2) eventRoot(evs []model.SpikeEvent, seedRoot *int, kind string, withB
 	r, i := pick(0)
 	if seedRoot != nil && *seedRoot != *r && seedEv == i {
 		c.both(fmt.Sprintf("step 级数据: opt_step %d 属于始于 opt_step %d 的事件，取其起点", *seedRoot, *r),
-			fmt.Sprintf("events (step-level data): optimizer step %d, the seed's choice, belongs to event 1, which starts at optimizer step %d and reaches it: the root is the event's start (earliest, not largest)", *seedRoot, *r))
+			fmt.Sprintf("events (step-level data): optimizer step %d, the step the rules chose first, belongs to event 1, which starts at optimizer step %d and reaches it: the root is the event's start (earliest, not largest)", *seedRoot, *r))
 	} else if seedRoot != nil && *seedRoot != *r {
 		later := seedEv
 		c.both(fmt.Sprintf("step 级数据: 取最早的异常事件 opt_step %d (而非偏离最大的 opt_step %d)", *r, *seedRoot),
-			fmt.Sprintf("events (step-level data, where the seed's cross-step rule does not apply): the root is the earliest event, event 1 at optimizer step %d; the seed's choice, optimizer step %d (event %d), stays listed as a later event (earliest, not largest)", *r, *seedRoot, later+1))
+			fmt.Sprintf("events (step-level data, where the cross-step rule does not apply): the root is the earliest event, event 1 at optimizer step %d; the step the rules chose first, optimizer step %d (event %d), stays listed as a later event (earliest, not largest)", *r, *seedRoot, later+1))
 	} else if len(evs) > 1 {
 		c.decide(fmt.Sprintf("events (step-level data): the root is the earliest of %d events, event 1 at optimizer step %d", len(evs), *r))
 	}

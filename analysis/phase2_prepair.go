@@ -53,12 +53,12 @@ func (c *p2) prePair(p1, baseline *model.Phase1Result, k int, opt Phase2Options)
 	ok, why := prePairPolluted(p1, k, e.TargetName, e.PrevRanks, e.Ranks, opt)
 	if !ok {
 		if over, total := growthCount(e.PrevRanks, e.Ranks, opt.Growth); total >= c.minCommon && float64(over)/float64(total) >= opt.RankShare {
-			c.decide(fmt.Sprintf("opt_step %d → %d (%s): %d of %d ranks grew ≥ %.2f×, but opt_step %d has no candidate and step %d's candidates %s: an in-step fault of step %d, the pair is not judged (the root stays at %d)",
+			c.decide(fmt.Sprintf("optimizer step %d → %d (%s): %d of %d ranks grew ≥ %.2f×, but optimizer step %d has no candidate and step %d's candidates %s: an in-step fault of step %d, the pair is not judged (the root stays at %d)",
 				pk, k, e.TargetName, over, total, opt.Growth, pk, k, why, k, k))
 		}
 		return &k
 	}
-	c.decide(fmt.Sprintf("opt_step %d has no candidate, but step %d's candidates %s: the weights were polluted before step %d, so the pair %d → %d is judged",
+	c.decide(fmt.Sprintf("optimizer step %d has no candidate, but step %d's candidates %s: the weights were polluted before step %d, so the pair %d → %d is judged",
 		pk, k, why, k, pk, k))
 	c.reason(fmt.Sprintf("opt_step %d 各 micro step 普遍抬升 (权重污染)，补判 opt_step %d → %d", k, pk, k))
 	var root *int
@@ -71,7 +71,7 @@ func (c *p2) prePair(p1, baseline *model.Phase1Result, k int, opt Phase2Options)
 	c.reason(fmt.Sprintf("  → 根因前移至 opt_step %d", pk))
 	for i := range c.res.CrossStep { // a later pair that chose k is now propagation
 		if r := &c.res.CrossStep[i]; r.Qualifies && r.From > pk {
-			r.Verdict = fmt.Sprintf("qualifies, but the earlier opt_step %d already does", pk)
+			r.Verdict = fmt.Sprintf("qualifies, but the earlier optimizer step %d already does", pk)
 		}
 	}
 	c.pre = &prePairRoot{step: pk, target: e.TargetName, ranks: e.PrevRanks}

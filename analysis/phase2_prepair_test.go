@@ -73,7 +73,7 @@ func TestPrePairPollutionMovesRootBack(t *testing.T) {
 	p1.TargetRankNorms["3"] = e
 	p2, _ := Phase2(p1, nil, nil, DefaultPhase2Options())
 	if pv(p2.RootOptStep) != 2 || p2.RootCauseCoordinate.Rank != 2 || len(p2.CrossStep) != 2 || p2.CrossStep[0].From != 2 ||
-		!p2.CrossStep[1].Qualifies || p2.CrossStep[1].Verdict != "qualifies, but the earlier opt_step 2 already does" {
+		!p2.CrossStep[1].Qualifies || p2.CrossStep[1].Verdict != "qualifies, but the earlier optimizer step 2 already does" {
 		t.Fatalf("growing explosion: %s", jsn(p2))
 	}
 	// 3 of the 4 grown ranks polluted (75% ≥ 60%) still qualifies; 2 of 4 does not

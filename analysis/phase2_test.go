@@ -46,7 +46,7 @@ func TestCrossStepAdjacentPairsSameParameter(t *testing.T) {
 		t.Fatal(err)
 	}
 	// no qualifying pair → fallback: the largest deviation (opt 5)
-	if pv(p2.RootOptStep) != 5 || len(p2.CrossStep) != 2 || p2.CrossStep[0].Qualifies || !strings.Contains(p2.CrossStep[0].Verdict, "no data at opt_step 3") {
+	if pv(p2.RootOptStep) != 5 || len(p2.CrossStep) != 2 || p2.CrossStep[0].Qualifies || !strings.Contains(p2.CrossStep[0].Verdict, "no data at optimizer step 3") {
 		t.Fatalf("phase 2 = %s", jsn(p2))
 	}
 	if !strings.Contains(p2.Reasoning, "取异常偏离最大的 opt_step 5") {

@@ -65,7 +65,11 @@ func anchorCall(opt Phase3Options, a *model.Dump, p1 *model.Phase1Result) (int, 
 	if p1 != nil && p1.Format != model.FormatDump {
 		for _, an := range p1.Anomalies {
 			if an.Rank == a.Rank && an.OptStep() == a.Step && an.MicroPos() >= 0 {
-				return an.MicroPos(), fmt.Sprintf("anchors compared at call %d of each module (Phase 1 micro step %d of A's anomaly)", an.MicroPos(), an.Micro())
+				why := fmt.Sprintf("anchors compared at call %d of each module (the micro-batch of A's Phase 1 anomaly)", an.MicroPos())
+				if an.MicroStep != nil {
+					why = fmt.Sprintf("anchors compared at call %d of each module (Phase 1 micro step %d of A's anomaly)", an.MicroPos(), *an.MicroStep)
+				}
+				return an.MicroPos(), why
 			}
 		}
 	}

@@ -140,7 +140,11 @@ func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *Pin, kind string, o
 	var co *model.Coordinate
 	if match != nil {
 		co = coordOf(match)
-		c.decide(fmt.Sprintf("pin agrees with Phase 1 candidate rank %d %s step %d (opt %d, ms %d)", match.Rank, match.TargetName, match.Step, match.OptStep(), match.Micro()))
+		where := fmt.Sprintf("step %d", match.Step)
+		if match.MicroStep != nil { // step-level data has no micro step to name
+			where = fmt.Sprintf("step %d (optimizer step %d, micro step %d)", match.Step, match.OptStep(), *match.MicroStep)
+		}
+		c.decide(fmt.Sprintf("pin agrees with Phase 1 candidate rank %d %s, %s", match.Rank, match.TargetName, where))
 	} else {
 		if pin.OptStep == nil && pin.Step == nil {
 			return fail("no Phase 1 candidate agrees with it; give opt= or step= to place it")
@@ -160,7 +164,7 @@ func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *Pin, kind string, o
 				co.Norm = v
 			}
 		}
-		c.decide("pin matches no Phase 1 candidate: coordinate taken as given (norm from target_rank_norms when known)")
+		c.decide("pin matches no Phase 1 candidate: coordinate taken as given (its norm from the per-rank final norms when Phase 1 has them)")
 	}
 	if pin.OptStep != nil {
 		co.OptimizerStep = model.IntPtr(*pin.OptStep)

@@ -105,7 +105,7 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 	switch {
 	case d.Format == model.FormatDump && !(explicit && dumpMicro):
 		kind = kindDump
-		note := "dump statistics: parameter gradients per step, no micro steps (accumulation_window 0)"
+		note := "dump statistics: parameter gradients per step, no micro steps (no accumulation window)"
 		if d.ExplicitMicro {
 			note = "dump statistics, one step: parameter gradients of the step's last parameters_grad call; the calls before it (one per micro-batch, accumulated main_grad) give each candidate's micro step"
 		}

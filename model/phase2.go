@@ -20,6 +20,12 @@ type Phase2Result struct {
 	// Thresholds are the numbers the decisions used (growth, rank_share,
 	// device_ratio, min_common_ranks).
 	Thresholds map[string]float64 `json:"thresholds,omitempty"`
+
+	// Automatic is, with a pin, the coordinate Phase 2 would have chosen
+	// without it (nil when it would have chosen none), and AutomaticOptStep
+	// its root optimizer step.
+	Automatic        *Coordinate `json:"automatic_coordinate,omitempty"`
+	AutomaticOptStep *int        `json:"automatic_root_opt_step,omitempty"`
 }
 
 // Coordinate is a root-cause coordinate.
@@ -55,6 +61,12 @@ type CrossStepPair struct {
 	Qualifies      bool    `json:"qualifies"`
 	Verdict        string  `json:"verdict"`
 	BaselineGrowth *bool   `json:"baseline_shared,omitempty"` // baseline grew too ("双端共有")
+
+	// GrowthMedian and GrowthMax are the measured final-norm growth
+	// (next/prev) over the ranks present at both steps with a positive
+	// value: what the threshold is compared with (nil when none).
+	GrowthMedian *Float `json:"growth_median,omitempty"`
+	GrowthMax    *Float `json:"growth_max,omitempty"`
 }
 
 // CandidateVerdict is one row of the Phase 2 candidate table.

@@ -48,8 +48,8 @@ func TestDemoHTMLPlots(t *testing.T) {
 	for _, want := range []string{
 		"Gradient norm of layers.2.mlp.linear_fc2.weight per step: rank 3 against 7 other ranks, spike at rank 3, step 22",
 		"Heat map of the gradient norm of layers.2.mlp.linear_fc2.weight over 8 ranks and the steps, spike at rank 3, step 22",
-		"Growth per rank from opt_step 5 to 6: 6 of 8 ranks over the threshold 2.0x",
-		"1 spike events over opt_step 5–7",
+		"Growth per rank from optimizer step 5 to 6: 6 of 8 ranks over the threshold 2.0x",
+		"1 spike events over optimizer steps 5–7",
 		"Anchor mlp, forward: Norm anomaly degree over 6 layers against the control band",
 		"Anchor mlp, backward: Norm anomaly degree over 6 layers against the control band",
 		"origin NPU.npu_swiglu.2.forward",
@@ -59,7 +59,7 @@ func TestDemoHTMLPlots(t *testing.T) {
 		}
 	}
 	// the spike of the planted fault is marked on the curve
-	if !strings.Contains(page, "<title>spike: opt_step 5, ms 2, rank 3, layers.2.mlp.linear_fc2.weight, norm 0.1572") {
+	if !strings.Contains(page, "<title>spike: optimizer step 5, micro step 2, rank 3, layers.2.mlp.linear_fc2.weight, norm 0.1572") {
 		t.Error("the curve does not mark the planted spike")
 	}
 	checkSelfContained(t, page)

@@ -43,7 +43,7 @@ func fullInput() Input {
 	p1b := &model.Phase1Result{Phase: 1, DBPath: "/runs/gpu/trend.db", Format: model.FormatTrendDB}
 	p2 := &model.Phase2Result{
 		Phase: 2, Mode: "NPU (+GPU 标杆)", RootOptStep: ip(3),
-		Reasoning:  "opt_step 3 → 4: 3/3 ranks grew ≥ 2x | root in opt_step 3",
+		Reasoning:  "optimizer step 3 → 4: 3/3 ranks grew ≥ 2x | root in optimizer step 3",
 		Decisions:  []string{"growth threshold 2.0x (default)"},
 		Thresholds: map[string]float64{"rank_share": 0.6, "growth": 2},
 		RootCauseCoordinate: &model.Coordinate{OptimizerStep: ip(3), MicroStep: ip(2), Step: ip(14), Rank: 2,
@@ -143,7 +143,7 @@ func degradedInput() Input {
 	in.P2.CrossStep[1].BaselineGrowth = nil
 	in.Missing = []model.Missing{
 		{What: "baseline run", Next: "monitor the baseline device on the same run (same steps and ranks)"},
-		{What: "dump statistics", Next: "dump A at opt_step 3 on rank 2, and C/D at opt_step 3 on rank 1"},
+		{What: "dump statistics", Next: "dump A at optimizer step 3 on rank 2, and C/D at optimizer step 3 on rank 1"},
 	}
 	p := plan.Build(plan.Input{P1: in.P1, P2: in.P2, MonitorFormat: in.P1.Format})
 	in.Plan = &p
@@ -172,7 +172,7 @@ func noControlInput() Input {
 	}
 	p3.DivergenceSummary.Thresholds = nil
 	p3.DivergenceSummary.Drilldown = nil
-	in.Missing = []model.Missing{{What: "control group C/D", Next: "dump C and D at opt_step 3 on rank 1 (not a Phase 1 candidate)"}}
+	in.Missing = []model.Missing{{What: "control group C/D", Next: "dump C and D at optimizer step 3 on rank 1 (not a Phase 1 candidate)"}}
 	return in
 }
 
@@ -184,4 +184,19 @@ func emptyInput() Input {
 			Sharding: model.ShardingAnalysis{PassUnit: "step"}, Missing: []string{"no micro_step column"}},
 		Missing: []model.Missing{{What: "baseline run", Next: "monitor the baseline device"}},
 	}
+}
+
+// pinnedInput is fullInput pinned at the later candidate of optimizer step
+// 4: the report says what the automatic choice was.
+func pinnedInput() Input {
+	in := fullInput()
+	p2 := *in.P2
+	p2.Pinned, p2.Automatic, p2.AutomaticOptStep = true, p2.RootCauseCoordinate, p2.RootOptStep
+	p2.RootCauseCoordinate = &model.Coordinate{OptimizerStep: ip(4), MicroStep: ip(1), Step: ip(17), Rank: 0,
+		TargetName: "decoder.layers.1.mlp|experts.weight", Norm: 9.0, Delta: fp(6.1), DeviationRatio: 41.2}
+	p2.RootOptStep, p2.CrossStep, p2.Candidates = ip(4), nil, nil
+	p2.Decisions = []string{"pinned by the user: opt=4,ms=1,rank=0,param=decoder.layers.1.mlp|experts.weight"}
+	p2.Reasoning = "pinned by the user"
+	in.P2 = &p2
+	return in
 }

@@ -37,6 +37,15 @@ func ratio(v float64) string {
 	return s + "x"
 }
 
+// orDash prints v with f, or "-" when v is NaN (a value that was not
+// computed, as opposed to a recorded NaN).
+func orDash(f func(float64) string, v model.Float) string {
+	if math.IsNaN(float64(v)) {
+		return "-"
+	}
+	return f(float64(v))
+}
+
 // numPtr and ratioPtr print "-" for a missing value (unaligned or absent).
 func numPtr(f *model.Float) string {
 	if f == nil {

@@ -166,7 +166,7 @@ func (r *renderer) curveSVG(p *p1Plot) string {
 	if p.spike >= 0 && p.root >= 0 {
 		x, _ := xs.Px(float64(p.spike - p.first))
 		v := p.s.Norm[p.root][p.spike]
-		tip := r.tf("fig.spike.tip", plain(anomalyCoord(a)), num(v), ratio(float64(a.DeviationRatio)))
+		tip := r.tf("fig.spike.tip", plain(r.anomalyCoord(a)), num(v), ratio(float64(a.DeviationRatio)))
 		if y, ok := ys.Clamp(v); ok {
 			ch.c.Circle(x, y, 5.5, svg.Style{Stroke: svg.Vermilion, Width: 2.5}, tip)
 		} else {

@@ -53,7 +53,7 @@ func TestPhase1PlotsShowNonFiniteAndGaps(t *testing.T) {
 	in.P1.Anomalies[2].Step = 13
 	page := RenderHTML(in, "en")
 	curve := svgByTitle(t, page, "Gradient norm of decoder.layers.0.self_attention.linear_qkv.weight per step: rank 1 against 2 other ranks, spike at rank 1, step 13")
-	if !strings.Contains(curve, `<title>spike: opt_step 3, ms 1, rank 1, decoder.layers.0.self_attention.linear_qkv.weight, norm 40`) {
+	if !strings.Contains(curve, `<title>spike: optimizer step 3, micro step 1, rank 1, decoder.layers.0.self_attention.linear_qkv.weight, norm 40`) {
 		t.Error("the spike is not marked with its norm")
 	}
 	if !strings.Contains(curve, `fill="#D55E00">Inf</text>`) {
@@ -104,7 +104,7 @@ func TestPhase1PlotWindowOnWideRuns(t *testing.T) {
 // Phase 2's plot: the growth of each rank across the judged pair (opt_step
 // 3 → 4 of the fixture: 1.2→9, 1.0→8.5, 7.5→30) against the 2x threshold.
 func TestPhase2GrowthPlot(t *testing.T) {
-	g := svgByTitle(t, RenderHTML(fullInput(), "en"), "Growth per rank from opt_step 3 to 4: 3 of 3 ranks over the threshold 2.0x")
+	g := svgByTitle(t, RenderHTML(fullInput(), "en"), "Growth per rank from optimizer step 3 to 4: 3 of 3 ranks over the threshold 2.0x")
 	for _, want := range []string{"<title>rank 0: growth 7.5x</title>", "<title>rank 1: growth 8.5x</title>", "<title>rank 2: growth 4.0x</title>"} {
 		if !strings.Contains(g, want) {
 			t.Errorf("growth plot lacks %q", want)

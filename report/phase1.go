@@ -89,7 +89,7 @@ func (r *renderer) overview(p1 *model.Phase1Result) *table {
 	t.add(r.t("ov.params"), code(strconv.Itoa(p1.Summary.TotalTargets)))
 	steps := code(intRange(p1.Summary.Steps))
 	if rg := p1.OptimizerStepRange; len(rg) == 2 && p1.Sharding.AccumulationWindow > 0 {
-		steps += " (opt_step " + intRange(rg) + ")"
+		steps += " (" + r.tf("w.optsteps", intRange(rg)) + ")"
 	}
 	t.add("Step/Rank", steps+" / "+code(strconv.Itoa(len(p1.Summary.Ranks))))
 	unit := p1.Sharding.PassUnit
@@ -97,14 +97,14 @@ func (r *renderer) overview(p1 *model.Phase1Result) *table {
 		unit = p1.Summary.PassUnit
 	}
 	if !r.zh && hasHan(unit) && p1.Sharding.AccumulationWindow > 0 {
-		unit = "(optimizer_step, micro_step), window " + strconv.Itoa(p1.Sharding.AccumulationWindow)
+		unit = "optimizer step × micro step, window " + strconv.Itoa(p1.Sharding.AccumulationWindow)
 	}
 	t.add(r.t("ov.unit"), code(unit))
 	if p1.Metric != "" {
 		t.add(r.t("ov.metric"), code(p1.Metric))
 	}
 	if p1.DataKind != "" {
-		t.add(r.t("ov.kind"), code(p1.DataKind))
+		t.add(r.t("ov.kind"), r.kindWords(p1.DataKind))
 	}
 	sh := p1.Sharding
 	win := strconv.Itoa(sh.AccumulationWindow)
@@ -191,11 +191,15 @@ func (r *renderer) phase1Conclusion(p1 *model.Phase1Result, cands []*model.Anoma
 		return c
 	}
 	a := cands[0]
-	c.problem = []string{r.tf("p1c.problem", anomalyCoord(a), ratio(float64(a.DeviationRatio)), a.Trigger)}
+	c.problem = []string{r.tf("p1c.problem", r.anomalyCoord(a), ratio(float64(a.DeviationRatio)), r.triggerWords(a.Trigger))}
 	if tr := r.trend(p1, a); tr != "" {
 		c.evidence = append(c.evidence, tr)
 	}
-	c.evidence = append(c.evidence, r.tf("p1c.ev.norm", num(float64(a.Norm)), num(float64(a.BaselineMedian)), ratio(float64(a.DeviationRatio))))
+	if model.Finite(float64(a.BaselineMedian)) {
+		c.evidence = append(c.evidence, r.tf("p1c.ev.norm", num(float64(a.Norm)), num(float64(a.BaselineMedian)), ratio(float64(a.DeviationRatio))))
+	} else { // a non-finite candidate: its series has no finite baseline to divide by
+		c.evidence = append(c.evidence, r.tf("p1c.ev.nobase", num(float64(a.Norm))))
+	}
 	steps := map[int]bool{}
 	for i := range cands {
 		steps[cands[i].OptStep()] = true
@@ -241,7 +245,7 @@ func (r *renderer) trend(p1 *model.Phase1Result, a *model.Anomaly) string {
 	}
 	parts := make([]string, len(pts))
 	for i, p := range pts {
-		parts[i] = "opt_step " + strconv.Itoa(p.step) + ": " + num(float64(p.v))
+		parts[i] = r.optStep(p.step) + ": " + num(float64(p.v))
 		if !same {
 			parts[i] += " (" + code(p.name) + ")"
 		}

@@ -34,7 +34,11 @@ func (r *renderer) phase2() {
 
 	r.line(r.t("p2.t1"))
 	if len(p2.CrossStep) == 0 {
-		r.line(r.t("p2.nocross"))
+		if p2.Pinned { // the pin replaced the rule, whatever the data
+			r.line(r.t("p2.nocrosspin"))
+		} else {
+			r.line(r.t("p2.nocross"))
+		}
 	} else {
 		t := &table{header: []string{r.t("h.turn"), r.t("h.growth"), r.t("h.ranksover"), r.t("h.verdict")}}
 		first := -1
@@ -50,7 +54,7 @@ func (r *renderer) phase2() {
 				continue
 			}
 			shown++
-			turn := "opt_step " + strconv.Itoa(p.From) + " → " + strconv.Itoa(p.To)
+			turn := r.optStep(p.From) + " → " + strconv.Itoa(p.To)
 			if p.TargetName != "" {
 				turn += " (" + code(p.TargetName) + ")"
 			}
@@ -71,6 +75,11 @@ func (r *renderer) phase2() {
 					v += " (" + r.t("devspecific") + ")"
 				}
 			}
+			// the growth measured, beside the count it decides on (the
+			// seed's four columns stay; a saved result may lack it)
+			if p.GrowthMedian != nil && p.GrowthMax != nil {
+				share = r.tf("p2.measured", share, ratio(float64(*p.GrowthMedian)), ratio(float64(*p.GrowthMax)))
+			}
 			t.add(turn, ratio(p.Threshold), share, v)
 		}
 		r.table(t)
@@ -83,9 +92,20 @@ func (r *renderer) phase2() {
 
 	r.line(r.t("p2.t2"))
 	if len(p2.Candidates) == 0 {
-		r.line(r.t("p2.nocand"))
+		if p2.Pinned {
+			r.line(r.t("p2.nocandpin"))
+		} else {
+			r.line(r.t("p2.nocand"))
+		}
 	} else {
+		// one device: no baseline columns of "-" and "no baseline", a
+		// sentence under the table instead, the chosen row in bold (the
+		// Chinese report keeps the seed's eight columns its readers know)
+		one := !r.zh && oneDevice(p2)
 		t := &table{header: []string{"Opt Step", "Rank", r.t("h.param"), "ms", "delta", r.t("h.bdelta"), r.t("h.ratio"), r.t("h.verdict")}}
+		if one {
+			t.header = t.header[:5]
+		}
 		normCompared := false
 		shown := 0
 		for _, cv := range p2.Candidates {
@@ -99,10 +119,21 @@ func (r *renderer) phase2() {
 			if cv.Selected {
 				v += " ← " + r.t("selected")
 			}
+			if one {
+				name := code(a.TargetName)
+				if cv.Selected {
+					name = "**" + name + "**"
+				}
+				t.add(strconv.Itoa(a.OptStep()), strconv.Itoa(a.Rank), name, intPtr(a.MicroStep), num(float64(cv.Value)))
+				continue
+			}
 			t.add(strconv.Itoa(a.OptStep()), strconv.Itoa(a.Rank), code(a.TargetName), intPtr(a.MicroStep),
 				num(float64(cv.Value)), numPtr(cv.BaselineValue), ratioPtr(cv.Ratio), v)
 		}
 		r.table(t)
+		if one {
+			r.line(r.t("p2.onedevice"))
+		}
 		if shown < len(p2.Candidates) {
 			r.line(r.tf("more.rows", shown, len(p2.Candidates), len(p2.Candidates)-shown))
 		}
@@ -116,6 +147,21 @@ func (r *renderer) phase2() {
 	notes = append(notes, p2.Decisions...)
 	r.notes(notes, p2.Warnings)
 	r.writeConclusion(r.phase2Conclusion(p2))
+}
+
+// oneDevice tells a Phase 2 result without a baseline run: the
+// reference's single-device mode, and no candidate compared with a
+// baseline.
+func oneDevice(p2 *model.Phase2Result) bool {
+	if !strings.Contains(p2.Mode, "单设备") && !strings.EqualFold(p2.Mode, "single device") {
+		return false
+	}
+	for _, cv := range p2.Candidates {
+		if cv.BaselineValue != nil || cv.Ratio != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // modeText translates the reference's mode strings.
@@ -153,7 +199,7 @@ func (r *renderer) phase2Conclusion(p2 *model.Phase2Result) conclusion {
 	rc := p2.RootCauseCoordinate
 	if rc == nil {
 		c.problem = []string{r.t("p2c.none")}
-		if s := oneLine(p2.Reasoning); s != "" && !(!r.zh && hasHan(s) && len(p2.Decisions) > 0) {
+		if s := oneLine(p2.Reasoning); s != "" && !(!r.zh && hasHan(s)) {
 			c.evidence = []string{s}
 		} else if len(p2.Decisions) > 0 {
 			c.evidence = []string{oneLine(p2.Decisions[len(p2.Decisions)-1])}
@@ -162,21 +208,31 @@ func (r *renderer) phase2Conclusion(p2 *model.Phase2Result) conclusion {
 		c.suggestion = []string{r.t("p2c.none.sugg")}
 		return c
 	}
-	p := r.tf("p2c.problem", coordinateText(rc), numPtr(rc.Delta), num(float64(rc.Norm)))
+	p := r.tf("p2c.problem", r.coordinateText(rc), numPtr(rc.Delta), num(float64(rc.Norm)))
 	if p2.Pinned {
 		p += " — " + r.t("pinned")
 	}
 	c.problem = []string{p}
 	if p2.Pinned {
 		c.evidence = append(c.evidence, r.t("p2c.pinned"))
+		switch {
+		case p2.Automatic != nil && r.coordinateText(p2.Automatic) != r.coordinateText(rc):
+			c.evidence = append(c.evidence, r.tf("p2c.automatic", r.coordinateText(p2.Automatic)))
+		case p2.Automatic != nil:
+			c.evidence = append(c.evidence, r.t("p2c.autosame"))
+		}
 	}
 	if p2.RootOptStep != nil {
-		c.evidence = append(c.evidence, r.tf("p2c.rootstep", *p2.RootOptStep))
+		if p2.Pinned {
+			c.evidence = append(c.evidence, r.tf("p2c.rootpin", *p2.RootOptStep))
+		} else {
+			c.evidence = append(c.evidence, r.tf("p2c.rootstep", *p2.RootOptStep))
+		}
 	}
 	c.evidence = append(c.evidence, r.eventsEvidence(p2)...)
 	// The reasoning keeps the reference scripts' Chinese wording; the
 	// English report points to the (English) decisions instead.
-	foreign := func(s string) bool { return !r.zh && hasHan(s) && len(p2.Decisions) > 0 }
+	foreign := func(s string) bool { return !r.zh && hasHan(s) }
 	if s := oneLine(p2.Reasoning); s != "" {
 		if foreign(s) {
 			c.evidence = append(c.evidence, r.t("p2c.seenotes"))

@@ -478,8 +478,9 @@ func (r *renderer) thresholds(ds *model.DivergenceSummary) {
 			if n := oneLine(b.Note); n != "" {
 				usable += " (" + n + ")"
 			}
-			t.add(k, r.dirName(d), ratio(float64(b.Median)), num(float64(b.IQR)), ratio(float64(b.Lower)),
-				ratio(float64(b.Upper)), strconv.Itoa(b.Samples), usable)
+			// a band without control ratios has no numbers: "-", not NaN
+			t.add(k, r.dirName(d), orDash(ratio, b.Median), orDash(num, b.IQR), orDash(ratio, b.Lower),
+				orDash(ratio, b.Upper), strconv.Itoa(b.Samples), usable)
 			if rule := oneLine(b.Rule); rule != "" && !slices.Contains(rules, rule) {
 				rules = append(rules, rule)
 			}

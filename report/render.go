@@ -106,14 +106,15 @@ func (r *renderer) writeConclusion(c conclusion) {
 	r.endList()
 }
 
-// coord names a coordinate the same way in every table and sentence.
-func coord(opt, ms *int, rank int, name string) string {
+// coord names a coordinate the same way in every table and sentence (in
+// words in English; the Chinese report keeps the method's opt_step/ms).
+func (r *renderer) coord(opt, ms *int, rank int, name string) string {
 	var parts []string
 	if opt != nil {
-		parts = append(parts, "opt_step "+strconv.Itoa(*opt))
+		parts = append(parts, r.optStep(*opt))
 	}
 	if ms != nil {
-		parts = append(parts, "ms "+strconv.Itoa(*ms))
+		parts = append(parts, r.tf("w.ms", *ms))
 	}
 	parts = append(parts, "rank "+strconv.Itoa(rank))
 	if name != "" {
@@ -122,17 +123,20 @@ func coord(opt, ms *int, rank int, name string) string {
 	return strings.Join(parts, ", ")
 }
 
-func anomalyCoord(a *model.Anomaly) string {
+// optStep names optimizer step k.
+func (r *renderer) optStep(k int) string { return r.tf("w.optstep", k) }
+
+func (r *renderer) anomalyCoord(a *model.Anomaly) string {
 	opt := a.OptStep()
-	return coord(&opt, a.MicroStep, a.Rank, a.TargetName)
+	return r.coord(&opt, a.MicroStep, a.Rank, a.TargetName)
 }
 
-func coordinateText(c *model.Coordinate) string {
+func (r *renderer) coordinateText(c *model.Coordinate) string {
 	opt := c.OptimizerStep
 	if opt == nil {
 		opt = c.Step
 	}
-	return coord(opt, c.MicroStep, c.Rank, c.TargetName)
+	return r.coord(opt, c.MicroStep, c.Rank, c.TargetName)
 }
 
 // sortedCandidates returns the Phase 1 candidates earliest first (opt_step,
@@ -181,7 +185,7 @@ func (r *renderer) summary() {
 		r.bullet(r.t("sum.p1.empty"))
 	default:
 		c := r.candidates()
-		r.bullet(r.tf("sum.p1", len(in.P1.Anomalies), anomalyCoord(c[0]), ratio(float64(c[0].DeviationRatio))))
+		r.bullet(r.tf("sum.p1", len(in.P1.Anomalies), r.anomalyCoord(c[0]), ratio(float64(c[0].DeviationRatio))))
 	}
 	switch {
 	case in.P2 == nil:
@@ -189,7 +193,7 @@ func (r *renderer) summary() {
 	case in.P2.RootCauseCoordinate == nil:
 		r.bullet(r.t("sum.p2.empty"))
 	default:
-		s := r.tf("sum.p2", coordinateText(in.P2.RootCauseCoordinate))
+		s := r.tf("sum.p2", r.coordinateText(in.P2.RootCauseCoordinate))
 		if in.P2.Pinned {
 			s += " (" + r.t("pinned") + ")"
 		}

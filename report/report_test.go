@@ -57,6 +57,7 @@ var fixtures = map[string]func() Input{
 	"degraded":  degradedInput,
 	"nocontrol": noControlInput,
 	"empty":     emptyInput,
+	"pinned":    pinnedInput,
 }
 
 func TestGolden(t *testing.T) {
@@ -90,7 +91,7 @@ func TestChineseUsesSeedHeaders(t *testing.T) {
 		"**表 2 — 方向判定汇总:**",
 		"| 方向 | 判定 | 起点 | 最大点 | 证据 |",
 		"- **问题:**", "- **证据:**", "- **影响:**", "- **建议:**",
-		"各指标主分叉段起点", "最早分叉点: 前向 L2，反向 L3", "未对齐层 uncompared_layers: 前向 L1，反向 []",
+		"各指标主分叉段起点", "最早分叉点: 前向 L2，反向 L3", "未对齐层: 前向 L1，反向 []",
 		"用户指定",
 	} {
 		if want == "用户指定" {
@@ -129,11 +130,11 @@ func TestEnglishHeadersAndRows(t *testing.T) {
 		"| 4 | 0 | `decoder.layers.1.mlp\\|experts.weight` | 1 | 6.1 | 41.2x | 9 |",
 		// non-finite values print as NaN / Inf.
 		"| 3 | 1 | `decoder.layers.0.self_attention.linear_qkv.weight` | 1 | NaN | Inf | 2 |",
-		"| opt_step 3 → 4 (`decoder.layers.1.mlp.linear_fc1.weight`) | 2.0x | 3/3 (100%) | root cause in opt_step 3 (device-specific) |",
+		"| optimizer step 3 → 4 (`decoder.layers.1.mlp.linear_fc1.weight`) | 2.0x | 3/3 (100%) | root cause in optimizer step 3 (device-specific) |",
 		"| 3 | 2 | `decoder.layers.1.mlp.linear_fc1.weight` | 2 | 4.2 | 0.4 | 10.5x | device-specific ← selected |",
 		"pinned by the user",
 		"Earliest divergence: forward L2, backward L3",
-		"Unaligned layers (uncompared_layers): forward L1, backward []",
+		"Unaligned layers: forward L1, backward []",
 		"Other metrics checked for an earlier start: yes",
 		"Upstream chain (nearest first): `Functional.matmul.2.forward` ← `Module.layers.2.self_attention.linear_qkv.forward.0`",
 		"- **Problem:**", "- **Evidence:**", "- **Impact:**", "- **Suggestion:**",
@@ -153,10 +154,10 @@ func TestDegradedSaysWhatIsMissing(t *testing.T) {
 	for _, want := range []string{
 		"Phase 3: not run (dump statistics missing)",
 		"| Missing | Collect next |",
-		"| dump statistics | dump A at opt_step 3 on rank 2, and C/D at opt_step 3 on rank 1 |",
+		"| dump statistics | dump A at optimizer step 3 on rank 2, and C/D at optimizer step 3 on rank 1 |",
 		"No baseline data, single-device decision",
-		"Go on to Phase 3: collect dump statistics at opt_step 3 on rank 2",
-		"| 3 | 2 | `decoder.layers.1.mlp.linear_fc1.weight` | 2 | 4.2 | - | - | no baseline ← selected |",
+		"Go on to Phase 3: collect dump statistics at optimizer step 3 on rank 2",
+		"| 3 | 2 | **`decoder.layers.1.mlp.linear_fc1.weight`** | 2 | 4.2 |", "One device: no baseline run, so device specificity is not checked",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("degraded report lacks %q", want)
@@ -319,7 +320,7 @@ func TestLongTablesAreCapped(t *testing.T) {
 	if !strings.Contains(out, "Showing 21 of 25 rows; 4 more not listed.") {
 		t.Errorf("no cap note for Phase 2 (20 rows + the selected one)")
 	}
-	if !strings.Contains(out, "| 34 | 2 | `decoder.layers.1.mlp.linear_fc1.weight` | 2 | 1 | - | - | no baseline ← selected |") {
+	if !strings.Contains(out, "| 34 | 2 | **`decoder.layers.1.mlp.linear_fc1.weight`** | 2 | 1 |") {
 		t.Errorf("selected candidate past the cap not shown")
 	}
 	if strings.Contains(out, "| 30 | 2 |") {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -18,7 +19,27 @@ type phase2Pane struct {
 	common
 	sv     scrollView
 	sel    int   // selected candidate (j/k): p pins it, enter opens its series
-	candAt []int // line index of each candidate row, filled by lines()
+	candAt []int // line index of each candidate row's first line, filled by layout
+	cache  p2cache
+}
+
+// p2cache is the screen laid out for one width and result without the
+// cursor: a frame restyles only the cursor's rows and inserts its full
+// name, so that moving over thousands of candidates stays fast.
+type p2cache struct {
+	w        int
+	d        *Data
+	r        *model.Phase2Result
+	base     []string
+	cand     map[int]p2candLine // line index → the candidate row it shows
+	cursorAt int                // where the cursor's full name goes, -1: no candidates
+}
+
+// p2candLine is one line of a candidate row: which candidate and its
+// text before styling.
+type p2candLine struct {
+	row   int
+	plain string
 }
 
 func newPhase2Pane(c common) *phase2Pane { return &phase2Pane{common: c} }
@@ -26,111 +47,333 @@ func newPhase2Pane(c common) *phase2Pane { return &phase2Pane{common: c} }
 func (p *phase2Pane) SetSize(w, h int) { p.common.SetSize(w, h); p.sv.height = h }
 
 func (p *phase2Pane) lines() []string {
-	st := p.st
 	d := p.data
 	if d == nil || d.P2 == nil {
 		return append([]string{"Phase 2 has no result: Phase 1 found no candidate to choose from."}, p.noteLines()...)
 	}
-	r := d.P2
-	var out []string
-	coord := coordinateString(r.RootCauseCoordinate)
-	head := "root-cause coordinate: " + st.Accent.Render(coord)
-	if r.Pinned {
-		head += st.Accent.Render("  (pinned)")
+	c := &p.cache
+	if c.w != p.width || c.d != d || c.r != d.P2 {
+		*c = p2cache{w: p.width, d: d, r: d.P2, cand: map[int]p2candLine{}, cursorAt: -1}
+		c.base = p.layout(d.P2)
 	}
-	if ansi.StringWidth(head) > p.width { // a dump's long module name: whole, on lines of its own
-		out = append(out, "root-cause coordinate:")
-		for _, l := range wrap(coord, p.width) {
-			out = append(out, st.Accent.Render(l))
+	if c.cursorAt < 0 {
+		return c.base
+	}
+	out := make([]string, 0, len(c.base)+2)
+	out = append(out, c.base[:c.cursorAt]...)
+	if p.sel >= 0 && p.sel < len(p.candAt) {
+		for i := p.candAt[p.sel]; i < c.cursorAt; i++ {
+			cl, ok := c.cand[i]
+			if !ok || cl.row != p.sel {
+				break
+			}
+			out[i] = p.st.Cursor.Render(cl.plain)
 		}
-		if r.Pinned {
-			out = append(out, st.Accent.Render("(pinned)"))
+	}
+	if a := p.candidate(); a != nil {
+		for _, l := range wrap("cursor: "+coordString(a), p.width-2) {
+			out = append(out, "  "+p.st.Dim.Render(l))
 		}
-	} else {
-		out = append(out, head)
 	}
-	if c := r.RootCauseCoordinate; c != nil {
-		out = append(out, fmt.Sprintf("  norm %s · Δ %s · deviation %s× · mode %s · root opt step %s",
-			fmtNum(float64(c.Norm)), fmtPtr(c.Delta), fmtNum(float64(c.DeviationRatio)), modeName(r.Mode), fmtOptInt(r.RootOptStep)))
-	}
-	// The reference-compatible strings (mode, reasoning, cross-device) are
-	// Chinese; the English decisions say the same with their numbers.
-	if r.CrossDeviceVerification != "" && len(r.Decisions) == 0 {
-		out = append(out, wrap("cross-device: "+r.CrossDeviceVerification, p.width)...)
-	}
+	return append(out, c.base[c.cursorAt:]...)
+}
+
+// layout lays the screen out for p.cache, the cursor aside (lines adds
+// it): the answer and the two tables that justify it come first (the
+// candidate cursor is on the first screen at 80×24), the events after.
+func (p *phase2Pane) layout(r *model.Phase2Result) []string {
+	out := p.headLines(r)
+	out = append(out, p.crossStepLines(r)...)
+	out = p.candidateLines(r, out)
 	out = append(out, p.eventLines(r)...)
-	out = append(out, "", st.Title.Render("cross-step growth (same parameter, adjacent optimizer steps)"))
-	if len(r.CrossStep) == 0 {
-		out = append(out, "  "+noCrossStepReason(r))
-	} else {
-		vw := 7
-		for _, c := range r.CrossStep {
-			vw = max(vw, min(28, ansi.StringWidth(c.Verdict)))
-		}
-		pw := max(10, p.width-34-vw)
-		out = append(out, st.Header.Render(fmt.Sprintf("%-7s %s %7s %5s %6s %s", "pair", fit("parameter", pw, false), "≥growth", "ranks", "share", fit("verdict", vw, false))))
-		for _, c := range r.CrossStep {
-			verdict := c.Verdict
-			if verdict == "" {
-				verdict = map[bool]string{true: "root earlier", false: "-"}[c.Qualifies]
-			}
-			line := fmt.Sprintf("%-7s %s %6.1f× %5s %5.0f%% %s",
-				fmt.Sprintf("%d→%d", c.From, c.To), fit(shortParam(c.TargetName, pw), pw, false), c.Threshold,
-				fmt.Sprintf("%d/%d", c.RanksOver, c.RanksTotal), c.Share*100, fit(verdict, vw, false))
-			if c.Qualifies {
-				line = st.Flag.Render(line)
-			}
-			out = append(out, line)
-		}
-	}
-	out = append(out, "", st.Title.Render("candidates against the baseline"))
-	if len(r.Candidates) == 0 {
-		none := "  none"
-		if r.Pinned {
-			none = "  pinned by the user: no candidate walk"
-		}
-		out = append(out, none)
-	} else {
-		vw := 7
-		for _, c := range r.Candidates {
-			vw = max(vw, min(24, ansi.StringWidth(c.Verdict)))
-		}
-		pw := max(10, p.width-48-vw)
-		out = append(out, st.Header.Render(fmt.Sprintf("  %-11s %4s %s %9s %9s %7s %s", "step", "rank", fit("parameter", pw, false), "value", "baseline", "ratio", fit("verdict", vw, false))))
-		p.candAt = p.candAt[:0]
-		for ci, c := range r.Candidates {
-			a := c.Anomaly
-			mark := "  "
-			if c.Selected {
-				mark = "▶ "
-			}
-			p.candAt = append(p.candAt, len(out))
-			line := fmt.Sprintf("%s%-11s %4d %s %9s %9s %7s %s", mark, shortStep(&a), a.Rank,
-				fit(shortParam(a.TargetName, pw), pw, false), fmtNum(float64(c.Value)), baselineCell(c), fmtRatio(c.Ratio), fit(c.Verdict, vw, false))
-			switch {
-			case ci == p.sel:
-				line = st.Cursor.Render(line)
-			case c.Selected:
-				line = st.Accent.Render(line)
-			}
-			out = append(out, line)
-		}
-	}
-	if r.Reasoning != "" || len(r.Decisions) > 0 {
-		out = append(out, "", st.Title.Render("reasoning"))
-		if len(r.Decisions) == 0 {
-			out = append(out, wrap(r.Reasoning, p.width)...)
-		}
-		for _, dd := range r.Decisions {
-			out = append(out, wrap("• "+dd, p.width)...)
-		}
-	}
+	out = append(out, p.reasoningLines(r)...)
 	for _, w := range r.Warnings {
 		for _, l := range wrap("⚠ "+w, p.width) {
-			out = append(out, st.Warn.Render(l))
+			out = append(out, p.st.Warn.Render(l))
 		}
 	}
 	return append(out, p.noteLines()...)
+}
+
+// headLines are the coordinate, its numbers and, when pinned, what the
+// automatic choice would have been.
+func (p *phase2Pane) headLines(r *model.Phase2Result) []string {
+	st := p.st
+	var out []string
+	coord := coordinateString(r.RootCauseCoordinate)
+	if r.RootCauseCoordinate == nil {
+		coord = "none found"
+	}
+	label := "root-cause coordinate: "
+	if r.Pinned {
+		label = "root-cause coordinate (pinned by you): "
+	}
+	if head := label + st.Accent.Render(coord); ansi.StringWidth(head) <= p.width {
+		out = append(out, head)
+	} else { // a dump's long module name: whole, on lines of its own
+		out = append(out, strings.TrimSpace(label))
+		for _, l := range wrap(coord, p.width) { // not indented: a copy of the lines is the whole --pin
+			out = append(out, st.Accent.Render(l))
+		}
+	}
+	if c := r.RootCauseCoordinate; c != nil {
+		items := []string{"norm " + fmtNum(float64(c.Norm))}
+		if c.Delta != nil {
+			items = append(items, "Δ "+fmtNum(float64(*c.Delta)))
+		}
+		if model.Finite(float64(c.Norm)) && model.Finite(float64(c.DeviationRatio)) {
+			items = append(items, fmtNum(float64(c.DeviationRatio))+"× its baseline")
+		} else { // a NaN/Inf has no ratio to its baseline: it is anomalous by itself
+			items = append(items, "non-finite (NaN/Inf)")
+		}
+		if r.RootOptStep != nil {
+			items = append(items, "root optimizer step "+strconv.Itoa(*r.RootOptStep))
+		}
+		if m := modeName(r.Mode); m != "" {
+			items = append(items, m)
+		}
+		out = append(out, p2Indent(wrap(strings.Join(items, " · "), p.width-2), "  ")...)
+	}
+	if s := eventsSummary(r); s != "" {
+		out = append(out, p2Indent(wrap(s+"; listed below", p.width-2), "  ")...)
+	}
+	if r.Pinned {
+		auto := "without the pin, Phase 2 would have chosen no coordinate"
+		if r.Automatic != nil {
+			auto = "without the pin, Phase 2 would have chosen " + coordinateString(r.Automatic)
+			if r.AutomaticOptStep != nil && (r.Automatic.OptimizerStep == nil || *r.Automatic.OptimizerStep != *r.AutomaticOptStep) {
+				auto += " (root optimizer step " + strconv.Itoa(*r.AutomaticOptStep) + ")"
+			}
+			if sameCoordinate(r.Automatic, r.RootCauseCoordinate) {
+				auto = "the automatic choice is the same coordinate"
+			}
+		}
+		out = append(out, p2Indent(wrap(auto, p.width-2), "  ")...) // not dim: it is what the pin overrides
+	}
+	return out
+}
+
+// pairVerdict is a cross-step row's verdict in a few words (the
+// reasoning below has the sentence with its numbers and, for a pair that
+// was not judged, why).
+func pairVerdict(r *model.Phase2Result, c model.CrossStepPair) string {
+	switch {
+	case c.RanksTotal == 0 || strings.Contains(c.Verdict, "not judged") || strings.Contains(c.Verdict, "not compared"):
+		// too few ranks with a finite norm at both steps (the reasoning says which)
+		return fmt.Sprintf("not judged (%d ranks)", c.RanksTotal)
+	case c.Qualifies && r.RootOptStep != nil && c.From == *r.RootOptStep:
+		return "root: step " + strconv.Itoa(c.From)
+	case c.Qualifies:
+		return "grows too (after the root)"
+	}
+	return "no turning point"
+}
+
+// fmtGrowth is a growth factor with three significant digits at most
+// ("0.17×", "2.05×", "13.4×", "552×").
+func fmtGrowth(v float64) string {
+	switch {
+	case !model.Finite(v):
+		return "∞"
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64) + "×"
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64) + "×"
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64) + "×"
+}
+
+// sameCoordinate tells whether two coordinates name the same point.
+func sameCoordinate(a, b *model.Coordinate) bool {
+	return a != nil && b != nil && coordinateString(a) == coordinateString(b)
+}
+
+// crossStepLines is the cross-step table: per pair the measured growth
+// (median and largest over the ranks at both steps), how many ranks reach
+// the threshold, and the verdict, which wraps rather than being cut.
+func (p *phase2Pane) crossStepLines(r *model.Phase2Result) []string {
+	st := p.st
+	out := []string{"", st.Title.Render("cross-step growth (same parameter, adjacent optimizer steps)")}
+	if len(r.CrossStep) == 0 {
+		return append(out, p2Indent(wrap(noCrossStepReason(r), p.width-2), "  ")...)
+	}
+	thr := r.CrossStep[0].Threshold
+	share := r.Thresholds["rank_share"]
+	rule := fmt.Sprintf("a pair k→k+1 puts the root at k when ≥ %.0f%% of the ranks' final norms grow ≥ %s×; median and max: the growth measured over the ranks", 100*share, fmtNum(thr))
+	if share == 0 {
+		rule = fmt.Sprintf("a pair k→k+1 puts the root at k when most ranks' final norms grow ≥ %s×; median and max: the growth measured over the ranks", fmtNum(thr))
+	}
+	for _, l := range wrap(rule, p.width-2) {
+		out = append(out, "  "+st.Dim.Render(l))
+	}
+	over := "ranks ≥" + fmtNum(thr) + "×"
+	cols := []p2col{{head: "pair"}, {head: "parameter", name: true}, {head: "median", right: true}, {head: "max", right: true},
+		{head: over, right: true}, {head: "verdict", wrap: true}}
+	rows := make([][]string, len(r.CrossStep))
+	for i, c := range r.CrossStep {
+		verdict := pairVerdict(r, c)
+		if c.BaselineGrowth != nil && *c.BaselineGrowth {
+			verdict += "; the baseline grows too"
+		}
+		med, mx, ranks := "", "", ""
+		if c.GrowthMedian != nil {
+			med, mx = fmtGrowth(float64(*c.GrowthMedian)), fmtGrowth(float64(*c.GrowthMax))
+		}
+		if c.RanksTotal > 0 { // the count and the share the rule compares with its threshold
+			ranks = fmt.Sprintf("%d/%d %3.0f%%", c.RanksOver, c.RanksTotal, 100*c.Share)
+		}
+		rows[i] = []string{fmt.Sprintf("%d→%d", c.From, c.To), c.TargetName, med, mx, ranks, verdict}
+	}
+	lines := p2Table(cols, rows, p.width, 0)
+	out = append(out, st.Header.Render(lines[0].text))
+	for _, l := range lines[1:] {
+		text := l.text
+		if r.CrossStep[l.row].Qualifies {
+			text = st.Flag.Render(text)
+		}
+		out = append(out, text)
+	}
+	return out
+}
+
+// candidateLines is the root step's candidates; with a baseline run each
+// one's baseline value, ratio and verdict, with one device a sentence
+// saying so instead of a column of "no baseline". The selected row's full
+// name follows the table (the table shortens it).
+func (p *phase2Pane) candidateLines(r *model.Phase2Result, out []string) []string {
+	st := p.st
+	withBase := r.Mode != modeSingleRef
+	title := "candidates of the root step against the baseline"
+	if !withBase {
+		title = "candidates of the root step"
+	}
+	out = append(out, "", st.Title.Render(title))
+	p.candAt = p.candAt[:0]
+	if len(r.Candidates) == 0 {
+		none := "  none"
+		if r.Pinned {
+			none = "  none: the pin replaces the candidate walk"
+		}
+		return append(out, none)
+	}
+	if !withBase {
+		for _, l := range wrap("one device: no baseline run to check device specificity against (give --baseline to compare)", p.width-2) {
+			out = append(out, "  "+st.Dim.Render(l))
+		}
+	}
+	val := "value"
+	switch kind := candidateValueKind(r.Candidates); kind {
+	case "delta", "norm":
+		val = kind
+	}
+	cols := []p2col{{head: "step"}, {head: "rank", right: true}, {head: "parameter", name: true}, {head: val, right: true}}
+	if withBase {
+		cols = append(cols, p2col{head: "baseline", right: true}, p2col{head: "ratio", right: true}, p2col{head: "verdict", wrap: true})
+	}
+	rows := make([][]string, len(r.Candidates))
+	for i, c := range r.Candidates {
+		a := &c.Anomaly
+		row := []string{p2Step(a), strconv.Itoa(a.Rank), a.TargetName, fmtNum(float64(c.Value))}
+		if withBase {
+			ratio := ""
+			if c.Ratio != nil {
+				ratio = fmtRatio(c.Ratio)
+			}
+			row = append(row, baselineCell(c), ratio, c.Verdict)
+		}
+		rows[i] = row
+	}
+	lines := p2Table(cols, rows, p.width, 2)
+	out = append(out, st.Header.Render("  "+lines[0].text))
+	for _, l := range lines[1:] {
+		c := r.Candidates[l.row]
+		mark := "  "
+		if l.first {
+			p.candAt = append(p.candAt, len(out))
+			if c.Selected {
+				mark = "▶ "
+			}
+		}
+		text := mark + l.text
+		p.cache.cand[len(out)] = p2candLine{row: l.row, plain: text}
+		if c.Selected {
+			text = st.Accent.Render(text)
+		}
+		out = append(out, text)
+	}
+	p.cache.cursorAt = len(out)
+	return out
+}
+
+// reasoningLines are the English decisions, each with its numbers. The
+// reference-compatible reasoning is Chinese: shown only when there are no
+// decisions and it has no Chinese in it.
+func (p *phase2Pane) reasoningLines(r *model.Phase2Result) []string {
+	var body []string
+	for _, dd := range r.Decisions {
+		body = append(body, p2Bullet(dd, p.width)...)
+	}
+	if len(r.Decisions) == 0 && r.Reasoning != "" && !p2HasHan(r.Reasoning) {
+		body = wrap(r.Reasoning, p.width)
+	}
+	if len(body) == 0 {
+		return nil
+	}
+	return append([]string{"", p.st.Title.Render("reasoning")}, body...)
+}
+
+// p2Bullet wraps text as a list item: "• " and its continuation lines
+// indented under the text.
+func p2Bullet(text string, width int) []string {
+	l := wrap(text, width-2)
+	for i := range l {
+		pre := "  "
+		if i == 0 {
+			pre = "• "
+		}
+		l[i] = pre + l[i]
+	}
+	return l
+}
+
+// p2Indent puts pre before every line.
+func p2Indent(lines []string, pre string) []string {
+	for i := range lines {
+		lines[i] = pre + lines[i]
+	}
+	return lines
+}
+
+// p2HasHan tells whether s has Chinese characters.
+func p2HasHan(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Han, r) })
+}
+
+// candidateValueKind is "delta" when every candidate's value is its delta,
+// "norm" when it is its norm, "" when mixed.
+func candidateValueKind(cs []model.CandidateVerdict) string {
+	delta, norm := true, true
+	for _, c := range cs {
+		a := &c.Anomaly
+		delta = delta && a.Delta != nil && *a.Delta == c.Value
+		norm = norm && a.Norm == c.Value
+	}
+	switch {
+	case delta:
+		return "delta"
+	case norm:
+		return "norm"
+	}
+	return ""
+}
+
+// p2Step is a candidate's step in words a reader parses: "5 ms 2"
+// (optimizer step 5, micro step 2) or "14" (the step itself).
+func p2Step(a *model.Anomaly) string {
+	if a.MicroStep != nil {
+		return fmt.Sprintf("opt %d ms %d", a.OptStep(), *a.MicroStep)
+	}
+	return strconv.Itoa(a.Step)
 }
 
 // noteLines lists, in full, what was missing and what Phase 1 warned
@@ -153,18 +396,25 @@ func (p *phase2Pane) noteLines() []string {
 	}
 	out := []string{"", p.st.Title.Render(fmt.Sprintf("notes (%d): missing data and warnings", len(notes)))}
 	for _, n := range notes {
-		out = append(out, wrap("• "+n, p.width)...)
+		out = append(out, p2Bullet(n, p.width)...)
 	}
 	return out
 }
 
-// modeName translates the reference's Phase 2 mode label.
+// modeSingleRef is the reference's Phase 2 mode label of a run without a
+// baseline (analysis keeps the reference's Chinese strings in the JSON).
+const modeSingleRef = "单设备"
+
+// modeName says the reference's Phase 2 mode label in words.
 func modeName(m string) string {
 	switch m {
-	case "单设备":
-		return "single device"
+	case modeSingleRef:
+		return "one device, no baseline run"
 	case "NPU (+GPU 标杆)":
-		return "with baseline"
+		return "checked against the baseline run"
+	}
+	if p2HasHan(m) {
+		return ""
 	}
 	return m
 }
@@ -269,7 +519,7 @@ func wrap(text string, width int) []string {
 // noCrossStepReason says why the cross-step table is empty.
 func noCrossStepReason(r *model.Phase2Result) string {
 	if r.Pinned {
-		return "pinned by the user: the cross-step rule was skipped"
+		return "pinned by you: the cross-step rule was not applied"
 	}
 	if len(r.Candidates) == 0 {
 		return "no candidate: nothing to compare across steps"

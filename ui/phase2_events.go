@@ -27,7 +27,7 @@ func (p *phase2Pane) eventLines(r *model.Phase2Result) []string {
 	// mark, id, opt, extent, ranks (up to "1000/1024"), params, conducts,
 	// baseline; then the
 	// largest deviation when the coordinate keeps ≥ 24 columns
-	fixed := 2 + 3 + 6 + 12 + 10 + 7 + 11 + len(base)
+	fixed := 2 + 3 + 8 + 14 + 10 + 7 + 11 + len(base)
 	showDev := p.width-fixed-10 >= 24
 	if showDev {
 		fixed += 10
@@ -45,7 +45,7 @@ func (p *phase2Pane) eventLines(r *model.Phase2Result) []string {
 	if showDev {
 		dev = fmt.Sprintf(" %9s", "max dev")
 	}
-	out = append(out, st.Header.Render(fmt.Sprintf("  %-2s %5s %-11s %9s %6s %-10s%s%s%s", "#", "opt", "extent", "ranks", "params", "conducts", base, dev, coHead)))
+	out = append(out, st.Header.Render(strings.TrimRight(fmt.Sprintf("  %-2s %7s %-13s %9s %6s %-10s%s%s%s", "#", "steps", "extent", "ranks", "params", "conducts", base, dev, coHead), " ")))
 	sharedBefore, rootShared := 0, false
 	for i := range r.Events {
 		e := &r.Events[i]
@@ -72,9 +72,9 @@ func (p *phase2Pane) eventLines(r *model.Phase2Result) []string {
 		if c := e.Coordinate; c != nil {
 			co = "rank " + strconv.Itoa(c.Rank)
 			if c.MicroStep != nil {
-				co += " ms " + strconv.Itoa(*c.MicroStep)
+				co += " micro step " + strconv.Itoa(*c.MicroStep)
 			}
-			co += " " + shortParam(c.TargetName, max(8, cw-1-len(co)-1))
+			co += " " + p2Name(c.TargetName, max(8, cw-1-len(co)-1))
 		}
 		d := ""
 		if showDev {
@@ -83,9 +83,9 @@ func (p *phase2Pane) eventLines(r *model.Phase2Result) []string {
 				d = fmt.Sprintf(" %9s", "NaN/Inf")
 			}
 		}
-		line := fmt.Sprintf("%s%-2d %5d %-11s %9s %6d %-10s%s%s", mark, e.ID, e.RootStep, fit(extent, 11, false),
+		line := fmt.Sprintf("%s%-2d %7s %-13s %9s %6d %-10s%s%s", mark, e.ID, stepsLabel(e), fit(extent, 13, false),
 			fmt.Sprintf("%d/%d", len(e.Ranks), e.RanksTotal), e.Parameters, fit(cond, 10, false), b, d)
-		lines := []string{line + " " + fit(co, cw-1, false)}
+		lines := []string{strings.TrimRight(line+" "+fit(co, cw-1, false), " ")}
 		if twoLine {
 			lines = []string{strings.TrimRight(line, " "), "      " + strings.TrimRight(fit(co, cw-1, false), " ")}
 		}
@@ -102,7 +102,32 @@ func (p *phase2Pane) eventLines(r *model.Phase2Result) []string {
 	case sharedBefore > 0:
 		out = append(out, wrap(fmt.Sprintf("%d event(s) before the root are on the baseline too (shared, e.g. fp16 loss-scale overflows): listed, not the root", sharedBefore), p.width)...)
 	}
+	for i := range r.Events { // why the root's event is shared or device-specific, with its numbers
+		if e := &r.Events[i]; e.Root && e.Baseline != "" && e.BaselineReason != "" {
+			out = append(out, wrap(fmt.Sprintf("event %d is %s: %s", e.ID, e.Baseline, e.BaselineReason), p.width)...)
+		}
+	}
 	return out
+}
+
+// stepsLabel is the optimizer steps an event spans: "5", "5–6" (steps in
+// a row), "5,7" — its root step first, at most 7 cells.
+func stepsLabel(e *model.SpikeEvent) string {
+	if len(e.Steps) <= 1 {
+		return strconv.Itoa(e.RootStep)
+	}
+	run := true
+	for i := 1; i < len(e.Steps); i++ {
+		run = run && e.Steps[i] == e.Steps[i-1]+1
+	}
+	s := joinIntsUI(e.Steps)
+	if run {
+		s = strconv.Itoa(e.Steps[0]) + "–" + strconv.Itoa(e.Steps[len(e.Steps)-1])
+	}
+	if len(s) > 7 {
+		s = strconv.Itoa(e.RootStep) + "+" + strconv.Itoa(len(e.Steps)-1)
+	}
+	return s
 }
 
 // afterRoot tells whether event i comes after the root event.
@@ -140,10 +165,10 @@ func eventsSummary(r *model.Phase2Result) string {
 	}
 	s := fmt.Sprintf("spike events: %d independent", len(r.Events))
 	if root >= 0 {
-		s += fmt.Sprintf(", the root is event %d (opt %d)", r.Events[root].ID, r.Events[root].RootStep)
+		s += fmt.Sprintf("; the root is event %d at optimizer step %d", r.Events[root].ID, r.Events[root].RootStep)
 	}
 	if shared > 0 {
-		s += fmt.Sprintf(", %d on the baseline too (shared)", shared)
+		s += fmt.Sprintf("; %d on the baseline too (shared)", shared)
 	}
 	return s
 }

@@ -83,14 +83,14 @@ func TestPhase2ScreenListsEvents(t *testing.T) {
 			t.Fatalf("width %d: no note on the skipped shared events:\n%s", w, strings.Join(lines[start:start+10], "\n"))
 		}
 	}
-	if got := eventsSummary(fp16Data(t, true).P2); got != "spike events: 5 independent, the root is event 3 (opt 9), 4 on the baseline too (shared)" {
+	if got := eventsSummary(fp16Data(t, true).P2); got != "spike events: 5 independent; the root is event 3 at optimizer step 9; 4 on the baseline too (shared)" {
 		t.Fatalf("summary line %q", got)
 	}
 	// every event shared: the first is the root, and the screen says why
 	p := newPhase2Pane(testCommon(fp16Data(t, false)))
 	p.SetSize(160, 40)
 	text := ansi.Strip(strings.Join(p.lines(), "\n"))
-	if !strings.Contains(text, "▶ 1      2 run-wide") || !strings.Contains(text, "every event is on the baseline too (shared): the root is the earliest one") {
+	if !strings.Contains(text, "▶ 1        2 run-wide") || !strings.Contains(text, "every event is on the baseline too (shared): the root is the earliest one") {
 		t.Fatalf("all shared:\n%s", text)
 	}
 	if strings.Contains(text, "ms -1") || strings.Contains(text, "micro step -1") {

@@ -102,7 +102,7 @@ func TestNoCrossStepReason(t *testing.T) {
 // A pinned Phase 2 skipped the cross-step rule: the empty table says so
 // instead of claiming there was no candidate.
 func TestNoCrossStepReasonPinned(t *testing.T) {
-	if got := noCrossStepReason(&model.Phase2Result{Pinned: true}); !strings.Contains(got, "pinned by the user") {
+	if got := noCrossStepReason(&model.Phase2Result{Pinned: true}); !strings.Contains(got, "pinned by you") {
 		t.Fatalf("pinned: %q", got)
 	}
 }
