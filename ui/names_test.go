@@ -28,7 +28,7 @@ func TestNameShortener(t *testing.T) {
 			"Module.module.module.decoder.layers.2.mlp.linear_fc1.ColumnParallelLinear.forward.0": "L2 mlp.linear_fc1 fwd.0",
 			"Module.module.module.decoder.layers.2.mlp.linear_fc2.RowParallelLinear.backward.1":   "L2 mlp.linear_fc2 bwd.1",
 			"Module.module.module.embedding.word_embeddings.VocabParallelEmbedding.forward.0":     "embedding.word_embeddings fwd.0",
-			"Functional.linear.3.forward":                                                         "Functional.linear.3 fwd",
+			"Functional.linear.3.forward": "Functional.linear.3 fwd",
 		}},
 		{"legacy monitor", []string{
 			"module.language_model.encoder.layers.0.self_attention.query_key_value.weight",
@@ -55,7 +55,7 @@ func TestNameShortener(t *testing.T) {
 			"Cell.network_with_loss.module.language_model.encoder.layers.0.input_norm.FusedRMSNorm.backward.0",
 			"Cell.network_with_loss.module.language_model.embedding.word_embeddings.VocabParallelEmbedding.forward.0",
 		}, map[string]string{
-			"Cell.network_with_loss.module.language_model.encoder.layers.0.input_norm.FusedRMSNorm.backward.0":       "L0 input_norm bwd.0",
+			"Cell.network_with_loss.module.language_model.encoder.layers.0.input_norm.FusedRMSNorm.backward.0":        "L0 input_norm bwd.0",
 			"Cell.network_with_loss.module.language_model.embedding.word_embeddings.VocabParallelEmbedding.forward.0": "embedding.word_embeddings fwd.0",
 		}},
 		{"PP x VPP", []string{

@@ -48,10 +48,10 @@ type table struct {
 	// first shown of the scrolling columns (scroll, in the order they are
 	// reached); empty marks columns whose cells are all "-" on the rows
 	// shown (render fills it), which give way to useful ones.
-	colOff   int
-	scroll   []int
-	empty    []bool
-	shownN   int // how many scrolling columns the last layout showed
+	colOff int
+	scroll []int
+	empty  []bool
+	shownN int // how many scrolling columns the last layout showed
 }
 
 func newTable(cols []column, n int) table {
