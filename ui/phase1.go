@@ -52,11 +52,11 @@ func newPhase1Pane(c common) *phase1Pane {
 		{title: "#", width: 4, right: true, freeze: true, less: func(x, y int) bool { return x < y }},
 		{title: "opt", width: 4, right: true, freeze: true, less: func(x, y int) bool { return a(x).OptStep() < a(y).OptStep() }},
 		{title: "ms", width: 3, right: true, freeze: true, less: func(x, y int) bool { return a(x).Micro() < a(y).Micro() }},
-		{title: "step", width: 6, right: true, freeze: true, less: func(x, y int) bool { return a(x).Step < a(y).Step }},
+		{title: "step", width: 6, right: true, drop: 4, less: func(x, y int) bool { return a(x).Step < a(y).Step }},
 		{title: "rank", width: 4, right: true, freeze: true, less: func(x, y int) bool { return a(x).Rank < a(y).Rank }},
 		{title: "parameter", min: 14, freeze: true, less: func(x, y int) bool { return a(x).TargetName < a(y).TargetName }},
 		{title: "norm", width: 9, right: true, less: func(x, y int) bool { return cmpF(a(x).Norm, a(y).Norm) }},
-		{title: "Δ", width: 9, right: true, less: func(x, y int) bool { return cmpF(deltaOf(a(x)), deltaOf(a(y))) }},
+		{title: "Δ", width: 9, right: true, drop: 2, less: func(x, y int) bool { return cmpF(deltaOf(a(x)), deltaOf(a(y))) }},
 		{title: "dev×", width: 7, right: true, less: func(x, y int) bool { return cmpF(a(x).DeviationRatio, a(y).DeviationRatio) }},
 		{title: "trigger", width: 8, drop: 3, less: func(x, y int) bool { return a(x).Trigger < a(y).Trigger }},
 		// the name wins over the sparkline when room is short
@@ -223,7 +223,13 @@ func (p *phase1Pane) nameMin() int {
 		longest = max(longest, n)
 	}
 	// at most what leaves the norm and dev× columns beside it
-	return max(need, min(longest, p.width-4-6-4-9-7-5))
+	room := p.width
+	for i, c := range p.tbl.cols {
+		if !c.off && i != p1ColParam && (c.freeze || i == p1ColNorm || i == p1ColDev) {
+			room -= c.width + colGap
+		}
+	}
+	return max(need, min(longest, room))
 }
 
 // applyFilter keeps rows whose parameter contains the text, or whose rank

@@ -236,10 +236,11 @@ func (t *table) layout(width int) []shownCol {
 	var frozen []int
 	base := 0
 	for _, i := range all {
-		if t.cols[i].freeze {
+		empty := i < len(t.empty) && t.empty[i]
+		if t.cols[i].freeze && !empty {
 			frozen = append(frozen, i)
 			base += t.widthOf(i) + colGap
-		} else if i >= len(t.empty) || !t.empty[i] {
+		} else if !empty {
 			t.scroll = append(t.scroll, i)
 		}
 	}
@@ -390,7 +391,7 @@ func (t *table) markEmpty(width int, cell func(row, col int) string) {
 	}
 	end := min(t.offset+t.height, len(t.view))
 	for c, col := range t.cols {
-		if col.off || col.freeze || col.keep || end <= t.offset {
+		if col.off || col.width == 0 || col.keep || end <= t.offset { // the name column always shows
 			continue
 		}
 		empty := true
@@ -433,7 +434,7 @@ func (t *table) colsInfo(width int) string {
 			continue
 		}
 		nAll++
-		if i < len(t.empty) && t.empty[i] && !c.freeze {
+		if i < len(t.empty) && t.empty[i] {
 			empties = append(empties, c.title)
 		}
 	}
