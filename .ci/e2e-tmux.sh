@@ -4,7 +4,12 @@
 # (testdata/demo/TRUTH.json) is the first candidate → `p` pins it (the
 # header shows the pin) → `3` shows F! at the planted layer → `enter`
 # names the planted operator → `q` exits 0 and leaves the alternate screen.
-# Asserts on capture-pane text; each wait times out after 20 s.
+# At 80×24 it also checks that the parameter names keep their layer and
+# leaf, that `?` shows the legend of the screen's marks, and that → scrolls
+# the layer table to the C/D columns.
+# Asserts on capture-pane text; each wait times out after 20 s. The tmux
+# server is its own (socket E2E_TMUX_SOCKET, default spikescope-e2e-PID),
+# so other tmux sessions on the machine are never touched.
 # usage: .ci/e2e-tmux.sh /path/to/spikescope
 set -euo pipefail
 BIN=$(realpath "${1:?usage: $0 /path/to/spikescope}")
@@ -26,6 +31,9 @@ for v in OPT MS RANK LAYER PARAM OPER; do
 done
 TAIL=${PARAM#*mlp.}   # the distinctive end of the parameter name (e.g. linear_fc2.weight)
 
+SOCK=${E2E_TMUX_SOCKET:-spikescope-e2e-$$}
+tmux() { command tmux -L "$SOCK" "$@"; }
+
 S=""
 WORK=$(mktemp -d)   # the UI's working directory (where `r` would write)
 fail() {
@@ -34,6 +42,7 @@ fail() {
   exit 1
 }
 cleanup() { [ -n "$S" ] && tmux kill-session -t "$S" 2>/dev/null; rm -rf "$WORK"; }
+# the server of our own socket ends with its last session
 trap cleanup EXIT
 
 screen() { tmux capture-pane -p -t "$S"; }
@@ -57,19 +66,24 @@ walk() { # walk COLS ROWS
   S="spikescope-e2e-$$-$COLS"
   tmux new-session -d -s "$S" -x "$COLS" -y "$ROWS" \
     "cd '$WORK' && TERM=xterm-256color '$BIN'; echo EXIT=\$?; sleep 30"
-  wait_for "candidate 1 of"
+  wait_for "candidate 1/"
 
   # 1. the planted spike is the first candidate: the row under the header
-  # (columns by header name: the step column only shows on wide screens)
+  # (columns by header name: the step column only shows on wide screens);
+  # the name is shortened from the middle, "L<layer> <leaf>", so it is the
+  # rest of the row up to the next column
   first=$(screen | awk '/ opt .* rank .*parameter/ {
       for (i = 1; i <= NF; i++) col[$i] = i
       getline
-      print $col["#"], $col["opt"], $col["ms"], $col["rank"], $col["parameter"]; exit }')
+      print $col["#"], $col["opt"], $col["ms"], $col["rank"], $(col["parameter"]), $(col["parameter"] + 1); exit }')
   [ -n "$first" ] || fail "no candidate table on the Phase 1 screen"
-  read -r idx opt ms rank param <<<"$first"
+  read -r idx opt ms rank layer param <<<"$first"
   [ "$idx" = 1 ] && [ "$opt" = "$OPT" ] && [ "$ms" = "$MS" ] && [ "$rank" = "$RANK" ] ||
     fail "first candidate is '$first', want opt $OPT ms $MS rank $RANK"
+  # the layer and the leaf stay at every width (80 columns included)
+  [ "$layer" = "L$LAYER" ] || fail "first candidate's name does not start with its layer: '$layer $param', want L$LAYER"
   case "$param" in *"$TAIL") ;; *) fail "first candidate's parameter is '$param', want …$TAIL";; esac
+  screen | grep -qF "▸ $PARAM" || fail "the selected row's full name $PARAM is not on screen"
 
   # 2. p pins it; the header shows the pin
   tmux send-keys -t "$S" p
@@ -81,6 +95,23 @@ walk() { # walk COLS ROWS
   wait_for "F-anomaly"
   wait_re "^ *[▶◀]*$LAYER .*F!" "F! on layer $LAYER"
   screen | head -1 | grep -qF "PIN opt=$OPT" || fail "the pin left the header on Phase 3"
+
+  # 3b. `?` shows the legend of this screen's marks; ? closes it
+  tmux send-keys -t "$S" '?'
+  wait_for "marks on this screen"
+  wait_for "(A/B)/(C/D)"
+  tmux send-keys -t "$S" '?'
+  wait_for "F-anomaly"
+
+  # 3c. where the columns do not all fit, → scrolls to the control
+  # group's raw values (F_C, F_D), and ← comes back
+  if ! screen | grep -qE " F_D( |$)"; then
+    screen | grep -qF "cols 1–" || fail "columns hidden without an indicator"
+    for _ in 1 2 3 4 5 6 7 8 9 10 11 12; do tmux send-keys -t "$S" Right; done
+    wait_re " F_C .* F_D( |$)" "the F_C and F_D columns after →"
+    for _ in 1 2 3 4 5 6 7 8 9 10 11 12; do tmux send-keys -t "$S" Left; done
+    wait_re "^ *L F-anomaly" "the first columns after ←"
+  fi
 
   # 4. enter on the (preselected) earliest divergent layer names the operator
   tmux send-keys -t "$S" Enter
