@@ -319,11 +319,10 @@ func (p *drillPane) View() []string {
 	return lines
 }
 
+// opWidth is the operator column's width in the table being drawn.
 func (p *drillPane) opWidth() int {
-	for _, c := range p.tbl.layout(p.width) {
-		if c.idx == 1 {
-			return c.width
-		}
+	if w := p.tbl.colWidth(1); w > 0 {
+		return w
 	}
 	return 20
 }

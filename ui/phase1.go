@@ -419,12 +419,10 @@ func (p *phase1Pane) View() []string {
 	return lines
 }
 
-// paramWidth is the current width of the parameter column.
+// paramWidth is the parameter column's width in the table being drawn.
 func (p *phase1Pane) paramWidth() int {
-	for _, c := range p.tbl.layout(p.width) {
-		if c.idx == p1ColParam {
-			return c.width
-		}
+	if w := p.tbl.colWidth(p1ColParam); w > 0 {
+		return w
 	}
 	return 20
 }

@@ -51,7 +51,8 @@ type table struct {
 	colOff int
 	scroll []int
 	empty  []bool
-	shownN int // how many scrolling columns the last layout showed
+	shownN int        // how many scrolling columns the last layout showed
+	shown  []shownCol // the last layout (what render draws)
 }
 
 func newTable(cols []column, n int) table {
@@ -280,6 +281,17 @@ func (t *table) layout(width int) []shownCol {
 	return t.place(shown, width)
 }
 
+// colWidth is column c's width in the layout being drawn (cells ask it
+// while render runs), 0 when it is not shown.
+func (t *table) colWidth(c int) int {
+	for _, s := range t.shown {
+		if s.idx == c {
+			return s.width
+		}
+	}
+	return 0
+}
+
 // place gives the flexible column what the others leave; when even the
 // shown columns do not fit, the caller truncates.
 func (t *table) place(shown []int, width int) []shownCol {
@@ -299,6 +311,7 @@ func (t *table) place(shown []int, width int) []shownCol {
 		}
 		out = append(out, shownCol{i, w})
 	}
+	t.shown = out
 	return out
 }
 
