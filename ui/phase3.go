@@ -318,7 +318,8 @@ func (p *phase3Pane) SetSize(w, h int) {
 }
 
 // loadedLine says which dump folders A/B/C/D were compared and at which
-// call of the layer, so the user can check the four groups.
+// call of the modules, so the user can check the four groups:
+// "A step10/rank2 · B step10/rank2 · C step9/rank2 · D step9/rank2 · call 1".
 func (p *phase3Pane) loadedLine() string {
 	d, r := p.data, p.result()
 	if d == nil || r == nil {
@@ -342,9 +343,17 @@ func (p *phase3Pane) loadedLine() string {
 	if r.BaselineGroup == "C" {
 		parts[1] = "B none (C stands in)"
 	}
-	line := "loaded " + strings.Join(parts, " · ")
-	if dd := r.DivergenceSummary.Drilldown; dd != nil && dd.Call != nil && dd.Calls > 1 {
-		line += fmt.Sprintf(" · call %d of %d (from 0)", *dd.Call, dd.Calls)
+	line := strings.Join(parts, " · ")
+	// the call (micro-batch) of each anchor module the groups are compared
+	// at, when the modules ran more than once
+	if c := r.Call; c != nil && (*c > 0 || r.Calls > 1) {
+		line += fmt.Sprintf(" · call %d", *c)
+		if r.Calls > *c {
+			line += fmt.Sprintf(" of %d", r.Calls)
+		}
+		if ansi.StringWidth(line+" (from 0)") <= p.width {
+			line += " (from 0)"
+		}
 	}
 	return line
 }

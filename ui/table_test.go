@@ -130,11 +130,11 @@ func TestPhase3LoadedLine(t *testing.T) {
 	d := fixture()
 	d.A = &model.Dump{Path: "/x/step10/rank2", Step: 10, Rank: 2}
 	call := 1
-	d.P3.DivergenceSummary.Drilldown.Call, d.P3.DivergenceSummary.Drilldown.Calls = &call, 4
+	d.P3.Call, d.P3.Calls = &call, 4
 	m := loaded(t, fixtureBackend(), d, 160, 48, true)
 	press(m, "3")
 	txt := screenText(m)
-	if !strings.Contains(txt, "loaded A step10/rank2 · B step10/rank2 · C step9/rank2 · D step9/rank2 · call 1 of 4") {
+	if !strings.Contains(txt, "A step10/rank2 · B step10/rank2 · C step9/rank2 · D step9/rank2 · call 1 of 4 (from 0)") {
 		t.Fatalf("loaded line:\n%s", txt)
 	}
 }
