@@ -280,6 +280,7 @@ func (p *drillPane) View() []string {
 	}
 	ns := namesOf(p.data).ops
 	p.tbl.cols[1].min = p.opMin()
+	p.tbl.cols[1].shrink = p.tbl.cols[1].min / 4 // cut names in the middle before a column scrolls away
 	lines = append(lines, p.tbl.render(p.width, st, func(i, c int) string {
 		o := &p.ops[i]
 		switch c {

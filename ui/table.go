@@ -27,6 +27,10 @@ type column struct {
 	off bool
 	// freeze: always shown when the others scroll (the row's name).
 	freeze bool
+	// shrink: how many cells a flexible column gives up below its min when
+	// that shows every column (a name cut in the middle rather than a
+	// column scrolled away for a few cells).
+	shrink int
 }
 
 // colGap is the space between columns.
@@ -230,7 +234,13 @@ func (t *table) layout(width int) []shownCol {
 	}
 	total += colGap * max(0, len(all)-1)
 	t.scroll, t.shownN = t.scroll[:0], 0
-	if total <= width {
+	give := 0
+	for _, i := range all {
+		if t.cols[i].width == 0 {
+			give += t.cols[i].shrink
+		}
+	}
+	if total-give <= width {
 		t.colOff = 0
 		return t.place(all, width)
 	}
@@ -306,8 +316,9 @@ func (t *table) place(shown []int, width int) []shownCol {
 	out := make([]shownCol, 0, len(shown))
 	for _, i := range shown {
 		w := t.widthOf(i)
-		if i == flex && total < width {
-			w += width - total
+		if i == flex && total != width {
+			// the leftover, or what it may give up (shrink) when short
+			w = max(t.cols[i].min-t.cols[i].shrink, w+width-total)
 		}
 		out = append(out, shownCol{i, w})
 	}
