@@ -212,3 +212,23 @@ func TestLegendPerScreen(t *testing.T) {
 		t.Errorf("legend names a mark the screen does not use:\n%s", screenText(m))
 	}
 }
+
+// A flexible name column gives up its shrink before a column scrolls
+// away, and no more.
+func TestTableNameShrinksBeforeScrolling(t *testing.T) {
+	cols := []column{{title: "name", min: 20, shrink: 5, freeze: true}}
+	for i := 1; i <= 4; i++ {
+		cols = append(cols, column{title: "v" + string(rune('0'+i)), width: 8, right: true})
+	}
+	tb := newTable(cols, 1)
+	cell := func(r, c int) string { return "x" }
+	full := 20 + 4*8 + 4 // name at its min and four value columns
+	for _, tc := range []struct {
+		width, nameW, n int
+	}{{full, 20, 5}, {full - 5, 15, 5}, {full - 6, 23, 4}} { // scrolling: the name takes what v4 leaves
+		lines := tb.render(tc.width, NewStyles(true), cell)
+		if got := len(headerTitles(lines)); got != tc.n || tb.colWidth(0) != tc.nameW {
+			t.Errorf("width %d: %d columns, name %d cells; want %d, %d", tc.width, got, tb.colWidth(0), tc.n, tc.nameW)
+		}
+	}
+}
