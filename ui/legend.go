@@ -88,9 +88,10 @@ func (p *phase1Pane) marks() []string {
 		if rn.chunks {
 			out = append(out, legendLine("vpp1:", "VPP model chunk 1"))
 		}
-		out = append(out,
-			legendLine("▸", "under the table: the selected row's full name"),
-			legendLine("-", "no value (Δ: no earlier micro step)"))
+		out = append(out, legendLine("▸", "under the table: the selected row's full name"))
+		if !p.tbl.cols[p1ColDelta].off {
+			out = append(out, legendLine("-", "no value (Δ: no earlier micro step)"))
+		}
 		p.legendCache = out
 	}
 	return append(append([]string{}, p.legendCache...), colsLegend(&p.tbl, p.width)...)

@@ -64,6 +64,15 @@ func newPhase1Pane(c common) *phase1Pane {
 	}, len(p.anoms))
 	// a step-level run (no gradient accumulation) has no micro steps: its
 	// steps are the optimizer steps, one column
+	// Δ is the change from the previous micro step: a run without any has
+	// no column for it (not a column of "-")
+	p.tbl.cols[p1ColDelta].off = true
+	for i := range p.anoms {
+		if p.anoms[i].Delta != nil {
+			p.tbl.cols[p1ColDelta].off = false
+			break
+		}
+	}
 	if anyMicro(p.anoms) { // the opt column, not the global step column
 		p.jump.prompt = "jump to optimizer step: "
 	} else {
