@@ -101,7 +101,7 @@ walk() { # walk COLS ROWS
   wait_for "marks on this screen"
   wait_for "(A/B)/(C/D)"
   tmux send-keys -t "$S" '?'
-  wait_for "F-anomaly"
+  wait_re "^ +L +F[-_]" "the layer table after ? closed the legend"   # the legend names F-anomaly too
 
   # 3c. where the columns do not all fit, → scrolls to the control
   # group's raw values (F_C, F_D), and ← comes back
