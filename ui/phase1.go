@@ -160,14 +160,11 @@ func (p *phase1Pane) overviewLines() []string {
 			win = fmt.Sprintf("window %d (%s, ms %d..%d as in the input)", sa.AccumulationWindow, how, r[0], r[len(r)-1])
 		}
 	}
-	pp := ""
-	if sh := runShape(d); sh != "" && sh != "no pipeline stages" {
-		pp = " · " + sh
-	}
-	l2 := fmt.Sprintf("pass unit: %s · %s%s · %d candidates, earliest first", unit, win, pp, len(p.anoms))
+	// the pipeline shape is in the header (view.go runShape)
+	l2 := fmt.Sprintf("pass unit: %s · %s · %d candidates, earliest first", unit, win, len(p.anoms))
 	out := []string{l1, l2}
 	if pl := sa.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
-		out = append(out, "pipeline: "+strings.Join(pl.StageSummary("stage", "ranks", "layers"), " · "))
+		out = append(out, "pipeline: "+runShape(d)+" · "+strings.Join(pl.StageSummary("stage", "ranks", "layers"), " · "))
 	} else if pl != nil && pl.Note != "" {
 		out = append(out, "pipeline: "+pl.Note)
 	}
