@@ -283,7 +283,12 @@ func (ns *nameShortener) fit(s string, w int) string {
 	room := w - ansi.StringWidth(head) - ansi.StringWidth(tail)
 	leaf := strings.Join(path, ".")
 	if room >= 4 {
-		return head + "…" + ansi.TruncateLeft(leaf, ansi.StringWidth(leaf)-room+1, "") + tail
+		lw := ansi.StringWidth(leaf)
+		for cut := lw - room + 1; cut < lw; cut++ { // a wide character may need one cell more
+			if out := head + "…" + ansi.TruncateLeft(leaf, cut, "") + tail; ansi.StringWidth(out) <= w {
+				return out
+			}
+		}
 	}
 	return ansi.Truncate(out, w, "…")
 }

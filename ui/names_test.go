@@ -151,3 +151,27 @@ func TestWithChunk(t *testing.T) {
 		}
 	}
 }
+
+// Whatever the width, a fitted name fits it (CJK names take two cells a
+// character) and a name that fits comes back shortened, never cut.
+func TestNameFitAnyWidth(t *testing.T) {
+	run := []string{
+		"pp1:vpp1:Module.module.module.decoder.layers.12.mlp.experts.local_experts.7.linear_fc2.RowParallelLinear.forward.0",
+		"Cell.网络.layers.3.注意力.Dense.backward.2",
+		"Functional.linear.3.forward",
+		"x",
+	}
+	ns := shortenerOf(run)
+	for _, n := range run {
+		short := ns.short(n)
+		for w := 1; w <= 80; w++ {
+			got := ns.fit(n, w)
+			if ansi.StringWidth(got) > w {
+				t.Errorf("fit(%q, %d) = %q (%d cells)", n, w, got, ansi.StringWidth(got))
+			}
+			if ansi.StringWidth(short) <= w && got != short {
+				t.Errorf("fit(%q, %d) = %q, want the short form %q", n, w, got, short)
+			}
+		}
+	}
+}
