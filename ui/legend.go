@@ -24,7 +24,7 @@ func legendLine(mark, meaning string) string { return mark + "\t" + meaning }
 // rows use.
 func degreeLegend(f quadFlags) []string {
 	out := []string{
-		legendLine("F_/B_", "forward / backward pass; A the anomalous run, B its baseline, C/D the control pair (a normal step on the same devices)"),
+		legendLine("F_/B_", "forward / backward pass; A the anomalous dump, B its baseline, C and D the control pair: a normal step on A's device and on B's"),
 		legendLine("degree", "(A/B)/(C/D), the F-anomaly and B-anomaly columns: how far A left B beyond the normal difference C/D; 1.000 is none"),
 	}
 	if f.flag {
@@ -147,7 +147,7 @@ func (p *drillPane) marks() []string {
 	if p.unaligned {
 		out = append(out, legendLine("(unaligned) ≠", "the operator has no counterpart in B: it is not compared"))
 	}
-	out = append(out, legendLine("L3 … fwd.0", "layer 3, the module path without what every name shares, the pass and its call"))
+	out = append(out, legendLine("L3 fwd.0", "layer 3 (the module path every name shares and the class are left out), the pass and its call"))
 	out = append(out, degreeLegend(f)...)
 	return append(out, colsLegend(&p.tbl, p.width)...)
 }
