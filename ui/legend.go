@@ -24,7 +24,7 @@ func legendLine(mark, meaning string) string { return mark + "\t" + meaning }
 // rows use.
 func degreeLegend(f quadFlags) []string {
 	out := []string{
-		legendLine("F_/B_", "forward / backward pass; A the anomalous dump, B its baseline, C and D the control pair: a normal step on A's device and on B's"),
+		legendLine("F_/B_", "forward / backward pass; A the anomalous dump, B its baseline, C a nearby normal dump of A's run, D C's baseline"),
 		legendLine("degree", "(A/B)/(C/D), the F-anomaly and B-anomaly columns: how far A left B beyond the normal difference C/D; 1.000 is none"),
 	}
 	if f.flag {
