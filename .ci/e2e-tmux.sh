@@ -7,6 +7,9 @@
 # Along the way: `y` copies the candidate's coordinate into tmux's buffer
 # (OSC 52, set-clipboard on), and after `q` a restart on the same state
 # folder (a temporary XDG_STATE_HOME) shows the pin and its note (`a`) again.
+# At 80×24 it also checks that the parameter names keep their layer and
+# leaf, that `?` shows the legend of the screen's marks, and that → scrolls
+# the layer table to the C/D columns.
 # Asserts on capture-pane text; each wait times out after 20 s. The tmux
 # server is the script's own (socket E2E_TMUX_SOCKET, default per process):
 # other sessions on the machine are never touched.
@@ -75,19 +78,24 @@ walk() { # walk COLS ROWS
   COLS=$1 ROWS=$2
   STATE="$WORK/state-$COLS"
   start 1
-  wait_for "candidate 1 of"
+  wait_for "candidate 1/"
 
   # 1. the planted spike is the first candidate: the row under the header
-  # (columns by header name: the step column only shows on wide screens)
+  # (columns by header name: the step column only shows on wide screens);
+  # the name is shortened from the middle, "L<layer> <leaf>", so it is the
+  # rest of the row up to the next column
   first=$(screen | awk '/ opt .* rank .*parameter/ {
       for (i = 1; i <= NF; i++) col[$i] = i
       getline
-      print $col["#"], $col["opt"], $col["ms"], $col["rank"], $col["parameter"]; exit }')
+      print $col["#"], $col["opt"], $col["ms"], $col["rank"], $(col["parameter"]), $(col["parameter"] + 1); exit }')
   [ -n "$first" ] || fail "no candidate table on the Phase 1 screen"
-  read -r idx opt ms rank param <<<"$first"
+  read -r idx opt ms rank layer param <<<"$first"
   [ "$idx" = 1 ] && [ "$opt" = "$OPT" ] && [ "$ms" = "$MS" ] && [ "$rank" = "$RANK" ] ||
     fail "first candidate is '$first', want opt $OPT ms $MS rank $RANK"
+  # the layer and the leaf stay at every width (80 columns included)
+  [ "$layer" = "L$LAYER" ] || fail "first candidate's name does not start with its layer: '$layer $param', want L$LAYER"
   case "$param" in *"$TAIL") ;; *) fail "first candidate's parameter is '$param', want …$TAIL";; esac
+  screen | grep -qF "▸ $PARAM" || fail "the selected row's full name $PARAM is not on screen"
 
   # 2. y copies its coordinate in --pin form into tmux's buffer
   tm send-keys -t "$S" y
@@ -115,6 +123,23 @@ walk() { # walk COLS ROWS
   wait_re "^ *[▶◀]*$LAYER .*F!" "F! on layer $LAYER"
   screen | head -1 | grep -qF "PIN opt=$OPT" || fail "the pin left the header on Phase 3"
 
+  # 4b. `?` shows the legend of this screen's marks; ? closes it
+  tm send-keys -t "$S" '?'
+  wait_for "marks on this screen"
+  wait_for "(A/B)/(C/D)"
+  tm send-keys -t "$S" '?'
+  wait_re "^ +L +F[-_]" "the layer table after ? closed the legend"   # the legend names F-anomaly too
+
+  # 4c. where the columns do not all fit, → scrolls to the control
+  # group's raw values (F_C, F_D), and ← comes back
+  if ! screen | grep -qE " F_D( |$)"; then
+    screen | grep -qF "cols 1–" || fail "columns hidden without an indicator"
+    for _ in 1 2 3 4 5 6 7 8 9 10 11 12; do tm send-keys -t "$S" Right; done
+    wait_re " F_C .* F_D( |$)" "the F_C and F_D columns after →"
+    for _ in 1 2 3 4 5 6 7 8 9 10 11 12; do tm send-keys -t "$S" Left; done
+    wait_re "^ *L F-anomaly" "the first columns after ←"
+  fi
+
   # 5. enter on the (preselected) earliest divergent layer names the operator
   tm send-keys -t "$S" Enter
   wait_for "ops ("
@@ -131,7 +156,7 @@ walk() { # walk COLS ROWS
 
   # 7. a restart on the same input and state folder shows the pin again
   start 2
-  wait_for "candidate 1 of"
+  wait_for "candidate 1/"
   wait_for "PIN opt=$OPT,ms=$MS,rank=$RANK"
   wait_for "e2e note" # the note came back with the pin
   tm send-keys -t "$S" q

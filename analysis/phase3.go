@@ -285,7 +285,8 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	// so a faulty micro-batch diverges on its own while the others only
 	// show noise.
 	var cl *callAnalysis
-	if calls := p.callCount(anchors); opt.Call < 0 && callNote == "" && calls > 1 {
+	calls := p.callCount(anchors)
+	if opt.Call < 0 && callNote == "" && calls > 1 {
 		best, bestN := 0, -1
 		p.callsSearched = calls
 		for k := 0; k < calls; k++ {
@@ -303,6 +304,7 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	if cl == nil {
 		cl = p.analyseCall(anchors, layers)
 	}
+	res.Call, res.Calls = model.IntPtr(p.opt.Call), calls
 	cells, pooled, aligned := cl.cells, cl.pooled, cl.aligned
 	if cl.tables != nil {
 		res.Anchors = cl.tables

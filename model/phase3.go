@@ -241,6 +241,12 @@ type Phase3Result struct {
 	// PipelineStage is A's pipeline stage: its dump holds the stage's own
 	// layer numbers (every stage counts from 0).
 	PipelineStage *DumpStage `json:"pipeline_stage,omitempty"`
+	// Call is the call (micro-batch, 0-based in the order the dump holds
+	// them) of each anchor module the four groups were compared at, Calls
+	// how many calls the anchors have; for the TUI's status line, not part
+	// of trace's JSON (a warning words a chosen call there).
+	Call  *int `json:"-"`
+	Calls int  `json:"-"`
 	// Conclusion is what the result concludes (analysis.ConcludePhase3),
 	// filled by the pipeline so that every face states the same one; not
 	// part of trace's JSON (it is derived from the rest).

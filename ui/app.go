@@ -76,6 +76,7 @@ type Model struct {
 	stack      []screen // screens to go back to
 	showHlp    bool
 	helpFilter string // typed while the help is open
+	helpOff    int    // the help overlay's scroll (help.go)
 	status     string
 	pending    string // what an async request is doing ("pinning …")
 
@@ -660,6 +661,9 @@ func isCopySource(p pane) bool { _, ok := p.(copySource); return ok }
 
 // helpKey edits the help overlay's filter or closes it.
 func (m *Model) helpKey(msg tea.KeyPressMsg) {
+	if m.helpScroll(msg) {
+		return
+	}
 	switch msg.String() {
 	case "?":
 		m.showHlp, m.helpFilter = false, ""

@@ -36,10 +36,14 @@ type Data struct {
 
 	series     *seriesIndex // built off the update loop after loading
 	baseSeries *seriesIndex // the same for the baseline run
+	names      *runNames    // how the run's names are shortened (names.go)
 }
 
 // index builds the series indexes (call off the update loop).
 func (d *Data) index() {
+	if d.names == nil {
+		d.names = newRunNames(d)
+	}
 	if d.series == nil && d.Monitor != nil && d.P1 != nil {
 		d.series = buildSeriesIndex(d.Monitor, d.P1.Anomalies)
 	}

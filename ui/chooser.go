@@ -94,7 +94,7 @@ func (p *chooserPane) View() []string {
 	if p.data.ControlNote != "" {
 		lines = append(lines, st.Warn.Render(p.data.ControlNote))
 	} else {
-		lines = append(lines, fmt.Sprintf("%d candidates · enter uses the selected dump · esc back", len(p.data.Controls)))
+		lines = append(lines, fmt.Sprintf("candidate %s · enter uses the selected dump · esc back", p.tbl.position()))
 	}
 	lines = append(lines, "")
 	if len(p.data.Controls) == 0 {

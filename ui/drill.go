@@ -29,6 +29,10 @@ type drillPane struct {
 	lower   []string // lower-cased op keys for the filter
 	query   string   // the last filter text entered: n/N step through its matches
 	tbl     table
+	// the marks the operators use, learned once per list (legend.go)
+	flags     *quadFlags
+	flagsOf   int
+	unaligned bool
 }
 
 func newDrillPane(c common, anchor string, layer int, dir string, metric int) *drillPane {
@@ -42,7 +46,7 @@ func newDrillPane(c common, anchor string, layer int, dir string, metric int) *d
 	isDrill := dd != nil && dd.Layer != nil && *dd.Layer == layer && dd.Direction == dir
 	if dd != nil && dd.Call != nil && dd.Calls > 1 {
 		// every layer's operators are compared at the drill-down's call
-		p.call = fmt.Sprintf("call %d of %d", *dd.Call, dd.Calls)
+		p.call = fmt.Sprintf("call %d of %d (from 0)", *dd.Call, dd.Calls)
 	}
 	switch {
 	case isDrill:
@@ -97,15 +101,17 @@ func (p *drillPane) setOps(ops []model.DrillOp) {
 func (p *drillPane) buildTable() {
 	op := func(i int) *model.DrillOp { return &p.ops[i] }
 	cols := append([]column{
-		{title: "#", width: 4, right: true, less: func(a, b int) bool { return op(a).Order < op(b).Order }},
-		{title: "operator", min: 40, less: func(a, b int) bool { return op(a).Key < op(b).Key }},
+		{title: "#", width: 4, right: true, freeze: true, less: func(a, b int) bool { return op(a).Order < op(b).Order }},
+		{title: "operator", min: 40, freeze: true, less: func(a, b int) bool { return op(a).Key < op(b).Key }},
 	}, quadColumns(p.row, p.baseline())...)
 	// the other direction's raw values hide first on narrow screens
 	other := qBA
 	if p.dir == "bwd" {
 		other = qFA
 	}
-	cols[2+other].drop, cols[2+other+1].drop = 9, 9
+	for _, c := range []int{other, other + 1, other + 2, other + 3} {
+		cols[2+c].drop += 4
+	}
 	p.tbl = newTable(cols, len(p.ops))
 	for i := range p.ops {
 		if p.ops[i].Key == p.target {
@@ -137,22 +143,31 @@ func (p *drillPane) row(i int) *model.MetricRow {
 
 func (p *drillPane) SetSize(w, h int) {
 	p.common.SetSize(w, h)
-	// operator names are long: on wide screens they get room before the
-	// C/D value columns; at 80 columns the anomaly columns come first
-	p.tbl.cols[1].min = 16
-	if w >= 120 {
-		p.tbl.cols[1].min = 40
-	}
-	p.tbl.setHeight(h - 3 - p.nameLines())
+	// head, note, the table's header; under it its info line and the
+	// selected operator's full name
+	p.tbl.setHeight(h - 4 - p.nameLines())
 }
 
 // nameLines is the room under the table for the selected operator's full
-// name, which the operator column cuts below 120 columns.
+// name: two lines below 120 columns, where module paths do not fit one.
 func (p *drillPane) nameLines() int {
 	if p.width < 120 {
-		return 1
+		return 2
 	}
-	return 0
+	return 1
+}
+
+// opMin is the operator column's minimum width: what the shortened names
+// of the rows on screen need (with the mark), at most what leaves the two
+// anomaly degrees beside it.
+func (p *drillPane) opMin() int {
+	ns := namesOf(p.data).ops
+	end := min(p.tbl.offset+p.tbl.height, len(p.tbl.view))
+	longest := 16
+	for pos := p.tbl.offset; pos < end; pos++ {
+		longest = max(longest, ansi.StringWidth(ns.short(p.ops[p.tbl.view[pos]].Key))+2)
+	}
+	return min(longest, max(16, p.width-4-9-9-3))
 }
 
 func (p *drillPane) capturing() bool { return p.filter.active }
@@ -270,7 +285,7 @@ func (p *drillPane) View() []string {
 	}
 	switch {
 	case p.target != "":
-		lines = append(lines, "drill-down operator: "+st.Accent.Render(p.target)+" (◆)")
+		lines = append(lines, "drill-down operator: "+st.Accent.Render(namesOf(p.data).ops.fit(p.target, max(16, p.width-26)))+" (◆)")
 	case p.note != "":
 		lines = append(lines, st.Warn.Render(p.note))
 	default:
@@ -288,6 +303,9 @@ func (p *drillPane) View() []string {
 	case p.filter.text != "":
 		lines[1] = fmt.Sprintf("filter %q: %d of %d operators (esc clears)", p.filter.text, len(p.tbl.view), len(p.ops))
 	}
+	ns := namesOf(p.data).ops
+	p.tbl.cols[1].min = p.opMin()
+	p.tbl.cols[1].shrink = p.tbl.cols[1].min / 4 // cut names in the middle before a column scrolls away
 	lines = append(lines, p.tbl.render(p.width, st, func(i, c int) string {
 		o := &p.ops[i]
 		switch c {
@@ -300,14 +318,13 @@ func (p *drillPane) View() []string {
 			} else if o.Flagged {
 				mark = "! "
 			}
-			name := o.Key
-			if ansi.StringWidth(name) > p.opWidth()-2 {
-				name = opInLayer(name, p.layer)
+			w, unaligned := p.opWidth()-2, ""
+			if !o.Aligned && w >= 28 {
+				unaligned = " (unaligned)"
+			} else if !o.Aligned {
+				unaligned = " ≠"
 			}
-			if !o.Aligned {
-				name += " (unaligned)"
-			}
-			txt := mark + shortParam(name, p.opWidth()-2)
+			txt := mark + ns.fit(o.Key, w-ansi.StringWidth(unaligned)) + unaligned
 			if o.Flagged {
 				return st.Flag.Render(txt)
 			}
@@ -315,24 +332,23 @@ func (p *drillPane) View() []string {
 		}
 		return quadCell(p.row(i), c-2, st)
 	})...)
-	if p.nameLines() > 0 {
-		if o := p.selected(); o != nil {
-			w := max(10, p.width-2)
-			line := shortParam(o.Key, w)
-			if why := " — " + o.Why; o.Why != "" && w-ansi.StringWidth(why) >= 20 { // why it could not be compared with B
-				line = shortParam(o.Key, w-ansi.StringWidth(why)) + why
-			}
-			lines = append(lines, st.Dim.Render("▸ "+line))
+	lines = append(lines, st.Dim.Render("operator "+p.tbl.info(p.width)))
+	if o := p.selected(); o != nil { // the selected operator's full name
+		line := o.Key
+		if o.Why != "" { // why it could not be compared with B
+			line += " — " + o.Why
+		}
+		for _, l := range detailLines(line, p.width, p.nameLines()) {
+			lines = append(lines, st.Dim.Render(l))
 		}
 	}
 	return lines
 }
 
+// opWidth is the operator column's width in the table being drawn.
 func (p *drillPane) opWidth() int {
-	for _, c := range p.tbl.layout(p.width) {
-		if c.idx == 1 {
-			return c.width
-		}
+	if w := p.tbl.colWidth(1); w > 0 {
+		return w
 	}
 	return 20
 }
@@ -440,7 +456,7 @@ func (p *chainPane) ShortHelp() []key.Binding {
 
 func (p *chainPane) FullHelp() [][]key.Binding { return [][]key.Binding{p.keys.rows()} }
 
-func (p *chainPane) Crumb() string { return "chain of " + shortParam(p.op, 28) }
+func (p *chainPane) Crumb() string { return "chain of " + namesOf(p.data).ops.fit(p.op, 28) }
 
 // linkLine is one chain entry: state first (names are long and get cut).
 func (p *chainPane) linkLine(pos string, l chainLink) string {
@@ -453,7 +469,7 @@ func (p *chainPane) linkLine(pos string, l chainLink) string {
 	case !l.aligned:
 		state = "unaligned"
 	}
-	line := fmt.Sprintf("%3s  %-9s %s", pos, state, shortParam(l.key, max(10, p.width-15)))
+	line := fmt.Sprintf("%3s  %-9s %s", pos, state, namesOf(p.data).ops.fit(l.key, max(10, p.width-15)))
 	if l.flagged {
 		return p.st.Flag.Render(line)
 	}
@@ -478,20 +494,8 @@ func (p *chainPane) View() []string {
 	} else {
 		head = append(head, p.st.Dim.Render("operators of the layer computed earlier, not the modules containing it"))
 	}
-	head = append(head, "")
-	return append(head, p.sv.window(p.lines())...)
-}
-
-// opInLayer names a module operator of layer inside that layer's table by
-// the part after "layers.<layer>." ("…mlp.linear_fc1.ColumnParallelLinear.
-// forward.0"): the module path before it is the same on every row, and
-// cutting it keeps the distinctive tail visible at 80 columns. API names
-// ("NPU.npu_swiglu.2.forward") and other modules stay whole.
-func opInLayer(key string, layer int) string {
-	mark := "layers." + strconv.Itoa(layer) + "."
-	i := strings.Index(key, mark)
-	if i < 0 || (i > 0 && key[i-1] != '.') || !strings.HasPrefix(key, "Module") {
-		return key
-	}
-	return "…" + key[i+len(mark):]
+	all := p.lines()
+	win := p.sv.window(all)
+	head = append(head, p.st.Dim.Render(scrollInfo("link", p.sv.offset, len(win), len(all))))
+	return append(head, win...)
 }

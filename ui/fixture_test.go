@@ -112,6 +112,8 @@ func fixture() *Data {
 		ops = append(ops, model.DrillOp{Key: k, Order: 40 + i, Metrics: ms, Flagged: i >= 2, Aligned: true, Parent: "Module.layers.3.mlp.forward.0"})
 	}
 	p3 := &model.Phase3Result{Phase: 3, LayerPrefix: "layers.",
+		Dirs: map[string]string{"A": "/data/run/dump/step10/rank2", "B": "/data/base/dump/step10/rank2",
+			"C": "/data/run/dump/step9/rank2", "D": "/data/base/dump/step9/rank2"},
 		Anchors: []model.AnchorTable{
 			{Name: "mlp", Layers: layers(1), Conclusion: model.AnchorConclusion{MetricStarts: starts, EarliestFwdDivergence: start}},
 			{Name: "self_attention", Layers: layers(1.1), Conclusion: model.AnchorConclusion{MetricStarts: starts}},

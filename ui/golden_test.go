@@ -94,6 +94,16 @@ var scenarios = []scenario{
 	{name: "chooser", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "c")},
 	{name: "empty", backend: emptyBackend, ready: "No anomaly"},
 	{name: "empty_phase3", backend: emptyBackend, ready: "No anomaly", steps: keys("3")},
+	// the `?` legend lists the marks of the screen it was opened on
+	{name: "help_phase3", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "?")},
+	{name: "help_drill", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "enter", "?")},
+	// → past the last column scrolls the layer table to the raw C/D values
+	{name: "phase3_scrolled", backend: fixtureBackend, ready: "earliest first",
+		steps: keys("3", "right", "right", "right", "right", "right", "right", "right", "right", "right", "right")},
+	// long Megatron-core names on PP 2 × VPP 2, shortened from the middle
+	{name: "mcore_phase1", backend: mcoreBackend, ready: "candidate 1/"},
+	{name: "mcore_drill", backend: mcoreBackend, ready: "candidate 1/", steps: keys("3", "enter")},
+	{name: "mcore_series", backend: mcoreBackend, ready: "candidate 1/", steps: keys("enter")},
 	// a resize mid-session re-lays out the table (fewer groups at 100 columns)
 	{name: "resized_phase3", backend: fixtureBackend, ready: "earliest first",
 		steps: append(keys("3"), step{resize: [2]int{100, 30}})},

@@ -6,7 +6,9 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // newHelp returns the help bubble styled for the colour mode.
@@ -46,10 +48,13 @@ func (m *Model) keyHelp() screenKeys {
 	return screenKeys{short: p.ShortHelp(), full: append(full, root)}
 }
 
-// helpOverlay is the `?` screen: the current screen's bindings, grouped.
+// helpOverlay is the `?` screen: the current screen's bindings, grouped,
+// then the marks the screen uses (its legend) and how the main keys work.
 // Typing filters the bindings by key or description (lazygit's help).
-func helpOverlay(h help.Model, keys help.KeyMap, st Styles, width int, filter string) []string {
-	lines := []string{st.Title.Render("keys") + "  (type to filter · esc clears, ? closes)"}
+// It scrolls (↑/↓, pgup/pgdn) when it is taller than height; off is the
+// first line shown, kept in range.
+func helpOverlay(h help.Model, keys help.KeyMap, st Styles, width, height int, filter string, marks []string, off *int) []string {
+	lines := []string{st.Title.Render("keys") + "  (type to filter · esc clears, ? closes · ↑/↓ scroll)"}
 	if filter != "" {
 		lines = append(lines, "filter: "+filter+"█")
 	} else {
@@ -63,6 +68,27 @@ func helpOverlay(h help.Model, keys help.KeyMap, st Styles, width int, filter st
 	if filter != "" {
 		return lines
 	}
+	if len(marks) > 0 {
+		lines = append(lines, "", st.Title.Render("marks on this screen"))
+		mw := 0
+		for _, m := range marks {
+			mark, _, _ := strings.Cut(m, "\t")
+			mw = max(mw, min(9, ansi.StringWidth(mark)))
+		}
+		for _, m := range marks {
+			mark, meaning, _ := strings.Cut(m, "\t")
+			if ansi.StringWidth(mark) > mw { // a long mark on its own line
+				lines = append(lines, mark)
+				mark = ""
+			}
+			for i, l := range wrap(meaning, max(10, width-mw-2)) {
+				if i > 0 {
+					mark = ""
+				}
+				lines = append(lines, fit(mark, mw, false)+"  "+l)
+			}
+		}
+	}
 	lines = append(lines, "")
 	for _, t := range []string{
 		"p pins the selected candidate as the root-cause coordinate (Phase 2 is skipped); P unpins; a notes it. The pin and note are kept for the input.",
@@ -73,7 +99,39 @@ func helpOverlay(h help.Model, keys help.KeyMap, st Styles, width int, filter st
 	} {
 		lines = append(lines, wrap(t, width)...)
 	}
-	return lines
+	if height < 2 || len(lines) <= height {
+		*off = 0
+		return lines
+	}
+	// the title stays; the rest scrolls, the last line says what is left
+	body := lines[1:]
+	room := height - 2
+	*off = max(0, min(*off, len(body)-room))
+	out := append([]string{lines[0]}, body[*off:*off+room]...)
+	return append(out, st.Dim.Render(scrollInfo("line", *off, room, len(body))+" (↑/↓ pgup/pgdn)"))
+}
+
+// helpScroll moves the help overlay with the arrow and page keys (letters
+// are filter text there); it reports whether the key was one of them.
+func (m *Model) helpScroll(msg tea.KeyPressMsg) bool {
+	switch msg.String() {
+	case "up":
+		m.helpOff--
+	case "down":
+		m.helpOff++
+	case "pgup":
+		m.helpOff -= m.bodyHeight() - 2
+	case "pgdown":
+		m.helpOff += m.bodyHeight() - 2
+	case "home":
+		m.helpOff = 0
+	case "end":
+		m.helpOff = 1 << 20
+	default:
+		return false
+	}
+	m.helpOff = max(0, m.helpOff)
+	return true
 }
 
 // filterBindings keeps the bindings whose key or description contains

@@ -35,6 +35,8 @@ type phase1Pane struct {
 	filter lineInput
 	jump   lineInput
 	query  string // the last filter text entered: n/N step through its matches
+	// legendCache is the screen's marks, learned once (legend.go)
+	legendCache []string
 }
 
 func newPhase1Pane(c common) *phase1Pane {
@@ -48,20 +50,30 @@ func newPhase1Pane(c common) *phase1Pane {
 	a := func(i int) *model.Anomaly { return &p.anoms[i] }
 	cmpF := func(x, y model.Float) bool { return float64(x) < float64(y) || (isNaN(x) && !isNaN(y)) }
 	p.tbl = newTable([]column{
-		{title: "#", width: 4, right: true, less: func(x, y int) bool { return x < y }},
-		{title: "opt", width: 4, right: true, less: func(x, y int) bool { return a(x).OptStep() < a(y).OptStep() }},
-		{title: "ms", width: 3, right: true, drop: 2, less: func(x, y int) bool { return a(x).Micro() < a(y).Micro() }},
-		{title: "step", width: 6, right: true, drop: 6, less: func(x, y int) bool { return a(x).Step < a(y).Step }},
-		{title: "rank", width: 4, right: true, less: func(x, y int) bool { return a(x).Rank < a(y).Rank }},
-		{title: "parameter", min: 14, less: func(x, y int) bool { return a(x).TargetName < a(y).TargetName }},
+		{title: "#", width: 4, right: true, freeze: true, less: func(x, y int) bool { return x < y }},
+		{title: "opt", width: 4, right: true, freeze: true, less: func(x, y int) bool { return a(x).OptStep() < a(y).OptStep() }},
+		{title: "ms", width: 3, right: true, freeze: true, less: func(x, y int) bool { return a(x).Micro() < a(y).Micro() }},
+		{title: "step", width: 6, right: true, drop: 4, less: func(x, y int) bool { return a(x).Step < a(y).Step }},
+		{title: "rank", width: 4, right: true, freeze: true, less: func(x, y int) bool { return a(x).Rank < a(y).Rank }},
+		{title: "parameter", min: 14, freeze: true, less: func(x, y int) bool { return a(x).TargetName < a(y).TargetName }},
 		{title: "norm", width: 9, right: true, less: func(x, y int) bool { return cmpF(a(x).Norm, a(y).Norm) }},
-		{title: "Δ", width: 9, right: true, drop: 5, less: func(x, y int) bool { return cmpF(deltaOf(a(x)), deltaOf(a(y))) }},
+		{title: "Δ", width: 9, right: true, drop: 2, less: func(x, y int) bool { return cmpF(deltaOf(a(x)), deltaOf(a(y))) }},
 		{title: "dev×", width: 7, right: true, less: func(x, y int) bool { return cmpF(a(x).DeviationRatio, a(y).DeviationRatio) }},
-		{title: "trigger", width: 8, drop: 4, less: func(x, y int) bool { return a(x).Trigger < a(y).Trigger }},
-		{title: "curve", width: 16, drop: 3, keep: true},
+		{title: "trigger", width: 8, drop: 3, less: func(x, y int) bool { return a(x).Trigger < a(y).Trigger }},
+		// the name wins over the sparkline when room is short
+		{title: "curve", width: 16, drop: 6, keep: true},
 	}, len(p.anoms))
 	// a step-level run (no gradient accumulation) has no micro steps: its
 	// steps are the optimizer steps, one column
+	// Δ is the change from the previous micro step: a run without any has
+	// no column for it (not a column of "-")
+	p.tbl.cols[p1ColDelta].off = true
+	for i := range p.anoms {
+		if p.anoms[i].Delta != nil {
+			p.tbl.cols[p1ColDelta].off = false
+			break
+		}
+	}
 	if anyMicro(p.anoms) { // the opt column, not the global step column
 		p.jump.prompt = "jump to optimizer step: "
 	} else {
@@ -149,14 +161,11 @@ func (p *phase1Pane) overviewLines() []string {
 			win = fmt.Sprintf("window %d (%s, ms %d..%d as in the input)", sa.AccumulationWindow, how, r[0], r[len(r)-1])
 		}
 	}
-	pp := ""
-	if sa.PPStages > 1 {
-		pp = fmt.Sprintf(" · PP %d", sa.PPStages)
-	}
-	l2 := fmt.Sprintf("pass unit: %s · %s%s · %d candidates, earliest first", unit, win, pp, len(p.anoms))
+	// the pipeline shape is in the header (view.go runShape)
+	l2 := fmt.Sprintf("pass unit: %s · %s · %d candidates, earliest first", unit, win, len(p.anoms))
 	out := []string{l1, l2}
 	if pl := sa.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
-		out = append(out, "pipeline: "+strings.Join(pl.StageSummary("stage", "ranks", "layers"), " · "))
+		out = append(out, "pipeline: "+runShape(d)+" · "+strings.Join(pl.StageSummary("stage", "ranks", "layers"), " · "))
 	} else if pl != nil && pl.Note != "" {
 		out = append(out, "pipeline: "+pl.Note)
 	}
@@ -196,15 +205,38 @@ func (p *phase1Pane) SetSize(w, h int) {
 		curve = 12 // room for the parameter name at 80 columns
 	}
 	p.tbl.cols[p1ColCurve].width = curve
-	p.tbl.cols[p1ColParam].min = 14
-	if w >= 100 {
-		p.tbl.cols[p1ColParam].min = 28 // names before the step and Δ columns
-	}
 	p.tbl.cols[p1ColTrigger].width = 8
 	if w >= 140 {
 		p.tbl.cols[p1ColTrigger].width = 16 // "micro_step_delta" in full
 	}
+	// overview, status line, table header, detail line
 	p.tbl.setHeight(h - len(p.overviewLines()) - 3)
+}
+
+// nameMin is the parameter column's minimum width: what the shortened
+// names of the rows on screen need (with the non-finite mark), so that
+// the layer and the leaf show before the columns to its right.
+func (p *phase1Pane) nameMin() int {
+	rn := namesOf(p.data)
+	need := 14
+	if p.width >= 100 {
+		need = 28
+	}
+	end := min(p.tbl.offset+p.tbl.height, len(p.tbl.view))
+	longest := 0
+	for pos := p.tbl.offset; pos < end; pos++ {
+		a := &p.anoms[p.tbl.view[pos]]
+		n := ansi.StringWidth(rn.params.short(rn.param(a))) + 1
+		longest = max(longest, n)
+	}
+	// at most what leaves the norm and dev× columns beside it
+	room := p.width
+	for i, c := range p.tbl.cols {
+		if !c.off && i != p1ColParam && (c.freeze || i == p1ColNorm || i == p1ColDev) {
+			room -= c.width + colGap
+		}
+	}
+	return max(need, min(longest, room))
 }
 
 // applyFilter keeps rows whose parameter contains the text, or whose rank
@@ -225,9 +257,14 @@ func (p *phase1Pane) matcher(q string) func(i int) bool {
 	if n, err := strconv.Atoi(rq); err == nil {
 		rank = n
 	}
+	rn := namesOf(p.data)
 	return func(i int) bool {
 		a := &p.anoms[i]
-		return strings.Contains(strings.ToLower(a.TargetName), q) || a.Rank == rank
+		name := a.TargetName
+		if rn.chunks {
+			name = rn.param(a) // "vpp1" finds the chunk's parameters
+		}
+		return strings.Contains(strings.ToLower(name), q) || a.Rank == rank
 	}
 }
 
@@ -339,20 +376,27 @@ func (p *phase1Pane) View() []string {
 		}
 		return lines
 	}
+	status := len(lines)
+	lines = append(lines, "")
 	switch {
 	case p.filter.active:
-		lines = append(lines, p.filter.view())
+		lines[status] = p.filter.view()
 	case p.jump.active:
-		lines = append(lines, p.jump.view())
+		lines[status] = p.jump.view()
 	case p.filter.text != "":
-		lines = append(lines, fmt.Sprintf("filter %q: %d of %d candidates (esc clears)", p.filter.text, len(p.tbl.view), len(p.anoms)))
-	default:
-		lines = append(lines, st.Dim.Render(fmt.Sprintf("candidate %d of %d · enter: series · p: pin · /: filter · o: sort · :N jump", p.tbl.cursor+1, len(p.tbl.view))))
+		lines[status] = fmt.Sprintf("filter %q: %d of %d candidates (esc clears) · %s", p.filter.text, len(p.tbl.view), len(p.anoms), p.tbl.position())
 	}
 	if len(p.tbl.view) == 0 {
 		return append(lines, "", "no candidate matches the filter")
 	}
+	defer func() { // after the table: its layout says which columns show
+		if lines[status] == "" {
+			lines[status] = st.Dim.Render("candidate " + p.tbl.info(p.width) + " · enter: series · p: pin · /: filter · o: sort · :N jump")
+		}
+	}()
 	curveW := p.tbl.cols[p1ColCurve].width
+	rn := namesOf(p.data)
+	p.tbl.cols[p1ColParam].min = p.nameMin()
 	lines = append(lines, p.tbl.render(p.width, st, func(i, c int) string {
 		a := &p.anoms[i]
 		switch c {
@@ -370,11 +414,12 @@ func (p *phase1Pane) View() []string {
 		case p1ColRank:
 			return strconv.Itoa(a.Rank)
 		case p1ColParam:
-			name := a.TargetName
+			// the non-finite mark stands outside the name so a cut never drops it
+			mark := " "
 			if a.NonFinite {
-				name = "!" + name
+				mark = "!"
 			}
-			return shortParam(name, p.paramWidth())
+			return mark + rn.params.fit(rn.param(a), p.paramWidth()-1)
 		case p1ColNorm:
 			return fmtNum(float64(a.Norm))
 		case p1ColDelta:
@@ -393,15 +438,16 @@ func (p *phase1Pane) View() []string {
 		}
 		return ""
 	})...)
+	if a := p.candidate(); a != nil { // the selected row's full name
+		lines = append(lines, st.Dim.Render(detailLines(rn.param(a), p.width, 1)[0]))
+	}
 	return lines
 }
 
-// paramWidth is the current width of the parameter column.
+// paramWidth is the parameter column's width in the table being drawn.
 func (p *phase1Pane) paramWidth() int {
-	for _, c := range p.tbl.layout(p.width) {
-		if c.idx == p1ColParam {
-			return c.width
-		}
+	if w := p.tbl.colWidth(p1ColParam); w > 0 {
+		return w
 	}
 	return 20
 }

@@ -23,6 +23,7 @@ type phase3Pane struct {
 	anchor int
 	metric int
 	tbl    table
+	flags  *quadFlags // the marks the rows use, learned once (legend.go)
 }
 
 func newPhase3Pane(c common) *phase3Pane {
@@ -127,7 +128,7 @@ func (p *phase3Pane) rebuild() {
 		n = len(t.Layers)
 	}
 	layer := func(i int) int { return p.anchorTable().Layers[i].Layer }
-	cols := append([]column{{title: "L", width: 6, right: true, less: func(a, b int) bool { return layer(a) < layer(b) }}},
+	cols := append([]column{{title: "L", width: 6, right: true, freeze: true, less: func(a, b int) bool { return layer(a) < layer(b) }}},
 		quadColumns(p.row, r3BaselineGroup(p.result()))...)
 	old := p.tbl
 	p.tbl = newTable(cols, n)
@@ -194,13 +195,14 @@ func (p *phase3Pane) summaryLines() []string {
 		out = append(out, "starts: "+strings.Join(starts, " · "))
 	}
 	var dirs []string
+	var p0 []bool
 	for _, d := range s.Directions {
 		txt := fmt.Sprintf("%s %s", d.Direction, d.Verdict)
 		if d.Start != nil {
 			txt += " from L" + strconv.Itoa(*d.Start)
 		}
 		if d.Peak != nil {
-			txt += fmt.Sprintf(" peak L%d (%s)", *d.Peak, fmtRatio(d.PeakValue))
+			txt += fmt.Sprintf(" peak L%d (%s)", *d.Peak, p.peakSource(d))
 		}
 		if len(d.Unaligned) > 0 {
 			txt += fmt.Sprintf(", %d unaligned", len(d.Unaligned))
@@ -209,16 +211,30 @@ func (p *phase3Pane) summaryLines() []string {
 			txt += ", turns NaN/Inf at " + d.FirstNonFinite
 		}
 		if d.P0 {
-			txt = st.Flag.Render(txt + " ← P0")
+			txt += " ← P0"
 		}
-		dirs = append(dirs, txt)
+		dirs, p0 = append(dirs, txt), append(p0, d.P0)
 	}
 	if len(dirs) > 0 {
+		styled := make([]string, len(dirs))
+		for i, d := range dirs {
+			styled[i] = d
+			if p0[i] {
+				styled[i] = st.Flag.Render(d)
+			}
+		}
 		if line := "direction: " + strings.Join(dirs, " │ "); ansi.StringWidth(line) <= p.width {
-			out = append(out, line)
-		} else { // one line per direction rather than a cut verdict
-			for _, d := range dirs {
-				out = append(out, "direction: "+d)
+			out = append(out, "direction: "+strings.Join(styled, " │ "))
+		} else { // one line per direction, wrapped, rather than a cut verdict
+			for i, d := range dirs {
+				// "← P0" stays on one line: its mark is one word while wrapping
+				for _, l := range wrap("direction: "+strings.ReplaceAll(d, "← P0", "←_P0"), p.width) {
+					l = strings.ReplaceAll(l, "←_P0", "← P0")
+					if p0[i] {
+						l = st.Flag.Render(l)
+					}
+					out = append(out, l)
+				}
 			}
 		}
 	}
@@ -227,7 +243,13 @@ func (p *phase3Pane) summaryLines() []string {
 		if dd.NonFinite {
 			what = "non-finite origin, " + dd.Metric
 		}
-		out = append(out, fmt.Sprintf("drill-down: %s L%s → %s (%s)", dd.Direction, fmtOptInt(dd.Layer), st.Accent.Render(dd.Operator), what))
+		head := fmt.Sprintf("drill-down: %s L%s → ", dd.Direction, fmtOptInt(dd.Layer))
+		tail := " (" + what + ")"
+		op := dd.Operator // in full when it fits, else shortened from the middle
+		if room := p.width - ansi.StringWidth(head+tail); ansi.StringWidth(op) > room {
+			op = namesOf(p.data).ops.fit(op, max(16, room))
+		}
+		out = append(out, head+st.Accent.Render(op)+tail)
 	}
 	var notes []string
 	if r.Degraded {
@@ -257,9 +279,112 @@ func (p *phase3Pane) summaryLines() []string {
 	return out
 }
 
+// peakSource words a direction's peak degree with where it was read: the
+// peak is the largest degree over every metric and anchor, so it may come
+// from another metric than the one on screen ("Max degree 1.620 in mlp").
+func (p *phase3Pane) peakSource(d model.DirectionVerdict) string {
+	v := "degree " + fmtRatio(d.PeakValue)
+	r := p.result()
+	if r == nil || d.Peak == nil || d.PeakValue == nil {
+		return v
+	}
+	for _, m := range metricNames {
+		for _, a := range r.Anchors {
+			for _, lr := range a.Layers {
+				row, ok := lr.Metrics[m]
+				if !ok || lr.Layer != *d.Peak {
+					continue
+				}
+				deg := row.FAnomaly
+				if d.Direction == "bwd" {
+					deg = row.BAnomaly
+				}
+				if deg != nil && *deg == *d.PeakValue {
+					if len(r.Anchors) > 1 {
+						return m + " " + v + " in " + a.Name
+					}
+					return m + " " + v
+				}
+			}
+		}
+	}
+	return "largest " + v + " of all metrics"
+}
+
 func (p *phase3Pane) SetSize(w, h int) {
 	p.common.SetSize(w, h)
-	p.tbl.setHeight(h - 3 - len(p.summaryLines()))
+	// tabs, what was loaded, the table's header and its info line
+	p.tbl.setHeight(h - 4 - len(p.summaryLines()))
+}
+
+// loadedLine says which dump folders A/B/C/D were compared and at which
+// call of the modules, so the user can check the four groups:
+// "A step10/rank2 · B step10/rank2 · C step9/rank2 · D step9/rank2 · call 1".
+func (p *phase3Pane) loadedLine() string {
+	d, r := p.data, p.result()
+	if d == nil || r == nil {
+		return ""
+	}
+	var parts []string
+	for _, g := range []struct {
+		name string
+		dump *model.Dump
+	}{{"A", d.A}, {"B", d.B}, {"C", d.C}, {"D", d.D}} {
+		l := dumpLabel(g.dump)
+		if l == "" {
+			if dir := r.Dirs[g.name]; dir != "" {
+				l = dirTail(dir)
+			} else {
+				l = "none"
+			}
+		}
+		parts = append(parts, g.name+" "+l)
+	}
+	if r.BaselineGroup == "C" {
+		parts[1] = "B none (C stands in)"
+	}
+	line := strings.Join(parts, " · ")
+	// the call (micro-batch) of each anchor module the groups are compared
+	// at, when the modules ran more than once
+	if c := r.Call; c != nil && (*c > 0 || r.Calls > 1) {
+		line += fmt.Sprintf(" · call %d", *c)
+		if r.Calls > *c {
+			line += fmt.Sprintf(" of %d", r.Calls)
+		}
+		if ansi.StringWidth(line+" (from 0)") <= p.width {
+			line += " (from 0)"
+		}
+	}
+	return line
+}
+
+// dumpLabel names a dump by its step and rank ("step10/rank2"), "" when
+// there is none.
+// dirTail is the last two elements of a dump folder ("step10/rank2"),
+// where the runs' dump trees differ.
+func dirTail(dir string) string {
+	dir = strings.TrimRight(strings.ReplaceAll(dir, "\\", "/"), "/")
+	parts := strings.Split(dir, "/")
+	if len(parts) > 2 {
+		parts = parts[len(parts)-2:]
+	}
+	return strings.Join(parts, "/")
+}
+
+func dumpLabel(d *model.Dump) string {
+	if d == nil {
+		return ""
+	}
+	var parts []string
+	if d.Step >= 0 {
+		parts = append(parts, "step"+strconv.Itoa(d.Step))
+	}
+	if d.Proc != "" {
+		parts = append(parts, d.Proc)
+	} else {
+		parts = append(parts, "rank"+strconv.Itoa(d.Rank))
+	}
+	return strings.Join(parts, "/")
 }
 
 // Update handles the layer table's keys; without a result only `c` (the
@@ -393,7 +518,7 @@ func (p *phase3Pane) View() []string {
 	}
 	metric := "metric: " + st.Accent.Render(p.metricName()) + "  "
 	head := metric + tabWindow(tabs, p.anchor, p.width-ansi.StringWidth(metric))
-	lines := []string{head}
+	lines := []string{head, p.st.Dim.Render(p.loadedLine())}
 	if ln := stageLine(r.PipelineStage); ln != "" {
 		lines = append(lines, ln)
 	}
@@ -416,7 +541,7 @@ func (p *phase3Pane) View() []string {
 		}
 		return quadCell(p.row(i), c-1, st)
 	})...)
-	lines = append(lines, "")
+	lines = append(lines, st.Dim.Render("layer "+p.tbl.info(p.width)))
 	lines = append(lines, p.summaryLines()...)
 	return lines
 }

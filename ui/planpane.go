@@ -28,7 +28,7 @@ func newPlanPane(c common) *planPane { return &planPane{common: c} }
 
 func (p *planPane) SetSize(w, h int) {
 	p.common.SetSize(w, h)
-	p.sv.height = h
+	p.sv.height = h - 1 // the last line says where the view is
 }
 
 func (p *planPane) lines() []string {
@@ -53,7 +53,11 @@ func (p *planPane) lines() []string {
 	return out
 }
 
-func (p *planPane) View() []string { return p.sv.window(p.lines()) }
+func (p *planPane) View() []string {
+	all := p.lines()
+	win := p.sv.window(all)
+	return append(win, p.st.Dim.Render(scrollInfo("line", p.sv.offset, len(win), len(all))))
+}
 
 // Update scrolls the plan.
 func (p *planPane) Update(m tea.Msg) reply {

@@ -30,8 +30,10 @@ const (
 )
 
 // quadColumns returns the 14 value columns. get returns the metric row of
-// data row i (nil when it has none). C/D values hide first on narrow
-// screens, then the C/D ratios. baseline names the group in the baseline
+// data row i (nil when it has none). When they do not all fit, the two
+// anomaly degrees stay and the rest scroll in the order the method reads
+// them: the ratios A/B and C/D the degree is made of, then the raw values,
+// forward A/B, forward C/D, backward A/B, backward C/D. baseline names the group in the baseline
 // column: "C" when the nearby normal sample C stands in for a missing B
 // (the column is titled F_C, its ratio F_A/C, and the empty control
 // columns are not shown); "" or "B" for B.
@@ -42,11 +44,11 @@ func quadColumns(get func(i int) *model.MetricRow, baseline string) []column {
 		titles[qFB], titles[qFAB], titles[qBB], titles[qBAB] = "F_C", "F_A/C", "B_C", "B_A/C"
 	}
 	widths := []int{8, 8, 8, 8, 6, 6, 9, 8, 8, 8, 8, 6, 6, 9}
-	drops := []int{0, 0, 8, 8, 0, 7, 0, 0, 0, 8, 8, 0, 7, 0}
+	drops := []int{2, 2, 3, 3, 1, 1, 0, 4, 4, 5, 5, 1, 1, 0}
 	cols := make([]column, numQuadCols)
 	for c := 0; c < numQuadCols; c++ {
 		c := c
-		cols[c] = column{title: titles[c], width: widths[c], right: true, drop: drops[c],
+		cols[c] = column{title: titles[c], width: widths[c], right: true, drop: drops[c], freeze: c == qFAnom || c == qBAnom,
 			less: func(a, b int) bool { return quadValue(get(a), c) < quadValue(get(b), c) }}
 		switch c {
 		case qFC, qFD, qFCD, qBC, qBD, qBCD:

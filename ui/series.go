@@ -137,7 +137,7 @@ func (s *seriesPane) Crumb() string {
 	if s.a == nil {
 		return "series"
 	}
-	return fmt.Sprintf("series r%d %s", s.a.Rank, shortParam(s.a.TargetName, 24))
+	return fmt.Sprintf("series r%d %s", s.a.Rank, namesOf(s.data).title(s.a, 24))
 }
 
 func (s *seriesPane) View() []string {
@@ -162,7 +162,7 @@ func (s *seriesPane) render() []string {
 	// gives way from the left
 	tail := fmt.Sprintf(" · rank %d · %s", a.Rank, a.Metric)
 	stat := "  metric: " + metricNames[s.metric]
-	name := shortParam(a.TargetName, max(8, s.width-ansi.StringWidth(tail+stat)))
+	name := namesOf(s.data).title(a, max(8, s.width-ansi.StringWidth(tail+stat)))
 	title := st.Title.Render(name+tail) + "  metric: " + st.Accent.Render(metricNames[s.metric])
 	info := fmt.Sprintf("spike at %s: norm %s, baseline median %s, %s× (%s)",
 		stepLabel(a), fmtNum(float64(a.Norm)), fmtNum(float64(a.BaselineMedian)), fmtNum(float64(a.DeviationRatio)), a.Trigger)

@@ -24,7 +24,7 @@ func Summary(d *Data) string {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
 	if pl := p1.Sharding.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
-		fmt.Fprintf(&b, "pipeline: PP %d (%s)\n", pl.Stages, strings.Join(pl.StageSummary("stage", "ranks", "layers"), "; "))
+		fmt.Fprintf(&b, "pipeline: %s (%s)\n", runShape(d), strings.Join(pl.StageSummary("stage", "ranks", "layers"), "; "))
 	}
 	if len(p1.Anomalies) == 0 {
 		b.WriteString("no anomaly found\n")
@@ -39,6 +39,9 @@ func Summary(d *Data) string {
 			gl := ""
 			if a.GlobalLayer != nil {
 				gl = fmt.Sprintf(" (global layer %d)", *a.GlobalLayer)
+			}
+			if rn := namesOf(d); rn.chunks && rn.param(a) != a.TargetName {
+				gl += fmt.Sprintf(" (VPP chunk %d)", a.VPPStage)
 			}
 			fmt.Fprintf(&b, "  %d. %s%s  norm %s  %s× baseline  (%s)\n", i+1, coordString(a), gl,
 				fmtNum(float64(a.Norm)), fmtNum(float64(a.DeviationRatio)), a.Trigger)

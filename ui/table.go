@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -23,6 +25,12 @@ type column struct {
 	keep bool
 	// off: never shown (a column the data has no values for).
 	off bool
+	// freeze: always shown when the others scroll (the row's name).
+	freeze bool
+	// shrink: how many cells a flexible column gives up below its min when
+	// that shows every column (a name cut in the middle rather than a
+	// column scrolled away for a few cells).
+	shrink int
 }
 
 // colGap is the space between columns.
@@ -40,6 +48,15 @@ type table struct {
 	sortCol  int   // -1: original order
 	sortDesc bool
 	height   int // displayed data rows
+	// horizontal scroll, when the columns do not all fit: colOff is the
+	// first shown of the scrolling columns (scroll, in the order they are
+	// reached); empty marks columns whose cells are all "-" on the rows
+	// shown (render fills it), which give way to useful ones.
+	colOff int
+	scroll []int
+	empty  []bool
+	shownN int        // how many scrolling columns the last layout showed
+	shown  []shownCol // the last layout (what render draws)
 }
 
 func newTable(cols []column, n int) table {
@@ -132,8 +149,9 @@ func (t *table) move(d int) {
 func (t *table) top()    { t.cursor = 0; t.clamp() }
 func (t *table) bottom() { t.cursor = len(t.view) - 1; t.clamp() }
 
-// moveCol moves the column cursor, skipping columns that are hidden at
-// the current width.
+// moveCol moves the column cursor over the columns as they stand on
+// screen; past the last one shown it brings in the next scrolling column
+// (the table scrolls right), before the first one the previous (left).
 func (t *table) moveCol(d int, width int) {
 	shown := t.layout(width)
 	pos := 0
@@ -142,16 +160,18 @@ func (t *table) moveCol(d int, width int) {
 			pos = p
 		}
 	}
-	pos += d
-	if pos < 0 {
-		pos = 0
+	first := len(shown) - t.shownN // the window's first column on screen
+	switch np := pos + d; {
+	case d < 0 && pos == first && t.colOff > 0 && t.colOff <= len(t.scroll):
+		t.colCur = t.scroll[t.colOff-1] // scroll left before the frozen columns
+	case np >= 0 && np < len(shown):
+		t.colCur = shown[np].idx
+	case np >= len(shown) && t.colOff+t.shownN < len(t.scroll):
+		t.colCur = t.scroll[t.colOff+t.shownN]
+	case np < 0 && t.colOff > 0 && t.colOff <= len(t.scroll):
+		t.colCur = t.scroll[t.colOff-1]
 	}
-	if pos >= len(shown) {
-		pos = len(shown) - 1
-	}
-	if pos >= 0 {
-		t.colCur = shown[pos].idx
-	}
+	t.layout(width)
 }
 
 func (t *table) setHeight(h int) {
@@ -189,74 +209,127 @@ type shownCol struct {
 	idx, width int
 }
 
+// widthOf is the width of column i at its minimum.
+func (t *table) widthOf(i int) int {
+	if c := t.cols[i]; c.width > 0 {
+		return c.width
+	}
+	return t.cols[i].min
+}
+
 // layout decides which columns fit into width and how wide the flexible
-// column is. Columns are dropped by their drop rank until the rest fits.
+// column is. When all fit they are shown in their order. Otherwise the
+// frozen columns stay at the left and the others scroll to their right, in
+// the order of their drop rank (lower first); columns that are all "-" on
+// the rows shown are left out, and the window starts at colOff, moved so
+// that the column cursor is in view.
 func (t *table) layout(width int) []shownCol {
-	hidden := make([]bool, len(t.cols))
+	var all []int
+	total := 0
 	for i, c := range t.cols {
-		hidden[i] = c.off
+		if !c.off {
+			all = append(all, i)
+			total += t.widthOf(i)
+		}
 	}
-	for {
-		total, flex := 0, -1
-		n := 0
-		for i, c := range t.cols {
-			if hidden[i] {
-				continue
+	total += colGap * max(0, len(all)-1)
+	t.scroll, t.shownN = t.scroll[:0], 0
+	give := 0
+	for _, i := range all {
+		if t.cols[i].width == 0 {
+			give += t.cols[i].shrink
+		}
+	}
+	if total-give <= width {
+		t.colOff = 0
+		return t.place(all, width)
+	}
+	var frozen []int
+	base := 0
+	for _, i := range all {
+		empty := i < len(t.empty) && t.empty[i]
+		if t.cols[i].freeze && !empty {
+			frozen = append(frozen, i)
+			base += t.widthOf(i) + colGap
+		} else if !empty {
+			t.scroll = append(t.scroll, i)
+		}
+	}
+	sort.SliceStable(t.scroll, func(a, b int) bool { return t.cols[t.scroll[a]].drop < t.cols[t.scroll[b]].drop })
+	fits := func(off int) int { // how many scrolling columns from off fit
+		n, w := 0, base
+		for _, i := range t.scroll[off:] {
+			if w+t.widthOf(i) > width {
+				break
 			}
+			w += t.widthOf(i) + colGap
 			n++
-			if c.width == 0 {
-				flex = i
-				total += c.min
-			} else {
-				total += c.width
-			}
 		}
-		total += colGap * (n - 1)
-		if total <= width {
-			var out []shownCol
-			for i, c := range t.cols {
-				if hidden[i] {
-					continue
-				}
-				w := c.width
-				if i == flex {
-					w = c.min + width - total
-				}
-				out = append(out, shownCol{i, w})
-			}
-			return out
-		}
-		worst, wd := -1, 0
-		for i, c := range t.cols {
-			if !hidden[i] && c.drop > wd {
-				worst, wd = i, c.drop
-			}
-		}
-		// columns of the same drop rank go together (F_C with F_D)
-		for i, c := range t.cols {
-			if worst >= 0 && c.drop == wd {
-				hidden[i] = true
-			}
-		}
-		if worst < 0 { // nothing left to drop: the caller truncates
-			var out []shownCol
-			for i, c := range t.cols {
-				if !hidden[i] {
-					w := c.width
-					if w == 0 {
-						w = c.min
-					}
-					out = append(out, shownCol{i, w})
-				}
-			}
-			return out
+		return n
+	}
+	t.colOff = max(0, min(t.colOff, len(t.scroll)-1))
+	cur := -1
+	for p, i := range t.scroll {
+		if i == t.colCur {
+			cur = p
 		}
 	}
+	if cur >= 0 && cur < t.colOff {
+		t.colOff = cur
+	}
+	for cur >= 0 && cur >= t.colOff+fits(t.colOff) && t.colOff < cur {
+		t.colOff++
+	}
+	// after a widening, no room left empty while columns wait on the left
+	for t.colOff > 0 && t.colOff-1+fits(t.colOff-1) >= len(t.scroll) {
+		t.colOff--
+	}
+	t.shownN = fits(t.colOff)
+	// the frozen columns first, then the window in the order it scrolls,
+	// so → always brings the next column in at the right edge
+	shown := append(append([]int{}, frozen...), t.scroll[t.colOff:t.colOff+t.shownN]...)
+	return t.place(shown, width)
+}
+
+// colWidth is column c's width in the layout being drawn (cells ask it
+// while render runs), 0 when it is not shown.
+func (t *table) colWidth(c int) int {
+	for _, s := range t.shown {
+		if s.idx == c {
+			return s.width
+		}
+	}
+	return 0
+}
+
+// place gives the flexible column what the others leave; when even the
+// shown columns do not fit, the caller truncates.
+func (t *table) place(shown []int, width int) []shownCol {
+	total, flex := 0, -1
+	for _, i := range shown {
+		total += t.widthOf(i)
+		if t.cols[i].width == 0 {
+			flex = i
+		}
+	}
+	total += colGap * max(0, len(shown)-1)
+	out := make([]shownCol, 0, len(shown))
+	for _, i := range shown {
+		w := t.widthOf(i)
+		if i == flex && total != width {
+			// the leftover, or what it may give up (shrink) when short
+			w = max(t.cols[i].min-t.cols[i].shrink, w+width-total)
+		}
+		out = append(out, shownCol{i, w})
+	}
+	t.shown = out
+	return out
 }
 
 // render draws the header and the visible rows. cell returns the (possibly
 // styled) text of one cell; rowStyle may restyle a whole non-cursor row.
 func (t *table) render(width int, st Styles, cell func(row, col int) string) []string {
+	t.markEmpty(width, cell)
 	shown := t.layout(width)
 	lines := make([]string, 0, t.height+1)
 	var hb strings.Builder
@@ -321,6 +394,132 @@ func (t *table) render(width int, st Styles, cell func(row, col int) string) []s
 		lines = append(lines, b.String())
 	}
 	return lines
+}
+
+// markEmpty notes the columns whose cells are all "-" (or blank) on the
+// rows on screen: when the columns do not all fit, those give way.
+func (t *table) markEmpty(width int, cell func(row, col int) string) {
+	if cap(t.empty) < len(t.cols) {
+		t.empty = make([]bool, len(t.cols))
+	}
+	t.empty = t.empty[:len(t.cols)]
+	clear(t.empty)
+	total := 0
+	for i, c := range t.cols {
+		if !c.off {
+			total += t.widthOf(i) + colGap
+		}
+	}
+	if total-colGap <= width { // all shown: nothing gives way
+		return
+	}
+	end := min(t.offset+t.height, len(t.view))
+	for c, col := range t.cols {
+		if col.off || col.width == 0 || col.keep || end <= t.offset { // the name column always shows
+			continue
+		}
+		empty := true
+		for p := t.offset; p < end && empty; p++ {
+			txt := strings.TrimSpace(ansi.Strip(cell(t.view[p], c)))
+			empty = txt == "-" || txt == ""
+		}
+		t.empty[c] = empty
+	}
+}
+
+// position says where the cursor is in the rows: "23/1250", and whether
+// more rows are above or below the screen.
+func (t *table) position() string {
+	if len(t.view) == 0 {
+		return "0/0"
+	}
+	s := strconv.Itoa(t.cursor+1) + "/" + strconv.Itoa(len(t.view))
+	above, below := t.offset > 0, t.offset+t.height < len(t.view)
+	switch {
+	case above && below:
+		s += " · more above and below"
+	case above:
+		s += " · more above"
+	case below:
+		s += " · more below"
+	}
+	return s
+}
+
+// colsInfo says which columns are on screen when they do not all fit
+// ("◂ cols 4–9 of 15 ▸": the arrows say on which side more wait) and
+// which were left out as empty; "" when every column is shown.
+func (t *table) colsInfo(width int) string {
+	shown := t.layout(width)
+	var empties []string
+	nAll := 0
+	for i, c := range t.cols {
+		if c.off {
+			continue
+		}
+		nAll++
+		if i < len(t.empty) && t.empty[i] {
+			empties = append(empties, c.title)
+		}
+	}
+	if len(shown) == nAll {
+		return ""
+	}
+	frozen := len(shown) - t.shownN
+	n := frozen + len(t.scroll)
+	s := ""
+	if t.shownN < len(t.scroll) || len(empties) == 0 {
+		first, last := frozen+t.colOff+1, frozen+t.colOff+t.shownN
+		if t.colOff == 0 {
+			first = 1
+		}
+		s = "cols " + strconv.Itoa(first) + "–" + strconv.Itoa(last) + " of " + strconv.Itoa(n)
+		if t.colOff > 0 {
+			s = "◂ " + s
+		}
+		if t.colOff+t.shownN < len(t.scroll) {
+			s += " ▸"
+		}
+	}
+	if len(empties) > 0 {
+		e := strings.Join(empties, ", ") + " empty here"
+		if len(empties) > 3 {
+			e = strconv.Itoa(len(empties)) + " empty columns"
+		}
+		if s != "" {
+			s += " · "
+		}
+		s += e
+	}
+	return s
+}
+
+// scrollInfo is the position line of a list without a cursor: "links
+// 1–5 of 9 · more below".
+func scrollInfo(what string, offset, shown, total int) string {
+	if total == 0 {
+		return "no " + what + "s"
+	}
+	s := fmt.Sprintf("%ss %d–%d of %d", what, offset+1, offset+shown, total)
+	above, below := offset > 0, offset+shown < total
+	switch {
+	case above && below:
+		s += " · more above and below"
+	case above:
+		s += " · more above"
+	case below:
+		s += " · more below"
+	}
+	return s
+}
+
+// info is the line under a table: the position and the columns.
+func (t *table) info(width int) string {
+	s := t.position()
+	if c := t.colsInfo(width); c != "" {
+		s += " · " + c
+	}
+	return s
 }
 
 // fit pads or truncates s (which may hold ANSI styles) to exactly w cells.

@@ -145,21 +145,6 @@ func TestPhase3WithoutBSaysWhatIsMissing(t *testing.T) {
 	}
 }
 
-// Inside a layer's operator table the shared module path is cut so the
-// distinctive tail shows; API names and other layers' modules stay whole.
-func TestOpInLayer(t *testing.T) {
-	for in, want := range map[string]string{
-		"Module.module.module.decoder.layers.2.mlp.linear_fc1.ColumnParallelLinear.forward.0": "…mlp.linear_fc1.ColumnParallelLinear.forward.0",
-		"NPU.npu_swiglu.2.forward":                                 "NPU.npu_swiglu.2.forward",
-		"Module.module.module.decoder.layers.12.mlp.MLP.forward.0": "Module.module.module.decoder.layers.12.mlp.MLP.forward.0",
-		"Module.module.module.decoder.sublayers.2.x.forward.0":     "Module.module.module.decoder.sublayers.2.x.forward.0",
-	} {
-		if got := opInLayer(in, 2); got != want {
-			t.Errorf("opInLayer(%q, 2) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // Every note (missing data, Phase 1 warnings) is readable in full on the
 // Phase 2 screen; Phase 1 and the status line show only the first, cut.
 func TestPhase2ListsEveryNoteInFull(t *testing.T) {

@@ -81,10 +81,17 @@ func (m *Model) header() []string {
 			pin += st.Dim.Render(n)
 		}
 	}
+	shape := runShape(m.data)
+	if shape != "" {
+		shape = " · " + shape
+	}
+	if m.w-2-ansi.StringWidth(pinText)-ansi.StringWidth(shape) < 16 { // the pin comes first
+		shape = ""
+	}
 	// the pin (the coordinate everything below is about) outranks the
 	// source path: a long path gives way from the left
-	title = shortParam(title, max(16, m.w-2-ansi.StringWidth(pinText)))
-	l1 := st.Title.Render(title) + "  " + pin
+	title = shortParam(title, max(16, m.w-2-ansi.StringWidth(pinText)-ansi.StringWidth(shape)))
+	l1 := st.Title.Render(title) + st.Dim.Render(shape) + "  " + pin
 	if m.screen == screenLoading || m.screen == screenError {
 		return []string{l1, ""}
 	}
@@ -102,6 +109,30 @@ func (m *Model) header() []string {
 	}
 	tabLine := strings.Join(tabs, "")
 	return []string{l1, tabLine + " " + m.breadcrumb(m.w-ansi.StringWidth(tabLine)-1)}
+}
+
+// runShape is the run's pipeline shape for the header: "PP 2 × VPP 2",
+// "PP 4", "VPP 2" (model chunks whose stages were not read), or "no
+// pipeline stages"; "" before the data is there.
+func runShape(d *Data) string {
+	if d == nil || d.P1 == nil {
+		return ""
+	}
+	sa := d.P1.Sharding
+	pp := 1
+	if pl := sa.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
+		pp = pl.Stages
+	}
+	vpp := len(sa.VPPStages)
+	switch {
+	case pp > 1 && vpp > 1:
+		return fmt.Sprintf("PP %d × VPP %d", pp, vpp)
+	case pp > 1:
+		return fmt.Sprintf("PP %d", pp)
+	case vpp > 1:
+		return fmt.Sprintf("VPP %d", vpp)
+	}
+	return "no pipeline stages"
 }
 
 // topScreen is the phase screen the current one was opened from.
@@ -136,8 +167,13 @@ func (m *Model) breadcrumb(width int) string {
 
 func (m *Model) body() []string {
 	if m.showHlp {
-		return helpOverlay(m.help, m.keyHelp(), m.st, m.w, m.helpFilter)
+		var marks []string
+		if l, ok := m.active().(legendSource); ok {
+			marks = l.marks()
+		}
+		return helpOverlay(m.help, m.keyHelp(), m.st, m.w, m.bodyHeight(), m.helpFilter, marks, &m.helpOff)
 	}
+	m.helpOff = 0
 	if p := m.active(); p != nil {
 		return p.View()
 	}

@@ -1,0 +1,436 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"spikescope/model"
+)
+
+// Parameter, module and operator names are long ("Module.module.module.
+// decoder.layers.2.mlp.linear_fc1.ColumnParallelLinear.forward.0") and
+// differ only in the middle and at the end, so cutting them from the left
+// at 80 columns leaves four rows of "…llelLinear.forward.0". nameShortener
+// shortens them from the middle instead: it drops the module path the run's
+// layered names share (computed from the run, not a list of frameworks),
+// the class name, and writes the layer as "L2" and the pass as "fwd.0":
+// "L2 mlp.linear_fc1 fwd.0". The pipeline prefixes ("pp1:", "vpp1:") are
+// part of a name's identity and always stay.
+
+// nameShortener holds what one run's names share.
+type nameShortener struct {
+	// layerPrefix is the dot-ended module path in front of the layer list
+	// ("Module.module.module.decoder.") common to every layered name of the
+	// run; ok says whether any name had a layer.
+	layerPrefix string
+	ok          bool
+	// allPrefix is what every name shares, for a run without layers
+	// ("Module." of a ResNet dump); seen counts the names.
+	allPrefix string
+	seen      int
+}
+
+// layerWords are the containers of transformer layer lists (model.LayerIndex
+// reads the same words).
+var layerWords = map[string]bool{"layers": true, "layer": true, "blocks": true, "h": true}
+
+// passWords end the module path of a dump record ("….Linear.forward.0",
+// "Functional.linear.3.backward").
+var passWords = map[string]string{"forward": "fwd", "backward": "bwd", "parameters_grad": "grad"}
+
+// newNameShortener learns the common layered prefix of names.
+func newNameShortener(names func(yield func(string) bool)) *nameShortener {
+	ns := &nameShortener{}
+	names(func(s string) bool {
+		_, base := splitPrefixes(s)
+		if ns.seen == 0 {
+			ns.allPrefix = base[:strings.LastIndexByte(base, '.')+1]
+		} else {
+			ns.allPrefix = commonSegments(ns.allPrefix, base)
+		}
+		ns.seen++
+		at, _, _, ok := layerSpan(base)
+		if !ok {
+			return true
+		}
+		pre := base[:at]
+		if !ns.ok {
+			ns.layerPrefix, ns.ok = pre, true
+			return true
+		}
+		ns.layerPrefix = commonSegments(ns.layerPrefix, pre)
+		return true
+	})
+	return ns
+}
+
+// shortenerOf is a shortener over a list of names.
+func shortenerOf(list []string) *nameShortener {
+	return newNameShortener(func(yield func(string) bool) {
+		for _, s := range list {
+			if !yield(s) {
+				return
+			}
+		}
+	})
+}
+
+// commonSegments is the longest common prefix of a and b that ends at a
+// dot (whole segments only).
+func commonSegments(a, b string) string {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	if i == len(a) && i == len(b) {
+		return a
+	}
+	j := strings.LastIndexByte(a[:i], '.')
+	return a[:j+1]
+}
+
+// splitPrefixes splits the pipeline prefixes ("pp1:", "vpp1:", in that
+// order) from a name.
+func splitPrefixes(s string) (prefix, base string) {
+	rest := s
+	for _, p := range []string{"pp", "vpp"} {
+		if !strings.HasPrefix(rest, p) {
+			continue
+		}
+		i := strings.IndexByte(rest, ':')
+		if i <= len(p) {
+			break
+		}
+		if _, err := strconv.Atoi(rest[len(p):i]); err != nil || rest[len(p)] == '+' || rest[len(p)] == '-' {
+			break
+		}
+		rest = rest[i+1:]
+	}
+	return s[:len(s)-len(rest)], rest
+}
+
+// layerSpan finds the layer list in a name: at is where its word starts,
+// end where the part after "layers.N." starts, n the layer number.
+func layerSpan(name string) (at, end, n int, ok bool) {
+	for i := 0; i < len(name); {
+		j := strings.IndexByte(name[i:], '.')
+		if j < 0 {
+			return 0, 0, 0, false
+		}
+		if layerWords[name[i:i+j]] {
+			k := i + j + 1
+			e := k
+			for e < len(name) && name[e] >= '0' && name[e] <= '9' {
+				e++
+			}
+			if e > k && (e == len(name) || name[e] == '.') {
+				v, err := strconv.Atoi(name[k:e])
+				if err == nil {
+					return i, min(e+1, len(name)), v, true
+				}
+			}
+		}
+		i += j + 1
+	}
+	return 0, 0, 0, false
+}
+
+// nameParts is a shortened name: head ("pp1:L2"), the module path
+// segments, and the tail (the pass and call, "fwd.0"; "" for a parameter).
+type nameParts struct {
+	head string
+	path []string
+	tail string
+	// leaf is how many of the last path segments are the leaf that stays
+	// (a parameter keeps "linear_fc1.weight", an operator "linear_fc1").
+	leaf int
+}
+
+// parts shortens a name into its parts.
+func (ns *nameShortener) parts(s string) nameParts {
+	prefix, base := splitPrefixes(s)
+	var np nameParts
+	np.head = prefix
+	rest := base
+	if at, end, n, ok := layerSpan(base); ok {
+		np.head += "L" + strconv.Itoa(n)
+		lead := base[:at]
+		if ns != nil && ns.ok && strings.HasPrefix(lead, ns.layerPrefix) {
+			lead = lead[len(ns.layerPrefix):]
+		}
+		rest = lead + base[end:]
+	} else if ns != nil {
+		// an unlayered name drops what it shares with the layered ones
+		// ("Module.module.module." before "embedding"), or in a run
+		// without layers what every name shares
+		c := ""
+		switch {
+		case ns.ok:
+			c = commonSegments(ns.layerPrefix, base)
+		case ns.seen > 1 && strings.HasPrefix(base, ns.allPrefix):
+			c = ns.allPrefix
+		}
+		if c != "" && len(c) < len(base) {
+			rest = base[len(c):]
+		}
+	}
+	segs := strings.Split(strings.TrimSuffix(rest, "."), ".")
+	if rest == "" {
+		segs = nil
+	}
+	// the pass: "….Class.forward.0" (modules) or "….api.3.forward" (APIs)
+	for i := len(segs) - 1; i >= 0 && i >= len(segs)-2; i-- {
+		short, ok := passWords[segs[i]]
+		if !ok {
+			continue
+		}
+		np.tail = short
+		if i+1 < len(segs) {
+			np.tail += "." + strings.Join(segs[i+1:], ".")
+		}
+		segs = segs[:i]
+		if k := len(segs) - 1; k >= 0 && isClassName(segs[k]) && k > 0 {
+			segs = segs[:k] // the module's class: the path names it already
+		}
+		break
+	}
+	np.path = segs
+	np.leaf = 1
+	if np.tail == "" && len(segs) >= 2 {
+		np.leaf = 2 // a parameter: module and attribute ("linear_fc1.weight")
+	}
+	return np
+}
+
+// isClassName reports whether a segment is a class name ("Linear",
+// "TELayerNormColumnParallelLinear"): a capital first letter.
+func isClassName(s string) bool {
+	return s != "" && s[0] >= 'A' && s[0] <= 'Z'
+}
+
+func (np nameParts) join(path []string, cut bool) string {
+	var b strings.Builder
+	b.WriteString(np.head)
+	if len(path) > 0 || cut {
+		if np.head != "" && !strings.HasSuffix(np.head, ":") {
+			b.WriteByte(' ')
+		}
+		if cut {
+			b.WriteString("…")
+		}
+		b.WriteString(strings.Join(path, "."))
+	}
+	if np.tail != "" {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(np.tail)
+	}
+	return b.String()
+}
+
+// short is a name shortened from the middle without a width limit.
+func (ns *nameShortener) short(s string) string {
+	if s == "" {
+		return s
+	}
+	np := ns.parts(s)
+	return np.join(np.path, false)
+}
+
+// fit is a name in at most w cells: the short form, then path segments
+// dropped from the left of the module path (the layer and the leaf stay,
+// "L2 …experts.3.linear_fc1 fwd.0"; number segments go last), then the
+// leaf cut from the left as a last resort.
+func (ns *nameShortener) fit(s string, w int) string {
+	if s == "" {
+		return s
+	}
+	np := ns.parts(s)
+	out := np.join(np.path, false)
+	if ansi.StringWidth(out) <= w {
+		return out
+	}
+	path := append([]string{}, np.path...)
+	keep := min(np.leaf, len(path))
+	for pass := 0; pass < 2; pass++ { // words first, then numbers
+		for i := 0; i < len(path)-keep; {
+			if pass == 0 && isNumber(path[i]) {
+				i++
+				continue
+			}
+			path = append(path[:i], path[i+1:]...)
+			if out = np.join(path, true); ansi.StringWidth(out) <= w {
+				return out
+			}
+		}
+	}
+	if w < 2 {
+		return ansi.Truncate(out, w, "")
+	}
+	// still too wide: keep the head (and the pass), cut the leaf from the left
+	head := np.head
+	if head != "" && !strings.HasSuffix(head, ":") {
+		head += " "
+	}
+	tail := ""
+	if np.tail != "" {
+		tail = " " + np.tail
+	}
+	room := w - ansi.StringWidth(head) - ansi.StringWidth(tail)
+	leaf := strings.Join(path, ".")
+	if room >= 4 {
+		lw := ansi.StringWidth(leaf)
+		for cut := lw - room + 1; cut < lw; cut++ { // a wide character may need one cell more
+			if out := head + "…" + ansi.TruncateLeft(leaf, cut, "") + tail; ansi.StringWidth(out) <= w {
+				return out
+			}
+		}
+	}
+	return ansi.Truncate(out, w, "…")
+}
+
+func isNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// withChunk puts the VPP model chunk in front of a parameter's own name
+// when the run has several chunks and the name does not carry it yet
+// (names are split per chunk only when the stages were inferred).
+func withChunk(name string, vpp int, chunks bool) string {
+	if !chunks {
+		return name
+	}
+	pre, base := splitPrefixes(name)
+	if strings.Contains(pre, "vpp") {
+		return name
+	}
+	return pre + "vpp" + strconv.Itoa(vpp) + ":" + base
+}
+
+// runNames are the shorteners of one session: parameter names (Phase 1,
+// the series) and operator keys (Phase 3), and whether the run has several
+// VPP model chunks (then every name shows its chunk).
+type runNames struct {
+	params, ops *nameShortener
+	chunks      bool
+}
+
+// newRunNames learns the run's names (off the update loop: Data.index).
+func newRunNames(d *Data) *runNames {
+	rn := &runNames{}
+	rn.params = newNameShortener(func(yield func(string) bool) {
+		if d.P1 != nil {
+			for _, n := range d.P1.Targets {
+				if !yield(n) {
+					return
+				}
+			}
+			for i := range d.P1.Anomalies {
+				if !yield(d.P1.Anomalies[i].TargetName) {
+					return
+				}
+			}
+		}
+		if d.Monitor != nil {
+			for _, t := range d.Monitor.Targets {
+				if !yield(t.Name) {
+					return
+				}
+			}
+		}
+	})
+	rn.ops = newNameShortener(func(yield func(string) bool) {
+		if d.A != nil {
+			for i := range d.A.Ops {
+				if !yield(d.A.Ops[i].Key) {
+					return
+				}
+			}
+			return
+		}
+		if d.P3 != nil && d.P3.DivergenceSummary.Drilldown != nil {
+			for _, o := range d.P3.DivergenceSummary.Drilldown.Ops {
+				if !yield(o.Key) {
+					return
+				}
+			}
+		}
+	})
+	if d.P1 != nil {
+		rn.chunks = len(d.P1.Sharding.VPPStages) > 1
+	}
+	return rn
+}
+
+// namesOf is the data's shorteners, learned now when Data was made
+// elsewhere without index (tests).
+func namesOf(d *Data) *runNames {
+	if d == nil {
+		return &runNames{}
+	}
+	if d.names == nil {
+		d.names = newRunNames(d)
+	}
+	return d.names
+}
+
+// param is a candidate's parameter as the screens name it: with its VPP
+// chunk when the run has several.
+func (rn *runNames) param(a *model.Anomaly) string {
+	return withChunk(a.TargetName, a.VPPStage, rn.chunks)
+}
+
+// title is a candidate's parameter in at most w cells for a screen about
+// it alone: in full when it fits, else shortened from the middle.
+func (rn *runNames) title(a *model.Anomaly, w int) string {
+	full := rn.param(a)
+	if ansi.StringWidth(full) <= w {
+		return full
+	}
+	return rn.params.fit(full, w)
+}
+
+// detailLines is the selected row's full name under a table: "▸ name" in
+// up to n lines of width cells, broken at any cell; a name longer still
+// loses its middle ("…"), never its ends.
+func detailLines(name string, width, n int) []string {
+	w := max(10, width-2)
+	if n < 1 {
+		n = 1
+	}
+	if sw := ansi.StringWidth(name); sw > w*n {
+		keep := w*n - 1
+		name = ansi.Truncate(name, keep/2, "") + "…" + ansi.TruncateLeft(name, sw-(keep-keep/2), "")
+	}
+	out := []string{}
+	if name == "" {
+		return []string{"▸"}
+	}
+	for i := 0; i < n && name != ""; i++ {
+		part := ansi.Truncate(name, w, "")
+		if i < n-1 && len(part) < len(name) { // break after a dot near the end
+			if j := strings.LastIndexByte(part, '.'); j >= len(part)*2/3 {
+				part = part[:j+1]
+			}
+		}
+		name = name[len(part):]
+		pre := "▸ "
+		if i > 0 {
+			pre = "  "
+		}
+		out = append(out, pre+part)
+	}
+	return out
+}
