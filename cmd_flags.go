@@ -144,7 +144,11 @@ func (f *followFlags) check(cmd string, fs *flag.FlagSet) error {
 			}
 		})
 		if len(given) > 0 {
-			return cmdError(cmd, strings.Join(given, " and ")+" only work with --follow")
+			verb := " works"
+			if len(given) > 1 {
+				verb = " work"
+			}
+			return cmdError(cmd, strings.Join(given, " and ")+verb+" only with --follow")
 		}
 	}
 	return nil
