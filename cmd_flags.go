@@ -134,7 +134,7 @@ func (f *followFlags) register(fs *flag.FlagSet, bell bool) {
 // without --follow.
 func (f *followFlags) check(cmd string, fs *flag.FlagSet) error {
 	if f.interval < minFollowInterval || f.interval > maxFollowInterval {
-		return cmdError(cmd, fmt.Sprintf("--interval must be from %s to %s (got %s)", minFollowInterval, maxFollowInterval, f.interval))
+		return cmdError(cmd, fmt.Sprintf("--interval must be from 100ms to 1h (got %s)", f.interval))
 	}
 	if !f.on {
 		var given []string
