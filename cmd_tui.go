@@ -16,16 +16,19 @@ import (
 const tuiUsage = `usage:
   spikescope [PATH] [--baseline PATH] [--dump-a A --dump-b B --dump-c C --dump-d D]
              [--step N --rank R] [--pin COORD] [--format auto|trenddb|csv|dump]
-             [--layer-mapping FILE]
+             [--layer-mapping FILE] [--follow [--interval 2s] [--bell]]
 
 Opens the terminal UI on PATH (a trend.db, a monitor CSV folder or a dump
 tree); no PATH opens the embedded demo run. When stdout is not a terminal it
 prints a short text summary instead. NO_COLOR=1 turns colours off.
+--follow keeps reading what the training job writes (F toggles it in the
+UI); --bell rings the terminal bell when the root-cause coordinate changes.
 `
 
 // runTUI is spikescope without a subcommand.
 func runTUI(args []string, stdout, stderr io.Writer) int {
-	in, title, cleanup, err := tuiInputs(args, stdout)
+	var follow followFlags
+	in, title, cleanup, err := tuiInputsFollow(args, stdout, &follow)
 	if cleanup != nil {
 		defer cleanup()
 	}
@@ -45,7 +48,8 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 		return exitCode(err, stderr)
 	}
 	title, _ = ingest.EscapeControl(title) // the path as typed may hold control characters
-	e := ui.Run(ui.Options{Backend: backend, Inputs: backend.Inputs(), NoColor: ui.NoColorFromEnv(), Title: title}, stdout)
+	e := ui.Run(ui.Options{Backend: backend, Inputs: backend.Inputs(), NoColor: ui.NoColorFromEnv(), Title: title,
+		Follow: follow.on, FollowInterval: follow.interval, Bell: follow.bell}, stdout)
 	if e.Panic != "" {
 		fmt.Fprintln(stderr, "spikescope: internal error:", e.Panic)
 		return 1
@@ -58,10 +62,17 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 
 // tuiInputs parses the flags; no PATH and no --dump-a is the demo run.
 func tuiInputs(args []string, stdout io.Writer) (in pipeline.Inputs, title string, cleanup func(), err error) {
+	var follow followFlags
+	return tuiInputsFollow(args, stdout, &follow)
+}
+
+// tuiInputsFollow is tuiInputs with the follow flags read into follow.
+func tuiInputsFollow(args []string, stdout io.Writer, follow *followFlags) (in pipeline.Inputs, title string, cleanup func(), err error) {
 	var f inputFlags
 	fs := flag.NewFlagSet("spikescope", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	f.register(fs)
+	follow.register(fs, true)
 	paths, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, tuiUsage)
@@ -69,6 +80,9 @@ func tuiInputs(args []string, stdout io.Writer) (in pipeline.Inputs, title strin
 	}
 	if err != nil {
 		return in, "", nil, usageError{err.Error() + " (spikescope -h for help)"}
+	}
+	if err := follow.check("", fs); err != nil {
+		return in, "", nil, err
 	}
 	return f.inputs("", paths)
 }

@@ -94,14 +94,20 @@ type Follower struct {
 	order []candKey // report order, for deterministic withdrawals
 	root  *model.Coordinate
 
-	// P1, P2 are the latest results; Data the data they were run on.
-	P1   *model.Phase1Result
-	P2   *model.Phase2Result
-	Data *model.MonitorData
+	// P1, P2 are the latest results; Data the data they were run on
+	// (read so far), analysed the same as Phase 1 saw it (targets split by
+	// pipeline stage, as a Session's Monitor).
+	P1       *model.Phase1Result
+	P2       *model.Phase2Result
+	Data     *model.MonitorData
+	analysed *model.MonitorData
 	// LastData is when a poll last found new rows (the first pass counts).
 	LastData time.Time
-	polls    int
-	now      func() time.Time
+	// Version counts the analyses (the first pass is 1): a caller that
+	// saw this version has seen the latest data.
+	Version int
+	polls   int
+	now     func() time.Time
 }
 
 // StartFollow reads the monitor at path (trend.db or CSV) in full, runs
@@ -153,8 +159,9 @@ func (f *Follower) warning(msg string) FollowEvent {
 
 // analyse runs Phase 1 and 2 on everything read so far.
 func (f *Follower) analyse() {
+	f.Version++
 	f.Data = f.mon.Data()
-	f.P1 = analysis.Phase1(f.Data, f.opt.P1)
+	f.P1, f.analysed = analysis.Phase1Data(f.Data, f.opt.P1)
 	f.P1.DBPath = f.path
 	if f.opt.P1.Metric != "" && f.P1.Metric != f.opt.P1.Metric {
 		f.P1.Warnings = append(f.P1.Warnings, fmt.Sprintf("metric %q not found: analysed %q", f.opt.P1.Metric, f.P1.Metric))
@@ -328,4 +335,26 @@ func coordWords(c *model.Coordinate) string {
 		s += fmt.Sprintf(" micro step %d", *c.MicroStep)
 	}
 	return fmt.Sprintf("%s rank %d %s", s, c.Rank, c.TargetName)
+}
+
+// FollowSession starts following the monitor of s (the TUI's follow mode):
+// the monitor is read again by a Follower with s's options.
+func FollowSession(ctx context.Context, s *Session, interval time.Duration) (*Follower, error) {
+	if s.In.Path == "" || s.Monitor == nil || s.Monitor.Format == model.FormatDump {
+		return nil, &ingest.InputError{Problem: "only a monitor (trend.db or CSV tree) that a job is still writing can be followed"}
+	}
+	f, _, err := StartFollow(ctx, s.In.Path, s.In.Format, FollowOptions{Interval: interval, P1: s.In.P1, P2: s.In.P2}, nil)
+	return f, err
+}
+
+// WithFollowed returns a copy of s on the follower's latest data: its
+// Phase 1, then Phase 2 and 3 under s's pin and control choice; the
+// baseline's Phase 1 and the dumps are s's.
+func (s *Session) WithFollowed(f *Follower) (*Session, error) {
+	c := *s
+	c.Monitor, c.P1 = f.analysed, f.P1
+	if err := c.fromPhase2(); err != nil {
+		return nil, err
+	}
+	return &c, nil
 }

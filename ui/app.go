@@ -55,6 +55,12 @@ type Options struct {
 	// nothing. It runs in a command, and returns once the job continues.
 	Suspend func()
 	Title   string // header title, e.g. "demo run" or the input path
+	// Follow starts follow mode after loading (follow.go), polling every
+	// FollowInterval (0: DefaultFollowInterval); Bell rings the terminal
+	// bell when the root-cause coordinate changes.
+	Follow         bool
+	FollowInterval time.Duration
+	Bell           bool
 }
 
 // Model is the root Bubble Tea model.
@@ -99,6 +105,8 @@ type Model struct {
 	chain   *chainPane
 	chooser *chooserPane
 	plan    *planPane
+
+	follow followState // follow mode (follow.go)
 }
 
 // New returns the root model; Init starts loading.
@@ -266,6 +274,8 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		return m, m.feed.wait(msg.id) // re-arm: one snapshot per message
 	case progressDoneMsg:
 		return m, nil
+	case followTickMsg, followedMsg:
+		return m, m.followMsg(msg)
 	case loadedMsg:
 		if msg.id != m.loadID || m.quitting {
 			return m, nil // cancelled: the program is quitting
@@ -280,7 +290,7 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		m.setData(msg.data, true)
 		m.screen, m.stack = screenPhase1, nil
 		m.layout()
-		return m, nil
+		return m, m.followOnLoad()
 	case updatedMsg:
 		if msg.id != m.updateID {
 			return m, nil // superseded by a newer pin/control request
@@ -564,6 +574,8 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 		return true, nil
 	case key.Matches(msg, k.Plan) && (m.screen == screenPhase2 || m.screen == screenPhase3):
 		return true, m.showPlan()
+	case key.Matches(msg, k.Follow):
+		return true, m.toggleFollow()
 	}
 	if r := p.Update(msg); r.handled {
 		m.status = r.status

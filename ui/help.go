@@ -36,7 +36,7 @@ func (m *Model) keyHelp() screenKeys {
 		return screenKeys{short: p.ShortHelp(), full: append(p.FullHelp(), []key.Binding{k.Suspend})}
 	}
 	full := append([][]key.Binding{{k.Phase1, k.Phase2, k.Phase3, k.Back, k.Help, k.Quit, k.Suspend}}, p.FullHelp()...)
-	root := []key.Binding{k.Pin, k.Unpin, k.Report}
+	root := []key.Binding{k.Pin, k.Unpin, k.Report, k.Follow}
 	if m.screen == screenPhase2 || m.screen == screenPhase3 {
 		root = append(root, k.Plan)
 	}
@@ -66,6 +66,7 @@ func helpOverlay(h help.Model, keys help.KeyMap, st Styles, width int, filter st
 		"/ filters by parameter or rank (r3); s sorts by the column under the cursor, again to reverse.",
 		"tab next anchor · m next metric (Norm/Max/Min/Mean) · c choose the control group C.",
 		"r writes the report (m Markdown, h HTML with plots) · n (Phase 2/3) the next-collection plan · :N jumps to step N.",
+		"F follows the run while the job writes: new candidates come in marked +, the selection stays; F again pauses.",
 	} {
 		lines = append(lines, wrap(t, width)...)
 	}

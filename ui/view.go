@@ -74,6 +74,10 @@ func (m *Model) header() []string {
 		pinText = "PIN " + m.data.Pin
 		pin = st.Accent.Render(pinText)
 	}
+	if f := m.followText(); f != "" { // follow.go
+		pinText += "  " + f
+		pin += "  " + st.Accent.Render(f)
+	}
 	// the pin (the coordinate everything below is about) outranks the
 	// source path: a long path gives way from the left
 	title = shortParam(title, max(16, m.w-2-ansi.StringWidth(pinText)))
