@@ -44,7 +44,7 @@ func newKeyMap() keyMap {
 		Control:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "choose C")),
 		Report:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "report")),
 		Plan:     key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next-collection plan")),
-		Follow:   key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "follow the run (on/off)")),
+		Follow:   key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "follow")),
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 		Suspend:  key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "suspend")),
