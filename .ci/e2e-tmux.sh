@@ -4,7 +4,12 @@
 # (testdata/demo/TRUTH.json) is the first candidate → `p` pins it (the
 # header shows the pin) → `3` shows F! at the planted layer → `enter`
 # names the planted operator → `q` exits 0 and leaves the alternate screen.
-# Asserts on capture-pane text; each wait times out after 20 s.
+# Then the follow walk: the TUI follows a temp copy of the demo's monitor
+# CSV tree holding the steps before the fault; the fault step's files land
+# while it is open → the planted spike appears as a new (+) candidate.
+# Asserts on capture-pane text; each wait times out after 20 s. The walk
+# runs on its own tmux server (socket E2E_TMUX_SOCKET, default
+# spikescope-e2e-PID), never on the user's.
 # usage: .ci/e2e-tmux.sh /path/to/spikescope
 set -euo pipefail
 BIN=$(realpath "${1:?usage: $0 /path/to/spikescope}")
@@ -25,6 +30,8 @@ for v in OPT MS RANK LAYER PARAM OPER; do
   [ -n "${!v}" ] || { echo "e2e: cannot read $v from $TRUTH"; exit 1; }
 done
 TAIL=${PARAM#*mlp.}   # the distinctive end of the parameter name (e.g. linear_fc2.weight)
+SOCK=${E2E_TMUX_SOCKET:-spikescope-e2e-$$}
+tmux() { command tmux -L "$SOCK" "$@"; }
 
 S=""
 WORK=$(mktemp -d)   # the UI's working directory (where `r` would write)
@@ -61,10 +68,7 @@ walk() { # walk COLS ROWS
 
   # 1. the planted spike is the first candidate: the row under the header
   # (columns by header name: the step column only shows on wide screens)
-  first=$(screen | awk '/ opt .* rank .*parameter/ {
-      for (i = 1; i <= NF; i++) col[$i] = i
-      getline
-      print $col["#"], $col["opt"], $col["ms"], $col["rank"], $col["parameter"]; exit }')
+  first=$(first_row)
   [ -n "$first" ] || fail "no candidate table on the Phase 1 screen"
   read -r idx opt ms rank param <<<"$first"
   [ "$idx" = 1 ] && [ "$opt" = "$OPT" ] && [ "$ms" = "$MS" ] && [ "$rank" = "$RANK" ] ||
@@ -96,6 +100,42 @@ walk() { # walk COLS ROWS
   echo "e2e ok at ${COLS}×${ROWS}"
 }
 
+# first_row: "# opt ms rank parameter" of the first candidate row
+first_row() {
+  screen | awk '/ opt .* rank .*parameter/ {
+      for (i = 1; i <= NF; i++) col[$i] = i
+      getline
+      print $col["#"], $col["opt"], $col["ms"], $col["rank"], $col["parameter"]; exit }'
+}
+
+follow_walk() { # follow_walk COLS ROWS
+  COLS=$1 ROWS=$2
+  local src="$ROOT/testdata/demo/npu/monitor_output" run="$WORK/run-$COLS" d s
+  for d in "$src"/*/; do # the steps before the fault
+    mkdir -p "$run/$(basename "$d")"
+    for ((s = 0; s < OPT; s++)); do cp "$d"/*_"$s-$s".csv "$run/$(basename "$d")/"; done
+  done
+  S="spikescope-e2e-follow-$$-$COLS"
+  tmux new-session -d -s "$S" -x "$COLS" -y "$ROWS" \
+    "cd '$WORK' && TERM=xterm-256color '$BIN' '$run' --follow --interval 300ms; echo EXIT=\$?; sleep 30"
+  wait_for "following · last data"
+  wait_for "No anomaly found"
+  for d in "$src"/*/; do cp "$d"/*_"$OPT-$OPT".csv "$run/$(basename "$d")/"; done # the fault step lands
+  wait_for "step $OPT"
+  wait_for "candidate 1 of"
+  read -r idx opt ms rank param <<<"$(first_row)"
+  [ "$idx" = +1 ] && [ "$opt" = "$OPT" ] && [ "$ms" = "$MS" ] && [ "$rank" = "$RANK" ] ||
+    fail "first candidate after the step landed is '$idx $opt $ms $rank $param', want +1 (new) opt $OPT ms $MS rank $RANK"
+  case "$param" in *"$TAIL") ;; *) fail "new candidate's parameter is '$param', want …$TAIL";; esac
+  tmux send-keys -t "$S" q
+  wait_for "EXIT="
+  screen | grep -qx "EXIT=0" || fail "exit status: $(screen | grep EXIT=)"
+  tmux kill-session -t "$S"; S=""
+  echo "e2e follow ok at ${COLS}×${ROWS}"
+}
+
 walk 80 24
 walk 160 48
+follow_walk 80 24
+follow_walk 160 48
 echo "e2e ok"
