@@ -265,7 +265,7 @@ func (f *Follower) diff() []FollowEvent {
 		case !s.live:
 			evs = append(evs, f.revised(ChangeRestored, s.a, &a, "is a candidate again with the data read since"))
 		case verdictChanged(&s.a, &a):
-			evs = append(evs, f.revised(ChangeChanged, s.a, &a, fmt.Sprintf("is now flagged by %s (was %s) with the data read since", a.Trigger, s.a.Trigger)))
+			evs = append(evs, f.revised(ChangeChanged, s.a, &a, fmt.Sprintf("is now flagged by %s (was %s) with the data read since", verdictWords(&a), verdictWords(&s.a))))
 		}
 		s.a, s.live = a, true
 	}
@@ -306,6 +306,18 @@ func (f *Follower) revised(change string, was model.Anomaly, now *model.Anomaly,
 // is not a change of verdict.
 func verdictChanged(a, b *model.Anomaly) bool {
 	return a.Trigger != b.Trigger || a.Test != b.Test || a.NonFinite != b.NonFinite
+}
+
+// verdictWords names what flagged a candidate: "micro_step_delta (iqr+mad)".
+func verdictWords(a *model.Anomaly) string {
+	s := a.Trigger
+	if a.Test != "" {
+		s += " (" + a.Test + ")"
+	}
+	if a.NonFinite {
+		s += ", non-finite"
+	}
+	return s
 }
 
 func sameCoordinate(a, b *model.Coordinate) bool {
