@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -146,5 +147,43 @@ func TestFollowCSVShrunkOrReplaced(t *testing.T) {
 	}
 	if got := norms(f.Data()); len(got) != 2 || got[0] != 5 || got[1] != 6 {
 		t.Fatalf("after the re-read: %v, want [5 6]", got)
+	}
+}
+
+// A view from Data stays the same while later polls append rows (the TUI
+// draws one view while the next poll reads): run with -race.
+func TestFollowCSVViewStableWhilePolling(t *testing.T) {
+	root := t.TempDir()
+	r0 := filepath.Join(root, "rank_0")
+	os.MkdirAll(r0, 0o755)
+	file := filepath.Join(r0, "grad_unreduced_0-999.csv")
+	appendFile(t, file, followHeader+"0,w,0,0,0,0,0,1\n0,v,0,0,0,0,0,2\n")
+	f, err := FollowMonitor(context.Background(), root, model.FormatCSV, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := f.Data()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for s := 1; s <= 200; s++ {
+			appendFile(t, file, "0,w,"+strconv.Itoa(s)+",0,0,0,0,1\n0,u"+strconv.Itoa(s)+","+strconv.Itoa(s)+",0,0,0,0,3\n")
+			if _, err := f.Poll(context.Background()); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		if n, got := view.Rows.Len(), norms(view); n != 2 || got[0] != 1 || got[1] != 2 || len(view.Targets) != 2 || view.Targets[1].Name != "v" {
+			t.Fatalf("the view changed: %d rows %v, targets %v", n, got, view.Targets)
+		}
+	}
+	if d := f.Data(); d.Rows.Len() != 402 || len(d.Targets) != 202 {
+		t.Fatalf("after 200 polls: %d rows, %d targets; want 402, 202", d.Rows.Len(), len(d.Targets))
 	}
 }

@@ -70,7 +70,7 @@ func newMark(d *Data, a *model.Anomaly) string {
 type followState struct {
 	on       bool // polling
 	gen      int  // a toggle drops the replies and ticks of before
-	inFlight bool
+	inFlight bool // a Follow call runs: never two (the backend's follower is not shared)
 	started  bool // a poll replied
 	version  int  // of the data shown
 	news     FollowNews
@@ -112,8 +112,7 @@ func (m *Model) followOnLoad() tea.Cmd {
 func (m *Model) toggleFollow() tea.Cmd {
 	if m.follow.on {
 		m.follow.on = false
-		m.follow.gen++
-		m.follow.inFlight = false
+		m.follow.gen++ // a poll in flight still replies: its data is dropped
 		m.status = "follow paused: F resumes"
 		return nil
 	}
@@ -172,10 +171,13 @@ func (m *Model) followMsg(msg tea.Msg) tea.Cmd {
 		m.applyPending()
 		return m.followPoll()
 	case followedMsg:
-		if msg.gen != f.gen || m.quitting {
+		f.inFlight = false // one Follow call at a time: the next may start now
+		if m.quitting {
 			return nil
 		}
-		f.inFlight = false
+		if msg.gen != f.gen { // paused (and maybe resumed) meanwhile
+			return m.followPoll()
+		}
 		if msg.err != nil {
 			if m.ctx.Err() != nil {
 				return nil

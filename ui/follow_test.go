@@ -121,3 +121,32 @@ func TestFollowKeepsSelectionAndMarksNew(t *testing.T) {
 		t.Error("a tick from before the pause started a poll")
 	}
 }
+
+// Pausing and resuming while a poll runs never starts a second one: the
+// late reply is dropped and starts the resumed poll.
+func TestFollowOnePollAtATime(t *testing.T) {
+	fb := &followFake{fakeBackend: fixtureBackend(), replies: []followReply{{withEarlier(), FollowNews{Version: 1}}}}
+	m := New(Options{Backend: fb, NoColor: true, ReportDir: t.TempDir()})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	m.Update(loadedMsg{id: m.loadID, data: fixture()})
+	first := press(m, "F")
+	if first == nil {
+		t.Fatal("F started no poll")
+	}
+	press(m, "F")
+	if c := press(m, "F"); c != nil {
+		t.Fatal("a second poll started while the first runs")
+	}
+	msg := first()
+	_, next := m.Update(msg)
+	if len(m.p1.anoms) != 3 {
+		t.Fatal("the reply of before the pause was applied")
+	}
+	if next == nil {
+		t.Fatal("the late reply did not start the resumed poll")
+	}
+	deliver(t, m, next)
+	if len(m.p1.anoms) != 4 {
+		t.Fatalf("the resumed poll's data was not applied: %d candidates", len(m.p1.anoms))
+	}
+}
