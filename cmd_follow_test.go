@@ -70,9 +70,16 @@ func TestDetectFollowBadInput(t *testing.T) {
 		{[]string{demoNPU + "/trend.db", "--follow", "--interval", "1ms"}, "--interval must be from 100ms to 1h (got 1ms)"},
 		{[]string{demoNPU + "/trend.db", "--follow", "-o", t.TempDir() + "/x.json"}, "-o and --summary do not apply"},
 		{[]string{t.TempDir() + "/none", "--follow"}, "none"},
+		// the TUI's flags (stdout here is not a terminal)
+		{[]string{"", demoNPU + "/trend.db", "--bell"}, "--bell works only with --follow"},
+		{[]string{"", demoNPU + "/trend.db", "--follow"}, "spikescope detect PATH --follow prints JSON lines"},
 	} {
 		var out, errb bytes.Buffer
-		code := run(append([]string{"detect"}, c.args...), &out, &errb)
+		args := append([]string{"detect"}, c.args...)
+		if c.args[0] == "" {
+			args = c.args[1:]
+		}
+		code := run(args, &out, &errb)
 		lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
 		if code != 2 || len(lines) != 1 || !strings.Contains(lines[0], c.want) || out.Len() > 0 {
 			t.Errorf("detect %v: exit %d, stderr %q, stdout %q; want exit 2 and one line with %q", c.args, code, errb.String(), out.String(), c.want)

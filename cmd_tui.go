@@ -40,6 +40,9 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 	}
 	backend := &ui.PipelineBackend{In: in, Lang: report.Lang("")}
 	if !ui.IsTerminal(stdout) {
+		if follow.on {
+			return exitCode(usageError{"--follow without a terminal: for a pipe or a log, spikescope detect PATH --follow prints JSON lines"}, stderr)
+		}
 		d, err := backend.Load(context.Background(), nil)
 		if err != nil {
 			return exitCode(err, stderr)
