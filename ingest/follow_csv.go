@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"spikescope/model"
 )
@@ -44,7 +45,8 @@ type csvFollower struct {
 	// wholeTree: some rank has several run folders, every change re-reads
 	// the tree (see above).
 	wholeTree bool
-	escaped   int // targets whose names were escaped so far
+	escaped   int       // targets whose names were escaped so far
+	lastWrite time.Time // the newest modification time seen
 }
 
 // followFile is one CSV of a followed tree and how far it was read.
@@ -141,8 +143,20 @@ func (c *csvFollower) readAll(ctx context.Context, p model.ProgressFunc) error {
 		c.warnings = append(skip.warnings(len(disc.files)), c.warnings...)
 	}
 	c.warnings = append(c.warnings, c.escapeNew()...)
+	for _, ff := range ffs {
+		c.seenWrite(ff.info)
+	}
 	return nil
 }
+
+// seenWrite notes a file's modification time (nil: not read).
+func (c *csvFollower) seenWrite(st os.FileInfo) {
+	if st != nil && st.ModTime().After(c.lastWrite) {
+		c.lastWrite = st.ModTime()
+	}
+}
+
+func (c *csvFollower) LastWrite() time.Time { return c.lastWrite }
 
 // resetFrom takes a tree read whole by LoadCSV: every file counts as read
 // to its current end.
@@ -154,6 +168,7 @@ func (c *csvFollower) resetFrom(disc *discovery, d *model.MonitorData) {
 		ff := &followFile{f: f, offset: f.size}
 		if st, err := os.Stat(f.path); err == nil {
 			ff.info, ff.offset = st, st.Size()
+			c.seenWrite(st)
 		}
 		c.files[f.path] = ff
 	}
@@ -236,6 +251,7 @@ func (c *csvFollower) Poll(ctx context.Context) (FollowPoll, error) {
 		if err != nil {
 			continue // gone between the listing and now: the next poll tells
 		}
+		c.seenWrite(st)
 		if !known {
 			ff = &followFile{f: f}
 			c.files[f.path] = ff

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"spikescope/model"
 )
@@ -185,5 +186,32 @@ func TestFollowCSVViewStableWhilePolling(t *testing.T) {
 	}
 	if d := f.Data(); d.Rows.Len() != 402 || len(d.Targets) != 202 {
 		t.Fatalf("after 200 polls: %d rows, %d targets; want 402, 202", d.Rows.Len(), len(d.Targets))
+	}
+}
+
+// LastWrite is the newest modification time of the followed files: what
+// "last data N s ago" reports, also for a job that stopped long ago.
+func TestFollowLastWrite(t *testing.T) {
+	root := t.TempDir()
+	r0 := filepath.Join(root, "rank_0")
+	os.MkdirAll(r0, 0o755)
+	file := filepath.Join(r0, "grad_unreduced_0-0.csv")
+	appendFile(t, file, followHeader+"0,w,0,0,0,0,0,1\n")
+	old := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	os.Chtimes(file, old, old)
+	f, err := FollowMonitor(context.Background(), root, model.FormatCSV, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.LastWrite(); !got.Equal(old) {
+		t.Fatalf("LastWrite %v, want the file's time %v", got, old)
+	}
+	other := filepath.Join(r0, "grad_unreduced_1-1.csv")
+	appendFile(t, other, followHeader)
+	later := old.Add(time.Hour)
+	os.Chtimes(other, later, later)
+	poll(t, f)
+	if got := f.LastWrite(); !got.Equal(later) {
+		t.Fatalf("after a new file: LastWrite %v, want %v", got, later)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"spikescope/model"
 )
@@ -17,6 +18,9 @@ type MonitorFollower interface {
 	// files are warnings (the rows read before are kept); the only error
 	// is ctx's.
 	Poll(ctx context.Context) (FollowPoll, error)
+	// LastWrite is when the job last wrote (the newest modification time
+	// of the files seen at the last read or poll); zero when unknown.
+	LastWrite() time.Time
 }
 
 // FollowPoll is what one poll found.
@@ -103,6 +107,16 @@ func (t *trendDBFollower) dbFile() (string, error) {
 func statStamp(file string) (os.FileInfo, string) {
 	st, _ := os.Stat(file)
 	return st, fileStamp(file)
+}
+
+func (t *trendDBFollower) LastWrite() time.Time {
+	var last time.Time
+	for _, p := range []string{t.file, t.file + "-wal"} {
+		if st, err := os.Stat(p); err == nil && st.ModTime().After(last) {
+			last = st.ModTime()
+		}
+	}
+	return last
 }
 
 func (t *trendDBFollower) Data() *model.MonitorData {

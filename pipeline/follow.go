@@ -101,7 +101,8 @@ type Follower struct {
 	P2       *model.Phase2Result
 	Data     *model.MonitorData
 	analysed *model.MonitorData
-	// LastData is when a poll last found new rows (the first pass counts).
+	// LastData is when the job last wrote (the files' newest modification
+	// time), else when a poll last found new rows (the first pass counts).
 	LastData time.Time
 	// Version counts the analyses (the first pass is 1): a caller that
 	// saw this version has seen the latest data.
@@ -130,6 +131,7 @@ func StartFollow(ctx context.Context, path string, f model.Format, opt FollowOpt
 	}
 	fl := &Follower{path: path, mon: mon, opt: opt, seen: map[candKey]*seenCand{}, now: time.Now}
 	fl.LastData = fl.now()
+	fl.noteWrite()
 	fl.analyse()
 	start := fl.event(EventStart)
 	start.Path, start.Format = path, string(fl.Data.Format)
@@ -204,12 +206,22 @@ func (f *Follower) Poll(ctx context.Context) ([]FollowEvent, error) {
 	for _, w := range p.Warnings {
 		evs = append(evs, f.warning(w))
 	}
+	if p.Changed {
+		f.LastData = f.now()
+	}
+	f.noteWrite()
 	if !p.Changed {
 		return evs, nil
 	}
-	f.LastData = f.now()
 	f.analyse()
 	return append(evs, f.diff()...), nil
+}
+
+// noteWrite takes the files' newest modification time as LastData.
+func (f *Follower) noteWrite() {
+	if w := f.mon.LastWrite(); !w.IsZero() {
+		f.LastData = w
+	}
 }
 
 // Stop is the last line: what was followed.
