@@ -64,6 +64,8 @@ type FollowEvent struct {
 	Candidates *int     `json:"anomaly_count,omitempty"`
 	Polls      *int     `json:"polls,omitempty"`
 	IntervalS  *float64 `json:"interval_seconds,omitempty"`
+	// LastWrite is when the job last wrote (the files' newest time).
+	LastWrite string `json:"last_write,omitempty"`
 	// Message says what happened in a sentence (warnings, revisions, root).
 	Message string `json:"message,omitempty"`
 }
@@ -136,7 +138,7 @@ func StartFollow(ctx context.Context, path string, f model.Format, opt FollowOpt
 	start := fl.event(EventStart)
 	start.Path, start.Format = path, string(fl.Data.Format)
 	start.Rows, start.Candidates = intp(fl.Data.Rows.Len()), intp(len(fl.P1.Anomalies))
-	start.LastStep = fl.lastStepPtr()
+	start.LastStep, start.LastWrite = fl.lastStepPtr(), fl.lastWrite()
 	iv := opt.Interval.Seconds()
 	start.IntervalS = &iv
 	start.Message = fmt.Sprintf("following %s: %d rows read, %d candidate(s); polling every %s until interrupted", path, fl.Data.Rows.Len(), len(fl.P1.Anomalies), opt.Interval)
@@ -224,11 +226,19 @@ func (f *Follower) noteWrite() {
 	}
 }
 
+func (f *Follower) lastWrite() string {
+	if w := f.mon.LastWrite(); !w.IsZero() {
+		return w.UTC().Format(time.RFC3339)
+	}
+	return ""
+}
+
 // Stop is the last line: what was followed.
 func (f *Follower) Stop() FollowEvent {
 	e := f.event(EventStop)
 	e.Path, e.Polls = f.path, intp(f.polls)
 	e.Rows, e.Candidates, e.LastStep = intp(f.Data.Rows.Len()), intp(len(f.P1.Anomalies)), f.lastStepPtr()
+	e.LastWrite = f.lastWrite()
 	e.Message = fmt.Sprintf("stopped following %s after %d poll(s): %d rows, %d candidate(s)", f.path, f.polls, f.Data.Rows.Len(), len(f.P1.Anomalies))
 	return e
 }
