@@ -371,6 +371,12 @@ func (ff *followFile) readNew(ctx context.Context, meter *progressMeter) (*csvRe
 		ff.offset, ff.lines = end, nl.n
 		return r, nil
 	}
+	// appended after a complete line, or the file was written anew in place
+	// (truncated and refilled past the old end): then read it again
+	var prev [1]byte
+	if _, err := fh.ReadAt(prev[:], ff.offset-1); err != nil || prev[0] != '\n' {
+		return nil, &errFollowRestart{fmt.Sprintf("%s was written anew (its line %d no longer ends where it did): the whole tree is read again", ff.f.path, ff.lines)}
+	}
 	nl := &newlineCounter{r: io.NewSectionReader(fh, ff.offset, end-ff.offset), meter: meter}
 	r, err := parseCSV(ctx, ff.f, io.MultiReader(bytes.NewReader(ff.header), nl), int64(len(ff.header))+end-ff.offset)
 	shift := ff.lines - 1 // line 2 of the chunk is line ff.lines+1 of the file

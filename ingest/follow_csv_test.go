@@ -215,3 +215,28 @@ func TestFollowLastWrite(t *testing.T) {
 		t.Fatalf("after a new file: LastWrite %v, want %v", got, later)
 	}
 }
+
+// A file written anew in place past its old end (truncate, then refill)
+// is not taken as appended: the tree is read again.
+func TestFollowCSVRewrittenInPlace(t *testing.T) {
+	root := t.TempDir()
+	r0 := filepath.Join(root, "rank_0")
+	os.MkdirAll(r0, 0o755)
+	file := filepath.Join(r0, "grad_unreduced_0-0.csv")
+	appendFile(t, file, followHeader+"0,w,0,0,0,0,0,1\n")
+	f, err := FollowMonitor(context.Background(), root, model.FormatCSV, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the same inode, longer, and the old end now falls inside a line
+	if err := os.WriteFile(file, []byte(followHeader+"0,weight,0,0,0,0,0,7\n0,weight,1,0,0,0,0,8\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := poll(t, f)
+	if !p.Reread || len(p.Warnings) == 0 || !strings.Contains(p.Warnings[0], "written anew") {
+		t.Fatalf("poll %+v: want a re-read with a warning", p)
+	}
+	if got := norms(f.Data()); len(got) != 2 || got[0] != 7 || got[1] != 8 {
+		t.Fatalf("after the re-read: %v, want [7 8]", got)
+	}
+}
