@@ -54,7 +54,7 @@ func (b *PipelineBackend) Pin(ctx context.Context, cur *Data, a *model.Anomaly) 
 	if err != nil {
 		return nil, err
 	}
-	return b.data(ns), nil
+	return b.dataAfter(cur, ns), nil
 }
 
 func (b *PipelineBackend) Control(ctx context.Context, cur *Data, step, rank int) (*Data, error) {
@@ -62,7 +62,7 @@ func (b *PipelineBackend) Control(ctx context.Context, cur *Data, step, rank int
 	if err != nil {
 		return nil, err
 	}
-	return b.data(ns), nil
+	return b.dataAfter(cur, ns), nil
 }
 
 func (b *PipelineBackend) WriteReport(ctx context.Context, cur *Data, path string) error {
@@ -121,6 +121,13 @@ func (b *PipelineBackend) Follow(ctx context.Context, cur *Data, interval time.D
 	d := b.data(ns)
 	d.index() // off the update loop
 	return d, news, nil
+}
+
+// dataAfter is data(s) for a request on cur: the follow marks stay.
+func (b *PipelineBackend) dataAfter(cur *Data, s *pipeline.Session) *Data {
+	d := b.data(s)
+	d.follow = cur.follow
+	return d
 }
 
 // data maps a session onto what the UI shows.
