@@ -15,7 +15,7 @@ import (
 // step (grad_unreduced with 4 micro steps, grad_reduced), 1 layer
 // (9 parameters).
 //
-//	go test ./pipeline/ -run '^$' -bench FollowPoll1000Ranks -benchtime 10x -count 6
+//	go test ./pipeline/ -run '^$' -bench FollowPoll1000Ranks -benchtime 5x -count 6
 const benchRanks = 1000
 
 // benchRun is the 1,000-rank run with steps optimizer steps.
