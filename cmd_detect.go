@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"spikescope/analysis"
 	"spikescope/model"
@@ -27,10 +31,14 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&opt.MinEffect, "min-effect", def.MinEffect, "minimum effect: a candidate is at least this many times its baseline median")
 	fs.StringVar(&opt.Metric, "metric", "", "metric to analyse: a name, or the reference ids 1 (grad_unreduced) / 2 (grad_reduced); default grad_unreduced")
 	summary := fs.Bool("summary", false, fmt.Sprintf("keep only the first %d anomalies (anomaly_count stays the full count)", pipeline.DetectSummaryCap))
+	var follow followFlags
+	follow.register(fs, false)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: spikescope detect PATH [--format auto|trenddb|csv|dump] [--csv] [--dump] [--window N]\n"+
-			"                        [--iqr-mult %g] [--mad-mult %g] [--min-effect %g] [--metric NAME] [-o FILE] [--summary]\n\n"+
-			"Phase 1: the candidate spike coordinates of a trend.db, a monitor CSV tree or a dump tree, earliest first (JSON).\n", def.IQRMult, def.MADMult, def.MinEffect)
+			"                        [--iqr-mult %g] [--mad-mult %g] [--min-effect %g] [--metric NAME] [-o FILE] [--summary]\n"+
+			"                        [--follow [--interval 2s]]\n\n"+
+			"Phase 1: the candidate spike coordinates of a trend.db, a monitor CSV tree or a dump tree, earliest first (JSON).\n"+
+			"With --follow: one JSON line per new candidate, root-cause change or revision while the job writes, until interrupted.\n", def.IQRMult, def.MADMult, def.MinEffect)
 		fs.PrintDefaults()
 	}
 	paths, code, ok := parseArgs(fs, args, "", stdout, stderr)
@@ -53,6 +61,15 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	if opt.Window < 0 || opt.Window > maxWindowFlag || !inFlagRange(opt.IQRMult) || !inFlagRange(opt.MADMult) || !inFlagRange(opt.MinEffect) {
 		return exitCode(usageError{fmt.Sprintf("detect: --window must be 0 to %d and --iqr-mult, --mad-mult, --min-effect above 0 and at most %g", maxWindowFlag, maxMultFlag)}, stderr)
 	}
+	if err := follow.check("detect", fs); err != nil {
+		return exitCode(err, stderr)
+	}
+	if follow.on {
+		if out != "" || *summary {
+			return exitCode(usageError{"detect: --follow writes JSON lines to standard output: -o and --summary do not apply"}, stderr)
+		}
+		return detectFollow(paths[0], f, pipeline.FollowOptions{Interval: follow.interval, P1: opt}, stdout, stderr)
+	}
 	if err := outfile.RefuseInput(out, paths[0]); err != nil {
 		return exitCode(err, stderr)
 	}
@@ -61,4 +78,33 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 		return exitCode(err, stderr)
 	}
 	return exitCode(outfile.WriteJSON(res, out, stdout, stderr), stderr)
+}
+
+// detectFollow is detect --follow: JSON lines on stdout, one Write per
+// line (unbuffered: each line is out at once), until SIGINT or SIGTERM,
+// then the stop line and exit 0.
+func detectFollow(path string, f model.Format, opt pipeline.FollowOptions, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	emit := func(e pipeline.FollowEvent) error {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(append(b, '\n'))
+		return err
+	}
+	fl, first, err := pipeline.StartFollow(ctx, path, f, opt, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0 // interrupted during the first read: nothing to report
+		}
+		return exitCode(err, stderr)
+	}
+	for _, e := range first {
+		if err := emit(e); err != nil {
+			return exitCode(err, stderr)
+		}
+	}
+	return exitCode(fl.Run(ctx, emit), stderr)
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
+	"time"
 
 	"spikescope/model"
 )
@@ -102,4 +104,52 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// followFlags are --follow and --interval, shared by detect and the TUI
+// (which adds --bell).
+type followFlags struct {
+	on       bool
+	interval time.Duration
+	bell     bool
+}
+
+// Bounds of --interval: a poll lists and stats the whole tree, so faster
+// than this costs CPU for nothing; slower than an hour is not following.
+const (
+	minFollowInterval = 100 * time.Millisecond
+	maxFollowInterval = time.Hour
+)
+
+// register adds the flags to fs; bell adds --bell (the TUI's).
+func (f *followFlags) register(fs *flag.FlagSet, bell bool) {
+	fs.BoolVar(&f.on, "follow", false, "keep reading what the training job appends (trend.db or monitor CSV), until interrupted")
+	fs.DurationVar(&f.interval, "interval", 2*time.Second, "with --follow: time between polls (e.g. 2s, 500ms)")
+	if bell {
+		fs.BoolVar(&f.bell, "bell", false, "with --follow: ring the terminal bell when the root-cause coordinate changes")
+	}
+}
+
+// check refuses an interval out of range, and --interval or --bell
+// without --follow.
+func (f *followFlags) check(cmd string, fs *flag.FlagSet) error {
+	if f.interval < minFollowInterval || f.interval > maxFollowInterval {
+		return cmdError(cmd, fmt.Sprintf("--interval must be from 100ms to 1h (got %s)", f.interval))
+	}
+	if !f.on {
+		var given []string
+		fs.Visit(func(fl *flag.Flag) {
+			if fl.Name == "interval" || fl.Name == "bell" {
+				given = append(given, "--"+fl.Name)
+			}
+		})
+		if len(given) > 0 {
+			verb := " works"
+			if len(given) > 1 {
+				verb = " work"
+			}
+			return cmdError(cmd, strings.Join(given, " and ")+verb+" only with --follow")
+		}
+	}
+	return nil
 }

@@ -18,7 +18,7 @@ import (
 const tuiUsage = `usage:
   spikescope [PATH] [--baseline PATH] [--dump-a A --dump-b B --dump-c C --dump-d D]
              [--step N --rank R] [--pin COORD] [--format auto|trenddb|csv|dump]
-             [--layer-mapping FILE]
+             [--layer-mapping FILE] [--follow [--interval 2s] [--bell]]
 
 Opens the terminal UI on PATH (a trend.db, a monitor CSV folder or a dump
 tree); no PATH opens the embedded demo run. When stdout is not a terminal it
@@ -26,11 +26,14 @@ prints a short text summary instead. NO_COLOR=1 turns colours off;
 SPIKESCOPE_MOUSE=1 turns mouse reporting on (the wheel scrolls either way).
 A pin is kept per input under $XDG_STATE_HOME/spikescope/pins and comes back
 when the same input is opened again.
+--follow keeps reading what the training job writes (F toggles it in the
+UI); --bell rings the terminal bell when the root-cause coordinate changes.
 `
 
 // runTUI is spikescope without a subcommand.
 func runTUI(args []string, stdout, stderr io.Writer) int {
-	in, title, cleanup, err := tuiInputs(args, stdout)
+	var follow followFlags
+	in, title, cleanup, err := tuiInputsFollow(args, stdout, &follow)
 	if cleanup != nil {
 		defer cleanup()
 	}
@@ -42,6 +45,9 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 	}
 	backend := &ui.PipelineBackend{In: in, Lang: report.Lang("")}
 	if !ui.IsTerminal(stdout) {
+		if follow.on {
+			return exitCode(usageError{"--follow without a terminal: for a pipe or a log, spikescope detect PATH --follow prints JSON lines"}, stderr)
+		}
 		d, err := backend.Load(context.Background(), nil)
 		if err != nil {
 			return exitCode(err, stderr)
@@ -56,7 +62,8 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 		store = &ui.PinStore{Dir: dir, Key: ui.StateKey(inputs, cleanup != nil), Inputs: inputs}
 	}
 	e := ui.Run(ui.Options{Backend: backend, Inputs: inputs, NoColor: ui.NoColorFromEnv(), Title: title,
-		State: store, Mouse: os.Getenv("SPIKESCOPE_MOUSE") == "1"}, stdout)
+		State: store, Mouse: os.Getenv("SPIKESCOPE_MOUSE") == "1",
+		Follow: follow.on, FollowInterval: follow.interval, Bell: follow.bell}, stdout)
 	if e.Panic != "" {
 		fmt.Fprintln(stderr, "spikescope: internal error:", e.Panic)
 		return 1
@@ -106,10 +113,17 @@ func shellQuote(s string) string {
 
 // tuiInputs parses the flags; no PATH and no --dump-a is the demo run.
 func tuiInputs(args []string, stdout io.Writer) (in pipeline.Inputs, title string, cleanup func(), err error) {
+	var follow followFlags
+	return tuiInputsFollow(args, stdout, &follow)
+}
+
+// tuiInputsFollow is tuiInputs with the follow flags read into follow.
+func tuiInputsFollow(args []string, stdout io.Writer, follow *followFlags) (in pipeline.Inputs, title string, cleanup func(), err error) {
 	var f inputFlags
 	fs := flag.NewFlagSet("spikescope", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	f.register(fs)
+	follow.register(fs, true)
 	paths, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, tuiUsage)
@@ -117,6 +131,9 @@ func tuiInputs(args []string, stdout io.Writer) (in pipeline.Inputs, title strin
 	}
 	if err != nil {
 		return in, "", nil, usageError{err.Error() + " (spikescope -h for help)"}
+	}
+	if err := follow.check("", fs); err != nil {
+		return in, "", nil, err
 	}
 	return f.inputs("", paths)
 }

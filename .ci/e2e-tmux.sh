@@ -13,6 +13,9 @@
 # Asserts on capture-pane text; each wait times out after 20 s. The tmux
 # server is the script's own (socket E2E_TMUX_SOCKET, default per process):
 # other sessions on the machine are never touched.
+# Then the follow walk: the TUI follows a temp copy of the demo's monitor
+# CSV tree holding the steps before the fault; the fault step's files land
+# while it is open → the planted spike appears as a new (+) candidate.
 # usage: .ci/e2e-tmux.sh /path/to/spikescope
 set -euo pipefail
 BIN=$(realpath "${1:?usage: $0 /path/to/spikescope}")
@@ -84,10 +87,7 @@ walk() { # walk COLS ROWS
   # (columns by header name: the step column only shows on wide screens);
   # the name is shortened from the middle, "L<layer> <leaf>", so it is the
   # rest of the row up to the next column
-  first=$(screen | awk '/ opt .* rank .*parameter/ {
-      for (i = 1; i <= NF; i++) col[$i] = i
-      getline
-      print $col["#"], $col["opt"], $col["ms"], $col["rank"], $(col["parameter"]), $(col["parameter"] + 1); exit }')
+  first=$(first_row)
   [ -n "$first" ] || fail "no candidate table on the Phase 1 screen"
   read -r idx opt ms rank layer param <<<"$first"
   [ "$idx" = 1 ] && [ "$opt" = "$OPT" ] && [ "$ms" = "$MS" ] && [ "$rank" = "$RANK" ] ||
@@ -165,6 +165,43 @@ walk() { # walk COLS ROWS
   echo "e2e ok at ${COLS}×${ROWS}"
 }
 
+# first_row: "# opt ms rank L<layer> <leaf>" of the first candidate row
+# (columns by header name; the name is shortened from the middle)
+first_row() {
+  screen | awk '/ opt .* rank .*parameter/ {
+      for (i = 1; i <= NF; i++) col[$i] = i
+      getline
+      print $col["#"], $col["opt"], $col["ms"], $col["rank"], $(col["parameter"]), $(col["parameter"] + 1); exit }'
+}
+
+follow_walk() { # follow_walk COLS ROWS
+  COLS=$1 ROWS=$2
+  local src="$ROOT/testdata/demo/npu/monitor_output" run="$WORK/run-$COLS" d s
+  for d in "$src"/*/; do # the steps before the fault
+    mkdir -p "$run/$(basename "$d")"
+    for ((s = 0; s < OPT; s++)); do cp "$d"/*_"$s-$s".csv "$run/$(basename "$d")/"; done
+  done
+  S="spikescope-e2e-follow-$$-$COLS"
+  tm new-session -d -s "$S" -x "$COLS" -y "$ROWS" \
+    "cd '$WORK' && XDG_STATE_HOME='$WORK/state-follow-$COLS' TERM=xterm-256color '$BIN' '$run' --follow --interval 300ms; echo EXIT=\$?; sleep 30"
+  wait_for "following · last data"
+  wait_for "No anomaly found"
+  for d in "$src"/*/; do cp "$d"/*_"$OPT-$OPT".csv "$run/$(basename "$d")/"; done # the fault step lands
+  wait_for "step $OPT"
+  wait_for "candidate 1/"
+  read -r idx opt ms rank layer param <<<"$(first_row)"
+  [ "$idx" = +1 ] && [ "$opt" = "$OPT" ] && [ "$ms" = "$MS" ] && [ "$rank" = "$RANK" ] ||
+    fail "first candidate after the step landed is '$idx $opt $ms $rank $layer $param', want +1 (new) opt $OPT ms $MS rank $RANK"
+  case "$param" in *"$TAIL") ;; *) fail "new candidate's parameter is '$param', want …$TAIL";; esac
+  tm send-keys -t "$S" q
+  wait_for "EXIT="
+  screen | grep -qx "EXIT=0" || fail "exit status: $(screen | grep EXIT=)"
+  tm kill-session -t "$S"; S=""
+  echo "e2e follow ok at ${COLS}×${ROWS}"
+}
+
 walk 80 24
 walk 160 48
+follow_walk 80 24
+follow_walk 160 48
 echo "e2e ok"

@@ -61,6 +61,12 @@ type Options struct {
 	Mouse bool
 	// State keeps the pin of these inputs across restarts (nil: not kept).
 	State *PinStore
+	// Follow starts follow mode after loading (follow.go), polling every
+	// FollowInterval (0: DefaultFollowInterval); Bell rings the terminal
+	// bell when the root-cause coordinate changes.
+	Follow         bool
+	FollowInterval time.Duration
+	Bell           bool
 }
 
 // Model is the root Bubble Tea model.
@@ -107,9 +113,10 @@ type Model struct {
 	chooser *chooserPane
 	plan    *planPane
 
-	keep      restore   // the saved pin (pinrestore.go)
-	typeahead typeahead // keys typed while loading (typeahead.go)
-	noteIn    lineInput // the note being typed (`a`)
+	keep      restore     // the saved pin (pinrestore.go)
+	typeahead typeahead   // keys typed while loading (typeahead.go)
+	noteIn    lineInput   // the note being typed (`a`)
+	follow    followState // follow mode (follow.go)
 }
 
 // New returns the root model; Init starts loading.
@@ -289,6 +296,8 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		return m, m.feed.wait(msg.id) // re-arm: one snapshot per message
 	case progressDoneMsg:
 		return m, nil
+	case followTickMsg, followedMsg:
+		return m, m.followMsg(msg)
 	case loadedMsg:
 		if msg.id != m.loadID || m.quitting {
 			return m, nil // cancelled: the program is quitting
@@ -305,7 +314,7 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		m.screen, m.stack = screenPhase1, nil
 		m.layout()
 		restore := m.restorePin()
-		return m, tea.Batch(restore, m.replay())
+		return m, tea.Batch(restore, m.replay(), m.followOnLoad())
 	case stateMsg:
 		m.keep.read, m.keep.saved = true, msg.s
 		if msg.warn != "" {
@@ -616,6 +625,8 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 		return true, nil
 	case key.Matches(msg, k.Copy) && isCopySource(p):
 		return true, m.copySelected(p.(copySource))
+	case key.Matches(msg, k.Follow):
+		return true, m.toggleFollow()
 	}
 	if r := p.Update(msg); r.handled {
 		m.status = r.status

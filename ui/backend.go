@@ -34,6 +34,7 @@ type Data struct {
 	// nil for data made elsewhere (tests).
 	session *pipeline.Session
 
+	follow     *followMarks // follow mode: the candidates shown when it began (follow.go)
 	series     *seriesIndex // built off the update loop after loading
 	baseSeries *seriesIndex // the same for the baseline run
 	names      *runNames    // how the run's names are shortened (names.go)

@@ -38,7 +38,7 @@ func (m *Model) keyHelp() screenKeys {
 		return screenKeys{short: p.ShortHelp(), full: append(p.FullHelp(), []key.Binding{k.Suspend})}
 	}
 	full := append([][]key.Binding{{k.Phase1, k.Phase2, k.Phase3, k.Back, k.Help, k.Quit, k.Suspend}}, p.FullHelp()...)
-	root := []key.Binding{k.Pin, k.Unpin, k.Note, k.Report}
+	root := []key.Binding{k.Pin, k.Unpin, k.Note, k.Report, k.Follow}
 	if m.screen == screenPhase2 || m.screen == screenPhase3 {
 		root = append(root, k.Plan)
 	}
@@ -96,6 +96,7 @@ func helpOverlay(h help.Model, keys help.KeyMap, st Styles, width, height int, f
 		"tab/shift+tab anchor · m/M metric (Norm/Max/Min/Mean) · c chooses the control C.",
 		"y copies the coordinate (--pin form) or the operator key · :N jumps to a step.",
 		"r writes the report (m Markdown, h HTML) · w (Phase 2/3) what to collect next.",
+		"F follows the run while the job writes: new candidates come in marked +, the selection stays; F again pauses.",
 	} {
 		lines = append(lines, wrap(t, width)...)
 	}

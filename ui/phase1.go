@@ -401,7 +401,7 @@ func (p *phase1Pane) View() []string {
 		a := &p.anoms[i]
 		switch c {
 		case p1ColIdx:
-			return strconv.Itoa(i + 1)
+			return newMark(p.data, a) + strconv.Itoa(i+1) // "+": new while following (follow.go)
 		case p1ColOpt:
 			return strconv.Itoa(a.OptStep())
 		case p1ColMicro:

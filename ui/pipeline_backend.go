@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"spikescope/model"
 	"spikescope/outfile"
@@ -21,6 +22,9 @@ import (
 type PipelineBackend struct {
 	In   pipeline.Inputs
 	Lang string
+
+	// follower follows the monitor once Follow was called (follow mode).
+	follower *pipeline.Follower
 }
 
 // Inputs lists the paths for the loading screen and the header.
@@ -50,7 +54,7 @@ func (b *PipelineBackend) Pin(ctx context.Context, cur *Data, a *model.Anomaly) 
 	if err != nil {
 		return nil, err
 	}
-	return b.data(ns), nil
+	return b.dataAfter(cur, ns), nil
 }
 
 func (b *PipelineBackend) Control(ctx context.Context, cur *Data, step, rank int) (*Data, error) {
@@ -58,7 +62,7 @@ func (b *PipelineBackend) Control(ctx context.Context, cur *Data, step, rank int
 	if err != nil {
 		return nil, err
 	}
-	return b.data(ns), nil
+	return b.dataAfter(cur, ns), nil
 }
 
 func (b *PipelineBackend) WriteReport(ctx context.Context, cur *Data, path string) error {
@@ -72,6 +76,58 @@ func (b *PipelineBackend) WriteReport(ctx context.Context, cur *Data, path strin
 		return &reportFileError{path, err}
 	}
 	return nil
+}
+
+// Follow polls the followed monitor once: the first call reads it again
+// to start following. It returns cur re-analysed on the data read so far
+// when that data is newer than version seen (nil otherwise), and what the
+// poll found. The UI calls it in a command, one call at a time.
+func (b *PipelineBackend) Follow(ctx context.Context, cur *Data, interval time.Duration, seen int) (*Data, FollowNews, error) {
+	if cur == nil || cur.session == nil {
+		return nil, FollowNews{}, errors.New("nothing loaded to follow")
+	}
+	var news FollowNews
+	var evs []pipeline.FollowEvent
+	if b.follower == nil {
+		f, err := pipeline.FollowSession(ctx, cur.session, interval)
+		if err != nil {
+			return nil, news, err
+		}
+		b.follower = f
+	} else {
+		var err error
+		if evs, err = b.follower.Poll(ctx); err != nil {
+			return nil, news, err
+		}
+	}
+	f := b.follower
+	news.LastData, news.Version = f.LastData, f.Version
+	news.LastStep, news.HasStep = f.LastStep()
+	for _, e := range evs {
+		switch e.Event {
+		case pipeline.EventWarning:
+			news.Warnings = append(news.Warnings, e.Message)
+		case pipeline.EventRoot:
+			news.NewRoot = true
+		}
+	}
+	if f.Version == seen {
+		return nil, news, nil
+	}
+	ns, err := cur.session.WithFollowed(f)
+	if err != nil {
+		return nil, news, err
+	}
+	d := b.data(ns)
+	d.index() // off the update loop
+	return d, news, nil
+}
+
+// dataAfter is data(s) for a request on cur: the follow marks stay.
+func (b *PipelineBackend) dataAfter(cur *Data, s *pipeline.Session) *Data {
+	d := b.data(s)
+	d.follow = cur.follow
+	return d
 }
 
 // data maps a session onto what the UI shows.

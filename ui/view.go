@@ -81,15 +81,20 @@ func (m *Model) header() []string {
 			pin += st.Dim.Render(n)
 		}
 	}
+	if f := m.followText(); f != "" { // follow.go
+		pinText += "  " + f
+		pin += "  " + st.Accent.Render(f)
+	}
+	// the pin and the follow status (what everything below is about, and
+	// how fresh it is) outrank the run's shape, and both outrank the source
+	// path: a long path gives way from the left
 	shape := runShape(m.data)
 	if shape != "" {
 		shape = " · " + shape
 	}
-	if m.w-2-ansi.StringWidth(pinText)-ansi.StringWidth(shape) < 16 { // the pin comes first
+	if m.w-2-ansi.StringWidth(pinText)-ansi.StringWidth(shape) < 16 {
 		shape = ""
 	}
-	// the pin (the coordinate everything below is about) outranks the
-	// source path: a long path gives way from the left
 	title = shortParam(title, max(16, m.w-2-ansi.StringWidth(pinText)-ansi.StringWidth(shape)))
 	l1 := st.Title.Render(title) + st.Dim.Render(shape) + "  " + pin
 	if m.screen == screenLoading || m.screen == screenError {

@@ -1,0 +1,394 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"spikescope/analysis"
+	"spikescope/ingest"
+	"spikescope/model"
+)
+
+// Following a run (`detect --follow`, the TUI's follow mode): the monitor
+// is read once, then polled; after every poll that brought rows, Phase 1
+// and Phase 2 run again on everything read so far and the candidates are
+// compared with those already reported. Each candidate is reported once,
+// by its identity in the input's own numbering (step, micro step, rank,
+// parameter, metric); when more data changes an earlier verdict (the
+// baselines move) the change is reported as "revised", never silently.
+
+// FollowOptions configure a follow.
+type FollowOptions struct {
+	Interval time.Duration // between polls
+	P1       analysis.Phase1Options
+	P2       analysis.Phase2Options
+}
+
+// Follow event kinds (FollowEvent.Event).
+const (
+	EventStart     = "start"     // the first pass is read
+	EventCandidate = "candidate" // a candidate not reported before
+	EventRoot      = "root"      // the root-cause coordinate changed
+	EventRevised   = "revised"   // a reported candidate was withdrawn, changed or came back
+	EventWarning   = "warning"   // a problem with the files; the rows read before are kept
+	EventStop      = "stop"      // interrupted: the last line
+)
+
+// Revision kinds (FollowEvent.Change).
+const (
+	ChangeWithdrawn = "withdrawn"
+	ChangeChanged   = "changed"
+	ChangeRestored  = "restored"
+)
+
+// FollowEvent is one line of `detect --follow`. A candidate line is the
+// anomalies[] object of `detect` plus "event" and "time".
+type FollowEvent struct {
+	Event string `json:"event"`
+	Time  string `json:"time"`
+	*model.Anomaly
+	// revised: what changed, the candidate as reported before and now
+	// (Now is nil when withdrawn).
+	Change string         `json:"change,omitempty"`
+	Was    *model.Anomaly `json:"was,omitempty"`
+	Now    *model.Anomaly `json:"now,omitempty"`
+	// root: the new coordinate and the one before (nil at the first).
+	Root         *model.Coordinate `json:"root_cause_coordinate,omitempty"`
+	PreviousRoot *model.Coordinate `json:"previous_root,omitempty"`
+	// start and stop: what was read.
+	Path       string   `json:"db_path,omitempty"`
+	Format     string   `json:"format,omitempty"`
+	Rows       *int     `json:"total_rows,omitempty"`
+	LastStep   *int     `json:"last_step,omitempty"`
+	Candidates *int     `json:"anomaly_count,omitempty"`
+	Polls      *int     `json:"polls,omitempty"`
+	IntervalS  *float64 `json:"interval_seconds,omitempty"`
+	// LastWrite is when the job last wrote (the files' newest time).
+	LastWrite string `json:"last_write,omitempty"`
+	// Message says what happened in a sentence (warnings, revisions, root).
+	Message string `json:"message,omitempty"`
+}
+
+// candKey is a candidate's identity in the input's own numbering.
+type candKey struct {
+	step, micro, rank int
+	target, metric    string
+}
+
+func keyOf(a *model.Anomaly) candKey {
+	return candKey{a.Step, a.Micro(), a.Rank, a.TargetName, a.Metric}
+}
+
+// seenCand is a reported candidate as last reported.
+type seenCand struct {
+	a    model.Anomaly
+	live bool // in the latest result
+}
+
+// Follower follows one monitor path.
+type Follower struct {
+	path string
+	mon  ingest.MonitorFollower
+	opt  FollowOptions
+
+	seen  map[candKey]*seenCand
+	order []candKey // report order, for deterministic withdrawals
+	root  *model.Coordinate
+
+	// P1, P2 are the latest results; Data the data they were run on
+	// (read so far), analysed the same as Phase 1 saw it (targets split by
+	// pipeline stage, as a Session's Monitor).
+	P1       *model.Phase1Result
+	P2       *model.Phase2Result
+	Data     *model.MonitorData
+	analysed *model.MonitorData
+	// LastData is when the job last wrote (the files' newest modification
+	// time), else when a poll last found new rows (the first pass counts).
+	LastData time.Time
+	// Version counts the analyses (the first pass is 1): a caller that
+	// saw this version has seen the latest data.
+	Version int
+	polls   int
+	now     func() time.Time
+}
+
+// StartFollow reads the monitor at path (trend.db or CSV) in full, runs
+// Phase 1 and 2, and returns the follower with the first lines: start, a
+// candidate line per candidate, the root. Bad input is an
+// *ingest.InputError, as for Detect.
+func StartFollow(ctx context.Context, path string, f model.Format, opt FollowOptions, progress model.ProgressFunc) (*Follower, []FollowEvent, error) {
+	switch opt.P1.Metric {
+	case "1":
+		opt.P1.Metric = "grad_unreduced"
+	case "2":
+		opt.P1.Metric = "grad_reduced"
+	}
+	if opt.Interval <= 0 {
+		opt.Interval = 2 * time.Second
+	}
+	mon, err := ingest.FollowMonitor(ctx, path, f, progress)
+	if err != nil {
+		return nil, nil, err
+	}
+	fl := &Follower{path: path, mon: mon, opt: opt, seen: map[candKey]*seenCand{}, now: time.Now}
+	fl.LastData = fl.now()
+	fl.noteWrite()
+	fl.analyse()
+	start := fl.event(EventStart)
+	start.Path, start.Format = path, string(fl.Data.Format)
+	start.Rows, start.Candidates = intp(fl.Data.Rows.Len()), intp(len(fl.P1.Anomalies))
+	start.LastStep, start.LastWrite = fl.lastStepPtr(), fl.lastWrite()
+	iv := opt.Interval.Seconds()
+	start.IntervalS = &iv
+	start.Message = fmt.Sprintf("following %s: %d rows read, %d candidate(s); polling every %s until interrupted", path, fl.Data.Rows.Len(), len(fl.P1.Anomalies), opt.Interval)
+	evs := []FollowEvent{start}
+	for _, w := range fl.P1.Warnings {
+		evs = append(evs, fl.warning(w))
+	}
+	return fl, append(evs, fl.diff()...), nil
+}
+
+func intp(v int) *int { return &v }
+
+func (f *Follower) event(kind string) FollowEvent {
+	return FollowEvent{Event: kind, Time: f.now().UTC().Format(time.RFC3339)}
+}
+
+func (f *Follower) warning(msg string) FollowEvent {
+	e := f.event(EventWarning)
+	e.Message = msg
+	return e
+}
+
+// analyse runs Phase 1 and 2 on everything read so far.
+func (f *Follower) analyse() {
+	f.Version++
+	f.Data = f.mon.Data()
+	f.P1, f.analysed = analysis.Phase1Data(f.Data, f.opt.P1)
+	f.P1.DBPath = f.path
+	if f.opt.P1.Metric != "" && f.P1.Metric != f.opt.P1.Metric {
+		f.P1.Warnings = append(f.P1.Warnings, fmt.Sprintf("metric %q not found: analysed %q", f.opt.P1.Metric, f.P1.Metric))
+	}
+	f.P2 = nil
+	if p2, err := analysis.Phase2(f.P1, nil, nil, f.opt.P2); err == nil {
+		f.P2 = p2
+	}
+}
+
+// LastStep is the last step read (the optimizer step on micro-step data);
+// ok is false before any row.
+func (f *Follower) LastStep() (step int, ok bool) {
+	if r := f.P1.OptimizerStepRange; len(r) == 2 {
+		return r[1], true
+	}
+	if s := f.P1.Summary.Steps; len(s) > 0 {
+		return s[len(s)-1], true
+	}
+	return 0, false
+}
+
+func (f *Follower) lastStepPtr() *int {
+	if s, ok := f.LastStep(); ok {
+		return &s
+	}
+	return nil
+}
+
+// Poll reads what the job wrote since the last poll and returns the lines
+// it gives: warnings, then new candidates, revisions and a new root. The
+// only error is ctx's.
+func (f *Follower) Poll(ctx context.Context) ([]FollowEvent, error) {
+	f.polls++
+	p, err := f.mon.Poll(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var evs []FollowEvent
+	for _, w := range p.Warnings {
+		evs = append(evs, f.warning(w))
+	}
+	if p.Changed {
+		f.LastData = f.now()
+	}
+	f.noteWrite()
+	if !p.Changed {
+		return evs, nil
+	}
+	f.analyse()
+	return append(evs, f.diff()...), nil
+}
+
+// noteWrite takes the files' newest modification time as LastData.
+func (f *Follower) noteWrite() {
+	if w := f.mon.LastWrite(); !w.IsZero() {
+		f.LastData = w
+	}
+}
+
+func (f *Follower) lastWrite() string {
+	if w := f.mon.LastWrite(); !w.IsZero() {
+		return w.UTC().Format(time.RFC3339)
+	}
+	return ""
+}
+
+// Stop is the last line: what was followed.
+func (f *Follower) Stop() FollowEvent {
+	e := f.event(EventStop)
+	e.Path, e.Polls = f.path, intp(f.polls)
+	e.Rows, e.Candidates, e.LastStep = intp(f.Data.Rows.Len()), intp(len(f.P1.Anomalies)), f.lastStepPtr()
+	e.LastWrite = f.lastWrite()
+	e.Message = fmt.Sprintf("stopped following %s after %d poll(s): %d rows, %d candidate(s)", f.path, f.polls, f.Data.Rows.Len(), len(f.P1.Anomalies))
+	return e
+}
+
+// Run polls every interval until ctx is done, passing every line to emit,
+// then emits the stop line and returns nil. An emit error (stdout closed)
+// ends the follow with that error.
+func (f *Follower) Run(ctx context.Context, emit func(FollowEvent) error) error {
+	t := time.NewTicker(f.opt.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return emit(f.Stop())
+		case <-t.C:
+		}
+		evs, err := f.Poll(ctx)
+		if err != nil {
+			return emit(f.Stop()) // only ctx's: interrupted mid-poll
+		}
+		for _, e := range evs {
+			if err := emit(e); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// diff compares the latest result with what was reported.
+func (f *Follower) diff() []FollowEvent {
+	var evs []FollowEvent
+	cur := map[candKey]bool{}
+	for i := range f.P1.Anomalies {
+		a := f.P1.Anomalies[i]
+		k := keyOf(&a)
+		cur[k] = true
+		s := f.seen[k]
+		switch {
+		case s == nil:
+			f.seen[k] = &seenCand{a: a, live: true}
+			f.order = append(f.order, k)
+			e := f.event(EventCandidate)
+			e.Anomaly = &a
+			evs = append(evs, e)
+			continue
+		case !s.live:
+			evs = append(evs, f.revised(ChangeRestored, s.a, &a, "is a candidate again with the data read since"))
+		case verdictChanged(&s.a, &a):
+			evs = append(evs, f.revised(ChangeChanged, s.a, &a, fmt.Sprintf("is now flagged by %s (was %s) with the data read since", verdictWords(&a), verdictWords(&s.a))))
+		}
+		s.a, s.live = a, true
+	}
+	for _, k := range f.order {
+		if s := f.seen[k]; s.live && !cur[k] {
+			s.live = false
+			evs = append(evs, f.revised(ChangeWithdrawn, s.a, nil, "is no longer a candidate: the baseline of later steps does not flag it"))
+		}
+	}
+	var root *model.Coordinate
+	if f.P2 != nil {
+		root = f.P2.RootCauseCoordinate
+	}
+	if !sameCoordinate(root, f.root) && root != nil {
+		e := f.event(EventRoot)
+		e.Root, e.PreviousRoot = root, f.root
+		e.Message = "the root-cause coordinate is now " + coordWords(root)
+		if f.root != nil {
+			e.Message += " (was " + coordWords(f.root) + ")"
+		}
+		evs = append(evs, e)
+	}
+	if root != nil || f.P2 != nil {
+		f.root = root
+	}
+	return evs
+}
+
+func (f *Follower) revised(change string, was model.Anomaly, now *model.Anomaly, why string) FollowEvent {
+	e := f.event(EventRevised)
+	e.Change, e.Was, e.Now = change, &was, now
+	e.Message = fmt.Sprintf("the candidate at step %d rank %d %s %s", was.Step, was.Rank, was.TargetName, why)
+	return e
+}
+
+// verdictChanged: the same coordinate is flagged for another reason. The
+// deviation itself moves a little with every step (the baseline grows) and
+// is not a change of verdict.
+func verdictChanged(a, b *model.Anomaly) bool {
+	return a.Trigger != b.Trigger || a.Test != b.Test || a.NonFinite != b.NonFinite
+}
+
+// verdictWords names what flagged a candidate: "micro_step_delta (iqr+mad)".
+func verdictWords(a *model.Anomaly) string {
+	s := a.Trigger
+	if a.Test != "" {
+		s += " (" + a.Test + ")"
+	}
+	if a.NonFinite {
+		s += ", non-finite"
+	}
+	return s
+}
+
+func sameCoordinate(a, b *model.Coordinate) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return eqIntPtr(a.OptimizerStep, b.OptimizerStep) && eqIntPtr(a.MicroStep, b.MicroStep) &&
+		eqIntPtr(a.Step, b.Step) && a.Rank == b.Rank && a.TargetName == b.TargetName
+}
+
+func eqIntPtr(a, b *int) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// coordWords names a coordinate for a message.
+func coordWords(c *model.Coordinate) string {
+	s := ""
+	if c.OptimizerStep != nil {
+		s = fmt.Sprintf("optimizer step %d", *c.OptimizerStep)
+	} else if c.Step != nil {
+		s = fmt.Sprintf("step %d", *c.Step)
+	}
+	if c.MicroStep != nil {
+		s += fmt.Sprintf(" micro step %d", *c.MicroStep)
+	}
+	return fmt.Sprintf("%s rank %d %s", s, c.Rank, c.TargetName)
+}
+
+// FollowSession starts following the monitor of s (the TUI's follow mode):
+// the monitor is read again by a Follower with s's options.
+func FollowSession(ctx context.Context, s *Session, interval time.Duration) (*Follower, error) {
+	if s.In.Path == "" || s.Monitor == nil || s.Monitor.Format == model.FormatDump {
+		return nil, &ingest.InputError{Problem: "only a monitor (trend.db or CSV tree) that a job is still writing can be followed"}
+	}
+	f, _, err := StartFollow(ctx, s.In.Path, s.In.Format, FollowOptions{Interval: interval, P1: s.In.P1, P2: s.In.P2}, nil)
+	return f, err
+}
+
+// WithFollowed returns a copy of s on the follower's latest data: its
+// Phase 1, then Phase 2 and 3 under s's pin and control choice; the
+// baseline's Phase 1 and the dumps are s's.
+func (s *Session) WithFollowed(f *Follower) (*Session, error) {
+	c := *s
+	c.Monitor, c.P1 = f.analysed, f.P1
+	if err := c.fromPhase2(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
