@@ -69,7 +69,7 @@ func statCoverageWarnings(d *model.MonitorData) []string {
 		out = append(out, fmt.Sprintf("no norm statistic recorded (only %s): spike detection compares gradient norms and has none", strings.Join(have, ", ")))
 	}
 	for s := model.Stat(0); s < model.NumStats; s++ {
-		if !d.HasStat[s] || !allNaN(d.Rows.Val[s]) {
+		if !d.HasStat[s] || !allNaN(&d.Rows, s) {
 			continue
 		}
 		msg := fmt.Sprintf("%s is missing (NULL, NaN or empty) in all %d rows", model.StatNames[s], d.Rows.Len())
@@ -82,9 +82,9 @@ func statCoverageWarnings(d *model.MonitorData) []string {
 }
 
 // allNaN reports whether every value is NaN; it stops at the first number.
-func allNaN(v []float64) bool {
-	for _, x := range v {
-		if !math.IsNaN(x) {
+func allNaN(r *model.Rows, s model.Stat) bool {
+	for i := range r.Len() {
+		if !math.IsNaN(r.Value(s, i)) {
 			return false
 		}
 	}

@@ -456,15 +456,12 @@ func (r *trendReader) readChunks(ctx context.Context, chunks []*trendChunk, p mo
 		}
 	}
 	rows := &d.Rows
-	rows.Rank = make([]int32, total)
-	rows.Step = make([]int32, total)
-	rows.Micro = make([]int32, total)
-	rows.Target = make([]int32, total)
-	rows.Metric = make([]uint8, total)
-	for s := range rows.Val {
-		rows.Val[s] = make([]float64, total)
+	rows.Resize(total)
+	for s := model.Stat(0); s < model.NumStats; s++ {
 		if !d.HasStat[s] {
-			fillNaN(rows.Val[s])
+			for i := range total {
+				rows.SetValue(s, i, math.NaN())
+			}
 		}
 	}
 	meter := newProgressMeter(p, r.path, "rows", int64(total))
@@ -482,13 +479,6 @@ func (r *trendReader) readChunks(ctx context.Context, chunks []*trendChunk, p mo
 		return inputErr(r.path, sc.firstBadErr, "no trend_data row could be read: in every row a key column (rank, step, target_id, metric_id) is not a usable integer; the first: %s", problemOf(sc.firstBadErr))
 	}
 	return nil
-}
-
-func fillNaN(v []float64) {
-	nan := math.NaN()
-	for i := range v {
-		v[i] = nan
-	}
 }
 
 // trendClampValue undoes data2db's clamp: ±(1e9+1) and beyond → ±Inf.
