@@ -19,8 +19,9 @@ import (
 //     (GradientsFromDumps).
 //
 // Progress goes to p (rows for databases, bytes for CSV); cancelling ctx
-// stops the load promptly with ctx.Err(). Rows are not sorted: a trend.db
-// gives key order (rank, step, target, metric), CSV trees file by file.
+// stops the load promptly with ctx.Err(). Rows come in series order
+// (model.Rows.SortSeries: by metric, target, rank, then as the input had
+// them), which lets the analysis index them in place.
 func LoadMonitor(ctx context.Context, path string, f model.Format, p model.ProgressFunc) (*model.MonitorData, error) {
 	if f == model.FormatAuto || f == "" {
 		var err error
@@ -41,12 +42,11 @@ func LoadMonitor(ctx context.Context, path string, f model.Format, p model.Progr
 		}
 	}
 	d, err := loadMonitor(ctx, path, f, p)
-	if err == nil {
-		escapeTargetNames(d)
-	}
 	if err != nil {
 		return nil, err
 	}
+	escapeTargetNames(d)
+	d.Rows.SortSeries()
 	d.Warnings = append(d.Warnings, statCoverageWarnings(d)...)
 	return d, nil
 }
