@@ -16,20 +16,35 @@ func (r *Rows) SortSeries() {
 	if n < 2 || r.inSeriesOrder() {
 		return
 	}
-	perm := make([]int32, n)
-	for i := range perm {
-		perm[i] = int32(i)
-	}
-	tmp := make([]int32, n)
 	minR, maxR := slices.Min(r.Rank), slices.Max(r.Rank)
 	minT, maxT := slices.Min(r.Target), slices.Max(r.Target)
-	dense := func(span int64) bool { return span <= 4*int64(n)+1<<16 }
-	if dense(int64(maxR)-int64(minR)+1) && dense(int64(maxT)-int64(minT)+1) {
-		// least significant key first: each pass is a stable counting sort
-		perm, tmp = countingPass(perm, tmp, int(maxR-minR)+1, func(i int32) int { return int(r.Rank[i] - minR) })
-		perm, tmp = countingPass(perm, tmp, int(maxT-minT)+1, func(i int32) int { return int(r.Target[i] - minT) })
-		perm, tmp = countingPass(perm, tmp, 256, func(i int32) int { return int(r.Metric[i]) })
+	rSpan, tSpan := int64(maxR)-int64(minR)+1, int64(maxT)-int64(minT)+1
+	mSpan := int64(slices.Max(r.Metric)) + 1
+	// dest[i] is row i's position in series order
+	dest := make([]int32, n)
+	if keys := mSpan * tSpan * rSpan; keys <= 4*int64(n)+1<<16 {
+		// one counting pass over a dense (metric, target, rank) key: every
+		// read sequential
+		key := func(i int) int {
+			return (int(r.Metric[i])*int(tSpan)+int(r.Target[i]-minT))*int(rSpan) + int(r.Rank[i]-minR)
+		}
+		next := make([]int32, keys+1)
+		for i := range n {
+			next[key(i)+1]++
+		}
+		for k := int64(1); k <= keys; k++ {
+			next[k] += next[k-1]
+		}
+		for i := range n {
+			k := key(i)
+			dest[i] = next[k]
+			next[k]++
+		}
 	} else {
+		perm := make([]int32, n)
+		for i := range perm {
+			perm[i] = int32(i)
+		}
 		slices.SortStableFunc(perm, func(a, b int32) int {
 			if c := cmp.Compare(r.Metric[a], r.Metric[b]); c != 0 {
 				return c
@@ -39,20 +54,26 @@ func (r *Rows) SortSeries() {
 			}
 			return cmp.Compare(r.Rank[a], r.Rank[b])
 		})
+		for p, i := range perm {
+			dest[i] = int32(p)
+		}
 	}
-	r.Rank, tmp = gather(r.Rank, tmp, perm), r.Rank
-	r.Step, tmp = gather(r.Step, tmp, perm), r.Step
-	r.Micro, tmp = gather(r.Micro, tmp, perm), r.Micro
-	r.Target, _ = gather(r.Target, tmp, perm), r.Target
-	r.Metric = gather(r.Metric, make([]uint8, n), perm)
-	r.Norm = gather(r.Norm, make([]float64, n), perm)
-	var buf []float32
+	// one column of scratch at a time: the replaced column becomes the
+	// next one's scratch where the types agree
+	var i32 []int32
+	r.Rank, i32 = scatter(r.Rank, make([]int32, n), dest), r.Rank
+	r.Step, i32 = scatter(r.Step, i32, dest), r.Step
+	r.Micro, i32 = scatter(r.Micro, i32, dest), r.Micro
+	r.Target, _ = scatter(r.Target, i32, dest), r.Target
+	r.Metric = scatter(r.Metric, make([]uint8, n), dest)
+	r.Norm = scatter(r.Norm, make([]float64, n), dest)
+	var f32 []float32
 	for s := StatMin; s < NumStats; s++ {
 		if len(r.Stats[s]) == n {
-			if buf == nil {
-				buf = make([]float32, n)
+			if f32 == nil {
+				f32 = make([]float32, n)
 			}
-			r.Stats[s], buf = gather(r.Stats[s], buf, perm), r.Stats[s]
+			r.Stats[s], f32 = scatter(r.Stats[s], f32, dest), r.Stats[s]
 		}
 	}
 }
@@ -79,29 +100,11 @@ func (r *Rows) inSeriesOrder() bool {
 	return true
 }
 
-// countingPass stably sorts perm by key (0 ≤ key < span) into tmp and
-// returns (sorted, the other buffer).
-func countingPass(perm, tmp []int32, span int, key func(int32) int) ([]int32, []int32) {
-	count := make([]int32, span+1)
-	for _, i := range perm {
-		count[key(i)+1]++
-	}
-	for k := 1; k <= span; k++ {
-		count[k] += count[k-1]
-	}
-	for _, i := range perm {
-		k := key(i)
-		tmp[count[k]] = i
-		count[k]++
-	}
-	return tmp, perm
-}
-
-// gather returns dst[i] = src[perm[i]] (dst reused).
-func gather[T any](src, dst []T, perm []int32) []T {
-	dst = dst[:len(perm)]
-	for i, p := range perm {
-		dst[i] = src[p]
+// scatter returns dst with dst[dest[i]] = src[i] (dst reused).
+func scatter[T any](src, dst []T, dest []int32) []T {
+	dst = dst[:len(dest)]
+	for i, d := range dest {
+		dst[d] = src[i]
 	}
 	return dst
 }
