@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
 
@@ -22,6 +23,7 @@ func (r *Rows) SortSeries() {
 	mSpan := int64(slices.Max(r.Metric)) + 1
 	// dest[i] is row i's position in series order
 	dest := make([]int32, n)
+	var ends []int32 // dense keys: the end of each key's rows in series order
 	if keys := mSpan * tSpan * rSpan; keys <= 4*int64(n)+1<<16 {
 		// one counting pass over a dense (metric, target, rank) key: every
 		// read sequential
@@ -40,6 +42,7 @@ func (r *Rows) SortSeries() {
 			dest[i] = next[k]
 			next[k]++
 		}
+		ends = next[:keys]
 	} else {
 		perm := make([]int32, n)
 		for i := range perm {
@@ -60,22 +63,58 @@ func (r *Rows) SortSeries() {
 	}
 	// one column of scratch at a time: the replaced column becomes the
 	// next one's scratch where the types agree
-	var i32 []int32
-	r.Rank, i32 = scatter(r.Rank, make([]int32, n), dest), r.Rank
+	i32 := make([]int32, n)
 	r.Step, i32 = scatter(r.Step, i32, dest), r.Step
-	r.Micro, i32 = scatter(r.Micro, i32, dest), r.Micro
-	r.Target, _ = scatter(r.Target, i32, dest), r.Target
-	r.Metric = scatter(r.Metric, make([]uint8, n), dest)
+	if !constantInt(r.Micro) {
+		r.Micro, i32 = scatter(r.Micro, i32, dest), r.Micro
+	}
+	if ends != nil {
+		// the key columns follow from the key runs: written in order, no
+		// scatter
+		start := int32(0)
+		for k, end := range ends {
+			rk, t, m := int32(k%int(rSpan))+minR, int32(k/int(rSpan)%int(tSpan))+minT, uint8(k/int(rSpan*tSpan))
+			for p := start; p < end; p++ {
+				r.Rank[p], r.Target[p], r.Metric[p] = rk, t, m
+			}
+			start = end
+		}
+	} else {
+		r.Rank, i32 = scatter(r.Rank, i32, dest), r.Rank
+		r.Target, _ = scatter(r.Target, i32, dest), r.Target
+		r.Metric = scatter(r.Metric, make([]uint8, n), dest)
+	}
 	r.Norm = scatter(r.Norm, make([]float64, n), dest)
 	var f32 []float32
 	for s := StatMin; s < NumStats; s++ {
-		if len(r.Stats[s]) == n {
+		if len(r.Stats[s]) == n && !constantFloat(r.Stats[s]) {
 			if f32 == nil {
 				f32 = make([]float32, n)
 			}
 			r.Stats[s], f32 = scatter(r.Stats[s], f32, dest), r.Stats[s]
 		}
 	}
+}
+
+// constantInt and constantFloat report whether every value equals the
+// first (floats bitwise: NaN equals NaN, -0 differs from 0): such a column
+// needs no reordering.
+func constantInt(v []int32) bool {
+	for _, x := range v {
+		if x != v[0] {
+			return false
+		}
+	}
+	return true
+}
+
+func constantFloat(v []float32) bool {
+	for _, x := range v {
+		if math.Float32bits(x) != math.Float32bits(v[0]) {
+			return false
+		}
+	}
+	return true
 }
 
 // inSeriesOrder reports whether the rows already are in series order.
