@@ -10,8 +10,8 @@ import (
 // rank — keeping the input order within each series (a stable sort). In
 // that order every (metric, target, rank) series is one contiguous run, so
 // the analysis indexes it in place instead of copying step, micro step and
-// norm (20 bytes a row). It costs one permutation (4 bytes a row) and one
-// column at a time of scratch while it runs.
+// norm (20 bytes a row). While it runs it holds the permutation and two
+// 4-byte scratch columns (12 bytes a row).
 func (r *Rows) SortSeries() {
 	n := r.Len()
 	if n < 2 || r.inSeriesOrder() {
@@ -61,8 +61,10 @@ func (r *Rows) SortSeries() {
 			dest[i] = int32(p)
 		}
 	}
-	// one column of scratch at a time: the replaced column becomes the
-	// next one's scratch where the types agree
+	// Scratch is 4 bytes a row at a time, reused, and nothing becomes
+	// garbage: an int32 column swaps with the scratch; a float column is
+	// scattered as bits and copied back into its own array in order (the
+	// norm in two 32-bit halves, which needs a second scratch).
 	i32 := make([]int32, n)
 	r.Step, i32 = scatter(r.Step, i32, dest), r.Step
 	if !constantInt(r.Micro) {
@@ -81,18 +83,26 @@ func (r *Rows) SortSeries() {
 		}
 	} else {
 		r.Rank, i32 = scatter(r.Rank, i32, dest), r.Rank
-		r.Target, _ = scatter(r.Target, i32, dest), r.Target
+		r.Target, i32 = scatter(r.Target, i32, dest), r.Target
 		r.Metric = scatter(r.Metric, make([]uint8, n), dest)
 	}
-	r.Norm = scatter(r.Norm, make([]float64, n), dest)
-	var f32 []float32
 	for s := StatMin; s < NumStats; s++ {
-		if len(r.Stats[s]) == n && !constantFloat(r.Stats[s]) {
-			if f32 == nil {
-				f32 = make([]float32, n)
+		if v := r.Stats[s]; len(v) == n && !constantFloat(v) {
+			for i, d := range dest {
+				i32[d] = int32(math.Float32bits(v[i]))
 			}
-			r.Stats[s], f32 = scatter(r.Stats[s], f32, dest), r.Stats[s]
+			for i, b := range i32 {
+				v[i] = math.Float32frombits(uint32(b))
+			}
 		}
+	}
+	hiBits := make([]int32, n)
+	for i, d := range dest {
+		b := math.Float64bits(r.Norm[i])
+		i32[d], hiBits[d] = int32(uint32(b)), int32(uint32(b>>32))
+	}
+	for i := range r.Norm {
+		r.Norm[i] = math.Float64frombits(uint64(uint32(i32[i])) | uint64(uint32(hiBits[i]))<<32)
 	}
 }
 
