@@ -456,12 +456,15 @@ func (r *trendReader) readChunks(ctx context.Context, chunks []*trendChunk, p mo
 		}
 	}
 	rows := &d.Rows
-	rows.Resize(total)
-	for s := model.Stat(0); s < model.NumStats; s++ {
+	for s := model.StatMin; s < model.NumStats; s++ {
 		if !d.HasStat[s] {
-			for i := range total {
-				rows.SetValue(s, i, math.NaN())
-			}
+			rows.Lack(s) // not stored: reads as NaN
+		}
+	}
+	rows.Resize(total)
+	if !d.HasStat[model.StatNorm] {
+		for i := range rows.Norm {
+			rows.Norm[i] = math.NaN()
 		}
 	}
 	meter := newProgressMeter(p, r.path, "rows", int64(total))

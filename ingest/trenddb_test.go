@@ -142,6 +142,11 @@ func TestTrendDBNormOnly(t *testing.T) {
 	if d.Rows.Len() != 4 {
 		t.Fatalf("rows %d", d.Rows.Len())
 	}
+	for s := model.StatMin; s < model.NumStats; s++ {
+		if !d.Rows.Lacks[s] || d.Rows.Stats[s] != nil {
+			t.Errorf("%s, absent from the database, is stored: %v", s, d.Rows.Stats[s])
+		}
+	}
 	w := "layers.0.mlp.linear_fc1.weight"
 	i := mustMonRow(t, d, 0, 0, w, "grad_unreduced")
 	assertMonVal(t, "norm", d.Rows.Value(model.StatNorm, i), 0.5)

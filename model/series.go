@@ -71,6 +71,10 @@ type Rows struct {
 	Norm   []float64
 	// Stats holds min, max and mean by Stat; Stats[StatNorm] stays nil.
 	Stats [NumStats][]float32
+	// Lacks marks a statistic the input has in no row (a trend.db built
+	// with ops ["norm"]): it is not stored (12 bytes a row for all three)
+	// and reads as NaN. Append stores it again once a row has a number.
+	Lacks [NumStats]bool
 }
 
 // Len is the number of rows.
@@ -80,6 +84,9 @@ func (r *Rows) Len() int { return len(r.Rank) }
 func (r *Rows) Value(s Stat, i int) float64 {
 	if s == StatNorm {
 		return r.Norm[i]
+	}
+	if r.Lacks[s] {
+		return math.NaN()
 	}
 	return float64(r.Stats[s][i])
 }
@@ -92,15 +99,37 @@ func (r *Rows) Decimal(s Stat, i int) float64 {
 	if s == StatNorm {
 		return r.Norm[i]
 	}
+	if r.Lacks[s] {
+		return math.NaN()
+	}
 	return Widen32(r.Stats[s][i])
 }
 
-// SetValue stores statistic s of row i.
+// SetValue stores statistic s of row i (NaN for a statistic it lacks is
+// already what it reads).
 func (r *Rows) SetValue(s Stat, i int, v float64) {
-	if s == StatNorm {
+	switch {
+	case s == StatNorm:
 		r.Norm[i] = v
-	} else {
+	case r.Lacks[s] && math.IsNaN(v):
+	default:
+		r.store(s)
 		r.Stats[s][i] = float32(v)
+	}
+}
+
+// store makes a lacking statistic stored again (NaN in every row so far).
+func (r *Rows) store(s Stat) {
+	if !r.Lacks[s] {
+		return
+	}
+	r.Stats[s], r.Lacks[s] = nanColumn(len(r.Norm), cap(r.Norm)), false
+}
+
+// Lack drops statistic s from storage: every row reads NaN.
+func (r *Rows) Lack(s Stat) {
+	if s != StatNorm {
+		r.Stats[s], r.Lacks[s] = nil, true
 	}
 }
 
@@ -133,7 +162,9 @@ func (r *Rows) Grow(n int) {
 	r.Rank, r.Step, r.Micro, r.Target = grow(r.Rank, n), grow(r.Step, n), grow(r.Micro, n), grow(r.Target, n)
 	r.Metric, r.Norm = grow(r.Metric, n), grow(r.Norm, n)
 	for s := StatMin; s < NumStats; s++ {
-		r.Stats[s] = grow(r.Stats[s], n)
+		if !r.Lacks[s] {
+			r.Stats[s] = grow(r.Stats[s], n)
+		}
 	}
 }
 
@@ -151,10 +182,25 @@ func (r *Rows) Append(rank, step, micro, target int32, metric uint8, vals [NumSt
 	r.Micro = append(r.Micro, micro)
 	r.Target = append(r.Target, target)
 	r.Metric = append(r.Metric, metric)
-	r.Norm = append(r.Norm, vals[StatNorm])
 	for s := StatMin; s < NumStats; s++ {
+		if r.Lacks[s] {
+			if math.IsNaN(vals[s]) {
+				continue
+			}
+			r.store(s) // the first number of a statistic the rows lacked
+		}
 		r.Stats[s] = append(r.Stats[s], float32(vals[s]))
 	}
+	r.Norm = append(r.Norm, vals[StatNorm]) // after: store counts the rows by Norm
+}
+
+func nanColumn(n, c int) []float32 {
+	col := make([]float32, n, max(n, c))
+	nan := float32(math.NaN())
+	for i := range col {
+		col[i] = nan
+	}
+	return col
 }
 
 // AppendRows appends all of src, its targets and metrics renumbered by
@@ -177,9 +223,21 @@ func (r *Rows) AppendRows(src *Rows, tmap []int32, mmap []uint8) {
 			r.Metric = append(r.Metric, mmap[m])
 		}
 	}
+	n := len(r.Norm)
 	r.Norm = append(r.Norm, src.Norm...)
 	for s := StatMin; s < NumStats; s++ {
-		r.Stats[s] = append(r.Stats[s], src.Stats[s]...)
+		switch {
+		case r.Lacks[s] && src.Lacks[s]:
+		case src.Lacks[s]:
+			for range src.Len() {
+				r.Stats[s] = append(r.Stats[s], float32(math.NaN()))
+			}
+		default:
+			if r.Lacks[s] {
+				r.Stats[s], r.Lacks[s] = nanColumn(n, len(r.Norm)), false
+			}
+			r.Stats[s] = append(r.Stats[s], src.Stats[s]...)
+		}
 	}
 }
 
@@ -188,7 +246,9 @@ func (r *Rows) Move(dst, src int) {
 	r.Rank[dst], r.Step[dst], r.Micro[dst], r.Target[dst], r.Metric[dst] = r.Rank[src], r.Step[src], r.Micro[src], r.Target[src], r.Metric[src]
 	r.Norm[dst] = r.Norm[src]
 	for s := StatMin; s < NumStats; s++ {
-		r.Stats[s][dst] = r.Stats[s][src]
+		if !r.Lacks[s] {
+			r.Stats[s][dst] = r.Stats[s][src]
+		}
 	}
 }
 
@@ -197,7 +257,9 @@ func (r *Rows) Truncate(n int) {
 	r.Rank, r.Step, r.Micro, r.Target, r.Metric = r.Rank[:n], r.Step[:n], r.Micro[:n], r.Target[:n], r.Metric[:n]
 	r.Norm = r.Norm[:n]
 	for s := StatMin; s < NumStats; s++ {
-		r.Stats[s] = r.Stats[s][:n]
+		if !r.Lacks[s] {
+			r.Stats[s] = r.Stats[s][:n]
+		}
 	}
 }
 
