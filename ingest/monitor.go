@@ -46,6 +46,11 @@ func LoadMonitor(ctx context.Context, path string, f model.Format, p model.Progr
 		return nil, err
 	}
 	escapeTargetNames(d)
+	for s := model.StatMin; s < model.NumStats; s++ {
+		if !d.HasStat[s] || allNaN(&d.Rows, s) {
+			d.Rows.Lack(s) // nothing to keep: reads NaN, and the sort skips it
+		}
+	}
 	d.Rows.SortSeries()
 	d.Warnings = append(d.Warnings, statCoverageWarnings(d)...)
 	return d, nil
