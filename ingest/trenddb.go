@@ -191,13 +191,26 @@ func (r *trendReader) loadGenB(ctx context.Context, have map[string]bool, p mode
 	if err := r.readTargets(); err != nil {
 		return err
 	}
-	chunks, err := r.planGenB(ctx, stats)
+	chunks, total, err := r.planGenB(ctx, stats, countedOnly)
 	if err != nil {
 		return err
 	}
 	unique := trendKeyUnique(r.db, "trend_data")
-	if err := r.readChunks(ctx, chunks, p); err != nil {
-		return err
+	done := false
+	if len(chunks) > 0 && chunks[0].count < 0 {
+		if done, err = r.readClaimed(ctx, chunks, total, p); err != nil {
+			return err
+		}
+		if !done { // a problem row, or rows outside the ranges: count and read again
+			if chunks, _, err = r.planGenB(ctx, stats, true); err != nil {
+				return err
+			}
+		}
+	}
+	if !done {
+		if err := r.readChunks(ctx, chunks, p); err != nil {
+			return err
+		}
 	}
 	if !unique {
 		dropDuplicateRows(r.d)
@@ -365,19 +378,23 @@ const chunksPerWorker = 4
 // ranges within each rank. Every bound is an O(log n) MIN/MAX lookup. If
 // the ranges do not cover every row (keys stored as text, say), it falls
 // back to one full scan.
-func (r *trendReader) planGenB(ctx context.Context, stats []model.Stat) ([]*trendChunk, error) {
+//
+// With counted false, rank ranges are not counted (a third of the reader's
+// CPU): each returned chunk has count -1 and total is the table's row
+// count, for readClaimed.
+func (r *trendReader) planGenB(ctx context.Context, stats []model.Stat, counted bool) ([]*trendChunk, int, error) {
 	sel := "SELECT rank, step, target_id, metric_id" + statSelect(stats) + " FROM trend_data"
 	var total int
 	if err := r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM trend_data`).Scan(&total); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	full := []*trendChunk{{query: sel, stats: stats, metric: -1, count: total}}
 	if total == 0 || r.workers < 2 {
-		return full, nil
+		return full, total, nil
 	}
 	var lo, hi sql.NullInt64
 	if err := r.db.QueryRowContext(ctx, `SELECT MIN(rank), MAX(rank) FROM trend_data`).Scan(&lo, &hi); err != nil || !lo.Valid {
-		return full, nil
+		return full, total, nil
 	}
 	want := int64(r.workers * chunksPerWorker)
 	var chunks []*trendChunk
@@ -388,14 +405,18 @@ func (r *trendReader) planGenB(ctx context.Context, stats []model.Stat) ([]*tren
 			if b < a {
 				continue
 			}
-			chunks = append(chunks, &trendChunk{query: sel + " WHERE rank >= ? AND rank <= ?", args: []any{a, b}, stats: stats, metric: -1})
+			chunks = append(chunks, &trendChunk{query: sel + " WHERE rank >= ? AND rank <= ?", args: []any{a, b}, stats: stats, metric: -1, count: -1})
+		}
+		if !counted {
+			// every rank in one range: its series never span ranges
+			return chunks, total, nil
 		}
 	} else {
 		per := (want + nr - 1) / nr
 		for rk := lo.Int64; rk <= hi.Int64; rk++ {
 			var slo, shi sql.NullInt64
 			if err := r.db.QueryRowContext(ctx, `SELECT MIN(step), MAX(step) FROM trend_data WHERE rank = ?`, rk).Scan(&slo, &shi); err != nil {
-				return full, nil // non-integer steps: one full scan reports them
+				return full, total, nil // non-integer steps: one full scan reports them
 			}
 			if !slo.Valid {
 				continue
@@ -410,16 +431,16 @@ func (r *trendReader) planGenB(ctx context.Context, stats []model.Stat) ([]*tren
 		}
 	}
 	if err := r.countChunks(ctx, chunks); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	sum := 0
 	for _, c := range chunks {
 		sum += c.count
 	}
 	if sum != total {
-		return full, nil
+		return full, total, nil
 	}
-	return chunks, nil
+	return chunks, total, nil
 }
 
 // statSelect is the ", norm, min" part of a SELECT for the present stats.

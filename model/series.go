@@ -241,6 +241,22 @@ func (r *Rows) AppendRows(src *Rows, tmap []int32, mmap []uint8) {
 	}
 }
 
+// Place copies all rows of src over rows off… (src stores the same
+// statistics).
+func (r *Rows) Place(off int, src *Rows) {
+	copy(r.Rank[off:], src.Rank)
+	copy(r.Step[off:], src.Step)
+	copy(r.Micro[off:], src.Micro)
+	copy(r.Target[off:], src.Target)
+	copy(r.Metric[off:], src.Metric)
+	copy(r.Norm[off:], src.Norm)
+	for s := StatMin; s < NumStats; s++ {
+		if !r.Lacks[s] {
+			copy(r.Stats[s][off:], src.Stats[s])
+		}
+	}
+}
+
 // Move copies row src over row dst (compaction).
 func (r *Rows) Move(dst, src int) {
 	r.Rank[dst], r.Step[dst], r.Micro[dst], r.Target[dst], r.Metric[dst] = r.Rank[src], r.Step[src], r.Micro[src], r.Target[src], r.Metric[src]
