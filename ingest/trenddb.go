@@ -365,7 +365,7 @@ type trendChunk struct {
 	args   []any
 	stats  []model.Stat // stat columns after the key columns, in order
 	metric int          // fixed metric index (Gen A), or -1 when the query has metric_id
-	count  int          // rows in the range, from COUNT(*)
+	count  int          // rows in the range, from COUNT(*); -1: not counted (readClaimed)
 	off    int          // where its rows start in the result
 }
 
@@ -379,9 +379,9 @@ const chunksPerWorker = 4
 // the ranges do not cover every row (keys stored as text, say), it falls
 // back to one full scan.
 //
-// With counted false, rank ranges are not counted (a third of the reader's
-// CPU): each returned chunk has count -1 and total is the table's row
-// count, for readClaimed.
+// With counted false, rank ranges are not counted (a COUNT(*) per range
+// cost 12% of the read at 2M and 16M rows): each returned chunk has count
+// -1 and total is the table's row count, for readClaimed.
 func (r *trendReader) planGenB(ctx context.Context, stats []model.Stat, counted bool) ([]*trendChunk, int, error) {
 	sel := "SELECT rank, step, target_id, metric_id" + statSelect(stats) + " FROM trend_data"
 	var total int
