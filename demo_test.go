@@ -321,8 +321,12 @@ func TestMonitorMatchesTrendDB(t *testing.T) {
 				md.Targets[r.Target[i]].Name, md.Metrics[r.Metric[i]], rank, step, target, metric)
 		}
 		for s := model.Stat(0); s < model.NumStats; s++ {
-			if r.Val[s][i] != v[s] {
-				t.Fatalf("row %d %s: monitor %v vs db %v", i, s, r.Val[s][i], v[s])
+			want := v[s] // the norm as read, min/max/mean as float32
+			if s != model.StatNorm {
+				want = float64(float32(want))
+			}
+			if r.Value(s, i) != want {
+				t.Fatalf("row %d %s: monitor %v vs db %v", i, s, r.Value(s, i), v[s])
 			}
 		}
 	}
@@ -337,7 +341,7 @@ func finalNorm(md *model.MonitorData, rank, optStep, window int, name string) fl
 	step := int32(optStep*window + window - 1)
 	for i := range md.Rows.Rank {
 		if int(md.Rows.Rank[i]) == rank && md.Rows.Step[i] == step && md.Rows.Metric[i] == 0 && md.Targets[md.Rows.Target[i]].Name == name {
-			return md.Rows.Val[model.StatNorm][i]
+			return md.Rows.Value(model.StatNorm, i)
 		}
 	}
 	return math.NaN()
@@ -544,7 +548,7 @@ func rowSet(md *model.MonitorData) []string {
 	r := &md.Rows
 	for i := range out {
 		out[i] = fmt.Sprint(r.Rank[i], r.Step[i], r.Micro[i], md.Targets[r.Target[i]].Name, md.Metrics[r.Metric[i]],
-			r.Val[0][i], r.Val[1][i], r.Val[2][i], r.Val[3][i])
+			r.Value(0, i), r.Value(1, i), r.Value(2, i), r.Value(3, i))
 	}
 	sort.Strings(out)
 	return out
@@ -596,7 +600,7 @@ func TestDemoLoadsLikeMonitor(t *testing.T) {
 		}
 		v := [4]float64{}
 		for s := range v {
-			v[s] = r.Val[s][i]
+			v[s] = r.Value(model.Stat(s), i)
 			if v[s] == 0 {
 				v[s] = 0 // the CSV keeps -0.0, the trend.db stores 0.0
 			}

@@ -255,7 +255,7 @@ func (c *p1) anomaly(i int32) model.Anomaly {
 	t := c.d.Targets[r.Target[i]]
 	a := model.Anomaly{
 		Rank: int(r.Rank[i]), Step: int(r.Step[i]), TargetName: t.Name, Metric: c.metric,
-		Norm: model.Float(r.Val[model.StatNorm][i]), VPPStage: t.VPPStage,
+		Norm: model.Float(r.Decimal(model.StatNorm, int(i))), VPPStage: t.VPPStage,
 		Min: statOr(c.d, r, model.StatMin, i), Max: statOr(c.d, r, model.StatMax, i), Mean: statOr(c.d, r, model.StatMean, i),
 	}
 	if c.kind == kindMicro {
@@ -268,8 +268,8 @@ func (c *p1) anomaly(i int32) model.Anomaly {
 }
 
 func statOr(d *model.MonitorData, r *model.Rows, s model.Stat, i int32) model.Float {
-	if !d.HasStat[s] || int(i) >= len(r.Val[s]) {
+	if !d.HasStat[s] || int(i) >= r.Len() {
 		return model.Float(math.NaN())
 	}
-	return model.Float(r.Val[s][i])
+	return model.Float(r.Decimal(s, int(i)))
 }

@@ -12,7 +12,8 @@ import (
 // benchMonitor generates rows ≈ n monitor rows of 8 ranks, window 8,
 // √k cumulative norms with ±10% noise and one planted spike: as a trend.db
 // (global micro-step index + grad_reduced at window starts) or as a CSV
-// tree (explicit micro steps).
+// tree (explicit micro steps). The rows end in series order, as
+// ingest.LoadMonitor leaves them.
 func benchMonitor(n int, csv bool) *model.MonitorData {
 	const ranks, W = 8, 8
 	P := 500
@@ -56,17 +57,19 @@ func benchMonitor(n int, csv bool) *model.MonitorData {
 			}
 		}
 	}
+	d.Rows.SortSeries()
 	return d
 }
 
-// BenchmarkPhase12 runs Phase 1 + Phase 2 on in-memory runs of 1M and 10M
+// BenchmarkPhase12 runs Phase 1 + Phase 2 on in-memory runs of 1M to 16M
 // rows; ns/row is per monitor row.
 func BenchmarkPhase12(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		rows int
 		csv  bool
-	}{{"trenddb-1M", 1_000_000, false}, {"csv-1M", 1_000_000, true}, {"trenddb-10M", 10_000_000, false}, {"csv-10M", 10_000_000, true}} {
+	}{{"trenddb-1M", 1_000_000, false}, {"csv-1M", 1_000_000, true}, {"trenddb-10M", 10_000_000, false}, {"csv-10M", 10_000_000, true},
+		{"trenddb-2M", 2_000_000, false}, {"csv-2M", 2_000_000, true}, {"trenddb-16M", 16_000_000, false}, {"csv-16M", 16_000_000, true}} {
 		b.Run(c.name, func(b *testing.B) {
 			d := benchMonitor(c.rows, c.csv)
 			b.ReportAllocs()

@@ -18,12 +18,12 @@ const triggerDumpAbsNorm = "dump_abs_norm"
 // parameters of the step (the reference uses the median of the top N,
 // which depends on N: reference bug 12).
 func (c *p1) dumpSpikes() {
-	norm := c.d.Rows.Val[model.StatNorm]
+	norm := c.d.Rows.Norm
 	rows := make([]int32, 0, c.ix.rows)
 	vals := make([]float64, 0, c.ix.rows)
 	for k, v := range c.ix.norm {
 		if model.Finite(v) {
-			rows = append(rows, c.ix.order[k])
+			rows = append(rows, c.ix.row(k))
 			vals = append(vals, v)
 		}
 	}

@@ -198,7 +198,7 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 			s.final = append(s.final, 0)
 			s.ms = append(s.ms, int32(ms))
 			s.opt = append(s.opt, int32(o))
-			s.row = append(s.row, ix.order[k])
+			s.row = append(s.row, ix.row(k))
 			maxK = max(maxK, int32(ms))
 			prev, s.last = n, n
 		}

@@ -47,7 +47,7 @@ func (c *p1) nonFiniteCandidates() {
 			whole++
 		}
 		for _, h := range firsts {
-			a := c.anomaly(ix.order[h.pos])
+			a := c.anomaly(ix.row(h.pos))
 			a.NonFinite = true
 			a.Trigger = "nonfinite"
 			a.DeviationRatio = model.Float(math.Inf(1))

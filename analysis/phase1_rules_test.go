@@ -51,7 +51,7 @@ func TestSmallParameterSpikeFoundAmongLargeOnes(t *testing.T) {
 	r := &b.d.Rows
 	for i := range r.Rank {
 		if r.Target[i] == 0 {
-			r.Val[model.StatNorm][i] /= 1000
+			r.Norm[i] /= 1000
 		}
 	}
 	for i := range r.Rank {
@@ -69,7 +69,7 @@ func TestSmallParameterSpikeFoundAmongLargeOnes(t *testing.T) {
 	sr := &spiked.d.Rows
 	for i := range sr.Rank {
 		if sr.Target[i] == 0 {
-			sr.Val[model.StatNorm][i] /= 1000
+			sr.Norm[i] /= 1000
 		}
 	}
 	res := spiked.run(t)
@@ -196,7 +196,7 @@ func TestNonFiniteFirstOnOneRankIsFirstCandidate(t *testing.T) {
 		for i := range rows.Rank {
 			// rank 2, parameter 4: non-finite from opt 4, ms 1 (global step 17) on
 			if rows.Rank[i] == 2 && rows.Target[i] == 4 && rows.Step[i] >= 17 {
-				rows.Val[model.StatNorm][i] = bad
+				rows.Norm[i] = bad
 			}
 		}
 		res := b.run(t)
@@ -233,7 +233,7 @@ func TestNullNormsDoNotCrash(t *testing.T) {
 	rows := &b.d.Rows
 	for i := range rows.Rank {
 		if rows.Step[i] == 2 && rows.Rank[i] == 2 {
-			rows.Val[model.StatNorm][i] = math.NaN()
+			rows.Norm[i] = math.NaN()
 		}
 	}
 	res := b.run(t)

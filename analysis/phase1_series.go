@@ -18,9 +18,13 @@ type seriesGroup struct {
 // sorted by (step, micro). Built with one counting sort of row indexes (no
 // per-row maps or allocations); rows that arrive in step order (trend.db
 // scans do) need no further sorting. Step, micro step and norm are copied
-// into series order so that every later pass reads memory sequentially.
+// into series order so that every later pass reads memory sequentially —
+// unless the rows already are in series order (model.Rows.SortSeries, as
+// the readers leave them): then the index is a view of the rows' columns
+// and costs no memory per row.
 type seriesIndex struct {
-	order  []int32 // row indexes in series order
+	order  []int32 // row indexes in series order; nil: rows base+p (a view)
+	base   int32
 	step   []int32 // aligned with order
 	micro  []int32
 	norm   []float64
@@ -87,11 +91,15 @@ func buildSeriesIndexOf(d *model.MonitorData, metric, filter int) *seriesIndex {
 	if cnt == 0 {
 		return ix
 	}
+	if ix.viewOf(r, metric, filter, cnt) {
+		ix.finishGroups(nT)
+		return ix
+	}
 	ix.order = make([]int32, cnt)
 	ix.step = make([]int32, cnt)
 	ix.micro = make([]int32, cnt)
 	ix.norm = make([]float64, cnt)
-	norm := r.Val[model.StatNorm]
+	norm := r.Norm
 	rankSpan := int(maxR-minR) + 1
 	keys := nT * rankSpan
 	if rankSpan > 0 && keys > 0 && keys <= maxDenseKeys && keys <= 8*cnt+1<<16 {
@@ -144,9 +152,67 @@ func buildSeriesIndexOf(d *model.MonitorData, metric, filter int) *seriesIndex {
 			lo = hi
 		}
 	}
-	rankSeen := map[int32]bool{}
 	for _, g := range ix.groups {
 		ix.sortGroup(g)
+	}
+	ix.finishGroups(nT)
+	return ix
+}
+
+// viewOf makes the index a view of the rows when the metric's rows are one
+// contiguous block in (target, rank, step, micro) order and pass the
+// filter; it reports whether they were.
+func (ix *seriesIndex) viewOf(r *model.Rows, metric, filter, cnt int) bool {
+	n := r.Len()
+	lo := 0
+	for lo < n && int(r.Metric[lo]) != metric {
+		lo++
+	}
+	hi := lo + cnt
+	if hi > n {
+		return false
+	}
+	for i := lo; i < hi; i++ {
+		if int(r.Metric[i]) != metric || !keepRow(filter, r.Micro[i]) {
+			return false
+		}
+		if i > lo {
+			if c := cmp.Compare(r.Target[i-1], r.Target[i]); c > 0 {
+				return false
+			} else if c == 0 {
+				if c := cmp.Compare(r.Rank[i-1], r.Rank[i]); c > 0 {
+					return false
+				} else if c == 0 && (r.Step[i-1] > r.Step[i] || r.Step[i-1] == r.Step[i] && r.Micro[i-1] > r.Micro[i]) {
+					return false
+				}
+			}
+		}
+	}
+	ix.base = int32(lo)
+	ix.step, ix.micro, ix.norm = r.Step[lo:hi], r.Micro[lo:hi], r.Norm[lo:hi]
+	for a := lo; a < hi; {
+		b := a + 1
+		for b < hi && r.Target[b] == r.Target[a] && r.Rank[b] == r.Rank[a] {
+			b++
+		}
+		ix.groups = append(ix.groups, seriesGroup{Target: r.Target[a], Rank: r.Rank[a], Lo: int32(a - lo), Hi: int32(b - lo)})
+		a = b
+	}
+	return true
+}
+
+// row is the row index of series position p.
+func (ix *seriesIndex) row(p int) int32 {
+	if ix.order == nil {
+		return ix.base + int32(p)
+	}
+	return ix.order[p]
+}
+
+// finishGroups derives the distinct ranks and targetFirst from the groups.
+func (ix *seriesIndex) finishGroups(nT int) {
+	rankSeen := map[int32]bool{}
+	for _, g := range ix.groups {
 		rankSeen[g.Rank] = true
 	}
 	for rk := range rankSeen {
@@ -161,7 +227,6 @@ func buildSeriesIndexOf(d *model.MonitorData, metric, filter int) *seriesIndex {
 		}
 		ix.targetFirst[t] = int32(g)
 	}
-	return ix
 }
 
 // sortGroup puts a series in (step, micro) order when it is not already.

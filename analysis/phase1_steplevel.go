@@ -22,7 +22,7 @@ func (c *p1) stepLevelSpikes() {
 	judged, found, jumps, scaled := 0, 0, 0, 0
 	for t := range c.d.Targets {
 		lo, hi := c.ix.block(t)
-		vals, rows := c.ix.norm[lo:hi], c.ix.order[lo:hi]
+		vals := c.ix.norm[lo:hi]
 		if len(vals) == 0 {
 			continue
 		}
@@ -63,7 +63,7 @@ func (c *p1) stepLevelSpikes() {
 			if !vd.Flagged {
 				continue
 			}
-			a := c.anomaly(rows[k])
+			a := c.anomaly(c.ix.row(lo + k))
 			a.BaselineMedian = model.Float(vd.Median * fac[k])
 			a.BaselineIQR = model.FloatPtr(vd.IQR * fac[k])
 			a.DeviationRatio = model.Float(v / vd.Median)

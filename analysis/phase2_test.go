@@ -116,7 +116,7 @@ func TestCrossDeviceAllCloseStepLevelNoKeyError(t *testing.T) {
 func TestCrossDeviceStepLevel(t *testing.T) {
 	npu := example1().run(t)
 	gb := example1()
-	gb.d.Rows.Val[model.StatNorm][10] = 1.02 // the baseline's step 5 fc1 has no spike …
+	gb.d.Rows.Norm[10] = 1.02 // the baseline's step 5 fc1 has no spike …
 	gpu := gb.run(t)
 	if len(gpu.Anomalies) != 0 {
 		t.Fatalf("baseline anomalies %s", jsn(gpu.Anomalies))

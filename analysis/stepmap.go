@@ -138,7 +138,7 @@ func monitorFinalNorms(d *model.MonitorData, p1 *model.Phase1Result, rank int) m
 		if int(r.Rank[i]) != rank || int(r.Metric[i]) != metric {
 			continue
 		}
-		v := r.Val[model.StatNorm][i]
+		v := r.Value(model.StatNorm, i)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			continue
 		}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"spikescope/model"
 )
 
 // FuzzCSV feeds arbitrary bytes to the monitor CSV parser, as a v1 file and
@@ -49,8 +51,8 @@ func FuzzCSV(f *testing.F) {
 		if len(r.Step) != n || len(r.Micro) != n || len(r.Target) != n || len(r.Metric) != n {
 			t.Fatal("ragged columns")
 		}
-		for s := range r.Val {
-			if len(r.Val[s]) != n {
+		for s := model.StatMin; s < model.NumStats; s++ {
+			if len(r.Norm) != n || !r.Lacks[s] && len(r.Stats[s]) != n {
 				t.Fatal("ragged values")
 			}
 		}

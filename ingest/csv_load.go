@@ -259,19 +259,7 @@ func (m *csvMerger) add(f csvFile, r *csvResult) error {
 			m.folderOrder = append(m.folderOrder, o)
 		}
 	}
-	rows := &d.Rows
-	rows.Rank = append(rows.Rank, r.rows.Rank...)
-	rows.Step = append(rows.Step, r.rows.Step...)
-	rows.Micro = append(rows.Micro, r.rows.Micro...)
-	for _, t := range r.rows.Target {
-		rows.Target = append(rows.Target, tmap[t])
-	}
-	for _, mi := range r.rows.Metric {
-		rows.Metric = append(rows.Metric, mmap[mi])
-	}
-	for s := range rows.Val {
-		rows.Val[s] = append(rows.Val[s], r.rows.Val[s]...)
-	}
+	d.Rows.AppendRows(&r.rows, tmap, mmap)
 	d.Warnings = append(d.Warnings, r.warnings...)
 	return nil
 }

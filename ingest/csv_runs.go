@@ -89,19 +89,11 @@ func dropSupersededRuns(rows *model.Rows, folderOrder []int16) map[int32]int {
 			continue
 		}
 		if w != i {
-			rows.Rank[w], rows.Step[w], rows.Micro[w] = rows.Rank[i], rows.Step[i], rows.Micro[i]
-			rows.Target[w], rows.Metric[w] = rows.Target[i], rows.Metric[i]
-			for s := range rows.Val {
-				rows.Val[s][w] = rows.Val[s][i]
-			}
+			rows.Move(w, i)
 		}
 		w++
 	}
-	rows.Rank, rows.Step, rows.Micro = rows.Rank[:w], rows.Step[:w], rows.Micro[:w]
-	rows.Target, rows.Metric = rows.Target[:w], rows.Metric[:w]
-	for s := range rows.Val {
-		rows.Val[s] = rows.Val[s][:w]
-	}
+	rows.Truncate(w)
 	return dropped
 }
 

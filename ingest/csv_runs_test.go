@@ -47,7 +47,7 @@ func TestCSVResumedRunSupersedesOverlap(t *testing.T) {
 		if _, dup := got[k]; dup {
 			t.Errorf("two rows at %s", k)
 		}
-		got[k] = d.Rows.Val[0][i]
+		got[k] = d.Rows.Value(0, i)
 	}
 	want := map[string]float64{
 		"r0 grad_unreduced s1 m1": 201, "r0 grad_reduced s1 m-1": 301,

@@ -58,34 +58,34 @@ func TestCSVv1Tree(t *testing.T) {
 	}
 	fc2 := "layers.0.mlp.linear_fc2.weight"
 	spike := rowWithMicro(t, d, 1, 1, 1, fc2, "grad_unreduced")
-	assertMonVal(t, "spike norm", d.Rows.Val[model.StatNorm][spike], 4.913)
-	assertMonVal(t, "spike min", d.Rows.Val[model.StatMin][spike], -0.02713)
+	assertMonVal(t, "spike norm", d.Rows.Value(model.StatNorm, spike), 4.913)
+	assertMonVal(t, "spike min", d.Rows.Value(model.StatMin, spike), -0.02713)
 	r0 := rowWithMicro(t, d, 0, 0, 1, fc2, "grad_unreduced")
-	assertMonVal(t, "r0 norm", d.Rows.Val[model.StatNorm][r0], 0.093798)
+	assertMonVal(t, "r0 norm", d.Rows.Value(model.StatNorm, r0), 0.093798)
 	red := rowWithMicro(t, d, 0, 1, model.NoMicro, fc2, "grad_reduced")
-	assertMonVal(t, "reduced norm", d.Rows.Val[model.StatNorm][red], 2.487)
+	assertMonVal(t, "reduced norm", d.Rows.Value(model.StatNorm, red), 2.487)
 	// nan / inf tokens and an empty cell
 	qkv := rowWithMicro(t, d, 1, 1, model.NoMicro, "layers.0.self_attention.linear_qkv.weight", "grad_reduced")
-	assertMonVal(t, "inf min", d.Rows.Val[model.StatMin][qkv], math.Inf(1))
-	assertMonVal(t, "max", d.Rows.Val[model.StatMax][qkv], 0.000102)
-	assertMonVal(t, "mean", d.Rows.Val[model.StatMean][qkv], 1e-06)
-	assertMonVal(t, "nan norm", d.Rows.Val[model.StatNorm][qkv], math.NaN())
+	assertMonVal(t, "inf min", d.Rows.Value(model.StatMin, qkv), math.Inf(1))
+	assertMonVal(t, "max", d.Rows.Value(model.StatMax, qkv), 0.000102)
+	assertMonVal(t, "mean", d.Rows.Value(model.StatMean, qkv), 1e-06)
+	assertMonVal(t, "nan norm", d.Rows.Value(model.StatNorm, qkv), math.NaN())
 	fr := rowWithMicro(t, d, 1, 1, model.NoMicro, fc2, "grad_reduced")
-	assertMonVal(t, "-inf min", d.Rows.Val[model.StatMin][fr], math.Inf(-1))
-	assertMonVal(t, "empty max → NaN", d.Rows.Val[model.StatMax][fr], math.NaN())
+	assertMonVal(t, "-inf min", d.Rows.Value(model.StatMin, fr), math.Inf(-1))
+	assertMonVal(t, "empty max → NaN", d.Rows.Value(model.StatMax, fr), math.NaN())
 	// actv: norm only; the all-nan row of a None output
 	a := rowWithMicro(t, d, 0, 0, 0, "layers.0.self_attention.linear_qkv.output_1", "actv")
-	assertMonVal(t, "actv nan", d.Rows.Val[model.StatNorm][a], math.NaN())
-	assertMonVal(t, "actv no min", d.Rows.Val[model.StatMin][a], math.NaN())
+	assertMonVal(t, "actv nan", d.Rows.Value(model.StatNorm, a), math.NaN())
+	assertMonVal(t, "actv no min", d.Rows.Value(model.StatMin, a), math.NaN())
 	a0 := rowWithMicro(t, d, 0, 0, 0, "layers.0.self_attention.linear_qkv.output_0", "actv")
-	assertMonVal(t, "actv norm", d.Rows.Val[model.StatNorm][a0], 1648)
+	assertMonVal(t, "actv norm", d.Rows.Value(model.StatNorm, a0), 1648)
 	// ops in another order, vpp 1 (a distinct target from vpp 0)
 	e := rowWithMicro(t, d, 1, 0, model.NoMicro, fc2, "exp_avg")
 	if d.Targets[d.Rows.Target[e]].VPPStage != 1 || d.Rows.Target[e] == d.Rows.Target[spike] {
 		t.Errorf("exp_avg target %+v", d.Targets[d.Rows.Target[e]])
 	}
 	for s, want := range [model.NumStats]float64{0.5, -0.125, 0.25, 0.001} {
-		assertMonVal(t, "exp_avg "+model.StatNames[s], d.Rows.Val[s][e], want)
+		assertMonVal(t, "exp_avg "+model.StatNames[s], d.Rows.Value(model.Stat(s), e), want)
 	}
 	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "stack_info.csv") {
 		t.Errorf("warnings %q", d.Warnings)
@@ -111,13 +111,13 @@ func TestCSVv2Tree(t *testing.T) {
 	fc2 := "module.decoder.layers.0.mlp.linear_fc2.weight" // "0:" prefix stripped
 	// 1-based micro 2 → 0-based 1
 	i := rowWithMicro(t, d, 1, 1, 1, fc2, "grad_unreduced")
-	assertMonVal(t, "spike", d.Rows.Val[model.StatNorm][i], 4.913)
+	assertMonVal(t, "spike", d.Rows.Value(model.StatNorm, i), 4.913)
 	j := rowWithMicro(t, d, 0, 0, 0, fc2, "grad_unreduced")
-	assertMonVal(t, "first micro", d.Rows.Val[model.StatNorm][j], 0.044257)
+	assertMonVal(t, "first micro", d.Rows.Value(model.StatNorm, j), 0.044257)
 	k := rowWithMicro(t, d, 0, 1, model.NoMicro, fc2, "grad_reduced") // v2 writes micro = W
-	assertMonVal(t, "reduced", d.Rows.Val[model.StatNorm][k], 2.487)
+	assertMonVal(t, "reduced", d.Rows.Value(model.StatNorm, k), 2.487)
 	b := rowWithMicro(t, d, 1, 1, 0, "module.decoder.layers.0.mlp", "actv_grad") // module: micro as written
-	assertMonVal(t, "backward inf", d.Rows.Val[model.StatNorm][b], math.Inf(1))
+	assertMonVal(t, "backward inf", d.Rows.Value(model.StatNorm, b), math.Inf(1))
 	if d.HasStat != [model.NumStats]bool{true, true, true, true} {
 		t.Errorf("HasStat %v", d.HasStat)
 	}
@@ -171,7 +171,7 @@ func TestCSVRankFromOwnFolderName(t *testing.T) {
 	}
 	got := map[float64]int32{}
 	for i := range d.Rows.Rank {
-		got[d.Rows.Val[model.StatNorm][i]] = d.Rows.Rank[i]
+		got[d.Rows.Value(model.StatNorm, i)] = d.Rows.Rank[i]
 	}
 	if got[4] != 4 || got[5] != 2 || got[6] != 0 {
 		t.Errorf("ranks by norm %v, want 4→4, 5→2, 6→0", got)
@@ -203,8 +203,8 @@ func TestCSVSeveralRunsPerRank(t *testing.T) {
 		t.Fatal(err)
 	}
 	// both runs wrote step 0: the later run (Feb21) supersedes the earlier
-	if d.Rows.Len() != 1 || d.Rows.Val[0][0] != 5 {
-		t.Errorf("rows %d %v", d.Rows.Len(), d.Rows.Val[0])
+	if d.Rows.Len() != 1 || d.Rows.Value(0, 0) != 5 {
+		t.Errorf("rows %d %v", d.Rows.Len(), d.Rows.Norm)
 	}
 	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "rank 0 has 2 run folders") || !strings.Contains(d.Warnings[0], "1 rows of earlier runs dropped") {
 		t.Errorf("warnings %q", d.Warnings)
@@ -361,15 +361,15 @@ func TestCSVTokensAndLineEndings(t *testing.T) {
 	if d.Rows.Len() != 2 || d.Rows.Rank[0] != 5 {
 		t.Fatalf("rows %d rank %d", d.Rows.Len(), d.Rows.Rank[0])
 	}
-	v := d.Rows.Val
-	assertMonVal(t, "NaN", v[model.StatNorm][0], math.NaN())
-	assertMonVal(t, "-Infinity", v[model.StatMin][0], math.Inf(-1))
-	assertMonVal(t, "Inf", v[model.StatMax][0], math.Inf(1))
-	assertMonVal(t, "spaced 0.5", v[model.StatMean][0], 0.5)
-	assertMonVal(t, "1e400", v[model.StatNorm][1], math.Inf(1))
-	assertMonVal(t, "-1e400", v[model.StatMin][1], math.Inf(-1))
-	assertMonVal(t, "1e-400", v[model.StatMax][1], 0)
-	if !math.Signbit(v[model.StatMean][1]) {
+	v := d.Rows.Value
+	assertMonVal(t, "NaN", v(model.StatNorm, 0), math.NaN())
+	assertMonVal(t, "-Infinity", v(model.StatMin, 0), math.Inf(-1))
+	assertMonVal(t, "Inf", v(model.StatMax, 0), math.Inf(1))
+	assertMonVal(t, "spaced 0.5", v(model.StatMean, 0), 0.5)
+	assertMonVal(t, "1e400", v(model.StatNorm, 1), math.Inf(1))
+	assertMonVal(t, "-1e400", v(model.StatMin, 1), math.Inf(-1))
+	assertMonVal(t, "1e-400", v(model.StatMax, 1), 0)
+	if !math.Signbit(v(model.StatMean, 1)) {
 		t.Error("-0.0 lost its sign")
 	}
 }

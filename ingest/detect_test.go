@@ -118,8 +118,8 @@ func TestLoadMonitorDumpGradients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Format != model.FormatDump || d.Rows.Len() != 1 || d.Rows.Val[model.StatNorm][0] != 2.5 {
-		t.Errorf("format %s rows %d vals %v", d.Format, d.Rows.Len(), d.Rows.Val[model.StatNorm])
+	if d.Format != model.FormatDump || d.Rows.Len() != 1 || d.Rows.Value(model.StatNorm, 0) != 2.5 {
+		t.Errorf("format %s rows %d vals %v", d.Format, d.Rows.Len(), d.Rows.Norm)
 	}
 }
 

@@ -38,7 +38,7 @@ func poll(t *testing.T, f MonitorFollower) FollowPoll {
 }
 
 // norms lists the norm column of the rows, in row order.
-func norms(d *model.MonitorData) []float64 { return d.Rows.Val[model.StatNorm] }
+func norms(d *model.MonitorData) []float64 { return d.Rows.Norm }
 
 // A half-written last line waits for the next poll; appended rows are read
 // once; a bad line of an appended chunk is named by its line in the file.

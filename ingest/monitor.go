@@ -19,8 +19,9 @@ import (
 //     (GradientsFromDumps).
 //
 // Progress goes to p (rows for databases, bytes for CSV); cancelling ctx
-// stops the load promptly with ctx.Err(). Rows are not sorted: a trend.db
-// gives key order (rank, step, target, metric), CSV trees file by file.
+// stops the load promptly with ctx.Err(). Rows come in series order
+// (model.Rows.SortSeries: by metric, target, rank, then as the input had
+// them), which lets the analysis index them in place.
 func LoadMonitor(ctx context.Context, path string, f model.Format, p model.ProgressFunc) (*model.MonitorData, error) {
 	if f == model.FormatAuto || f == "" {
 		var err error
@@ -41,12 +42,16 @@ func LoadMonitor(ctx context.Context, path string, f model.Format, p model.Progr
 		}
 	}
 	d, err := loadMonitor(ctx, path, f, p)
-	if err == nil {
-		escapeTargetNames(d)
-	}
 	if err != nil {
 		return nil, err
 	}
+	escapeTargetNames(d)
+	for s := model.StatMin; s < model.NumStats; s++ {
+		if !d.HasStat[s] || allNaN(&d.Rows, s) {
+			d.Rows.Lack(s) // nothing to keep: reads NaN, and the sort skips it
+		}
+	}
+	d.Rows.SortSeries()
 	d.Warnings = append(d.Warnings, statCoverageWarnings(d)...)
 	return d, nil
 }
@@ -69,7 +74,7 @@ func statCoverageWarnings(d *model.MonitorData) []string {
 		out = append(out, fmt.Sprintf("no norm statistic recorded (only %s): spike detection compares gradient norms and has none", strings.Join(have, ", ")))
 	}
 	for s := model.Stat(0); s < model.NumStats; s++ {
-		if !d.HasStat[s] || !allNaN(d.Rows.Val[s]) {
+		if !d.HasStat[s] || !allNaN(&d.Rows, s) {
 			continue
 		}
 		msg := fmt.Sprintf("%s is missing (NULL, NaN or empty) in all %d rows", model.StatNames[s], d.Rows.Len())
@@ -82,9 +87,9 @@ func statCoverageWarnings(d *model.MonitorData) []string {
 }
 
 // allNaN reports whether every value is NaN; it stops at the first number.
-func allNaN(v []float64) bool {
-	for _, x := range v {
-		if !math.IsNaN(x) {
+func allNaN(r *model.Rows, s model.Stat) bool {
+	for i := range r.Len() {
+		if !math.IsNaN(r.Value(s, i)) {
 			return false
 		}
 	}

@@ -43,9 +43,9 @@ func TestCSVTreeKeepsGoodRowsOfDamagedFile(t *testing.T) {
 		t.Fatalf("rows %d, want 6", d.Rows.Len())
 	}
 	i := mustMonRow(t, d, 2, 1, "w", "grad_unreduced")
-	assertMonVal(t, "rank 2 step 1 norm", d.Rows.Val[model.StatNorm][i], 21)
+	assertMonVal(t, "rank 2 step 1 norm", d.Rows.Value(model.StatNorm, i), 21)
 	i = mustMonRow(t, d, 1, 2, "w", "grad_unreduced")
-	assertMonVal(t, "rank 1 step 2 norm (after the bad line)", d.Rows.Val[model.StatNorm][i], 12)
+	assertMonVal(t, "rank 1 step 2 norm (after the bad line)", d.Rows.Value(model.StatNorm, i), 12)
 	want := bad + ": 1 line(s) are not data and were skipped, the file's other rows were read: line 3: 3 fields, the header has 10"
 	if len(d.Warnings) < 1 || d.Warnings[0] != want {
 		t.Errorf("warnings %q, want %q first", d.Warnings, want)
@@ -175,8 +175,8 @@ func TestTrendDBBadKeyRowsSkipped(t *testing.T) {
 	if d.Rows.Len() != 3 {
 		t.Fatalf("rows %d, want the 3 good ones", d.Rows.Len())
 	}
-	assertMonVal(t, "rank 1 step 0", d.Rows.Val[model.StatNorm][mustMonRow(t, d, 1, 0, "w", "grad_unreduced")], 4)
-	assertMonVal(t, "rank 0 step 1", d.Rows.Val[model.StatNorm][mustMonRow(t, d, 0, 1, "w", "grad_unreduced")], 2)
+	assertMonVal(t, "rank 1 step 0", d.Rows.Value(model.StatNorm, mustMonRow(t, d, 1, 0, "w", "grad_unreduced")), 4)
+	assertMonVal(t, "rank 0 step 1", d.Rows.Value(model.StatNorm, mustMonRow(t, d, 0, 1, "w", "grad_unreduced")), 2)
 	want := "2 trend_data row(s) skipped: a key column (rank, step, target_id, metric_id) is not a usable integer; the first: trend data row "
 	found := false
 	for _, w := range d.Warnings {
@@ -209,8 +209,8 @@ func TestStatCoverageWarnings(t *testing.T) {
 			t.Errorf("max has numbers but warned: %q", w)
 		}
 	}
-	if !math.IsNaN(d.Rows.Val[model.StatNorm][1]) {
-		t.Errorf("nan norm read as %v", d.Rows.Val[model.StatNorm][1])
+	if !math.IsNaN(d.Rows.Value(model.StatNorm, 1)) {
+		t.Errorf("nan norm read as %v", d.Rows.Value(model.StatNorm, 1))
 	}
 }
 

@@ -190,7 +190,7 @@ func SummariseMonitor(d *model.MonitorData, stages StageFunc) *MonitorReport {
 			metrics[mi].Rows++
 			for s := model.Stat(0); s < model.NumStats; s++ {
 				if d.HasStat[s] {
-					countNonFinite(&nf[mi][s], d.Rows.Val[s][i])
+					countNonFinite(&nf[mi][s], d.Rows.Value(s, i))
 				}
 			}
 		}

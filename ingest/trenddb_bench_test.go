@@ -183,11 +183,11 @@ func TestWriteTrendDBShape(t *testing.T) {
 		t.Fatalf("rows %d targets %d metrics %d", d.Rows.Len(), len(d.Targets), len(d.Metrics))
 	}
 	// row 0 is NULL by construction; every other row is a finite norm ≥ 0.01
-	if !math.IsNaN(d.Rows.Val[0][0]) {
-		t.Errorf("row 0 norm %v, want NaN", d.Rows.Val[0][0])
+	if !math.IsNaN(d.Rows.Value(0, 0)) {
+		t.Errorf("row 0 norm %v, want NaN", d.Rows.Value(0, 0))
 	}
 	for i := 1; i < d.Rows.Len(); i++ {
-		if v := d.Rows.Val[0][i]; !(v >= 0.01) {
+		if v := d.Rows.Value(0, i); !(v >= 0.01) {
 			t.Fatalf("row %d norm %v", i, v)
 		}
 		if d.Rows.Rank[i] < d.Rows.Rank[i-1] {

@@ -198,7 +198,7 @@ func checkCommitted(t *testing.T, d *model.MonitorData) {
 	if d.Rows.Len() != liveRanks*liveSteps*liveTargets {
 		t.Fatalf("%d rows, want %d", d.Rows.Len(), liveRanks*liveSteps*liveTargets)
 	}
-	norm := d.Rows.Val[model.StatNorm]
+	norm := d.Rows.Norm
 	bad := 0
 	for i := range norm {
 		tgt := d.Targets[d.Rows.Target[i]].Name

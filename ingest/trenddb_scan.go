@@ -234,13 +234,13 @@ func (s *trendScanner) scanRows(ctx context.Context, rs *rawStmt, c *trendChunk,
 				// is dropped (it would read as a non-finite gradient)
 				dropped = dropped || st == model.StatNorm
 			}
-			rows.Val[st][i] = v
+			rows.SetValue(st, i, v)
 		}
 		if dropped {
 			rows.Target[i] = badRowTarget
 		}
 		for _, st := range absent {
-			rows.Val[st][i] = nan
+			rows.SetValue(st, i, nan)
 		}
 		i++
 		if pending++; pending == scanCheckEvery {
@@ -416,16 +416,10 @@ func compactRows(r *model.Rows) {
 		if r.Target[i] == badRowTarget {
 			continue
 		}
-		r.Rank[n], r.Step[n], r.Micro[n], r.Target[n], r.Metric[n] = r.Rank[i], r.Step[i], r.Micro[i], r.Target[i], r.Metric[i]
-		for s := range r.Val {
-			r.Val[s][n] = r.Val[s][i]
-		}
+		r.Move(n, i)
 		n++
 	}
-	r.Rank, r.Step, r.Micro, r.Target, r.Metric = r.Rank[:n], r.Step[:n], r.Micro[:n], r.Target[:n], r.Metric[:n]
-	for s := range r.Val {
-		r.Val[s] = r.Val[s][:n]
-	}
+	r.Truncate(n)
 }
 
 // problemOf is an InputError's problem without its path (the warning is

@@ -36,6 +36,8 @@ func mustMonRow(t *testing.T, d *model.MonitorData, rank, step int32, target, me
 	return i
 }
 
+// assertMonVal checks a stored statistic: the source's value exactly (a
+// norm), or the float32 nearest it (min, max, mean); NaN for NaN.
 func assertMonVal(t *testing.T, what string, got, want float64) {
 	t.Helper()
 	if math.IsNaN(want) {
@@ -44,7 +46,7 @@ func assertMonVal(t *testing.T, what string, got, want float64) {
 		}
 		return
 	}
-	if got != want {
+	if got != want && got != float64(float32(want)) {
 		t.Errorf("%s = %v, want %v", what, got, want)
 	}
 }
@@ -100,21 +102,21 @@ func TestTrendDBFormats21(t *testing.T) {
 	}
 	fc2 := "layers.0.mlp.linear_fc2.weight"
 	spike := mustMonRow(t, d, 1, 3, fc2, "grad_unreduced")
-	assertMonVal(t, "spike norm", d.Rows.Val[model.StatNorm][spike], 4.913)
-	assertMonVal(t, "spike min", d.Rows.Val[model.StatMin][spike], -0.02713)
-	assertMonVal(t, "spike max", d.Rows.Val[model.StatMax][spike], 0.028179)
+	assertMonVal(t, "spike norm", d.Rows.Value(model.StatNorm, spike), 4.913)
+	assertMonVal(t, "spike min", d.Rows.Value(model.StatMin, spike), -0.02713)
+	assertMonVal(t, "spike max", d.Rows.Value(model.StatMax, spike), 0.028179)
 	if d.Rows.Micro[spike] != model.NoMicro {
 		t.Errorf("micro %d, want NoMicro (step is a global micro-step index)", d.Rows.Micro[spike])
 	}
 	red := mustMonRow(t, d, 0, 2, fc2, "grad_reduced")
-	assertMonVal(t, "reduced norm", d.Rows.Val[model.StatNorm][red], 2.487)
+	assertMonVal(t, "reduced norm", d.Rows.Value(model.StatNorm, red), 2.487)
 	nf := mustMonRow(t, d, 1, 3, "layers.0.self_attention.linear_qkv.weight", "grad_unreduced")
-	assertMonVal(t, "NULL norm", d.Rows.Val[model.StatNorm][nf], math.NaN())
-	assertMonVal(t, "clamped min", d.Rows.Val[model.StatMin][nf], math.Inf(-1))
-	assertMonVal(t, "clamped max", d.Rows.Val[model.StatMax][nf], math.Inf(1))
-	assertMonVal(t, "NULL mean", d.Rows.Val[model.StatMean][nf], math.NaN())
+	assertMonVal(t, "NULL norm", d.Rows.Value(model.StatNorm, nf), math.NaN())
+	assertMonVal(t, "clamped min", d.Rows.Value(model.StatMin, nf), math.Inf(-1))
+	assertMonVal(t, "clamped max", d.Rows.Value(model.StatMax, nf), math.Inf(1))
+	assertMonVal(t, "NULL mean", d.Rows.Value(model.StatMean, nf), math.NaN())
 	big := mustMonRow(t, d, 1, 3, "layers.0.self_attention.linear_qkv.layer_norm_weight", "grad_unreduced")
-	assertMonVal(t, "1e9 stays finite", d.Rows.Val[model.StatNorm][big], 1e9)
+	assertMonVal(t, "1e9 stays finite", d.Rows.Value(model.StatNorm, big), 1e9)
 	after, _ := os.ReadFile(path)
 	if string(before) != string(after) {
 		t.Error("the database file changed")
@@ -140,13 +142,18 @@ func TestTrendDBNormOnly(t *testing.T) {
 	if d.Rows.Len() != 4 {
 		t.Fatalf("rows %d", d.Rows.Len())
 	}
+	for s := model.StatMin; s < model.NumStats; s++ {
+		if !d.Rows.Lacks[s] || d.Rows.Stats[s] != nil {
+			t.Errorf("%s, absent from the database, is stored: %v", s, d.Rows.Stats[s])
+		}
+	}
 	w := "layers.0.mlp.linear_fc1.weight"
 	i := mustMonRow(t, d, 0, 0, w, "grad_unreduced")
-	assertMonVal(t, "norm", d.Rows.Val[model.StatNorm][i], 0.5)
-	assertMonVal(t, "absent min", d.Rows.Val[model.StatMin][i], math.NaN())
-	assertMonVal(t, "NULL norm", d.Rows.Val[model.StatNorm][mustMonRow(t, d, 0, 1, w, "grad_unreduced")], math.NaN())
+	assertMonVal(t, "norm", d.Rows.Value(model.StatNorm, i), 0.5)
+	assertMonVal(t, "absent min", d.Rows.Value(model.StatMin, i), math.NaN())
+	assertMonVal(t, "NULL norm", d.Rows.Value(model.StatNorm, mustMonRow(t, d, 0, 1, w, "grad_unreduced")), math.NaN())
 	a := mustMonRow(t, d, 0, 1, "layers.0.mlp.output", "actv")
-	assertMonVal(t, "-clamp", d.Rows.Val[model.StatNorm][a], math.Inf(-1))
+	assertMonVal(t, "-clamp", d.Rows.Value(model.StatNorm, a), math.Inf(-1))
 	if d.Targets[d.Rows.Target[a]].VPPStage != 1 {
 		t.Errorf("vpp %d", d.Targets[d.Rows.Target[a]].VPPStage)
 	}
@@ -169,11 +176,11 @@ func TestTrendDBGenA(t *testing.T) {
 		if d.Metrics[d.Rows.Metric[i]] == "grad_unreduced" && d.Rows.Step[i] == 1 {
 			switch d.Rows.Micro[i] {
 			case 0:
-				assertMonVal(t, "u1m0 norm", d.Rows.Val[model.StatNorm][i], 0.045127)
+				assertMonVal(t, "u1m0 norm", d.Rows.Value(model.StatNorm, i), 0.045127)
 				got = append(got, "m0")
 			case 1:
-				assertMonVal(t, "u1m1 norm", d.Rows.Val[model.StatNorm][i], math.Inf(1))
-				assertMonVal(t, "u1m1 min", d.Rows.Val[model.StatMin][i], math.NaN())
+				assertMonVal(t, "u1m1 norm", d.Rows.Value(model.StatNorm, i), math.Inf(1))
+				assertMonVal(t, "u1m1 min", d.Rows.Value(model.StatMin, i), math.NaN())
 				got = append(got, "m1")
 			}
 		}
@@ -185,7 +192,7 @@ func TestTrendDBGenA(t *testing.T) {
 		t.Errorf("unreduced step 1 rows: %v", got)
 	}
 	r := mustMonRow(t, d, 0, 1, "layers.0.mlp.linear_fc2.weight", "grad_reduced")
-	assertMonVal(t, "reduced step 1", d.Rows.Val[model.StatNorm][r], 2.487)
+	assertMonVal(t, "reduced step 1", d.Rows.Value(model.StatNorm, r), 2.487)
 }
 
 // execSQL creates a database at path with the given statements (tests only).
@@ -225,7 +232,7 @@ func TestTrendDBMicroStepFalse(t *testing.T) {
 	}
 	want := map[float64][2]any{1: {"w", int32(0)}, 2: {"w", int32(1)}, 3: {"w", model.NoMicro}, 4: {"v", int32(1)}}
 	for i := range d.Rows.Rank {
-		w := want[d.Rows.Val[model.StatNorm][i]]
+		w := want[d.Rows.Value(model.StatNorm, i)]
 		if d.Targets[d.Rows.Target[i]].Name != w[0] || d.Rows.Micro[i] != w[1] || d.Rows.Step[i] != 5 {
 			t.Errorf("row %d: target %s micro %d step %d, want %v", i, d.Targets[d.Rows.Target[i]].Name, d.Rows.Micro[i], d.Rows.Step[i], w)
 		}
@@ -261,9 +268,9 @@ func TestTrendDBUnknownIDsKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	i := mustMonRow(t, d, 0, 0, "target_id 7", "grad_unreduced")
-	assertMonVal(t, "unknown target norm", d.Rows.Val[model.StatNorm][i], 2)
+	assertMonVal(t, "unknown target norm", d.Rows.Value(model.StatNorm, i), 2)
 	j := mustMonRow(t, d, 0, 0, "w", "metric_id 3")
-	assertMonVal(t, "unknown metric norm", d.Rows.Val[model.StatNorm][j], 3)
+	assertMonVal(t, "unknown metric norm", d.Rows.Value(model.StatNorm, j), 3)
 	if len(d.Warnings) != 2 {
 		t.Errorf("warnings %q", d.Warnings)
 	}
@@ -431,8 +438,8 @@ func TestTrendDBTextStatCoerced(t *testing.T) {
 	if d.Rows.Len() != 2 {
 		t.Fatalf("%d rows, want 2", d.Rows.Len())
 	}
-	assertMonVal(t, "text 2.5", d.Rows.Val[model.StatNorm][0], 2.5)
-	assertMonVal(t, "integer 3", d.Rows.Val[model.StatNorm][1], 3)
+	assertMonVal(t, "text 2.5", d.Rows.Value(model.StatNorm, 0), 2.5)
+	assertMonVal(t, "integer 3", d.Rows.Value(model.StatNorm, 1), 3)
 	want := []string{
 		"data problem: 1 cell in trend_data.norm is not a number (text or binary data): rank 0 step 1 (w); their rows were left out, not read as non-finite gradients",
 		"1 statistic cell(s) held numbers written as text: read as those numbers",

@@ -1,5 +1,10 @@
 package model
 
+import (
+	"math"
+	"strconv"
+)
+
 // Format names an input format.
 type Format string
 
@@ -48,44 +53,126 @@ type Target struct {
 const NoMicro int32 = -1
 
 // Rows holds monitor rows column by column: one entry per (rank, step,
-// target, metric). Columnar storage keeps a 10M-row run near 50 bytes a row.
-// Values are NaN where the source had NULL/nan; ±Inf where it had inf or the
-// trend.db clamp ±(1e9+1).
+// target, metric), 37 bytes a row. The norm, which every rule computes
+// with, is float64 exactly as read: float32 would move the micro-step
+// increments sqrt(N_k² − N_{k−1}²) of nearly equal cumulative norms, and
+// with them borderline verdicts. Min, max and mean are only reported (and
+// counted when non-finite): float32 holds them to the precision of the
+// fp32/bf16/fp16 tensors they describe, NaN and ±Inf exactly. Values are NaN
+// where the source had NULL/nan; ±Inf where it had inf or the trend.db
+// clamp ±(1e9+1) (a min/max/mean beyond float32's ±3.4e38, which no such
+// tensor holds finitely, reads as ±Inf).
 type Rows struct {
 	Rank   []int32
 	Step   []int32 // the source's step column (trend.db: often a global micro-step index)
 	Micro  []int32 // explicit micro step, or NoMicro
 	Target []int32 // index into MonitorData.Targets
 	Metric []uint8 // index into MonitorData.Metrics
-	Val    [NumStats][]float64
+	Norm   []float64
+	// Stats holds min, max and mean by Stat; Stats[StatNorm] stays nil.
+	Stats [NumStats][]float32
+	// Lacks marks a statistic the input has in no row (a trend.db built
+	// with ops ["norm"]): it is not stored (12 bytes a row for all three)
+	// and reads as NaN. Append stores it again once a row has a number.
+	Lacks [NumStats]bool
 }
 
 // Len is the number of rows.
 func (r *Rows) Len() int { return len(r.Rank) }
 
+// Value is statistic s of row i as float64: what the rules compute with.
+func (r *Rows) Value(s Stat, i int) float64 {
+	if s == StatNorm {
+		return r.Norm[i]
+	}
+	if r.Lacks[s] {
+		return math.NaN()
+	}
+	return float64(r.Stats[s][i])
+}
+
+// Decimal is Value with min, max and mean as the shortest decimal that
+// reads back as the stored float32 (-0.02713, not -0.027130000665783882):
+// what outputs show. It formats the number: for the few values a user
+// reads.
+func (r *Rows) Decimal(s Stat, i int) float64 {
+	if s == StatNorm {
+		return r.Norm[i]
+	}
+	if r.Lacks[s] {
+		return math.NaN()
+	}
+	return Widen32(r.Stats[s][i])
+}
+
+// SetValue stores statistic s of row i (NaN for a statistic it lacks is
+// already what it reads).
+func (r *Rows) SetValue(s Stat, i int, v float64) {
+	switch {
+	case s == StatNorm:
+		r.Norm[i] = v
+	case r.Lacks[s] && math.IsNaN(v):
+	default:
+		r.store(s)
+		r.Stats[s][i] = float32(v)
+	}
+}
+
+// store makes a lacking statistic stored again (NaN in every row so far).
+func (r *Rows) store(s Stat) {
+	if !r.Lacks[s] {
+		return
+	}
+	r.Stats[s], r.Lacks[s] = nanColumn(len(r.Norm), cap(r.Norm)), false
+}
+
+// Lack drops statistic s from storage: every row reads NaN.
+func (r *Rows) Lack(s Stat) {
+	if s != StatNorm {
+		r.Stats[s], r.Lacks[s] = nil, true
+	}
+}
+
+// Widen32 is f as the float64 of its shortest decimal form; NaN and ±Inf
+// stay as they are.
+func Widen32(f float32) float64 {
+	v := float64(f)
+	if v != v || v > math.MaxFloat32 || v < -math.MaxFloat32 {
+		return v
+	}
+	var buf [32]byte
+	w, err := strconv.ParseFloat(string(strconv.AppendFloat(buf[:0], v, 'g', -1, 32)), 64)
+	if err != nil {
+		return v
+	}
+	return w
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	t := make([]T, len(s), len(s)+n)
+	copy(t, s)
+	return t
+}
+
 // Grow reserves room for n more rows.
 func (r *Rows) Grow(n int) {
-	grow32 := func(s []int32) []int32 {
-		if cap(s)-len(s) >= n {
-			return s
-		}
-		t := make([]int32, len(s), len(s)+n)
-		copy(t, s)
-		return t
-	}
-	r.Rank, r.Step, r.Micro, r.Target = grow32(r.Rank), grow32(r.Step), grow32(r.Micro), grow32(r.Target)
-	if cap(r.Metric)-len(r.Metric) < n {
-		t := make([]uint8, len(r.Metric), len(r.Metric)+n)
-		copy(t, r.Metric)
-		r.Metric = t
-	}
-	for i := range r.Val {
-		if cap(r.Val[i])-len(r.Val[i]) < n {
-			t := make([]float64, len(r.Val[i]), len(r.Val[i])+n)
-			copy(t, r.Val[i])
-			r.Val[i] = t
+	r.Rank, r.Step, r.Micro, r.Target = grow(r.Rank, n), grow(r.Step, n), grow(r.Micro, n), grow(r.Target, n)
+	r.Metric, r.Norm = grow(r.Metric, n), grow(r.Norm, n)
+	for s := StatMin; s < NumStats; s++ {
+		if !r.Lacks[s] {
+			r.Stats[s] = grow(r.Stats[s], n)
 		}
 	}
+}
+
+// Resize makes the rows exactly n long (new rows zero), reusing the
+// columns' room: a reader that knows its row count fills them in place.
+func (r *Rows) Resize(n int) {
+	r.Grow(n - r.Len())
+	r.Truncate(n)
 }
 
 // Append adds one row; vals is indexed by Stat.
@@ -95,8 +182,100 @@ func (r *Rows) Append(rank, step, micro, target int32, metric uint8, vals [NumSt
 	r.Micro = append(r.Micro, micro)
 	r.Target = append(r.Target, target)
 	r.Metric = append(r.Metric, metric)
-	for i := range r.Val {
-		r.Val[i] = append(r.Val[i], vals[i])
+	for s := StatMin; s < NumStats; s++ {
+		if r.Lacks[s] {
+			if math.IsNaN(vals[s]) {
+				continue
+			}
+			r.store(s) // the first number of a statistic the rows lacked
+		}
+		r.Stats[s] = append(r.Stats[s], float32(vals[s]))
+	}
+	r.Norm = append(r.Norm, vals[StatNorm]) // after: store counts the rows by Norm
+}
+
+func nanColumn(n, c int) []float32 {
+	col := make([]float32, n, max(n, c))
+	nan := float32(math.NaN())
+	for i := range col {
+		col[i] = nan
+	}
+	return col
+}
+
+// AppendRows appends all of src, its targets and metrics renumbered by
+// tmap and mmap (nil: unchanged).
+func (r *Rows) AppendRows(src *Rows, tmap []int32, mmap []uint8) {
+	r.Rank = append(r.Rank, src.Rank...)
+	r.Step = append(r.Step, src.Step...)
+	r.Micro = append(r.Micro, src.Micro...)
+	if tmap == nil {
+		r.Target = append(r.Target, src.Target...)
+	} else {
+		for _, t := range src.Target {
+			r.Target = append(r.Target, tmap[t])
+		}
+	}
+	if mmap == nil {
+		r.Metric = append(r.Metric, src.Metric...)
+	} else {
+		for _, m := range src.Metric {
+			r.Metric = append(r.Metric, mmap[m])
+		}
+	}
+	n := len(r.Norm)
+	r.Norm = append(r.Norm, src.Norm...)
+	for s := StatMin; s < NumStats; s++ {
+		switch {
+		case r.Lacks[s] && src.Lacks[s]:
+		case src.Lacks[s]:
+			for range src.Len() {
+				r.Stats[s] = append(r.Stats[s], float32(math.NaN()))
+			}
+		default:
+			if r.Lacks[s] {
+				r.Stats[s], r.Lacks[s] = nanColumn(n, len(r.Norm)), false
+			}
+			r.Stats[s] = append(r.Stats[s], src.Stats[s]...)
+		}
+	}
+}
+
+// Place copies all rows of src over rows off… (src stores the same
+// statistics).
+func (r *Rows) Place(off int, src *Rows) {
+	copy(r.Rank[off:], src.Rank)
+	copy(r.Step[off:], src.Step)
+	copy(r.Micro[off:], src.Micro)
+	copy(r.Target[off:], src.Target)
+	copy(r.Metric[off:], src.Metric)
+	copy(r.Norm[off:], src.Norm)
+	for s := StatMin; s < NumStats; s++ {
+		if !r.Lacks[s] {
+			copy(r.Stats[s][off:], src.Stats[s])
+		}
+	}
+}
+
+// Move copies row src over row dst (compaction).
+func (r *Rows) Move(dst, src int) {
+	r.Rank[dst], r.Step[dst], r.Micro[dst], r.Target[dst], r.Metric[dst] = r.Rank[src], r.Step[src], r.Micro[src], r.Target[src], r.Metric[src]
+	r.Norm[dst] = r.Norm[src]
+	for s := StatMin; s < NumStats; s++ {
+		if !r.Lacks[s] {
+			r.Stats[s][dst] = r.Stats[s][src]
+		}
+	}
+}
+
+// Truncate keeps the first n rows.
+func (r *Rows) Truncate(n int) {
+	r.Rank, r.Step, r.Micro, r.Target, r.Metric = r.Rank[:n], r.Step[:n], r.Micro[:n], r.Target[:n], r.Metric[:n]
+	r.Norm = r.Norm[:n]
+	for s := StatMin; s < NumStats; s++ {
+		if !r.Lacks[s] {
+			r.Stats[s] = r.Stats[s][:n]
+		}
 	}
 }
 

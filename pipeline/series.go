@@ -59,7 +59,7 @@ func seriesOf(m *model.MonitorData, param, metric string) *report.Series {
 		}
 		p := pos{rows.Step[i], rows.Micro[i]}
 		posSet[p], rankSet[rows.Rank[i]] = true, true
-		vals[cellKey{rows.Rank[i], p}] = rows.Val[model.StatNorm][i]
+		vals[cellKey{rows.Rank[i], p}] = rows.Decimal(model.StatNorm, i)
 	}
 	if len(posSet) == 0 {
 		return nil

@@ -132,7 +132,7 @@ func (ix *seriesIndex) statCurve(a *model.Anomaly, rank int, stat model.Stat) (c
 		spike := -1
 		r := &ix.md.Rows
 		for k, i := range rows {
-			c.Steps[k], c.Micro[k], c.Vals[k] = r.Step[i], r.Micro[i], r.Val[stat][i]
+			c.Steps[k], c.Micro[k], c.Vals[k] = r.Step[i], r.Micro[i], r.Decimal(stat, int(i))
 			if spike < 0 && rank == a.Rank && int(r.Step[i]) == a.Step &&
 				(r.Micro[i] == model.NoMicro || a.MicroStep == nil || int(r.Micro[i]) == a.MicroPos()) {
 				spike = k

@@ -1,0 +1,152 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync/atomic"
+
+	"spikescope/model"
+)
+
+// claimBlock is how many rows a scan of a rank range collects before it
+// claims their place in the result.
+const claimBlock = 8192
+
+// countedOnly makes every read count its ranges first (tests compare the
+// two reads).
+var countedOnly bool
+
+// errNotClean stops a claimed read: a row needs the counted read (a key or
+// cell that is no number, more rows than counted, a row outside the ranges)
+// whose messages name row numbers.
+var errNotClean = errors.New("needs the counted read")
+
+// readClaimed reads rank ranges without counting them first: each range's
+// scan claims blocks of the preallocated rows as it goes (an atomic
+// cursor), so ranges land in the order they finish. Every series lies in
+// one rank range and its rows keep their scan order, so LoadMonitor's
+// stable series sort gives what the counted read gives. It reports false,
+// with the rows and any placeholder targets undone, when the data needs
+// the counted read (errNotClean).
+func (r *trendReader) readClaimed(ctx context.Context, chunks []*trendChunk, total int, p model.ProgressFunc) (bool, error) {
+	d := r.d
+	nT, nM := len(d.Targets), len(d.Metrics)
+	for _, c := range chunks {
+		for _, s := range c.stats {
+			d.HasStat[s] = true
+		}
+	}
+	rows := &d.Rows
+	for s := model.StatMin; s < model.NumStats; s++ {
+		if !d.HasStat[s] {
+			rows.Lack(s)
+		}
+	}
+	rows.Resize(total)
+	meter := newProgressMeter(p, r.path, "rows", int64(total))
+	meter.add(0)
+	sc := newTrendScanner(r)
+	var cursor atomic.Int64
+	err := parallelEach(ctx, len(chunks), r.workers, func(i int) error {
+		return sc.readClaimedChunk(ctx, chunks[i], &cursor, total, meter)
+	})
+	if err == nil && cursor.Load() != int64(total) {
+		err = errNotClean // rows outside the integer ranges (keys stored as text)
+	}
+	if errors.Is(err, errNotClean) {
+		d.Rows = model.Rows{}
+		d.Targets, d.Metrics = d.Targets[:nT], d.Metrics[:nM]
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	meter.finish()
+	sc.finish()
+	return true, nil
+}
+
+// readClaimedChunk scans one rank range on its own raw connection.
+func (s *trendScanner) readClaimedChunk(ctx context.Context, c *trendChunk, cursor *atomic.Int64, total int, meter *progressMeter) error {
+	conn, err := openRawConn(s.r.uri)
+	if err != nil {
+		return err
+	}
+	defer conn.close()
+	st, err := conn.prepare(c.query, c.args)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	rows := &s.r.d.Rows
+	var block model.Rows
+	block.Lacks = rows.Lacks
+	block.Grow(claimBlock)
+	flush := func() error {
+		k := block.Len()
+		if k == 0 {
+			return nil
+		}
+		off := cursor.Add(int64(k)) - int64(k)
+		if off+int64(k) > int64(total) {
+			return errNotClean // more rows than counted: the database changed
+		}
+		rows.Place(int(off), &block)
+		block.Truncate(0)
+		meter.add(int64(k))
+		return ctx.Err()
+	}
+	microMode := s.r.microMode
+	var text int64
+	for {
+		ok, err := st.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		rank, ok1, _ := st.colInt(0)
+		step, ok2, _ := st.colInt(1)
+		tid, ok3, _ := st.colInt(2)
+		mid, ok4, _ := st.colInt(3)
+		if !ok1 || !ok2 || !ok3 || !ok4 || rank < 0 || step < 0 || rank > math.MaxInt32 || step > math.MaxInt32 {
+			return errNotClean
+		}
+		mi, err := s.metric(mid)
+		if err != nil {
+			return err
+		}
+		ti, micro := s.target(tid)
+		if !microMode {
+			micro = model.NoMicro
+		}
+		vals := [model.NumStats]float64{math.NaN(), math.NaN(), math.NaN(), math.NaN()}
+		for k, stat := range c.stats {
+			v, kind := st.colStat(4 + k)
+			switch kind {
+			case cellNumText:
+				text++
+			case cellBad:
+				return errNotClean
+			}
+			vals[stat] = v
+		}
+		block.Append(int32(rank), int32(step), micro, ti, mi, vals)
+		if block.Len() == claimBlock {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	if text > 0 {
+		s.mu.Lock()
+		s.textVals += text
+		s.mu.Unlock()
+	}
+	return nil
+}

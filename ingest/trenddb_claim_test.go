@@ -1,0 +1,72 @@
+package ingest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"spikescope/model"
+)
+
+// sortedRows renders every row, sorted: what must not depend on the read.
+func sortedRows(d *model.MonitorData) []string {
+	var out []string
+	r := &d.Rows
+	for i := range r.Len() {
+		out = append(out, fmt.Sprintf("%d %d %d %s %s %v %v %v %v", r.Rank[i], r.Step[i], r.Micro[i], d.Targets[r.Target[i]].Name,
+			d.Metrics[r.Metric[i]], r.Value(model.StatNorm, i), r.Value(model.StatMin, i), r.Value(model.StatMax, i), r.Value(model.StatMean, i)))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestTrendDBClaimedReadMatchesCounted: the count-free read of rank ranges
+// gives the counted read's rows (and, in series order, the same order),
+// targets and warnings — on clean data, and on data with a text norm cell
+// and a text key, where it hands over to the counted read and its row
+// numbers.
+func TestTrendDBClaimedReadMatchesCounted(t *testing.T) {
+	for _, broken := range []string{"", "UPDATE trend_data SET norm = 'n/a' WHERE rank = 9 AND step = 3 AND target_id = 2",
+		"UPDATE trend_data SET step = 'x' WHERE rank = 4 AND step = 1 AND target_id = 5"} {
+		path := filepath.Join(t.TempDir(), "r.trend.db")
+		WriteTrendDB(t, path, BenchShape{Ranks: 12, Targets: 7, Metrics: 2, Steps: 6})
+		if broken != "" {
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec(broken); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+		}
+		load := func(counted bool) *model.MonitorData {
+			countedOnly = counted
+			defer func() { countedOnly = false }()
+			d, err := LoadTrendDB(context.Background(), path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.Rows.SortSeries()
+			return d
+		}
+		claimed, counted := load(false), load(true)
+		if claimed.Rows.Len() == 0 || !slices.Equal(sortedRows(claimed), sortedRows(counted)) {
+			t.Fatalf("%q: %d rows claimed, %d counted, or they differ", broken, claimed.Rows.Len(), counted.Rows.Len())
+		}
+		sameNorm := slices.EqualFunc(claimed.Rows.Norm, counted.Rows.Norm, func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) })
+		if !slices.Equal(claimed.Rows.Step, counted.Rows.Step) || !sameNorm {
+			t.Errorf("%q: series order differs", broken)
+		}
+		if !slices.Equal(claimed.Warnings, counted.Warnings) || len(claimed.Targets) != len(counted.Targets) {
+			t.Errorf("%q: warnings\n%q\n%q", broken, claimed.Warnings, counted.Warnings)
+		}
+		if broken != "" && len(claimed.Warnings) == 0 {
+			t.Errorf("%q: no warning", broken)
+		}
+	}
+}
