@@ -29,7 +29,7 @@ type FollowOptions struct {
 const (
 	EventStart     = "start"     // the first pass is read
 	EventCandidate = "candidate" // a candidate not reported before
-	EventRoot      = "root"      // the root-cause coordinate changed
+	EventRoot      = "root"      // the root-cause coordinate changed (or went: no root_cause_coordinate)
 	EventRevised   = "revised"   // a reported candidate was withdrawn, changed or came back
 	EventWarning   = "warning"   // a problem with the files; the rows read before are kept
 	EventStop      = "stop"      // interrupted: the last line
@@ -301,16 +301,20 @@ func (f *Follower) diff() []FollowEvent {
 	if f.P2 != nil {
 		root = f.P2.RootCauseCoordinate
 	}
-	if !sameCoordinate(root, f.root) && root != nil {
+	// a root that goes away (every candidate withdrawn) is a change too:
+	// said once, so that a root coming back names the right previous one
+	if f.P2 != nil && !sameCoordinate(root, f.root) {
 		e := f.event(EventRoot)
 		e.Root, e.PreviousRoot = root, f.root
-		e.Message = "the root-cause coordinate is now " + coordWords(root)
-		if f.root != nil {
-			e.Message += " (was " + coordWords(f.root) + ")"
+		switch {
+		case root == nil:
+			e.Message = "there is no root-cause coordinate any more (was " + coordWords(f.root) + "): no candidate is left with the data read since"
+		case f.root == nil:
+			e.Message = "the root-cause coordinate is now " + coordWords(root)
+		default:
+			e.Message = "the root-cause coordinate is now " + coordWords(root) + " (was " + coordWords(f.root) + ")"
 		}
 		evs = append(evs, e)
-	}
-	if root != nil || f.P2 != nil {
 		f.root = root
 	}
 	return evs

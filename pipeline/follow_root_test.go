@@ -1,0 +1,44 @@
+package pipeline
+
+import (
+	"testing"
+	"time"
+
+	"spikescope/model"
+)
+
+// Every change of the root-cause coordinate is one root line, its going
+// away included: a reader who keeps the latest root line's coordinate
+// always holds the current one, and a root that comes back is not a
+// surprise "new" root whose previous_root is wrong.
+func TestFollowRootLinesTrackTheRoot(t *testing.T) {
+	step := 3
+	a := model.Anomaly{Rank: 1, Step: step, TargetName: "layers.0.w", Metric: "grad_unreduced", Trigger: "iqr"}
+	c := &model.Coordinate{Step: &step, Rank: 1, TargetName: "layers.0.w"}
+	f := &Follower{seen: map[candKey]*seenCand{}, now: time.Now}
+	var held *model.Coordinate // what a reader of the root lines holds
+	roots := 0
+	for i, withRoot := range []bool{true, false, true, true} {
+		f.P1, f.P2 = &model.Phase1Result{}, &model.Phase2Result{}
+		if withRoot {
+			f.P1.Anomalies = []model.Anomaly{a}
+			f.P2.RootCauseCoordinate = c
+		}
+		for _, e := range f.diff() {
+			if e.Event != EventRoot {
+				continue
+			}
+			roots++
+			if !sameCoordinate(e.PreviousRoot, held) {
+				t.Errorf("analysis %d: the root line gives previous_root %+v, the lines before said %+v", i, e.PreviousRoot, held)
+			}
+			held = e.Root
+		}
+		if !sameCoordinate(held, f.P2.RootCauseCoordinate) {
+			t.Errorf("analysis %d: the root lines leave %+v, the root is %+v", i, held, f.P2.RootCauseCoordinate)
+		}
+	}
+	if roots != 3 {
+		t.Errorf("%d root lines for three changes (found, gone, back)", roots)
+	}
+}
