@@ -72,12 +72,12 @@ type FollowEvent struct {
 
 // candKey is a candidate's identity in the input's own numbering.
 type candKey struct {
-	step, micro, rank int
-	target, metric    string
+	step, micro, rank, vpp int // vpp: two model chunks may hold one name
+	target, metric         string
 }
 
 func keyOf(a *model.Anomaly) candKey {
-	return candKey{a.Step, a.Micro(), a.Rank, a.TargetName, a.Metric}
+	return candKey{a.Step, a.Micro(), a.Rank, a.VPPStage, a.TargetName, a.Metric}
 }
 
 // seenCand is a reported candidate as last reported.

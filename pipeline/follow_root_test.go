@@ -42,3 +42,24 @@ func TestFollowRootLinesTrackTheRoot(t *testing.T) {
 		t.Errorf("%d root lines for three changes (found, gone, back)", roots)
 	}
 }
+
+// Two model chunks (VPP) may hold a parameter of one name: they are two
+// candidates, each reported once, and analysing the same data again says
+// nothing.
+func TestFollowChunksAreTwoCandidates(t *testing.T) {
+	a := model.Anomaly{Rank: 1, Step: 3, TargetName: "layers.0.w", Metric: "grad_unreduced", Trigger: "iqr"}
+	b := a
+	b.VPPStage, b.Trigger = 1, "mad"
+	f := &Follower{seen: map[candKey]*seenCand{}, now: time.Now}
+	f.P1, f.P2 = &model.Phase1Result{Anomalies: []model.Anomaly{a, b}}, &model.Phase2Result{}
+	kinds := map[string]int{}
+	for _, e := range f.diff() {
+		kinds[e.Event]++
+	}
+	if kinds[EventCandidate] != 2 || len(kinds) != 1 {
+		t.Errorf("first analysis: %v, want 2 candidate lines only", kinds)
+	}
+	if evs := f.diff(); len(evs) != 0 {
+		t.Errorf("the same result again gives %d line(s), the first: %s %s", len(evs), evs[0].Event, evs[0].Message)
+	}
+}

@@ -41,12 +41,12 @@ const DefaultFollowInterval = 2 * time.Second
 
 // candID is a candidate's identity in the input's own numbering.
 type candID struct {
-	step, micro, rank int
-	target, metric    string
+	step, micro, rank, vpp int // vpp: two model chunks may hold one name
+	target, metric         string
 }
 
 func idOf(a *model.Anomaly) candID {
-	return candID{a.Step, a.Micro(), a.Rank, a.TargetName, a.Metric}
+	return candID{a.Step, a.Micro(), a.Rank, a.VPPStage, a.TargetName, a.Metric}
 }
 
 // followMarks are the candidates shown when following began: the others
