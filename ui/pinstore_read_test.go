@@ -1,0 +1,60 @@
+package ui
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The state file is read with the checks every file read gets: a named
+// pipe (which would block the read forever), a folder or a file far larger
+// than any saved pin is refused at once with a sentence naming it, and the
+// UI starts without a pin.
+func TestOddStateFileIsRefused(t *testing.T) {
+	cases := []struct {
+		name, want string
+		make       func(path string) error
+	}{
+		{"pipe", "not a regular file", func(p string) error { return syscall.Mkfifo(p, 0o600) }},
+		{"folder", "not a regular file", func(p string) error { return os.Mkdir(p, 0o700) }},
+		{"huge", "too large", func(p string) error {
+			// valid JSON, padded: only its size is wrong
+			return os.WriteFile(p, append([]byte(`{"pin": "opt=3,rank=0,param=w"}`), bytes.Repeat([]byte(" "), 2*maxStateFileBytes)...), 0o600)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st := testStore(t, "/data/run/trend.db")
+			path := statePath(st.Dir, st.Key)
+			if err := c.make(path); err != nil {
+				t.Fatal(err)
+			}
+			type res struct {
+				s    SavedState
+				warn string
+			}
+			done := make(chan res, 1)
+			go func() {
+				s, w := loadState(*st)
+				done <- res{s, w}
+			}()
+			select {
+			case r := <-done:
+				if r.s.Pin != "" || !strings.Contains(r.warn, path) || !strings.Contains(r.warn, c.want) {
+					t.Errorf("pin %q, message %q: want no pin and a sentence naming %s that says %q", r.s.Pin, r.warn, path, c.want)
+				}
+			case <-time.After(5 * time.Second):
+				if c.name == "pipe" {
+					// unblock the reader so that the test can end
+					if f, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
+						f.Close()
+					}
+				}
+				t.Fatal("reading the state file did not return in 5 s")
+			}
+		})
+	}
+}
