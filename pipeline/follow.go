@@ -243,6 +243,14 @@ func (f *Follower) Stop() FollowEvent {
 	return e
 }
 
+// StopBeforeStart is the stop line of a follow interrupted during its
+// first read: every follow ends with a stop line.
+func StopBeforeStart(path string) FollowEvent {
+	e := FollowEvent{Event: EventStop, Time: time.Now().UTC().Format(time.RFC3339), Path: path}
+	e.Message = fmt.Sprintf("stopped following %s before its first read was done", path)
+	return e
+}
+
 // Run polls every interval until ctx is done, passing every line to emit,
 // then emits the stop line and returns nil. An emit error (stdout closed)
 // ends the follow with that error.
