@@ -77,7 +77,13 @@ type candKey struct {
 }
 
 func keyOf(a *model.Anomaly) candKey {
-	return candKey{a.Step, a.Micro(), a.Rank, a.VPPStage, a.TargetName, a.Metric}
+	// the "pp<N>:" prefix comes once the ranks read show the stages: the
+	// rank already says which stage, the prefix is no part of the identity
+	name := a.TargetName
+	if a.PPStage != nil {
+		name = model.StageBaseName(name)
+	}
+	return candKey{a.Step, a.Micro(), a.Rank, a.VPPStage, name, a.Metric}
 }
 
 // seenCand is a reported candidate as last reported.
@@ -296,6 +302,8 @@ func (f *Follower) diff() []FollowEvent {
 			evs = append(evs, f.revised(ChangeRestored, s.a, &a, "is a candidate again with the data read since"))
 		case verdictChanged(&s.a, &a):
 			evs = append(evs, f.revised(ChangeChanged, s.a, &a, fmt.Sprintf("is now flagged by %s (was %s) with the data read since", verdictWords(&a), verdictWords(&s.a))))
+		case s.a.TargetName != a.TargetName:
+			evs = append(evs, f.revised(ChangeChanged, s.a, &a, fmt.Sprintf("is now named %s: the ranks read since show the pipeline stages", a.TargetName)))
 		}
 		s.a, s.live = a, true
 	}

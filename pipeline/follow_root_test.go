@@ -63,3 +63,25 @@ func TestFollowChunksAreTwoCandidates(t *testing.T) {
 		t.Errorf("the same result again gives %d line(s), the first: %s %s", len(evs), evs[0].Event, evs[0].Message)
 	}
 }
+
+// When the ranks read since make the pipeline stages known, the names of
+// earlier candidates gain their "pp<N>:" prefix: the same candidates, said
+// once as a revision each, not reported again as new ones.
+func TestFollowStagePrefixIsARenameNotANewCandidate(t *testing.T) {
+	a := model.Anomaly{Rank: 4, Step: 3, TargetName: "layers.0.w", Metric: "grad_unreduced", Trigger: "iqr"}
+	staged := a
+	staged.TargetName, staged.PPStage = model.StageName(1, a.TargetName), model.IntPtr(1)
+	f := &Follower{seen: map[candKey]*seenCand{}, now: time.Now}
+	var lines []FollowEvent
+	for _, x := range []model.Anomaly{a, staged, staged} {
+		f.P1, f.P2 = &model.Phase1Result{Anomalies: []model.Anomaly{x}}, &model.Phase2Result{}
+		lines = append(lines, f.diff()...)
+	}
+	if len(lines) != 2 || lines[0].Event != EventCandidate || lines[1].Event != EventRevised || lines[1].Change != ChangeChanged ||
+		lines[1].Now == nil || lines[1].Now.TargetName != staged.TargetName {
+		for _, e := range lines {
+			t.Logf("%s %s %s", e.Event, e.Change, e.Message)
+		}
+		t.Fatalf("%d lines: want the candidate, then one revision naming it %s", len(lines), staged.TargetName)
+	}
+}

@@ -46,7 +46,13 @@ type candID struct {
 }
 
 func idOf(a *model.Anomaly) candID {
-	return candID{a.Step, a.Micro(), a.Rank, a.VPPStage, a.TargetName, a.Metric}
+	// the "pp<N>:" prefix comes once the ranks read show the stages: the
+	// rank already says which stage, the prefix is no part of the identity
+	name := a.TargetName
+	if a.PPStage != nil {
+		name = model.StageBaseName(name)
+	}
+	return candID{a.Step, a.Micro(), a.Rank, a.VPPStage, name, a.Metric}
 }
 
 // followMarks are the candidates shown when following began: the others
