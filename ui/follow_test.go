@@ -150,3 +150,26 @@ func TestFollowOnePollAtATime(t *testing.T) {
 		t.Fatalf("the resumed poll's data was not applied: %d candidates", len(m.p1.anoms))
 	}
 }
+
+// The bell is opt-in: without Options.Bell a new root rings nothing.
+func TestFollowNoBellUnlessAsked(t *testing.T) {
+	fb := &followFake{fakeBackend: fixtureBackend(), replies: []followReply{
+		{nil, FollowNews{Version: 1}},
+		{withEarlier(), FollowNews{Version: 2, NewRoot: true}},
+	}}
+	m := New(Options{Backend: fb, NoColor: true, ReportDir: t.TempDir()})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	m.Update(loadedMsg{id: m.loadID, data: fixture()})
+	msgs := deliver(t, m, press(m, "F"))
+	msgs = append(msgs, deliver(t, m, m.followMsg(followTickMsg{gen: m.follow.gen}))...)
+	if len(m.p1.anoms) != 4 {
+		t.Fatalf("the new root's data was not applied: %d candidates", len(m.p1.anoms))
+	}
+	for _, msg := range msgs {
+		if r, ok := msg.(tea.RawMsg); ok && strings.Contains(rawText(r.Msg), "\a") {
+			t.Fatalf("a bell without --bell: %v", msgs)
+		}
+	}
+}
+
+func rawText(v any) string { s, _ := v.(string); return s }
