@@ -58,3 +58,21 @@ func TestOddStateFileIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// The state folder: $XDG_STATE_HOME when it is an absolute path (the XDG
+// rule: a relative one is ignored), else ~/.local/state, else none.
+func TestDefaultStateDirFollowsXDG(t *testing.T) {
+	for _, c := range []struct{ xdg, home, want string }{
+		{"/st", "/home/u", "/st/spikescope/pins"},
+		{"rel/st", "/home/u", "/home/u/.local/state/spikescope/pins"},
+		{"", "/home/u", "/home/u/.local/state/spikescope/pins"},
+		{"/st", "", "/st/spikescope/pins"},
+		{"", "", ""},
+	} {
+		t.Setenv("XDG_STATE_HOME", c.xdg)
+		t.Setenv("HOME", c.home)
+		if got := DefaultStateDir(); got != c.want {
+			t.Errorf("XDG_STATE_HOME=%q HOME=%q: %q, want %q", c.xdg, c.home, got, c.want)
+		}
+	}
+}
