@@ -183,6 +183,9 @@ func saveState(st PinStore, s SavedState) error {
 	if err != nil {
 		return err
 	}
+	if len(b)+1 > maxStateFileBytes { // what loadState would refuse
+		return fmt.Errorf("the note is too long to keep (%d bytes, at most %d): the pin and note are not saved", len(s.Note), maxStateFileBytes-len(b)+len(s.Note)-1)
+	}
 	tmp, err := os.CreateTemp(dir, ".pin-*.tmp")
 	if err != nil {
 		return fmt.Errorf("cannot write in the state folder %s: %v", dir, errText(err))

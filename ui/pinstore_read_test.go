@@ -76,3 +76,20 @@ func TestDefaultStateDirFollowsXDG(t *testing.T) {
 		}
 	}
 }
+
+// A save never writes what the next start would refuse to read: a note
+// too long for the state file is not saved, with a sentence saying so, and
+// the state saved before stays.
+func TestTooLongNoteIsNotSaved(t *testing.T) {
+	st := testStore(t, "/data/run/trend.db")
+	if err := saveState(*st, SavedState{Pin: "opt=3,rank=0,param=w", Note: "short"}); err != nil {
+		t.Fatal(err)
+	}
+	err := saveState(*st, SavedState{Pin: "opt=3,rank=0,param=w", Note: strings.Repeat("n", maxStateFileBytes)})
+	if err == nil || !strings.Contains(err.Error(), "too long") {
+		t.Fatalf("saving a %d-byte note: %v, want a sentence that it is too long", maxStateFileBytes, err)
+	}
+	if s, warn := loadState(*st); warn != "" || s.Note != "short" {
+		t.Fatalf("after the refused save: note %q, message %q; want the state saved before", s.Note, warn)
+	}
+}
