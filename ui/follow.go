@@ -232,12 +232,71 @@ func (m *Model) applyPending() {
 	d := f.pending
 	f.pending, f.pendingBase, f.version = nil, nil, f.pendingVersion
 	d.follow = f.marks
-	old := m.p1
+	old, old2, old3, oldSeries := m.p1, m.p2, m.p3, m.series
 	m.setData(d, false)
 	if old != nil && m.p1 != nil && m.p1 != old {
 		keepPhase1View(old, m.p1)
 	}
+	if old2 != nil && m.p2 != nil {
+		keepPhase2View(old2, m.p2)
+	}
+	if old3 != nil && m.p3 != nil {
+		keepPhase3View(old3, m.p3)
+	}
+	if oldSeries != nil && m.series != nil {
+		keepSeriesView(oldSeries, m.series)
+	}
 	m.layout()
+}
+
+// keepPhase2View carries the Phase 2 screen's selected candidate (by
+// identity) and its scroll over to the new pane.
+func keepPhase2View(old, p *phase2Pane) {
+	p.sv.offset = old.sv.offset
+	a := old.candidate()
+	if a == nil || p.data == nil || p.data.P2 == nil {
+		return
+	}
+	id := idOf(a)
+	for i := range p.data.P2.Candidates {
+		if idOf(&p.data.P2.Candidates[i].Anomaly) == id {
+			p.sel = i
+			return
+		}
+	}
+}
+
+// keepPhase3View carries the Phase 3 screen's anchor, metric, sort,
+// column and selected layer (by its number) and the selected row's place
+// on screen over to the new pane.
+func keepPhase3View(old, p *phase3Pane) {
+	var layer *int
+	if l := old.selectedLayer(); l != nil {
+		layer = &l.Layer
+	}
+	if r := p.result(); r != nil && old.anchor < len(r.Anchors) {
+		p.anchor = old.anchor
+	}
+	p.metric = old.metric
+	p.tbl.colCur, p.tbl.sortCol, p.tbl.sortDesc = old.tbl.colCur, old.tbl.sortCol, old.tbl.sortDesc
+	p.rebuild()
+	t := p.anchorTable()
+	if layer == nil || t == nil {
+		return
+	}
+	for i := range t.Layers {
+		if t.Layers[i].Layer == *layer && p.tbl.selectData(i) {
+			p.tbl.offset = max(0, p.tbl.cursor-(old.tbl.cursor-old.tbl.offset))
+			p.tbl.clamp()
+			return
+		}
+	}
+}
+
+// keepSeriesView carries the series screen's choices (metric, log axis,
+// the ranks scrolled to) over to the new pane of the same candidate.
+func keepSeriesView(old, s *seriesPane) {
+	s.metric, s.logY, s.rankTop = old.metric, old.logY, old.rankTop
 }
 
 // keepPhase1View carries the Phase 1 table's filter, sort, selection (by
