@@ -242,3 +242,31 @@ func TestFollowKeepsPhase3View(t *testing.T) {
 		t.Fatalf("after a poll: metric %d layer %v, want metric %d layer %d", m.p3.metric, l, metric, layer.Layer)
 	}
 }
+
+// On a candidate's series, new data keeps the metric the user switched to.
+func TestFollowKeepsSeriesMetric(t *testing.T) {
+	fb := &followFake{fakeBackend: fixtureBackend(), replies: []followReply{
+		{nil, FollowNews{Version: 1}},
+		{withEarlier(), FollowNews{Version: 2}},
+	}}
+	m := New(Options{Backend: fb, NoColor: true, ReportDir: t.TempDir()})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	m.Update(loadedMsg{id: m.loadID, data: fixture()})
+	deliver(t, m, press(m, "F"))
+	deliver(t, m, press(m, "enter"))
+	if m.screen != screenSeries || m.series == nil {
+		t.Fatalf("screen %d, want the series", m.screen)
+	}
+	press(m, "m")
+	metric := m.series.metric
+	if metric == 0 {
+		t.Fatal("m did not switch the series' metric")
+	}
+	deliver(t, m, m.followMsg(followTickMsg{gen: m.follow.gen}))
+	if len(m.p1.anoms) != 4 {
+		t.Fatalf("the new data was not applied: %d candidates", len(m.p1.anoms))
+	}
+	if m.series.metric != metric {
+		t.Fatalf("after a poll the series shows metric %d, want %d", m.series.metric, metric)
+	}
+}
