@@ -24,7 +24,7 @@ type FollowNews struct {
 	LastData time.Time // when rows last arrived (the first read counts)
 	LastStep int       // the last step read (optimizer step on micro-step data)
 	HasStep  bool
-	NewRoot  bool     // the root-cause coordinate changed
+	NewRoot  bool     // the root-cause coordinate shown changed (with the baseline and pin)
 	Warnings []string // problems with the files; the rows read before are kept
 	// Version counts the analyses of the followed data: the UI passes the
 	// one it shows, and gets new Data only for a later one.
