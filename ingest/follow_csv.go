@@ -385,7 +385,7 @@ func (ff *followFile) readNew(ctx context.Context, meter *progressMeter) (*csvRe
 		return nil, &errFollowRestart{fmt.Sprintf("%s was written anew (its line %d no longer ends where it did): the whole tree is read again", ff.f.path, ff.lines)}
 	}
 	nl := &newlineCounter{r: io.NewSectionReader(fh, ff.offset, end-ff.offset), meter: meter}
-	r, err := parseCSV(ctx, ff.f, io.MultiReader(bytes.NewReader(ff.header), nl), int64(len(ff.header))+end-ff.offset)
+	r, err := parseCSVAppended(ctx, ff.f, ff.header, nl, int64(len(ff.header))+end-ff.offset)
 	shift := ff.lines - 1 // line 2 of the chunk is line ff.lines+1 of the file
 	if err != nil {
 		return nil, shiftErrorLines(err, shift)
