@@ -259,10 +259,18 @@ func keepPhase2View(old, p *phase2Pane) {
 	}
 	id := idOf(a)
 	for i := range p.data.P2.Candidates {
-		if idOf(&p.data.P2.Candidates[i].Anomaly) == id {
-			p.sel = i
-			return
+		if idOf(&p.data.P2.Candidates[i].Anomaly) != id {
+			continue
 		}
+		p.sel = i
+		// the row stays where it was on screen (candAt is filled by layout)
+		if old.sel < len(old.candAt) {
+			at := old.candAt[old.sel] - old.sv.offset
+			if p.lines(); i < len(p.candAt) {
+				p.sv.offset = max(0, p.candAt[i]-at)
+			}
+		}
+		return
 	}
 }
 

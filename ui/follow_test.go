@@ -193,7 +193,7 @@ func TestFollowKeepsPhase2Selection(t *testing.T) {
 		{withEarlierP2(), FollowNews{Version: 2}},
 	}}
 	m := New(Options{Backend: fb, NoColor: true, ReportDir: t.TempDir()})
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 14}) // the list scrolls
 	m.Update(loadedMsg{id: m.loadID, data: fixture()})
 	deliver(t, m, press(m, "F"))
 	press(m, "2")
@@ -203,12 +203,18 @@ func TestFollowKeepsPhase2Selection(t *testing.T) {
 		t.Fatalf("screen %d, selection %d: want Phase 2 on its second candidate", m.screen, m.p2.sel)
 	}
 	want := idOf(sel)
+	m.View()
+	at := m.p2.candAt[m.p2.sel] - m.p2.sv.offset // the selected row's place on screen
 	deliver(t, m, m.followMsg(followTickMsg{gen: m.follow.gen}))
 	if len(m.data.P2.Candidates) != 3 {
 		t.Fatalf("the new data was not applied: %d Phase 2 candidates", len(m.data.P2.Candidates))
 	}
 	if c := m.p2.candidate(); c == nil || idOf(c) != want || m.p2.sel != 2 {
 		t.Fatalf("after a poll the selection is %d (%+v), want 2 (%+v)", m.p2.sel, c, want)
+	}
+	m.View()
+	if now := m.p2.candAt[m.p2.sel] - m.p2.sv.offset; now != at {
+		t.Errorf("the selected row moved on screen from line %d to %d (offset %d, %d lines, height %d)", at, now, m.p2.sv.offset, len(m.p2.lines()), m.p2.sv.height)
 	}
 }
 
