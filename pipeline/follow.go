@@ -147,7 +147,7 @@ func StartFollow(ctx context.Context, path string, f model.Format, opt FollowOpt
 	start.LastStep, start.LastWrite = fl.lastStepPtr(), fl.lastWrite()
 	iv := opt.Interval.Seconds()
 	start.IntervalS = &iv
-	start.Message = fmt.Sprintf("following %s: %d rows read, %d candidate(s); polling every %s until interrupted", path, fl.Data.Rows.Len(), len(fl.P1.Anomalies), opt.Interval)
+	start.Message = fmt.Sprintf("following %s: %s read, %s; polling every %s until interrupted", path, count(fl.Data.Rows.Len(), "row"), count(len(fl.P1.Anomalies), "candidate"), opt.Interval)
 	evs := []FollowEvent{start}
 	for _, w := range fl.P1.Warnings {
 		evs = append(evs, fl.warning(w))
@@ -156,6 +156,14 @@ func StartFollow(ctx context.Context, path string, f model.Format, opt FollowOpt
 }
 
 func intp(v int) *int { return &v }
+
+// count is "1 row", "2 rows".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
 
 func (f *Follower) event(kind string) FollowEvent {
 	return FollowEvent{Event: kind, Time: f.now().UTC().Format(time.RFC3339)}
@@ -245,7 +253,7 @@ func (f *Follower) Stop() FollowEvent {
 	e.Path, e.Polls = f.path, intp(f.polls)
 	e.Rows, e.Candidates, e.LastStep = intp(f.Data.Rows.Len()), intp(len(f.P1.Anomalies)), f.lastStepPtr()
 	e.LastWrite = f.lastWrite()
-	e.Message = fmt.Sprintf("stopped following %s after %d poll(s): %d rows, %d candidate(s)", f.path, f.polls, f.Data.Rows.Len(), len(f.P1.Anomalies))
+	e.Message = fmt.Sprintf("stopped following %s after %s: %s, %s", f.path, count(f.polls, "poll"), count(f.Data.Rows.Len(), "row"), count(len(f.P1.Anomalies), "candidate"))
 	return e
 }
 

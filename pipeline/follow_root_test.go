@@ -1,9 +1,11 @@
 package pipeline
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"spikescope/ingest"
 	"spikescope/model"
 )
 
@@ -85,3 +87,22 @@ func TestFollowStagePrefixIsARenameNotANewCandidate(t *testing.T) {
 		t.Fatalf("%d lines: want the candidate, then one revision naming it %s", len(lines), staged.TargetName)
 	}
 }
+
+// The start and stop lines count in words a user reads: "1 row", not
+// "1 rows" or "candidate(s)".
+func TestFollowStopLineCounts(t *testing.T) {
+	f := &Follower{path: "/data/run", mon: idleMonitor{}, now: time.Now, polls: 1, P1: &model.Phase1Result{Anomalies: make([]model.Anomaly, 2)}, Data: &model.MonitorData{}}
+	msg := f.Stop().Message
+	if want := "stopped following /data/run after 1 poll: 0 rows, 2 candidates"; msg != want {
+		t.Errorf("stop line %q, want %q", msg, want)
+	}
+}
+
+// idleMonitor is a monitor nobody writes.
+type idleMonitor struct{}
+
+func (idleMonitor) Data() *model.MonitorData { return &model.MonitorData{} }
+func (idleMonitor) Poll(context.Context) (ingest.FollowPoll, error) {
+	return ingest.FollowPoll{}, nil
+}
+func (idleMonitor) LastWrite() time.Time { return time.Time{} }
