@@ -116,6 +116,7 @@ type Follower struct {
 	// saw this version has seen the latest data.
 	Version int
 	polls   int
+	reread  bool // the latest poll read the data again (not only new rows)
 	now     func() time.Time
 }
 
@@ -229,6 +230,7 @@ func (f *Follower) Poll(ctx context.Context) ([]FollowEvent, error) {
 	if !p.Changed {
 		return evs, nil
 	}
+	f.reread = p.Reread
 	f.analyse()
 	return append(evs, f.diff()...), nil
 }
@@ -318,7 +320,11 @@ func (f *Follower) diff() []FollowEvent {
 	for _, k := range f.order {
 		if s := f.seen[k]; s.live && !cur[k] {
 			s.live = false
-			evs = append(evs, f.revised(ChangeWithdrawn, s.a, nil, "is no longer a candidate: the baseline of later steps does not flag it"))
+			why := "is no longer a candidate: the baseline of later steps does not flag it"
+			if f.reread { // rows may have gone or changed, not only come
+				why = "is no longer a candidate in the data as read again"
+			}
+			evs = append(evs, f.revised(ChangeWithdrawn, s.a, nil, why))
 		}
 	}
 	var root *model.Coordinate

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,3 +107,23 @@ func (idleMonitor) Poll(context.Context) (ingest.FollowPoll, error) {
 	return ingest.FollowPoll{}, nil
 }
 func (idleMonitor) LastWrite() time.Time { return time.Time{} }
+
+// A withdrawal says why in words true of the poll: after new rows only,
+// the later steps' baseline; after the data was read again (a replaced
+// file, a new trend.db), only that it was read again.
+func TestFollowWithdrawalSaysWhy(t *testing.T) {
+	a := model.Anomaly{Rank: 1, Step: 3, TargetName: "w", Metric: "grad_unreduced", Trigger: "iqr"}
+	for _, c := range []struct {
+		reread bool
+		want   string
+	}{{false, "baseline of later steps"}, {true, "read again"}} {
+		f := &Follower{seen: map[candKey]*seenCand{}, now: time.Now}
+		f.P1, f.P2 = &model.Phase1Result{Anomalies: []model.Anomaly{a}}, &model.Phase2Result{}
+		f.diff()
+		f.P1, f.reread = &model.Phase1Result{}, c.reread
+		evs := f.diff()
+		if len(evs) != 1 || evs[0].Change != ChangeWithdrawn || !strings.Contains(evs[0].Message, c.want) {
+			t.Errorf("reread %v: %+v, want one withdrawal saying %q", c.reread, evs, c.want)
+		}
+	}
+}
