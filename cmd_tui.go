@@ -72,18 +72,23 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if e.Err == nil && e.Pin != "" { // the terminal is restored: a line to reuse
-		io.WriteString(stdout, pinExitText(args, e.Pin, store != nil))
+		why := e.PinNotKept
+		if store == nil {
+			why = "no folder to keep it in: set XDG_STATE_HOME or HOME"
+		}
+		io.WriteString(stdout, pinExitText(args, e.Pin, why))
 	}
 	return exitCode(e.Err, stderr)
 }
 
 // pinExitText is what the TUI prints on exit with a pin: the command that
-// reopens it, and whether the pin is kept for this input (not with no
-// state folder: neither XDG_STATE_HOME nor HOME set).
-func pinExitText(args []string, pin string, kept bool) string {
+// reopens it, and whether the pin is kept for this input (why not: no
+// state folder, neither XDG_STATE_HOME nor HOME set, or the save failed).
+func pinExitText(args []string, pin, notKept string) string {
 	line, _ := ingest.EscapeControl(reuseCommand(args, pin))
-	if !kept {
-		return fmt.Sprintf("the pin is not kept (no folder to keep it in: set XDG_STATE_HOME or HOME); to reopen it:\n  %s\n", line)
+	if notKept != "" {
+		why, _ := ingest.EscapeControl(notKept)
+		return fmt.Sprintf("the pin is not kept (%s); to reopen it:\n  %s\n", why, line)
 	}
 	return fmt.Sprintf("the pin is kept for this input; to reopen it elsewhere:\n  %s\n", line)
 }

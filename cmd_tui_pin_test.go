@@ -28,15 +28,14 @@ func TestReuseCommandQuotesAndReplacesPin(t *testing.T) {
 func TestPinExitTextSaysWhetherKept(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", "")
 	t.Setenv("HOME", "")
-	kept := ui.DefaultStateDir() != ""
-	if kept {
-		t.Fatalf("no XDG_STATE_HOME and no HOME, yet a state folder: %q", ui.DefaultStateDir())
+	if d := ui.DefaultStateDir(); d != "" {
+		t.Fatalf("no XDG_STATE_HOME and no HOME, yet a state folder: %q", d)
 	}
-	got := pinExitText([]string{"run"}, "opt=3,rank=0", kept)
-	if strings.Contains(got, "is kept") || !strings.Contains(got, "not kept") || !strings.Contains(got, "spikescope run --pin opt=3,rank=0") {
+	got := pinExitText([]string{"run"}, "opt=3,rank=0", "no folder to keep it in")
+	if strings.Contains(got, "is kept") || !strings.Contains(got, "not kept (no folder to keep it in)") || !strings.Contains(got, "spikescope run --pin opt=3,rank=0") {
 		t.Errorf("exit text without a state folder:\n%s", got)
 	}
-	if got := pinExitText([]string{"run"}, "opt=3,rank=0", true); !strings.Contains(got, "is kept") {
+	if got := pinExitText([]string{"run"}, "opt=3,rank=0", ""); !strings.Contains(got, "is kept") {
 		t.Errorf("exit text with a state folder:\n%s", got)
 	}
 }

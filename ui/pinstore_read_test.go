@@ -93,3 +93,48 @@ func TestTooLongNoteIsNotSaved(t *testing.T) {
 		t.Fatalf("after the refused save: note %q, message %q; want the state saved before", s.Note, warn)
 	}
 }
+
+// A pin made just before quitting is kept although its save command never
+// ran (the process ends with the program): saveOnExit writes it. A save of
+// before that runs late does not overwrite it.
+func TestPinMadeJustBeforeQuitIsKept(t *testing.T) {
+	st := testStore(t, "/data/run/trend.db")
+	m := started(t, st)
+	press(m, "j")
+	msg := press(m, "p")() // the pin request; its reply asks for a save
+	_, save := m.Update(msg)
+	if m.data.Pin == "" || save == nil {
+		t.Fatalf("p did not pin (pin %q) or asked for no save", m.data.Pin)
+	}
+	if _, err := os.Stat(statePath(st.Dir, st.Key)); !os.IsNotExist(err) {
+		t.Fatalf("saved before the save command ran: %v", err)
+	}
+	if err := saveOnExit(m); err != nil {
+		t.Fatal(err)
+	}
+	again := started(t, st)
+	if again.data.Pin != m.data.Pin {
+		t.Fatalf("after the exit the saved pin is %q, want %q", again.data.Pin, m.data.Pin)
+	}
+	drain(m, save) // the late command: it must not write an older state
+	if s, _ := loadState(*st); canonicalPin(s.Pin) != canonicalPin(m.data.Pin) {
+		t.Fatalf("a late save replaced the pin with %q", s.Pin)
+	}
+}
+
+// Quitting without a change writes nothing: a pin another spikescope
+// saved on the same input meanwhile stays.
+func TestExitWithoutChangeKeepsOtherProcessPin(t *testing.T) {
+	st := testStore(t, "/data/run/trend.db")
+	m := started(t, st)
+	other := SavedState{Pin: "opt=99,rank=7,param=elsewhere.weight", Note: "theirs"}
+	if err := saveState(*st, other); err != nil {
+		t.Fatal(err)
+	}
+	if err := saveOnExit(m); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := loadState(*st); s.Pin != other.Pin || s.Note != other.Note {
+		t.Fatalf("after an exit with no change the saved state is %+v, want the other process's %+v", s, other)
+	}
+}
