@@ -86,6 +86,11 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 func detectFollow(path string, f model.Format, opt pipeline.FollowOptions, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	return detectFollowCtx(ctx, path, f, opt, stdout, stderr)
+}
+
+// detectFollowCtx is detectFollow until ctx is done.
+func detectFollowCtx(ctx context.Context, path string, f model.Format, opt pipeline.FollowOptions, stdout, stderr io.Writer) int {
 	emit := func(e pipeline.FollowEvent) error {
 		b, err := json.Marshal(e)
 		if err != nil {
@@ -96,8 +101,8 @@ func detectFollow(path string, f model.Format, opt pipeline.FollowOptions, stdou
 	}
 	fl, first, err := pipeline.StartFollow(ctx, path, f, opt, nil)
 	if err != nil {
-		if ctx.Err() != nil {
-			return 0 // interrupted during the first read: nothing to report
+		if ctx.Err() != nil { // interrupted during the first read: still the last line
+			return exitCode(emit(pipeline.StopBeforeStart(path)), stderr)
 		}
 		return exitCode(err, stderr)
 	}

@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -12,6 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"spikescope/model"
+	"spikescope/pipeline"
 )
 
 // detect --follow as a process: JSON lines, each a complete line as soon
@@ -84,5 +88,21 @@ func TestDetectFollowBadInput(t *testing.T) {
 		if code != 2 || len(lines) != 1 || !strings.Contains(lines[0], c.want) || out.Len() > 0 {
 			t.Errorf("detect %v: exit %d, stderr %q, stdout %q; want exit 2 and one line with %q", c.args, code, errb.String(), out.String(), c.want)
 		}
+	}
+}
+
+// Interrupted before the first read is done, detect --follow still ends
+// with a stop line (the one a reader of the lines waits for) and exit 0.
+func TestDetectFollowInterruptedAtOnceEndsWithStop(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := detectFollowCtx(ctx, demoNPU+"/trend.db", model.FormatAuto, pipeline.FollowOptions{Interval: time.Second}, &out, &errb)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var last struct {
+		Event, Message string
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || code != 0 || last.Event != "stop" || errb.Len() > 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q: want exit 0 and a stop line last", code, out.String(), errb.String())
 	}
 }

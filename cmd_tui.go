@@ -72,10 +72,25 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if e.Err == nil && e.Pin != "" { // the terminal is restored: a line to reuse
-		line, _ := ingest.EscapeControl(reuseCommand(args, e.Pin))
-		fmt.Fprintf(stdout, "the pin is kept for this input; to reopen it elsewhere:\n  %s\n", line)
+		why := e.PinNotKept
+		if store == nil {
+			why = "no folder to keep it in: set XDG_STATE_HOME or HOME"
+		}
+		io.WriteString(stdout, pinExitText(args, e.Pin, why))
 	}
 	return exitCode(e.Err, stderr)
+}
+
+// pinExitText is what the TUI prints on exit with a pin: the command that
+// reopens it, and whether the pin is kept for this input (why not: no
+// state folder, neither XDG_STATE_HOME nor HOME set, or the save failed).
+func pinExitText(args []string, pin, notKept string) string {
+	line, _ := ingest.EscapeControl(reuseCommand(args, pin))
+	if notKept != "" {
+		why, _ := ingest.EscapeControl(notKept)
+		return fmt.Sprintf("the pin is not kept (%s); to reopen it:\n  %s\n", why, line)
+	}
+	return fmt.Sprintf("the pin is kept for this input; to reopen it elsewhere:\n  %s\n", line)
 }
 
 // reuseCommand is the command line that reopens the run at pin: args

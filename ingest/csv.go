@@ -249,6 +249,7 @@ const csvBytesPerRowGuess = 80
 type csvParser struct {
 	sc      csvScanner
 	targets csvTargets
+	sniff   int // how many bytes of the input are the file's start (the binary check)
 }
 
 // csvParserPool recycles parsers across the many files of a tree.
@@ -257,18 +258,31 @@ var csvParserPool = sync.Pool{New: func() any { return &csvParser{} }}
 // parseCSV parses monitor CSV text; f names the file and gives its rank and
 // file-name metric.
 func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvResult, error) {
+	return parseCSVSniff(ctx, f, in, size, csvSniffBytes)
+}
+
+// parseCSVAppended parses the header line of a file, then bytes from later
+// in it (a follower's new lines): only the header is the file's start, so
+// only it is checked for binary data; a NUL later is a bad line, as in a
+// full read.
+func parseCSVAppended(ctx context.Context, f csvFile, header []byte, rest io.Reader, size int64) (*csvResult, error) {
+	return parseCSVSniff(ctx, f, io.MultiReader(bytes.NewReader(header), rest), size, min(len(header), csvSniffBytes))
+}
+
+func parseCSVSniff(ctx context.Context, f csvFile, in io.Reader, size int64, sniff int) (*csvResult, error) {
 	p := csvParserPool.Get().(*csvParser)
 	defer func() {
 		p.sc.reset(nil)
 		csvParserPool.Put(p)
 	}()
 	p.sc.reset(in)
+	p.sniff = sniff
 	return p.parse(ctx, f, size)
 }
 
 func (p *csvParser) parse(ctx context.Context, f csvFile, size int64) (*csvResult, error) {
 	sc := &p.sc
-	if head := sc.head(csvSniffBytes); len(head) > 0 {
+	if head := sc.head(p.sniff); len(head) > 0 {
 		if msg := binaryProblem(bytes.TrimPrefix(head, []byte("\ufeff"))); msg != "" {
 			return nil, inputErr(f.path, nil, "%s", msg)
 		}

@@ -42,26 +42,13 @@ func fastFloat(b []byte) (float64, bool) {
 		i = 1
 	}
 	// at most 19 digits in all, so that mant cannot overflow
-	var mant uint64
 	start := i
-	for ; i < len(b); i++ {
-		d := b[i] - '0'
-		if d > 9 {
-			break
-		}
-		mant = mant*10 + uint64(d)
-	}
+	i, mant := addDigits(b, i, 0)
 	nd, exp := i-start, 0
 	if i < len(b) && b[i] == '.' {
 		i++
 		fs := i
-		for ; i < len(b); i++ {
-			d := b[i] - '0'
-			if d > 9 {
-				break
-			}
-			mant = mant*10 + uint64(d)
-		}
+		i, mant = addDigits(b, i, mant)
 		nd += i - fs
 		exp = fs - i
 	}
@@ -119,6 +106,19 @@ func fastFloat(b []byte) (float64, bool) {
 		f = -f
 	}
 	return f, true
+}
+
+// addDigits appends the decimal digits of b from i to mant; it returns
+// where they end. mant may wrap past 19 digits: the caller counts them.
+func addDigits(b []byte, i int, mant uint64) (int, uint64) {
+	for ; i < len(b); i++ {
+		d := b[i] - '0'
+		if d > 9 {
+			break
+		}
+		mant = mant*10 + uint64(d)
+	}
+	return i, mant
 }
 
 // parseIntBytes is parseIntCell on bytes.

@@ -24,6 +24,19 @@ type csvTargets struct {
 // csvNames interns target names across files and readers: a name is one
 // string however many files list it. Consulted only for a target new to a
 // file that the guesses missed.
+//
+// It lives for the process, on purpose, and is bounded. What it keeps
+// beyond the data is a map entry per name (80 B measured, the name's bytes
+// are the data's) and the names of data no longer held; at the bound that
+// is at most about 140 MB, reached only by a million distinct names, and
+// then it starts over (names interned before stay valid, later copies are
+// merely not shared). A follower running for days holds every name it
+// ever read in its own data (targets are only added), so the table costs
+// it at most 80 B per name on top of that, and a tree read again after a
+// replaced file finds its names here instead of copying them again. A
+// per-load table would free the dead names of a finished load, but every
+// process reads one input set and keeps it, so there is nothing to free;
+// unique.Make's weak entries would drop a name's sharing at each GC.
 var csvNames struct {
 	sync.Mutex
 	m map[string]string

@@ -87,12 +87,18 @@ func (c *csvFollower) readAll(ctx context.Context, p model.ProgressFunc) error {
 		return inputErr(c.path, nil, "no monitor CSV file (<metric>_<a>-<b>.csv or <slug>_step<a>-<b>.csv) among %d file(s)", disc.seen)
 	}
 	if len(disc.runOrder) > 0 {
-		// the full loader drops a restarted rank's superseded rows
+		// the full loader drops a restarted rank's superseded rows; the
+		// files are stat'ed first, so that what the job writes during the
+		// read counts as unread (the next poll reads the tree again)
+		stats := make([]os.FileInfo, len(disc.files))
+		for i, f := range disc.files {
+			stats[i], _ = os.Stat(f.path)
+		}
 		d, err := LoadCSV(ctx, c.path, p)
 		if err != nil {
 			return err
 		}
-		c.resetFrom(disc, d)
+		c.resetFrom(disc, stats, d)
 		c.wholeTree = true
 		return nil
 	}
@@ -159,14 +165,15 @@ func (c *csvFollower) seenWrite(st os.FileInfo) {
 func (c *csvFollower) LastWrite() time.Time { return c.lastWrite }
 
 // resetFrom takes a tree read whole by LoadCSV: every file counts as read
-// to its current end.
-func (c *csvFollower) resetFrom(disc *discovery, d *model.MonitorData) {
+// to where it was before the read (stats, nil when it could not be
+// stat'ed).
+func (c *csvFollower) resetFrom(disc *discovery, stats []os.FileInfo, d *model.MonitorData) {
 	c.single = disc.single
 	c.m = &csvMerger{d: d, targets: map[targetKey]int32{}, metrics: map[string]uint8{}}
 	c.files = map[string]*followFile{}
-	for _, f := range disc.files {
+	for i, f := range disc.files {
 		ff := &followFile{f: f, offset: f.size}
-		if st, err := os.Stat(f.path); err == nil {
+		if st := stats[i]; st != nil {
 			ff.info, ff.offset = st, st.Size()
 			c.seenWrite(st)
 		}
@@ -378,7 +385,7 @@ func (ff *followFile) readNew(ctx context.Context, meter *progressMeter) (*csvRe
 		return nil, &errFollowRestart{fmt.Sprintf("%s was written anew (its line %d no longer ends where it did): the whole tree is read again", ff.f.path, ff.lines)}
 	}
 	nl := &newlineCounter{r: io.NewSectionReader(fh, ff.offset, end-ff.offset), meter: meter}
-	r, err := parseCSV(ctx, ff.f, io.MultiReader(bytes.NewReader(ff.header), nl), int64(len(ff.header))+end-ff.offset)
+	r, err := parseCSVAppended(ctx, ff.f, ff.header, nl, int64(len(ff.header))+end-ff.offset)
 	shift := ff.lines - 1 // line 2 of the chunk is line ff.lines+1 of the file
 	if err != nil {
 		return nil, shiftErrorLines(err, shift)

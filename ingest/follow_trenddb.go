@@ -80,14 +80,24 @@ func newTrendDBFollower(ctx context.Context, path string, p model.ProgressFunc) 
 	if err != nil {
 		return nil, err
 	}
-	info, stamp := statStamp(file)
-	d, err := LoadMonitor(ctx, path, model.FormatTrendDB, p)
-	if err != nil {
-		return nil, err
+	// data2db may rename a new file over the one being read: a read that
+	// fails on a file replaced meanwhile is tried again on the new one
+	for tries := 1; ; tries++ {
+		info, stamp := statStamp(file)
+		d, err := LoadMonitor(ctx, path, model.FormatTrendDB, p)
+		if err == nil {
+			t.file, t.info, t.stamp, t.d = file, info, stamp, d
+			return t, nil
+		}
+		if _, now := statStamp(file); ctx.Err() != nil || now == stamp || tries == followFirstReadTries {
+			return nil, err
+		}
 	}
-	t.file, t.info, t.stamp, t.d = file, info, stamp, d
-	return t, nil
 }
+
+// followFirstReadTries bounds the first reads of a trend.db replaced while
+// it was read.
+const followFirstReadTries = 3
 
 // dbFile is the database file behind path.
 func (t *trendDBFollower) dbFile() (string, error) {

@@ -29,7 +29,7 @@ type FollowOptions struct {
 const (
 	EventStart     = "start"     // the first pass is read
 	EventCandidate = "candidate" // a candidate not reported before
-	EventRoot      = "root"      // the root-cause coordinate changed
+	EventRoot      = "root"      // the root-cause coordinate changed (or went: no root_cause_coordinate)
 	EventRevised   = "revised"   // a reported candidate was withdrawn, changed or came back
 	EventWarning   = "warning"   // a problem with the files; the rows read before are kept
 	EventStop      = "stop"      // interrupted: the last line
@@ -72,12 +72,18 @@ type FollowEvent struct {
 
 // candKey is a candidate's identity in the input's own numbering.
 type candKey struct {
-	step, micro, rank int
-	target, metric    string
+	step, micro, rank, vpp int // vpp: two model chunks may hold one name
+	target, metric         string
 }
 
 func keyOf(a *model.Anomaly) candKey {
-	return candKey{a.Step, a.Micro(), a.Rank, a.TargetName, a.Metric}
+	// the "pp<N>:" prefix comes once the ranks read show the stages: the
+	// rank already says which stage, the prefix is no part of the identity
+	name := a.TargetName
+	if a.PPStage != nil {
+		name = model.StageBaseName(name)
+	}
+	return candKey{a.Step, a.Micro(), a.Rank, a.VPPStage, name, a.Metric}
 }
 
 // seenCand is a reported candidate as last reported.
@@ -110,6 +116,7 @@ type Follower struct {
 	// saw this version has seen the latest data.
 	Version int
 	polls   int
+	reread  bool // the latest poll read the data again (not only new rows)
 	now     func() time.Time
 }
 
@@ -141,7 +148,7 @@ func StartFollow(ctx context.Context, path string, f model.Format, opt FollowOpt
 	start.LastStep, start.LastWrite = fl.lastStepPtr(), fl.lastWrite()
 	iv := opt.Interval.Seconds()
 	start.IntervalS = &iv
-	start.Message = fmt.Sprintf("following %s: %d rows read, %d candidate(s); polling every %s until interrupted", path, fl.Data.Rows.Len(), len(fl.P1.Anomalies), opt.Interval)
+	start.Message = fmt.Sprintf("following %s: %s read, %s; polling every %s until interrupted", path, count(fl.Data.Rows.Len(), "row"), count(len(fl.P1.Anomalies), "candidate"), opt.Interval)
 	evs := []FollowEvent{start}
 	for _, w := range fl.P1.Warnings {
 		evs = append(evs, fl.warning(w))
@@ -150,6 +157,14 @@ func StartFollow(ctx context.Context, path string, f model.Format, opt FollowOpt
 }
 
 func intp(v int) *int { return &v }
+
+// count is "1 row", "2 rows".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
 
 func (f *Follower) event(kind string) FollowEvent {
 	return FollowEvent{Event: kind, Time: f.now().UTC().Format(time.RFC3339)}
@@ -215,6 +230,7 @@ func (f *Follower) Poll(ctx context.Context) ([]FollowEvent, error) {
 	if !p.Changed {
 		return evs, nil
 	}
+	f.reread = p.Reread
 	f.analyse()
 	return append(evs, f.diff()...), nil
 }
@@ -239,7 +255,15 @@ func (f *Follower) Stop() FollowEvent {
 	e.Path, e.Polls = f.path, intp(f.polls)
 	e.Rows, e.Candidates, e.LastStep = intp(f.Data.Rows.Len()), intp(len(f.P1.Anomalies)), f.lastStepPtr()
 	e.LastWrite = f.lastWrite()
-	e.Message = fmt.Sprintf("stopped following %s after %d poll(s): %d rows, %d candidate(s)", f.path, f.polls, f.Data.Rows.Len(), len(f.P1.Anomalies))
+	e.Message = fmt.Sprintf("stopped following %s after %s: %s, %s", f.path, count(f.polls, "poll"), count(f.Data.Rows.Len(), "row"), count(len(f.P1.Anomalies), "candidate"))
+	return e
+}
+
+// StopBeforeStart is the stop line of a follow interrupted during its
+// first read: every follow ends with a stop line.
+func StopBeforeStart(path string) FollowEvent {
+	e := FollowEvent{Event: EventStop, Time: time.Now().UTC().Format(time.RFC3339), Path: path}
+	e.Message = fmt.Sprintf("stopped following %s before its first read was done", path)
 	return e
 }
 
@@ -288,29 +312,39 @@ func (f *Follower) diff() []FollowEvent {
 			evs = append(evs, f.revised(ChangeRestored, s.a, &a, "is a candidate again with the data read since"))
 		case verdictChanged(&s.a, &a):
 			evs = append(evs, f.revised(ChangeChanged, s.a, &a, fmt.Sprintf("is now flagged by %s (was %s) with the data read since", verdictWords(&a), verdictWords(&s.a))))
+		case s.a.TargetName != a.TargetName:
+			evs = append(evs, f.revised(ChangeChanged, s.a, &a, fmt.Sprintf("is now named %s: the ranks read since show the pipeline stages", a.TargetName)))
 		}
 		s.a, s.live = a, true
 	}
 	for _, k := range f.order {
 		if s := f.seen[k]; s.live && !cur[k] {
 			s.live = false
-			evs = append(evs, f.revised(ChangeWithdrawn, s.a, nil, "is no longer a candidate: the baseline of later steps does not flag it"))
+			why := "is no longer a candidate: the baseline of later steps does not flag it"
+			if f.reread { // rows may have gone or changed, not only come
+				why = "is no longer a candidate in the data as read again"
+			}
+			evs = append(evs, f.revised(ChangeWithdrawn, s.a, nil, why))
 		}
 	}
 	var root *model.Coordinate
 	if f.P2 != nil {
 		root = f.P2.RootCauseCoordinate
 	}
-	if !sameCoordinate(root, f.root) && root != nil {
+	// a root that goes away (every candidate withdrawn) is a change too:
+	// said once, so that a root coming back names the right previous one
+	if f.P2 != nil && !sameCoordinate(root, f.root) {
 		e := f.event(EventRoot)
 		e.Root, e.PreviousRoot = root, f.root
-		e.Message = "the root-cause coordinate is now " + coordWords(root)
-		if f.root != nil {
-			e.Message += " (was " + coordWords(f.root) + ")"
+		switch {
+		case root == nil:
+			e.Message = "there is no root-cause coordinate any more (was " + coordWords(f.root) + "): no candidate is left with the data read since"
+		case f.root == nil:
+			e.Message = "the root-cause coordinate is now " + coordWords(root)
+		default:
+			e.Message = "the root-cause coordinate is now " + coordWords(root) + " (was " + coordWords(f.root) + ")"
 		}
 		evs = append(evs, e)
-	}
-	if root != nil || f.P2 != nil {
 		f.root = root
 	}
 	return evs

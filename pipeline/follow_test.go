@@ -266,7 +266,7 @@ func TestFollowCSVTreeWriter(t *testing.T) {
 	}
 	root := false
 	for _, e := range evs {
-		if e.Event == EventRoot && e.Root.Rank == tr.FaultRank && e.Root.TargetName == tr.Parameter && *e.Root.OptimizerStep == tr.FaultOptStep {
+		if e.Event == EventRoot && e.Root != nil && e.Root.Rank == tr.FaultRank && e.Root.TargetName == tr.Parameter && *e.Root.OptimizerStep == tr.FaultOptStep {
 			root = true
 		}
 	}

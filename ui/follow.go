@@ -24,7 +24,7 @@ type FollowNews struct {
 	LastData time.Time // when rows last arrived (the first read counts)
 	LastStep int       // the last step read (optimizer step on micro-step data)
 	HasStep  bool
-	NewRoot  bool     // the root-cause coordinate changed
+	NewRoot  bool     // the root-cause coordinate shown changed (with the baseline and pin)
 	Warnings []string // problems with the files; the rows read before are kept
 	// Version counts the analyses of the followed data: the UI passes the
 	// one it shows, and gets new Data only for a later one.
@@ -41,12 +41,18 @@ const DefaultFollowInterval = 2 * time.Second
 
 // candID is a candidate's identity in the input's own numbering.
 type candID struct {
-	step, micro, rank int
-	target, metric    string
+	step, micro, rank, vpp int // vpp: two model chunks may hold one name
+	target, metric         string
 }
 
 func idOf(a *model.Anomaly) candID {
-	return candID{a.Step, a.Micro(), a.Rank, a.TargetName, a.Metric}
+	// the "pp<N>:" prefix comes once the ranks read show the stages: the
+	// rank already says which stage, the prefix is no part of the identity
+	name := a.TargetName
+	if a.PPStage != nil {
+		name = model.StageBaseName(name)
+	}
+	return candID{a.Step, a.Micro(), a.Rank, a.VPPStage, name, a.Metric}
 }
 
 // followMarks are the candidates shown when following began: the others
@@ -226,12 +232,79 @@ func (m *Model) applyPending() {
 	d := f.pending
 	f.pending, f.pendingBase, f.version = nil, nil, f.pendingVersion
 	d.follow = f.marks
-	old := m.p1
+	old, old2, old3, oldSeries := m.p1, m.p2, m.p3, m.series
 	m.setData(d, false)
 	if old != nil && m.p1 != nil && m.p1 != old {
 		keepPhase1View(old, m.p1)
 	}
+	if old2 != nil && m.p2 != nil {
+		keepPhase2View(old2, m.p2)
+	}
+	if old3 != nil && m.p3 != nil {
+		keepPhase3View(old3, m.p3)
+	}
+	if oldSeries != nil && m.series != nil {
+		keepSeriesView(oldSeries, m.series)
+	}
 	m.layout()
+}
+
+// keepPhase2View carries the Phase 2 screen's selected candidate (by
+// identity) and its scroll over to the new pane.
+func keepPhase2View(old, p *phase2Pane) {
+	p.sv.offset = old.sv.offset
+	a := old.candidate()
+	if a == nil || p.data == nil || p.data.P2 == nil {
+		return
+	}
+	id := idOf(a)
+	for i := range p.data.P2.Candidates {
+		if idOf(&p.data.P2.Candidates[i].Anomaly) != id {
+			continue
+		}
+		p.sel = i
+		// the row stays where it was on screen (candAt is filled by layout)
+		if old.sel < len(old.candAt) {
+			at := old.candAt[old.sel] - old.sv.offset
+			if p.lines(); i < len(p.candAt) {
+				p.sv.offset = max(0, p.candAt[i]-at)
+			}
+		}
+		return
+	}
+}
+
+// keepPhase3View carries the Phase 3 screen's anchor, metric, sort,
+// column and selected layer (by its number) and the selected row's place
+// on screen over to the new pane.
+func keepPhase3View(old, p *phase3Pane) {
+	var layer *int
+	if l := old.selectedLayer(); l != nil {
+		layer = &l.Layer
+	}
+	if r := p.result(); r != nil && old.anchor < len(r.Anchors) {
+		p.anchor = old.anchor
+	}
+	p.metric = old.metric
+	p.tbl.colCur, p.tbl.sortCol, p.tbl.sortDesc = old.tbl.colCur, old.tbl.sortCol, old.tbl.sortDesc
+	p.rebuild()
+	t := p.anchorTable()
+	if layer == nil || t == nil {
+		return
+	}
+	for i := range t.Layers {
+		if t.Layers[i].Layer == *layer && p.tbl.selectData(i) {
+			p.tbl.offset = max(0, p.tbl.cursor-(old.tbl.cursor-old.tbl.offset))
+			p.tbl.clamp()
+			return
+		}
+	}
+}
+
+// keepSeriesView carries the series screen's choices (metric, log axis,
+// the ranks scrolled to) over to the new pane of the same candidate.
+func keepSeriesView(old, s *seriesPane) {
+	s.metric, s.logY, s.rankTop = old.metric, old.logY, old.rankTop
 }
 
 // keepPhase1View carries the Phase 1 table's filter, sort, selection (by

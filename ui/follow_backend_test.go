@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"spikescope/model"
 	"spikescope/pipeline"
 	"spikescope/testdata/synth"
 )
@@ -75,5 +76,45 @@ func TestPipelineBackendFollow(t *testing.T) {
 	}
 	if d3.Monitor.Rows.Len() <= d1.Monitor.Rows.Len() || d1.Monitor.Rows.Len() != d.Monitor.Rows.Len() {
 		t.Errorf("rows: loaded %d, first follow %d, after the step %d", d.Monitor.Rows.Len(), d1.Monitor.Rows.Len(), d3.Monitor.Rows.Len())
+	}
+}
+
+// The bell follows the root the screen shows: with a pin the root stays
+// the pinned coordinate, so a spike the automatic choice now points at
+// rings nothing (it shows as a new candidate, marked +).
+func TestPipelineBackendFollowNewRootIsTheShownRoot(t *testing.T) {
+	run := synth.Generate(synth.DefaultConfig())
+	tr := run.Truth()
+	src, dst := t.TempDir(), t.TempDir()
+	if err := run.WriteCSVTree(src); err != nil {
+		t.Fatal(err)
+	}
+	copySteps(t, src, dst, 0, tr.FaultOptStep)
+	ctx := context.Background()
+	b := &PipelineBackend{In: pipeline.Inputs{Path: dst}}
+	d, err := b.Load(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a healthy coordinate before the fault: the user's own choice
+	a := model.Anomaly{Rank: 0, Step: 1, OptimizerStep: model.IntPtr(1), TargetName: tr.Parameter}
+	pinned, err := b.Pin(ctx, d, &a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d1, news, err := b.Follow(ctx, pinned, time.Second, 0)
+	if err != nil || d1 == nil {
+		t.Fatalf("first Follow: %v", err)
+	}
+	copySteps(t, src, dst, tr.FaultOptStep, tr.FaultOptStep+1)
+	d2, news2, err := b.Follow(ctx, d1, time.Second, news.Version)
+	if err != nil || d2 == nil {
+		t.Fatalf("after the fault step: %v, data %v", err, d2 != nil)
+	}
+	if !sameCoordinate(d2.P2.RootCauseCoordinate, pinned.P2.RootCauseCoordinate) {
+		t.Fatalf("the pinned root moved: %+v, was %+v", d2.P2.RootCauseCoordinate, pinned.P2.RootCauseCoordinate)
+	}
+	if news2.NewRoot {
+		t.Errorf("a new root (the bell) while the pinned root stays %+v", d2.P2.RootCauseCoordinate)
 	}
 }

@@ -150,3 +150,129 @@ func TestFollowOnePollAtATime(t *testing.T) {
 		t.Fatalf("the resumed poll's data was not applied: %d candidates", len(m.p1.anoms))
 	}
 }
+
+// The bell is opt-in: without Options.Bell a new root rings nothing.
+func TestFollowNoBellUnlessAsked(t *testing.T) {
+	fb := &followFake{fakeBackend: fixtureBackend(), replies: []followReply{
+		{nil, FollowNews{Version: 1}},
+		{withEarlier(), FollowNews{Version: 2, NewRoot: true}},
+	}}
+	m := New(Options{Backend: fb, NoColor: true, ReportDir: t.TempDir()})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	m.Update(loadedMsg{id: m.loadID, data: fixture()})
+	msgs := deliver(t, m, press(m, "F"))
+	msgs = append(msgs, deliver(t, m, m.followMsg(followTickMsg{gen: m.follow.gen}))...)
+	if len(m.p1.anoms) != 4 {
+		t.Fatalf("the new root's data was not applied: %d candidates", len(m.p1.anoms))
+	}
+	for _, msg := range msgs {
+		if r, ok := msg.(tea.RawMsg); ok && strings.Contains(rawText(r.Msg), "\a") {
+			t.Fatalf("a bell without --bell: %v", msgs)
+		}
+	}
+}
+
+func rawText(v any) string { s, _ := v.(string); return s }
+
+// withEarlierP2 is withEarlier with the new candidate in Phase 2's list
+// too, first: the candidates of before move one row down.
+func withEarlierP2() *Data {
+	d := withEarlier()
+	p2 := *d.P2
+	p2.Candidates = append([]model.CandidateVerdict{{Anomaly: d.P1.Anomalies[0], Value: 1, Verdict: "no baseline"}}, p2.Candidates...)
+	d.P2 = &p2
+	return d
+}
+
+// On the Phase 2 screen too, new data keeps the selected candidate (by
+// identity) and the scroll: a poll every interval must not throw the
+// reader back to the top.
+func TestFollowKeepsPhase2Selection(t *testing.T) {
+	fb := &followFake{fakeBackend: fixtureBackend(), replies: []followReply{
+		{nil, FollowNews{Version: 1}},
+		{withEarlierP2(), FollowNews{Version: 2}},
+	}}
+	m := New(Options{Backend: fb, NoColor: true, ReportDir: t.TempDir()})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 14}) // the list scrolls
+	m.Update(loadedMsg{id: m.loadID, data: fixture()})
+	deliver(t, m, press(m, "F"))
+	press(m, "2")
+	press(m, "j")
+	sel := m.p2.candidate()
+	if m.screen != screenPhase2 || sel == nil || m.p2.sel != 1 {
+		t.Fatalf("screen %d, selection %d: want Phase 2 on its second candidate", m.screen, m.p2.sel)
+	}
+	want := idOf(sel)
+	m.View()
+	at := m.p2.candAt[m.p2.sel] - m.p2.sv.offset // the selected row's place on screen
+	deliver(t, m, m.followMsg(followTickMsg{gen: m.follow.gen}))
+	if len(m.data.P2.Candidates) != 3 {
+		t.Fatalf("the new data was not applied: %d Phase 2 candidates", len(m.data.P2.Candidates))
+	}
+	if c := m.p2.candidate(); c == nil || idOf(c) != want || m.p2.sel != 2 {
+		t.Fatalf("after a poll the selection is %d (%+v), want 2 (%+v)", m.p2.sel, c, want)
+	}
+	m.View()
+	if now := m.p2.candAt[m.p2.sel] - m.p2.sv.offset; now != at {
+		t.Errorf("the selected row moved on screen from line %d to %d (offset %d, %d lines, height %d)", at, now, m.p2.sv.offset, len(m.p2.lines()), m.p2.sv.height)
+	}
+}
+
+// On the Phase 3 screen, new data (Phase 3 is run again on it) keeps the
+// anchor, the metric and the selected layer the user moved to.
+func TestFollowKeepsPhase3View(t *testing.T) {
+	fb := &followFake{fakeBackend: fixtureBackend(), replies: []followReply{
+		{nil, FollowNews{Version: 1}},
+		{withEarlier(), FollowNews{Version: 2}},
+	}}
+	m := New(Options{Backend: fb, NoColor: true, ReportDir: t.TempDir()})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	m.Update(loadedMsg{id: m.loadID, data: fixture()})
+	deliver(t, m, press(m, "F"))
+	press(m, "3")
+	if m.screen != screenPhase3 {
+		t.Fatalf("screen %d, want Phase 3", m.screen)
+	}
+	press(m, "m")
+	press(m, "g")
+	press(m, "j")
+	metric, layer := m.p3.metric, m.p3.selectedLayer()
+	if layer == nil {
+		t.Fatal("no layer selected on Phase 3")
+	}
+	deliver(t, m, m.followMsg(followTickMsg{gen: m.follow.gen}))
+	if len(m.p1.anoms) != 4 {
+		t.Fatalf("the new data was not applied: %d candidates", len(m.p1.anoms))
+	}
+	if l := m.p3.selectedLayer(); m.p3.metric != metric || l == nil || l.Layer != layer.Layer {
+		t.Fatalf("after a poll: metric %d layer %v, want metric %d layer %d", m.p3.metric, l, metric, layer.Layer)
+	}
+}
+
+// On a candidate's series, new data keeps the metric the user switched to.
+func TestFollowKeepsSeriesMetric(t *testing.T) {
+	fb := &followFake{fakeBackend: fixtureBackend(), replies: []followReply{
+		{nil, FollowNews{Version: 1}},
+		{withEarlier(), FollowNews{Version: 2}},
+	}}
+	m := New(Options{Backend: fb, NoColor: true, ReportDir: t.TempDir()})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	m.Update(loadedMsg{id: m.loadID, data: fixture()})
+	deliver(t, m, press(m, "F"))
+	deliver(t, m, press(m, "enter"))
+	if m.screen != screenSeries || m.series == nil {
+		t.Fatalf("screen %d, want the series", m.screen)
+	}
+	press(m, "m")
+	metric := m.series.metric
+	if metric == 0 {
+		t.Fatal("m did not switch the series' metric")
+	}
+	deliver(t, m, m.followMsg(followTickMsg{gen: m.follow.gen}))
+	if len(m.p1.anoms) != 4 {
+		t.Fatalf("the new data was not applied: %d candidates", len(m.p1.anoms))
+	}
+	if m.series.metric != metric {
+		t.Fatalf("after a poll the series shows metric %d, want %d", m.series.metric, metric)
+	}
+}

@@ -28,7 +28,8 @@ type stateSavedMsg struct{ err error }
 // saveGate orders the saves of one model.
 type saveGate struct {
 	mu      sync.Mutex
-	written int // the newest save written
+	written int   // the newest save written
+	err     error // how it went
 }
 
 // restore is the model's part in keeping the pin.
@@ -121,8 +122,30 @@ func (m *Model) writeState() tea.Cmd {
 			return stateSavedMsg{}
 		}
 		gate.written = seq
-		return stateSavedMsg{err: saveState(store, s)}
+		gate.err = saveState(store, s)
+		return stateSavedMsg{err: gate.err}
 	})
+}
+
+// saveOnExit makes sure the last change of pin or note is saved, once the
+// program has stopped: a save still waiting in a command when the user
+// quit would end with the process. It writes only a change not saved yet
+// (another spikescope on the same input may have saved since), and
+// reports how the last save went. A function, not a method: it runs after
+// the program, never on its update loop.
+func saveOnExit(m *Model) error {
+	r, st := &m.keep, m.opt.State
+	if st == nil {
+		return nil
+	}
+	r.gate.mu.Lock()
+	defer r.gate.mu.Unlock()
+	if r.gate.written >= r.saveSeq { // saved (or nothing changed)
+		return r.gate.err
+	}
+	r.gate.written = r.saveSeq // a late command of this save writes the same state
+	r.gate.err = saveState(*st, SavedState{Inputs: strings.Split(st.Key, "\n"), Pin: r.saving, Note: r.note})
+	return r.gate.err
 }
 
 // noteKey is `a`: a one-line note on the pinned coordinate, kept with it.

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // The pin of an input survives a restart: one small JSON file per input
@@ -86,7 +88,7 @@ func loadState(st PinStore) (SavedState, string) {
 		return SavedState{}, ""
 	}
 	path := statePath(st.Dir, st.Key)
-	b, err := os.ReadFile(path)
+	b, err := readStateFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return SavedState{}, ""
 	}
@@ -98,6 +100,49 @@ func loadState(st PinStore) (SavedState, string) {
 		return SavedState{}, fmt.Sprintf("the saved pin file %s is damaged (%v); starting without it", path, oneLine(err.Error()))
 	}
 	return s, ""
+}
+
+// maxStateFileBytes bounds a state file: a pin and a one-line note take
+// well under a kilobyte.
+const maxStateFileBytes = 64 << 10
+
+// readStateFile reads a state file with the checks every file read gets:
+// a regular file (a named pipe would block the read forever), at most
+// maxStateFileBytes. Opened without blocking and checked again through the
+// descriptor, so a path swapped between the checks is refused too.
+func readStateFile(path string) ([]byte, error) {
+	check := func(st os.FileInfo) error {
+		if !st.Mode().IsRegular() {
+			return errors.New("not a regular file")
+		}
+		if st.Size() > maxStateFileBytes {
+			return fmt.Errorf("too large for a saved pin (%d bytes, at most %d)", st.Size(), maxStateFileBytes)
+		}
+		return nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(st); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if err := check(st); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxStateFileBytes+1))
+	if err == nil && len(b) > maxStateFileBytes {
+		err = fmt.Errorf("grew past %d bytes while it was read, too large for a saved pin", maxStateFileBytes)
+	}
+	return b, err
 }
 
 // errText is an OS error without the path it repeats.
@@ -137,6 +182,9 @@ func saveState(st PinStore, s SavedState) error {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
+	}
+	if len(b)+1 > maxStateFileBytes { // what loadState would refuse
+		return fmt.Errorf("the note is too long to keep (%d bytes, at most %d): the pin and note are not saved", len(s.Note), maxStateFileBytes-len(b)+len(s.Note)-1)
 	}
 	tmp, err := os.CreateTemp(dir, ".pin-*.tmp")
 	if err != nil {

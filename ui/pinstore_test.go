@@ -145,7 +145,7 @@ func TestStateKeyResolvesPaths(t *testing.T) {
 // sees one complete state or the other, and no temporary file is left.
 func TestSaveStateIsAtomic(t *testing.T) {
 	st := PinStore{Dir: t.TempDir(), Key: "k"}
-	long, short := strings.Repeat("a", 1<<20), "b"
+	long, short := strings.Repeat("a", maxStateFileBytes/2), "b" // long: several writes, under the read limit
 	var wg sync.WaitGroup
 	done := make(chan struct{})
 	wg.Add(1)

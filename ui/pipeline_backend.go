@@ -104,11 +104,8 @@ func (b *PipelineBackend) Follow(ctx context.Context, cur *Data, interval time.D
 	news.LastData, news.Version = f.LastData, f.Version
 	news.LastStep, news.HasStep = f.LastStep()
 	for _, e := range evs {
-		switch e.Event {
-		case pipeline.EventWarning:
+		if e.Event == pipeline.EventWarning {
 			news.Warnings = append(news.Warnings, e.Message)
-		case pipeline.EventRoot:
-			news.NewRoot = true
 		}
 	}
 	if f.Version == seen {
@@ -118,6 +115,9 @@ func (b *PipelineBackend) Follow(ctx context.Context, cur *Data, interval time.D
 	if err != nil {
 		return nil, news, err
 	}
+	// the root the screen will show against the one it shows: the
+	// follower's own root has no baseline and no pin
+	news.NewRoot = !sameRoot(rootOf(cur.P2), rootOf(ns.P2))
 	d := b.data(ns)
 	d.index() // off the update loop
 	return d, news, nil
@@ -189,3 +189,15 @@ func (e *reportFileError) Error() string {
 	return e.path + ": " + e.err.Error()
 }
 func (e *reportFileError) Unwrap() error { return e.err }
+
+func rootOf(p2 *model.Phase2Result) *model.Coordinate {
+	if p2 == nil {
+		return nil
+	}
+	return p2.RootCauseCoordinate
+}
+
+// sameRoot is sameCoordinate with no root on both sides the same too.
+func sameRoot(a, b *model.Coordinate) bool {
+	return a == nil && b == nil || sameCoordinate(a, b)
+}

@@ -25,6 +25,9 @@ type Ending struct {
 	Panic       string // an internal error, "" when none
 	Err         error  // the program's error, else the load's (not a cancel)
 	Pin         string // the coordinate pinned at the end (--pin syntax), "" when none
+	// PinNotKept says why the pin could not be saved for the next start
+	// ("" when it was, or when there is no pin or no state folder).
+	PinNotKept string
 }
 
 // SignalCode is the exit code of an ending by a signal (128 + the signal;
@@ -78,6 +81,9 @@ func Run(opt Options, stdout io.Writer) (e Ending) {
 		io.WriteString(stdout, altScrollOff)
 	}
 	e.Pin = m.Pin()
+	if err := saveOnExit(m); err != nil && e.Pin != "" {
+		e.PinNotKept = oneLine(err.Error())
+	}
 	switch {
 	case m.PanicText() != "":
 		e.Panic = oneLine(m.PanicText())
