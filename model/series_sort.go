@@ -71,20 +71,21 @@ func (r *Rows) SortSeries() {
 		r.Micro, i32 = scatter(r.Micro, i32, dest), r.Micro
 	}
 	if ends != nil {
-		// the key columns follow from the key runs: written in order, no
-		// scatter
+		// the series table follows from the key runs: no scatter
+		table := []Series{}
 		start := int32(0)
 		for k, end := range ends {
-			rk, t, m := int32(k%int(rSpan))+minR, int32(k/int(rSpan)%int(tSpan))+minT, uint8(k/int(rSpan*tSpan))
-			for p := start; p < end; p++ {
-				r.Rank[p], r.Target[p], r.Metric[p] = rk, t, m
+			if end > start {
+				table = append(table, Series{int(start), int32(k%int(rSpan)) + minR, int32(k/int(rSpan)%int(tSpan)) + minT, uint8(k / int(rSpan*tSpan))})
 			}
 			start = end
 		}
+		r.Table, r.Rank, r.Target, r.Metric = table, nil, nil, nil
 	} else {
 		r.Rank, i32 = scatter(r.Rank, i32, dest), r.Rank
 		r.Target, i32 = scatter(r.Target, i32, dest), r.Target
 		r.Metric = scatter(r.Metric, make([]uint8, n), dest)
+		r.compact()
 	}
 	for s := StatMin; s < NumStats; s++ {
 		if v := r.Stats[s]; len(v) == n && !constantFloat(v) {
@@ -129,6 +130,9 @@ func constantFloat(v []float32) bool {
 
 // inSeriesOrder reports whether the rows already are in series order.
 func (r *Rows) inSeriesOrder() bool {
+	if r.Table != nil {
+		return true
+	}
 	for i := 1; i < r.Len(); i++ {
 		if c := cmp.Compare(r.Metric[i-1], r.Metric[i]); c != 0 {
 			if c > 0 {
