@@ -315,10 +315,10 @@ func TestMonitorMatchesTrendDB(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := &md.Rows
-		if int(r.Rank[i]) != rank || int(r.Step[i]) != step || md.Targets[r.Target[i]].Name != target ||
-			md.Metrics[r.Metric[i]] != metric || r.Micro[i] != model.NoMicro {
-			t.Fatalf("row %d: monitor (%d,%d,%s,%s) vs db (%d,%d,%s,%s)", i, r.Rank[i], r.Step[i],
-				md.Targets[r.Target[i]].Name, md.Metrics[r.Metric[i]], rank, step, target, metric)
+		if int(r.RankOf(i)) != rank || int(r.Step[i]) != step || md.Targets[r.TargetOf(i)].Name != target ||
+			md.Metrics[r.MetricOf(i)] != metric || r.Micro[i] != model.NoMicro {
+			t.Fatalf("row %d: monitor (%d,%d,%s,%s) vs db (%d,%d,%s,%s)", i, r.RankOf(i), r.Step[i],
+				md.Targets[r.TargetOf(i)].Name, md.Metrics[r.MetricOf(i)], rank, step, target, metric)
 		}
 		for s := model.Stat(0); s < model.NumStats; s++ {
 			want := v[s] // the norm as read, min/max/mean as float32
@@ -339,8 +339,8 @@ func TestMonitorMatchesTrendDB(t *testing.T) {
 // optimizer step (6-digit value as stored).
 func finalNorm(md *model.MonitorData, rank, optStep, window int, name string) float64 {
 	step := int32(optStep*window + window - 1)
-	for i := range md.Rows.Rank {
-		if int(md.Rows.Rank[i]) == rank && md.Rows.Step[i] == step && md.Rows.Metric[i] == 0 && md.Targets[md.Rows.Target[i]].Name == name {
+	for i := range md.Rows.Len() {
+		if int(md.Rows.RankOf(i)) == rank && md.Rows.Step[i] == step && md.Rows.MetricOf(i) == 0 && md.Targets[md.Rows.TargetOf(i)].Name == name {
 			return md.Rows.Value(model.StatNorm, i)
 		}
 	}
@@ -547,7 +547,7 @@ func rowSet(md *model.MonitorData) []string {
 	out := make([]string, md.Rows.Len())
 	r := &md.Rows
 	for i := range out {
-		out[i] = fmt.Sprint(r.Rank[i], r.Step[i], r.Micro[i], md.Targets[r.Target[i]].Name, md.Metrics[r.Metric[i]],
+		out[i] = fmt.Sprint(r.RankOf(i), r.Step[i], r.Micro[i], md.Targets[r.TargetOf(i)].Name, md.Metrics[r.MetricOf(i)],
 			r.Value(0, i), r.Value(1, i), r.Value(2, i), r.Value(3, i))
 	}
 	sort.Strings(out)
@@ -605,7 +605,7 @@ func TestDemoLoadsLikeMonitor(t *testing.T) {
 				v[s] = 0 // the CSV keeps -0.0, the trend.db stores 0.0
 			}
 		}
-		got = append(got, fmt.Sprint(r.Rank[i], step, model.NoMicro, csv.Targets[r.Target[i]].Name, csv.Metrics[r.Metric[i]], v[0], v[1], v[2], v[3]))
+		got = append(got, fmt.Sprint(r.RankOf(i), step, model.NoMicro, csv.Targets[r.TargetOf(i)].Name, csv.Metrics[r.MetricOf(i)], v[0], v[1], v[2], v[3]))
 	}
 	sort.Strings(got)
 	want := rowSet(run.Monitor(synth.Anomalous))

@@ -140,9 +140,14 @@ func minFirst(calls map[model.RankStep][]int32) int32 {
 func dumpCallCount(d *model.MonitorData, metric int) int {
 	w := 0
 	r := &d.Rows
-	for i := range r.Micro {
-		if int(r.Metric[i]) == metric && r.Micro[i] != model.NoMicro {
-			w = max(w, int(r.Micro[i])+1)
+	for run := range r.Runs() {
+		if int(run.Metric) != metric {
+			continue
+		}
+		for _, m := range r.Micro[run.Lo:run.Hi] {
+			if m != model.NoMicro {
+				w = max(w, int(m)+1)
+			}
 		}
 	}
 	return w

@@ -201,9 +201,9 @@ func (c *p1) dumpIndex(metric int) *seriesIndex {
 // the DP reduce is what localises a rank.
 func chooseMetric(d *model.MonitorData, want string) int {
 	present := make([]bool, len(d.Metrics))
-	for _, m := range d.Rows.Metric {
-		if int(m) < len(present) {
-			present[m] = true
+	for run := range d.Rows.Runs() {
+		if int(run.Metric) < len(present) {
+			present[run.Metric] = true
 		}
 	}
 	if want != "" {
@@ -252,16 +252,17 @@ func (c *p1) summary() {
 // anomaly builds the candidate for row i with the reference keys.
 func (c *p1) anomaly(i int32) model.Anomaly {
 	r := &c.d.Rows
-	t := c.d.Targets[r.Target[i]]
+	t := c.d.Targets[r.TargetOf(int(i))]
+	rank := r.RankOf(int(i))
 	a := model.Anomaly{
-		Rank: int(r.Rank[i]), Step: int(r.Step[i]), TargetName: t.Name, Metric: c.metric,
+		Rank: int(rank), Step: int(r.Step[i]), TargetName: t.Name, Metric: c.metric,
 		Norm: model.Float(r.Decimal(model.StatNorm, int(i))), VPPStage: t.VPPStage,
 		Min: statOr(c.d, r, model.StatMin, i), Max: statOr(c.d, r, model.StatMax, i), Mean: statOr(c.d, r, model.StatMean, i),
 	}
 	if c.kind == kindMicro {
 		o, ms := c.m.mapStep(r.Step[i], r.Micro[i])
 		a.OptimizerStep = model.IntPtr(o)
-		c.num.setMicro(&a, r.Rank[i], r.Step[i], ms)
+		c.num.setMicro(&a, rank, r.Step[i], ms)
 	}
 	c.stageFields(&a)
 	return a

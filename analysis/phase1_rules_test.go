@@ -49,13 +49,13 @@ func TestSmallParameterSpikeFoundAmongLargeOnes(t *testing.T) {
 	b := run.build()
 	// parameter 0 is scaled down 1000×, then spiked 4× at rank 2, opt 5, ms 1
 	r := &b.d.Rows
-	for i := range r.Rank {
-		if r.Target[i] == 0 {
+	for i := range r.Len() {
+		if r.TargetOf(i) == 0 {
 			r.Norm[i] /= 1000
 		}
 	}
-	for i := range r.Rank {
-		if r.Target[i] == 0 && r.Rank[i] == 2 && r.Step[i] >= 21 && r.Step[i] < 24 {
+	for i := range r.Len() {
+		if r.TargetOf(i) == 0 && r.RankOf(i) == 2 && r.Step[i] >= 21 && r.Step[i] < 24 {
 			// rebuild the cumulative norm of opt 5 with micro-batch 1 ×4
 			_ = i
 		}
@@ -67,8 +67,8 @@ func TestSmallParameterSpikeFoundAmongLargeOnes(t *testing.T) {
 		return 1
 	}}.build()
 	sr := &spiked.d.Rows
-	for i := range sr.Rank {
-		if sr.Target[i] == 0 {
+	for i := range sr.Len() {
+		if sr.TargetOf(i) == 0 {
 			sr.Norm[i] /= 1000
 		}
 	}
@@ -133,8 +133,8 @@ func TestGradReducedNeverEntersUnreducedCurve(t *testing.T) {
 	// the curves hold only grad_unreduced rows
 	ix := buildSeriesIndex(b.d, 0)
 	for _, i := range ix.order {
-		if b.d.Rows.Metric[i] != 0 {
-			t.Fatalf("row %d of metric %d in a grad_unreduced series", i, b.d.Rows.Metric[i])
+		if b.d.Rows.MetricOf(int(i)) != 0 {
+			t.Fatalf("row %d of metric %d in a grad_unreduced series", i, b.d.Rows.MetricOf(int(i)))
 		}
 	}
 	if ix.rows != 4*30*40 {
@@ -193,9 +193,9 @@ func TestNonFiniteFirstOnOneRankIsFirstCandidate(t *testing.T) {
 			return 1
 		}}.build()
 		rows := &b.d.Rows
-		for i := range rows.Rank {
+		for i := range rows.Len() {
 			// rank 2, parameter 4: non-finite from opt 4, ms 1 (global step 17) on
-			if rows.Rank[i] == 2 && rows.Target[i] == 4 && rows.Step[i] >= 17 {
+			if rows.RankOf(i) == 2 && rows.TargetOf(i) == 4 && rows.Step[i] >= 17 {
 				rows.Norm[i] = bad
 			}
 		}
@@ -231,8 +231,8 @@ func TestNonFiniteFirstOnOneRankIsFirstCandidate(t *testing.T) {
 func TestNullNormsDoNotCrash(t *testing.T) {
 	b := example2()
 	rows := &b.d.Rows
-	for i := range rows.Rank {
-		if rows.Step[i] == 2 && rows.Rank[i] == 2 {
+	for i := range rows.Len() {
+		if rows.Step[i] == 2 && rows.RankOf(i) == 2 {
 			rows.Norm[i] = math.NaN()
 		}
 	}

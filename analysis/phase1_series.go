@@ -65,25 +65,35 @@ func buildSeriesIndex(d *model.MonitorData, metric int) *seriesIndex {
 }
 
 // buildSeriesIndexOf indexes the rows of the metric that pass the filter.
+// It reads the rows run by run (model.Rows.Runs): rank, target and metric
+// once a series.
 func buildSeriesIndexOf(d *model.MonitorData, metric, filter int) *seriesIndex {
 	r := &d.Rows
-	n := r.Len()
 	ix := &seriesIndex{minStep: 0, maxStep: -1}
+	var runs []model.Run // the metric's runs, in row order
+	for run := range r.Runs() {
+		if int(run.Metric) == metric {
+			runs = append(runs, run)
+		}
+	}
 	// rank range and step range of the metric's rows
 	minR, maxR := int32(0), int32(-1)
 	cnt := 0
-	for i := 0; i < n; i++ {
-		if int(r.Metric[i]) != metric || !keepRow(filter, r.Micro[i]) {
-			continue
+	for _, run := range runs {
+		rk := run.Rank
+		for i := run.Lo; i < run.Hi; i++ {
+			if !keepRow(filter, r.Micro[i]) {
+				continue
+			}
+			st := int(r.Step[i])
+			if cnt == 0 {
+				minR, maxR, ix.minStep, ix.maxStep = rk, rk, st, st
+			} else {
+				minR, maxR = min(minR, rk), max(maxR, rk)
+				ix.minStep, ix.maxStep = min(ix.minStep, st), max(ix.maxStep, st)
+			}
+			cnt++
 		}
-		rk, st := r.Rank[i], int(r.Step[i])
-		if cnt == 0 {
-			minR, maxR, ix.minStep, ix.maxStep = rk, rk, st, st
-		} else {
-			minR, maxR = min(minR, rk), max(maxR, rk)
-			ix.minStep, ix.maxStep = min(ix.minStep, st), max(ix.maxStep, st)
-		}
-		cnt++
 	}
 	ix.rows = cnt
 	nT := len(d.Targets)
@@ -91,7 +101,7 @@ func buildSeriesIndexOf(d *model.MonitorData, metric, filter int) *seriesIndex {
 	if cnt == 0 {
 		return ix
 	}
-	if ix.viewOf(r, metric, filter, cnt) {
+	if ix.viewOf(r, runs, filter, cnt) {
 		ix.finishGroups(nT)
 		return ix
 	}
@@ -104,9 +114,12 @@ func buildSeriesIndexOf(d *model.MonitorData, metric, filter int) *seriesIndex {
 	keys := nT * rankSpan
 	if rankSpan > 0 && keys > 0 && keys <= maxDenseKeys && keys <= 8*cnt+1<<16 {
 		next := make([]int32, keys+1)
-		for i := 0; i < n; i++ {
-			if int(r.Metric[i]) == metric && keepRow(filter, r.Micro[i]) {
-				next[int(r.Target[i])*rankSpan+int(r.Rank[i]-minR)+1]++
+		for _, run := range runs {
+			k := int(run.Target)*rankSpan + int(run.Rank-minR) + 1
+			for i := run.Lo; i < run.Hi; i++ {
+				if keepRow(filter, r.Micro[i]) {
+					next[k]++
+				}
 			}
 		}
 		for k := 1; k <= keys; k++ {
@@ -117,39 +130,41 @@ func buildSeriesIndexOf(d *model.MonitorData, metric, filter int) *seriesIndex {
 				ix.groups = append(ix.groups, seriesGroup{Target: int32(k / rankSpan), Rank: int32(k%rankSpan) + minR, Lo: next[k], Hi: next[k+1]})
 			}
 		}
-		for i := 0; i < n; i++ {
-			if int(r.Metric[i]) == metric && keepRow(filter, r.Micro[i]) {
-				k := int(r.Target[i])*rankSpan + int(r.Rank[i]-minR)
-				p := next[k]
-				next[k]++
-				ix.order[p], ix.step[p], ix.micro[p], ix.norm[p] = int32(i), r.Step[i], r.Micro[i], norm[i]
+		for _, run := range runs {
+			k := int(run.Target)*rankSpan + int(run.Rank-minR)
+			for i := run.Lo; i < run.Hi; i++ {
+				if keepRow(filter, r.Micro[i]) {
+					p := next[k]
+					next[k]++
+					ix.order[p], ix.step[p], ix.micro[p], ix.norm[p] = int32(i), r.Step[i], r.Micro[i], norm[i]
+				}
 			}
 		}
 	} else {
-		j := 0
-		for i := 0; i < n; i++ {
-			if int(r.Metric[i]) == metric && keepRow(filter, r.Micro[i]) {
-				ix.order[j] = int32(i)
-				j++
-			}
-		}
-		slices.SortStableFunc(ix.order, func(a, b int32) int {
-			if c := cmp.Compare(r.Target[a], r.Target[b]); c != 0 {
+		// runs in (target, rank) order, the input order kept within a key
+		slices.SortStableFunc(runs, func(a, b model.Run) int {
+			if c := cmp.Compare(a.Target, b.Target); c != 0 {
 				return c
 			}
-			return cmp.Compare(r.Rank[a], r.Rank[b])
+			return cmp.Compare(a.Rank, b.Rank)
 		})
-		for p, i := range ix.order {
-			ix.step[p], ix.micro[p], ix.norm[p] = r.Step[i], r.Micro[i], norm[i]
-		}
-		for lo := 0; lo < cnt; {
-			t, rk := r.Target[ix.order[lo]], r.Rank[ix.order[lo]]
-			hi := lo + 1
-			for hi < cnt && r.Target[ix.order[hi]] == t && r.Rank[ix.order[hi]] == rk {
-				hi++
+		j := 0
+		for k, run := range runs {
+			lo := j
+			for i := run.Lo; i < run.Hi; i++ {
+				if keepRow(filter, r.Micro[i]) {
+					ix.order[j], ix.step[j], ix.micro[j], ix.norm[j] = int32(i), r.Step[i], r.Micro[i], norm[i]
+					j++
+				}
 			}
-			ix.groups = append(ix.groups, seriesGroup{Target: t, Rank: rk, Lo: int32(lo), Hi: int32(hi)})
-			lo = hi
+			if j == lo {
+				continue
+			}
+			if g := len(ix.groups) - 1; g >= 0 && k > 0 && ix.groups[g].Target == run.Target && ix.groups[g].Rank == run.Rank {
+				ix.groups[g].Hi = int32(j)
+			} else {
+				ix.groups = append(ix.groups, seriesGroup{Target: run.Target, Rank: run.Rank, Lo: int32(lo), Hi: int32(j)})
+			}
 		}
 	}
 	for _, g := range ix.groups {
@@ -159,44 +174,57 @@ func buildSeriesIndexOf(d *model.MonitorData, metric, filter int) *seriesIndex {
 	return ix
 }
 
-// viewOf makes the index a view of the rows when the metric's rows are one
-// contiguous block in (target, rank, step, micro) order and pass the
-// filter; it reports whether they were.
-func (ix *seriesIndex) viewOf(r *model.Rows, metric, filter, cnt int) bool {
-	n := r.Len()
-	lo := 0
-	for lo < n && int(r.Metric[lo]) != metric {
-		lo++
-	}
+// viewOf makes the index a view of the rows when the metric's rows (its
+// runs, in row order) are one contiguous block in (target, rank, step,
+// micro) order and pass the filter; it reports whether they were.
+func (ix *seriesIndex) viewOf(r *model.Rows, runs []model.Run, filter, cnt int) bool {
+	lo := runs[0].Lo
 	hi := lo + cnt
-	if hi > n {
+	if hi > r.Len() {
 		return false
 	}
-	for i := lo; i < hi; i++ {
-		if int(r.Metric[i]) != metric || !keepRow(filter, r.Micro[i]) {
+	var view []model.Run // the runs clipped to lo..hi
+	for k, run := range runs {
+		if run.Lo >= hi {
+			break
+		}
+		if k > 0 && run.Lo != runs[k-1].Hi {
 			return false
 		}
-		if i > lo {
-			if c := cmp.Compare(r.Target[i-1], r.Target[i]); c > 0 {
+		run.Hi = min(run.Hi, hi)
+		view = append(view, run)
+	}
+	if view[len(view)-1].Hi != hi {
+		return false
+	}
+	for k, run := range view {
+		same := false // the run continues the previous one's series
+		if k > 0 {
+			prev := view[k-1]
+			if c := cmp.Compare(prev.Target, run.Target); c > 0 || c == 0 && prev.Rank > run.Rank {
 				return false
-			} else if c == 0 {
-				if c := cmp.Compare(r.Rank[i-1], r.Rank[i]); c > 0 {
-					return false
-				} else if c == 0 && (r.Step[i-1] > r.Step[i] || r.Step[i-1] == r.Step[i] && r.Micro[i-1] > r.Micro[i]) {
-					return false
-				}
+			}
+			same = prev.Target == run.Target && prev.Rank == run.Rank
+		}
+		for i := run.Lo; i < run.Hi; i++ {
+			if !keepRow(filter, r.Micro[i]) {
+				return false
+			}
+			if (i > run.Lo || same) && (r.Step[i-1] > r.Step[i] || r.Step[i-1] == r.Step[i] && r.Micro[i-1] > r.Micro[i]) {
+				return false
 			}
 		}
 	}
+	runs = view
 	ix.base = int32(lo)
 	ix.step, ix.micro, ix.norm = r.Step[lo:hi], r.Micro[lo:hi], r.Norm[lo:hi]
-	for a := lo; a < hi; {
-		b := a + 1
-		for b < hi && r.Target[b] == r.Target[a] && r.Rank[b] == r.Rank[a] {
-			b++
+	for _, run := range runs {
+		g := len(ix.groups) - 1
+		if g >= 0 && ix.groups[g].Target == run.Target && ix.groups[g].Rank == run.Rank {
+			ix.groups[g].Hi = int32(run.Hi - lo) // a key split over two runs
+			continue
 		}
-		ix.groups = append(ix.groups, seriesGroup{Target: r.Target[a], Rank: r.Rank[a], Lo: int32(a - lo), Hi: int32(b - lo)})
-		a = b
+		ix.groups = append(ix.groups, seriesGroup{Target: run.Target, Rank: run.Rank, Lo: int32(run.Lo - lo), Hi: int32(run.Hi - lo)})
 	}
 	return true
 }

@@ -415,7 +415,7 @@ func rankList(ranks []int, ps []int) string {
 // splitStages returns the monitor data with every target held by ranks of
 // several stages split into one target per stage, named "pp<s>:<name>"
 // ("pp<s>:vpp<v>:<name>" with VPP chunks)
-// (one pass over the rows: a slice lookup per row). Rows of ranks without a
+// (one pass over the rows: a slice lookup per series). Rows of ranks without a
 // known stage keep the original target.
 func splitStages(d *model.MonitorData, si *stageInference) *model.MonitorData {
 	pp := si.info.Stages
@@ -445,25 +445,25 @@ func splitStages(d *model.MonitorData, si *stageInference) *model.MonitorData {
 		chunks = chunks || t.VPPStage != d.Targets[0].VPPStage
 	}
 	r := &d.Rows
-	tgt := make([]int32, r.Len())
 	var split []model.Target
 	keep := make([]bool, nT) // an original target still holds rows (ranks without a stage)
-	for i, t := range r.Target {
-		tgt[i] = t
+	// the stage depends on the rank only: one lookup per run of rows
+	rows := r.RetargetSeries(func(run model.Run) int32 {
+		t := run.Target
 		if t < 0 || int(t) >= nT {
-			continue
+			return t
 		}
-		rk := int(r.Rank[i]) - minR
+		rk := int(run.Rank) - minR
 		st := int32(-1)
 		switch {
 		case !dense:
-			st = int32(si.stageOf(int(r.Rank[i])))
+			st = int32(si.stageOf(int(run.Rank)))
 		case rk >= 0 && rk < len(rankStage):
 			st = rankStage[rk]
 		}
 		if st < 0 {
 			keep[t] = true
-			continue
+			return t
 		}
 		k := int(t)*pp + int(st)
 		nt := remap[k]
@@ -477,8 +477,8 @@ func splitStages(d *model.MonitorData, si *stageInference) *model.MonitorData {
 			split = append(split, model.Target{Name: model.StageName(int(st), name), VPPStage: old.VPPStage, MicroStep: old.MicroStep})
 			remap[k] = nt
 		}
-		tgt[i] = nt
-	}
+		return nt
+	})
 	// the kept original targets first (in their order), then the split ones
 	renum := make([]int32, nT+len(split))
 	out.Targets = out.Targets[:0]
@@ -495,12 +495,23 @@ func splitStages(d *model.MonitorData, si *stageInference) *model.MonitorData {
 			out.Targets = append(out.Targets, split[int(nt)-nT])
 		}
 	}
-	for i, t := range tgt {
+	// rows' target column or table is its own: renumbered in place
+	renumber := func(t int32) int32 {
 		if t >= 0 && int(t) < len(renum) {
-			tgt[i] = renum[t]
+			return renum[t]
+		}
+		return t
+	}
+	if rows.Compact() {
+		for k := range rows.Table {
+			rows.Table[k].Target = renumber(rows.Table[k].Target)
+		}
+	} else {
+		for i, t := range rows.Target {
+			rows.Target[i] = renumber(t)
 		}
 	}
-	out.Rows.Target = tgt
+	out.Rows = rows
 	info := si.info
 	out.Pipeline = &info
 	return &out

@@ -62,11 +62,12 @@ func FuzzPipelineStages(f *testing.F) {
 		if split.Pipeline == nil {
 			return
 		}
-		for i, tg := range split.Rows.Target {
-			st := split.Pipeline.StageOf(int(split.Rows.Rank[i]))
+		for i := range split.Rows.Len() {
+			tg := split.Rows.TargetOf(i)
+			st := split.Pipeline.StageOf(int(split.Rows.RankOf(i)))
 			s, _, ok := model.SplitStageName(split.Targets[tg].Name)
 			if st >= 0 && (!ok || s != st) {
-				t.Fatalf("row %d rank %d (stage %d) names %s", i, split.Rows.Rank[i], st, split.Targets[tg].Name)
+				t.Fatalf("row %d rank %d (stage %d) names %s", i, split.Rows.RankOf(i), st, split.Targets[tg].Name)
 			}
 		}
 	})

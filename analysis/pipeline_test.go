@@ -164,8 +164,8 @@ func equalInts(a, b []int) bool {
 // the same way.
 func TestSplitStagesSparseRanks(t *testing.T) {
 	d := stageData([][]string{layersOf("", 2, "embedding.word_embeddings.weight"), layersOf("", 2, "final_layernorm.weight")}, nil)
-	for i := range d.Rows.Rank {
-		if d.Rows.Rank[i] == 1 {
+	for i := range d.Rows.Len() {
+		if d.Rows.RankOf(i) == 1 {
 			d.Rows.Rank[i] = 1 << 24
 		}
 	}
@@ -173,13 +173,14 @@ func TestSplitStagesSparseRanks(t *testing.T) {
 	if res.Sharding.PPStages != 2 || split.Pipeline.StageOf(1<<24) != 1 {
 		t.Fatalf("pp_stages %d, pipeline %+v", res.Sharding.PPStages, split.Pipeline)
 	}
-	for i, tg := range split.Rows.Target {
+	for i := range split.Rows.Len() {
+		tg := split.Rows.TargetOf(i)
 		want := "pp0:"
-		if split.Rows.Rank[i] != 0 {
+		if split.Rows.RankOf(i) != 0 {
 			want = "pp1:"
 		}
 		if !strings.HasPrefix(split.Targets[tg].Name, want) {
-			t.Fatalf("row %d rank %d: %s", i, split.Rows.Rank[i], split.Targets[tg].Name)
+			t.Fatalf("row %d rank %d: %s", i, split.Rows.RankOf(i), split.Targets[tg].Name)
 		}
 	}
 }

@@ -134,19 +134,21 @@ func monitorFinalNorms(d *model.MonitorData, p1 *model.Phase1Result, rank int) m
 	}
 	lastOf := map[key]last{}
 	r := &d.Rows
-	for i := range r.Rank {
-		if int(r.Rank[i]) != rank || int(r.Metric[i]) != metric {
+	for run := range r.Runs() {
+		if int(run.Rank) != rank || int(run.Metric) != metric {
 			continue
 		}
-		v := r.Value(model.StatNorm, i)
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			continue
+		for i := run.Lo; i < run.Hi; i++ {
+			v := r.Value(model.StatNorm, i)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				continue
+			}
+			k := key{optOf(r.Step[i]), int(run.Target)}
+			if l, seen := lastOf[k]; seen && (l.step > r.Step[i] || l.step == r.Step[i] && l.micro >= r.Micro[i]) {
+				continue
+			}
+			lastOf[k] = last{r.Step[i], r.Micro[i], v}
 		}
-		k := key{optOf(r.Step[i]), int(r.Target[i])}
-		if l, seen := lastOf[k]; seen && (l.step > r.Step[i] || l.step == r.Step[i] && l.micro >= r.Micro[i]) {
-			continue
-		}
-		lastOf[k] = last{r.Step[i], r.Micro[i], v}
 	}
 	keys := make([]key, 0, len(lastOf))
 	for k := range lastOf {

@@ -269,9 +269,12 @@ func reducedWindow(d *model.MonitorData, ix *seriesIndex, metric int) (windowRes
 	}
 	has := make([]bool, span)
 	r := &d.Rows
-	for i := 0; i < r.Len(); i++ {
-		if int(r.Metric[i]) == red {
-			s := int(r.Step[i]) - ix.minStep
+	for run := range r.Runs() {
+		if int(run.Metric) != red {
+			continue
+		}
+		for _, st := range r.Step[run.Lo:run.Hi] {
+			s := int(st) - ix.minStep
 			if s < 0 || s >= span {
 				return windowResult{}, false // reduced rows outside the unreduced range
 			}

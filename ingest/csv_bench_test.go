@@ -206,8 +206,8 @@ func TestWriteMonitorCSVTreeShape(t *testing.T) {
 	}
 	// grad_unreduced: 2 optimizer steps × 2 micro steps; grad_reduced: 4 steps, no micro
 	un, red := 0, 0
-	for i := range d.Rows.Rank {
-		switch d.Metrics[d.Rows.Metric[i]] {
+	for i := range d.Rows.Len() {
+		switch d.Metrics[d.Rows.MetricOf(i)] {
 		case "grad_unreduced":
 			un++
 			if d.Rows.Micro[i] < 0 || d.Rows.Step[i] > 1 {
@@ -242,8 +242,8 @@ func TestCSVLoadDeterministic(t *testing.T) {
 	}
 	// rank folders come in rank order, and within a rank grad_reduced files
 	// (sorted by name) before grad_unreduced
-	if a.Rows.Rank[0] != 0 || a.Rows.Rank[a.Rows.Len()-1] != 2 || a.Metrics[0] != "grad_reduced" {
-		t.Errorf("first rank %d last rank %d metrics %v", a.Rows.Rank[0], a.Rows.Rank[a.Rows.Len()-1], a.Metrics)
+	if a.Rows.RankOf(0) != 0 || a.Rows.RankOf(a.Rows.Len()-1) != 2 || a.Metrics[0] != "grad_reduced" {
+		t.Errorf("first rank %d last rank %d metrics %v", a.Rows.RankOf(0), a.Rows.RankOf(a.Rows.Len()-1), a.Metrics)
 	}
 }
 

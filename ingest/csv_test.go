@@ -15,9 +15,9 @@ import (
 func rowWithMicro(t *testing.T, d *model.MonitorData, rank, step, micro int32, target, metric string) int {
 	t.Helper()
 	mi := d.MetricIndex(metric)
-	for i := range d.Rows.Rank {
-		if d.Rows.Rank[i] == rank && d.Rows.Step[i] == step && d.Rows.Micro[i] == micro &&
-			int(d.Rows.Metric[i]) == mi && d.Targets[d.Rows.Target[i]].Name == target {
+	for i := range d.Rows.Len() {
+		if d.Rows.RankOf(i) == rank && d.Rows.Step[i] == step && d.Rows.Micro[i] == micro &&
+			int(d.Rows.MetricOf(i)) == mi && d.Targets[d.Rows.TargetOf(i)].Name == target {
 			return i
 		}
 	}
@@ -28,9 +28,9 @@ func rowWithMicro(t *testing.T, d *model.MonitorData, rank, step, micro int32, t
 func countMetric(d *model.MonitorData, metric string) int {
 	mi := d.MetricIndex(metric)
 	n := 0
-	for _, m := range d.Rows.Metric {
-		if int(m) == mi {
-			n++
+	for run := range d.Rows.Runs() {
+		if int(run.Metric) == mi {
+			n += run.Hi - run.Lo
 		}
 	}
 	return n
@@ -81,8 +81,8 @@ func TestCSVv1Tree(t *testing.T) {
 	assertMonVal(t, "actv norm", d.Rows.Value(model.StatNorm, a0), 1648)
 	// ops in another order, vpp 1 (a distinct target from vpp 0)
 	e := rowWithMicro(t, d, 1, 0, model.NoMicro, fc2, "exp_avg")
-	if d.Targets[d.Rows.Target[e]].VPPStage != 1 || d.Rows.Target[e] == d.Rows.Target[spike] {
-		t.Errorf("exp_avg target %+v", d.Targets[d.Rows.Target[e]])
+	if d.Targets[d.Rows.TargetOf(e)].VPPStage != 1 || d.Rows.TargetOf(e) == d.Rows.TargetOf(spike) {
+		t.Errorf("exp_avg target %+v", d.Targets[d.Rows.TargetOf(e)])
 	}
 	for s, want := range [model.NumStats]float64{0.5, -0.125, 0.25, 0.001} {
 		assertMonVal(t, "exp_avg "+model.StatNames[s], d.Rows.Value(model.Stat(s), e), want)
@@ -170,8 +170,8 @@ func TestCSVRankFromOwnFolderName(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[float64]int32{}
-	for i := range d.Rows.Rank {
-		got[d.Rows.Value(model.StatNorm, i)] = d.Rows.Rank[i]
+	for i := range d.Rows.Len() {
+		got[d.Rows.Value(model.StatNorm, i)] = d.Rows.RankOf(i)
 	}
 	if got[4] != 4 || got[5] != 2 || got[6] != 0 {
 		t.Errorf("ranks by norm %v, want 4→4, 5→2, 6→0", got)
@@ -185,11 +185,11 @@ func TestCSVRankFromOwnFolderName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Rows.Rank[0] != 0 || len(d.Warnings) != 1 {
-		t.Errorf("single file in sub/: rank %d warnings %q", d.Rows.Rank[0], d.Warnings)
+	if d.Rows.RankOf(0) != 0 || len(d.Warnings) != 1 {
+		t.Errorf("single file in sub/: rank %d warnings %q", d.Rows.RankOf(0), d.Warnings)
 	}
 	d, err = LoadCSV(context.Background(), filepath.Join(root, "Feb20_16-27-56-rank4-aaaa/grad_unreduced_0-0.csv"), nil)
-	if err != nil || d.Rows.Rank[0] != 4 {
+	if err != nil || d.Rows.RankOf(0) != 4 {
 		t.Errorf("single file in rank4 folder: %v", err)
 	}
 }
@@ -358,8 +358,8 @@ func TestCSVTokensAndLineEndings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Rows.Len() != 2 || d.Rows.Rank[0] != 5 {
-		t.Fatalf("rows %d rank %d", d.Rows.Len(), d.Rows.Rank[0])
+	if d.Rows.Len() != 2 || d.Rows.RankOf(0) != 5 {
+		t.Fatalf("rows %d rank %d", d.Rows.Len(), d.Rows.RankOf(0))
 	}
 	v := d.Rows.Value
 	assertMonVal(t, "NaN", v(model.StatNorm, 0), math.NaN())

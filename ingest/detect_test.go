@@ -204,8 +204,8 @@ func TestSymlinkedInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Rows.Len() != 1 || d.Rows.Rank[0] != 6 {
-		t.Errorf("rows %d rank %v", d.Rows.Len(), d.Rows.Rank)
+	if d.Rows.Len() != 1 || d.Rows.RankOf(0) != 6 {
+		t.Errorf("rows %d rank %v", d.Rows.Len(), d.Rows.RankOf(0))
 	}
 	// a linked file inside a tree
 	tree := filepath.Join(dir, "tree", "rank_2")
@@ -215,8 +215,8 @@ func TestSymlinkedInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Rows.Len() != 1 || d.Rows.Rank[0] != 2 || d.Metrics[0] != "grad_reduced" {
-		t.Errorf("rows %d rank %v metrics %v", d.Rows.Len(), d.Rows.Rank, d.Metrics)
+	if d.Rows.Len() != 1 || d.Rows.RankOf(0) != 2 || d.Metrics[0] != "grad_reduced" {
+		t.Errorf("rows %d rank %v metrics %v", d.Rows.Len(), d.Rows.RankOf(0), d.Metrics)
 	}
 	// a linked database inside a folder
 	dbdir := filepath.Join(dir, "dbdir")

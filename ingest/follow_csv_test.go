@@ -107,8 +107,8 @@ func TestFollowCSVNewFilesAndRanks(t *testing.T) {
 	}
 	d := f.Data()
 	ranks := map[int32]bool{}
-	for _, r := range d.Rows.Rank {
-		ranks[r] = true
+	for run := range d.Rows.Runs() {
+		ranks[run.Rank] = true
 	}
 	if !ranks[3] || len(d.Targets) != 2 {
 		t.Fatalf("ranks %v targets %v: want rank 3 and targets w, v", ranks, d.Targets)

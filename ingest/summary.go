@@ -90,19 +90,21 @@ func StepCoverage(d *model.MonitorData) []string {
 	perRank := map[int32]map[int32]struct{}{}
 	all := map[int32]struct{}{}
 	lastRank, lastStep := int32(math.MinInt32), int32(math.MinInt32)
-	for i := range d.Rows.Rank {
-		rk, st := d.Rows.Rank[i], d.Rows.Step[i]
-		if rk == lastRank && st == lastStep {
-			continue
+	for run := range d.Rows.Runs() {
+		rk := run.Rank
+		for _, st := range d.Rows.Step[run.Lo:run.Hi] {
+			if rk == lastRank && st == lastStep {
+				continue
+			}
+			lastRank, lastStep = rk, st
+			m := perRank[rk]
+			if m == nil {
+				m = map[int32]struct{}{}
+				perRank[rk] = m
+			}
+			m[st] = struct{}{}
+			all[st] = struct{}{}
 		}
-		lastRank, lastStep = rk, st
-		m := perRank[rk]
-		if m == nil {
-			m = map[int32]struct{}{}
-			perRank[rk] = m
-		}
-		m[st] = struct{}{}
-		all[st] = struct{}{}
 	}
 	var ranks []int
 	for rk, m := range perRank {
@@ -173,24 +175,27 @@ func SummariseMonitor(d *model.MonitorData, stages StageFunc) *MonitorReport {
 	}
 	var nf = make([][model.NumStats]NonFinite, len(d.Metrics))
 	lastRank, lastStep := int32(math.MinInt32), int32(math.MinInt32)
-	for i := range d.Rows.Rank {
-		if rk := d.Rows.Rank[i]; rk != lastRank {
+	for run := range d.Rows.Runs() {
+		if rk := run.Rank; rk != lastRank {
 			ranks.add(int(rk))
 			lastRank = rk
 		}
-		if st := d.Rows.Step[i]; st != lastStep {
-			steps.add(int(st))
-			lastStep = st
-		}
-		if m := d.Rows.Micro[i]; m != model.NoMicro {
-			micros.add(int(m) + d.MicroBase(int(d.Rows.Metric[i]))) // as the input numbers it
-		}
-		mi := d.Rows.Metric[i]
-		if int(mi) < len(metrics) {
-			metrics[mi].Rows++
-			for s := model.Stat(0); s < model.NumStats; s++ {
-				if d.HasStat[s] {
-					countNonFinite(&nf[mi][s], d.Rows.Value(s, i))
+		mi := run.Metric
+		base := d.MicroBase(int(mi))
+		for i := run.Lo; i < run.Hi; i++ {
+			if st := d.Rows.Step[i]; st != lastStep {
+				steps.add(int(st))
+				lastStep = st
+			}
+			if m := d.Rows.Micro[i]; m != model.NoMicro {
+				micros.add(int(m) + base) // as the input numbers it
+			}
+			if int(mi) < len(metrics) {
+				metrics[mi].Rows++
+				for s := model.Stat(0); s < model.NumStats; s++ {
+					if d.HasStat[s] {
+						countNonFinite(&nf[mi][s], d.Rows.Value(s, i))
+					}
 				}
 			}
 		}

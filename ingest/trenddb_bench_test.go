@@ -190,13 +190,13 @@ func TestWriteTrendDBShape(t *testing.T) {
 		if v := d.Rows.Value(0, i); !(v >= 0.01) {
 			t.Fatalf("row %d norm %v", i, v)
 		}
-		if d.Rows.Rank[i] < d.Rows.Rank[i-1] {
+		if d.Rows.RankOf(i) < d.Rows.RankOf(i-1) {
 			t.Fatalf("row %d out of order", i)
 		}
 	}
 	// last row: rank 2, step 4, last target, metric 1 (grad_reduced)
 	last := d.Rows.Len() - 1
-	if d.Rows.Rank[last] != 2 || d.Rows.Step[last] != 4 || d.Rows.Target[last] != 6 || d.Metrics[d.Rows.Metric[last]] != "grad_reduced" {
-		t.Errorf("last row rank %d step %d target %d metric %d", d.Rows.Rank[last], d.Rows.Step[last], d.Rows.Target[last], d.Rows.Metric[last])
+	if d.Rows.RankOf(last) != 2 || d.Rows.Step[last] != 4 || d.Rows.TargetOf(last) != 6 || d.Metrics[d.Rows.MetricOf(last)] != "grad_reduced" {
+		t.Errorf("last row rank %d step %d target %d metric %d", d.Rows.RankOf(last), d.Rows.Step[last], d.Rows.TargetOf(last), d.Rows.MetricOf(last))
 	}
 }

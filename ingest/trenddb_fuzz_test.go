@@ -50,8 +50,8 @@ func FuzzTrendDB(f *testing.F) {
 		}
 		n := d.Rows.Len()
 		for i := 0; i < n; i++ {
-			if int(d.Rows.Target[i]) >= len(d.Targets) || int(d.Rows.Metric[i]) >= len(d.Metrics) {
-				t.Fatalf("row %d: target %d/%d metric %d/%d", i, d.Rows.Target[i], len(d.Targets), d.Rows.Metric[i], len(d.Metrics))
+			if int(d.Rows.TargetOf(i)) >= len(d.Targets) || int(d.Rows.MetricOf(i)) >= len(d.Metrics) {
+				t.Fatalf("row %d: target %d/%d metric %d/%d", i, d.Rows.TargetOf(i), len(d.Targets), d.Rows.MetricOf(i), len(d.Metrics))
 			}
 		}
 	})

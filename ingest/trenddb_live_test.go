@@ -201,10 +201,10 @@ func checkCommitted(t *testing.T, d *model.MonitorData) {
 	norm := d.Rows.Norm
 	bad := 0
 	for i := range norm {
-		tgt := d.Targets[d.Rows.Target[i]].Name
+		tgt := d.Targets[d.Rows.TargetOf(i)].Name
 		var l, fc int
 		fmt.Sscanf(tgt, "layers.%d.mlp.linear_fc%d.weight", &l, &fc)
-		want := liveNorm(int(d.Rows.Rank[i]), l*2+fc-1, int(d.Rows.Step[i]))
+		want := liveNorm(int(d.Rows.RankOf(i)), l*2+fc-1, int(d.Rows.Step[i]))
 		if math.Abs(norm[i]-want) > 1e-12 {
 			bad++
 		}

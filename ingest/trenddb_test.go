@@ -18,9 +18,9 @@ const monitorTestdata = "../testdata/monitor"
 // row finds the row (rank, step, target name, metric name) in d, or -1.
 func findMonRow(d *model.MonitorData, rank, step int32, target, metric string) int {
 	mi := d.MetricIndex(metric)
-	for i := range d.Rows.Rank {
-		if d.Rows.Rank[i] == rank && d.Rows.Step[i] == step && int(d.Rows.Metric[i]) == mi &&
-			d.Targets[d.Rows.Target[i]].Name == target {
+	for i := range d.Rows.Len() {
+		if d.Rows.RankOf(i) == rank && d.Rows.Step[i] == step && int(d.Rows.MetricOf(i)) == mi &&
+			d.Targets[d.Rows.TargetOf(i)].Name == target {
 			return i
 		}
 	}
@@ -94,8 +94,8 @@ func TestTrendDBFormats21(t *testing.T) {
 	}
 	// key order (rank, step, target_id, metric_id)
 	for i := 1; i < d.Rows.Len(); i++ {
-		a := [4]int32{d.Rows.Rank[i-1], d.Rows.Step[i-1], d.Rows.Target[i-1], int32(d.Rows.Metric[i-1])}
-		b := [4]int32{d.Rows.Rank[i], d.Rows.Step[i], d.Rows.Target[i], int32(d.Rows.Metric[i])}
+		a := [4]int32{d.Rows.RankOf(i - 1), d.Rows.Step[i-1], d.Rows.TargetOf(i - 1), int32(d.Rows.MetricOf(i - 1))}
+		b := [4]int32{d.Rows.RankOf(i), d.Rows.Step[i], d.Rows.TargetOf(i), int32(d.Rows.MetricOf(i))}
 		if !(a[0] < b[0] || a[0] == b[0] && (a[1] < b[1] || a[1] == b[1] && (a[2] < b[2] || a[2] == b[2] && a[3] < b[3]))) {
 			t.Fatalf("rows %d,%d out of key order: %v %v", i-1, i, a, b)
 		}
@@ -154,8 +154,8 @@ func TestTrendDBNormOnly(t *testing.T) {
 	assertMonVal(t, "NULL norm", d.Rows.Value(model.StatNorm, mustMonRow(t, d, 0, 1, w, "grad_unreduced")), math.NaN())
 	a := mustMonRow(t, d, 0, 1, "layers.0.mlp.output", "actv")
 	assertMonVal(t, "-clamp", d.Rows.Value(model.StatNorm, a), math.Inf(-1))
-	if d.Targets[d.Rows.Target[a]].VPPStage != 1 {
-		t.Errorf("vpp %d", d.Targets[d.Rows.Target[a]].VPPStage)
+	if d.Targets[d.Rows.TargetOf(a)].VPPStage != 1 {
+		t.Errorf("vpp %d", d.Targets[d.Rows.TargetOf(a)].VPPStage)
 	}
 }
 
@@ -172,8 +172,8 @@ func TestTrendDBGenA(t *testing.T) {
 	}
 	// grad_unreduced at step 1: micro 0 and micro 1 (inf stored as REAL inf, NULL min)
 	var got []string
-	for i := range d.Rows.Rank {
-		if d.Metrics[d.Rows.Metric[i]] == "grad_unreduced" && d.Rows.Step[i] == 1 {
+	for i := range d.Rows.Len() {
+		if d.Metrics[d.Rows.MetricOf(i)] == "grad_unreduced" && d.Rows.Step[i] == 1 {
 			switch d.Rows.Micro[i] {
 			case 0:
 				assertMonVal(t, "u1m0 norm", d.Rows.Value(model.StatNorm, i), 0.045127)
@@ -184,7 +184,7 @@ func TestTrendDBGenA(t *testing.T) {
 				got = append(got, "m1")
 			}
 		}
-		if d.Metrics[d.Rows.Metric[i]] == "grad_reduced" && d.Rows.Micro[i] != model.NoMicro {
+		if d.Metrics[d.Rows.MetricOf(i)] == "grad_reduced" && d.Rows.Micro[i] != model.NoMicro {
 			t.Errorf("grad_reduced row %d micro %d, want NoMicro", i, d.Rows.Micro[i])
 		}
 	}
@@ -231,10 +231,10 @@ func TestTrendDBMicroStepFalse(t *testing.T) {
 		t.Fatalf("explicit %v targets %+v", d.ExplicitMicro, d.Targets)
 	}
 	want := map[float64][2]any{1: {"w", int32(0)}, 2: {"w", int32(1)}, 3: {"w", model.NoMicro}, 4: {"v", int32(1)}}
-	for i := range d.Rows.Rank {
+	for i := range d.Rows.Len() {
 		w := want[d.Rows.Value(model.StatNorm, i)]
-		if d.Targets[d.Rows.Target[i]].Name != w[0] || d.Rows.Micro[i] != w[1] || d.Rows.Step[i] != 5 {
-			t.Errorf("row %d: target %s micro %d step %d, want %v", i, d.Targets[d.Rows.Target[i]].Name, d.Rows.Micro[i], d.Rows.Step[i], w)
+		if d.Targets[d.Rows.TargetOf(i)].Name != w[0] || d.Rows.Micro[i] != w[1] || d.Rows.Step[i] != 5 {
+			t.Errorf("row %d: target %s micro %d step %d, want %v", i, d.Targets[d.Rows.TargetOf(i)].Name, d.Rows.Micro[i], d.Rows.Step[i], w)
 		}
 	}
 }

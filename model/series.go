@@ -53,7 +53,8 @@ type Target struct {
 const NoMicro int32 = -1
 
 // Rows holds monitor rows column by column: one entry per (rank, step,
-// target, metric), 37 bytes a row. The norm, which every rule computes
+// target, metric), 37 bytes a row — 28 once in series order (SortSeries),
+// when rank, target and metric move into the series table. The norm, which every rule computes
 // with, is float64 exactly as read: float32 would move the micro-step
 // increments sqrt(N_k² − N_{k−1}²) of nearly equal cumulative norms, and
 // with them borderline verdicts. Min, max and mean are only reported (and
@@ -63,6 +64,9 @@ const NoMicro int32 = -1
 // clamp ±(1e9+1) (a min/max/mean beyond float32's ±3.4e38, which no such
 // tensor holds finitely, reads as ±Inf).
 type Rows struct {
+	// Rank, Target and Metric are per-row while rows are appended; nil
+	// once Table holds them (read them with RankOf, TargetOf, MetricOf or
+	// Runs, which serve both).
 	Rank   []int32
 	Step   []int32 // the source's step column (trend.db: often a global micro-step index)
 	Micro  []int32 // explicit micro step, or NoMicro
@@ -75,10 +79,13 @@ type Rows struct {
 	// with ops ["norm"]): it is not stored (12 bytes a row for all three)
 	// and reads as NaN. Append stores it again once a row has a number.
 	Lacks [NumStats]bool
+	// Table is the series table of rows in series order (SortSeries), nil
+	// while rows carry their own rank, target and metric.
+	Table []Series
 }
 
 // Len is the number of rows.
-func (r *Rows) Len() int { return len(r.Rank) }
+func (r *Rows) Len() int { return len(r.Step) }
 
 // Value is statistic s of row i as float64: what the rules compute with.
 func (r *Rows) Value(s Stat, i int) float64 {
@@ -159,6 +166,7 @@ func grow[T any](s []T, n int) []T {
 
 // Grow reserves room for n more rows.
 func (r *Rows) Grow(n int) {
+	r.expand()
 	r.Rank, r.Step, r.Micro, r.Target = grow(r.Rank, n), grow(r.Step, n), grow(r.Micro, n), grow(r.Target, n)
 	r.Metric, r.Norm = grow(r.Metric, n), grow(r.Norm, n)
 	for s := StatMin; s < NumStats; s++ {
@@ -177,6 +185,7 @@ func (r *Rows) Resize(n int) {
 
 // Append adds one row; vals is indexed by Stat.
 func (r *Rows) Append(rank, step, micro, target int32, metric uint8, vals [NumStats]float64) {
+	r.expand()
 	r.Rank = append(r.Rank, rank)
 	r.Step = append(r.Step, step)
 	r.Micro = append(r.Micro, micro)
@@ -206,6 +215,12 @@ func nanColumn(n, c int) []float32 {
 // AppendRows appends all of src, its targets and metrics renumbered by
 // tmap and mmap (nil: unchanged).
 func (r *Rows) AppendRows(src *Rows, tmap []int32, mmap []uint8) {
+	r.expand()
+	if src.Table != nil {
+		c := *src
+		c.expand()
+		src = &c
+	}
 	r.Rank = append(r.Rank, src.Rank...)
 	r.Step = append(r.Step, src.Step...)
 	r.Micro = append(r.Micro, src.Micro...)
@@ -244,6 +259,12 @@ func (r *Rows) AppendRows(src *Rows, tmap []int32, mmap []uint8) {
 // Place copies all rows of src over rows off… (src stores the same
 // statistics).
 func (r *Rows) Place(off int, src *Rows) {
+	r.expand()
+	if src.Table != nil {
+		c := *src
+		c.expand()
+		src = &c
+	}
 	copy(r.Rank[off:], src.Rank)
 	copy(r.Step[off:], src.Step)
 	copy(r.Micro[off:], src.Micro)
@@ -259,6 +280,7 @@ func (r *Rows) Place(off int, src *Rows) {
 
 // Move copies row src over row dst (compaction).
 func (r *Rows) Move(dst, src int) {
+	r.expand()
 	r.Rank[dst], r.Step[dst], r.Micro[dst], r.Target[dst], r.Metric[dst] = r.Rank[src], r.Step[src], r.Micro[src], r.Target[src], r.Metric[src]
 	r.Norm[dst] = r.Norm[src]
 	for s := StatMin; s < NumStats; s++ {
@@ -270,6 +292,7 @@ func (r *Rows) Move(dst, src int) {
 
 // Truncate keeps the first n rows.
 func (r *Rows) Truncate(n int) {
+	r.expand()
 	r.Rank, r.Step, r.Micro, r.Target, r.Metric = r.Rank[:n], r.Step[:n], r.Micro[:n], r.Target[:n], r.Metric[:n]
 	r.Norm = r.Norm[:n]
 	for s := StatMin; s < NumStats; s++ {

@@ -29,13 +29,28 @@ func TestSortSeriesStable(t *testing.T) {
 		seen := make([]bool, n)
 		for i := range n {
 			p := int(r.Norm[i])
-			if seen[p] || r.Value(StatMin, i) != float64(-p) || r.Value(StatMean, i) != float64(r.Rank[i]) {
+			if seen[p] || r.Value(StatMin, i) != float64(-p) || r.Value(StatMean, i) != float64(r.RankOf(i)) {
 				t.Fatalf("sparse %v: row %d lost its columns (input %d)", sparse, i, p)
 			}
 			seen[p] = true
-			if i > 0 && r.Metric[i] == r.Metric[i-1] && r.Target[i] == r.Target[i-1] && r.Rank[i] == r.Rank[i-1] && r.Norm[i] < r.Norm[i-1] {
+			if i > 0 && cmpKeys(&r, i-1, i) > 0 {
+				t.Fatalf("sparse %v: rows %d and %d out of series order", sparse, i-1, i)
+			}
+			if i > 0 && r.MetricOf(i) == r.MetricOf(i-1) && r.TargetOf(i) == r.TargetOf(i-1) && r.RankOf(i) == r.RankOf(i-1) && r.Norm[i] < r.Norm[i-1] {
 				t.Fatalf("sparse %v: rows %d and %d of one series swapped", sparse, i-1, i)
 			}
 		}
 	}
+}
+
+// cmpKeys compares the (metric, target, rank) of rows a and b.
+func cmpKeys(r *Rows, a, b int) int {
+	ka := [3]int32{int32(r.MetricOf(a)), r.TargetOf(a), r.RankOf(a)}
+	kb := [3]int32{int32(r.MetricOf(b)), r.TargetOf(b), r.RankOf(b)}
+	for k := range ka {
+		if ka[k] != kb[k] {
+			return int(ka[k] - kb[k])
+		}
+	}
+	return 0
 }

@@ -53,13 +53,15 @@ func seriesOf(m *model.MonitorData, param, metric string) *report.Series {
 	vals := map[cellKey]float64{}
 	posSet, rankSet := map[pos]bool{}, map[int32]bool{}
 	rows := &m.Rows
-	for i := 0; i < rows.Len(); i++ {
-		if !targets[rows.Target[i]] || int(rows.Metric[i]) != mi {
+	for run := range rows.Runs() {
+		if !targets[run.Target] || int(run.Metric) != mi {
 			continue
 		}
-		p := pos{rows.Step[i], rows.Micro[i]}
-		posSet[p], rankSet[rows.Rank[i]] = true, true
-		vals[cellKey{rows.Rank[i], p}] = rows.Decimal(model.StatNorm, i)
+		for i := run.Lo; i < run.Hi; i++ {
+			p := pos{rows.Step[i], rows.Micro[i]}
+			posSet[p], rankSet[run.Rank] = true, true
+			vals[cellKey{run.Rank, p}] = rows.Decimal(model.StatNorm, i)
+		}
 	}
 	if len(posSet) == 0 {
 		return nil

@@ -50,8 +50,8 @@ func buildSeriesIndex(md *model.MonitorData, anomalies []model.Anomaly) *seriesI
 	r := &md.Rows
 	var seen []bool // ranks are small non-negative numbers
 	seenOther := map[int32]bool{}
-	for i := 0; i < r.Len(); i++ {
-		rk := r.Rank[i]
+	for run := range r.Runs() {
+		rk := run.Rank
 		switch {
 		case rk >= 0 && rk < 1<<20:
 			if int(rk) >= len(seen) {
@@ -65,12 +65,14 @@ func buildSeriesIndex(md *model.MonitorData, anomalies []model.Anomaly) *seriesI
 			seenOther[rk] = true
 			ix.ranks = append(ix.ranks, rk)
 		}
-		t := r.Target[i]
+		t := run.Target
 		if t < 0 || int(t) >= len(want) || !want[t] {
 			continue
 		}
-		k := seriesKey{t, r.Rank[i], r.Metric[i]}
-		ix.rows[k] = append(ix.rows[k], int32(i))
+		k := seriesKey{t, rk, run.Metric}
+		for i := run.Lo; i < run.Hi; i++ {
+			ix.rows[k] = append(ix.rows[k], int32(i))
+		}
 	}
 	sort.Slice(ix.ranks, func(a, b int) bool { return ix.ranks[a] < ix.ranks[b] })
 	for k, rows := range ix.rows {
