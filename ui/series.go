@@ -164,10 +164,11 @@ func (s *seriesPane) render() []string {
 	stat := "  metric: " + metricNames[s.metric]
 	name := namesOf(s.data).title(a, max(8, s.width-ansi.StringWidth(tail+stat)))
 	title := st.Title.Render(name+tail) + "  metric: " + st.Accent.Render(metricNames[s.metric])
-	info := fmt.Sprintf("spike at %s: norm %s, baseline median %s, %s× (%s)",
-		stepLabel(a), fmtNum(float64(a.Norm)), fmtNum(float64(a.BaselineMedian)), fmtNum(float64(a.DeviationRatio)), a.Trigger)
+	// why it was flagged comes last and gives way whole on a narrow screen
+	info := fitJoin(s.width, fmt.Sprintf("spike at %s: norm %s, baseline median %s, %s×",
+		stepLabel(a), fmtNum(float64(a.Norm)), fmtNum(float64(a.BaselineMedian)), fmtNum(float64(a.DeviationRatio))), triggerWhy(a.Trigger))
 	if !finite(float64(a.BaselineMedian)) { // no steps to take a median of
-		info = fmt.Sprintf("spike at %s: norm %s, no baseline (%s)", stepLabel(a), fmtNum(float64(a.Norm)), a.Trigger)
+		info = fitJoin(s.width, fmt.Sprintf("spike at %s: norm %s, no baseline", stepLabel(a), fmtNum(float64(a.Norm))), triggerWhy(a.Trigger))
 	}
 	lines := []string{title, info}
 	if ix == nil {

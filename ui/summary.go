@@ -44,7 +44,7 @@ func Summary(d *Data) string {
 				gl += fmt.Sprintf(" (VPP chunk %d)", a.VPPStage)
 			}
 			fmt.Fprintf(&b, "  %d. %s%s  norm %s  %s× baseline  (%s)\n", i+1, coordString(a), gl,
-				fmtNum(float64(a.Norm)), fmtNum(float64(a.DeviationRatio)), a.Trigger)
+				fmtNum(float64(a.Norm)), fmtNum(float64(a.DeviationRatio)), triggerWhy(a.Trigger))
 		}
 	}
 	if d.P2 != nil {

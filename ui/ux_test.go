@@ -79,10 +79,19 @@ func TestPhase1StepLevelColumnsAndShortTriggers(t *testing.T) {
 	if !strings.Contains(head, "step rank") || strings.Contains(head, " ms ") || strings.Contains(head, "opt") {
 		t.Fatalf("step-level header: %q", head)
 	}
-	if got := triggerText("micro_step_delta", 8); got != "Δ micro" {
-		t.Fatalf("triggerText = %q", got)
+	// every trigger the analysis writes has words that fit both widths
+	for _, tr := range []string{"iqr+mad", "iqr", "mad", "micro_step_delta", "nonfinite", "dump_abs_norm"} {
+		for _, w := range []int{8, 16} {
+			got := triggerText(tr, w)
+			if got == tr || ansi.StringWidth(got) > w {
+				t.Errorf("triggerText(%q, %d) = %q", tr, w, got)
+			}
+		}
+		if strings.Contains(triggerWhy(tr), tr) {
+			t.Errorf("triggerWhy(%q) = %q", tr, triggerWhy(tr))
+		}
 	}
-	if got := triggerText("micro_step_delta", 16); got != "micro_step_delta" {
+	if got := triggerText("micro_step_delta", 16); got != "micro-step jump" {
 		t.Fatalf("triggerText wide = %q", got)
 	}
 }
@@ -217,5 +226,25 @@ func TestHeatmapMarksNaN(t *testing.T) {
 	}
 	if x, m := strings.Index(rows[0], "×"), strings.Index(rows[1], "▲"); ansi.StringWidth(rows[0][:x]) > ansi.StringWidth(rows[1][:m]) {
 		t.Fatalf("× right of the spike mark: %q", rows)
+	}
+}
+
+// At 80 columns the footer is too narrow for every key of Phase 1: it
+// starts with ? and q (what finds the rest), and the lines above the table
+// say their parts whole instead of ending in a cut word.
+func TestPhase1At80KeepsHelpKeyAndWholeLines(t *testing.T) {
+	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
+	lines := strings.Split(strings.TrimRight(screenText(m), "\n"), "\n")
+	foot := lines[len(lines)-1]
+	if !strings.HasPrefix(strings.TrimSpace(foot), "? help • q quit") {
+		t.Fatalf("footer %q", foot)
+	}
+	for _, l := range lines[:5] {
+		if strings.HasSuffix(strings.TrimSpace(l), "…") {
+			t.Fatalf("cut line %q in\n%s", l, strings.Join(lines, "\n"))
+		}
+	}
+	if got := helpFirst(m.keyHelp().short, 1000); got[0].Help().Key == "?" {
+		t.Fatalf("? moved to the front of a line that fits")
 	}
 }

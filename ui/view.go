@@ -207,6 +207,33 @@ func (m *Model) footer() []string {
 		})
 		return []string{status, helpLine}
 	}
-	helpLine = m.help.View(m.keyHelp())
+	keys := m.keyHelp()
+	keys.short = helpFirst(keys.short, m.w)
+	helpLine = m.help.View(keys)
 	return []string{status, helpLine}
+}
+
+// helpFirst moves ? (keys and legend) and q to the front of a short help
+// line too wide for width cells: the line is cut at its end, and those
+// two are what a new user needs to find the rest.
+func helpFirst(short []key.Binding, width int) []key.Binding {
+	w := 0
+	for i, b := range short {
+		if i > 0 {
+			w += 3 // " • "
+		}
+		w += ansi.StringWidth(b.Help().Key) + 1 + ansi.StringWidth(b.Help().Desc)
+	}
+	if w <= width {
+		return short
+	}
+	var first, rest []key.Binding
+	for _, b := range short {
+		if k := b.Help().Key; k == "?" || k == "q" {
+			first = append(first, b)
+		} else {
+			rest = append(rest, b)
+		}
+	}
+	return append(first, rest...)
 }
