@@ -230,12 +230,12 @@ func (p *drillPane) Update(m tea.Msg) reply {
 
 func (p *drillPane) ShortHelp() []key.Binding {
 	k := p.keys
-	return []key.Binding{k.Enter, k.Back, k.Metric, k.Filter, k.Sort, k.Help, k.Quit}
+	return []key.Binding{k.enterAs("operator chain"), k.Back, k.Metric, k.Filter, k.Sort, k.Help, k.Quit}
 }
 
 func (p *drillPane) FullHelp() [][]key.Binding {
 	k := p.keys
-	return [][]key.Binding{append(append([]key.Binding{k.Enter, k.Metric, k.PrevMetric}, k.search()...), k.columns()...), k.rows()}
+	return [][]key.Binding{append(append([]key.Binding{k.enterAs("operator chain"), k.Metric, k.PrevMetric}, k.search()...), k.columns()...), k.rows()}
 }
 
 func (p *drillPane) Crumb() string { return fmt.Sprintf("L%d ops (%s)", p.layer, p.dir) }

@@ -148,7 +148,7 @@ func (p *phase1Pane) overviewLines() []string {
 		parts = append(parts, r.Missing...)
 		parts = append(parts, d.Missing...)
 		parts = append(parts, r.Warnings...)
-		out = append(out, p.st.Warn.Render(fmt.Sprintf("⚠ %d note(s), all on screen 2 · %s", n, parts[0])))
+		out = append(out, p.st.Warn.Render(fitJoin(p.width, fmt.Sprintf("⚠ %d note(s), all on screen 2", n), missingHead(parts[0]))))
 	}
 	return out
 }
@@ -314,18 +314,14 @@ func (p *phase1Pane) Update(m tea.Msg) reply {
 
 func (p *phase1Pane) ShortHelp() []key.Binding {
 	k := p.keys
-	return []key.Binding{p.enterKey(), k.Pin, k.Filter, k.Sort, k.Phase2, k.Phase3, k.Help, k.Quit}
+	return []key.Binding{k.enterAs("series"), k.Pin, k.Filter, k.Sort, k.Phase2, k.Phase3, k.Help, k.Quit}
 }
 
 func (p *phase1Pane) FullHelp() [][]key.Binding {
 	k := p.keys
-	return [][]key.Binding{append(append([]key.Binding{p.enterKey(), k.Jump}, k.search()...), k.columns()...), k.rows()}
+	return [][]key.Binding{append(append([]key.Binding{k.enterAs("series"), k.Jump}, k.search()...), k.columns()...), k.rows()}
 }
 
-// enterKey is enter as Phase 1 uses it: the candidate's series.
-func (p *phase1Pane) enterKey() key.Binding {
-	return key.NewBinding(key.WithKeys(p.keys.Enter.Keys()...), key.WithHelp("enter", "series"))
-}
 
 func (p *phase1Pane) Crumb() string { return "Phase 1" }
 

@@ -456,11 +456,11 @@ func (p *phase2Pane) Update(m tea.Msg) reply {
 
 func (p *phase2Pane) ShortHelp() []key.Binding {
 	k := p.keys
-	return []key.Binding{k.Up, k.Down, k.Pin, k.Unpin, k.Enter, k.Phase3, k.Report, k.Help, k.Quit}
+	return []key.Binding{k.Up, k.Down, k.Pin, k.Unpin, k.enterAs("series"), k.Phase3, k.Report, k.Help, k.Quit}
 }
 
 func (p *phase2Pane) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{p.keys.Enter, p.keys.Control}, p.keys.rows()}
+	return [][]key.Binding{{p.keys.enterAs("series"), p.keys.Control}, p.keys.rows()}
 }
 
 func (p *phase2Pane) Crumb() string { return "Phase 2" }

@@ -248,3 +248,17 @@ func TestPhase1At80KeepsHelpKeyAndWholeLines(t *testing.T) {
 		t.Fatalf("? moved to the front of a line that fits")
 	}
 }
+
+// What the run lacks fits the status line: in full when it can, else what
+// is missing alone (never cut in the middle of what to do about it).
+func TestMissingLineFits(t *testing.T) {
+	missing := []string{"baseline run — monitor (or dump) the baseline device on the same run and steps, and pass it with --baseline",
+		"dump statistics (Phase 3 not run) — dump A at step 5 on rank 2"}
+	got := missingLine(missing, 80)
+	if ansi.StringWidth(got) > 80 || !strings.Contains(got, "baseline run; dump statistics (Phase 3 not run)") || strings.Contains(got, "monitor") {
+		t.Fatalf("at 80: %q", got)
+	}
+	if got := missingLine(missing, 400); !strings.Contains(got, "--baseline") {
+		t.Fatalf("wide: %q", got)
+	}
+}

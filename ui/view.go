@@ -195,7 +195,7 @@ func (m *Model) footer() []string {
 		status = "note on the pin: " + escapeControl(n)
 	}
 	if status == "" && m.data != nil && len(m.data.Missing) > 0 {
-		status = st.Warn.Render("missing: " + strings.Join(m.data.Missing, "; "))
+		status = st.Warn.Render(missingLine(m.data.Missing, m.w))
 	}
 	helpLine := ""
 	switch {
@@ -236,4 +236,28 @@ func helpFirst(short []key.Binding, width int) []key.Binding {
 		}
 	}
 	return append(first, rest...)
+}
+
+// missingLine is what the run lacks in width cells: with what to collect
+// when that fits, else what is missing alone and where the rest is said
+// (a cut "… the same run a…" says neither).
+func missingLine(missing []string, width int) string {
+	full := "missing: " + strings.Join(missing, "; ")
+	if ansi.StringWidth(full) <= width {
+		return full
+	}
+	heads := make([]string, len(missing))
+	for i, m := range missing {
+		heads[i] = missingHead(m)
+	}
+	return fitJoin(width, "missing: "+strings.Join(heads, "; "), "screen 2 says how to collect it")
+}
+
+// missingHead is what is missing without what to do about it (the text
+// after " — ").
+func missingHead(m string) string {
+	if i := strings.Index(m, " — "); i >= 0 {
+		return m[:i]
+	}
+	return m
 }

@@ -78,6 +78,9 @@ func passUnitText(sa model.ShardingAnalysis) string {
 		unit = "step"
 	}
 	s := fmt.Sprintf("%d micro steps per %s (%s", sa.AccumulationWindow, unit, how)
+	if sa.AccumulationWindow == 1 {
+		s = fmt.Sprintf("one micro step per %s (%s", unit, how)
+	}
 	if r := sa.MicroStepRange; sa.ExplicitMicroStep && len(r) > 0 {
 		s += fmt.Sprintf(", %d..%d", r[0], r[len(r)-1])
 	} else if sa.WindowPhase != 0 {
