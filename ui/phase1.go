@@ -322,7 +322,6 @@ func (p *phase1Pane) FullHelp() [][]key.Binding {
 	return [][]key.Binding{append(append([]key.Binding{k.enterAs("series"), k.Jump}, k.search()...), k.columns()...), k.rows()}
 }
 
-
 func (p *phase1Pane) Crumb() string { return "Phase 1" }
 
 func (p *phase1Pane) View() []string {
