@@ -202,16 +202,10 @@ func (p *drillPane) Update(m tea.Msg) reply {
 		p.metric = (p.metric + len(metricNames) - 1) % len(metricNames)
 		return used
 	case key.Matches(msg, k.Next), key.Matches(msg, k.Prev):
-		d := 1
-		if key.Matches(msg, k.Prev) {
-			d = -1
-		}
-		nth, count, wrapped := 0, 0, false
-		if p.query != "" {
+		return p.tbl.searchStep(key.Matches(msg, k.Prev), p.query, func() func(int) bool {
 			p.lowerKeys()
-			nth, count, wrapped = p.tbl.findMatch(d, func(i int) bool { return strings.Contains(p.lower[i], p.query) })
-		}
-		return reply{handled: true, status: matchStatus(p.query, nth, count, wrapped)}
+			return func(i int) bool { return strings.Contains(p.lower[i], p.query) }
+		})
 	case key.Matches(msg, k.Filter):
 		p.filter.active = true
 		return used

@@ -299,15 +299,7 @@ func (p *phase1Pane) Update(m tea.Msg) reply {
 	case key.Matches(msg, k.Enter):
 		return seriesOf(p.common, p.candidate())
 	case key.Matches(msg, k.Next), key.Matches(msg, k.Prev):
-		d := 1
-		if key.Matches(msg, k.Prev) {
-			d = -1
-		}
-		nth, count, wrapped := 0, 0, false
-		if p.query != "" {
-			nth, count, wrapped = p.tbl.findMatch(d, p.matcher(strings.ToLower(p.query)))
-		}
-		return reply{handled: true, status: matchStatus(p.query, nth, count, wrapped)}
+		return p.tbl.searchStep(key.Matches(msg, k.Prev), p.query, func() func(int) bool { return p.matcher(strings.ToLower(p.query)) })
 	}
 	return reply{handled: p.tbl.navigate(msg, k, p.width)}
 }

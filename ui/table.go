@@ -434,16 +434,7 @@ func (t *table) position() string {
 		return "0/0"
 	}
 	s := strconv.Itoa(t.cursor+1) + "/" + strconv.Itoa(len(t.view))
-	above, below := t.offset > 0, t.offset+t.height < len(t.view)
-	switch {
-	case above && below:
-		s += " · more above and below"
-	case above:
-		s += " · more above"
-	case below:
-		s += " · more below"
-	}
-	return s
+	return s + moreNote(t.offset > 0, t.offset+t.height < len(t.view))
 }
 
 // colsInfo says which columns are on screen when they do not all fit
@@ -501,16 +492,20 @@ func scrollInfo(what string, offset, shown, total int) string {
 		return "no " + what + "s"
 	}
 	s := fmt.Sprintf("%ss %d–%d of %d", what, offset+1, offset+shown, total)
-	above, below := offset > 0, offset+shown < total
+	return s + moreNote(offset > 0, offset+shown < total)
+}
+
+// moreNote says on which sides of the screen a list has more rows.
+func moreNote(above, below bool) string {
 	switch {
 	case above && below:
-		s += " · more above and below"
+		return " · more above and below"
 	case above:
-		s += " · more above"
+		return " · more above"
 	case below:
-		s += " · more below"
+		return " · more below"
 	}
-	return s
+	return ""
 }
 
 // info is the line under a table: the position and the columns.
