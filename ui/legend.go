@@ -89,15 +89,15 @@ func (p *phase1Pane) marks() []string {
 			out = append(out, legendLine("vpp1:", "VPP model chunk 1"))
 		}
 		out = append(out, legendLine("▸", "under the table: the selected row's full name"))
-		if !p.tbl.cols[p1ColDelta].off {
-			out = append(out, legendLine("-", "no value (Δ: no earlier micro step)"))
-		}
 		p.legendCache = out
 	}
 	out := append([]string{}, p.legendCache...)
 	// the columns a narrow screen scrolled away have no marks on it
 	if p.tbl.colWidth(p1ColTrigger) > 0 {
 		out = append(out, legendLine("trigger", "the test that flagged it: IQR, MAD (band): outside that robust band of its baseline; ms jump: a jump between micro steps; NaN/Inf: not finite"))
+	}
+	if p.tbl.colWidth(p1ColDelta) > 0 {
+		out = append(out, legendLine("-", "no value (Δ: no earlier micro step)"))
 	}
 	if p.tbl.colWidth(p1ColCurve) > 0 {
 		out = append(out, legendLine(p.spikeMark(), "on the curve: the candidate's step (the parameter's norm on its rank; log scale when the span is wide)"))
@@ -189,4 +189,30 @@ func (s *seriesPane) marks() []string {
 		rank += strconv.Itoa(s.a.Rank)
 	}
 	return append(out, legendLine(rank, "the candidate's rank"), legendLine("heat map", heat))
+}
+
+func (p *phase2Pane) marks() []string {
+	if p.data == nil || p.data.P2 == nil {
+		return nil
+	}
+	r := p.data.P2
+	var out []string
+	if len(r.CrossStep) > 0 {
+		out = append(out, legendLine("13.4×", "a pair's growth: the final norm at step k+1 over step k, median and max over the ranks"))
+	}
+	if len(r.Candidates) > 0 {
+		out = append(out, legendLine("▶", "among the candidates: the one chosen as the root-cause coordinate; among the events: the root's event"))
+	}
+	var nonFinite, conducts bool
+	for i := range r.Events {
+		nonFinite = nonFinite || r.Events[i].NonFinite
+		conducts = conducts || r.Events[i].Conducts
+	}
+	if nonFinite {
+		out = append(out, legendLine("∞", "after an event's extent: the event holds NaN/Inf values"))
+	}
+	if conducts {
+		out = append(out, legendLine("→ 2", "the event conducts into event 2 (a later spike it set off)"))
+	}
+	return out
 }

@@ -164,11 +164,17 @@ func (s *seriesPane) render() []string {
 	stat := "  metric: " + metricNames[s.metric]
 	name := namesOf(s.data).title(a, max(8, s.width-ansi.StringWidth(tail+stat)))
 	title := st.Title.Render(name+tail) + "  metric: " + st.Accent.Render(metricNames[s.metric])
-	// why it was flagged comes last and gives way whole on a narrow screen
-	info := fitJoin(s.width, fmt.Sprintf("spike at %s: norm %s, baseline median %s, %s×",
-		stepLabel(a), fmtNum(float64(a.Norm)), fmtNum(float64(a.BaselineMedian)), fmtNum(float64(a.DeviationRatio))), triggerWhy(a.Trigger))
+	info := fmt.Sprintf("spike at %s: norm %s, baseline median %s, %s×",
+		stepLabel(a), fmtNum(float64(a.Norm)), fmtNum(float64(a.BaselineMedian)), fmtNum(float64(a.DeviationRatio)))
 	if !finite(float64(a.BaselineMedian)) { // no steps to take a median of
-		info = fitJoin(s.width, fmt.Sprintf("spike at %s: norm %s, no baseline", stepLabel(a), fmtNum(float64(a.Norm))), triggerWhy(a.Trigger))
+		info = fmt.Sprintf("spike at %s: norm %s, no baseline", stepLabel(a), fmtNum(float64(a.Norm)))
+	}
+	// why it was flagged comes last: in a sentence, or its word on a
+	// narrow screen, or not at all (the Phase 1 row says it)
+	if why := info + " · " + triggerWhy(a.Trigger); ansi.StringWidth(why) <= s.width {
+		info = why
+	} else {
+		info = fitJoin(s.width, info, "flagged: "+triggerText(a.Trigger, triggerLongW))
 	}
 	lines := []string{title, info}
 	if ix == nil {

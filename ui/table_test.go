@@ -211,6 +211,29 @@ func TestLegendPerScreen(t *testing.T) {
 	if strings.Contains(screenText(m), "NaN/Inf at that step") {
 		t.Errorf("legend names a mark the screen does not use:\n%s", screenText(m))
 	}
+	// the curve and trigger columns are explained where they show, not
+	// where they are scrolled away (the curve at 60 columns)
+	for _, w := range []int{60, 160} {
+		p := newPhase1Pane(testCommon(fixture()))
+		p.SetSize(w, 40)
+		p.View()
+		legend := strings.Join(p.marks(), "\n")
+		for c, words := range map[int]string{p1ColCurve: "on the curve", p1ColTrigger: "the test that flagged it"} {
+			shown := p.tbl.colWidth(c) > 0
+			if c == p1ColCurve && shown != (w == 160) {
+				t.Fatalf("width %d: the curve shown %v", w, shown)
+			}
+			if strings.Contains(legend, words) != shown {
+				t.Errorf("width %d: column %s shown %v, legend:\n%s", w, p.tbl.cols[c].title, shown, legend)
+			}
+		}
+	}
+	// Phase 2 explains its growth and its selection mark
+	m = loaded(t, fixtureBackend(), fixture(), 160, 48, true)
+	press(m, "2", "?")
+	if txt := screenText(m); !strings.Contains(txt, "a pair's growth") || !strings.Contains(txt, "root-cause coordinate; among the events") {
+		t.Errorf("Phase 2 legend:\n%s", txt)
+	}
 }
 
 // A flexible name column gives up its shrink before a column scrolls
