@@ -212,7 +212,7 @@ func (p *phase2Pane) marks() []string {
 		out = append(out, legendLine("∞", "after an event's extent: the event holds NaN/Inf values"))
 	}
 	if conducts {
-		out = append(out, legendLine("→ 2", "the event conducts into event 2 (a later spike it set off)"))
+		out = append(out, legendLine("→ 6", "conducts: the event carries on into step 6 (its growth reaches the next step)"))
 	}
 	return out
 }

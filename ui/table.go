@@ -227,7 +227,7 @@ func (t *table) layout(width int) []shownCol {
 	var all []int
 	total := 0
 	for i, c := range t.cols {
-		if !c.off {
+		if !c.off && (i >= len(t.empty) || !t.empty[i]) {
 			all = append(all, i)
 			total += t.widthOf(i)
 		}
@@ -397,22 +397,14 @@ func (t *table) render(width int, st Styles, cell func(row, col int) string) []s
 }
 
 // markEmpty notes the columns whose cells are all "-" (or blank) on the
-// rows on screen: when the columns do not all fit, those give way.
+// rows on screen: those give way (the position line names them), even
+// when everything would fit, since their room goes to the names.
 func (t *table) markEmpty(width int, cell func(row, col int) string) {
 	if cap(t.empty) < len(t.cols) {
 		t.empty = make([]bool, len(t.cols))
 	}
 	t.empty = t.empty[:len(t.cols)]
 	clear(t.empty)
-	total := 0
-	for i, c := range t.cols {
-		if !c.off {
-			total += t.widthOf(i) + colGap
-		}
-	}
-	if total-colGap <= width { // all shown: nothing gives way
-		return
-	}
 	end := min(t.offset+t.height, len(t.view))
 	for c, col := range t.cols {
 		if col.off || col.width == 0 || col.keep || end <= t.offset { // the name column always shows

@@ -255,3 +255,27 @@ func TestTableNameShrinksBeforeScrolling(t *testing.T) {
 		}
 	}
 }
+
+// A column of "-" on every row on screen gives way even when every column
+// would fit: its room goes to the name, and the position line names it.
+func TestTableEmptyColumnGivesWayWhenAllFit(t *testing.T) {
+	cols := []column{{title: "name", min: 10, freeze: true}, {title: "v1", width: 8, right: true}, {title: "v2", width: 8, right: true}}
+	tb := newTable(cols, 3)
+	tb.setHeight(3)
+	cell := func(r, c int) string {
+		if c == 2 {
+			return "-"
+		}
+		return "x"
+	}
+	lines := tb.render(80, NewStyles(true), cell)
+	if got := strings.Join(headerTitles(lines), " "); got != "name v1" {
+		t.Fatalf("header %q", got)
+	}
+	if tb.colWidth(0) != 80-8-colGap {
+		t.Fatalf("name %d cells, want the room of v2 too", tb.colWidth(0))
+	}
+	if info := tb.colsInfo(80); info != "v2 empty here" {
+		t.Fatalf("info %q", info)
+	}
+}
