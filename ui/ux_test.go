@@ -262,3 +262,27 @@ func TestMissingLineFits(t *testing.T) {
 		t.Fatalf("wide: %q", got)
 	}
 }
+
+// A footer too narrow for its keys shows whole keys and then "…", never a
+// key cut inside ("3 phase …").
+func TestFooterCutsBetweenKeys(t *testing.T) {
+	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
+	for _, screen := range []string{"1", "2", "3"} {
+		press(m, screen)
+		lines := strings.Split(strings.TrimRight(screenText(m), "\n"), "\n")
+		foot := strings.TrimSpace(lines[len(lines)-1])
+		if ansi.StringWidth(foot) > 80 || !strings.HasSuffix(foot, " …") {
+			t.Fatalf("screen %s: footer %q", screen, foot)
+		}
+		items := strings.Split(strings.TrimSuffix(foot, " …"), " • ")
+		keys, _ := fitKeys(helpFirst(m.keyHelp().short, 80), 80)
+		if len(items) != len(keys) {
+			t.Fatalf("screen %s: footer %q shows %d keys, want %d whole", screen, foot, len(items), len(keys))
+		}
+		for i, it := range items {
+			if h := keys[i].Help(); it != h.Key+" "+h.Desc {
+				t.Fatalf("screen %s: %q, want %q", screen, it, h.Key+" "+h.Desc)
+			}
+		}
+	}
+}

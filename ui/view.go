@@ -207,24 +207,45 @@ func (m *Model) footer() []string {
 		})
 		return []string{status, helpLine}
 	}
-	keys := m.keyHelp()
-	keys.short = helpFirst(keys.short, m.w)
-	helpLine = m.help.View(keys)
+	short, cut := fitKeys(helpFirst(m.keyHelp().short, m.w), m.w)
+	helpLine = m.help.ShortHelpView(short)
+	if cut { // the rest is on ?
+		helpLine += m.help.Styles.Ellipsis.Render(" …")
+	}
 	return []string{status, helpLine}
+}
+
+// shortWidth is the width of a short help line of keys.
+func shortWidth(keys []key.Binding) int {
+	w := 0
+	for i, b := range keys {
+		if i > 0 {
+			w += 3 // " • "
+		}
+		w += ansi.StringWidth(b.Help().Key) + 1 + ansi.StringWidth(b.Help().Desc)
+	}
+	return w
+}
+
+// fitKeys is the keys that fit in width cells whole, with room for " …"
+// when some are left out (the help model would add one key too many and
+// the line be cut inside it: "3 phase …").
+func fitKeys(keys []key.Binding, width int) ([]key.Binding, bool) {
+	if shortWidth(keys) <= width {
+		return keys, false
+	}
+	n := len(keys)
+	for n > 0 && shortWidth(keys[:n])+2 > width {
+		n--
+	}
+	return keys[:n], true
 }
 
 // helpFirst moves ? (keys and legend) and q to the front of a short help
 // line too wide for width cells: the line is cut at its end, and those
 // two are what a new user needs to find the rest.
 func helpFirst(short []key.Binding, width int) []key.Binding {
-	w := 0
-	for i, b := range short {
-		if i > 0 {
-			w += 3 // " • "
-		}
-		w += ansi.StringWidth(b.Help().Key) + 1 + ansi.StringWidth(b.Help().Desc)
-	}
-	if w <= width {
+	if shortWidth(short) <= width {
 		return short
 	}
 	var first, rest []key.Binding
