@@ -481,10 +481,26 @@ func (p *chainPane) lines() []string {
 	return out
 }
 
+// noteLine is the analysis' note in one line of the pane's width: the
+// operator key it names shortened from the middle like the rows' names.
+func (p *chainPane) noteLine() string {
+	note := p.note
+	if ansi.StringWidth(note) <= p.width {
+		return note
+	}
+	for _, l := range append([]chainLink{p.self}, p.chain...) {
+		if l.key != "" && strings.Contains(note, l.key) {
+			room := p.width - (ansi.StringWidth(note) - ansi.StringWidth(l.key))
+			return strings.Replace(note, l.key, namesOf(p.data).ops.fit(l.key, max(16, room)), 1)
+		}
+	}
+	return note
+}
+
 func (p *chainPane) View() []string {
 	head := []string{"upstream chain of " + p.st.Accent.Render(p.op) + ", nearest first"}
 	if p.note != "" {
-		head = append(head, p.st.Dim.Render(p.note))
+		head = append(head, p.st.Dim.Render(p.noteLine()))
 	} else {
 		head = append(head, p.st.Dim.Render("operators of the layer computed earlier, not the modules containing it"))
 	}

@@ -261,6 +261,11 @@ func TestMissingLineFits(t *testing.T) {
 	if got := missingLine(missing, 400); !strings.Contains(got, "--baseline") {
 		t.Fatalf("wide: %q", got)
 	}
+	// heads too long together: whole ones and a count
+	missing[1] = "control group C/D: A's dump tree holds no other rank of step 5 — dump one"
+	if got := missingLine(missing, 80); got != "missing: baseline run and 1 more (screen 2)" {
+		t.Fatalf("at 80, long heads: %q", got)
+	}
 }
 
 // A footer too narrow for its keys shows whole keys and then "…", never a
@@ -284,5 +289,16 @@ func TestFooterCutsBetweenKeys(t *testing.T) {
 				t.Fatalf("screen %s: %q, want %q", screen, it, h.Key+" "+h.Desc)
 			}
 		}
+	}
+}
+
+// A long input path gives way from its left and the program's name stays
+// in the header while the path keeps room.
+func TestHeaderKeepsProgramNameBeforePath(t *testing.T) {
+	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
+	m.opt.Title = "/work/wt/ui-polish/testdata/demo/npu/monitor_output/a/long/path/trend.db"
+	head := strings.Split(screenText(m), "\n")[0]
+	if !strings.HasPrefix(head, "spikescope · …") || !strings.Contains(head, "trend.db") || ansi.StringWidth(head) > 80 {
+		t.Fatalf("header %q", head)
 	}
 }

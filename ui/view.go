@@ -65,12 +65,8 @@ func clip(s string, w int) string {
 // and the breadcrumb.
 func (m *Model) header() []string {
 	st := m.st
+	const name = "spikescope"
 	title := m.opt.Title
-	if title == "" {
-		title = "spikescope"
-	} else {
-		title = "spikescope · " + title
-	}
 	pinText := "no pin"
 	pin := st.Dim.Render(pinText)
 	if m.data != nil && m.data.Pin != "" {
@@ -95,7 +91,17 @@ func (m *Model) header() []string {
 	if m.w-2-ansi.StringWidth(pinText)-ansi.StringWidth(shape) < 16 {
 		shape = ""
 	}
-	title = shortParam(title, max(16, m.w-2-ansi.StringWidth(pinText)-ansi.StringWidth(shape)))
+	// the path gives way from its left; the program's name stays while
+	// the path keeps 16 cells, else the path alone (which run it is)
+	room := m.w - 2 - ansi.StringWidth(pinText) - ansi.StringWidth(shape)
+	switch {
+	case title == "":
+		title = name
+	case room-len(name)-3 >= min(16, ansi.StringWidth(title)):
+		title = name + " · " + shortParam(title, room-len(name)-3)
+	default:
+		title = shortParam(title, max(16, room))
+	}
 	l1 := st.Title.Render(title) + st.Dim.Render(shape) + "  " + pin
 	if m.screen == screenLoading || m.screen == screenError {
 		return []string{l1, ""}
@@ -271,7 +277,17 @@ func missingLine(missing []string, width int) string {
 	for i, m := range missing {
 		heads[i] = missingHead(m)
 	}
-	return fitJoin(width, "missing: "+strings.Join(heads, "; "), "screen 2 says how to collect it")
+	if line := "missing: " + strings.Join(heads, "; "); ansi.StringWidth(line) <= width {
+		return fitJoin(width, line, "screen 2 says how to collect it")
+	}
+	// whole items while they fit, then how many more
+	for n := len(heads) - 1; n >= 1; n-- {
+		line := "missing: " + strings.Join(heads[:n], "; ") + fmt.Sprintf(" and %d more (screen 2)", len(heads)-n)
+		if ansi.StringWidth(line) <= width {
+			return line
+		}
+	}
+	return fmt.Sprintf("missing: %d inputs (screen 2 lists them)", len(heads))
 }
 
 // missingHead is what is missing without what to do about it (the text
