@@ -181,7 +181,7 @@ func (s *seriesPane) marks() []string {
 	out := []string{legendLine("▲", "the candidate's step")}
 	// the NaN mark only when the chart or the heat map draws one (the heat
 	// map's scale note then says "× NaN")
-	if strings.Contains(strings.Join(s.chartLines, "\n"), nanRune) || strings.Contains(strings.Join(s.cache, "\n"), nanRune+" NaN") {
+	if strings.Contains(strings.Join(s.chartLines, "\n"), nanRune) || strings.Contains(strings.Join(s.cache, "\n"), nanRune+" NaN/Inf") {
 		out = append(out, legendLine(nanRune, "a NaN/Inf value"))
 	}
 	rank := "▸r"

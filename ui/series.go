@@ -463,8 +463,8 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int, x *xAxis) [
 	g := graph.NewBrailleGrid(gw, gh, 0, maxX, lo, hi)
 	plot(g, sel, sel.Vals, true)
 	paint(g, st.Selected)
-	for i, v := range sel.Vals { // NaN has no height: marked on the top row
-		if math.IsNaN(v) && gw > 0 {
+	for i, v := range sel.Vals { // NaN and Inf have no height: marked on the top row
+		if (math.IsNaN(v) || math.IsInf(v, 0)) && gw > 0 {
 			lc.Canvas.SetCell(canvas.Point{X: startX + x.col(x.find(pointKey(sel, i))), Y: 0}, canvas.NewCellWithStyle([]rune(nanRune)[0], st.Flag))
 		}
 	}
@@ -567,7 +567,7 @@ func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int, x xAxi
 		pos := x.positions(c)
 		for i, v := range c.Vals {
 			p := pos[i]
-			if math.IsNaN(v) {
+			if math.IsNaN(v) || math.IsInf(v, 0) { // no colour on the scale says NaN or Inf
 				isNaN[p] = true
 				continue
 			}
@@ -660,7 +660,7 @@ func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int, x xAxi
 	}
 	note := fmt.Sprintf("%s scale %s … %s", scaleNote, fmtNum(lo), fmtNum(hi))
 	if anyNaN {
-		note += " · " + nanRune + " NaN"
+		note += " · " + nanRune + " NaN/Inf"
 	}
 	out = append(out, st.Dim.Render(note))
 	return out

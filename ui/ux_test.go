@@ -302,3 +302,27 @@ func TestHeaderKeepsProgramNameBeforePath(t *testing.T) {
 		t.Fatalf("header %q", head)
 	}
 }
+
+// An Inf value has no colour on the heat map's scale (nor a height on the
+// chart): it is marked × like a NaN, and the scale note says so.
+func TestHeatmapMarksInf(t *testing.T) {
+	md := &model.MonitorData{Format: model.FormatDump, Targets: []model.Target{{Name: "w"}}, Metrics: []string{"grad_norm"}}
+	md.HasStat = [model.NumStats]bool{true, true, true, true}
+	for step := 0; step < 6; step++ {
+		v := 1.0 + float64(step)/10
+		if step == 4 {
+			v = math.Inf(1)
+		}
+		md.Rows.Append(3, int32(step), model.NoMicro, 0, 0, [model.NumStats]float64{v, 0, 0, 0})
+	}
+	a := model.Anomaly{Rank: 3, Step: 4, TargetName: "w", Metric: "grad_norm", Norm: model.Float(math.Inf(1))}
+	d := &Data{Monitor: md}
+	d.series = buildSeriesIndex(md, []model.Anomaly{a})
+	s := newSeriesPane(testCommon(d), &a)
+	s.SetSize(40, 20)
+	sel, spike := d.series.statCurve(&a, 3, model.StatNorm)
+	rows := s.heatmap(d.series, sel, spike, 1, s.axisFor(d.series, sel))
+	if !strings.Contains(rows[0], nanRune) || !strings.Contains(rows[len(rows)-1], nanRune+" NaN/Inf") {
+		t.Fatalf("Inf not marked:\n%s", strings.Join(rows, "\n"))
+	}
+}
