@@ -63,17 +63,8 @@ func normalizePathSegment(s string) string {
 
 func isUpperASCII(b byte) bool { return b >= 'A' && b <= 'Z' }
 
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+// allDigits is model.AllDigits (one definition for every name reader).
+func allDigits(s string) bool { return model.AllDigits(s) }
 
 // apiBase is an API key without its call index and direction:
 // "NPU.npu_swiglu.3.forward" → "NPU.npu_swiglu".

@@ -39,18 +39,8 @@ func layerOf(path string) int {
 	return -1
 }
 
-// isDigits reports whether s is a non-empty run of ASCII digits.
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+// isDigits is model.AllDigits (one definition for every name reader).
+func isDigits(s string) bool { return model.AllDigits(s) }
 
 // cutLast splits s at its last dot: ("a.b", "c") for "a.b.c"; ("", s) without a dot.
 func cutLast(s string) (before, last string) {

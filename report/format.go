@@ -68,10 +68,11 @@ func intPtr(p *int) string {
 	return strconv.Itoa(*p)
 }
 
-// layerPtr prints a layer as "L3", "-" when none.
-func layerPtr(p *int) string {
+// layer prints a layer as "L3", and says there is none in words (the
+// sentences it stands in are read, not scanned like a table's "-").
+func (r *renderer) layer(p *int) string {
 	if p == nil {
-		return "-"
+		return r.t("none")
 	}
 	return "L" + strconv.Itoa(*p)
 }

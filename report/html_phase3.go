@@ -159,7 +159,7 @@ func (r *renderer) drillFigure(d *model.Drilldown) {
 		if d == nil || len(d.Ops) == 0 {
 			return "", ""
 		}
-		return r.tf("fig.p3.drill", r.dirName(d.Direction), layerPtr(d.Layer), d.Metric), r.drillSVG(d)
+		return r.tf("fig.p3.drill", r.dirName(d.Direction), r.layer(d.Layer), d.Metric), r.drillSVG(d)
 	})
 }
 

@@ -96,10 +96,13 @@ func (r *renderer) overview(p1 *model.Phase1Result) *table {
 	if unit == "" {
 		unit = p1.Summary.PassUnit
 	}
-	if !r.zh && hasHan(unit) && p1.Sharding.AccumulationWindow > 0 {
-		unit = "optimizer step × micro step, window " + strconv.Itoa(p1.Sharding.AccumulationWindow)
+	// the Chinese report keeps the method's own notation; the English one
+	// says what a pass is
+	if r.zh {
+		t.add(r.t("ov.unit"), code(unit))
+	} else {
+		t.add(r.t("ov.unit"), passUnitWords(p1.Sharding))
 	}
-	t.add(r.t("ov.unit"), code(unit))
 	if p1.Metric != "" {
 		t.add(r.t("ov.metric"), code(p1.Metric))
 	}
@@ -255,4 +258,16 @@ func (r *renderer) trend(p1 *model.Phase1Result, a *model.Anomaly) string {
 		s += " (" + code(pts[0].name) + ")"
 	}
 	return s
+}
+
+// passUnitWords says in English what one forward/backward pass of the run
+// is (the analysis writes it as a tuple, "(optimizer_step, micro_step)").
+func passUnitWords(sh model.ShardingAnalysis) string {
+	switch {
+	case !sh.HasMicroStep || sh.AccumulationWindow <= 0:
+		return "one step (no micro steps)"
+	case sh.ExplicitMicroStep:
+		return "one micro step of a step (micro steps as the input numbers them)"
+	}
+	return "one micro step of an optimizer step (" + strconv.Itoa(sh.AccumulationWindow) + " per optimizer step)"
 }

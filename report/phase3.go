@@ -299,8 +299,8 @@ func (r *renderer) anchorTable(a *model.AnchorTable) {
 	}
 	if c := a.Conclusion; c.EarliestFwdDivergence != nil || c.EarliestBwdDivergence != nil ||
 		len(c.UncomparedLayers.Fwd)+len(c.UncomparedLayers.Bwd) > 0 {
-		notes = append(notes, r.tf("p3.anchorconcl", layerPtr(c.EarliestFwdDivergence), layerPtr(c.EarliestBwdDivergence),
-			layerList(c.UncomparedLayers.Fwd, "[]"), layerList(c.UncomparedLayers.Bwd, "[]")))
+		notes = append(notes, r.tf("p3.anchorconcl", r.layer(c.EarliestFwdDivergence), r.layer(c.EarliestBwdDivergence),
+			layerList(c.UncomparedLayers.Fwd, r.noLayers()), layerList(c.UncomparedLayers.Bwd, r.noLayers())))
 	}
 	for _, n := range notes {
 		r.bullet(n)
@@ -353,16 +353,16 @@ func (r *renderer) startText(d model.DirectionVerdict) string {
 		why = r.t("start.fwd")
 	}
 	if r.zh { // the seed's form: L4（浅→深第一个 `F!`）
-		return layerPtr(d.Start) + "（" + why + "）"
+		return r.layer(d.Start) + "（" + why + "）"
 	}
-	return layerPtr(d.Start) + " (" + why + ")"
+	return r.layer(d.Start) + " (" + why + ")"
 }
 
 func (r *renderer) peakText(d model.DirectionVerdict) string {
 	if d.Peak == nil {
 		return "-"
 	}
-	s := layerPtr(d.Peak)
+	s := r.layer(d.Peak)
 	if d.PeakValue != nil {
 		s += " (" + ratioPtr(d.PeakValue) + ")"
 	}
@@ -400,9 +400,9 @@ func (r *renderer) divergenceLines(ds *model.DivergenceSummary) {
 	r.line("**" + r.t("p3.starts") + "**")
 	for _, k := range metricOrder(ds.MetricStarts) {
 		ms := ds.MetricStarts[k]
-		s := k + ": " + r.t("fwd") + " " + layerPtr(ms.FwdStart) + ", " + r.t("bwd") + " " + layerPtr(ms.BwdStart)
+		s := k + ": " + r.t("fwd") + " " + r.layer(ms.FwdStart) + ", " + r.t("bwd") + " " + r.layer(ms.BwdStart)
 		if len(ms.FwdMainSegment)+len(ms.BwdMainSegment) > 0 {
-			s += " (" + r.tf("p3.mainseg", segText(ms.FwdMainSegment), segText(ms.BwdMainSegment)) + ")"
+			s += " (" + r.tf("p3.mainseg", r.segText(ms.FwdMainSegment), r.segText(ms.BwdMainSegment)) + ")"
 		}
 		r.bullet(s)
 	}
@@ -410,8 +410,8 @@ func (r *renderer) divergenceLines(ds *model.DivergenceSummary) {
 		r.bullet(r.t("none"))
 	}
 	r.endList()
-	r.bullet(r.tf("p3.earliest", layerPtr(ds.EarliestFwdDivergence), layerPtr(ds.EarliestBwdDivergence)))
-	r.bullet(r.tf("p3.uncompared", layerList(ds.UncomparedLayers.Fwd, "[]"), layerList(ds.UncomparedLayers.Bwd, "[]")))
+	r.bullet(r.tf("p3.earliest", r.layer(ds.EarliestFwdDivergence), r.layer(ds.EarliestBwdDivergence)))
+	r.bullet(r.tf("p3.uncompared", layerList(ds.UncomparedLayers.Fwd, r.noLayers()), layerList(ds.UncomparedLayers.Bwd, r.noLayers())))
 	if ds.IteratedMetrics {
 		r.bullet(r.t("p3.iterated"))
 		var dirs []string
@@ -446,7 +446,22 @@ func (r *renderer) divergenceLines(ds *model.DivergenceSummary) {
 }
 
 // segText prints a main segment as "L2-L5", "-" when empty.
-func segText(s []int) string { return prefixedRange(s, "L") }
+// noLayers is an empty layer list: the method's "[]" in the Chinese
+// report (its headers and notation), "none" in the English one.
+func (r *renderer) noLayers() string {
+	if r.zh {
+		return "[]"
+	}
+	return r.t("none")
+}
+
+// segText is a layer segment ("L2-L3"), or none in words.
+func (r *renderer) segText(s []int) string {
+	if len(s) == 0 {
+		return r.t("none")
+	}
+	return prefixedRange(s, "L")
+}
 
 // thresholds prints the control bands the flags came from.
 func (r *renderer) thresholds(ds *model.DivergenceSummary) {
@@ -508,7 +523,7 @@ func (r *renderer) drilldown(d *model.Drilldown) {
 	if d.Operator != "" {
 		op = code(d.Operator)
 	}
-	r.bullet(r.tf("p3.drill.at", dir, layerPtr(d.Layer), op, d.Metric))
+	r.bullet(r.tf("p3.drill.at", dir, r.layer(d.Layer), op, d.Metric))
 	if d.Call != nil && d.Calls > 1 {
 		r.bullet(r.tf("p3.drill.call", *d.Call, d.Calls))
 	}
@@ -576,12 +591,12 @@ func (r *renderer) phase3Conclusion(p3 *model.Phase3Result) conclusion {
 	fStart, bStart := pc.FwdStart, pc.BwdStart
 	switch pc.Verdict {
 	case model.VerdictForward:
-		c.problem = []string{r.tf("p3c.fwd", layerPtr(fStart))}
+		c.problem = []string{r.tf("p3c.fwd", r.layer(fStart))}
 		if pc.BwdDivergent {
-			c.problem = append(c.problem, r.tf("p3c.alsobwd", layerPtr(bStart)))
+			c.problem = append(c.problem, r.tf("p3c.alsobwd", r.layer(bStart)))
 		}
 	case model.VerdictBackward:
-		c.problem = []string{r.tf("p3c.bwdonly", layerPtr(bStart))}
+		c.problem = []string{r.tf("p3c.bwdonly", r.layer(bStart))}
 		if pc.ForwardUnsure {
 			c.problem = append(c.problem, r.t("p3c.fwdunsure"))
 		}
@@ -624,7 +639,7 @@ func (r *renderer) phase3Conclusion(p3 *model.Phase3Result) conclusion {
 		}
 	}
 	if uncompared {
-		c.evidence = append(c.evidence, r.tf("p3c.uncompared", layerList(ds.UncomparedLayers.Fwd, "[]"), layerList(ds.UncomparedLayers.Bwd, "[]")))
+		c.evidence = append(c.evidence, r.tf("p3c.uncompared", layerList(ds.UncomparedLayers.Fwd, r.noLayers()), layerList(ds.UncomparedLayers.Bwd, r.noLayers())))
 	}
 	// Impact.
 	switch pc.Verdict {
@@ -637,15 +652,15 @@ func (r *renderer) phase3Conclusion(p3 *model.Phase3Result) conclusion {
 	}
 	// Suggestion.
 	if d := pc.Operator; d != nil {
-		s := r.tf("p3c.sugg.op", r.dirName(d.Direction), layerPtr(d.Layer), code(d.Operator))
+		s := r.tf("p3c.sugg.op", r.dirName(d.Direction), r.layer(d.Layer), code(d.Operator))
 		if len(d.Chain) > 0 {
 			s += r.tf("p3c.sugg.chain", code(d.Chain[len(d.Chain)-1]))
 		}
 		c.suggestion = append(c.suggestion, s)
 	} else if pc.FwdDivergent {
-		c.suggestion = append(c.suggestion, r.tf("p3c.sugg.fwd", layerPtr(fStart)))
+		c.suggestion = append(c.suggestion, r.tf("p3c.sugg.fwd", r.layer(fStart)))
 	} else if pc.BwdDivergent {
-		c.suggestion = append(c.suggestion, r.tf("p3c.sugg.bwd", layerPtr(bStart)))
+		c.suggestion = append(c.suggestion, r.tf("p3c.sugg.bwd", r.layer(bStart)))
 	}
 	if uncompared {
 		c.suggestion = append(c.suggestion, r.t("p3c.sugg.uncompared"))

@@ -207,7 +207,7 @@ func (r *renderer) summary() {
 		}
 	} else {
 		c := r.p3Conclusion()
-		s := r.tf("sum.p3", layerPtr(c.FwdStart), layerPtr(c.BwdStart))
+		s := r.tf("sum.p3", r.layer(c.FwdStart), r.layer(c.BwdStart))
 		if c.Operator != nil {
 			s += "; " + r.tf("sum.p3.op", code(c.Operator.Operator))
 		}

@@ -134,7 +134,7 @@ func TestEnglishHeadersAndRows(t *testing.T) {
 		"| 3 | 2 | `decoder.layers.1.mlp.linear_fc1.weight` | 2 | 4.2 | 0.4 | 10.5x | device-specific ← selected |",
 		"pinned by the user",
 		"Earliest divergence: forward L2, backward L3",
-		"Unaligned layers: forward L1, backward []",
+		"Unaligned layers: forward L1, backward none",
 		"Other metrics checked for an earlier start: yes",
 		"Upstream chain (nearest first): `Functional.matmul.2.forward` ← `Module.layers.2.self_attention.linear_qkv.forward.0`",
 		"- **Problem:**", "- **Evidence:**", "- **Impact:**", "- **Suggestion:**",

@@ -202,16 +202,10 @@ func (p *drillPane) Update(m tea.Msg) reply {
 		p.metric = (p.metric + len(metricNames) - 1) % len(metricNames)
 		return used
 	case key.Matches(msg, k.Next), key.Matches(msg, k.Prev):
-		d := 1
-		if key.Matches(msg, k.Prev) {
-			d = -1
-		}
-		nth, count, wrapped := 0, 0, false
-		if p.query != "" {
+		return p.tbl.searchStep(key.Matches(msg, k.Prev), p.query, func() func(int) bool {
 			p.lowerKeys()
-			nth, count, wrapped = p.tbl.findMatch(d, func(i int) bool { return strings.Contains(p.lower[i], p.query) })
-		}
-		return reply{handled: true, status: matchStatus(p.query, nth, count, wrapped)}
+			return func(i int) bool { return strings.Contains(p.lower[i], p.query) }
+		})
 	case key.Matches(msg, k.Filter):
 		p.filter.active = true
 		return used
@@ -230,12 +224,12 @@ func (p *drillPane) Update(m tea.Msg) reply {
 
 func (p *drillPane) ShortHelp() []key.Binding {
 	k := p.keys
-	return []key.Binding{k.Enter, k.Back, k.Metric, k.Filter, k.Sort, k.Help, k.Quit}
+	return []key.Binding{k.enterAs("operator chain"), k.Back, k.Metric, k.Filter, k.Sort, k.Help, k.Quit}
 }
 
 func (p *drillPane) FullHelp() [][]key.Binding {
 	k := p.keys
-	return [][]key.Binding{append(append([]key.Binding{k.Enter, k.Metric, k.PrevMetric}, k.search()...), k.columns()...), k.rows()}
+	return [][]key.Binding{append(append([]key.Binding{k.enterAs("operator chain"), k.Metric, k.PrevMetric}, k.search()...), k.columns()...), k.rows()}
 }
 
 func (p *drillPane) Crumb() string { return fmt.Sprintf("L%d ops (%s)", p.layer, p.dir) }
@@ -487,10 +481,26 @@ func (p *chainPane) lines() []string {
 	return out
 }
 
+// noteLine is the analysis' note in one line of the pane's width: the
+// operator key it names shortened from the middle like the rows' names.
+func (p *chainPane) noteLine() string {
+	note := p.note
+	if ansi.StringWidth(note) <= p.width {
+		return note
+	}
+	for _, l := range append([]chainLink{p.self}, p.chain...) {
+		if l.key != "" && strings.Contains(note, l.key) {
+			room := p.width - (ansi.StringWidth(note) - ansi.StringWidth(l.key))
+			return strings.Replace(note, l.key, namesOf(p.data).ops.fit(l.key, max(16, room)), 1)
+		}
+	}
+	return note
+}
+
 func (p *chainPane) View() []string {
 	head := []string{"upstream chain of " + p.st.Accent.Render(p.op) + ", nearest first"}
 	if p.note != "" {
-		head = append(head, p.st.Dim.Render(p.note))
+		head = append(head, p.st.Dim.Render(p.noteLine()))
 	} else {
 		head = append(head, p.st.Dim.Render("operators of the layer computed earlier, not the modules containing it"))
 	}

@@ -38,6 +38,7 @@ var englishOnly = []struct {
 }{
 	{regexp.MustCompile(`\p{Han}`), "Chinese in the English output"},
 	{regexp.MustCompile(`\bopt_step\b`), "opt_step as prose"},
+	{regexp.MustCompile(`\b(optimizer_step|nonfinite)\b|\biqr\+mad\b|\((step|optimizer_step), ?(micro_step)?\)`), "an identifier of the analysis"},
 }
 
 // Every golden screen of the TUI (both sizes, colour and NO_COLOR) and
@@ -82,10 +83,11 @@ func TestNoInternalWords(t *testing.T) {
 func TestInternalWordsPatterns(t *testing.T) {
 	bad := []string{"the seed's fallback takes the step", "micro step -1", "ms=-1", "rank 3 ms -1 layers",
 		"against a baseline median of NaN: deviation Inf", "| Mean | fwd | NaN | NaN | NaN |", "target_rank_norms: final norms",
-		"data kind micro_step; thresholds", "(trigger: micro_step_delta)"}
+		"data kind micro_step; thresholds", "(trigger: micro_step_delta)",
+		"pass unit: (optimizer_step, micro_step) · window 4", "opt5 r3  iqr+mad  0.5", "3 nonfinite", "(step,)"}
 	for _, s := range bad {
 		hit := false
-		for _, w := range internalWords {
+		for _, w := range append(append(internalWords[:0:0], internalWords...), englishOnly...) {
 			hit = hit || w.re.MatchString(s)
 		}
 		if !hit {
@@ -121,7 +123,8 @@ func wordsClip(s string) string {
 	return s
 }
 
-// Beyond the goldens: the Phase 2 screen and the
+// Beyond the goldens: the Phase 1 and Phase 2 screens, the text summary
+// (printed when stdout is not a terminal) and the
 // reports of several analysed synthetic runs (with and without a
 // baseline, pinned, step-level fp16 overflows with a later spike, a NaN
 // fault) carry no internal words either; these texts come from the
@@ -151,10 +154,11 @@ func TestNoInternalWordsOnAnalysedRuns(t *testing.T) {
 	}
 	runs["NaN, one device"] = nan
 	for name, d := range runs {
-		// (the text summary, summary.go, still prints the raw trigger
-		// "(micro_step_delta)": its owner rewords it, then it joins here)
-		texts := map[string]string{}
+		texts := map[string]string{"text summary": Summary(d)}
 		for _, w := range []int{80, 160} {
+			p1 := newPhase1Pane(testCommon(d))
+			p1.SetSize(w, 60)
+			texts[fmt.Sprintf("Phase 1 at %d", w)] = ansi.Strip(strings.Join(p1.View(), "\n"))
 			p := newPhase2Pane(testCommon(d))
 			p.SetSize(w, 500)
 			texts[fmt.Sprintf("Phase 2 at %d", w)] = ansi.Strip(strings.Join(p.lines(), "\n"))

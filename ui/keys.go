@@ -69,6 +69,12 @@ func (k keyMap) rows() []key.Binding {
 }
 
 // columns are the keys a table adds to rows (nav.go).
+// enterAs is enter named for what it opens on one screen ("series",
+// "operator chain"): the footer says what the key does there.
+func (k keyMap) enterAs(desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(k.Enter.Keys()...), key.WithHelp("enter", desc))
+}
+
 func (k keyMap) columns() []key.Binding { return []key.Binding{k.Left, k.Right, k.Sort} }
 
 // search are the keys of a list with `/`: the filter and its matches.

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strconv"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -77,8 +78,7 @@ func (p *phase1Pane) marks() []string {
 			out = append(out, legendLine("!", "before a name: the gradient is NaN/Inf at that step"))
 		}
 		out = append(out,
-			legendLine("dev×", "the value over its robust baseline (the median of the parameter's steps)"),
-			legendLine(p.spikeMark(), "on the curve: the candidate's step (the parameter's norm on its rank; log scale when the span is wide)"))
+			legendLine("dev×", "the value over its robust baseline (the median of the parameter's steps)"))
 		if layer {
 			out = append(out, legendLine("L2", "layer 2 (the module path every layered name shares is left out)"))
 		}
@@ -89,12 +89,20 @@ func (p *phase1Pane) marks() []string {
 			out = append(out, legendLine("vpp1:", "VPP model chunk 1"))
 		}
 		out = append(out, legendLine("▸", "under the table: the selected row's full name"))
-		if !p.tbl.cols[p1ColDelta].off {
-			out = append(out, legendLine("-", "no value (Δ: no earlier micro step)"))
-		}
 		p.legendCache = out
 	}
-	return append(append([]string{}, p.legendCache...), colsLegend(&p.tbl, p.width)...)
+	out := append([]string{}, p.legendCache...)
+	// the columns a narrow screen scrolled away have no marks on it
+	if p.tbl.colWidth(p1ColTrigger) > 0 {
+		out = append(out, legendLine("trigger", "the test that flagged it: IQR, MAD (band): outside that robust band of its baseline; ms jump: a jump between micro steps; NaN/Inf: not finite"))
+	}
+	if p.tbl.colWidth(p1ColDelta) > 0 {
+		out = append(out, legendLine("-", "no value (Δ: no earlier micro step)"))
+	}
+	if p.tbl.colWidth(p1ColCurve) > 0 {
+		out = append(out, legendLine(p.spikeMark(), "on the curve: the candidate's step (the parameter's norm on its rank; log scale when the span is wide)"))
+	}
+	return append(out, colsLegend(&p.tbl, p.width)...)
 }
 
 // spikeMark is the sparkline's spike mark as this colour mode draws it.
@@ -170,10 +178,41 @@ func (s *seriesPane) marks() []string {
 		}
 		heat += "colours " + b.String() + " from low to high"
 	}
-	return []string{
-		legendLine("▲", "the candidate's step"),
-		legendLine(nanRune, "a NaN/Inf value"),
-		legendLine("▸r2", "the candidate's rank"),
-		legendLine("heat map", heat),
+	out := []string{legendLine("▲", "the candidate's step")}
+	// the NaN mark only when the chart or the heat map draws one (the heat
+	// map's scale note then says "× NaN")
+	if strings.Contains(strings.Join(s.chartLines, "\n"), nanRune) || strings.Contains(strings.Join(s.cache, "\n"), nanRune+" NaN/Inf") {
+		out = append(out, legendLine(nanRune, "a NaN/Inf value"))
 	}
+	rank := "▸r"
+	if s.a != nil {
+		rank += strconv.Itoa(s.a.Rank)
+	}
+	return append(out, legendLine(rank, "the candidate's rank"), legendLine("heat map", heat))
+}
+
+func (p *phase2Pane) marks() []string {
+	if p.data == nil || p.data.P2 == nil {
+		return nil
+	}
+	r := p.data.P2
+	var out []string
+	if len(r.CrossStep) > 0 {
+		out = append(out, legendLine("13.4×", "a pair's growth: the final norm at step k+1 over step k, median and max over the ranks"))
+	}
+	if len(r.Candidates) > 0 {
+		out = append(out, legendLine("▶", "among the candidates: the one chosen as the root-cause coordinate; among the events: the root's event"))
+	}
+	var nonFinite, conducts bool
+	for i := range r.Events {
+		nonFinite = nonFinite || r.Events[i].NonFinite
+		conducts = conducts || r.Events[i].Conducts
+	}
+	if nonFinite {
+		out = append(out, legendLine("∞", "after an event's extent: the event holds NaN/Inf values"))
+	}
+	if conducts {
+		out = append(out, legendLine("→ 6", "conducts: the event carries on into step 6 (its growth reaches the next step)"))
+	}
+	return out
 }

@@ -21,7 +21,7 @@ func TestPhase1ShowsMicroStepsAsWritten(t *testing.T) {
 	}
 	m := loaded(t, fixtureBackend(), d, 160, 48, true)
 	txt := screenText(m)
-	if !strings.Contains(txt, "window 4 (explicit, ms 1..4 as in the input)") {
+	if !strings.Contains(txt, "4 micro steps per step (as the input numbers them, 1..4)") {
 		t.Fatalf("window line:\n%s", txt)
 	}
 	// p pins the selected candidate with the file's number, as --pin reads it

@@ -258,7 +258,7 @@ func (ns *nameShortener) fit(s string, w int) string {
 	keep := min(np.leaf, len(path))
 	for pass := 0; pass < 2; pass++ { // words first, then numbers
 		for i := 0; i < len(path)-keep; {
-			if pass == 0 && isNumber(path[i]) {
+			if pass == 0 && model.AllDigits(path[i]) {
 				i++
 				continue
 			}
@@ -291,18 +291,6 @@ func (ns *nameShortener) fit(s string, w int) string {
 		}
 	}
 	return ansi.Truncate(out, w, "…")
-}
-
-func isNumber(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // withChunk puts the VPP model chunk in front of a parameter's own name

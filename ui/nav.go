@@ -83,6 +83,21 @@ func (t *table) findMatch(d int, match func(row int) bool) (nth, count int, wrap
 	return nth, count, wrapped
 }
 
+// searchStep is n (prev false) or N on a table searched for q: the
+// cursor moves to the next or previous match and the footer says which it
+// is. match builds the matcher, only once there is a query.
+func (t *table) searchStep(prev bool, q string, match func() func(row int) bool) reply {
+	d := 1
+	if prev {
+		d = -1
+	}
+	nth, count, wrapped := 0, 0, false
+	if q != "" {
+		nth, count, wrapped = t.findMatch(d, match())
+	}
+	return reply{handled: true, status: matchStatus(q, nth, count, wrapped)}
+}
+
 // matchStatus is the footer line after n/N for query q.
 func matchStatus(q string, nth, count int, wrapped bool) string {
 	switch {

@@ -95,24 +95,6 @@ func anyMicro(as []model.Anomaly) bool {
 	return false
 }
 
-// triggerShort names the triggers in 8 cells for narrow screens.
-var triggerShort = map[string]string{
-	"micro_step_delta": "Δ micro",
-	"nonfinite":        "NaN/Inf",
-	"dump_abs_norm":    "abs norm",
-}
-
-// triggerText is a's trigger in w cells: in full when it fits, else its
-// short name.
-func triggerText(t string, w int) string {
-	if ansi.StringWidth(t) > w {
-		if s, ok := triggerShort[t]; ok {
-			return s
-		}
-	}
-	return t
-}
-
 func isNaN(f model.Float) bool { v := float64(f); return v != v }
 
 func deltaOf(a *model.Anomaly) model.Float {
@@ -137,32 +119,8 @@ func (p *phase1Pane) overviewLines() []string {
 	l1 := fmt.Sprintf("%s · %d parameters · ranks %s · steps %s · %d rows",
 		r.Format, params, fmtRange(r.Summary.Ranks), fmtRange(r.Summary.Steps), r.Summary.TotalRows)
 	sa := r.Sharding
-	// The reference's pass_unit string carries a Chinese suffix; the window
-	// is shown on its own, so keep only the unit itself.
-	unit := r.Summary.PassUnit
-	if unit == "" {
-		unit = sa.PassUnit
-	}
-	if i := strings.Index(unit, "), "); i >= 0 {
-		unit = unit[:i+1]
-	}
-	win := "window: step level"
-	if sa.AccumulationWindow > 0 {
-		how := "detected"
-		switch {
-		case sa.WindowOverridden:
-			how = "set"
-		case sa.ExplicitMicroStep:
-			how = "explicit"
-		}
-		win = fmt.Sprintf("window %d (%s, phase %d)", sa.AccumulationWindow, how, sa.WindowPhase)
-		if r := sa.MicroStepRange; sa.ExplicitMicroStep && len(r) > 0 {
-			// micro steps are shown as the input numbers them
-			win = fmt.Sprintf("window %d (%s, ms %d..%d as in the input)", sa.AccumulationWindow, how, r[0], r[len(r)-1])
-		}
-	}
-	// the pipeline shape is in the header (view.go runShape)
-	l2 := fmt.Sprintf("pass unit: %s · %s · %d candidates, earliest first", unit, win, len(p.anoms))
+	// what a pass is, then how many candidates while the width allows
+	l2 := fitJoin(p.width, passUnitText(sa), fmt.Sprintf("%d candidates, earliest first", len(p.anoms)))
 	out := []string{l1, l2}
 	if pl := sa.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
 		out = append(out, "pipeline: "+runShape(d)+" · "+strings.Join(pl.StageSummary("stage", "ranks", "layers"), " · "))
@@ -180,9 +138,9 @@ func (p *phase1Pane) overviewLines() []string {
 		}
 		e, g := &p.anoms[0], &p.anoms[big]
 		if big != 0 {
-			out = append(out, fmt.Sprintf("earliest #1 %s r%d %s× · largest #%d %s r%d %s× (often propagation)",
+			out = append(out, fitJoin(p.width, fmt.Sprintf("earliest #1 %s r%d %s× · largest #%d %s r%d %s×",
 				shortStep(e), e.Rank, fmtNum(float64(e.DeviationRatio)),
-				big+1, shortStep(g), g.Rank, fmtNum(float64(g.DeviationRatio))))
+				big+1, shortStep(g), g.Rank, fmtNum(float64(g.DeviationRatio))), "the largest is often its propagation"))
 		}
 	}
 	if n := len(r.Warnings) + len(r.Missing) + len(d.Missing); n > 0 {
@@ -190,7 +148,7 @@ func (p *phase1Pane) overviewLines() []string {
 		parts = append(parts, r.Missing...)
 		parts = append(parts, d.Missing...)
 		parts = append(parts, r.Warnings...)
-		out = append(out, p.st.Warn.Render(fmt.Sprintf("⚠ %d note(s), all on screen 2 · %s", n, parts[0])))
+		out = append(out, p.st.Warn.Render(fitJoin(p.width, fmt.Sprintf("⚠ %d note(s), all on screen 2", n), missingHead(parts[0]))))
 	}
 	return out
 }
@@ -207,7 +165,7 @@ func (p *phase1Pane) SetSize(w, h int) {
 	p.tbl.cols[p1ColCurve].width = curve
 	p.tbl.cols[p1ColTrigger].width = 8
 	if w >= 140 {
-		p.tbl.cols[p1ColTrigger].width = 16 // "micro_step_delta" in full
+		p.tbl.cols[p1ColTrigger].width = 16 // "micro-step jump" in full
 	}
 	// overview, status line, table header, detail line
 	p.tbl.setHeight(h - len(p.overviewLines()) - 3)
@@ -341,27 +299,19 @@ func (p *phase1Pane) Update(m tea.Msg) reply {
 	case key.Matches(msg, k.Enter):
 		return seriesOf(p.common, p.candidate())
 	case key.Matches(msg, k.Next), key.Matches(msg, k.Prev):
-		d := 1
-		if key.Matches(msg, k.Prev) {
-			d = -1
-		}
-		nth, count, wrapped := 0, 0, false
-		if p.query != "" {
-			nth, count, wrapped = p.tbl.findMatch(d, p.matcher(strings.ToLower(p.query)))
-		}
-		return reply{handled: true, status: matchStatus(p.query, nth, count, wrapped)}
+		return p.tbl.searchStep(key.Matches(msg, k.Prev), p.query, func() func(int) bool { return p.matcher(strings.ToLower(p.query)) })
 	}
 	return reply{handled: p.tbl.navigate(msg, k, p.width)}
 }
 
 func (p *phase1Pane) ShortHelp() []key.Binding {
 	k := p.keys
-	return []key.Binding{k.Enter, k.Pin, k.Filter, k.Sort, k.Phase2, k.Phase3, k.Help, k.Quit}
+	return []key.Binding{k.enterAs("series"), k.Pin, k.Filter, k.Sort, k.Phase2, k.Phase3, k.Help, k.Quit}
 }
 
 func (p *phase1Pane) FullHelp() [][]key.Binding {
 	k := p.keys
-	return [][]key.Binding{append(append([]key.Binding{k.Enter, k.Jump}, k.search()...), k.columns()...), k.rows()}
+	return [][]key.Binding{append(append([]key.Binding{k.enterAs("series"), k.Jump}, k.search()...), k.columns()...), k.rows()}
 }
 
 func (p *phase1Pane) Crumb() string { return "Phase 1" }
@@ -391,7 +341,7 @@ func (p *phase1Pane) View() []string {
 	}
 	defer func() { // after the table: its layout says which columns show
 		if lines[status] == "" {
-			lines[status] = st.Dim.Render("candidate " + p.tbl.info(p.width) + " · enter: series · p: pin · /: filter · o: sort · :N jump")
+			lines[status] = st.Dim.Render(fitJoin(p.width, "candidate "+p.tbl.info(p.width), "enter: series", "p: pin", "/: filter", "o: sort", ":N jump"))
 		}
 	}()
 	curveW := p.tbl.cols[p1ColCurve].width

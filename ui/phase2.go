@@ -224,7 +224,7 @@ func (p *phase2Pane) crossStepLines(r *model.Phase2Result) []string {
 		}
 		rows[i] = []string{fmt.Sprintf("%d→%d", c.From, c.To), c.TargetName, med, mx, ranks, verdict}
 	}
-	lines := p2Table(cols, rows, p.width, 0)
+	lines := p2Table(namesOf(p.data).params, cols, rows, p.width, 0)
 	out = append(out, st.Header.Render(lines[0].text))
 	for _, l := range lines[1:] {
 		text := l.text
@@ -273,7 +273,7 @@ func (p *phase2Pane) candidateLines(r *model.Phase2Result, out []string) []strin
 	rows := make([][]string, len(r.Candidates))
 	for i, c := range r.Candidates {
 		a := &c.Anomaly
-		row := []string{p2Step(a), strconv.Itoa(a.Rank), a.TargetName, fmtNum(float64(c.Value))}
+		row := []string{p2Step(a), strconv.Itoa(a.Rank), namesOf(p.data).param(a), fmtNum(float64(c.Value))}
 		if withBase {
 			ratio := ""
 			if c.Ratio != nil {
@@ -283,7 +283,7 @@ func (p *phase2Pane) candidateLines(r *model.Phase2Result, out []string) []strin
 		}
 		rows[i] = row
 	}
-	lines := p2Table(cols, rows, p.width, 2)
+	lines := p2Table(namesOf(p.data).params, cols, rows, p.width, 2)
 	out = append(out, st.Header.Render("  "+lines[0].text))
 	for _, l := range lines[1:] {
 		c := r.Candidates[l.row]
@@ -456,11 +456,11 @@ func (p *phase2Pane) Update(m tea.Msg) reply {
 
 func (p *phase2Pane) ShortHelp() []key.Binding {
 	k := p.keys
-	return []key.Binding{k.Up, k.Down, k.Pin, k.Unpin, k.Enter, k.Phase3, k.Report, k.Help, k.Quit}
+	return []key.Binding{k.Up, k.Down, k.Pin, k.Unpin, k.enterAs("series"), k.Phase3, k.Report, k.Help, k.Quit}
 }
 
 func (p *phase2Pane) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{p.keys.Enter, p.keys.Control}, p.keys.rows()}
+	return [][]key.Binding{{p.keys.enterAs("series"), p.keys.Control}, p.keys.rows()}
 }
 
 func (p *phase2Pane) Crumb() string { return "Phase 2" }

@@ -15,6 +15,7 @@ func (p *phase2Pane) eventLines(r *model.Phase2Result) []string {
 		return nil
 	}
 	st := p.st
+	ns := namesOf(p.data).params
 	withBase := false
 	for _, e := range r.Events {
 		withBase = withBase || e.Baseline != ""
@@ -74,7 +75,7 @@ func (p *phase2Pane) eventLines(r *model.Phase2Result) []string {
 			if c.MicroStep != nil {
 				co += " micro step " + strconv.Itoa(*c.MicroStep)
 			}
-			co += " " + p2Name(c.TargetName, max(8, cw-1-len(co)-1))
+			co += " " + ns.fit(c.TargetName, max(8, cw-1-len(co)-1))
 		}
 		d := ""
 		if showDev {

@@ -8,44 +8,46 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// Names shorten from the middle: the framework prefix and class names go,
-// the stage, the layer index and the leaf stay, at every width down to
-// the leaf's own.
-func TestP2NameKeepsLayerAndLeaf(t *testing.T) {
+// The Phase 2 tables name parameters with the run's shortener: the
+// framework prefix the run's layered names share and class names go, the
+// stage, the layer index and the leaf stay, at every width down to the
+// leaf's own; qkv, proj, fc1 and fc2 of one layer stay apart at 20 cells.
+func TestP2NamesKeepLayerAndLeaf(t *testing.T) {
 	cases := []struct {
-		in   string
+		run  []string // the run's names; the first is shortened
 		w    int
 		want string
 	}{
-		{"Module.module.module.decoder.layers.2.mlp.linear_fc1.weight", 80, "L2 mlp.linear_fc1.weight"},
-		{"module.language_model.encoder.layers.11.self_attention.query_key_value.weight", 80, "L11 self_attention.query_key_value.weight"},
-		{"Module.module.module.decoder.layers.2.mlp.linear_fc1.ColumnParallelLinear.forward.0", 80, "L2 mlp.linear_fc1 fwd.0"},
-		{"pp1:layers.0.mlp.dense_4h_to_h.weight", 80, "pp1:L0 mlp.dense_4h_to_h.weight"},
-		{"pp1:vpp1:layers.0.mlp.dense_4h_to_h.weight", 80, "pp1:vpp1:L0 mlp.dense_4h_to_h.weight"},
-		{"embedding.word_embeddings.weight", 80, "embedding.word_embeddings.weight"},
-		{"module.embedding.word_embeddings.weight", 80, "embedding.word_embeddings.weight"},
+		{[]string{"Module.module.module.decoder.layers.2.mlp.linear_fc1.weight", "Module.module.module.embedding.word_embeddings.weight"}, 80, "L2 mlp.linear_fc1.weight"},
+		{[]string{"module.language_model.encoder.layers.11.self_attention.query_key_value.weight"}, 80, "L11 self_attention.query_key_value.weight"},
+		{[]string{"Module.module.module.decoder.layers.2.mlp.linear_fc1.ColumnParallelLinear.forward.0"}, 80, "L2 mlp.linear_fc1 fwd.0"},
+		{[]string{"pp1:layers.0.mlp.dense_4h_to_h.weight", "pp0:layers.0.mlp.dense_4h_to_h.weight"}, 80, "pp1:L0 mlp.dense_4h_to_h.weight"},
+		{[]string{"pp1:vpp1:layers.0.mlp.dense_4h_to_h.weight"}, 80, "pp1:vpp1:L0 mlp.dense_4h_to_h.weight"},
+		{[]string{"module.embedding.word_embeddings.weight", "module.decoder.layers.0.mlp.linear_fc1.weight"}, 80, "embedding.word_embeddings.weight"},
 		// too long: segments go from the middle, the module of a generic leaf stays
-		{"decoder.layers.2.self_attention.linear_qkv.weight", 24, "L2 …linear_qkv.weight"},
-		{"decoder.layers.2.self_attention.core.linear_qkv.weight", 30, "L2 …core.linear_qkv.weight"},
-		{"decoder.layers.2.mlp.a_long_submodule.linear_fc2.weight", 30, "L2 mlp.…linear_fc2.weight"},
-		{"decoder.layers.12.mlp.linear_fc2.weight", 15, "L12 …fc2.weight"},
-		{"decoder.layers.12.mlp.linear_fc2.weight", 14, "L12 …c2.weight"},
+		{[]string{"decoder.layers.2.self_attention.linear_qkv.weight"}, 24, "L2 …linear_qkv.weight"},
+		{[]string{"decoder.layers.2.self_attention.core.linear_qkv.weight"}, 30, "L2 …core.linear_qkv.weight"},
+		{[]string{"decoder.layers.12.mlp.linear_fc2.weight"}, 15, "L12 …fc2.weight"},
 	}
 	for _, c := range cases {
-		got := p2Name(c.in, c.w)
+		got := shortenerOf(c.run).fit(c.run[0], c.w)
 		if got != c.want {
-			t.Errorf("p2Name(%q, %d) = %q, want %q", c.in, c.w, got, c.want)
+			t.Errorf("fit(%q, %d) = %q, want %q", c.run[0], c.w, got, c.want)
 		}
 		if ansi.StringWidth(got) > c.w {
-			t.Errorf("p2Name(%q, %d) = %q is wider than %d", c.in, c.w, got, c.w)
+			t.Errorf("fit(%q, %d) = %q is wider than %d", c.run[0], c.w, got, c.w)
 		}
 	}
-	// qkv, proj, fc1 and fc2 of one layer stay apart at 20 cells
-	seen := map[string]bool{}
+	var run []string
 	for _, leaf := range []string{"self_attention.linear_qkv", "self_attention.linear_proj", "mlp.linear_fc1", "mlp.linear_fc2"} {
-		s := p2Name("Module.module.module.decoder.layers.3."+leaf+".RowParallelLinear.forward.0", 20)
+		run = append(run, "Module.module.module.decoder.layers.3."+leaf+".RowParallelLinear.forward.0")
+	}
+	ns := shortenerOf(run)
+	seen := map[string]bool{}
+	for _, n := range run {
+		s := ns.fit(n, 20)
 		if seen[s] || !strings.HasPrefix(s, "L3 ") {
-			t.Fatalf("%s → %q (seen %v)", leaf, s, seen)
+			t.Fatalf("%s → %q (seen %v)", n, s, seen)
 		}
 		seen[s] = true
 	}
@@ -57,7 +59,7 @@ func TestP2TableWrapsVerdictAndDropsEmptyColumns(t *testing.T) {
 	cols := []p2col{{head: "pair"}, {head: "parameter", name: true}, {head: "ratio", right: true}, {head: "verdict", wrap: true}}
 	verdict := "qualifies, but the earlier optimizer step 5 already does"
 	rows := [][]string{{"5→6", "decoder.layers.2.mlp.linear_fc2.weight", "", verdict}, {"6→7", "decoder.layers.2.self_attention.linear_qkv.weight", "", "no turning point"}}
-	lines := p2Table(cols, rows, 60, 0)
+	lines := p2Table(shortenerOf([]string{rows[0][1], rows[1][1]}), cols, rows, 60, 0)
 	var text []string
 	for _, l := range lines {
 		if ansi.StringWidth(l.text) > 60 {

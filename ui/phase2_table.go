@@ -6,8 +6,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// p2col is one column of a Phase 2 table: name columns are shortened by
-// p2Name, the wrap column (the last) wraps instead of being cut.
+// p2col is one column of a Phase 2 table: name columns are shortened from
+// the middle by the run's shortener (names.go), the wrap column (the last)
+// wraps instead of being cut.
 type p2col struct {
 	head              string
 	right, name, wrap bool
@@ -25,7 +26,7 @@ type p2line struct {
 // caller's marks), every column as wide as its content; when that is too
 // wide the name column shrinks to its shortened form and the wrap column
 // wraps, so that neither the name's layer and leaf nor the verdict is lost.
-func p2Table(cols []p2col, rows [][]string, width, indent int) []p2line {
+func p2Table(ns *nameShortener, cols []p2col, rows [][]string, width, indent int) []p2line {
 	cols, rows = p2DropEmpty(cols, rows)
 	ws := make([]int, len(cols))
 	nameAt, wrapAt := -1, -1
@@ -35,7 +36,7 @@ func p2Table(cols []p2col, rows [][]string, width, indent int) []p2line {
 		for _, r := range rows {
 			cell := r[i]
 			if c.name {
-				cell = p2Name(cell, 1<<20)
+				cell = ns.short(cell)
 			}
 			ws[i] = max(ws[i], ansi.StringWidth(cell))
 		}
@@ -80,7 +81,7 @@ func p2Table(cols []p2col, rows [][]string, width, indent int) []p2line {
 		for i, c := range cols {
 			switch {
 			case c.name:
-				cells[i] = p2Name(cells[i], ws[i])
+				cells[i] = ns.fit(cells[i], ws[i])
 			case c.wrap && ansi.StringWidth(cells[i]) > ws[i]:
 				w := wrap(cells[i], ws[i])
 				cells[i], more = w[0], w[1:]

@@ -182,15 +182,19 @@ func (p *phase3Pane) summaryLines() []string {
 		if !ok {
 			continue
 		}
-		starts = append(starts, fmt.Sprintf("%s F▶%s B◀%s", m, fmtOptInt(ms.FwdStart), fmtOptInt(ms.BwdStart)))
+		if ms.FwdStart == nil && ms.BwdStart == nil {
+			starts = append(starts, m+" none")
+			continue
+		}
+		starts = append(starts, fmt.Sprintf("%s F▶%s B◀%s", m, optOr(ms.FwdStart, "none"), optOr(ms.BwdStart, "none")))
 	}
 	c := p.conclusion()
 	head := "earliest divergence"
 	if r.BaselineGroup == "C" {
 		head += " of A vs C (no baseline dump: may be a data difference)"
 	}
-	out = append(out, fmt.Sprintf("%s: forward L%s · backward L%s", head,
-		fmtOptInt(c.FwdStart), fmtOptInt(c.BwdStart)))
+	out = append(out, fmt.Sprintf("%s: forward %s · backward %s", head,
+		layerOr(c.FwdStart, "none"), layerOr(c.BwdStart, "none")))
 	if len(starts) > 0 {
 		out = append(out, "starts: "+strings.Join(starts, " · "))
 	}
@@ -243,7 +247,7 @@ func (p *phase3Pane) summaryLines() []string {
 		if dd.NonFinite {
 			what = "non-finite origin, " + dd.Metric
 		}
-		head := fmt.Sprintf("drill-down: %s L%s → ", dd.Direction, fmtOptInt(dd.Layer))
+		head := fmt.Sprintf("drill-down: %s %s → ", dd.Direction, layerOr(dd.Layer, "(no layer)"))
 		tail := " (" + what + ")"
 		op := dd.Operator // in full when it fits, else shortened from the middle
 		if room := p.width - ansi.StringWidth(head+tail); ansi.StringWidth(op) > room {
@@ -611,4 +615,20 @@ func stageLine(ds *model.DumpStage) string {
 		b.WriteString(" · L is stage-local, global layer unknown")
 	}
 	return b.String()
+}
+
+// optOr is a layer number, or none when there is none (never "-").
+func optOr(p *int, none string) string {
+	if p == nil {
+		return none
+	}
+	return strconv.Itoa(*p)
+}
+
+// layerOr is "L2", or none when there is no layer.
+func layerOr(p *int, none string) string {
+	if p == nil {
+		return none
+	}
+	return "L" + strconv.Itoa(*p)
 }

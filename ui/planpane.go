@@ -46,8 +46,17 @@ func (p *planPane) lines() []string {
 			continue
 		}
 		indent := l[:len(l)-len(strings.TrimLeft(l, " "))]
-		for _, w := range wrap(strings.TrimLeft(l, " "), p.width-len(indent)) {
-			out = append(out, indent+w)
+		// a list item's continuation lines hang under its text, not its "- "
+		hang := indent
+		if body := strings.TrimLeft(l, " "); strings.HasPrefix(body, "- ") || strings.HasPrefix(body, "* ") {
+			hang += "  "
+		}
+		for i, w := range wrap(strings.TrimLeft(l, " "), p.width-len(hang)) {
+			if i == 0 {
+				out = append(out, indent+w)
+			} else {
+				out = append(out, hang+w)
+			}
 		}
 	}
 	return out

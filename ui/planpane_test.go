@@ -70,3 +70,29 @@ func TestPhase3NotRunPointsAtThePlan(t *testing.T) {
 		t.Errorf("Phase 3 screen does not mention the plan:\n%s", screenText(m))
 	}
 }
+
+// A plan item wrapped at a narrow width hangs its continuation lines
+// under its text, so the items stay apart.
+func TestPlanItemsHangWhenWrapped(t *testing.T) {
+	d := fixture()
+	d.PlanText = "What to run\n- monitor: train on the baseline device with monitor_config.json (weight gradients per micro batch)\n  - rank 2 is the control group: no Phase 1 candidate at optimizer step 5\n"
+	p := newPlanPane(testCommon(d))
+	p.SetSize(40, 30)
+	lines := p.lines()
+	if len(lines) < 5 || !strings.HasPrefix(lines[1], "- monitor") || !strings.HasPrefix(lines[2], "  ") || strings.HasPrefix(lines[2], "  -") {
+		t.Fatalf("item lines:\n%s", strings.Join(lines, "\n"))
+	}
+	for _, l := range lines[1:] {
+		if strings.HasPrefix(strings.TrimLeft(l, " "), "- ") {
+			continue
+		}
+		if !strings.HasPrefix(l, "  ") {
+			t.Fatalf("continuation %q not hanging in\n%s", l, strings.Join(lines, "\n"))
+		}
+	}
+	for i, l := range lines[:len(lines)-1] {
+		if strings.HasPrefix(l, "  - rank") && !strings.HasPrefix(lines[i+1], "    ") {
+			t.Fatalf("nested item's continuation %q in\n%s", lines[i+1], strings.Join(lines, "\n"))
+		}
+	}
+}

@@ -127,7 +127,7 @@ func quadCell(r *model.MetricRow, c int, st Styles) string {
 		if r != nil && c == qBAnom && r.BFlag {
 			return st.Flag.Render(txt + " B!")
 		}
-		return txt
+		return txt + "   " // the digits line up with the flagged rows' "2.013 F!"
 	}
 	return fmtPtr(p)
 }

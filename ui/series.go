@@ -164,10 +164,17 @@ func (s *seriesPane) render() []string {
 	stat := "  metric: " + metricNames[s.metric]
 	name := namesOf(s.data).title(a, max(8, s.width-ansi.StringWidth(tail+stat)))
 	title := st.Title.Render(name+tail) + "  metric: " + st.Accent.Render(metricNames[s.metric])
-	info := fmt.Sprintf("spike at %s: norm %s, baseline median %s, %s× (%s)",
-		stepLabel(a), fmtNum(float64(a.Norm)), fmtNum(float64(a.BaselineMedian)), fmtNum(float64(a.DeviationRatio)), a.Trigger)
+	info := fmt.Sprintf("spike at %s: norm %s, baseline median %s, %s×",
+		stepLabel(a), fmtNum(float64(a.Norm)), fmtNum(float64(a.BaselineMedian)), fmtNum(float64(a.DeviationRatio)))
 	if !finite(float64(a.BaselineMedian)) { // no steps to take a median of
-		info = fmt.Sprintf("spike at %s: norm %s, no baseline (%s)", stepLabel(a), fmtNum(float64(a.Norm)), a.Trigger)
+		info = fmt.Sprintf("spike at %s: norm %s, no baseline", stepLabel(a), fmtNum(float64(a.Norm)))
+	}
+	// why it was flagged comes last: in a sentence, or its word on a
+	// narrow screen, or not at all (the Phase 1 row says it)
+	if why := info + " · " + triggerWhy(a.Trigger); ansi.StringWidth(why) <= s.width {
+		info = why
+	} else {
+		info = fitJoin(s.width, info, "flagged: "+triggerText(a.Trigger, triggerLongW))
 	}
 	lines := []string{title, info}
 	if ix == nil {
@@ -456,8 +463,8 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int, x *xAxis) [
 	g := graph.NewBrailleGrid(gw, gh, 0, maxX, lo, hi)
 	plot(g, sel, sel.Vals, true)
 	paint(g, st.Selected)
-	for i, v := range sel.Vals { // NaN has no height: marked on the top row
-		if math.IsNaN(v) && gw > 0 {
+	for i, v := range sel.Vals { // NaN and Inf have no height: marked on the top row
+		if (math.IsNaN(v) || math.IsInf(v, 0)) && gw > 0 {
 			lc.Canvas.SetCell(canvas.Point{X: startX + x.col(x.find(pointKey(sel, i))), Y: 0}, canvas.NewCellWithStyle([]rune(nanRune)[0], st.Flag))
 		}
 	}
@@ -560,7 +567,7 @@ func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int, x xAxi
 		pos := x.positions(c)
 		for i, v := range c.Vals {
 			p := pos[i]
-			if math.IsNaN(v) {
+			if math.IsNaN(v) || math.IsInf(v, 0) { // no colour on the scale says NaN or Inf
 				isNaN[p] = true
 				continue
 			}
@@ -653,7 +660,7 @@ func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int, x xAxi
 	}
 	note := fmt.Sprintf("%s scale %s … %s", scaleNote, fmtNum(lo), fmtNum(hi))
 	if anyNaN {
-		note += " · " + nanRune + " NaN"
+		note += " · " + nanRune + " NaN/Inf"
 	}
 	out = append(out, st.Dim.Render(note))
 	return out

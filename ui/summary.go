@@ -44,7 +44,7 @@ func Summary(d *Data) string {
 				gl += fmt.Sprintf(" (VPP chunk %d)", a.VPPStage)
 			}
 			fmt.Fprintf(&b, "  %d. %s%s  norm %s  %s× baseline  (%s)\n", i+1, coordString(a), gl,
-				fmtNum(float64(a.Norm)), fmtNum(float64(a.DeviationRatio)), a.Trigger)
+				fmtNum(float64(a.Norm)), fmtNum(float64(a.DeviationRatio)), triggerWhy(a.Trigger))
 		}
 	}
 	if d.P2 != nil {
@@ -64,13 +64,17 @@ func Summary(d *Data) string {
 				vs = " (A vs C: no baseline dump, may be a data difference)"
 			}
 			fmt.Fprintf(&b, "earliest divergence%s: forward layer %s, backward layer %s\n", vs,
-				fmtOptInt(c.FwdStart), fmtOptInt(c.BwdStart))
+				optOr(c.FwdStart, "none"), optOr(c.BwdStart, "none"))
 			if dd := c.Operator; dd != nil {
 				what := "first divergent operator"
 				if dd.NonFinite {
 					what = "first operator to turn NaN/Inf"
 				}
-				fmt.Fprintf(&b, "%s: %s (%s, layer %s)\n", what, dd.Operator, dd.Direction, fmtOptInt(dd.Layer))
+				layer := "no layer"
+				if dd.Layer != nil {
+					layer = fmt.Sprintf("layer %d", *dd.Layer)
+				}
+				fmt.Fprintf(&b, "%s: %s (%s, %s)\n", what, dd.Operator, dd.Direction, layer)
 			}
 		}
 		if d.P3.Degraded {

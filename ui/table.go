@@ -227,7 +227,7 @@ func (t *table) layout(width int) []shownCol {
 	var all []int
 	total := 0
 	for i, c := range t.cols {
-		if !c.off {
+		if !c.off && (i >= len(t.empty) || !t.empty[i]) {
 			all = append(all, i)
 			total += t.widthOf(i)
 		}
@@ -397,22 +397,14 @@ func (t *table) render(width int, st Styles, cell func(row, col int) string) []s
 }
 
 // markEmpty notes the columns whose cells are all "-" (or blank) on the
-// rows on screen: when the columns do not all fit, those give way.
+// rows on screen: those give way (the position line names them), even
+// when everything would fit, since their room goes to the names.
 func (t *table) markEmpty(width int, cell func(row, col int) string) {
 	if cap(t.empty) < len(t.cols) {
 		t.empty = make([]bool, len(t.cols))
 	}
 	t.empty = t.empty[:len(t.cols)]
 	clear(t.empty)
-	total := 0
-	for i, c := range t.cols {
-		if !c.off {
-			total += t.widthOf(i) + colGap
-		}
-	}
-	if total-colGap <= width { // all shown: nothing gives way
-		return
-	}
 	end := min(t.offset+t.height, len(t.view))
 	for c, col := range t.cols {
 		if col.off || col.width == 0 || col.keep || end <= t.offset { // the name column always shows
@@ -434,16 +426,7 @@ func (t *table) position() string {
 		return "0/0"
 	}
 	s := strconv.Itoa(t.cursor+1) + "/" + strconv.Itoa(len(t.view))
-	above, below := t.offset > 0, t.offset+t.height < len(t.view)
-	switch {
-	case above && below:
-		s += " · more above and below"
-	case above:
-		s += " · more above"
-	case below:
-		s += " · more below"
-	}
-	return s
+	return s + moreNote(t.offset > 0, t.offset+t.height < len(t.view))
 }
 
 // colsInfo says which columns are on screen when they do not all fit
@@ -501,16 +484,20 @@ func scrollInfo(what string, offset, shown, total int) string {
 		return "no " + what + "s"
 	}
 	s := fmt.Sprintf("%ss %d–%d of %d", what, offset+1, offset+shown, total)
-	above, below := offset > 0, offset+shown < total
+	return s + moreNote(offset > 0, offset+shown < total)
+}
+
+// moreNote says on which sides of the screen a list has more rows.
+func moreNote(above, below bool) string {
 	switch {
 	case above && below:
-		s += " · more above and below"
+		return " · more above and below"
 	case above:
-		s += " · more above"
+		return " · more above"
 	case below:
-		s += " · more below"
+		return " · more below"
 	}
-	return s
+	return ""
 }
 
 // info is the line under a table: the position and the columns.

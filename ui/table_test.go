@@ -211,6 +211,29 @@ func TestLegendPerScreen(t *testing.T) {
 	if strings.Contains(screenText(m), "NaN/Inf at that step") {
 		t.Errorf("legend names a mark the screen does not use:\n%s", screenText(m))
 	}
+	// the curve and trigger columns are explained where they show, not
+	// where they are scrolled away (the curve at 60 columns)
+	for _, w := range []int{60, 160} {
+		p := newPhase1Pane(testCommon(fixture()))
+		p.SetSize(w, 40)
+		p.View()
+		legend := strings.Join(p.marks(), "\n")
+		for c, words := range map[int]string{p1ColCurve: "on the curve", p1ColTrigger: "the test that flagged it"} {
+			shown := p.tbl.colWidth(c) > 0
+			if c == p1ColCurve && shown != (w == 160) {
+				t.Fatalf("width %d: the curve shown %v", w, shown)
+			}
+			if strings.Contains(legend, words) != shown {
+				t.Errorf("width %d: column %s shown %v, legend:\n%s", w, p.tbl.cols[c].title, shown, legend)
+			}
+		}
+	}
+	// Phase 2 explains its growth and its selection mark
+	m = loaded(t, fixtureBackend(), fixture(), 160, 48, true)
+	press(m, "2", "?")
+	if txt := screenText(m); !strings.Contains(txt, "a pair's growth") || !strings.Contains(txt, "root-cause coordinate; among the events") {
+		t.Errorf("Phase 2 legend:\n%s", txt)
+	}
 }
 
 // A flexible name column gives up its shrink before a column scrolls
@@ -230,5 +253,29 @@ func TestTableNameShrinksBeforeScrolling(t *testing.T) {
 		if got := len(headerTitles(lines)); got != tc.n || tb.colWidth(0) != tc.nameW {
 			t.Errorf("width %d: %d columns, name %d cells; want %d, %d", tc.width, got, tb.colWidth(0), tc.n, tc.nameW)
 		}
+	}
+}
+
+// A column of "-" on every row on screen gives way even when every column
+// would fit: its room goes to the name, and the position line names it.
+func TestTableEmptyColumnGivesWayWhenAllFit(t *testing.T) {
+	cols := []column{{title: "name", min: 10, freeze: true}, {title: "v1", width: 8, right: true}, {title: "v2", width: 8, right: true}}
+	tb := newTable(cols, 3)
+	tb.setHeight(3)
+	cell := func(r, c int) string {
+		if c == 2 {
+			return "-"
+		}
+		return "x"
+	}
+	lines := tb.render(80, NewStyles(true), cell)
+	if got := strings.Join(headerTitles(lines), " "); got != "name v1" {
+		t.Fatalf("header %q", got)
+	}
+	if tb.colWidth(0) != 80-8-colGap {
+		t.Fatalf("name %d cells, want the room of v2 too", tb.colWidth(0))
+	}
+	if info := tb.colsInfo(80); info != "v2 empty here" {
+		t.Fatalf("info %q", info)
 	}
 }

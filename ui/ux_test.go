@@ -79,10 +79,19 @@ func TestPhase1StepLevelColumnsAndShortTriggers(t *testing.T) {
 	if !strings.Contains(head, "step rank") || strings.Contains(head, " ms ") || strings.Contains(head, "opt") {
 		t.Fatalf("step-level header: %q", head)
 	}
-	if got := triggerText("micro_step_delta", 8); got != "Δ micro" {
-		t.Fatalf("triggerText = %q", got)
+	// every trigger the analysis writes has words that fit both widths
+	for _, tr := range []string{"iqr+mad", "iqr", "mad", "micro_step_delta", "nonfinite", "dump_abs_norm"} {
+		for _, w := range []int{8, 16} {
+			got := triggerText(tr, w)
+			if got == tr || ansi.StringWidth(got) > w {
+				t.Errorf("triggerText(%q, %d) = %q", tr, w, got)
+			}
+		}
+		if strings.Contains(triggerWhy(tr), tr) {
+			t.Errorf("triggerWhy(%q) = %q", tr, triggerWhy(tr))
+		}
 	}
-	if got := triggerText("micro_step_delta", 16); got != "micro_step_delta" {
+	if got := triggerText("micro_step_delta", 16); got != "micro-step jump" {
 		t.Fatalf("triggerText wide = %q", got)
 	}
 }
@@ -217,5 +226,103 @@ func TestHeatmapMarksNaN(t *testing.T) {
 	}
 	if x, m := strings.Index(rows[0], "×"), strings.Index(rows[1], "▲"); ansi.StringWidth(rows[0][:x]) > ansi.StringWidth(rows[1][:m]) {
 		t.Fatalf("× right of the spike mark: %q", rows)
+	}
+}
+
+// At 80 columns the footer is too narrow for every key of Phase 1: it
+// starts with ? and q (what finds the rest), and the lines above the table
+// say their parts whole instead of ending in a cut word.
+func TestPhase1At80KeepsHelpKeyAndWholeLines(t *testing.T) {
+	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
+	lines := strings.Split(strings.TrimRight(screenText(m), "\n"), "\n")
+	foot := lines[len(lines)-1]
+	if !strings.HasPrefix(strings.TrimSpace(foot), "? help • q quit") {
+		t.Fatalf("footer %q", foot)
+	}
+	for _, l := range lines[:5] {
+		if strings.HasSuffix(strings.TrimSpace(l), "…") {
+			t.Fatalf("cut line %q in\n%s", l, strings.Join(lines, "\n"))
+		}
+	}
+	if got := helpFirst(m.keyHelp().short, 1000); got[0].Help().Key == "?" {
+		t.Fatalf("? moved to the front of a line that fits")
+	}
+}
+
+// What the run lacks fits the status line: in full when it can, else what
+// is missing alone (never cut in the middle of what to do about it).
+func TestMissingLineFits(t *testing.T) {
+	missing := []string{"baseline run — monitor (or dump) the baseline device on the same run and steps, and pass it with --baseline",
+		"dump statistics (Phase 3 not run) — dump A at step 5 on rank 2"}
+	got := missingLine(missing, 80)
+	if ansi.StringWidth(got) > 80 || !strings.Contains(got, "baseline run; dump statistics (Phase 3 not run)") || strings.Contains(got, "monitor") {
+		t.Fatalf("at 80: %q", got)
+	}
+	if got := missingLine(missing, 400); !strings.Contains(got, "--baseline") {
+		t.Fatalf("wide: %q", got)
+	}
+	// heads too long together: whole ones and a count
+	missing[1] = "control group C/D: A's dump tree holds no other rank of step 5 — dump one"
+	if got := missingLine(missing, 80); got != "missing: baseline run and 1 more (screen 2)" {
+		t.Fatalf("at 80, long heads: %q", got)
+	}
+}
+
+// A footer too narrow for its keys shows whole keys and then "…", never a
+// key cut inside ("3 phase …").
+func TestFooterCutsBetweenKeys(t *testing.T) {
+	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
+	for _, screen := range []string{"1", "2", "3"} {
+		press(m, screen)
+		lines := strings.Split(strings.TrimRight(screenText(m), "\n"), "\n")
+		foot := strings.TrimSpace(lines[len(lines)-1])
+		if ansi.StringWidth(foot) > 80 || !strings.HasSuffix(foot, " …") {
+			t.Fatalf("screen %s: footer %q", screen, foot)
+		}
+		items := strings.Split(strings.TrimSuffix(foot, " …"), " • ")
+		keys, _ := fitKeys(helpFirst(m.keyHelp().short, 80), 80)
+		if len(items) != len(keys) {
+			t.Fatalf("screen %s: footer %q shows %d keys, want %d whole", screen, foot, len(items), len(keys))
+		}
+		for i, it := range items {
+			if h := keys[i].Help(); it != h.Key+" "+h.Desc {
+				t.Fatalf("screen %s: %q, want %q", screen, it, h.Key+" "+h.Desc)
+			}
+		}
+	}
+}
+
+// A long input path gives way from its left and the program's name stays
+// in the header while the path keeps room.
+func TestHeaderKeepsProgramNameBeforePath(t *testing.T) {
+	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
+	m.opt.Title = "/work/wt/ui-polish/testdata/demo/npu/monitor_output/a/long/path/trend.db"
+	head := strings.Split(screenText(m), "\n")[0]
+	if !strings.HasPrefix(head, "spikescope · …") || !strings.Contains(head, "trend.db") || ansi.StringWidth(head) > 80 {
+		t.Fatalf("header %q", head)
+	}
+}
+
+// An Inf value has no colour on the heat map's scale (nor a height on the
+// chart): it is marked × like a NaN, and the scale note says so.
+func TestHeatmapMarksInf(t *testing.T) {
+	md := &model.MonitorData{Format: model.FormatDump, Targets: []model.Target{{Name: "w"}}, Metrics: []string{"grad_norm"}}
+	md.HasStat = [model.NumStats]bool{true, true, true, true}
+	for step := 0; step < 6; step++ {
+		v := 1.0 + float64(step)/10
+		if step == 4 {
+			v = math.Inf(1)
+		}
+		md.Rows.Append(3, int32(step), model.NoMicro, 0, 0, [model.NumStats]float64{v, 0, 0, 0})
+	}
+	a := model.Anomaly{Rank: 3, Step: 4, TargetName: "w", Metric: "grad_norm", Norm: model.Float(math.Inf(1))}
+	d := &Data{Monitor: md}
+	d.series = buildSeriesIndex(md, []model.Anomaly{a})
+	s := newSeriesPane(testCommon(d), &a)
+	s.SetSize(40, 20)
+	sel, spike := d.series.statCurve(&a, 3, model.StatNorm)
+	rows := s.heatmap(d.series, sel, spike, 1, s.axisFor(d.series, sel))
+	if !strings.Contains(rows[0], nanRune) || !strings.Contains(rows[len(rows)-1], nanRune+" NaN/Inf") {
+		t.Fatalf("Inf not marked:\n%s", strings.Join(rows, "\n"))
 	}
 }

@@ -65,12 +65,8 @@ func clip(s string, w int) string {
 // and the breadcrumb.
 func (m *Model) header() []string {
 	st := m.st
+	const name = "spikescope"
 	title := m.opt.Title
-	if title == "" {
-		title = "spikescope"
-	} else {
-		title = "spikescope · " + title
-	}
 	pinText := "no pin"
 	pin := st.Dim.Render(pinText)
 	if m.data != nil && m.data.Pin != "" {
@@ -95,7 +91,17 @@ func (m *Model) header() []string {
 	if m.w-2-ansi.StringWidth(pinText)-ansi.StringWidth(shape) < 16 {
 		shape = ""
 	}
-	title = shortParam(title, max(16, m.w-2-ansi.StringWidth(pinText)-ansi.StringWidth(shape)))
+	// the path gives way from its left; the program's name stays while
+	// the path keeps 16 cells, else the path alone (which run it is)
+	room := m.w - 2 - ansi.StringWidth(pinText) - ansi.StringWidth(shape)
+	switch {
+	case title == "":
+		title = name
+	case room-len(name)-3 >= min(16, ansi.StringWidth(title)):
+		title = name + " · " + shortParam(title, room-len(name)-3)
+	default:
+		title = shortParam(title, max(16, room))
+	}
 	l1 := st.Title.Render(title) + st.Dim.Render(shape) + "  " + pin
 	if m.screen == screenLoading || m.screen == screenError {
 		return []string{l1, ""}
@@ -195,7 +201,7 @@ func (m *Model) footer() []string {
 		status = "note on the pin: " + escapeControl(n)
 	}
 	if status == "" && m.data != nil && len(m.data.Missing) > 0 {
-		status = st.Warn.Render("missing: " + strings.Join(m.data.Missing, "; "))
+		status = st.Warn.Render(missingLine(m.data.Missing, m.w))
 	}
 	helpLine := ""
 	switch {
@@ -207,6 +213,88 @@ func (m *Model) footer() []string {
 		})
 		return []string{status, helpLine}
 	}
-	helpLine = m.help.View(m.keyHelp())
+	short, cut := fitKeys(helpFirst(m.keyHelp().short, m.w), m.w)
+	helpLine = m.help.ShortHelpView(short)
+	if cut { // the rest is on ?
+		helpLine += m.help.Styles.Ellipsis.Render(" …")
+	}
 	return []string{status, helpLine}
+}
+
+// shortWidth is the width of a short help line of keys.
+func shortWidth(keys []key.Binding) int {
+	w := 0
+	for i, b := range keys {
+		if i > 0 {
+			w += 3 // " • "
+		}
+		w += ansi.StringWidth(b.Help().Key) + 1 + ansi.StringWidth(b.Help().Desc)
+	}
+	return w
+}
+
+// fitKeys is the keys that fit in width cells whole, with room for " …"
+// when some are left out (the help model would add one key too many and
+// the line be cut inside it: "3 phase …").
+func fitKeys(keys []key.Binding, width int) ([]key.Binding, bool) {
+	if shortWidth(keys) <= width {
+		return keys, false
+	}
+	n := len(keys)
+	for n > 0 && shortWidth(keys[:n])+2 > width {
+		n--
+	}
+	return keys[:n], true
+}
+
+// helpFirst moves ? (keys and legend) and q to the front of a short help
+// line too wide for width cells: the line is cut at its end, and those
+// two are what a new user needs to find the rest.
+func helpFirst(short []key.Binding, width int) []key.Binding {
+	if shortWidth(short) <= width {
+		return short
+	}
+	var first, rest []key.Binding
+	for _, b := range short {
+		if k := b.Help().Key; k == "?" || k == "q" {
+			first = append(first, b)
+		} else {
+			rest = append(rest, b)
+		}
+	}
+	return append(first, rest...)
+}
+
+// missingLine is what the run lacks in width cells: with what to collect
+// when that fits, else what is missing alone and where the rest is said
+// (a cut "… the same run a…" says neither).
+func missingLine(missing []string, width int) string {
+	full := "missing: " + strings.Join(missing, "; ")
+	if ansi.StringWidth(full) <= width {
+		return full
+	}
+	heads := make([]string, len(missing))
+	for i, m := range missing {
+		heads[i] = missingHead(m)
+	}
+	if line := "missing: " + strings.Join(heads, "; "); ansi.StringWidth(line) <= width {
+		return fitJoin(width, line, "screen 2 says how to collect it")
+	}
+	// whole items while they fit, then how many more
+	for n := len(heads) - 1; n >= 1; n-- {
+		line := "missing: " + strings.Join(heads[:n], "; ") + fmt.Sprintf(" and %d more (screen 2)", len(heads)-n)
+		if ansi.StringWidth(line) <= width {
+			return line
+		}
+	}
+	return fmt.Sprintf("missing: %d inputs (screen 2 lists them)", len(heads))
+}
+
+// missingHead is what is missing without what to do about it (the text
+// after " — ").
+func missingHead(m string) string {
+	if i := strings.Index(m, " — "); i >= 0 {
+		return m[:i]
+	}
+	return m
 }
