@@ -46,7 +46,7 @@ func newDrillPane(c common, anchor string, layer int, dir string, metric int) *d
 	isDrill := dd != nil && dd.Layer != nil && *dd.Layer == layer && dd.Direction == dir
 	if dd != nil && dd.Call != nil && dd.Calls > 1 {
 		// every layer's operators are compared at the drill-down's call
-		p.call = fmt.Sprintf("call %d of %d (from 0)", *dd.Call, dd.Calls)
+		p.call = fmt.Sprintf("call %d of %d (0-based)", *dd.Call, dd.Calls)
 	}
 	switch {
 	case isDrill:

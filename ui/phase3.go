@@ -355,8 +355,8 @@ func (p *phase3Pane) loadedLine() string {
 		if r.Calls > *c {
 			line += fmt.Sprintf(" of %d", r.Calls)
 		}
-		if ansi.StringWidth(line+" (from 0)") <= p.width {
-			line += " (from 0)"
+		if ansi.StringWidth(line+" (0-based)") <= p.width {
+			line += " (0-based)"
 		}
 	}
 	return line

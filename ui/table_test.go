@@ -134,7 +134,7 @@ func TestPhase3LoadedLine(t *testing.T) {
 	m := loaded(t, fixtureBackend(), d, 160, 48, true)
 	press(m, "3")
 	txt := screenText(m)
-	if !strings.Contains(txt, "A step10/rank2 · B step10/rank2 · C step9/rank2 · D step9/rank2 · call 1 of 4 (from 0)") {
+	if !strings.Contains(txt, "A step10/rank2 · B step10/rank2 · C step9/rank2 · D step9/rank2 · call 1 of 4 (0-based)") {
 		t.Fatalf("loaded line:\n%s", txt)
 	}
 }
