@@ -191,14 +191,16 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// readCSVFile parses one monitor CSV.
-func readCSVFile(ctx context.Context, f csvFile, meter *progressMeter) (*csvResult, error) {
+// readCSVFile parses one monitor CSV. Its rows are parsed into a buffer
+// from bufs (nil: new arrays), which the caller returns to bufs once it has
+// copied them.
+func readCSVFile(ctx context.Context, f csvFile, meter *progressMeter, bufs *csvRowBufs) (*csvResult, error) {
 	fh, st, err := OpenInputFile(f.path, "CSV", 0)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	return parseCSV(ctx, f, &countingReader{fh, meter}, st.Size())
+	return parseCSVSniff(ctx, f, &countingReader{fh, meter}, st.Size(), csvSniffBytes, bufs)
 }
 
 // csvMaxLineBytes bounds one line of a monitor CSV. Real rows are under a
@@ -258,7 +260,7 @@ var csvParserPool = sync.Pool{New: func() any { return &csvParser{} }}
 // parseCSV parses monitor CSV text; f names the file and gives its rank and
 // file-name metric.
 func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvResult, error) {
-	return parseCSVSniff(ctx, f, in, size, csvSniffBytes)
+	return parseCSVSniff(ctx, f, in, size, csvSniffBytes, nil)
 }
 
 // parseCSVAppended parses the header line of a file, then bytes from later
@@ -266,10 +268,10 @@ func parseCSV(ctx context.Context, f csvFile, in io.Reader, size int64) (*csvRes
 // only it is checked for binary data; a NUL later is a bad line, as in a
 // full read.
 func parseCSVAppended(ctx context.Context, f csvFile, header []byte, rest io.Reader, size int64) (*csvResult, error) {
-	return parseCSVSniff(ctx, f, io.MultiReader(bytes.NewReader(header), rest), size, min(len(header), csvSniffBytes))
+	return parseCSVSniff(ctx, f, io.MultiReader(bytes.NewReader(header), rest), size, min(len(header), csvSniffBytes), nil)
 }
 
-func parseCSVSniff(ctx context.Context, f csvFile, in io.Reader, size int64, sniff int) (*csvResult, error) {
+func parseCSVSniff(ctx context.Context, f csvFile, in io.Reader, size int64, sniff int, bufs *csvRowBufs) (*csvResult, error) {
 	p := csvParserPool.Get().(*csvParser)
 	defer func() {
 		p.sc.reset(nil)
@@ -277,10 +279,10 @@ func parseCSVSniff(ctx context.Context, f csvFile, in io.Reader, size int64, sni
 	}()
 	p.sc.reset(in)
 	p.sniff = sniff
-	return p.parse(ctx, f, size)
+	return p.parse(ctx, f, size, bufs)
 }
 
-func (p *csvParser) parse(ctx context.Context, f csvFile, size int64) (*csvResult, error) {
+func (p *csvParser) parse(ctx context.Context, f csvFile, size int64, bufs *csvRowBufs) (*csvResult, error) {
 	sc := &p.sc
 	if head := sc.head(p.sniff); len(head) > 0 {
 		if msg := binaryProblem(bytes.TrimPrefix(head, []byte("\ufeff"))); msg != "" {
@@ -303,7 +305,14 @@ func (p *csvParser) parse(ctx context.Context, f csvFile, size int64) (*csvResul
 		return nil, err
 	}
 	res := &csvResult{micro: h.micro >= 0, oneBased: h.micro >= 0 && h.oneBasedMicro}
-	res.rows.Grow(int(min(size/csvBytesPerRowGuess+1, 1<<24)))
+	res.rows = bufs.get()
+	guess := int(min(size/csvBytesPerRowGuess+1, 1<<24))
+	if bufs != nil && cap(res.rows.Step) < guess {
+		// a recycled buffer grows with room to spare, so that files of
+		// nearly one size do not reallocate it again and again
+		guess += guess / 4
+	}
+	res.rows.Grow(guess)
 	for _, s := range h.stats {
 		res.hasStat[s] = true
 	}
@@ -316,6 +325,7 @@ func (p *csvParser) parse(ctx context.Context, f csvFile, size int64) (*csvResul
 	incompleteTail := func() bool { return sc.atEnd() && sc.last != '\n' }
 	tg := &p.targets
 	tg.reset(tg.prev)
+	tg.list = bufs.getTargets(len(tg.prev))
 	rank := int32(f.rank)
 	var lastScope []byte
 	lastMetric := -1
@@ -434,7 +444,14 @@ func (p *csvParser) parse(ctx context.Context, f csvFile, size int64) (*csvResul
 		res.rows.Append(rank, int32(step), micro, ti, uint8(metric), vals)
 	}
 	res.targets = tg.list
-	tg.prev = tg.list
+	if bufs != nil {
+		// the list goes back to bufs after the merge: keep a copy to guess
+		// the next file's targets from (names shared, not copied)
+		tg.prev = append(tg.own[:0], tg.list...)
+		tg.own = tg.prev
+	} else {
+		tg.prev = tg.list
+	}
 	if err := res.bad.finish(f.path, res.rows.Len()); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
 	"spikescope/model"
@@ -102,7 +103,8 @@ func (s *csvSkips) warnings(total int) []string {
 }
 
 // readCSVFilesOrdered parses files on GOMAXPROCS goroutines and hands each
-// result to merge in file order, on the calling goroutine. A file's bad
+// result to merge in file order, on the calling goroutine. merge must copy
+// the result's rows: their arrays are reused for a later file. A file's bad
 // input error is recorded in skip when skip is not nil (the file is left
 // out); any other error, or any error when skip is nil, cancels the rest.
 func readCSVFilesOrdered(ctx context.Context, files []csvFile, meter *progressMeter, merge func(f csvFile, r *csvResult) error, skip *csvSkips) error {
@@ -114,6 +116,7 @@ func readCSVFilesOrdered(ctx context.Context, files []csvFile, meter *progressMe
 		err error
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(files))
+	bufs := &csvRowBufs{}
 	jobs := make(chan int)
 	done := make(chan result, workers)
 	var wg sync.WaitGroup
@@ -126,14 +129,23 @@ func readCSVFilesOrdered(ctx context.Context, files []csvFile, meter *progressMe
 					done <- result{i, nil, err}
 					continue
 				}
-				r, err := readCSVFile(ctx, files[i], meter)
+				r, err := readCSVFile(ctx, files[i], meter, bufs)
 				done <- result{i, r, err}
 			}
 		}()
 	}
+	// at most csvFilesAhead files per worker are read and not yet merged:
+	// their rows wait in memory (and in row buffers) until the earlier
+	// files are in
+	slots := make(chan struct{}, csvFilesAhead*workers)
 	go func() {
 		defer close(jobs)
 		for i := range files {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
 			select {
 			case jobs <- i:
 			case <-ctx.Done():
@@ -166,6 +178,7 @@ func readCSVFilesOrdered(ctx context.Context, files []csvFile, meter *progressMe
 		pending[res.i] = res.r
 		for r, ok := pending[next]; ok; r, ok = pending[next] {
 			delete(pending, next)
+			<-slots // file next is in: another may be read
 			if r == nil {
 				skip.errs = append(skip.errs, skipped[next])
 				delete(skipped, next)
@@ -177,6 +190,7 @@ func readCSVFilesOrdered(ctx context.Context, files []csvFile, meter *progressMe
 				cancel()
 				break
 			}
+			bufs.put(r) // merged: its arrays parse a later file
 			next++
 		}
 	}
@@ -186,16 +200,22 @@ func readCSVFilesOrdered(ctx context.Context, files []csvFile, meter *progressMe
 	return first
 }
 
+// csvFilesAhead is how many files per reader may be read ahead of the
+// merge (which takes them in file order).
+const csvFilesAhead = 2
+
 // csvMerger appends per-file rows to one MonitorData, mapping file-local
 // target and metric indices to global ones.
 type csvMerger struct {
 	d          *model.MonitorData
 	totalBytes int64
-	sized      bool
-	targets    map[targetKey]int32
-	metrics    map[string]uint8
+	// mergedBytes is the size of the files merged so far.
+	mergedBytes int64
+	tmap        []int32 // a file's target indices to the tree's, reused
+	targets     map[targetKey]int32
+	metrics     map[string]uint8
 	// runOrder is the time order of the run folders of ranks with several
-	// (nil when none has); folderOrder then holds each row's, -1 elsewhere.
+	// (empty when none has); folderOrder then holds each row's, -1 elsewhere.
 	runOrder    map[string]int
 	folderOrder []int16
 }
@@ -210,13 +230,19 @@ func anyKey(m map[string]bool) string {
 
 func (m *csvMerger) add(f csvFile, r *csvResult) error {
 	d := m.d
-	if !m.sized && r.rows.Len() > 0 && f.size > 0 {
-		// size the arrays once, from this file's bytes per row
-		est := float64(r.rows.Len()) * float64(m.totalBytes) / float64(f.size) * csvGrowthSlack
-		d.Rows.Grow(int(min(est, 1<<31-1)))
-		m.sized = true
+	m.mergedBytes += f.size
+	if n := r.rows.Len(); n > 0 && cap(d.Rows.Step)-d.Rows.Len() < n {
+		// size the arrays from the bytes per row so far (the first file's,
+		// then all merged files' when that estimate was low), not by
+		// append's doubling: the old arrays are garbage as large as the rows
+		est := float64(d.Rows.Len()+n)*float64(m.totalBytes)/float64(max(m.mergedBytes, 1))*csvGrowthSlack - float64(d.Rows.Len())
+		d.Rows.Grow(int(min(max(est, float64(n)), 1<<31-1)))
+		if len(m.runOrder) > 0 {
+			m.folderOrder = slices.Grow(m.folderOrder, cap(d.Rows.Step)-len(m.folderOrder))
+		}
 	}
-	tmap := make([]int32, len(r.targets))
+	m.tmap = slices.Grow(m.tmap[:0], len(r.targets))[:len(r.targets)]
+	tmap := m.tmap
 	for i, t := range r.targets {
 		k := targetKey{t.Name, t.VPPStage}
 		g, ok := m.targets[k]
@@ -250,7 +276,7 @@ func (m *csvMerger) add(f csvFile, r *csvResult) error {
 		d.HasStat[s] = d.HasStat[s] || r.hasStat[s]
 	}
 	d.ExplicitMicro = d.ExplicitMicro || r.micro
-	if m.runOrder != nil {
+	if len(m.runOrder) > 0 {
 		o := int16(-1)
 		if v, ok := m.runOrder[f.rankDir]; ok {
 			o = int16(min(v, 1<<15-1))

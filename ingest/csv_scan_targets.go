@@ -17,6 +17,7 @@ import (
 type csvTargets struct {
 	list  []model.Target
 	prev  []model.Target // the previous file's targets in first-seen order
+	own   []model.Target // the parser's own array for prev when the list is recycled
 	last  int            // index of the previous row's target
 	byKey map[targetKey]int32
 }

@@ -297,7 +297,7 @@ func TestCSVUnreadable(t *testing.T) {
 	// chmod 000, so this is the unreadable case every user can build)
 	p := filepath.Join(t.TempDir(), "rank0", "grad_unreduced_0-0.csv")
 	os.MkdirAll(p, 0o755)
-	_, err := readCSVFile(context.Background(), csvFile{path: p}, nil)
+	_, err := readCSVFile(context.Background(), csvFile{path: p}, nil, nil)
 	wantMonInputError(t, err, p, "is a folder")
 	if os.Geteuid() != 0 {
 		q := filepath.Join(t.TempDir(), "grad_unreduced_0-0.csv")
