@@ -14,8 +14,8 @@ const (
 	// budget" in docs/benchmarks.md): the reader's preallocated rows plus
 	// the series sort's scratch.
 	TrendDBPeakBytesPerRow = 49
-	// CSVPeakBytesPerRow: v1 CSV tree detect above the base, 85 B/row at 2M
-	// and 84 at 16M rows ("Memory budget" in docs/benchmarks.md, after the
+	// CSVPeakBytesPerRow: v1 CSV tree detect above the base, 82–85 B/row at
+	// 2M and 84 at 16M rows ("Memory budget" in docs/benchmarks.md, after the
 	// series table): the CSV reader's per-file rows merged into one set. The
 	// CSV reader's peak work (csv-peak, ingest/csv*.go) will lower it:
 	// update this figure with theirs.
