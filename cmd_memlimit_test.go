@@ -158,3 +158,39 @@ func TestMemEstimateNearMeasuredPeak(t *testing.T) {
 }
 
 func sizeArg(n int64) string { return strconv.FormatInt(n, 10) }
+
+// A baseline's rows count toward the same budget (once when it is PATH
+// again): a limit that PATH alone fits is exceeded with another baseline.
+func TestMemLimitCountsTheBaseline(t *testing.T) {
+	db, csv := filepath.Join(demoNPU, "trend.db"), filepath.Join(demoNPU, "monitor_output")
+	_, peakDB := estimatedPeak(t, db, model.FormatTrendDB)
+	_, peakCSV := estimatedPeak(t, csv, model.FormatCSV)
+	limit := peakDB + (peakCSV-memlimit.BaseBytes)/2 // fits PATH, not PATH and the baseline
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"report", db}, 0},
+		{[]string{"report", db, "--baseline", db}, 0},
+		{[]string{"report", db, "--baseline", csv}, 2},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(append(c.args, "--mem-limit", sizeArg(limit)), &stdout, &stderr)
+		if code != c.code || (code == 2 && !strings.Contains(stderr.String(), "together with the baseline "+csv)) {
+			t.Errorf("%v with a limit of %d (PATH %d, baseline %d): exit %d, want %d: %q", c.args, limit, peakDB, peakCSV, code, c.code, stderr.String())
+		}
+	}
+}
+
+// On a terminal the TUI refuses before it takes the screen: the one line
+// on the terminal, exit 2, no alternate screen.
+func TestMemLimitTUIRefusesBeforeTheScreen(t *testing.T) {
+	p := startPTYTUI(t, filepath.Join(demoNPU, "trend.db"), "--mem-limit", "1M")
+	if code, _ := p.wait(); code != 2 {
+		t.Errorf("exit %d, want 2", code)
+	}
+	p.waitFor(0, "(--mem-limit): not read")
+	if strings.Contains(p.output(), altScreenOn) {
+		t.Errorf("the screen was taken before the refusal: %q", tail(p.output(), 300))
+	}
+}

@@ -27,13 +27,13 @@ func checkMemory(ctx context.Context, b memlimit.Budget, inputs ...monitorInput)
 	}
 	total := int64(memlimit.BaseBytes)
 	var rows int64
-	var biggest monitorInput
-	var biggestPeak int64
-	known := false
+	var named []monitorInput // the inputs estimated, PATH first
+	seen := map[string]bool{}
 	for _, in := range inputs {
-		if in.path == "" {
+		if in.path == "" || seen[in.path] { // a path given twice is read once
 			continue
 		}
+		seen[in.path] = true
 		n, ok := ingest.EstimateMonitorRows(ctx, in.path, in.format)
 		if !ok {
 			continue
@@ -42,27 +42,29 @@ func checkMemory(ctx context.Context, b memlimit.Budget, inputs ...monitorInput)
 		if !ok {
 			continue
 		}
-		known = true
 		total += peak
 		rows += n
-		if peak >= biggestPeak {
-			biggest, biggestPeak = in, peak
-		}
+		named = append(named, in)
 	}
-	if !known {
+	if len(named) == 0 {
 		return "", nil
 	}
-	what := fmt.Sprintf("about %s monitor rows, which need about %s of memory", rowsText(rows), memlimit.Text(total))
-	if len(inputs) > 1 && biggestPeak < total-memlimit.BaseBytes {
-		what += " with the baseline"
-	}
+	what := fmt.Sprintf("about %s monitor rows, which need about %s of memory at the peak", rowsText(rows), memlimit.Text(total))
 	if total > b.Bytes {
-		return "", &ingest.InputError{Path: biggest.path, Problem: fmt.Sprintf(
-			"%s at the peak, more than %s: not read. Give --mem-limit a larger size if you know more memory is free, or point spikescope at a part of the run (%s)",
-			what, b.Describe(), subsetAdvice(biggest.format))}
+		problem := what
+		if len(named) > 1 {
+			problem = "together with the baseline " + named[1].path + ", " + what
+		}
+		return "", &ingest.InputError{Path: named[0].path, Problem: fmt.Sprintf(
+			"%s, more than %s: not read. Give --mem-limit a larger size if you know more memory is free, or point spikescope at a part of the run (%s)",
+			problem, b.Describe(), subsetAdvice(named[0].format))}
 	}
 	if float64(total) > memlimit.Near*float64(b.Bytes) {
-		return fmt.Sprintf("%s holds %s at the peak, close to %s: the run may run out of memory", biggest.path, what, b.Describe()), nil
+		subject := named[0].path + " holds"
+		if len(named) > 1 {
+			subject = named[0].path + " and its baseline " + named[1].path + " hold"
+		}
+		return fmt.Sprintf("%s %s, close to %s: the run may run out of memory", subject, what, b.Describe()), nil
 	}
 	return "", nil
 }
@@ -101,4 +103,24 @@ func checkMonitorMemory(ctx context.Context, path string, f model.Format, b meml
 		return "", nil // the reader words it
 	}
 	return checkMemory(ctx, b, monitorInput{monitorPath(path, df), df})
+}
+
+// CheckMemory is Load's memory check of in on its own, for a face that
+// wants a refusal before it starts (the TUI: one line on the terminal, not
+// a load error screen); Load checks again and adds the warning. Inputs it
+// cannot detect are left to Load to word.
+func CheckMemory(ctx context.Context, in Inputs) error {
+	if in.Mem.Bytes <= 0 {
+		return nil
+	}
+	pf, err := detect(in.Path, in.Format)
+	if err != nil {
+		return nil
+	}
+	bf, err := detect(in.Baseline, "")
+	if err != nil {
+		return nil
+	}
+	_, err = checkMemory(ctx, in.Mem, monitorInput{monitorPath(in.Path, pf), pf}, monitorInput{monitorPath(in.Baseline, bf), bf})
+	return err
 }
