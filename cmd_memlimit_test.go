@@ -90,6 +90,8 @@ func TestMemLimitOtherCommands(t *testing.T) {
 		{"plan", db, "-o", filepath.Join(t.TempDir(), "plan")},
 		{"trace", db, "--dump-a", demoNPU + "/dump"},
 		{db}, // the TUI (its text summary off a terminal)
+		{"inspect", db},
+		{"detect", db, "--follow"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(append(args, "--mem-limit", "1K"), &stdout, &stderr)

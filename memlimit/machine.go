@@ -48,27 +48,31 @@ func (b Budget) Describe() string {
 // kernel's MemAvailable and the cgroup limits of the process's cgroup and
 // its parents (v2 memory.max, v1 memory.limit_in_bytes); 0 when none of
 // them can be read.
-func Available() int64 {
+func Available() int64 { return availableFrom("/proc", "/sys/fs/cgroup") }
+
+// availableFrom is Available with the /proc and cgroup mounts at proc and
+// cgroup (a test's fixture tree).
+func availableFrom(proc, cgroup string) int64 {
 	var best int64
 	take := func(n int64, ok bool) {
 		if ok && n > 0 && (best == 0 || n < best) {
 			best = n
 		}
 	}
-	if b, err := readSmall("/proc/meminfo"); err == nil {
+	if b, err := readSmall(path.Join(proc, "meminfo")); err == nil {
 		take(ParseMemAvailable(b))
 	}
-	cg, err := readSmall("/proc/self/cgroup")
+	cg, err := readSmall(path.Join(proc, "self/cgroup"))
 	if err != nil {
 		cg = nil // no cgroup file: the mount roots below still apply
 	}
 	v2, v1 := ParseProcCgroup(cg)
-	for _, dir := range cgroupDirs("/sys/fs/cgroup", v2) {
+	for _, dir := range cgroupDirs(cgroup, v2) {
 		if b, err := readSmall(path.Join(dir, "memory.max")); err == nil {
 			take(ParseCgroupV2Max(b))
 		}
 	}
-	for _, dir := range cgroupDirs("/sys/fs/cgroup/memory", v1) {
+	for _, dir := range cgroupDirs(path.Join(cgroup, "memory"), v1) {
 		if b, err := readSmall(path.Join(dir, "memory.limit_in_bytes")); err == nil {
 			take(ParseCgroupV1Limit(b))
 		}

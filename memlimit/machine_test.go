@@ -120,3 +120,58 @@ func TestApplyRestores(t *testing.T) {
 }
 
 func debugLimit() int64 { return debug.SetMemoryLimit(-1) }
+
+// Available takes the smallest of MemAvailable and every cgroup limit on
+// the process's path up to the mount (v2 and v1), and ignores "max" and
+// v1's unlimited value; nothing readable is 0 (no default limit).
+func TestAvailableFromFixtureTree(t *testing.T) {
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const gib = int64(1) << 30
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		want  int64
+	}{
+		{"meminfo only", map[string]string{"proc/meminfo": "MemAvailable: 8388608 kB\n"}, 8 * gib},
+		{"v2 parent limit below MemAvailable", map[string]string{
+			"proc/meminfo":                 "MemAvailable: 8388608 kB\n",
+			"proc/self/cgroup":             "0::/job/step\n",
+			"cg/job/step/memory.max":       "max\n",
+			"cg/job/memory.max":            "4294967296\n",
+			"cg/memory.max":                "max\n",
+			"cg/job/step/memory.unrelated": "1\n",
+		}, 4 * gib},
+		{"v1 own path absent, mount root limited", map[string]string{
+			"proc/meminfo":                    "MemAvailable: 8388608 kB\n",
+			"proc/self/cgroup":                "4:memory:/process_api/abc\n0::/\n",
+			"cg/memory/memory.limit_in_bytes": "2147483648\n",
+		}, 2 * gib},
+		{"v1 unlimited", map[string]string{
+			"proc/meminfo":                    "MemAvailable: 8388608 kB\n",
+			"proc/self/cgroup":                "4:memory:/\n",
+			"cg/memory/memory.limit_in_bytes": "9223372036854771712\n",
+		}, 8 * gib},
+		{"limit above MemAvailable", map[string]string{
+			"proc/meminfo":     "MemAvailable: 1048576 kB\n",
+			"proc/self/cgroup": "0::/\n",
+			"cg/memory.max":    "4294967296\n",
+		}, gib},
+		{"nothing readable", map[string]string{}, 0},
+	} {
+		dir := t.TempDir()
+		for p, s := range c.files {
+			write(filepath.Join(dir, p), s)
+		}
+		if got := availableFrom(filepath.Join(dir, "proc"), filepath.Join(dir, "cg")); got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
+	}
+}
