@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"spikescope/analysis"
+	"spikescope/memlimit"
 	"spikescope/model"
 	"spikescope/outfile"
 	"spikescope/pipeline"
@@ -33,10 +34,12 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	summary := fs.Bool("summary", false, fmt.Sprintf("keep only the first %d anomalies (anomaly_count stays the full count)", pipeline.DetectSummaryCap))
 	var follow followFlags
 	follow.register(fs, false)
+	var mem memFlag
+	mem.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: spikescope detect PATH [--format auto|trenddb|csv|dump] [--csv] [--dump] [--window N]\n"+
 			"                        [--iqr-mult %g] [--mad-mult %g] [--min-effect %g] [--metric NAME] [-o FILE] [--summary]\n"+
-			"                        [--follow [--interval 2s]]\n\n"+
+			"                        [--follow [--interval 2s]] [--mem-limit SIZE]\n\n"+
 			"Phase 1: the candidate spike coordinates of a trend.db, a monitor CSV tree or a dump tree, earliest first (JSON).\n"+
 			"With --follow: one JSON line per new candidate, root-cause change or revision while the job writes, until interrupted.\n", def.IQRMult, def.MADMult, def.MinEffect)
 		fs.PrintDefaults()
@@ -64,16 +67,21 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	if err := follow.check("detect", fs); err != nil {
 		return exitCode(err, stderr)
 	}
+	budget, err := mem.budget("detect")
+	if err != nil {
+		return exitCode(err, stderr)
+	}
+	defer memlimit.Apply(budget)()
 	if follow.on {
 		if out != "" || *summary {
 			return exitCode(usageError{"detect: --follow writes JSON lines to standard output: -o and --summary do not apply"}, stderr)
 		}
-		return detectFollow(paths[0], f, pipeline.FollowOptions{Interval: follow.interval, P1: opt}, stdout, stderr)
+		return detectFollow(paths[0], f, pipeline.FollowOptions{Interval: follow.interval, P1: opt, Mem: budget}, stdout, stderr)
 	}
 	if err := outfile.RefuseInput(out, paths[0]); err != nil {
 		return exitCode(err, stderr)
 	}
-	res, err := pipeline.Detect(context.Background(), paths[0], f, opt, *summary)
+	res, err := pipeline.Detect(context.Background(), paths[0], f, opt, *summary, budget)
 	if err != nil {
 		return exitCode(err, stderr)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"spikescope/memlimit"
 	"spikescope/model"
 )
 
@@ -152,4 +153,27 @@ func (f *followFlags) check(cmd string, fs *flag.FlagSet) error {
 		}
 	}
 	return nil
+}
+
+// memFlag is --mem-limit, shared by the commands that read monitor rows.
+type memFlag struct{ value string }
+
+// register adds --mem-limit to fs.
+func (m *memFlag) register(fs *flag.FlagSet) {
+	fs.StringVar(&m.value, "mem-limit", "", fmt.Sprintf("refuse a monitor input whose estimated peak memory exceeds `SIZE` (512M, 8G; 0 = no limit; default %.0f%% of the memory this process may use)", memlimit.DefaultFraction*100))
+}
+
+// budget parses the flag (not given: the machine's default budget); the
+// command then runs under `defer memlimit.Apply(b)()`, the Go runtime's
+// memory limit. A bad size is a usage error of cmd.
+func (m *memFlag) budget(cmd string) (memlimit.Budget, error) {
+	b := memlimit.Default()
+	if m.value != "" {
+		n, err := memlimit.ParseSize(m.value)
+		if err != nil {
+			return memlimit.Budget{}, cmdError(cmd, "--mem-limit: "+err.Error())
+		}
+		b = memlimit.Budget{Bytes: n}
+	}
+	return b, nil
 }

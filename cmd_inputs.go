@@ -15,6 +15,7 @@ import (
 type inputFlags struct {
 	in                 pipeline.Inputs
 	format, step, rank string
+	mem                memFlag
 }
 
 // register defines the flags on fs.
@@ -29,6 +30,7 @@ func (f *inputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.in.Pin, "pin", "", "pin the root-cause coordinate, e.g. opt=3,ms=2,rank=5,param=NAME")
 	fs.StringVar(&f.in.LayerMapping, "layer-mapping", "", "msprobe layer-mapping YAML `FILE` for dumps of two frameworks")
 	fs.StringVar(&f.format, "format", "auto", "format of PATH: auto, trenddb, csv or dump")
+	f.mem.register(fs)
 }
 
 // paths lists every input path given, for the -o check.
@@ -54,7 +56,9 @@ func (f *inputFlags) inputs(cmd string, paths []string) (in pipeline.Inputs, tit
 	in.StepA, errStep = optInt(cmd, "--step", f.step, 0)
 	in.RankA, errRank = optInt(cmd, "--rank", f.rank, 0)
 	in.Format = model.Format(f.format)
-	if err := cmp.Or(errStep, errRank, checkFormat(cmd, in.Format, f.format)); err != nil {
+	var errMem error
+	in.Mem, errMem = f.mem.budget(cmd)
+	if err := cmp.Or(errStep, errRank, checkFormat(cmd, in.Format, f.format), errMem); err != nil {
 		return in, "", nil, err
 	}
 	if in.Pin != "" {
@@ -73,7 +77,7 @@ func (f *inputFlags) inputs(cmd string, paths []string) (in pipeline.Inputs, tit
 			return in, "", nil, err
 		}
 		demo := pipeline.DemoInputs(dir)
-		demo.Pin, demo.StepA, demo.RankA, demo.LayerMapping = in.Pin, in.StepA, in.RankA, in.LayerMapping
+		demo.Pin, demo.StepA, demo.RankA, demo.LayerMapping, demo.Mem = in.Pin, in.StepA, in.RankA, in.LayerMapping, in.Mem
 		in, title, cleanup = demo, "demo run", clean
 	}
 	return in, title, cleanup, nil

@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"io"
 
+	"spikescope/memlimit"
 	"spikescope/model"
 	"spikescope/outfile"
 	"spikescope/pipeline"
 )
 
 const inspectUsage = `usage: spikescope inspect PATH [--json] [--format auto|trenddb|csv|dump]
-                         [--against DUMP [--layer-mapping FILE]]
+                         [--against DUMP [--layer-mapping FILE]] [--mem-limit SIZE]
 
 Loads PATH (a trend.db, a monitor CSV file or folder tree, or a dump tree) and
 says what was read: format, ranks, steps, micro steps, parameters, metrics,
@@ -30,6 +31,8 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "auto", "input format: auto, trenddb, csv or dump")
 	against := fs.String("against", "", "a dump to align PATH's dump with")
 	mapping := fs.String("layer-mapping", "", "msprobe layer-mapping YAML for --against")
+	var mem memFlag
+	mem.register(fs)
 	paths, code, ok := parseArgs(fs, args, inspectUsage, stdout, stderr)
 	if !ok {
 		return code
@@ -44,7 +47,12 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 	if *mapping != "" && *against == "" {
 		return exitCode(usageError{"inspect: --layer-mapping goes with --against"}, stderr)
 	}
-	rep, err := pipeline.Inspect(context.Background(), paths[0], f)
+	budget, err := mem.budget("inspect")
+	if err != nil {
+		return exitCode(err, stderr)
+	}
+	defer memlimit.Apply(budget)()
+	rep, err := pipeline.Inspect(context.Background(), paths[0], f, budget)
 	if err != nil {
 		return exitCode(err, stderr)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"spikescope/memlimit"
 	"spikescope/outfile"
 	"spikescope/pipeline"
 	"spikescope/plan"
@@ -16,7 +17,7 @@ import (
 const planUsage = `usage:
   spikescope plan [PATH] [--baseline PATH] [--dump-a A --dump-b B --dump-c C --dump-d D]
                   [--step N --rank R] [--pin COORD] [--format auto|trenddb|csv|dump]
-                  [--layer-mapping FILE] [--step-offset N] [--lang en|zh] -o DIR
+                  [--layer-mapping FILE] [--mem-limit SIZE] [--step-offset N] [--lang en|zh] -o DIR
 
 Runs the phases on the inputs (no PATH: the embedded demo run) and writes into
 DIR the msprobe configs that collect what the analysis is missing
@@ -61,7 +62,9 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
+	restore := memlimit.Apply(in.Mem)
 	s, err := pipeline.Load(context.Background(), in, nil)
+	restore()
 	if err != nil {
 		return exitCode(err, stderr)
 	}

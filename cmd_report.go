@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 
+	"spikescope/memlimit"
 	"spikescope/outfile"
 	"spikescope/pipeline"
 	"spikescope/report"
@@ -14,7 +15,7 @@ import (
 const reportUsage = `usage:
   spikescope report [PATH] [--baseline PATH] [--dump-a A --dump-b B --dump-c C --dump-d D]
                     [--step N --rank R] [--pin COORD] [--format auto|trenddb|csv|dump]
-                    [--layer-mapping FILE] [--lang en|zh] [--as md|html] [-o FILE]
+                    [--layer-mapping FILE] [--mem-limit SIZE] [--lang en|zh] [--as md|html] [-o FILE]
   spikescope report --phase1 P1.json [--baseline-phase1 P1B.json] [--phase2 P2.json] [--phase3 P3.json]
                     [--lang en|zh] [--as md|html] [-o FILE]
 
@@ -84,6 +85,8 @@ func (f *reportFlags) session(paths []string) (*pipeline.Session, func(), error)
 	if err != nil {
 		return nil, cleanup, err
 	}
+	restore := memlimit.Apply(in.Mem)
 	s, err := pipeline.Load(context.Background(), in, nil)
+	restore()
 	return s, cleanup, err
 }

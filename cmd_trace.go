@@ -32,7 +32,7 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: spikescope trace [PATH [--baseline PATH] | --phase1 P1.json] --dump-a A [--dump-b B]
                         [--dump-c C --dump-d D] [--anchors a,b,c] [--step N] [--rank R]
-                        [--step-X N] [--rank-X R] [--call K] [--layer-mapping FILE] [-o FILE]
+                        [--step-X N] [--rank-X R] [--call K] [--layer-mapping FILE] [--mem-limit SIZE] [-o FILE]
 
 Phase 3 as the TUI and report run it on the same inputs: PATH (a trend.db, a
 monitor CSV folder or a dump tree; default: A's dump tree) or a saved Phase 1
@@ -62,6 +62,8 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	fs.IntVar(&in.P3.Call, "call", in.P3.Call, "call number (micro-batch order) of the anchor modules to compare (default: Phase 1's micro step, else 0)")
 	fs.StringVar(&in.Baseline, "baseline", "", "baseline device's monitor or dump `PATH` (Phase 2's cross-device check)")
 	fs.StringVar(&in.LayerMapping, "layer-mapping", "", "msprobe layer-mapping YAML `FILE`: module names of A's framework → B's")
+	var mem memFlag
+	mem.register(fs)
 	paths, code, ok := parseArgs(fs, args, "", stdout, stderr)
 	if !ok {
 		return code
@@ -86,6 +88,11 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	}
 	err := traceInputs(&in, at, phase1)
 	if err != nil {
+		return exitCode(err, stderr)
+	}
+	// The budget checks PATH's rows; the runtime's limit stays trace's
+	// own (set above) for the four dumps.
+	if in.Mem, err = mem.budget("trace"); err != nil {
 		return exitCode(err, stderr)
 	}
 	for _, a := range strings.Split(anchors, ",") {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"spikescope/ingest"
+	"spikescope/memlimit"
 	"spikescope/pipeline"
 	"spikescope/report"
 	"spikescope/ui"
@@ -18,7 +19,7 @@ import (
 const tuiUsage = `usage:
   spikescope [PATH] [--baseline PATH] [--dump-a A --dump-b B --dump-c C --dump-d D]
              [--step N --rank R] [--pin COORD] [--format auto|trenddb|csv|dump]
-             [--layer-mapping FILE] [--follow [--interval 2s] [--bell]]
+             [--layer-mapping FILE] [--follow [--interval 2s] [--bell]] [--mem-limit SIZE]
 
 Opens the terminal UI on PATH (a trend.db, a monitor CSV folder or a dump
 tree); no PATH opens the embedded demo run. When stdout is not a terminal it
@@ -43,6 +44,7 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
+	defer memlimit.Apply(in.Mem)()
 	backend := &ui.PipelineBackend{In: in, Lang: report.Lang("")}
 	if !ui.IsTerminal(stdout) {
 		if follow.on {
@@ -54,6 +56,9 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 		}
 		_, err = io.WriteString(stdout, ui.Summary(d))
 		return exitCode(err, stderr)
+	}
+	if err := pipeline.CheckMemory(context.Background(), in); err != nil {
+		return exitCode(err, stderr) // before the screen is taken
 	}
 	title, _ = ingest.EscapeControl(title) // the path as typed may hold control characters
 	inputs := backend.Inputs()

@@ -7,6 +7,7 @@ import (
 
 	"spikescope/analysis"
 	"spikescope/ingest"
+	"spikescope/memlimit"
 	"spikescope/model"
 )
 
@@ -23,6 +24,7 @@ type FollowOptions struct {
 	Interval time.Duration // between polls
 	P1       analysis.Phase1Options
 	P2       analysis.Phase2Options
+	Mem      memlimit.Budget // checked against the first read (see Inputs.Mem)
 }
 
 // Follow event kinds (FollowEvent.Event).
@@ -134,6 +136,10 @@ func StartFollow(ctx context.Context, path string, f model.Format, opt FollowOpt
 	if opt.Interval <= 0 {
 		opt.Interval = 2 * time.Second
 	}
+	memWarning, err := checkMonitorMemory(ctx, path, f, opt.Mem)
+	if err != nil {
+		return nil, nil, err
+	}
 	mon, err := ingest.FollowMonitor(ctx, path, f, progress)
 	if err != nil {
 		return nil, nil, err
@@ -150,6 +156,9 @@ func StartFollow(ctx context.Context, path string, f model.Format, opt FollowOpt
 	start.IntervalS = &iv
 	start.Message = fmt.Sprintf("following %s: %s read, %s; polling every %s until interrupted", path, count(fl.Data.Rows.Len(), "row"), count(len(fl.P1.Anomalies), "candidate"), opt.Interval)
 	evs := []FollowEvent{start}
+	if memWarning != "" {
+		evs = append(evs, fl.warning(memWarning))
+	}
 	for _, w := range fl.P1.Warnings {
 		evs = append(evs, fl.warning(w))
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"spikescope/analysis"
+	"spikescope/memlimit"
 	"spikescope/model"
 )
 
@@ -16,7 +17,7 @@ import (
 // can parse both with one type.
 func TestFollowCandidateLineIsDetectsAnomaly(t *testing.T) {
 	_, src := csvSource(t)
-	full, err := Detect(context.Background(), src, model.FormatAuto, analysis.DefaultPhase1Options(), false)
+	full, err := Detect(context.Background(), src, model.FormatAuto, analysis.DefaultPhase1Options(), false, memlimit.Budget{})
 	if err != nil {
 		t.Fatal(err)
 	}

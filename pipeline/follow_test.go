@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"spikescope/analysis"
+	"spikescope/memlimit"
 	"spikescope/model"
 	"spikescope/testdata/synth"
 )
@@ -176,7 +177,7 @@ func checkOnce(t *testing.T, evs []polledEvent) map[candKey]bool {
 // read of the final files: following must end where detect starts.
 func checkSameAsFullRead(t *testing.T, f *Follower, live map[candKey]bool, path string) {
 	t.Helper()
-	full, err := Detect(context.Background(), path, model.FormatAuto, analysis.DefaultPhase1Options(), false)
+	full, err := Detect(context.Background(), path, model.FormatAuto, analysis.DefaultPhase1Options(), false, memlimit.Budget{})
 	if err != nil {
 		t.Fatal(err)
 	}

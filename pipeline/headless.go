@@ -6,6 +6,7 @@ import (
 
 	"spikescope/analysis"
 	"spikescope/ingest"
+	"spikescope/memlimit"
 	"spikescope/model"
 )
 
@@ -17,16 +18,23 @@ const DetectSummaryCap = 50
 // monitor at path and runs Phase 1 with opt. opt.Metric may be a name or a
 // reference id, 1 (grad_unreduced) or 2 (grad_reduced); a metric not found
 // is a warning. summary keeps the first DetectSummaryCap anomalies.
-func Detect(ctx context.Context, path string, f model.Format, opt analysis.Phase1Options, summary bool) (*model.Phase1Result, error) {
+func Detect(ctx context.Context, path string, f model.Format, opt analysis.Phase1Options, summary bool, mem memlimit.Budget) (*model.Phase1Result, error) {
 	switch opt.Metric {
 	case "1":
 		opt.Metric = "grad_unreduced"
 	case "2":
 		opt.Metric = "grad_reduced"
 	}
+	memWarning, err := checkMonitorMemory(ctx, path, f, mem)
+	if err != nil {
+		return nil, err
+	}
 	d, err := ingest.LoadMonitor(ctx, path, f, nil)
 	if err != nil {
 		return nil, err
+	}
+	if memWarning != "" {
+		d.Warnings = append([]string{memWarning}, d.Warnings...)
 	}
 	res := analysis.Phase1(d, opt)
 	res.DBPath = path

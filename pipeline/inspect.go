@@ -12,6 +12,7 @@ import (
 
 	"spikescope/analysis"
 	"spikescope/ingest"
+	"spikescope/memlimit"
 	"spikescope/model"
 )
 
@@ -27,8 +28,9 @@ type InspectReport struct {
 	Warnings  []string     `json:"warnings"`
 }
 
-// Inspect loads path and summarises it (the inspect subcommand).
-func Inspect(ctx context.Context, path string, f model.Format) (*InspectReport, error) {
+// Inspect loads path and summarises it (the inspect subcommand); a monitor
+// input over mem is refused before it is read (see Inputs.Mem).
+func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budget) (*InspectReport, error) {
 	if f == model.FormatAuto {
 		var err error
 		if f, err = ingest.DetectFormat(path); err != nil {
@@ -44,6 +46,13 @@ func Inspect(ctx context.Context, path string, f model.Format) (*InspectReport, 
 		rep.Dump = ingest.SummariseDumps(t, analysis.InferPipeline)
 		rep.Warnings = append(rep.Warnings, t.Warnings...) // repeats the dumps' own
 		return rep, nil
+	}
+	memWarning, err := checkMemory(ctx, mem, monitorInput{path, f})
+	if err != nil {
+		return nil, err
+	}
+	if memWarning != "" {
+		rep.Warnings = append(rep.Warnings, memWarning)
 	}
 	d, err := ingest.LoadMonitor(ctx, path, f, nil)
 	if err != nil {

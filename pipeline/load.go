@@ -81,6 +81,11 @@ func Load(ctx context.Context, in Inputs, progress model.ProgressFunc) (*Session
 		return nil, err
 	}
 
+	memWarning, err := checkMemory(ctx, in.Mem, monitorInput{monitorPath(in.Path, pf), pf}, monitorInput{monitorPath(in.Baseline, bf), bf})
+	if err != nil {
+		return nil, err
+	}
+
 	// The layer mapping is small and read first: a bad file fails before
 	// the large inputs are read.
 	var lm *model.LayerMapping
@@ -128,6 +133,9 @@ func Load(ctx context.Context, in Inputs, progress model.ProgressFunc) (*Session
 		}
 	}
 	s.ATree, s.BTree, s.CTree, s.DTree = treeOf(ja), treeOf(jb), treeOf(jc), treeOf(jd)
+	if memWarning != "" && s.Monitor != nil {
+		s.Monitor.Warnings = append([]string{memWarning}, s.Monitor.Warnings...)
+	}
 	if err := s.Analyse(); err != nil {
 		return nil, err
 	}
@@ -146,6 +154,15 @@ func defaultOptions(in *Inputs) {
 	if reflect.ValueOf(in.P3).IsZero() {
 		in.P3 = analysis.DefaultPhase3Options()
 	}
+}
+
+// monitorPath is path when format f is a monitor's (trend.db, CSV), else
+// "": a dump tree is not estimated.
+func monitorPath(path string, f model.Format) string {
+	if f == model.FormatDump {
+		return ""
+	}
+	return path
 }
 
 func treeOf(j *loadJob) *model.DumpTree {

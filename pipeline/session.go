@@ -6,6 +6,7 @@ package pipeline
 
 import (
 	"spikescope/analysis"
+	"spikescope/memlimit"
 	"spikescope/model"
 	"spikescope/report"
 )
@@ -36,9 +37,12 @@ type Inputs struct {
 	// LayerMapping is msprobe's layer-mapping YAML for dumps of two
 	// frameworks (--layer-mapping), optional.
 	LayerMapping string
-	P1           analysis.Phase1Options
-	P2           analysis.Phase2Options
-	P3           analysis.Phase3Options
+	// Mem is the memory budget: monitor inputs whose estimated peak
+	// exceeds it are refused before a row is read (zero: no limit).
+	Mem memlimit.Budget
+	P1  analysis.Phase1Options
+	P2  analysis.Phase2Options
+	P3  analysis.Phase3Options
 }
 
 // Session is what was loaded and concluded. Copies made by WithPin and
