@@ -127,20 +127,12 @@ type Follower struct {
 // candidate line per candidate, the root. Bad input is an
 // *ingest.InputError, as for Detect.
 func StartFollow(ctx context.Context, path string, f model.Format, opt FollowOptions, progress model.ProgressFunc) (*Follower, []FollowEvent, error) {
-	switch opt.P1.Metric {
-	case "1":
-		opt.P1.Metric = "grad_unreduced"
-	case "2":
-		opt.P1.Metric = "grad_reduced"
-	}
-	if opt.Interval <= 0 {
-		opt.Interval = 2 * time.Second
-	}
+	opt = opt.withDefaults()
 	memWarning, err := checkMonitorMemory(ctx, path, f, opt.Mem)
 	if err != nil {
 		return nil, nil, err
 	}
-	mon, err := ingest.FollowMonitor(ctx, path, f, progress)
+	mon, err := readFollowMonitor(ctx, path, f, progress)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -163,6 +155,21 @@ func StartFollow(ctx context.Context, path string, f model.Format, opt FollowOpt
 		evs = append(evs, fl.warning(w))
 	}
 	return fl, append(evs, fl.diff()...), nil
+}
+
+// withDefaults names the metric given by its reference id and fills in
+// the interval.
+func (opt FollowOptions) withDefaults() FollowOptions {
+	switch opt.P1.Metric {
+	case "1":
+		opt.P1.Metric = "grad_unreduced"
+	case "2":
+		opt.P1.Metric = "grad_reduced"
+	}
+	if opt.Interval <= 0 {
+		opt.Interval = 2 * time.Second
+	}
+	return opt
 }
 
 func intp(v int) *int { return &v }
@@ -414,8 +421,36 @@ func coordWords(c *model.Coordinate) string {
 	return fmt.Sprintf("%s rank %d %s", s, c.Rank, c.TargetName)
 }
 
-// FollowSession starts following the monitor of s (the TUI's follow mode):
-// the monitor is read again by a Follower with s's options.
+// LoadFollowing is Load with the monitor given as PATH read by a Follower
+// (the TUI's --follow): the session and the follower share that one read —
+// the same rows, the session's Phase 1 standing for the follower's first
+// analysis — so the follower's first Poll reads only what the job wrote
+// since. The follower is nil when PATH is not a monitor (a dump tree);
+// the session is then Load's.
+func LoadFollowing(ctx context.Context, in Inputs, interval time.Duration, progress model.ProgressFunc) (*Session, *Follower, error) {
+	s, main, err := load(ctx, in, progress, true)
+	if err != nil || main == nil || main.fol == nil {
+		return s, nil, err
+	}
+	if s.In.Phase1 != nil { // Phase 1 did not run on the monitor
+		return s, nil, nil
+	}
+	opt := FollowOptions{Interval: interval, P1: s.In.P1, P2: s.In.P2, Mem: s.In.Mem}.withDefaults()
+	fl := &Follower{path: s.In.Path, mon: main.fol, opt: opt, seen: map[candKey]*seenCand{}, now: time.Now}
+	fl.LastData = fl.now()
+	fl.noteWrite()
+	fl.Version = 1
+	fl.Data, fl.analysed, fl.P1 = main.mon, s.Monitor, s.P1
+	if p2, err := analysis.Phase2(fl.P1, nil, nil, opt.P2); err == nil {
+		fl.P2 = p2
+	}
+	fl.diff() // the session's candidates count as reported
+	return s, fl, nil
+}
+
+// FollowSession starts following the monitor of s (the TUI's F on an input
+// loaded without --follow): the monitor is read again by a Follower with
+// s's options.
 func FollowSession(ctx context.Context, s *Session, interval time.Duration) (*Follower, error) {
 	if s.In.Path == "" || s.Monitor == nil || s.Monitor.Format == model.FormatDump {
 		return nil, &ingest.InputError{Problem: "only a monitor (trend.db or CSV tree) that a job is still writing can be followed"}

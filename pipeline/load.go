@@ -28,7 +28,17 @@ type loadJob struct {
 	mon    *model.MonitorData
 	tree   *model.DumpTree
 	err    error
+	// follow: read by a follower (LoadFollowing), kept in fol; mon is its
+	// first view of the rows.
+	follow bool
+	fol    ingest.MonitorFollower
 }
+
+// The monitor readers, as variables so that a test can count the reads.
+var (
+	readMonitor       = ingest.LoadMonitor
+	readFollowMonitor = ingest.FollowMonitor
+)
 
 // jobs dedupes the inputs to read.
 type jobs struct{ list []*loadJob }
@@ -63,8 +73,15 @@ func detect(path string, f model.Format) (model.Format, error) {
 // *ingest.InputError; missing optional inputs are not errors but Missing
 // entries.
 func Load(ctx context.Context, in Inputs, progress model.ProgressFunc) (*Session, error) {
+	s, _, err := load(ctx, in, progress, false)
+	return s, err
+}
+
+// load is Load; with follow, a monitor given as PATH is read by a follower,
+// returned with the session (nil when PATH is not a monitor).
+func load(ctx context.Context, in Inputs, progress model.ProgressFunc, follow bool) (*Session, *loadJob, error) {
 	if in.Path == "" && in.DumpA == "" {
-		return nil, &ingest.InputError{Problem: "no input: give a monitor (trend.db, CSV) or dump path"}
+		return nil, nil, &ingest.InputError{Problem: "no input: give a monitor (trend.db, CSV) or dump path"}
 	}
 	if in.Path == "" {
 		in.Path = in.DumpA
@@ -73,17 +90,17 @@ func Load(ctx context.Context, in Inputs, progress model.ProgressFunc) (*Session
 	defaultOptions(&in)
 	pf, err := detect(in.Path, in.Format)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	in.Format = pf
 	bf, err := detect(in.Baseline, "")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	memWarning, err := checkMemory(ctx, in.Mem, monitorInput{monitorPath(in.Path, pf), pf}, monitorInput{monitorPath(in.Baseline, bf), bf})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	// The layer mapping is small and read first: a bad file fails before
@@ -91,7 +108,7 @@ func Load(ctx context.Context, in Inputs, progress model.ProgressFunc) (*Session
 	var lm *model.LayerMapping
 	if in.LayerMapping != "" {
 		if lm, err = ingest.ReadLayerMapping(in.LayerMapping); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 
@@ -103,12 +120,13 @@ func Load(ctx context.Context, in Inputs, progress model.ProgressFunc) (*Session
 		return loadMonitor
 	}
 	main := js.add(in.Path, kindOf(pf), pf)
+	main.follow = follow && main.kind == loadMonitor
 	base := js.add(in.Baseline, kindOf(bf), bf)
 	ja, jb := js.add(in.DumpA, loadDump, model.FormatDump), js.add(in.DumpB, loadDump, model.FormatDump)
 	jc, jd := js.add(in.DumpC, loadDump, model.FormatDump), js.add(in.DumpD, loadDump, model.FormatDump)
 
 	if err := runJobs(ctx, js.list, progress); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	s := &Session{In: in, LayerMapping: lm}
@@ -137,9 +155,12 @@ func Load(ctx context.Context, in Inputs, progress model.ProgressFunc) (*Session
 		s.Monitor.Warnings = append([]string{memWarning}, s.Monitor.Warnings...)
 	}
 	if err := s.Analyse(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s, nil
+	if !main.follow {
+		main = nil
+	}
+	return s, main, nil
 }
 
 // defaultOptions fills options left at their zero value with the method's
@@ -192,10 +213,15 @@ func runJobs(ctx context.Context, list []*loadJob, progress model.ProgressFunc) 
 					progress(pr)
 				}
 			}
-			if j.kind == loadDump {
+			switch {
+			case j.kind == loadDump:
 				j.tree, j.err = ingest.LoadDumpTree(ctx, j.path, p)
-			} else {
-				j.mon, j.err = ingest.LoadMonitor(ctx, j.path, j.format, p)
+			case j.follow:
+				if j.fol, j.err = readFollowMonitor(ctx, j.path, j.format, p); j.err == nil {
+					j.mon = j.fol.Data()
+				}
+			default:
+				j.mon, j.err = readMonitor(ctx, j.path, j.format, p)
 			}
 			if j.err != nil {
 				cancel()
