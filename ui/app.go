@@ -6,7 +6,6 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -189,15 +188,15 @@ func (m *Model) startLoad() tea.Cmd {
 	m.loadID = id
 	feed := newProgressFeed()
 	m.feed = feed
-	b, ctx := m.opt.Backend, m.ctx
+	read, ctx := m.loader(), m.ctx // follow.go: through the follower with --follow
 	load := func() tea.Msg {
 		defer feed.finish()
-		if b == nil {
-			return loadedMsg{id: id, err: errors.New("no data source")}
-		}
-		d, err := b.Load(ctx, feed.report)
+		d, version, err := read(ctx, feed.report)
 		if err == nil && d != nil {
 			d.index()
+		}
+		if version > 0 {
+			return followLoadedMsg{loadedMsg{id: id, data: d, err: err}, version}
 		}
 		return loadedMsg{id: id, data: d, err: err}
 	}
@@ -298,6 +297,9 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		return m, nil
 	case followTickMsg, followedMsg:
 		return m, m.followMsg(msg)
+	case followLoadedMsg:
+		m.followLoaded(msg)
+		return m.Update(msg.loadedMsg)
 	case loadedMsg:
 		if msg.id != m.loadID || m.quitting {
 			return m, nil // cancelled: the program is quitting

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -34,6 +35,47 @@ type FollowNews struct {
 // followBackend is a Backend that can follow its monitor (PipelineBackend).
 type followBackend interface {
 	Follow(ctx context.Context, cur *Data, interval time.Duration, seen int) (*Data, FollowNews, error)
+}
+
+// followLoader is a Backend that can load through its follower
+// (PipelineBackend.LoadFollowing): with --follow the input is read once.
+type followLoader interface {
+	LoadFollowing(ctx context.Context, interval time.Duration, progress model.ProgressFunc) (*Data, int, error)
+}
+
+// followLoadedMsg is a load through the follower: version is the follow
+// version of its Data (0: the backend must read again to follow).
+type followLoadedMsg struct {
+	loadedMsg
+	version int
+}
+
+// loader is how the input is loaded (off the update loop): through the
+// follower when following from the start, so that the first poll reads
+// nothing twice. version is the follow version of the Data (0: none).
+func (m *Model) loader() func(ctx context.Context, progress model.ProgressFunc) (d *Data, version int, err error) {
+	b := m.opt.Backend
+	if fl, ok := b.(followLoader); ok && m.opt.Follow {
+		every := m.followInterval()
+		return func(ctx context.Context, progress model.ProgressFunc) (*Data, int, error) {
+			return fl.LoadFollowing(ctx, every, progress)
+		}
+	}
+	return func(ctx context.Context, progress model.ProgressFunc) (*Data, int, error) {
+		if b == nil {
+			return nil, 0, errors.New("no data source")
+		}
+		d, err := b.Load(ctx, progress)
+		return d, 0, err
+	}
+}
+
+// followLoaded notes what a load through the follower read: its data is
+// the follower's first version, no first read is needed.
+func (m *Model) followLoaded(msg followLoadedMsg) {
+	if msg.id == m.loadID && msg.err == nil && msg.version > 0 {
+		m.follow.primed, m.follow.version = true, msg.version
+	}
 }
 
 // DefaultFollowInterval is the time between polls when none is given.
@@ -78,6 +120,7 @@ type followState struct {
 	gen      int  // a toggle drops the replies and ticks of before
 	inFlight bool // a Follow call runs: never two (the backend's follower is not shared)
 	started  bool // a poll replied
+	primed   bool // the backend's follower has read the input (no first read to wait for)
 	version  int  // of the data shown
 	news     FollowNews
 	marks    *followMarks
@@ -144,9 +187,19 @@ func (m *Model) startFollow() tea.Cmd {
 	}
 	f.on = true
 	f.gen++
-	m.status = "following: new candidates are marked +"
+	m.status = followingStatus
+	if !f.primed {
+		m.status = followReadingStatus
+	}
 	return m.followPoll()
 }
+
+// The status lines of follow mode: F on an input loaded without --follow
+// reads it all again before the first poll, and says so.
+const (
+	followingStatus     = "following: new candidates are marked +"
+	followReadingStatus = "following: reading the input again to start following (as long as the first load); the tables stay until it is read"
+)
 
 // followPoll asks the backend for one poll, off the update loop.
 func (m *Model) followPoll() tea.Cmd {
@@ -182,6 +235,7 @@ func (m *Model) followMsg(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if msg.gen != f.gen { // paused (and maybe resumed) meanwhile
+			f.primed = f.primed || msg.err == nil
 			return m.followPoll()
 		}
 		if msg.err != nil {
@@ -193,6 +247,10 @@ func (m *Model) followMsg(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		f.started, f.news = true, msg.news
+		if !f.primed && m.status == followReadingStatus {
+			m.status = followingStatus
+		}
+		f.primed = true
 		if n := len(msg.news.Warnings); n > 0 {
 			m.status = "following: " + oneLine(msg.news.Warnings[n-1])
 		}

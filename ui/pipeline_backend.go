@@ -49,6 +49,22 @@ func (b *PipelineBackend) Load(ctx context.Context, progress model.ProgressFunc)
 	return b.data(s), nil
 }
 
+// LoadFollowing is Load for --follow: the monitor is read once, by the
+// follower that the polls then use (its first poll reads only what the job
+// wrote since). version is the follow version the Data shows, 0 when the
+// input cannot be followed (Follow then says why).
+func (b *PipelineBackend) LoadFollowing(ctx context.Context, interval time.Duration, progress model.ProgressFunc) (*Data, int, error) {
+	s, f, err := pipeline.LoadFollowing(ctx, b.In, interval, progress)
+	if err != nil {
+		return nil, 0, err
+	}
+	b.follower = f
+	if f == nil {
+		return b.data(s), 0, nil
+	}
+	return b.data(s), f.Version, nil
+}
+
 func (b *PipelineBackend) Pin(ctx context.Context, cur *Data, a *model.Anomaly) (*Data, error) {
 	ns, err := cur.session.WithPinnedAnomaly(a)
 	if err != nil {
@@ -78,8 +94,8 @@ func (b *PipelineBackend) WriteReport(ctx context.Context, cur *Data, path strin
 	return nil
 }
 
-// Follow polls the followed monitor once: the first call reads it again
-// to start following. It returns cur re-analysed on the data read so far
+// Follow polls the followed monitor once: unless LoadFollowing read it,
+// the first call reads it again to start following. It returns cur re-analysed on the data read so far
 // when that data is newer than version seen (nil otherwise), and what the
 // poll found. The UI calls it in a command, one call at a time.
 func (b *PipelineBackend) Follow(ctx context.Context, cur *Data, interval time.Duration, seen int) (*Data, FollowNews, error) {
