@@ -402,7 +402,9 @@ func (ff *followFile) readNew(ctx context.Context, meter *progressMeter) (*csvRe
 // in blocks; a line longer than csvMaxLineBytes is not waited for (the
 // parser then names it).
 func lastLineEnd(f io.ReaderAt, from, size int64) (int64, error) {
-	buf := make([]byte, followTailBlock)
+	// no larger than the bytes to look at: a first read of a tree of
+	// small files would allocate a block per file
+	buf := make([]byte, max(0, min(followTailBlock, size-from)))
 	for hi := size; hi > from; {
 		lo := max(from, hi-followTailBlock)
 		n, err := f.ReadAt(buf[:hi-lo], lo)
