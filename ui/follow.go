@@ -198,7 +198,7 @@ func (m *Model) startFollow() tea.Cmd {
 // reads it all again before the first poll, and says so.
 const (
 	followingStatus     = "following: new candidates are marked +"
-	followReadingStatus = "following: reading the input again to start following (as long as the first load); the tables stay until it is read"
+	followReadingStatus = "following: reading the monitor again to start (as long as the load)"
 )
 
 // followPoll asks the backend for one poll, off the update loop.
