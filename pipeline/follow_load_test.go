@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -157,4 +158,19 @@ func rootCoord(s *Session) *model.Coordinate {
 		return nil
 	}
 	return s.P2.RootCauseCoordinate
+}
+
+// A load through the follower is cancelled like Load: the loading
+// screen's cancel ends it with the context's error and no follower.
+func TestLoadFollowingCancelled(t *testing.T) {
+	dir := t.TempDir()
+	if err := synth.Generate(synth.DefaultConfig()).WriteCSVTree(dir); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s, fl, err := LoadFollowing(ctx, Inputs{Path: dir}, time.Second, nil)
+	if !errors.Is(err, context.Canceled) || s != nil || fl != nil {
+		t.Fatalf("cancelled: %v, session %v, follower %v; want context.Canceled and nothing", err, s != nil, fl != nil)
+	}
 }
