@@ -471,7 +471,7 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int, x *xAxis) [
 	if spike >= 0 && gw > 0 {
 		lc.Canvas.SetCell(canvas.Point{X: startX + x.col(x.find(pointKey(sel, spike))), Y: 0}, canvas.NewCellWithStyle('▲', st.Spike))
 	}
-	return strings.Split(lc.View(), "\n")
+	return canvasLines(&lc.Canvas)
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -3,6 +3,7 @@ package ui
 import (
 	"math"
 	"sort"
+	"sync"
 
 	"spikescope/model"
 )
@@ -22,7 +23,25 @@ type seriesIndex struct {
 	rows   map[seriesKey][]int32
 	ranks  []int32
 	byName map[string][]int32 // target name → target indices
+
+	// curves already read, so that a redraw (a new metric, the screen
+	// opened again) copies no rows and widens no float32 twice; bounded by
+	// maxCachedPoints and emptied when full
+	mu     sync.Mutex
+	cached map[seriesKey]*cachedCurve
+	points int
 }
+
+// cachedCurve is one curve's steps and the values of each statistic read
+// so far (nil: not yet).
+type cachedCurve struct {
+	steps, micro []int32
+	vals         [model.NumStats][]float64
+}
+
+// maxCachedPoints bounds the values the curve cache holds (about 12 bytes
+// each with the steps): 64 ranks × 4,000 steps × 4 statistics is 1M.
+const maxCachedPoints = 4 << 20
 
 // curve is one (rank, parameter) series in step order.
 type curve struct {
@@ -126,23 +145,53 @@ func (ix *seriesIndex) statCurve(a *model.Anomaly, rank int, stat model.Stat) (c
 	}
 	m := ix.metric(a)
 	for _, t := range ix.targets(a) {
-		rows, ok := ix.rows[seriesKey{t, int32(rank), m}]
+		k := seriesKey{t, int32(rank), m}
+		rows, ok := ix.rows[k]
 		if !ok {
 			continue
 		}
-		c := curve{Steps: make([]int32, len(rows)), Micro: make([]int32, len(rows)), Vals: make([]float64, len(rows))}
+		c := ix.cachedCurve(k, rows, stat)
 		spike := -1
-		r := &ix.md.Rows
-		for k, i := range rows {
-			c.Steps[k], c.Micro[k], c.Vals[k] = r.Step[i], r.Micro[i], r.Decimal(stat, int(i))
-			if spike < 0 && rank == a.Rank && int(r.Step[i]) == a.Step &&
-				(r.Micro[i] == model.NoMicro || a.MicroStep == nil || int(r.Micro[i]) == a.MicroPos()) {
-				spike = k
+		if rank == a.Rank {
+			for i, s := range c.Steps {
+				if int(s) == a.Step && (c.Micro[i] == model.NoMicro || a.MicroStep == nil || int(c.Micro[i]) == a.MicroPos()) {
+					spike = i
+					break
+				}
 			}
 		}
 		return c, spike
 	}
 	return curve{}, -1
+}
+
+// cachedCurve returns the curve of rows for stat, read once and kept; the
+// slices are shared, callers only read them.
+func (ix *seriesIndex) cachedCurve(k seriesKey, rows []int32, stat model.Stat) curve {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	cc := ix.cached[k]
+	r := &ix.md.Rows
+	if cc == nil {
+		if ix.cached == nil || ix.points+2*len(rows) > maxCachedPoints {
+			ix.cached, ix.points = map[seriesKey]*cachedCurve{}, 0
+		}
+		cc = &cachedCurve{steps: make([]int32, len(rows)), micro: make([]int32, len(rows))}
+		for j, i := range rows {
+			cc.steps[j], cc.micro[j] = r.Step[i], r.Micro[i]
+		}
+		ix.cached[k] = cc
+		ix.points += len(rows)
+	}
+	if cc.vals[stat] == nil {
+		vals := make([]float64, len(rows))
+		for j, i := range rows {
+			vals[j] = r.Decimal(stat, int(i))
+		}
+		cc.vals[stat] = vals
+		ix.points += len(rows)
+	}
+	return curve{Steps: cc.steps, Micro: cc.micro, Vals: cc.vals[stat]}
 }
 
 // finiteRange returns the min and max finite value of vals (0,0 if none).
