@@ -358,11 +358,13 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int, x *xAxis) [
 	if s.data != nil {
 		bandLo, bandHi, _ = s.data.baseSeries.bandOf(a, sel, s.stat())
 	}
-	all := [][]float64{sel.Vals, bandLo, bandHi}
-	for _, o := range others {
-		all = append(all, o.Vals)
+	lo, hi := rawRange(sel.Vals, bandLo, bandHi)
+	for _, o := range others { // their ranges were taken when they were read
+		lo, hi = math.Min(lo, o.Lo), math.Max(hi, o.Hi)
 	}
-	lo, hi := finiteRange(all...)
+	if lo > hi {
+		lo, hi = 0, 0
+	}
 	if b := float64(a.BaselineMedian); !math.IsNaN(b) && !math.IsInf(b, 0) {
 		lo, hi = math.Min(lo, b), math.Max(hi, b)
 	}
@@ -449,8 +451,14 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int, x *xAxis) [
 	}
 	if len(others) > 0 { // one grid for all of them: one drawing, not one per rank
 		g := graph.NewBrailleGrid(gw, gh, 0, maxX, lo, hi)
+		dots := newDotGrid(g, gw, gh, maxX, lo, hi, len(x.keys))
+		var pos []int
+		var last curve
 		for _, o := range others {
-			plot(g, o, o.Vals, false)
+			if len(pos) == 0 || !slices.Equal(o.Steps, last.Steps) || !slices.Equal(o.Micro, last.Micro) {
+				pos, last = x.positions(o), o
+			}
+			dots.plot(pos, o.Vals, tf)
 		}
 		paint(g, st.Context)
 	}

@@ -37,6 +37,7 @@ type seriesIndex struct {
 type cachedCurve struct {
 	steps, micro []int32
 	vals         [model.NumStats][]float64
+	lo, hi       [model.NumStats]float64
 }
 
 // maxCachedPoints bounds the values the curve cache holds (about 12 bytes
@@ -48,6 +49,9 @@ type curve struct {
 	Steps []int32
 	Micro []int32
 	Vals  []float64
+	// Lo, Hi: the finite range of Vals (+Inf, -Inf when none), kept with
+	// the cached curve so a chart does not scan every rank again
+	Lo, Hi float64
 }
 
 // buildSeriesIndex indexes the curves of every parameter that appears in
@@ -189,13 +193,23 @@ func (ix *seriesIndex) cachedCurve(k seriesKey, rows []int32, stat model.Stat) c
 			vals[j] = r.Decimal(stat, int(i))
 		}
 		cc.vals[stat] = vals
+		cc.lo[stat], cc.hi[stat] = rawRange(vals)
 		ix.points += len(rows)
 	}
-	return curve{Steps: cc.steps, Micro: cc.micro, Vals: cc.vals[stat]}
+	return curve{Steps: cc.steps, Micro: cc.micro, Vals: cc.vals[stat], Lo: cc.lo[stat], Hi: cc.hi[stat]}
 }
 
 // finiteRange returns the min and max finite value of vals (0,0 if none).
 func finiteRange(vals ...[]float64) (lo, hi float64) {
+	lo, hi = rawRange(vals...)
+	if lo > hi {
+		return 0, 0
+	}
+	return lo, hi
+}
+
+// rawRange is finiteRange with +Inf, -Inf when no value is finite.
+func rawRange(vals ...[]float64) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, vs := range vals {
 		for _, v := range vs {
@@ -204,9 +218,6 @@ func finiteRange(vals ...[]float64) (lo, hi float64) {
 			}
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
-	}
-	if lo > hi {
-		return 0, 0
 	}
 	return lo, hi
 }
