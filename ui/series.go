@@ -77,7 +77,27 @@ func seriesOf(c common, a *model.Anomaly) reply {
 	if a == nil {
 		return used
 	}
-	return reply{handled: true, open: newSeriesPane(c, a)}
+	s := newSeriesPane(c, a)
+	return reply{handled: true, open: s, cmd: s.warmCurves()}
+}
+
+// warmCurves reads, off the loop, the curves of the statistics the screen
+// is not showing yet, so that m / M draws from read curves.
+func (s *seriesPane) warmCurves() tea.Cmd {
+	if s.data == nil || s.data.series == nil || s.data.Monitor == nil {
+		return nil
+	}
+	ix, a, md := s.data.series, s.a, s.data.Monitor
+	var stats []model.Stat
+	for _, name := range metricNames {
+		if st := statOf[name]; md.HasStat[st] && st != s.stat() {
+			stats = append(stats, st)
+		}
+	}
+	return func() tea.Msg {
+		ix.warm(a, stats)
+		return nil
+	}
 }
 
 // Update: m switches the statistic; p (the root's) pins the candidate.

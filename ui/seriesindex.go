@@ -199,6 +199,30 @@ func (ix *seriesIndex) cachedCurve(k seriesKey, rows []int32, stat model.Stat) c
 	return curve{Steps: cc.steps, Micro: cc.micro, Vals: cc.vals[stat], Lo: cc.lo[stat], Hi: cc.hi[stat]}
 }
 
+// warm reads a's curves on every rank for each of stats into the cache,
+// off the update loop, so switching the metric on the series screen finds
+// them read; it does nothing when they would not fit in the cache with
+// room to spare (they would push out the curves on screen).
+func (ix *seriesIndex) warm(a *model.Anomaly, stats []model.Stat) {
+	if ix == nil {
+		return
+	}
+	m, n := ix.metric(a), 0
+	for _, r := range ix.ranks {
+		for _, t := range ix.targets(a) {
+			n += len(ix.rows[seriesKey{t, r, m}])
+		}
+	}
+	if (len(stats)+2)*n > maxCachedPoints/2 {
+		return
+	}
+	for _, st := range stats {
+		for _, r := range ix.ranks {
+			ix.statCurve(a, int(r), st)
+		}
+	}
+}
+
 // finiteRange returns the min and max finite value of vals (0,0 if none).
 func finiteRange(vals ...[]float64) (lo, hi float64) {
 	lo, hi = rawRange(vals...)
