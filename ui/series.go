@@ -37,6 +37,7 @@ type seriesPane struct {
 	chartKey   string
 	chartLines []string
 	ax         xAxis
+	axKeys     []stepKey // the axis's points, the same for every metric
 }
 
 // statOf maps a metric name to the monitor statistic.
@@ -254,13 +255,16 @@ type xAxis struct {
 // axisFor is the axis of a's curves on every rank; it starts right of the
 // heat map's rank labels until the chart places it.
 func (s *seriesPane) axisFor(ix *seriesIndex, sel curve) xAxis {
-	curves := []curve{sel}
-	for _, r := range ix.ranks {
-		c, _ := ix.statCurve(s.a, int(r), s.stat())
-		curves = append(curves, c)
+	if s.axKeys == nil { // the steps are every statistic's: one axis for all
+		curves := []curve{sel}
+		for _, r := range ix.ranks {
+			c, _ := ix.statCurve(s.a, int(r), s.stat())
+			curves = append(curves, c)
+		}
+		s.axKeys = axisKeys(curves)
 	}
 	lw := heatLabelWidth(ix.ranksOf(s.a))
-	return xAxis{keys: axisKeys(curves), startX: lw, width: s.width - lw}
+	return xAxis{keys: s.axKeys, startX: lw, width: s.width - lw}
 }
 
 // axisKeys is the distinct (step, micro step) points of curves, in order.
