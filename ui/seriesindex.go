@@ -40,8 +40,9 @@ type cachedCurve struct {
 	lo, hi       [model.NumStats]float64
 }
 
-// maxCachedPoints bounds the values the curve cache holds (about 12 bytes
-// each with the steps): 64 ranks × 4,000 steps × 4 statistics is 1M.
+// maxCachedPoints bounds the values the curve cache holds (8 bytes each; a
+// curve's steps and micro steps count as one): 64 ranks × 4,000 steps × 4
+// statistics and the steps is 1.3M, the whole cache about 32 MB.
 const maxCachedPoints = 4 << 20
 
 // curve is one (rank, parameter) series in step order.
