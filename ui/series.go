@@ -37,6 +37,7 @@ type seriesPane struct {
 	chartKey   string
 	chartLines []string
 	ax         xAxis
+	axKeys     []stepKey // the axis's points, the same for every metric
 }
 
 // statOf maps a metric name to the monitor statistic.
@@ -77,7 +78,27 @@ func seriesOf(c common, a *model.Anomaly) reply {
 	if a == nil {
 		return used
 	}
-	return reply{handled: true, open: newSeriesPane(c, a)}
+	s := newSeriesPane(c, a)
+	return reply{handled: true, open: s, cmd: s.warmCurves()}
+}
+
+// warmCurves reads, off the loop, the curves of the statistics the screen
+// is not showing yet, so that m / M draws from read curves.
+func (s *seriesPane) warmCurves() tea.Cmd {
+	if s.data == nil || s.data.series == nil || s.data.Monitor == nil {
+		return nil
+	}
+	ix, a, md := s.data.series, s.a, s.data.Monitor
+	var stats []model.Stat
+	for _, name := range metricNames {
+		if st := statOf[name]; md.HasStat[st] && st != s.stat() {
+			stats = append(stats, st)
+		}
+	}
+	return func() tea.Msg {
+		ix.warm(a, stats)
+		return nil
+	}
 }
 
 // Update: m switches the statistic; p (the root's) pins the candidate.
@@ -234,13 +255,16 @@ type xAxis struct {
 // axisFor is the axis of a's curves on every rank; it starts right of the
 // heat map's rank labels until the chart places it.
 func (s *seriesPane) axisFor(ix *seriesIndex, sel curve) xAxis {
-	curves := []curve{sel}
-	for _, r := range ix.ranks {
-		c, _ := ix.statCurve(s.a, int(r), s.stat())
-		curves = append(curves, c)
+	if s.axKeys == nil { // the steps are every statistic's: one axis for all
+		curves := []curve{sel}
+		for _, r := range ix.ranks {
+			c, _ := ix.statCurve(s.a, int(r), s.stat())
+			curves = append(curves, c)
+		}
+		s.axKeys = axisKeys(curves)
 	}
 	lw := heatLabelWidth(ix.ranksOf(s.a))
-	return xAxis{keys: axisKeys(curves), startX: lw, width: s.width - lw}
+	return xAxis{keys: s.axKeys, startX: lw, width: s.width - lw}
 }
 
 // axisKeys is the distinct (step, micro step) points of curves, in order.
@@ -358,11 +382,13 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int, x *xAxis) [
 	if s.data != nil {
 		bandLo, bandHi, _ = s.data.baseSeries.bandOf(a, sel, s.stat())
 	}
-	all := [][]float64{sel.Vals, bandLo, bandHi}
-	for _, o := range others {
-		all = append(all, o.Vals)
+	lo, hi := rawRange(sel.Vals, bandLo, bandHi)
+	for _, o := range others { // their ranges were taken when they were read
+		lo, hi = math.Min(lo, o.Lo), math.Max(hi, o.Hi)
 	}
-	lo, hi := finiteRange(all...)
+	if lo > hi {
+		lo, hi = 0, 0
+	}
 	if b := float64(a.BaselineMedian); !math.IsNaN(b) && !math.IsInf(b, 0) {
 		lo, hi = math.Min(lo, b), math.Max(hi, b)
 	}
@@ -449,8 +475,14 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int, x *xAxis) [
 	}
 	if len(others) > 0 { // one grid for all of them: one drawing, not one per rank
 		g := graph.NewBrailleGrid(gw, gh, 0, maxX, lo, hi)
+		dots := newDotGrid(g, gw, gh, maxX, lo, hi, len(x.keys))
+		var pos []int
+		var last curve
 		for _, o := range others {
-			plot(g, o, o.Vals, false)
+			if len(pos) == 0 || !slices.Equal(o.Steps, last.Steps) || !slices.Equal(o.Micro, last.Micro) {
+				pos, last = x.positions(o), o
+			}
+			dots.plot(pos, o.Vals, tf)
 		}
 		paint(g, st.Context)
 	}
@@ -471,7 +503,7 @@ func (s *seriesPane) chart(ix *seriesIndex, sel curve, spike, h int, x *xAxis) [
 	if spike >= 0 && gw > 0 {
 		lc.Canvas.SetCell(canvas.Point{X: startX + x.col(x.find(pointKey(sel, spike))), Y: 0}, canvas.NewCellWithStyle('▲', st.Spike))
 	}
-	return strings.Split(lc.View(), "\n")
+	return canvasLines(&lc.Canvas)
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

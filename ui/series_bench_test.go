@@ -18,7 +18,11 @@ func BenchmarkSeriesScrollRanks(b *testing.B) { benchSeries(b, "down", "up") }
 // rank and the axis are drawn again (as when the screen opens).
 func BenchmarkSeriesRedraw(b *testing.B) { benchSeries(b, "m", "M") }
 
-func benchSeries(b *testing.B, k1, k2 string) {
+// BenchmarkSeriesRedrawCold is BenchmarkSeriesRedraw with the curves read
+// from the rows again every frame: the first time a metric is shown.
+func BenchmarkSeriesRedrawCold(b *testing.B) { benchSeries(b, "m", "M", "cold") }
+
+func benchSeries(b *testing.B, k1, k2 string, cold ...string) {
 	const ranks, steps = 64, 4000
 	md := &model.MonitorData{Format: model.FormatTrendDB, Targets: []model.Target{{Name: "w"}}, Metrics: []string{"grad_unreduced"}}
 	md.HasStat = [model.NumStats]bool{true, true, true, true}
@@ -41,6 +45,9 @@ func benchSeries(b *testing.B, k1, k2 string) {
 			keys := []tea.KeyPressMsg{keyMsg(k1), keyMsg(k2)}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
+				if len(cold) > 0 {
+					d.series.cached = nil
+				}
 				m.Update(keys[i%2])
 				_ = m.View()
 			}

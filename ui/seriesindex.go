@@ -3,6 +3,7 @@ package ui
 import (
 	"math"
 	"sort"
+	"sync"
 
 	"spikescope/model"
 )
@@ -22,13 +23,36 @@ type seriesIndex struct {
 	rows   map[seriesKey][]int32
 	ranks  []int32
 	byName map[string][]int32 // target name → target indices
+
+	// curves already read, so that a redraw (a new metric, the screen
+	// opened again) copies no rows and widens no float32 twice; bounded by
+	// maxCachedPoints and emptied when full
+	mu     sync.Mutex
+	cached map[seriesKey]*cachedCurve
+	points int
 }
+
+// cachedCurve is one curve's steps and the values of each statistic read
+// so far (nil: not yet).
+type cachedCurve struct {
+	steps, micro []int32
+	vals         [model.NumStats][]float64
+	lo, hi       [model.NumStats]float64
+}
+
+// maxCachedPoints bounds the values the curve cache holds (8 bytes each; a
+// curve's steps and micro steps count as one): 64 ranks × 4,000 steps × 4
+// statistics and the steps is 1.3M, the whole cache about 32 MB.
+const maxCachedPoints = 4 << 20
 
 // curve is one (rank, parameter) series in step order.
 type curve struct {
 	Steps []int32
 	Micro []int32
 	Vals  []float64
+	// Lo, Hi: the finite range of Vals (+Inf, -Inf when none), kept with
+	// the cached curve so a chart does not scan every rank again
+	Lo, Hi float64
 }
 
 // buildSeriesIndex indexes the curves of every parameter that appears in
@@ -126,18 +150,19 @@ func (ix *seriesIndex) statCurve(a *model.Anomaly, rank int, stat model.Stat) (c
 	}
 	m := ix.metric(a)
 	for _, t := range ix.targets(a) {
-		rows, ok := ix.rows[seriesKey{t, int32(rank), m}]
+		k := seriesKey{t, int32(rank), m}
+		rows, ok := ix.rows[k]
 		if !ok {
 			continue
 		}
-		c := curve{Steps: make([]int32, len(rows)), Micro: make([]int32, len(rows)), Vals: make([]float64, len(rows))}
+		c := ix.cachedCurve(k, rows, stat)
 		spike := -1
-		r := &ix.md.Rows
-		for k, i := range rows {
-			c.Steps[k], c.Micro[k], c.Vals[k] = r.Step[i], r.Micro[i], r.Decimal(stat, int(i))
-			if spike < 0 && rank == a.Rank && int(r.Step[i]) == a.Step &&
-				(r.Micro[i] == model.NoMicro || a.MicroStep == nil || int(r.Micro[i]) == a.MicroPos()) {
-				spike = k
+		if rank == a.Rank {
+			for i, s := range c.Steps {
+				if int(s) == a.Step && (c.Micro[i] == model.NoMicro || a.MicroStep == nil || int(c.Micro[i]) == a.MicroPos()) {
+					spike = i
+					break
+				}
 			}
 		}
 		return c, spike
@@ -145,8 +170,71 @@ func (ix *seriesIndex) statCurve(a *model.Anomaly, rank int, stat model.Stat) (c
 	return curve{}, -1
 }
 
+// cachedCurve returns the curve of rows for stat, read once and kept; the
+// slices are shared, callers only read them.
+func (ix *seriesIndex) cachedCurve(k seriesKey, rows []int32, stat model.Stat) curve {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	cc := ix.cached[k]
+	r := &ix.md.Rows
+	if cc == nil {
+		if ix.cached == nil || ix.points+2*len(rows) > maxCachedPoints {
+			ix.cached, ix.points = map[seriesKey]*cachedCurve{}, 0
+		}
+		cc = &cachedCurve{steps: make([]int32, len(rows)), micro: make([]int32, len(rows))}
+		for j, i := range rows {
+			cc.steps[j], cc.micro[j] = r.Step[i], r.Micro[i]
+		}
+		ix.cached[k] = cc
+		ix.points += len(rows)
+	}
+	if cc.vals[stat] == nil {
+		vals := make([]float64, len(rows))
+		for j, i := range rows {
+			vals[j] = r.Decimal(stat, int(i))
+		}
+		cc.vals[stat] = vals
+		cc.lo[stat], cc.hi[stat] = rawRange(vals)
+		ix.points += len(rows)
+	}
+	return curve{Steps: cc.steps, Micro: cc.micro, Vals: cc.vals[stat], Lo: cc.lo[stat], Hi: cc.hi[stat]}
+}
+
+// warm reads a's curves on every rank for each of stats into the cache,
+// off the update loop, so switching the metric on the series screen finds
+// them read; it does nothing when they would not fit in the cache with
+// room to spare (they would push out the curves on screen).
+func (ix *seriesIndex) warm(a *model.Anomaly, stats []model.Stat) {
+	if ix == nil {
+		return
+	}
+	m, n := ix.metric(a), 0
+	for _, r := range ix.ranks {
+		for _, t := range ix.targets(a) {
+			n += len(ix.rows[seriesKey{t, r, m}])
+		}
+	}
+	if (len(stats)+2)*n > maxCachedPoints/2 {
+		return
+	}
+	for _, st := range stats {
+		for _, r := range ix.ranks {
+			ix.statCurve(a, int(r), st)
+		}
+	}
+}
+
 // finiteRange returns the min and max finite value of vals (0,0 if none).
 func finiteRange(vals ...[]float64) (lo, hi float64) {
+	lo, hi = rawRange(vals...)
+	if lo > hi {
+		return 0, 0
+	}
+	return lo, hi
+}
+
+// rawRange is finiteRange with +Inf, -Inf when no value is finite.
+func rawRange(vals ...[]float64) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, vs := range vals {
 		for _, v := range vs {
@@ -155,9 +243,6 @@ func finiteRange(vals ...[]float64) (lo, hi float64) {
 			}
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
-	}
-	if lo > hi {
-		return 0, 0
 	}
 	return lo, hi
 }
