@@ -72,22 +72,6 @@ type FollowEvent struct {
 	Message string `json:"message,omitempty"`
 }
 
-// candKey is a candidate's identity in the input's own numbering.
-type candKey struct {
-	step, micro, rank, vpp int // vpp: two model chunks may hold one name
-	target, metric         string
-}
-
-func keyOf(a *model.Anomaly) candKey {
-	// the "pp<N>:" prefix comes once the ranks read show the stages: the
-	// rank already says which stage, the prefix is no part of the identity
-	name := a.TargetName
-	if a.PPStage != nil {
-		name = model.StageBaseName(name)
-	}
-	return candKey{a.Step, a.Micro(), a.Rank, a.VPPStage, name, a.Metric}
-}
-
 // seenCand is a reported candidate as last reported.
 type seenCand struct {
 	a    model.Anomaly
@@ -100,8 +84,8 @@ type Follower struct {
 	mon  ingest.MonitorFollower
 	opt  FollowOptions
 
-	seen  map[candKey]*seenCand
-	order []candKey // report order, for deterministic withdrawals
+	seen  map[model.CandidateID]*seenCand
+	order []model.CandidateID // report order, for deterministic withdrawals
 	root  *model.Coordinate
 
 	// P1, P2 are the latest results; Data the data they were run on
@@ -136,7 +120,7 @@ func StartFollow(ctx context.Context, path string, f model.Format, opt FollowOpt
 	if err != nil {
 		return nil, nil, err
 	}
-	fl := &Follower{path: path, mon: mon, opt: opt, seen: map[candKey]*seenCand{}, now: time.Now}
+	fl := &Follower{path: path, mon: mon, opt: opt, seen: map[model.CandidateID]*seenCand{}, now: time.Now}
 	fl.LastData = fl.now()
 	fl.noteWrite()
 	fl.analyse()
@@ -310,10 +294,10 @@ func (f *Follower) Run(ctx context.Context, emit func(FollowEvent) error) error 
 // diff compares the latest result with what was reported.
 func (f *Follower) diff() []FollowEvent {
 	var evs []FollowEvent
-	cur := map[candKey]bool{}
+	cur := map[model.CandidateID]bool{}
 	for i := range f.P1.Anomalies {
 		a := f.P1.Anomalies[i]
-		k := keyOf(&a)
+		k := model.IDOf(&a)
 		cur[k] = true
 		s := f.seen[k]
 		switch {
@@ -436,7 +420,7 @@ func LoadFollowing(ctx context.Context, in Inputs, interval time.Duration, progr
 		return s, nil, nil
 	}
 	opt := FollowOptions{Interval: interval, P1: s.In.P1, P2: s.In.P2, Mem: s.In.Mem}.withDefaults()
-	fl := &Follower{path: s.In.Path, mon: main.fol, opt: opt, seen: map[candKey]*seenCand{}, now: time.Now}
+	fl := &Follower{path: s.In.Path, mon: main.fol, opt: opt, seen: map[model.CandidateID]*seenCand{}, now: time.Now}
 	fl.LastData = fl.now()
 	fl.noteWrite()
 	fl.Version = 1

@@ -98,8 +98,8 @@ func TestLoadFollowingReadsTheMonitorOnce(t *testing.T) {
 				t.Errorf("rows %d, candidates %d; Load read %d rows, %d candidates", s.Monitor.Rows.Len(), len(s.P1.Anomalies), want.Monitor.Rows.Len(), len(want.P1.Anomalies))
 			}
 			for i := range min(len(s.P1.Anomalies), len(want.P1.Anomalies)) {
-				if keyOf(&s.P1.Anomalies[i]) != keyOf(&want.P1.Anomalies[i]) {
-					t.Errorf("candidate %d is %+v, Load's %+v", i, keyOf(&s.P1.Anomalies[i]), keyOf(&want.P1.Anomalies[i]))
+				if model.IDOf(&s.P1.Anomalies[i]) != model.IDOf(&want.P1.Anomalies[i]) {
+					t.Errorf("candidate %d is %+v, Load's %+v", i, model.IDOf(&s.P1.Anomalies[i]), model.IDOf(&want.P1.Anomalies[i]))
 				}
 			}
 			if !sameCoordinate(rootCoord(s), rootCoord(want)) {

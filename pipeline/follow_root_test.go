@@ -18,7 +18,7 @@ func TestFollowRootLinesTrackTheRoot(t *testing.T) {
 	step := 3
 	a := model.Anomaly{Rank: 1, Step: step, TargetName: "layers.0.w", Metric: "grad_unreduced", Trigger: "iqr"}
 	c := &model.Coordinate{Step: &step, Rank: 1, TargetName: "layers.0.w"}
-	f := &Follower{seen: map[candKey]*seenCand{}, now: time.Now}
+	f := &Follower{seen: map[model.CandidateID]*seenCand{}, now: time.Now}
 	var held *model.Coordinate // what a reader of the root lines holds
 	roots := 0
 	for i, withRoot := range []bool{true, false, true, true} {
@@ -53,7 +53,7 @@ func TestFollowChunksAreTwoCandidates(t *testing.T) {
 	a := model.Anomaly{Rank: 1, Step: 3, TargetName: "layers.0.w", Metric: "grad_unreduced", Trigger: "iqr"}
 	b := a
 	b.VPPStage, b.Trigger = 1, "mad"
-	f := &Follower{seen: map[candKey]*seenCand{}, now: time.Now}
+	f := &Follower{seen: map[model.CandidateID]*seenCand{}, now: time.Now}
 	f.P1, f.P2 = &model.Phase1Result{Anomalies: []model.Anomaly{a, b}}, &model.Phase2Result{}
 	kinds := map[string]int{}
 	for _, e := range f.diff() {
@@ -74,7 +74,7 @@ func TestFollowStagePrefixIsARenameNotANewCandidate(t *testing.T) {
 	a := model.Anomaly{Rank: 4, Step: 3, TargetName: "layers.0.w", Metric: "grad_unreduced", Trigger: "iqr"}
 	staged := a
 	staged.TargetName, staged.PPStage = model.StageName(1, a.TargetName), model.IntPtr(1)
-	f := &Follower{seen: map[candKey]*seenCand{}, now: time.Now}
+	f := &Follower{seen: map[model.CandidateID]*seenCand{}, now: time.Now}
 	var lines []FollowEvent
 	for _, x := range []model.Anomaly{a, staged, staged} {
 		f.P1, f.P2 = &model.Phase1Result{Anomalies: []model.Anomaly{x}}, &model.Phase2Result{}
@@ -117,7 +117,7 @@ func TestFollowWithdrawalSaysWhy(t *testing.T) {
 		reread bool
 		want   string
 	}{{false, "baseline of later steps"}, {true, "read again"}} {
-		f := &Follower{seen: map[candKey]*seenCand{}, now: time.Now}
+		f := &Follower{seen: map[model.CandidateID]*seenCand{}, now: time.Now}
 		f.P1, f.P2 = &model.Phase1Result{Anomalies: []model.Anomaly{a}}, &model.Phase2Result{}
 		f.diff()
 		f.P1, f.reread = &model.Phase1Result{}, c.reread

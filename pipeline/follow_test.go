@@ -150,20 +150,20 @@ func followUntil(t *testing.T, f *Follower, first []FollowEvent, polls *atomic.I
 // checkOnce fails when a candidate identity was reported twice, and
 // returns the candidates live at the end (reported, restored, not
 // withdrawn since).
-func checkOnce(t *testing.T, evs []polledEvent) map[candKey]bool {
+func checkOnce(t *testing.T, evs []polledEvent) map[model.CandidateID]bool {
 	t.Helper()
-	live := map[candKey]bool{}
-	reported := map[candKey]bool{}
+	live := map[model.CandidateID]bool{}
+	reported := map[model.CandidateID]bool{}
 	for _, e := range evs {
 		switch e.Event {
 		case EventCandidate:
-			k := keyOf(e.Anomaly)
+			k := model.IDOf(e.Anomaly)
 			if reported[k] {
 				t.Errorf("poll %d reports %+v a second time", e.poll, k)
 			}
 			reported[k], live[k] = true, true
 		case EventRevised:
-			k := keyOf(e.Was)
+			k := model.IDOf(e.Was)
 			if !reported[k] {
 				t.Errorf("poll %d revises %+v, never reported", e.poll, k)
 			}
@@ -175,7 +175,7 @@ func checkOnce(t *testing.T, evs []polledEvent) map[candKey]bool {
 
 // checkSameAsFullRead compares the follower's final candidates with a full
 // read of the final files: following must end where detect starts.
-func checkSameAsFullRead(t *testing.T, f *Follower, live map[candKey]bool, path string) {
+func checkSameAsFullRead(t *testing.T, f *Follower, live map[model.CandidateID]bool, path string) {
 	t.Helper()
 	full, err := Detect(context.Background(), path, model.FormatAuto, analysis.DefaultPhase1Options(), false, memlimit.Budget{})
 	if err != nil {
@@ -184,9 +184,9 @@ func checkSameAsFullRead(t *testing.T, f *Follower, live map[candKey]bool, path 
 	if f.Data.Rows.Len() != full.Summary.TotalRows {
 		t.Errorf("followed %d rows, a full read has %d", f.Data.Rows.Len(), full.Summary.TotalRows)
 	}
-	want := map[candKey]bool{}
+	want := map[model.CandidateID]bool{}
 	for i := range full.Anomalies {
-		want[keyOf(&full.Anomalies[i])] = true
+		want[model.IDOf(&full.Anomalies[i])] = true
 	}
 	if len(want) != len(live) {
 		t.Errorf("%d candidates live after following, a full read finds %d", len(live), len(want))

@@ -81,29 +81,13 @@ func (m *Model) followLoaded(msg followLoadedMsg) {
 // DefaultFollowInterval is the time between polls when none is given.
 const DefaultFollowInterval = 2 * time.Second
 
-// candID is a candidate's identity in the input's own numbering.
-type candID struct {
-	step, micro, rank, vpp int // vpp: two model chunks may hold one name
-	target, metric         string
-}
-
-func idOf(a *model.Anomaly) candID {
-	// the "pp<N>:" prefix comes once the ranks read show the stages: the
-	// rank already says which stage, the prefix is no part of the identity
-	name := a.TargetName
-	if a.PPStage != nil {
-		name = model.StageBaseName(name)
-	}
-	return candID{a.Step, a.Micro(), a.Rank, a.VPPStage, name, a.Metric}
-}
-
 // followMarks are the candidates shown when following began: the others
 // are marked as new.
-type followMarks struct{ base map[candID]bool }
+type followMarks struct{ base map[model.CandidateID]bool }
 
 // isNew reports whether a came in while following.
 func (d *Data) isNew(a *model.Anomaly) bool {
-	return d != nil && d.follow != nil && !d.follow.base[idOf(a)]
+	return d != nil && d.follow != nil && !d.follow.base[model.IDOf(a)]
 }
 
 // newMark prefixes a candidate's row number when it is new.
@@ -178,10 +162,10 @@ func (m *Model) startFollow() tea.Cmd {
 		f.now = time.Now
 	}
 	if f.marks == nil {
-		f.marks = &followMarks{base: map[candID]bool{}}
+		f.marks = &followMarks{base: map[model.CandidateID]bool{}}
 		if m.data.P1 != nil {
 			for i := range m.data.P1.Anomalies {
-				f.marks.base[idOf(&m.data.P1.Anomalies[i])] = true
+				f.marks.base[model.IDOf(&m.data.P1.Anomalies[i])] = true
 			}
 		}
 	}
@@ -315,9 +299,9 @@ func keepPhase2View(old, p *phase2Pane) {
 	if a == nil || p.data == nil || p.data.P2 == nil {
 		return
 	}
-	id := idOf(a)
+	id := model.IDOf(a)
 	for i := range p.data.P2.Candidates {
-		if idOf(&p.data.P2.Candidates[i].Anomaly) != id {
+		if model.IDOf(&p.data.P2.Candidates[i].Anomaly) != id {
 			continue
 		}
 		p.sel = i
@@ -373,9 +357,9 @@ func keepPhase1View(old, p *phase1Pane) {
 	p.tbl.sortCol, p.tbl.sortDesc, p.tbl.colCur = old.tbl.sortCol, old.tbl.sortDesc, old.tbl.colCur
 	p.applyFilter()
 	if a := old.candidate(); a != nil {
-		id := idOf(a)
+		id := model.IDOf(a)
 		for i := range p.anoms {
-			if idOf(&p.anoms[i]) == id {
+			if model.IDOf(&p.anoms[i]) == id {
 				p.tbl.selectData(i)
 				break
 			}

@@ -84,7 +84,7 @@ func TestFollowKeepsSelectionAndMarksNew(t *testing.T) {
 		t.Fatalf("header after the first poll:\n%s", got)
 	}
 	msgs := deliver(t, m, m.followMsg(followTickMsg{gen: m.follow.gen}))
-	if c := m.p1.candidate(); c == nil || idOf(c) != idOf(&sel) {
+	if c := m.p1.candidate(); c == nil || model.IDOf(c) != model.IDOf(&sel) {
 		t.Fatalf("the selection moved to %+v, want %+v (by identity, now one row lower)", c, sel)
 	}
 	if m.p1.tbl.cursor != 2 {
@@ -202,14 +202,14 @@ func TestFollowKeepsPhase2Selection(t *testing.T) {
 	if m.screen != screenPhase2 || sel == nil || m.p2.sel != 1 {
 		t.Fatalf("screen %d, selection %d: want Phase 2 on its second candidate", m.screen, m.p2.sel)
 	}
-	want := idOf(sel)
+	want := model.IDOf(sel)
 	m.View()
 	at := m.p2.candAt[m.p2.sel] - m.p2.sv.offset // the selected row's place on screen
 	deliver(t, m, m.followMsg(followTickMsg{gen: m.follow.gen}))
 	if len(m.data.P2.Candidates) != 3 {
 		t.Fatalf("the new data was not applied: %d Phase 2 candidates", len(m.data.P2.Candidates))
 	}
-	if c := m.p2.candidate(); c == nil || idOf(c) != want || m.p2.sel != 2 {
+	if c := m.p2.candidate(); c == nil || model.IDOf(c) != want || m.p2.sel != 2 {
 		t.Fatalf("after a poll the selection is %d (%+v), want 2 (%+v)", m.p2.sel, c, want)
 	}
 	m.View()
