@@ -3,7 +3,6 @@ package pipeline
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"spikescope/analysis"
 	"spikescope/model"
@@ -71,13 +70,13 @@ func (s *Session) missing() []model.Missing {
 	case s.A == nil && s.StepOffset != nil:
 		ds := step + *s.StepOffset
 		add("dump A at the root-cause coordinate", "根因坐标处的 dump A",
-			fmt.Sprintf("%s has no dump at step %d on rank %d (optimizer step %d, dump steps = optimizer steps %+d by gradient norms; steps %s): dump that step and rank, or choose A with --step/--rank", s.ATree.Path, ds, rank, step, *s.StepOffset, ints(s.ATree.Steps())),
-			fmt.Sprintf("%s 中没有 step %d、rank %d 的 dump（即 optimizer step %d，按梯度范数 dump step = optimizer step %+d；已有 step %s）：采集该 step/rank，或用 --step/--rank 指定 A", s.ATree.Path, ds, rank, step, *s.StepOffset, ints(s.ATree.Steps())))
+			fmt.Sprintf("%s has no dump at step %d on rank %d (optimizer step %d, dump steps = optimizer steps %+d by gradient norms; steps %s): dump that step and rank, or choose A with --step/--rank", s.ATree.Path, ds, rank, step, *s.StepOffset, model.JoinInts(s.ATree.Steps(), ", ")),
+			fmt.Sprintf("%s 中没有 step %d、rank %d 的 dump（即 optimizer step %d，按梯度范数 dump step = optimizer step %+d；已有 step %s）：采集该 step/rank，或用 --step/--rank 指定 A", s.ATree.Path, ds, rank, step, *s.StepOffset, model.JoinInts(s.ATree.Steps(), ", ")))
 		return out
 	case s.A == nil:
 		add("dump A at the root-cause coordinate", "根因坐标处的 dump A",
-			fmt.Sprintf("%s has no dump at %s (steps %s): dump that step and rank, or choose A with --step/--rank; check that dump step numbers are optimizer steps", s.ATree.Path, at, ints(s.ATree.Steps())),
-			fmt.Sprintf("%s 中没有 %s 的 dump（已有 step %s）：采集该 step/rank，或用 --step/--rank 指定 A；请确认 dump 的 step 编号即 optimizer step", s.ATree.Path, zhAt, ints(s.ATree.Steps())))
+			fmt.Sprintf("%s has no dump at %s (steps %s): dump that step and rank, or choose A with --step/--rank; check that dump step numbers are optimizer steps", s.ATree.Path, at, model.JoinInts(s.ATree.Steps(), ", ")),
+			fmt.Sprintf("%s 中没有 %s 的 dump（已有 step %s）：采集该 step/rank，或用 --step/--rank 指定 A；请确认 dump 的 step 编号即 optimizer step", s.ATree.Path, zhAt, model.JoinInts(s.ATree.Steps(), ", ")))
 		return out
 	}
 	dstep := step // the root step in dump steps
@@ -153,13 +152,4 @@ func FromResults(in Inputs, p1, p1Baseline *model.Phase1Result, p2 *model.Phase2
 	}
 	s.Missing = s.missing()
 	return s
-}
-
-// ints prints a list of ints as "0, 1, 2".
-func ints(v []int) string {
-	parts := make([]string, len(v))
-	for i, x := range v {
-		parts[i] = strconv.Itoa(x)
-	}
-	return strings.Join(parts, ", ")
 }

@@ -87,7 +87,7 @@ func (r *renderer) phase2Events(p2 *model.Phase2Result) {
 		}
 		cond := r.t("conducts.no")
 		if e.Conducts {
-			cond = r.tf("conducts.into", joinInts(e.ConductsInto))
+			cond = r.tf("conducts.into", model.JoinInts(e.ConductsInto, ", "))
 		}
 		dev := ratio(float64(e.MaxDeviation))
 		if !model.Finite(float64(e.MaxDeviation)) {
@@ -151,12 +151,4 @@ func (r *renderer) eventsEvidence(p2 *model.Phase2Result) []string {
 		}
 	}
 	return out
-}
-
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ", ")
 }

@@ -59,7 +59,7 @@ func (p *phase2Pane) eventLines(r *model.Phase2Result) []string {
 		}
 		cond := "no"
 		if e.Conducts {
-			cond = "→ " + joinIntsUI(e.ConductsInto)
+			cond = "→ " + model.JoinInts(e.ConductsInto, ",")
 		}
 		b := ""
 		if withBase {
@@ -121,7 +121,7 @@ func stepsLabel(e *model.SpikeEvent) string {
 	for i := 1; i < len(e.Steps); i++ {
 		run = run && e.Steps[i] == e.Steps[i-1]+1
 	}
-	s := joinIntsUI(e.Steps)
+	s := model.JoinInts(e.Steps, ",")
 	if run {
 		s = strconv.Itoa(e.Steps[0]) + "–" + strconv.Itoa(e.Steps[len(e.Steps)-1])
 	}
@@ -139,14 +139,6 @@ func afterRoot(r *model.Phase2Result, i int) bool {
 		}
 	}
 	return false
-}
-
-func joinIntsUI(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
 }
 
 // eventsSummary is the text summary's line on the events (empty with at
