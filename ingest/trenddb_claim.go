@@ -69,16 +69,11 @@ func (r *trendReader) readClaimed(ctx context.Context, chunks []*trendChunk, tot
 
 // readClaimedChunk scans one rank range on its own raw connection.
 func (s *trendScanner) readClaimedChunk(ctx context.Context, c *trendChunk, cursor *atomic.Int64, total int, meter *progressMeter) error {
-	conn, err := openRawConn(s.r.uri)
-	if err != nil {
-		return err
-	}
-	defer conn.close()
-	st, err := conn.prepare(c.query, c.args)
-	if err != nil {
-		return err
-	}
-	defer st.close()
+	return s.withChunkStmt(c, func(st *rawStmt) error { return s.scanClaimed(ctx, st, c, cursor, total, meter) })
+}
+
+// scanClaimed scans c's rows into blocks of the preallocated rows it claims.
+func (s *trendScanner) scanClaimed(ctx context.Context, st *rawStmt, c *trendChunk, cursor *atomic.Int64, total int, meter *progressMeter) error {
 	rows := &s.r.d.Rows
 	var block model.Rows
 	block.Lacks = rows.Lacks

@@ -144,6 +144,12 @@ var errChangedWhileReading = errors.New("the database changed while it was read"
 
 // readChunk reads one key range on its own raw connection (see rawConn).
 func (s *trendScanner) readChunk(ctx context.Context, c *trendChunk, meter *progressMeter) error {
+	return s.withChunkStmt(c, func(st *rawStmt) error { return s.scanRows(ctx, st, c, meter) })
+}
+
+// withChunkStmt runs fn on c's query, prepared on a raw connection of its
+// own (each key range is read on its own connection, in parallel).
+func (s *trendScanner) withChunkStmt(c *trendChunk, fn func(*rawStmt) error) error {
 	conn, err := openRawConn(s.r.uri)
 	if err != nil {
 		return err
@@ -154,7 +160,7 @@ func (s *trendScanner) readChunk(ctx context.Context, c *trendChunk, meter *prog
 		return err
 	}
 	defer st.close()
-	return s.scanRows(ctx, st, c, meter)
+	return fn(st)
 }
 
 // scanRows converts the rows of one chunk into d.Rows[c.off : c.off+c.count].
