@@ -1,0 +1,69 @@
+package spill
+
+import (
+	"math"
+	"os"
+	"testing"
+)
+
+func TestColumnsReadBackAndNothingLeftBehind(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := []float32{1, float32(math.NaN()), float32(math.Inf(-1)), -0.5}
+	b := []int32{7, -1, 1 << 30}
+	c := []float64{math.Pi, 1e300}
+	ra, err := f.Float32s(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, _ := f.Int32s(b)
+	rc, _ := f.Float64s(c[:1])
+	if rc, err = f.Append(rc, Bytes(c[1:])); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Append(ra, Bytes(a)); err == nil {
+		t.Fatal("append to an earlier column accepted")
+	}
+	if rb.Off%pageSize != 0 || rc.Off%pageSize != 0 {
+		t.Fatalf("columns not page aligned: %d %d", rb.Off, rc.Off)
+	}
+	m, err := f.Map()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 0 {
+		t.Fatalf("spill file left in the folder: %v", ents)
+	}
+	ga, gb, gc := m.Float32s(ra), m.Int32s(rb), m.Float64s(rc)
+	for i := range a {
+		if math.Float32bits(ga[i]) != math.Float32bits(a[i]) {
+			t.Fatalf("float32 %d: %v != %v", i, ga[i], a[i])
+		}
+	}
+	if len(gb) != 3 || gb[2] != 1<<30 || gb[1] != -1 || len(gc) != 2 || gc[0] != math.Pi || gc[1] != 1e300 {
+		t.Fatalf("read back %v %v", gb, gc)
+	}
+	// a private mapping: writing changes memory, and an append copies
+	gb[0] = 9
+	if gb[0] != 9 {
+		t.Fatal("write to a mapped column lost")
+	}
+	if g := append(ga, 2); len(g) != 5 || &g[0] == &ga[0] {
+		t.Fatal("append grew the mapped column in place")
+	}
+	m.Release(ra)
+	if m.Float32s(ra)[3] != -0.5 {
+		t.Fatal("released column does not read back from the file")
+	}
+}
+
+func TestCreateInMissingFolderFails(t *testing.T) {
+	if _, err := Create(t.TempDir() + "/nope"); err == nil {
+		t.Fatal("spill file created in a folder that does not exist")
+	}
+}
