@@ -158,8 +158,9 @@ func (p *phase2Pane) headLines(r *model.Phase2Result) []string {
 // was not judged, why).
 func pairVerdict(r *model.Phase2Result, c model.CrossStepPair) string {
 	switch {
-	case c.RanksTotal == 0 || strings.Contains(c.Verdict, "not judged") || strings.Contains(c.Verdict, "not compared"):
-		// too few ranks with a finite norm at both steps (the reasoning says which)
+	case !c.Judged:
+		// no next step, another parameter there, or too few ranks with a
+		// finite norm at both steps (the reasoning says which)
 		return fmt.Sprintf("not judged (%d ranks)", c.RanksTotal)
 	case c.Qualifies && r.RootOptStep != nil && c.From == *r.RootOptStep:
 		return "root: step " + strconv.Itoa(c.From)
