@@ -124,11 +124,20 @@ func (r *renderer) phase2() {
 				if cv.Selected {
 					name = "**" + name + "**"
 				}
-				t.add(strconv.Itoa(a.OptStep()), strconv.Itoa(a.Rank), name, intPtr(a.MicroStep), num(float64(cv.Value)))
+				t.add(strconv.Itoa(a.OptStep()), strconv.Itoa(a.Rank), name, intOr(a.MicroStep, r.t("none")), num(float64(cv.Value)))
 				continue
 			}
-			t.add(strconv.Itoa(a.OptStep()), strconv.Itoa(a.Rank), code(a.TargetName), intPtr(a.MicroStep),
-				num(float64(cv.Value)), numPtr(cv.BaselineValue), ratioPtr(cv.Ratio), v)
+			// no baseline value beside a device-specific verdict: the
+			// baseline has no candidate there (the TUI's "no spike")
+			noBase := r.t("none")
+			switch cv.Verdict {
+			case "device-specific":
+				noBase = r.t("c.nospike")
+			case "no baseline":
+				noBase = r.t("nobaseline")
+			}
+			t.add(strconv.Itoa(a.OptStep()), strconv.Itoa(a.Rank), code(a.TargetName), intOr(a.MicroStep, r.t("none")),
+				num(float64(cv.Value)), numOr(cv.BaselineValue, noBase), ratioOr(cv.Ratio, r.t("none")), v)
 		}
 		r.table(t)
 		if one {
@@ -208,7 +217,7 @@ func (r *renderer) phase2Conclusion(p2 *model.Phase2Result) conclusion {
 		c.suggestion = []string{r.t("p2c.none.sugg")}
 		return c
 	}
-	p := r.tf("p2c.problem", r.coordinateText(rc), numPtr(rc.Delta), num(float64(rc.Norm)))
+	p := r.tf("p2c.problem", r.coordinateText(rc), numOr(rc.Delta, r.t("none")), num(float64(rc.Norm)))
 	if p2.Pinned {
 		p += " — " + r.t("pinned")
 	}
@@ -255,7 +264,7 @@ func (r *renderer) phase2Conclusion(p2 *model.Phase2Result) conclusion {
 		if opt == nil {
 			opt = rc.Step
 		}
-		c.suggestion = []string{r.tf("p2c.sugg.dump", intPtr(opt), rc.Rank)}
+		c.suggestion = []string{r.tf("p2c.sugg.dump", intOr(opt, r.t("none")), rc.Rank)}
 	}
 	return c
 }

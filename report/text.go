@@ -176,7 +176,7 @@ var dict = map[string][2]string{
 	"p3.nolayers":           {"该锚点无层数据。", "No layers for this anchor."},
 	"p3.hidden":             {"另有 %d 个无异常、已对齐的层未列出。", "%d aligned layers without flags not listed."},
 	"p3.metricnote":         {"%s 异常层: 前向 %s；反向 %s", "%s flagged layers: forward %s; backward %s"},
-	"p3.unalignednote":      {"未对齐层（标「-」，不算比值、不参与判定）:", "Unaligned layers (shown as \"-\": no ratio, not judged):"},
+	"p3.unalignednote":      {"未对齐层（标「未对齐」，不算比值、不参与判定）:", "Unaligned layers (shown as \"unaligned\": no ratio, not judged):"},
 	"p3.unaligned.noreason": {"缺少可对齐的数值", "no alignable values"},
 	"p3.anchorconcl":        {"本锚点: 最早分叉 前向 %s，反向 %s；未对齐 前向 %s，反向 %s", "This anchor: earliest divergence forward %s, backward %s; unaligned forward %s, backward %s"},
 	"p3.t2":                 {"**表 2 — 方向判定汇总:**", "**Table 2 — Direction summary:**"},
