@@ -107,7 +107,7 @@ func (r *renderer) overview(p1 *model.Phase1Result) *table {
 		t.add(r.t("ov.metric"), code(p1.Metric))
 	}
 	if p1.DataKind != "" {
-		t.add(r.t("ov.kind"), r.kindWords(p1.DataKind))
+		t.add(r.t("ov.kind"), r.kindWords(p1.DataKind, p1.Sharding.AccumulationWindow))
 	}
 	sh := p1.Sharding
 	win := strconv.Itoa(sh.AccumulationWindow)
