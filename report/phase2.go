@@ -61,6 +61,10 @@ func (r *renderer) phase2() {
 			share := strconv.Itoa(p.RanksOver) + "/" + strconv.Itoa(p.RanksTotal) + " (" + strconv.Itoa(int(p.Share*100+0.5)) + "%)"
 			var v string
 			switch {
+			case notJudged(p) && p.RanksTotal > 0 && p.RanksTotal < p.MinCommonRanks:
+				v = r.tf("p2.notjudged.n", p.RanksTotal, p.MinCommonRanks)
+			case notJudged(p):
+				v = r.t("p2.notjudged")
 			case p.Qualifies && i == first:
 				v = r.tf("p2.root.in", p.From)
 			case p.Qualifies:
@@ -285,4 +289,12 @@ func hasHan(s string) bool {
 		}
 	}
 	return false
+}
+
+// notJudged tells a cross-step pair the rule was not applied to (no data
+// at the next step, another parameter there, too few common ranks). A
+// saved result from before the judged key lacks it: there only a pair
+// without any common rank is known to be unjudged.
+func notJudged(p model.CrossStepPair) bool {
+	return !p.Judged && (p.MinCommonRanks > 0 || p.RanksTotal == 0)
 }

@@ -105,6 +105,8 @@ var dict = map[string][2]string{
 	"p2.root.in":      {"根因在 opt_step %d", "root cause in optimizer step %d"},
 	"p2.later":        {"达标（晚于最早转折，视为传导）", "qualifies (after the earliest transition: propagation)"},
 	"p2.noturn":       {"无明显转折", "no clear transition"},
+	"p2.notjudged":    {"未判定（见推理）", "not judged (the reasoning says why)"},
+	"p2.notjudged.n":  {"未判定：两步均有有限值的 rank 仅 %d 个（需 %d 个）", "not judged: %d ranks with a finite final norm at both steps (needs %d)"},
 	"shared":          {"双端共有", "shared"},
 	"devspecific":     {"设备特异性", "device-specific"},
 	"nobaseline":      {"无标杆", "no baseline"},
