@@ -27,16 +27,15 @@ import (
 // is another file's (foreignWAL says why).
 const ReadModeWithoutWAL = "immutable, without its -wal (the log is another file's; SQLite's locking is skipped)"
 
-// walHeader is the identity and content of a -wal file, as SQLite's WAL
-// recovery would see it.
+// walHeader is the identity of a -wal file, as SQLite's WAL recovery reads
+// it.
 type walHeader struct {
 	valid    bool // magic, version, page size and header checksum are SQLite's
 	salt     [2]uint32
 	ckptSeq  uint32
 	pageSize int
-	// committed: the log holds at least one valid commit frame, so SQLite
-	// would apply it (a log without one changes nothing).
-	committed bool
+	order    binary.ByteOrder // of the checksum's words
+	sum      [2]uint32        // the header's checksum, where the frames' chain starts
 }
 
 // same reports whether a and b are the same log generation: SQLite gives
@@ -52,8 +51,7 @@ const (
 	walFormatVersion   = 3007000
 )
 
-// readWALHeader reads path's -wal up to its first valid commit frame (not
-// the whole log: that is all a reader needs to know). A missing or invalid
+// readWALHeader reads the header of the log at wal. A missing or invalid
 // log is a walHeader with valid false; SQLite ignores such a log.
 func readWALHeader(wal string) walHeader {
 	var h walHeader
@@ -65,9 +63,8 @@ func readWALHeader(wal string) walHeader {
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 		return h
 	}
-	r := bufio.NewReaderSize(f, 1<<16)
 	hdr := make([]byte, walHeaderSize)
-	if _, err := io.ReadFull(r, hdr); err != nil {
+	if _, err := io.ReadFull(f, hdr); err != nil {
 		return h
 	}
 	be := binary.BigEndian
@@ -80,33 +77,55 @@ func readWALHeader(wal string) walHeader {
 		return h
 	}
 	// the checksum's words are big-endian when the magic's low bit is set
-	var order binary.ByteOrder = binary.LittleEndian
+	h.order = binary.LittleEndian
 	if magic&1 == 1 {
-		order = binary.BigEndian
+		h.order = binary.BigEndian
 	}
-	s := walChecksum(order, [2]uint32{}, hdr[:24])
-	if s != [2]uint32{be.Uint32(hdr[24:]), be.Uint32(hdr[28:])} {
+	h.sum = walChecksum(h.order, [2]uint32{}, hdr[:24])
+	if h.sum != [2]uint32{be.Uint32(hdr[24:]), be.Uint32(hdr[28:])} {
 		return h
 	}
 	h.valid, h.pageSize, h.ckptSeq = true, int(ps), be.Uint32(hdr[12:])
 	h.salt = [2]uint32{be.Uint32(hdr[16:]), be.Uint32(hdr[20:])}
-	frame := make([]byte, walFrameHeaderSize+int(ps))
+	return h
+}
+
+// walCommitted reports whether the log at wal (header h) holds a valid
+// commit frame, i.e. whether SQLite would apply anything of it: it reads
+// the frames up to the first one whose salts and cumulative checksum are
+// right and that ends a transaction (not the whole log). Only asked when
+// the log would be another file's.
+func walCommitted(wal string, h walHeader) bool {
+	if !h.valid {
+		return false
+	}
+	f, err := os.Open(wal)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<16)
+	if _, err := r.Discard(walHeaderSize); err != nil {
+		return false
+	}
+	be := binary.BigEndian
+	s := h.sum
+	frame := make([]byte, walFrameHeaderSize+h.pageSize)
 	for {
 		if _, err := io.ReadFull(r, frame); err != nil {
-			return h
+			return false
 		}
 		fh := frame[:walFrameHeaderSize]
 		if be.Uint32(fh[0:]) == 0 || be.Uint32(fh[8:]) != h.salt[0] || be.Uint32(fh[12:]) != h.salt[1] {
-			return h
+			return false
 		}
-		s = walChecksum(order, s, fh[:8])
-		s = walChecksum(order, s, frame[walFrameHeaderSize:])
+		s = walChecksum(h.order, s, fh[:8])
+		s = walChecksum(h.order, s, frame[walFrameHeaderSize:])
 		if s != [2]uint32{be.Uint32(fh[16:]), be.Uint32(fh[20:])} {
-			return h
+			return false
 		}
 		if be.Uint32(fh[4:]) != 0 { // a commit frame: the database size after it
-			h.committed = true
-			return h
+			return true
 		}
 	}
 }
@@ -172,7 +191,8 @@ type walSighting struct {
 // Not told: a log beside a database in WAL mode of the same page size that
 // this process never saw before the replacement.
 func foreignWAL(abs string) string {
-	wal := readWALHeader(abs + "-wal")
+	wal := abs + "-wal"
+	h := readWALHeader(wal)
 	st, err := os.Stat(abs)
 	if err != nil {
 		return ""
@@ -181,22 +201,26 @@ func foreignWAL(abs string) string {
 	defer walSeen.Unlock()
 	prev, seen := walSeen.m[abs]
 	why := ""
-	if wal.committed {
+	if h.valid {
 		ps, walMode, ok := dbHeaderFacts(abs)
-		name := filepath.Base(abs) + "-wal"
+		name := filepath.Base(wal)
 		switch {
 		case !ok:
 		case !walMode:
 			why = fmt.Sprintf("%s holds committed pages of another file: this database is in rollback-journal mode, which never has a write-ahead log of its own (a file renamed over the one the log was written for)", name)
-		case ps != wal.pageSize:
-			why = fmt.Sprintf("%s holds committed pages of another file: its page size is %d, the database's %d", name, wal.pageSize, ps)
-		case seen && prev.wal.same(wal) && (prev.foreign || !os.SameFile(prev.db, st)):
+		case ps != h.pageSize:
+			why = fmt.Sprintf("%s holds committed pages of another file: its page size is %d, the database's %d", name, h.pageSize, ps)
+		case seen && prev.wal.same(h) && (prev.foreign || !os.SameFile(prev.db, st)):
 			why = fmt.Sprintf("%s holds committed pages of another file: it was beside the file read before at this path, which has since been replaced", name)
+		}
+		// a log without a valid commit is ignored by SQLite: nothing to leave out
+		if why != "" && !walCommitted(wal, h) {
+			why = ""
 		}
 		if why != "" {
 			why += "; SQLite would replay them over this file, so it was read without the log"
 		}
 	}
-	walSeen.m[abs] = walSighting{db: st, wal: wal, foreign: why != ""}
+	walSeen.m[abs] = walSighting{db: st, wal: h, foreign: why != ""}
 	return why
 }

@@ -134,6 +134,12 @@ func TestFollowTrendDBStaleWALOfReplacedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkCommitted(t, f.Data())
+	// the same file read again: its own log (all its rows) is read
+	d, err := LoadTrendDB(context.Background(), path, nil)
+	if err != nil || d.ReadMode != ReadModeReadOnly {
+		t.Fatalf("the writer's own file read again: %v, mode %q", err, modeOf(d))
+	}
+	checkCommitted(t, d)
 	next := filepath.Join(dir, ".next.trend.db")
 	writeReplacement(t, next, true, 4096)
 	if err := os.Rename(next, path); err != nil {
@@ -150,7 +156,7 @@ func TestFollowTrendDBStaleWALOfReplacedFile(t *testing.T) {
 		t.Errorf("warnings %q", f.Data().Warnings)
 	}
 	// read again while the old writer's log is still there: still not applied
-	d, err := LoadTrendDB(context.Background(), path, nil)
+	d, err = LoadTrendDB(context.Background(), path, nil)
 	if err != nil || d.Rows.Len() != newRows || !strings.HasPrefix(d.ReadMode, ReadModeWithoutWAL) {
 		t.Fatalf("second read: %v, %d rows, mode %q", err, rowsOf(d), modeOf(d))
 	}
@@ -192,11 +198,11 @@ func TestTrendDBStaleWALOtherPageSize(t *testing.T) {
 	}
 }
 
-// readWALHeader agrees with SQLite on what it would apply: a log whose
+// walCommitted agrees with SQLite on what it would apply: a log whose
 // first frame's checksum is broken, or whose frames carry other salts,
 // has no valid commit (SQLite then replays nothing, and the file reads
 // normally).
-func TestReadWALHeaderValidFrames(t *testing.T) {
+func TestWALCommittedValidFrames(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "monitor.trend.db")
 	_, kill := startWriter(t, "wal", path)
@@ -206,7 +212,7 @@ func TestReadWALHeaderValidFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := readWALHeader(path + "-wal")
-	if !h.valid || !h.committed || h.pageSize != 4096 {
+	if !h.valid || !walCommitted(path+"-wal", h) || h.pageSize != 4096 {
 		t.Fatalf("the crashed writer's log: %+v", h)
 	}
 	for name, change := range map[string]func(b []byte){
@@ -227,7 +233,7 @@ func TestReadWALHeaderValidFrames(t *testing.T) {
 			if err := os.WriteFile(p+"-wal", b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if h := readWALHeader(p + "-wal"); !h.valid || h.committed {
+			if h := readWALHeader(p + "-wal"); !h.valid || walCommitted(p+"-wal", h) {
 				t.Fatalf("a broken first frame: %+v", h)
 			}
 			// SQLite agrees: nothing of the log is replayed
