@@ -19,7 +19,7 @@ const newRows = liveRanks * (liveSteps / 2) * liveTargets
 // writeReplacement writes, at path, the live tests' database cut to the
 // first half of its steps: in WAL mode with the given page size (closed:
 // no -wal left), or in rollback-journal mode when walMode is false.
-func writeReplacement(t *testing.T, path string, walMode bool, pageSize int) {
+func writeReplacement(t testing.TB, path string, walMode bool, pageSize int) {
 	t.Helper()
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
