@@ -55,14 +55,11 @@ const (
 // log is a walHeader with valid false; SQLite ignores such a log.
 func readWALHeader(wal string) walHeader {
 	var h walHeader
-	f, err := os.Open(wal)
+	f, err := openRegular(wal)
 	if err != nil {
 		return h
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return h
-	}
 	hdr := make([]byte, walHeaderSize)
 	if _, err := io.ReadFull(f, hdr); err != nil {
 		return h
@@ -99,7 +96,7 @@ func walCommitted(wal string, h walHeader) bool {
 	if !h.valid {
 		return false
 	}
-	f, err := os.Open(wal)
+	f, err := openRegular(wal)
 	if err != nil {
 		return false
 	}
@@ -130,6 +127,19 @@ func walCommitted(wal string, h walHeader) bool {
 	}
 }
 
+// openRegular opens path when it is a regular file: opening a named pipe
+// would wait for a writer.
+func openRegular(path string) (*os.File, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	return os.Open(path)
+}
+
 // walChecksum continues SQLite's WAL checksum s over b (a multiple of 8
 // bytes): s0 += x0 + s1, s1 += x1 + s0 for each pair of words.
 func walChecksum(order binary.ByteOrder, s [2]uint32, b []byte) [2]uint32 {
@@ -143,7 +153,7 @@ func walChecksum(order binary.ByteOrder, s [2]uint32, b []byte) [2]uint32 {
 // dbHeaderFacts are the database header's page size and whether it is in
 // WAL mode (file format bytes 18 and 19 are 2); ok false when unreadable.
 func dbHeaderFacts(path string) (pageSize int, wal, ok bool) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return 0, false, false
 	}

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"spikescope/model"
 )
@@ -251,5 +253,24 @@ func TestWALCommittedValidFrames(t *testing.T) {
 	}
 	if h := readWALHeader(p); h.valid {
 		t.Fatalf("a header with a wrong checksum: %+v", h)
+	}
+}
+
+// A named pipe in the -wal's place is not opened (that would wait for a
+// writer forever): the log counts as absent.
+func TestReadWALHeaderNamedPipe(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.trend.db-wal")
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	done := make(chan walHeader, 1)
+	go func() { done <- readWALHeader(p) }()
+	select {
+	case h := <-done:
+		if h.valid || walCommitted(p, h) {
+			t.Fatalf("a pipe read as a log: %+v", h)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("readWALHeader waits on a named pipe")
 	}
 }
