@@ -88,7 +88,9 @@ func (p *phase2Pane) lines() []string {
 
 // layout lays the screen out for p.cache, the cursor aside (lines adds
 // it): the answer and the two tables that justify it come first (the
-// candidate cursor is on the first screen at 80×24), the events after.
+// candidate cursor is on the first screen at 80×24 unless the cross-step
+// table is long), the events after; each section's start is recorded for
+// the position line (View).
 func (p *phase2Pane) layout(r *model.Phase2Result) []string {
 	out := p.headLines(r)
 	c := &p.cache
