@@ -183,9 +183,12 @@ func (p *phase2Pane) headLines(r *model.Phase2Result) []string {
 // was not judged, why).
 func pairVerdict(r *model.Phase2Result, c model.CrossStepPair) string {
 	switch {
+	case !c.Judged && c.RanksTotal > 0 && c.RanksTotal < c.MinCommonRanks:
+		// too few ranks with a finite norm at both steps, beside the
+		// number the pair needed
+		return fmt.Sprintf("not judged (%d of %d ranks)", c.RanksTotal, c.MinCommonRanks)
 	case !c.Judged:
-		// no next step, another parameter there, or too few ranks with a
-		// finite norm at both steps (the reasoning says which)
+		// no next step, another parameter there (the reasoning says which)
 		return fmt.Sprintf("not judged (%d ranks)", c.RanksTotal)
 	case c.Qualifies && r.RootOptStep != nil && c.From == *r.RootOptStep:
 		return "root: step " + strconv.Itoa(c.From)
