@@ -82,6 +82,13 @@ type Rows struct {
 	// Table is the series table of rows in series order (SortSeries), nil
 	// while rows carry their own rank, target and metric.
 	Table []Series
+	// Mapped says the columns are views of a spill file's mapping (package
+	// spill), not heap: min, max and mean once ingest moved them out of the
+	// heap, every column for rows loaded out of core. Whoever maps sets it,
+	// and a later step that would spill leaves such rows as they are. The
+	// columns read and write as plain slices (a write changes memory only;
+	// an append copies the column to the heap).
+	Mapped bool
 }
 
 // Len is the number of rows.
