@@ -89,6 +89,11 @@ type Rows struct {
 	// columns read and write as plain slices (a write changes memory only;
 	// an append copies the column to the heap).
 	Mapped bool
+	// Counted is the non-finite counts of min, max and mean, taken over
+	// every row (CountStats) before the columns left memory, so that a
+	// summary need not read them back; every method that changes rows drops
+	// it (Counts checks the row count as well).
+	Counted *StatCounts
 }
 
 // Len is the number of rows.
@@ -122,6 +127,7 @@ func (r *Rows) Decimal(s Stat, i int) float64 {
 // SetValue stores statistic s of row i (NaN for a statistic it lacks is
 // already what it reads).
 func (r *Rows) SetValue(s Stat, i int, v float64) {
+	r.Counted = nil
 	switch {
 	case s == StatNorm:
 		r.Norm[i] = v
@@ -142,6 +148,7 @@ func (r *Rows) store(s Stat) {
 
 // Lack drops statistic s from storage: every row reads NaN.
 func (r *Rows) Lack(s Stat) {
+	r.Counted = nil
 	if s != StatNorm {
 		r.Stats[s], r.Lacks[s] = nil, true
 	}
@@ -173,6 +180,7 @@ func grow[T any](s []T, n int) []T {
 
 // Grow reserves room for n more rows.
 func (r *Rows) Grow(n int) {
+	r.Counted = nil
 	r.expand()
 	r.Rank, r.Step, r.Micro, r.Target = grow(r.Rank, n), grow(r.Step, n), grow(r.Micro, n), grow(r.Target, n)
 	r.Metric, r.Norm = grow(r.Metric, n), grow(r.Norm, n)
@@ -192,6 +200,7 @@ func (r *Rows) Resize(n int) {
 
 // Append adds one row; vals is indexed by Stat.
 func (r *Rows) Append(rank, step, micro, target int32, metric uint8, vals [NumStats]float64) {
+	r.Counted = nil
 	r.expand()
 	r.Rank = append(r.Rank, rank)
 	r.Step = append(r.Step, step)
@@ -222,6 +231,7 @@ func nanColumn(n, c int) []float32 {
 // AppendRows appends all of src, its targets and metrics renumbered by
 // tmap and mmap (nil: unchanged).
 func (r *Rows) AppendRows(src *Rows, tmap []int32, mmap []uint8) {
+	r.Counted = nil
 	r.expand()
 	if src.Table != nil {
 		c := *src
@@ -266,6 +276,7 @@ func (r *Rows) AppendRows(src *Rows, tmap []int32, mmap []uint8) {
 // Place copies all rows of src over rows off… (src stores the same
 // statistics).
 func (r *Rows) Place(off int, src *Rows) {
+	r.Counted = nil
 	r.expand()
 	if src.Table != nil {
 		c := *src
@@ -287,6 +298,7 @@ func (r *Rows) Place(off int, src *Rows) {
 
 // Move copies row src over row dst (compaction).
 func (r *Rows) Move(dst, src int) {
+	r.Counted = nil
 	r.expand()
 	r.Rank[dst], r.Step[dst], r.Micro[dst], r.Target[dst], r.Metric[dst] = r.Rank[src], r.Step[src], r.Micro[src], r.Target[src], r.Metric[src]
 	r.Norm[dst] = r.Norm[src]
@@ -299,6 +311,7 @@ func (r *Rows) Move(dst, src int) {
 
 // Truncate keeps the first n rows.
 func (r *Rows) Truncate(n int) {
+	r.Counted = nil
 	r.expand()
 	r.Rank, r.Step, r.Micro, r.Target, r.Metric = r.Rank[:n], r.Step[:n], r.Micro[:n], r.Target[:n], r.Metric[:n]
 	r.Norm = r.Norm[:n]
@@ -379,3 +392,24 @@ type Progress struct {
 // ProgressFunc receives progress reports; it must be cheap and safe to call
 // from any goroutine.
 type ProgressFunc func(Progress)
+
+// Trim gives every column with room to spare (a reader that appended
+// grew them by doubling) an array of exactly its length, one column at a
+// time: what a large load holds afterwards is the rows, not the slack of
+// their growth. Columns without slack — mapped ones have none — stay.
+func (r *Rows) Trim() {
+	r.Rank, r.Step, r.Micro, r.Target = trim(r.Rank), trim(r.Step), trim(r.Micro), trim(r.Target)
+	r.Metric, r.Norm = trim(r.Metric), trim(r.Norm)
+	for s := StatMin; s < NumStats; s++ {
+		r.Stats[s] = trim(r.Stats[s])
+	}
+}
+
+// trim is s in an array of its length when the spare room is more than
+// 1/64 of it (a copy costs a pass; a little slack is cheaper kept).
+func trim[T any](s []T) []T {
+	if cap(s)-len(s) <= len(s)/64 {
+		return s
+	}
+	return append(make([]T, 0, len(s)), s...)
+}
