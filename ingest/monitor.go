@@ -23,7 +23,7 @@ import (
 // (model.Rows.SortSeries: by metric, target, rank, then as the input had
 // them), which lets the analysis index them in place. Of many rows, min,
 // max and mean are mapped from a spill file instead of held in the heap
-// (spillStats).
+// (SpillStats).
 func LoadMonitor(ctx context.Context, path string, f model.Format, p model.ProgressFunc) (*model.MonitorData, error) {
 	d, err := loadMonitorHeap(ctx, path, f, p)
 	if err != nil {

@@ -34,28 +34,30 @@ var spillFree = spill.Free
 const spillHeadroom = 64 << 20
 
 // holdLess makes a large load (SpillStatsMinRows) hold less memory: min,
-// max and mean go to a spill file (spillStats) and the columns left lose
+// max and mean go to a spill file (SpillStats) and the columns left lose
 // the slack of their growth. Rows whose columns are mapped already (loaded
 // out of core) are left as they are.
 func holdLess(input string, d *model.MonitorData) {
 	if d.Rows.Mapped || d.Rows.Len() == 0 || d.Rows.Len() < SpillStatsMinRows {
 		return
 	}
-	spillStats(input, d)
+	SpillStats(input, d)
 	d.Rows.Trim()
 }
 
-// spillStats moves the stored min, max and mean columns of d's rows (read
-// from input) into a spill file, after counting their non-finite values.
+// SpillStats moves the stored min, max and mean columns of d's rows (read
+// from input, "" for rows built in memory) into a spill file, after
+// counting their non-finite values, whatever the row count (LoadMonitor
+// does it from SpillStatsMinRows rows); it reports whether they moved.
 // When the
 // spill folder lacks room, is inside the input, or the file cannot be
 // written or mapped, the columns stay in memory — the results are the
 // same, so that is only a debug note.
-func spillStats(input string, d *model.MonitorData) {
+func SpillStats(input string, d *model.MonitorData) bool {
 	r := &d.Rows
 	n := r.Len()
 	if r.Mapped || n == 0 {
-		return
+		return false
 	}
 	var cols []model.Stat
 	for s := model.StatMin; s < model.NumStats; s++ {
@@ -64,14 +66,15 @@ func spillStats(input string, d *model.MonitorData) {
 		}
 	}
 	if len(cols) == 0 {
-		return
+		return false
 	}
 	counts := r.CountStats()
 	if err := spillColumns(input, r, cols); err != nil {
 		slog.Debug("min, max and mean kept in memory", "input", input, "rows", n, "why", err)
-		return
+		return false
 	}
 	r.Counted = counts
+	return true
 }
 
 // spillColumns writes columns cols of r to a new spill file and points r
