@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"spikescope/model"
@@ -42,7 +43,13 @@ func holdLess(input string, d *model.MonitorData) {
 		return
 	}
 	SpillStats(input, d)
-	d.Rows.Trim()
+	if d.Rows.Slack() {
+		// collect first: the trimmed columns then take the room of what the
+		// sort and the spill left behind (the key columns, the sort's
+		// scratch, the heap min/max/mean) instead of adding to the peak
+		runtime.GC()
+		d.Rows.Trim()
+	}
 }
 
 // SpillStats moves the stored min, max and mean columns of d's rows (read

@@ -54,12 +54,14 @@ const NoMicro int32 = -1
 
 // Rows holds monitor rows column by column: one entry per (rank, step,
 // target, metric), 37 bytes a row — 28 once in series order (SortSeries),
-// when rank, target and metric move into the series table. The norm, which every rule computes
-// with, is float64 exactly as read: float32 would move the micro-step
-// increments sqrt(N_k² − N_{k−1}²) of nearly equal cumulative norms, and
-// with them borderline verdicts. Min, max and mean are only reported (and
-// counted when non-finite): float32 holds them to the precision of the
-// fp32/bf16/fp16 tensors they describe, NaN and ±Inf exactly. Values are NaN
+// when rank, target and metric move into the series table, and 16 in the
+// heap once a large load moved min, max and mean to a spill file (Mapped).
+// The norm, which every rule computes with, is float64 exactly as read:
+// float32 would move the micro-step increments sqrt(N_k² − N_{k−1}²) of
+// nearly equal cumulative norms, and with them borderline verdicts. Min,
+// max and mean are only reported (and counted when non-finite): float32
+// holds them to the precision of the fp32/bf16/fp16 tensors they
+// describe, NaN and ±Inf exactly. Values are NaN
 // where the source had NULL/nan; ±Inf where it had inf or the trend.db
 // clamp ±(1e9+1) (a min/max/mean beyond float32's ±3.4e38, which no such
 // tensor holds finitely, reads as ±Inf).
@@ -84,7 +86,8 @@ type Rows struct {
 	Table []Series
 	// Mapped says the columns are views of a spill file's mapping (package
 	// spill), not heap: min, max and mean once ingest moved them out of the
-	// heap, every column for rows loaded out of core. Whoever maps sets it,
+	// heap, every column for rows loaded out of core. Whoever maps sets it
+	// (and Counted, so that a summary does not read mapped columns back),
 	// and a later step that would spill leaves such rows as they are. The
 	// columns read and write as plain slices (a write changes memory only;
 	// an append copies the column to the heap).
@@ -405,10 +408,27 @@ func (r *Rows) Trim() {
 	}
 }
 
-// trim is s in an array of its length when the spare room is more than
-// 1/64 of it (a copy costs a pass; a little slack is cheaper kept).
+// Slack reports whether some column has room to spare that Trim would
+// give up.
+func (r *Rows) Slack() bool {
+	if slack(r.Rank) || slack(r.Step) || slack(r.Micro) || slack(r.Target) || slack(r.Metric) || slack(r.Norm) {
+		return true
+	}
+	for _, c := range r.Stats {
+		if slack(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// slack: more spare room than 1/64 of the length (a copy costs a pass; a
+// little slack is cheaper kept).
+func slack[T any](s []T) bool { return cap(s)-len(s) > len(s)/64 }
+
+// trim is s in an array of its length when it has slack.
 func trim[T any](s []T) []T {
-	if cap(s)-len(s) <= len(s)/64 {
+	if !slack(s) {
 		return s
 	}
 	return append(make([]T, 0, len(s)), s...)
