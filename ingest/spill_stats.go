@@ -56,10 +56,9 @@ func holdLess(input string, d *model.MonitorData) {
 // from input, "" for rows built in memory) into a spill file, after
 // counting their non-finite values, whatever the row count (LoadMonitor
 // does it from SpillStatsMinRows rows); it reports whether they moved.
-// When the
-// spill folder lacks room, is inside the input, or the file cannot be
-// written or mapped, the columns stay in memory — the results are the
-// same, so that is only a debug note.
+// When the spill folder lacks room, is inside the input, or the file
+// cannot be written or mapped, the columns stay in memory — the results
+// are the same, so that is only a debug note.
 func SpillStats(input string, d *model.MonitorData) bool {
 	r := &d.Rows
 	n := r.Len()

@@ -61,10 +61,10 @@ const NoMicro int32 = -1
 // nearly equal cumulative norms, and with them borderline verdicts. Min,
 // max and mean are only reported (and counted when non-finite): float32
 // holds them to the precision of the fp32/bf16/fp16 tensors they
-// describe, NaN and ±Inf exactly. Values are NaN
-// where the source had NULL/nan; ±Inf where it had inf or the trend.db
-// clamp ±(1e9+1) (a min/max/mean beyond float32's ±3.4e38, which no such
-// tensor holds finitely, reads as ±Inf).
+// describe, NaN and ±Inf exactly. Values are NaN where the source had
+// NULL/nan; ±Inf where it had inf or the trend.db clamp ±(1e9+1) (a
+// min/max/mean beyond float32's ±3.4e38, which no such tensor holds
+// finitely, reads as ±Inf).
 type Rows struct {
 	// Rank, Target and Metric are per-row while rows are appended; nil
 	// once Table holds them (read them with RankOf, TargetOf, MetricOf or
@@ -90,12 +90,12 @@ type Rows struct {
 	// (and Counted, so that a summary does not read mapped columns back),
 	// and a later step that would spill leaves such rows as they are. The
 	// columns read and write as plain slices (a write changes memory only;
-	// an append copies the column to the heap).
+	// an append copies the column to the heap, and Mapped stays set).
 	Mapped bool
 	// Counted is the non-finite counts of min, max and mean, taken over
 	// every row (CountStats) before the columns left memory, so that a
 	// summary need not read them back; every method that changes rows drops
-	// it (Counts checks the row count as well).
+	// it (NonFiniteStats checks the row count as well).
 	Counted *StatCounts
 }
 
@@ -395,41 +395,3 @@ type Progress struct {
 // ProgressFunc receives progress reports; it must be cheap and safe to call
 // from any goroutine.
 type ProgressFunc func(Progress)
-
-// Trim gives every column with room to spare (a reader that appended
-// grew them by doubling) an array of exactly its length, one column at a
-// time: what a large load holds afterwards is the rows, not the slack of
-// their growth. Columns without slack — mapped ones have none — stay.
-func (r *Rows) Trim() {
-	r.Rank, r.Step, r.Micro, r.Target = trim(r.Rank), trim(r.Step), trim(r.Micro), trim(r.Target)
-	r.Metric, r.Norm = trim(r.Metric), trim(r.Norm)
-	for s := StatMin; s < NumStats; s++ {
-		r.Stats[s] = trim(r.Stats[s])
-	}
-}
-
-// Slack reports whether some column has room to spare that Trim would
-// give up.
-func (r *Rows) Slack() bool {
-	if slack(r.Rank) || slack(r.Step) || slack(r.Micro) || slack(r.Target) || slack(r.Metric) || slack(r.Norm) {
-		return true
-	}
-	for _, c := range r.Stats {
-		if slack(c) {
-			return true
-		}
-	}
-	return false
-}
-
-// slack: more spare room than 1/64 of the length (a copy costs a pass; a
-// little slack is cheaper kept).
-func slack[T any](s []T) bool { return cap(s)-len(s) > len(s)/64 }
-
-// trim is s in an array of its length when it has slack.
-func trim[T any](s []T) []T {
-	if !slack(s) {
-		return s
-	}
-	return append(make([]T, 0, len(s)), s...)
-}
