@@ -130,7 +130,7 @@ func (r *Rows) Decimal(s Stat, i int) float64 {
 // SetValue stores statistic s of row i (NaN for a statistic it lacks is
 // already what it reads).
 func (r *Rows) SetValue(s Stat, i int, v float64) {
-	r.Counted = nil
+	r.uncount()
 	switch {
 	case s == StatNorm:
 		r.Norm[i] = v
@@ -149,9 +149,18 @@ func (r *Rows) store(s Stat) {
 	r.Stats[s], r.Lacks[s] = nanColumn(len(r.Norm), cap(r.Norm)), false
 }
 
+// uncount drops the kept counts (Counted). It writes only when there are
+// some: readers fill disjoint rows of one Rows from several goroutines
+// (Place, SetValue), which must not race on the field.
+func (r *Rows) uncount() {
+	if r.Counted != nil {
+		r.Counted = nil
+	}
+}
+
 // Lack drops statistic s from storage: every row reads NaN.
 func (r *Rows) Lack(s Stat) {
-	r.Counted = nil
+	r.uncount()
 	if s != StatNorm {
 		r.Stats[s], r.Lacks[s] = nil, true
 	}
@@ -183,7 +192,7 @@ func grow[T any](s []T, n int) []T {
 
 // Grow reserves room for n more rows.
 func (r *Rows) Grow(n int) {
-	r.Counted = nil
+	r.uncount()
 	r.expand()
 	r.Rank, r.Step, r.Micro, r.Target = grow(r.Rank, n), grow(r.Step, n), grow(r.Micro, n), grow(r.Target, n)
 	r.Metric, r.Norm = grow(r.Metric, n), grow(r.Norm, n)
@@ -203,7 +212,7 @@ func (r *Rows) Resize(n int) {
 
 // Append adds one row; vals is indexed by Stat.
 func (r *Rows) Append(rank, step, micro, target int32, metric uint8, vals [NumStats]float64) {
-	r.Counted = nil
+	r.uncount()
 	r.expand()
 	r.Rank = append(r.Rank, rank)
 	r.Step = append(r.Step, step)
@@ -234,7 +243,7 @@ func nanColumn(n, c int) []float32 {
 // AppendRows appends all of src, its targets and metrics renumbered by
 // tmap and mmap (nil: unchanged).
 func (r *Rows) AppendRows(src *Rows, tmap []int32, mmap []uint8) {
-	r.Counted = nil
+	r.uncount()
 	r.expand()
 	if src.Table != nil {
 		c := *src
@@ -279,7 +288,7 @@ func (r *Rows) AppendRows(src *Rows, tmap []int32, mmap []uint8) {
 // Place copies all rows of src over rows off… (src stores the same
 // statistics).
 func (r *Rows) Place(off int, src *Rows) {
-	r.Counted = nil
+	r.uncount()
 	r.expand()
 	if src.Table != nil {
 		c := *src
@@ -301,7 +310,7 @@ func (r *Rows) Place(off int, src *Rows) {
 
 // Move copies row src over row dst (compaction).
 func (r *Rows) Move(dst, src int) {
-	r.Counted = nil
+	r.uncount()
 	r.expand()
 	r.Rank[dst], r.Step[dst], r.Micro[dst], r.Target[dst], r.Metric[dst] = r.Rank[src], r.Step[src], r.Micro[src], r.Target[src], r.Metric[src]
 	r.Norm[dst] = r.Norm[src]
@@ -314,7 +323,7 @@ func (r *Rows) Move(dst, src int) {
 
 // Truncate keeps the first n rows.
 func (r *Rows) Truncate(n int) {
-	r.Counted = nil
+	r.uncount()
 	r.expand()
 	r.Rank, r.Step, r.Micro, r.Target, r.Metric = r.Rank[:n], r.Step[:n], r.Micro[:n], r.Target[:n], r.Metric[:n]
 	r.Norm = r.Norm[:n]
