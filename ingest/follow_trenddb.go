@@ -86,7 +86,7 @@ func newTrendDBFollower(ctx context.Context, path string, p model.ProgressFunc) 
 	// fails on a file replaced meanwhile is tried again on the new one
 	for tries := 1; ; tries++ {
 		info, stamp := statStamp(file)
-		d, err := LoadMonitor(ctx, path, model.FormatTrendDB, p)
+		d, err := loadMonitorHeap(ctx, path, model.FormatTrendDB, p)
 		if err == nil {
 			t.file, t.info, t.stamp, t.d = file, info, stamp, d
 			return t, nil
@@ -152,7 +152,7 @@ func (t *trendDBFollower) Poll(ctx context.Context) (FollowPoll, error) {
 	if stamp == t.failedStamp {
 		return out, nil
 	}
-	d, err := LoadMonitor(ctx, t.path, model.FormatTrendDB, nil)
+	d, err := loadMonitorHeap(ctx, t.path, model.FormatTrendDB, nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return out, ctx.Err()

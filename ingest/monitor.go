@@ -21,8 +21,23 @@ import (
 // Progress goes to p (rows for databases, bytes for CSV); cancelling ctx
 // stops the load promptly with ctx.Err(). Rows come in series order
 // (model.Rows.SortSeries: by metric, target, rank, then as the input had
-// them), which lets the analysis index them in place.
+// them), which lets the analysis index them in place. Of many rows, min,
+// max and mean are mapped from a spill file instead of held in the heap
+// (SpillStats).
 func LoadMonitor(ctx context.Context, path string, f model.Format, p model.ProgressFunc) (*model.MonitorData, error) {
+	d, err := loadMonitorHeap(ctx, path, f, p)
+	if err != nil {
+		return nil, err
+	}
+	holdLess(path, d)
+	return d, nil
+}
+
+// loadMonitorHeap is LoadMonitor with every column in the heap: for a
+// followed trend.db, read again each time the job rewrites it, where a
+// spill file per read would take disk space until the process exits (a
+// mapping is never undone).
+func loadMonitorHeap(ctx context.Context, path string, f model.Format, p model.ProgressFunc) (*model.MonitorData, error) {
 	if f == model.FormatAuto || f == "" {
 		var err error
 		if f, err = DetectFormat(path); err != nil {

@@ -29,13 +29,7 @@ type IntRange struct {
 }
 
 // NonFinite counts non-finite values of one statistic.
-type NonFinite struct {
-	NaN    int `json:"nan"`
-	PosInf int `json:"pos_inf"`
-	NegInf int `json:"neg_inf"`
-}
-
-func (n NonFinite) Total() int { return n.NaN + n.PosInf + n.NegInf }
+type NonFinite = model.NonFinite
 
 // MetricReport summarises one monitor metric.
 type MetricReport struct {
@@ -131,18 +125,6 @@ func StepCoverage(d *model.MonitorData) []string {
 	return out
 }
 
-// countNonFinite adds v to n when it is NaN or ±Inf.
-func countNonFinite(n *NonFinite, v float64) {
-	switch {
-	case math.IsNaN(v):
-		n.NaN++
-	case math.IsInf(v, 1):
-		n.PosInf++
-	case math.IsInf(v, -1):
-		n.NegInf++
-	}
-}
-
 // intSet collects distinct integers.
 type intSet map[int]struct{}
 
@@ -192,12 +174,18 @@ func SummariseMonitor(d *model.MonitorData, stages StageFunc) *MonitorReport {
 			}
 			if int(mi) < len(metrics) {
 				metrics[mi].Rows++
-				for s := model.Stat(0); s < model.NumStats; s++ {
-					if d.HasStat[s] {
-						countNonFinite(&nf[mi][s], d.Rows.Value(s, i))
-					}
+				if d.HasStat[model.StatNorm] {
+					nf[mi][model.StatNorm].Add(d.Rows.Norm[i])
 				}
 			}
+		}
+	}
+	// min, max and mean as counted at load (LoadMonitor), when the columns
+	// may have left memory since; else counted now
+	counts := d.Rows.NonFiniteStats()
+	for mi := range min(len(nf), len(counts.ByMetric)) {
+		for s := model.StatMin; s < model.NumStats; s++ {
+			nf[mi][s] = counts.ByMetric[mi][s]
 		}
 	}
 	for _, t := range d.Targets {
@@ -261,7 +249,7 @@ func SummariseDumps(t *model.DumpTree, stages StageFunc) *DumpReport {
 			r.Tensors++
 			for s := model.Stat(0); s < model.NumStats; s++ {
 				if ts[i].Has[s] {
-					countNonFinite(&nf[s], ts[i].Stat[s])
+					nf[s].Add(ts[i].Stat[s])
 				}
 			}
 		}

@@ -54,15 +54,17 @@ const NoMicro int32 = -1
 
 // Rows holds monitor rows column by column: one entry per (rank, step,
 // target, metric), 37 bytes a row — 28 once in series order (SortSeries),
-// when rank, target and metric move into the series table. The norm, which every rule computes
-// with, is float64 exactly as read: float32 would move the micro-step
-// increments sqrt(N_k² − N_{k−1}²) of nearly equal cumulative norms, and
-// with them borderline verdicts. Min, max and mean are only reported (and
-// counted when non-finite): float32 holds them to the precision of the
-// fp32/bf16/fp16 tensors they describe, NaN and ±Inf exactly. Values are NaN
-// where the source had NULL/nan; ±Inf where it had inf or the trend.db
-// clamp ±(1e9+1) (a min/max/mean beyond float32's ±3.4e38, which no such
-// tensor holds finitely, reads as ±Inf).
+// when rank, target and metric move into the series table, and 16 in the
+// heap once a large load moved min, max and mean to a spill file (Mapped).
+// The norm, which every rule computes with, is float64 exactly as read:
+// float32 would move the micro-step increments sqrt(N_k² − N_{k−1}²) of
+// nearly equal cumulative norms, and with them borderline verdicts. Min,
+// max and mean are only reported (and counted when non-finite): float32
+// holds them to the precision of the fp32/bf16/fp16 tensors they
+// describe, NaN and ±Inf exactly. Values are NaN where the source had
+// NULL/nan; ±Inf where it had inf or the trend.db clamp ±(1e9+1) (a
+// min/max/mean beyond float32's ±3.4e38, which no such tensor holds
+// finitely, reads as ±Inf).
 type Rows struct {
 	// Rank, Target and Metric are per-row while rows are appended; nil
 	// once Table holds them (read them with RankOf, TargetOf, MetricOf or
@@ -82,6 +84,19 @@ type Rows struct {
 	// Table is the series table of rows in series order (SortSeries), nil
 	// while rows carry their own rank, target and metric.
 	Table []Series
+	// Mapped says the columns are views of a spill file's mapping (package
+	// spill), not heap: min, max and mean once ingest moved them out of the
+	// heap, every column for rows loaded out of core. Whoever maps sets it
+	// (and Counted, so that a summary does not read mapped columns back),
+	// and a later step that would spill leaves such rows as they are. The
+	// columns read and write as plain slices (a write changes memory only;
+	// an append copies the column to the heap, and Mapped stays set).
+	Mapped bool
+	// Counted is the non-finite counts of min, max and mean, taken over
+	// every row (CountStats) before the columns left memory, so that a
+	// summary need not read them back; every method that changes rows drops
+	// it (NonFiniteStats checks the row count as well).
+	Counted *StatCounts
 }
 
 // Len is the number of rows.
@@ -115,6 +130,7 @@ func (r *Rows) Decimal(s Stat, i int) float64 {
 // SetValue stores statistic s of row i (NaN for a statistic it lacks is
 // already what it reads).
 func (r *Rows) SetValue(s Stat, i int, v float64) {
+	r.uncount()
 	switch {
 	case s == StatNorm:
 		r.Norm[i] = v
@@ -133,8 +149,18 @@ func (r *Rows) store(s Stat) {
 	r.Stats[s], r.Lacks[s] = nanColumn(len(r.Norm), cap(r.Norm)), false
 }
 
+// uncount drops the kept counts (Counted). It writes only when there are
+// some: readers fill disjoint rows of one Rows from several goroutines
+// (Place, SetValue), which must not race on the field.
+func (r *Rows) uncount() {
+	if r.Counted != nil {
+		r.Counted = nil
+	}
+}
+
 // Lack drops statistic s from storage: every row reads NaN.
 func (r *Rows) Lack(s Stat) {
+	r.uncount()
 	if s != StatNorm {
 		r.Stats[s], r.Lacks[s] = nil, true
 	}
@@ -166,6 +192,7 @@ func grow[T any](s []T, n int) []T {
 
 // Grow reserves room for n more rows.
 func (r *Rows) Grow(n int) {
+	r.uncount()
 	r.expand()
 	r.Rank, r.Step, r.Micro, r.Target = grow(r.Rank, n), grow(r.Step, n), grow(r.Micro, n), grow(r.Target, n)
 	r.Metric, r.Norm = grow(r.Metric, n), grow(r.Norm, n)
@@ -185,6 +212,7 @@ func (r *Rows) Resize(n int) {
 
 // Append adds one row; vals is indexed by Stat.
 func (r *Rows) Append(rank, step, micro, target int32, metric uint8, vals [NumStats]float64) {
+	r.uncount()
 	r.expand()
 	r.Rank = append(r.Rank, rank)
 	r.Step = append(r.Step, step)
@@ -215,6 +243,7 @@ func nanColumn(n, c int) []float32 {
 // AppendRows appends all of src, its targets and metrics renumbered by
 // tmap and mmap (nil: unchanged).
 func (r *Rows) AppendRows(src *Rows, tmap []int32, mmap []uint8) {
+	r.uncount()
 	r.expand()
 	if src.Table != nil {
 		c := *src
@@ -259,6 +288,7 @@ func (r *Rows) AppendRows(src *Rows, tmap []int32, mmap []uint8) {
 // Place copies all rows of src over rows off… (src stores the same
 // statistics).
 func (r *Rows) Place(off int, src *Rows) {
+	r.uncount()
 	r.expand()
 	if src.Table != nil {
 		c := *src
@@ -280,6 +310,7 @@ func (r *Rows) Place(off int, src *Rows) {
 
 // Move copies row src over row dst (compaction).
 func (r *Rows) Move(dst, src int) {
+	r.uncount()
 	r.expand()
 	r.Rank[dst], r.Step[dst], r.Micro[dst], r.Target[dst], r.Metric[dst] = r.Rank[src], r.Step[src], r.Micro[src], r.Target[src], r.Metric[src]
 	r.Norm[dst] = r.Norm[src]
@@ -292,6 +323,7 @@ func (r *Rows) Move(dst, src int) {
 
 // Truncate keeps the first n rows.
 func (r *Rows) Truncate(n int) {
+	r.uncount()
 	r.expand()
 	r.Rank, r.Step, r.Micro, r.Target, r.Metric = r.Rank[:n], r.Step[:n], r.Micro[:n], r.Target[:n], r.Metric[:n]
 	r.Norm = r.Norm[:n]

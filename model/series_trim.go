@@ -1,0 +1,39 @@
+package model
+
+// Trim gives every column with room to spare (a reader that appended
+// grew them by doubling) an array of exactly its length, one column at a
+// time: what a large load holds afterwards is the rows, not the slack of
+// their growth. Columns without slack — mapped ones have none — stay.
+func (r *Rows) Trim() {
+	r.Rank, r.Step, r.Micro, r.Target = trim(r.Rank), trim(r.Step), trim(r.Micro), trim(r.Target)
+	r.Metric, r.Norm = trim(r.Metric), trim(r.Norm)
+	for s := StatMin; s < NumStats; s++ {
+		r.Stats[s] = trim(r.Stats[s])
+	}
+}
+
+// Slack reports whether some column has room to spare that Trim would
+// give up.
+func (r *Rows) Slack() bool {
+	if slack(r.Rank) || slack(r.Step) || slack(r.Micro) || slack(r.Target) || slack(r.Metric) || slack(r.Norm) {
+		return true
+	}
+	for _, c := range r.Stats {
+		if slack(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// slack: more spare room than 1/64 of the length (a copy costs a pass; a
+// little slack is cheaper kept).
+func slack[T any](s []T) bool { return cap(s)-len(s) > len(s)/64 }
+
+// trim is s in an array of its length when it has slack.
+func trim[T any](s []T) []T {
+	if !slack(s) {
+		return s
+	}
+	return append(make([]T, 0, len(s)), s...)
+}
