@@ -8,12 +8,24 @@ import (
 )
 
 // Dir is where spill files go: $SPIKESCOPE_SPILL_DIR, else the system's
-// temporary folder.
+// temporary folder — unless that is held in memory (tmpfs, common for /tmp
+// on cluster nodes), where a spill would take the very memory it is meant to
+// save: then /var/tmp when that is on disk.
 func Dir() string {
 	if d := os.Getenv("SPIKESCOPE_SPILL_DIR"); d != "" {
 		return d
 	}
-	return os.TempDir()
+	return dirAmong(os.TempDir(), "/var/tmp")
+}
+
+// dirAmong is the first folder not held in memory, else the first.
+func dirAmong(dirs ...string) string {
+	for _, d := range dirs {
+		if st, err := os.Stat(d); err == nil && st.IsDir() && !InMemory(d) {
+			return d
+		}
+	}
+	return dirs[0]
 }
 
 // ErrUnsupported is returned where this system cannot map files.

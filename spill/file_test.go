@@ -67,3 +67,23 @@ func TestCreateInMissingFolderFails(t *testing.T) {
 		t.Fatal("spill file created in a folder that does not exist")
 	}
 }
+
+func TestDirAvoidsMemoryFileSystems(t *testing.T) {
+	if !InMemory("/dev/shm") {
+		t.Skip("no tmpfs at /dev/shm here")
+	}
+	disk := t.TempDir()
+	if InMemory(disk) {
+		t.Skip("the test folder is itself in memory")
+	}
+	if got := dirAmong("/dev/shm", disk); got != disk {
+		t.Fatalf("spill folder %s, want %s (not tmpfs)", got, disk)
+	}
+	if got := dirAmong("/dev/shm"); got != "/dev/shm" {
+		t.Fatalf("with no disk folder the first is kept, got %s", got)
+	}
+	t.Setenv("SPIKESCOPE_SPILL_DIR", "/dev/shm")
+	if Dir() != "/dev/shm" {
+		t.Fatal("the folder the user names is used as given")
+	}
+}
