@@ -23,6 +23,11 @@ import (
 // (model.Rows.SortSeries: by metric, target, rank, then as the input had
 // them), which lets the analysis index them in place.
 func LoadMonitor(ctx context.Context, path string, f model.Format, p model.ProgressFunc) (*model.MonitorData, error) {
+	return loadMonitorWith(ctx, path, f, p, nil)
+}
+
+// loadMonitorWith is LoadMonitor, out of core when ooc is not nil.
+func loadMonitorWith(ctx context.Context, path string, f model.Format, p model.ProgressFunc, ooc *OutOfCore) (*model.MonitorData, error) {
 	if f == model.FormatAuto || f == "" {
 		var err error
 		if f, err = DetectFormat(path); err != nil {
@@ -41,7 +46,7 @@ func LoadMonitor(ctx context.Context, path string, f model.Format, p model.Progr
 			inner(pr)
 		}
 	}
-	d, err := loadMonitor(ctx, path, f, p)
+	d, err := loadMonitor(ctx, path, f, p, ooc)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +102,7 @@ func allNaN(r *model.Rows, s model.Stat) bool {
 }
 
 // loadMonitor reads path in the (known) format f.
-func loadMonitor(ctx context.Context, path string, f model.Format, p model.ProgressFunc) (*model.MonitorData, error) {
+func loadMonitor(ctx context.Context, path string, f model.Format, p model.ProgressFunc, ooc *OutOfCore) (*model.MonitorData, error) {
 	switch f {
 	case model.FormatTrendDB:
 		file, warn := path, []string(nil)
@@ -106,14 +111,14 @@ func loadMonitor(ctx context.Context, path string, f model.Format, p model.Progr
 				return nil, err
 			}
 		}
-		d, err := LoadTrendDB(ctx, file, p)
+		d, err := loadTrendDB(ctx, file, p, ooc)
 		if err != nil {
 			return nil, err
 		}
 		d.Warnings = append(warn, d.Warnings...)
 		return d, nil
 	case model.FormatCSV:
-		return LoadCSV(ctx, path, p)
+		return loadCSV(ctx, path, p, ooc)
 	case model.FormatDump:
 		t, err := LoadDumpTree(ctx, path, p)
 		if err != nil {
