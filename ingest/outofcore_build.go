@@ -132,9 +132,18 @@ func (s *rowSink) build(d *model.MonitorData) (sinkBuilt, error) {
 			}
 			bk.take(in, b, pos, lo, hi, next)
 		}
-		// the chunks' pages are read again from the file if a later bucket
-		// needs them
-		in.Release(spill.Ref{Len: int(s.f.Size()), Size: 1})
+		// pages of chunks no later bucket needs leave memory; when the
+		// chunks are larger than the heap budget, all pages (a later
+		// bucket reads them from the file, or the page cache, again)
+		if s.o.HeapBytes > 0 && s.f.Size() > s.o.HeapBytes {
+			in.Release(spill.Ref{Len: int(s.f.Size()), Size: 1})
+		} else {
+			for i := range s.blocks {
+				if b := &s.blocks[i]; !b.released && b.seen && b.maxPos < int32(hi) {
+					b.release(in)
+				}
+			}
+		}
 		// the whole-row rules, series by series, compacting the bucket
 		w := 0
 		seen := map[[2]int32]struct{}{}
@@ -315,4 +324,18 @@ func (b *bucketRows) writeTo(cols *[2 + model.NumStats]outColumn, n int) error {
 		}
 	}
 	return nil
+}
+
+// release drops the chunk's pages from memory.
+func (c *sinkBlock) release(in *spill.Mapping) {
+	in.Release(c.sid)
+	in.Release(c.step)
+	in.Release(c.micro)
+	in.Release(c.norm)
+	for st := model.StatMin; st < model.NumStats; st++ {
+		if !c.lacks[st] {
+			in.Release(c.stats[st])
+		}
+	}
+	c.released = true
 }

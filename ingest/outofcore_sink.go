@@ -58,7 +58,7 @@ type sinkBlock struct {
 	// minPos..maxPos are the series positions its rows hold (build's first
 	// pass finds them: later buckets skip chunks outside)
 	minPos, maxPos int32
-	seen           bool
+	seen, released bool
 }
 
 // seriesKey identifies one series.
