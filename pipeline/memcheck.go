@@ -181,7 +181,11 @@ func checkMonitorMemory(ctx context.Context, path string, f model.Format, b meml
 // a load error screen); the notice of an out-of-core read goes to ctx's
 // (WithNotice). Load checks again and adds the warning. Inputs it cannot
 // detect are left to Load to word.
-func CheckMemory(ctx context.Context, in Inputs) error {
+func CheckMemory(ctx context.Context, in Inputs) error { return CheckMemoryFor(ctx, in, false) }
+
+// CheckMemoryFor is CheckMemory of a face that follows PATH (follow): a
+// follower appends rows, so such a run is never read out of core.
+func CheckMemoryFor(ctx context.Context, in Inputs, follow bool) error {
 	if in.Mem.Bytes <= 0 {
 		return nil
 	}
@@ -193,7 +197,7 @@ func CheckMemory(ctx context.Context, in Inputs) error {
 	if err != nil {
 		return nil
 	}
-	plan, err := checkMemory(ctx, in.Mem, true, monitorInput{monitorPath(in.Path, pf), pf}, monitorInput{monitorPath(in.Baseline, bf), bf})
+	plan, err := checkMemory(ctx, in.Mem, !follow, monitorInput{monitorPath(in.Path, pf), pf}, monitorInput{monitorPath(in.Baseline, bf), bf})
 	notify(ctx, plan.notice)
 	return err
 }
