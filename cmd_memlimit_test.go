@@ -32,8 +32,10 @@ func estimatedPeak(t *testing.T, path string, f model.Format) (rows, peak int64)
 	return rows, p + memlimit.BaseBytes
 }
 
-// Over the limit: one line naming the input, its rows and memory, the
-// limit and what to do; exit 2; nothing on stdout, no output file. Within
+// Over a limit too small even for the out-of-core read (these inputs'
+// peaks are below its floor, TestMemLimitOutOfCore reads one above): one
+// line naming the input, its rows and memory, the limit and what to do;
+// exit 2; nothing on stdout, no output file. Within
 // 20% of it: the run goes on with a warning; well under it or with
 // --mem-limit 0: no warning.
 func TestMemLimitRefusesAndWarns(t *testing.T) {
