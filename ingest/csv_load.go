@@ -64,8 +64,11 @@ func loadCSV(ctx context.Context, path string, p model.ProgressFunc, ooc *OutOfC
 	}
 	meter.finish()
 	d := m.d
-	dropped, err := m.settleRows()
+	dropped, err := m.settleRows(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, err
 	}
 	if len(disc.runOrder) > 0 {

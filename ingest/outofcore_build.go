@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -49,7 +50,7 @@ func (c *outColumn) write(b []byte, n int, first func() (spill.Ref, error)) erro
 // superseded runs, duplicates), and the bucket's columns are appended to
 // the result files. d.Rows then holds views of the mapped result and the
 // series table.
-func (s *rowSink) build(d *model.MonitorData) (sinkBuilt, error) {
+func (s *rowSink) build(ctx context.Context, d *model.MonitorData) (sinkBuilt, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out sinkBuilt
@@ -126,6 +127,9 @@ func (s *rowSink) build(d *model.MonitorData) (sinkBuilt, error) {
 		}
 		starts := slices.Clone(next)
 		for i := range s.blocks {
+			if i%1024 == 0 && ctx.Err() != nil {
+				return out, ctx.Err()
+			}
 			b := &s.blocks[i]
 			if b.seen && (b.maxPos < int32(lo) || b.minPos >= int32(hi)) {
 				continue // none of its series in the bucket

@@ -103,7 +103,7 @@ func sinkSorted(t *testing.T, rng *rand.Rand, r *model.Rows, d *model.MonitorDat
 			t.Fatal(err)
 		}
 	}
-	built, err := s.build(d)
+	built, err := s.build(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,4 +265,20 @@ func firstRepeatless(ws []string) []string {
 		out[i], _, _ = strings.Cut(w, "; the first repeat: ")
 	}
 	return out
+}
+
+// A cancelled load stops in the sort too, with the context's error.
+func TestOutOfCoreSortCancelled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	r := randomRows(rng, 100)
+	s := newRowSink("test", OutOfCore{Dir: t.TempDir(), ChunkRows: 10, BucketRows: 10})
+	if err := s.add(0, &r, nil, nil, -1); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	d := &model.MonitorData{HasStat: [model.NumStats]bool{true, true, false, true}}
+	if _, err := s.build(ctx, d); err != context.Canceled {
+		t.Fatalf("build of a cancelled load: %v", err)
+	}
 }

@@ -1,10 +1,12 @@
 package ingest
 
+import "context"
+
 // settleRows applies what the in-memory path applies to the whole rows
 // once a trend.db is read (the duplicate rule when SQLite does not keep
 // the key unique); out of core it hands the rule, and the micro rule the
 // scanner could not apply to rows it no longer holds, to the sink's sort.
-func (r *trendReader) settleRows(unique bool) error {
+func (r *trendReader) settleRows(ctx context.Context, unique bool) error {
 	if r.sink == nil {
 		if !unique {
 			dropDuplicateRows(r.d)
@@ -12,7 +14,7 @@ func (r *trendReader) settleRows(unique bool) error {
 		return nil
 	}
 	r.sink.microRule, r.sink.dedup = r.microMode, !unique
-	built, err := r.sink.build(r.d)
+	built, err := r.sink.build(ctx, r.d)
 	if err != nil {
 		return err
 	}

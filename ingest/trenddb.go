@@ -222,7 +222,7 @@ func (r *trendReader) loadGenB(ctx context.Context, have map[string]bool, p mode
 			return err
 		}
 	}
-	return r.settleRows(unique)
+	return r.settleRows(ctx, unique)
 }
 
 func allNumeric(cols []string) map[string]bool {

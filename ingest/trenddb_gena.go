@@ -85,5 +85,5 @@ func (r *trendReader) loadGenA(ctx context.Context, have map[string]bool, tables
 	if err := r.readChunks(ctx, chunks, p); err != nil {
 		return err
 	}
-	return r.settleRows(true)
+	return r.settleRows(ctx, true)
 }
