@@ -381,18 +381,44 @@ func outermost(bySub map[string]int, sub string) int {
 }
 
 // sortByCompletion reorders the scope so that each record comes when its
-// output was computed: a container after everything it contains (in
-// post-order that is file order already).
+// output was computed (completionOrder; in post-order that is file order
+// already).
 func (s *drillScope) sortByCompletion() {
-	n := len(s.ops)
-	end := make([]int, n)
+	perm := completionOrder(s.parent)
+	n := len(perm)
+	inv := make([]int, n)
+	for newPos, old := range perm {
+		inv[old] = newPos
+	}
+	ops, parent := make([]int32, n), make([]int, n)
+	for newPos, old := range perm {
+		ops[newPos] = s.ops[old]
+		if p := s.parent[old]; p >= 0 {
+			parent[newPos] = inv[p]
+		} else {
+			parent[newPos] = -1
+		}
+	}
+	s.ops, s.parent = ops, parent
+}
+
+// completionOrder is the order in which records' outputs were computed,
+// as positions into parent (parent[k]: the position of the innermost
+// record containing record k, -1 none; positions in file order): a
+// container's output exists when its last descendant has run, so it
+// follows everything inside it, and of a container and its last
+// descendant the inner record's output comes first. The drill-down's
+// scope and the non-finite origin's pass both order records with it.
+func completionOrder(parent []int) []int {
+	n := len(parent)
+	end := make([]int, n) // position of the last record inside k (k itself when none)
 	depth := make([]int, n)
 	for k := range end {
 		end[k] = k
 	}
 	for k := 0; k < n; k++ {
 		d := 0
-		for p := s.parent[k]; p >= 0 && d <= n; p = s.parent[p] {
+		for p := parent[k]; p >= 0 && d <= n; p = parent[p] { // d: a cyclic construct.json ends
 			end[p] = max(end[p], k)
 			d++
 		}
@@ -409,20 +435,7 @@ func (s *drillScope) sortByCompletion() {
 		}
 		return depth[pa] > depth[pb]
 	})
-	inv := make([]int, n)
-	for newPos, old := range perm {
-		inv[old] = newPos
-	}
-	ops, parent := make([]int32, n), make([]int, n)
-	for newPos, old := range perm {
-		ops[newPos] = s.ops[old]
-		if p := s.parent[old]; p >= 0 {
-			parent[newPos] = inv[p]
-		} else {
-			parent[newPos] = -1
-		}
-	}
-	s.ops, s.parent = ops, parent
+	return perm
 }
 
 // nearestModules gives, for each position k of idx, the position of the

@@ -87,7 +87,7 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 	}
 	kind := dataKindOf(p1)
 	c.decide(fmt.Sprintf("%s; thresholds: growth %.2f×, rank share %.0f%%, device ratio %.2f×, at least %d ranks common to both steps of a pair",
-		kindWords(kind), opt.Growth, 100*opt.RankShare, opt.DeviceRatio, minCommonRanks))
+		kindWords(kind, p1.Sharding.AccumulationWindow), opt.Growth, 100*opt.RankShare, opt.DeviceRatio, minCommonRanks))
 	if kind != kindDump {
 		c.res.TopTargetsPerStep = topTargetsPerStep(p1.Anomalies)
 	}
@@ -141,14 +141,18 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 	return c.finish(), nil
 }
 
-// kindWords says a data kind in words.
-func kindWords(kind string) string {
-	switch kind {
-	case kindMicro:
+// kindWords says a data kind in words; window is the accumulation window
+// (with one micro step per optimizer step nothing accumulates: each
+// micro step's gradient is the whole step's).
+func kindWords(kind string, window int) string {
+	switch {
+	case kind == kindMicro && window == 1:
+		return "micro-step data with one micro step per optimizer step (window 1: no accumulation, each gradient is the whole step's)"
+	case kind == kindMicro:
 		return "micro-step data (cumulative gradients per micro step)"
-	case kindStep:
+	case kind == kindStep:
 		return "step-level data (one gradient per step)"
-	case kindDump:
+	case kind == kindDump:
 		return "dump statistics (parameter gradients)"
 	}
 	return kind + " data"

@@ -133,7 +133,7 @@ func growthSpread(prev, next map[string]model.Float) (median, maximum *model.Flo
 // the CrossStepPair row and its reasoning, sets *root at the first
 // qualifying pair, and reports whether this pair qualifies.
 func (c *p2) judgePair(k, nk int, target string, prev, next map[string]model.Float, why string, base [2]map[string]model.Float, opt Phase2Options, root **int) bool {
-	row := model.CrossStepPair{From: k, To: nk, TargetName: target, Threshold: opt.Growth}
+	row := model.CrossStepPair{From: k, To: nk, TargetName: target, Threshold: opt.Growth, MinCommonRanks: c.minCommon}
 	if next == nil {
 		row.Verdict = why
 		c.res.CrossStep = append(c.res.CrossStep, row)
@@ -153,6 +153,7 @@ func (c *p2) judgePair(k, nk int, target string, prev, next map[string]model.Flo
 		c.decide(fmt.Sprintf("optimizer step %d → %d (%s): %s", k, nk, target, row.Verdict))
 		return false
 	}
+	row.Judged = true
 	row.Share = float64(over) / float64(total)
 	row.Qualifies = row.Share >= opt.RankShare
 	if base[0] != nil && base[1] != nil {

@@ -463,50 +463,41 @@ func contains(d *model.Dump, outer, inner *model.Op) bool {
 }
 
 // outputOrder sorts records of a pre-order dump by when their output is
-// produced: a module's output exists when its last descendant has run, so
-// it follows every record inside it. The subtree of a pre-order record is
-// the contiguous run of records after it that it contains (an API without
-// a construct.json parent belongs to the innermost open module).
+// produced (completionOrder). The subtree of a pre-order record is the
+// contiguous run of records after it that it contains (an API without a
+// construct.json parent belongs to the innermost open module), so each
+// record's container is the innermost module still open when it comes.
 func outputOrder(d *model.Dump, dir model.Direction, cand []int32) []int32 {
-	closing := map[int32]int{} // record → position of its last descendant
-	depth := map[int32]int{}
-	var stack []int32
-	last := -1
-	pop := func() {
-		top := stack[len(stack)-1]
-		closing[top] = last
-		stack = stack[:len(stack)-1]
-	}
+	var recs []int32 // the pass's records, file order
+	var parent []int // position in recs of each one's container, -1 none
+	var stack []int  // positions of the open modules
 	for i := range d.Ops {
 		op := &d.Ops[i]
 		if op.Direction != dir {
 			continue
 		}
 		for len(stack) > 0 {
-			top := &d.Ops[stack[len(stack)-1]]
+			top := &d.Ops[recs[stack[len(stack)-1]]]
 			if op.Kind == model.KindAPI && op.Parent == "" || contains(d, top, op) {
 				break
 			}
-			pop()
+			stack = stack[:len(stack)-1]
 		}
-		depth[int32(i)] = len(stack)
-		closing[int32(i)] = i
+		p := -1
+		if len(stack) > 0 {
+			p = stack[len(stack)-1]
+		}
+		recs, parent = append(recs, int32(i)), append(parent, p)
 		if op.Kind == model.KindModule {
-			stack = append(stack, int32(i))
+			stack = append(stack, len(recs)-1)
 		}
-		last = i
 	}
-	for len(stack) > 0 {
-		pop()
+	rank := make(map[int32]int, len(recs)) // record → its place in completion order
+	for r, k := range completionOrder(parent) {
+		rank[recs[k]] = r
 	}
 	out := append([]int32(nil), cand...)
-	sort.SliceStable(out, func(a, b int) bool {
-		ca, cb := closing[out[a]], closing[out[b]]
-		if ca != cb {
-			return ca < cb
-		}
-		return depth[out[a]] > depth[out[b]] // the inner record's output first
-	})
+	sort.SliceStable(out, func(a, b int) bool { return rank[out[a]] < rank[out[b]] })
 	return out
 }
 

@@ -63,7 +63,9 @@ func formatWords(f model.Format) string {
 // (another inode, size or time, of the file or its -wal) and reads it again
 // through the read-only opener. A read that fails (a file caught half
 // written) keeps the rows read before and is tried again on the next
-// change.
+// change. A -wal left by the replaced file's writer is not replayed over
+// the new file: the opener remembers which file the log was beside
+// (foreignWAL, trenddb_wal.go).
 type trendDBFollower struct {
 	path  string
 	file  string      // the database file (path, or the one found in the folder)

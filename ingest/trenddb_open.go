@@ -95,7 +95,8 @@ func isSQLiteHead(head []byte) bool {
 }
 
 // openSQLiteReadOnly opens path read-only in the mode planSQLiteOpen
-// chooses (see trenddb_mode.go); nothing is ever written to the database.
+// chooses (see trenddb_mode.go), or immutable when its -wal is another
+// file's (trenddb_wal.go); nothing is ever written to the database.
 func openSQLiteReadOnly(path string) (*sql.DB, *sqliteOpenPlan, error) {
 	head, err := checkFileReadable(path)
 	if err != nil {
@@ -108,8 +109,12 @@ func openSQLiteReadOnly(path string) (*sql.DB, *sqliteOpenPlan, error) {
 	if err != nil {
 		return nil, nil, inputErr(path, err, "cannot resolve path: %v", err)
 	}
-	plan, err := planSQLiteOpen(path, abs)
-	if err != nil {
+	var plan *sqliteOpenPlan
+	if why := foreignWAL(abs); why != "" {
+		// SQLite would replay another file's log over this one: immutable
+		// is the only open that leaves the -wal (and -shm) out
+		plan = &sqliteOpenPlan{uri: sqliteURI(abs, true), mode: ReadModeWithoutWAL, why: why, abs: abs, sideAt: sqliteSide(abs), stampAt: fileStamp(abs)}
+	} else if plan, err = planSQLiteOpen(path, abs); err != nil {
 		return nil, nil, err
 	}
 	db, err := sql.Open("sqlite", fmt.Sprintf("%s&_busy_timeout=%d", plan.uri, sqliteBusyTimeout.Milliseconds()))

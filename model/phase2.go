@@ -67,6 +67,16 @@ type CrossStepPair struct {
 	// value: what the threshold is compared with (nil when none).
 	GrowthMedian *Float `json:"growth_median,omitempty"`
 	GrowthMax    *Float `json:"growth_max,omitempty"`
+
+	// Judged tells whether the rule was applied to the pair: false when
+	// the next step has no data, lists another parameter, or fewer than
+	// MinCommonRanks ranks have a finite final norm at both steps (then
+	// Verdict says which). Readers test this, not the verdict's words.
+	Judged bool `json:"judged"`
+	// MinCommonRanks is how many common ranks the pair needed: the
+	// thresholds' min_common_ranks, or every rank of a smaller run (a
+	// one- or two-rank run needs its 1 or 2).
+	MinCommonRanks int `json:"min_common_ranks"`
 }
 
 // CandidateVerdict is one row of the Phase 2 candidate table.

@@ -37,39 +37,7 @@ func ratio(v float64) string {
 	return s + "x"
 }
 
-// orDash prints v with f, or "-" when v is NaN (a value that was not
-// computed, as opposed to a recorded NaN).
-func orDash(f func(float64) string, v model.Float) string {
-	if math.IsNaN(float64(v)) {
-		return "-"
-	}
-	return f(float64(v))
-}
-
-// numPtr and ratioPtr print "-" for a missing value (unaligned or absent).
-func numPtr(f *model.Float) string {
-	if f == nil {
-		return "-"
-	}
-	return num(float64(*f))
-}
-
-func ratioPtr(f *model.Float) string {
-	if f == nil {
-		return "-"
-	}
-	return ratio(float64(*f))
-}
-
-func intPtr(p *int) string {
-	if p == nil {
-		return "-"
-	}
-	return strconv.Itoa(*p)
-}
-
-// layer prints a layer as "L3", and says there is none in words (the
-// sentences it stands in are read, not scanned like a table's "-").
+// layer prints a layer as "L3", and says there is none in words.
 func (r *renderer) layer(p *int) string {
 	if p == nil {
 		return r.t("none")
@@ -91,10 +59,11 @@ func layerList(ls []int, none string) string {
 
 // code wraps s in a code span (parameter and module names hold underscores
 // that Markdown would read as emphasis), using a longer fence when s itself
-// holds backticks.
+// holds backticks. An empty s stays empty (a table cell then prints its
+// empty word).
 func code(s string) string {
 	if s == "" {
-		return "-"
+		return ""
 	}
 	fence := "`"
 	for strings.Contains(s, fence) {
@@ -154,19 +123,20 @@ func cell(s string) string {
 type table struct {
 	header []string
 	rows   [][]string
+	empty  string // what a missing or empty cell prints (renderer.table sets "none")
 }
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 
 // write renders the table; every row gets exactly as many cells as the
-// header (missing cells print "-", extra ones are dropped) so that the
+// header (missing cells print t.empty, extra ones are dropped) so that the
 // Markdown stays valid whatever a caller did.
 func (t *table) write(b *strings.Builder) {
 	n := len(t.header)
 	line := func(cells []string) {
 		b.WriteString("|")
 		for i := 0; i < n; i++ {
-			c := "-"
+			c := cell(t.empty)
 			if i < len(cells) && cells[i] != "" {
 				c = cell(cells[i])
 			}

@@ -110,7 +110,7 @@ func (h *htmlSink) table(t *table) {
 	for _, row := range t.rows {
 		h.b.WriteString("<tr>")
 		for i := 0; i < n; i++ {
-			c := "-"
+			c := t.empty
 			if i < len(row) && row[i] != "" {
 				c = row[i]
 			}

@@ -10,15 +10,16 @@ import (
 )
 
 // judgedPair is the cross-step pair the Phase 2 plot shows: the earliest
-// qualifying one, else the first judged.
+// qualifying one, else the first judged, else the first (a saved result
+// from before the judged key has none judged).
 func judgedPair(p2 *model.Phase2Result) *model.CrossStepPair {
 	var out *model.CrossStepPair
 	for i := range p2.CrossStep {
 		p := &p2.CrossStep[i]
-		if p.Qualifies && (out == nil || !out.Qualifies || p.From < out.From) {
+		switch {
+		case p.Qualifies && (out == nil || !out.Qualifies || p.From < out.From):
 			out = p
-		}
-		if out == nil {
+		case out == nil, !out.Qualifies && !out.Judged && p.Judged:
 			out = p
 		}
 	}

@@ -44,8 +44,8 @@ func (r *renderer) phase1() {
 		if a.GlobalLayer != nil {
 			name += " " + r.tf("p1.globallayer", *a.GlobalLayer)
 		}
-		t.add(strconv.Itoa(a.OptStep()), strconv.Itoa(a.Rank), name, intPtr(a.MicroStep),
-			numPtr(a.Delta), ratio(float64(a.DeviationRatio)), num(float64(final)))
+		t.add(strconv.Itoa(a.OptStep()), strconv.Itoa(a.Rank), name, intOr(a.MicroStep, r.t("none")),
+			numOr(a.Delta, r.t("none")), ratio(float64(a.DeviationRatio)), num(float64(final)))
 	}
 	if len(cands) == 0 {
 		r.line(r.t("p1.nocand"))
@@ -87,9 +87,9 @@ func (r *renderer) overview(p1 *model.Phase1Result) *table {
 		t.add(r.t("ov.baseline"), v)
 	}
 	t.add(r.t("ov.params"), code(strconv.Itoa(p1.Summary.TotalTargets)))
-	steps := code(intRange(p1.Summary.Steps))
+	steps := code(r.intRange(p1.Summary.Steps))
 	if rg := p1.OptimizerStepRange; len(rg) == 2 && p1.Sharding.AccumulationWindow > 0 {
-		steps += " (" + r.tf("w.optsteps", intRange(rg)) + ")"
+		steps += " (" + r.tf("w.optsteps", r.intRange(rg)) + ")"
 	}
 	t.add("Step/Rank", steps+" / "+code(strconv.Itoa(len(p1.Summary.Ranks))))
 	unit := p1.Sharding.PassUnit
@@ -107,7 +107,7 @@ func (r *renderer) overview(p1 *model.Phase1Result) *table {
 		t.add(r.t("ov.metric"), code(p1.Metric))
 	}
 	if p1.DataKind != "" {
-		t.add(r.t("ov.kind"), r.kindWords(p1.DataKind))
+		t.add(r.t("ov.kind"), r.kindWords(p1.DataKind, p1.Sharding.AccumulationWindow))
 	}
 	sh := p1.Sharding
 	win := strconv.Itoa(sh.AccumulationWindow)
@@ -138,15 +138,18 @@ func (r *renderer) overview(p1 *model.Phase1Result) *table {
 	return t
 }
 
-// intRange prints sorted distinct values as "lo-hi", "-" when empty.
-func intRange(vs []int) string { return prefixedRange(vs, "") }
-
-// prefixedRange prints the range of vs as "<p>lo-<p>hi" ("<p>v" for one
-// value), "-" when empty.
-func prefixedRange(vs []int, p string) string {
+// intRange prints sorted distinct values as "lo-hi", none in words when
+// empty.
+func (r *renderer) intRange(vs []int) string {
 	if len(vs) == 0 {
-		return "-"
+		return r.t("none")
 	}
+	return prefixedRange(vs, "")
+}
+
+// prefixedRange prints the range of vs (not empty) as "<p>lo-<p>hi"
+// ("<p>v" for one value).
+func prefixedRange(vs []int, p string) string {
 	lo, hi := vs[0], vs[0]
 	for _, v := range vs {
 		lo, hi = min(lo, v), max(hi, v)
@@ -188,7 +191,7 @@ func (r *renderer) phase1Conclusion(p1 *model.Phase1Result, cands []*model.Anoma
 	var c conclusion
 	if len(cands) == 0 {
 		c.problem = []string{r.t("p1c.none")}
-		c.evidence = []string{r.tf("p1c.none.ev", p1.Summary.TotalTargets, intRange(p1.Summary.Steps), len(p1.Summary.Ranks))}
+		c.evidence = []string{r.tf("p1c.none.ev", p1.Summary.TotalTargets, r.intRange(p1.Summary.Steps), len(p1.Summary.Ranks))}
 		c.impact = []string{r.t("p1c.none.impact")}
 		c.suggestion = []string{r.t("p1c.none.sugg")}
 		return c

@@ -61,6 +61,10 @@ func (r *renderer) phase2() {
 			share := strconv.Itoa(p.RanksOver) + "/" + strconv.Itoa(p.RanksTotal) + " (" + strconv.Itoa(int(p.Share*100+0.5)) + "%)"
 			var v string
 			switch {
+			case notJudged(p) && p.RanksTotal > 0 && p.RanksTotal < p.MinCommonRanks:
+				v = r.tf("p2.notjudged.n", p.RanksTotal, p.MinCommonRanks)
+			case notJudged(p):
+				v = r.t("p2.notjudged")
 			case p.Qualifies && i == first:
 				v = r.tf("p2.root.in", p.From)
 			case p.Qualifies:
@@ -124,11 +128,20 @@ func (r *renderer) phase2() {
 				if cv.Selected {
 					name = "**" + name + "**"
 				}
-				t.add(strconv.Itoa(a.OptStep()), strconv.Itoa(a.Rank), name, intPtr(a.MicroStep), num(float64(cv.Value)))
+				t.add(strconv.Itoa(a.OptStep()), strconv.Itoa(a.Rank), name, intOr(a.MicroStep, r.t("none")), num(float64(cv.Value)))
 				continue
 			}
-			t.add(strconv.Itoa(a.OptStep()), strconv.Itoa(a.Rank), code(a.TargetName), intPtr(a.MicroStep),
-				num(float64(cv.Value)), numPtr(cv.BaselineValue), ratioPtr(cv.Ratio), v)
+			// no baseline value beside a device-specific verdict: the
+			// baseline has no candidate there (the TUI's "no spike")
+			noBase := r.t("none")
+			switch cv.Verdict {
+			case "device-specific":
+				noBase = r.t("c.nospike")
+			case "no baseline":
+				noBase = r.t("nobaseline")
+			}
+			t.add(strconv.Itoa(a.OptStep()), strconv.Itoa(a.Rank), code(a.TargetName), intOr(a.MicroStep, r.t("none")),
+				num(float64(cv.Value)), numOr(cv.BaselineValue, noBase), ratioOr(cv.Ratio, r.t("none")), v)
 		}
 		r.table(t)
 		if one {
@@ -208,7 +221,7 @@ func (r *renderer) phase2Conclusion(p2 *model.Phase2Result) conclusion {
 		c.suggestion = []string{r.t("p2c.none.sugg")}
 		return c
 	}
-	p := r.tf("p2c.problem", r.coordinateText(rc), numPtr(rc.Delta), num(float64(rc.Norm)))
+	p := r.tf("p2c.problem", r.coordinateText(rc), numOr(rc.Delta, r.t("none")), num(float64(rc.Norm)))
 	if p2.Pinned {
 		p += " — " + r.t("pinned")
 	}
@@ -255,7 +268,7 @@ func (r *renderer) phase2Conclusion(p2 *model.Phase2Result) conclusion {
 		if opt == nil {
 			opt = rc.Step
 		}
-		c.suggestion = []string{r.tf("p2c.sugg.dump", intPtr(opt), rc.Rank)}
+		c.suggestion = []string{r.tf("p2c.sugg.dump", intOr(opt, r.t("none")), rc.Rank)}
 	}
 	return c
 }
@@ -276,4 +289,12 @@ func hasHan(s string) bool {
 		}
 	}
 	return false
+}
+
+// notJudged tells a cross-step pair the rule was not applied to (no data
+// at the next step, another parameter there, too few common ranks). A
+// saved result from before the judged key lacks it: there only a pair
+// without any common rank is known to be unjudged.
+func notJudged(p model.CrossStepPair) bool {
+	return !p.Judged && (p.MinCommonRanks > 0 || p.RanksTotal == 0)
 }

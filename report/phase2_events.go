@@ -81,7 +81,7 @@ func (r *renderer) phase2Events(p2 *model.Phase2Result) {
 		if e.Root {
 			id += " " + r.t("root.mark")
 		}
-		co := "-"
+		co := r.t("none")
 		if e.Coordinate != nil {
 			co = r.coordinateText(e.Coordinate)
 		}
@@ -95,7 +95,7 @@ func (r *renderer) phase2Events(p2 *model.Phase2Result) {
 		}
 		row := []string{id, strconv.Itoa(e.RootStep), co, r.extentText(e), cond, dev}
 		if withBase {
-			b := "-"
+			b := r.t("none")
 			switch e.Baseline {
 			case "shared":
 				b = r.t("shared")

@@ -86,7 +86,7 @@ func (r *renderer) groups(p3 *model.Phase3Result) {
 	for _, g := range []string{"A", "B", "C", "D"} {
 		p := p3.Dirs[g]
 		if p == "" {
-			p = "-"
+			p = r.t("c.notgiven")
 		} else {
 			p = code(p)
 		}
@@ -107,7 +107,7 @@ func (r *renderer) groups(p3 *model.Phase3Result) {
 			if i == r.max {
 				break
 			}
-			t.add(strconv.Itoa(c.Step), strconv.Itoa(c.Rank), num(float64(c.GradNorm)), numPtr(c.ProfileDistance), r.yesNo(c.SameLayers), r.yesNo(c.HasD),
+			t.add(strconv.Itoa(c.Step), strconv.Itoa(c.Rank), num(float64(c.GradNorm)), numOr(c.ProfileDistance, r.t("c.nocompare")), r.yesNo(c.SameLayers), r.yesNo(c.HasD),
 				r.yesNo(c.Accepted), c.Reason)
 		}
 		r.table(t)
@@ -176,8 +176,10 @@ func mainRow(l *model.LayerRow) model.MetricRow {
 	return model.MetricRow{}
 }
 
-func flagCell(v *model.Float, flag bool, mark string) string {
-	s := ratioPtr(v)
+// flagCell is an anomaly degree with its flag mark; why stands for a
+// missing degree.
+func flagCell(v *model.Float, flag bool, mark, why string) string {
+	s := ratioOr(v, why)
 	if flag {
 		if v == nil {
 			return "`" + mark + "`"
@@ -233,11 +235,12 @@ func (r *renderer) anchorTable(a *model.AnchorTable) {
 		if l.GlobalLayer != nil {
 			ll += " (" + strconv.Itoa(*l.GlobalLayer) + ")"
 		}
-		t.add(ll,
-			numPtr(m.Fwd.A), numPtr(m.Fwd.B), numPtr(m.Fwd.C), numPtr(m.Fwd.D),
-			ratioPtr(m.FAB), ratioPtr(m.FCD), nfFlagCell(m.FAnomaly, m.FFlag, m.FNonFinite, "F!"),
-			numPtr(m.Bwd.A), numPtr(m.Bwd.B), numPtr(m.Bwd.C), numPtr(m.Bwd.D),
-			ratioPtr(m.BAB), ratioPtr(m.BCD), nfFlagCell(m.BAnomaly, m.BFlag, m.BNonFinite, "B!"))
+		fc, fwhy := r.quadCells(m.Fwd, m.FAB, m.FCD)
+		bc, bwhy := r.quadCells(m.Bwd, m.BAB, m.BCD)
+		row := append([]string{ll}, fc...)
+		row = append(row, nfFlagCell(m.FAnomaly, m.FFlag, m.FNonFinite, "F!", fwhy))
+		row = append(row, bc...)
+		t.add(append(row, nfFlagCell(m.BAnomaly, m.BFlag, m.BNonFinite, "B!", bwhy))...)
 	}
 	standInTable(t, standIn(r.in.P3))
 	if len(a.Layers) == 0 {
@@ -261,14 +264,14 @@ func (r *renderer) anchorTable(a *model.AnchorTable) {
 				continue
 			}
 			if m.FFlag {
-				fw = append(fw, layerName(&a.Layers[i])+" ("+ratioPtr(m.FAnomaly)+")")
+				fw = append(fw, layerName(&a.Layers[i])+" ("+ratioOr(m.FAnomaly, r.t("none"))+")")
 			}
 			if m.BFlag {
-				bw = append(bw, layerName(&a.Layers[i])+" ("+ratioPtr(m.BAnomaly)+")")
+				bw = append(bw, layerName(&a.Layers[i])+" ("+ratioOr(m.BAnomaly, r.t("none"))+")")
 			}
 		}
 		if len(fw)+len(bw) > 0 {
-			notes = append(notes, r.tf("p3.metricnote", k, joinOr(fw, "-"), joinOr(bw, "-")))
+			notes = append(notes, r.tf("p3.metricnote", k, joinOr(fw, r.t("none")), joinOr(bw, r.t("none"))))
 		}
 	}
 	var un []string
@@ -346,7 +349,7 @@ func (r *renderer) dirVerdict(v string) string {
 
 func (r *renderer) startText(d model.DirectionVerdict) string {
 	if d.Start == nil {
-		return "-"
+		return r.t("none")
 	}
 	why := r.t("start.bwd")
 	if isFwd(d.Direction) {
@@ -360,11 +363,11 @@ func (r *renderer) startText(d model.DirectionVerdict) string {
 
 func (r *renderer) peakText(d model.DirectionVerdict) string {
 	if d.Peak == nil {
-		return "-"
+		return r.t("none")
 	}
 	s := r.layer(d.Peak)
 	if d.PeakValue != nil {
-		s += " (" + ratioPtr(d.PeakValue) + ")"
+		s += " (" + ratio(float64(*d.PeakValue)) + ")"
 	}
 	return s
 }
@@ -445,7 +448,6 @@ func (r *renderer) divergenceLines(ds *model.DivergenceSummary) {
 	r.endList()
 }
 
-// segText prints a main segment as "L2-L5", "-" when empty.
 // noLayers is an empty layer list: the method's "[]" in the Chinese
 // report (its headers and notation), "none" in the English one.
 func (r *renderer) noLayers() string {
@@ -493,9 +495,11 @@ func (r *renderer) thresholds(ds *model.DivergenceSummary) {
 			if n := oneLine(b.Note); n != "" {
 				usable += " (" + n + ")"
 			}
-			// a band without control ratios has no numbers: "-", not NaN
-			t.add(k, r.dirName(d), orDash(ratio, b.Median), orDash(num, b.IQR), orDash(ratio, b.Lower),
-				orDash(ratio, b.Upper), strconv.Itoa(b.Samples), usable)
+			// a band without control ratios has no numbers (NaN: not
+			// computed, unlike a recorded NaN): none, says the cell
+			none := r.t("none")
+			t.add(k, r.dirName(d), ratioNaN(b.Median, none), numNaN(b.IQR, none), ratioNaN(b.Lower, none),
+				ratioNaN(b.Upper, none), strconv.Itoa(b.Samples), usable)
 			if rule := oneLine(b.Rule); rule != "" && !slices.Contains(rules, rule) {
 				rules = append(rules, rule)
 			}
@@ -561,11 +565,12 @@ func (r *renderer) drilldown(d *model.Drilldown) {
 		if o.Key == d.Operator {
 			name = "**" + name + "**"
 		}
-		an2 := nfFlagCell(an, o.Flagged, nf, mark)
+		cells, why := r.quadCells(q, ab, cd)
+		an2 := nfFlagCell(an, o.Flagged, nf, mark, why)
 		if !o.Aligned {
 			an2 = r.t("unaligned")
 		}
-		t.add(strconv.Itoa(o.Order), name, numPtr(q.A), numPtr(q.B), numPtr(q.C), numPtr(q.D), ratioPtr(ab), ratioPtr(cd), an2)
+		t.add(append(append([]string{strconv.Itoa(o.Order), name}, cells...), an2)...)
 	}
 	standInTable(t, standIn(r.in.P3))
 	r.table(t)
@@ -699,6 +704,9 @@ func (r *renderer) missing() {
 		}
 		if r.zh && m.ZhNext != "" {
 			next = m.ZhNext
+		}
+		if next == "" {
+			next = r.t("c.nosuggested")
 		}
 		t.add(what, next)
 	}

@@ -75,7 +75,12 @@ func (r *renderer) bullet(s string) { r.out.bullet(s) }
 
 func (r *renderer) endList() { r.out.endList() }
 
-func (r *renderer) table(t *table) { r.out.table(t) }
+func (r *renderer) table(t *table) {
+	if t.empty == "" {
+		t.empty = r.t("none")
+	}
+	r.out.table(t)
+}
 
 // figure adds a plot; only the HTML report draws it, so the Markdown report
 // never pays for building one.

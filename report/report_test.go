@@ -117,8 +117,8 @@ func TestEnglishHeadersAndRows(t *testing.T) {
 		"| Direction | Verdict | Start | Peak | Evidence |",
 		// L2 of self_attention: flagged both ways, anomaly degrees 33/22/(21.78/22) and 2.0/0.99.
 		"| 2 | 33 | 22 | 21.78 | 22 | 1.5x | 0.99x | 1.515x `F!` | 0.44 | 0.22 | 0.2178 | 0.22 | 2.0x | 0.99x | 2.02x `B!` |",
-		// the unaligned layer prints "-" for the missing pair and ratios.
-		"| decoder.layers.1 | - | - | 31.31 | 31 | - | 1.01x | - | 0.3 | 0.3 | 0.3 | 0.3 | 1.0x | 1.0x | 1.0x |",
+		// the unaligned layer says "unaligned" for the missing pair and ratios.
+		"| decoder.layers.1 | unaligned | unaligned | 31.31 | 31 | unaligned | 1.01x | unaligned | 0.3 | 0.3 | 0.3 | 0.3 | 1.0x | 1.0x | 1.0x |",
 		"not judged): decoder.layers.1: element count 8 vs 16",
 		"| 3 | 0 | 9 | 0.012 | yes | yes | no | Phase 1 candidate |",
 		"amplifies the forward divergence (propagated); first NaN/Inf: L3 Functional.softmax.7.backward",
@@ -164,14 +164,14 @@ func TestDegradedSaysWhatIsMissing(t *testing.T) {
 		}
 	}
 	out = Render(noControlInput(), "zh")
-	for _, want := range []string{"无对照组，A/B 比值可能混入设备系统偏差", "| C | 邻近正常 | - |", "对照组选取: no C: every candidate of the tree spikes",
+	for _, want := range []string{"无对照组，A/B 比值可能混入设备系统偏差", "| C | 邻近正常 | 未提供 |", "对照组选取: no C: every candidate of the tree spikes",
 		"补充邻近正常坐标的 dump（C）及其标杆（D）"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no-control report lacks %q", want)
 		}
 	}
 	out = Render(emptyInput(), "zh")
-	for _, want := range []string{"Phase 1: 未发现候选尖刺", "未发现候选尖刺。", "Phase 2: 未运行", "| no micro_step column | - |"} {
+	for _, want := range []string{"Phase 1: 未发现候选尖刺", "未发现候选尖刺。", "Phase 2: 未运行", "| no micro_step column | 无建议 |"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("empty report lacks %q", want)
 		}
@@ -289,8 +289,9 @@ func TestNumbers(t *testing.T) {
 		{ratio(29.6), "29.6x"},
 		{ratio(1.515151), "1.515x"},
 		{ratio(math.Inf(1)), "Inf"},
-		{ratioPtr(nil), "-"},
-		{numPtr(nil), "-"},
+		{ratioOr(nil, "none"), "none"},
+		{numOr(nil, "no spike"), "no spike"},
+		{intOr(nil, "none"), "none"},
 		{code("a`b"), "``a`b``"},
 		{mdText("pin param=<name>, a <3 b\nc"), "pin param=&lt;name>, a <3 b c"},
 	} {

@@ -44,7 +44,7 @@ func standInTable(t *table, on bool) {
 			if i < len(cells) {
 				out = append(out, cells[i])
 			} else {
-				out = append(out, "-")
+				out = append(out, "") // the table prints its empty word
 			}
 		}
 		return out
@@ -61,9 +61,9 @@ func standInTable(t *table, on bool) {
 
 // nfFlagCell is flagCell with a non-finite divergence shown as `F!∞` /
 // `B!∞` (NaN/Inf in A where the baseline is finite: no ratio).
-func nfFlagCell(v *model.Float, flag, nonFinite bool, mark string) string {
+func nfFlagCell(v *model.Float, flag, nonFinite bool, mark, why string) string {
 	if nonFinite {
 		return "`" + mark + "∞`"
 	}
-	return flagCell(v, flag, mark)
+	return flagCell(v, flag, mark, why)
 }

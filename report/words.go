@@ -16,17 +16,20 @@ func init() {
 	}
 }
 
-// kindWords says Phase 1's data kind.
-func (r *renderer) kindWords(kind string) string {
+// kindWords says Phase 1's data kind; window is the accumulation window
+// (one micro step per optimizer step accumulates nothing).
+func (r *renderer) kindWords(kind string, window int) string {
 	if r.zh {
 		return code(kind)
 	}
-	switch kind {
-	case "micro_step":
+	switch {
+	case kind == "micro_step" && window == 1:
+		return "micro steps, one per optimizer step (window 1: no accumulation, each gradient is the whole step's)"
+	case kind == "micro_step":
 		return "micro steps (cumulative gradient per micro step)"
-	case "step":
+	case kind == "step":
 		return "steps (one gradient per step)"
-	case "dump":
+	case kind == "dump":
 		return "dump statistics (parameter gradients)"
 	}
 	return code(kind)

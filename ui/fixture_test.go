@@ -56,7 +56,7 @@ func fixture() *Data {
 		Decisions:               []string{"step 10: layers.3.mlp.weight on rank 2 deviates 7.92× from its baseline"},
 		CrossDeviceVerification: "no baseline run: device specificity not checked",
 		CrossStep: []model.CrossStepPair{
-			{From: 9, To: 10, TargetName: "layers.3.mlp.weight", Threshold: 2, RanksOver: 1, RanksTotal: 4, Share: 0.25, Verdict: "not a turning point"},
+			{From: 9, To: 10, TargetName: "layers.3.mlp.weight", Threshold: 2, RanksOver: 1, RanksTotal: 4, Share: 0.25, Judged: true, MinCommonRanks: 3, Verdict: "not a turning point"},
 		},
 		Candidates: []model.CandidateVerdict{
 			{Anomaly: p1.Anomalies[0], Value: 9.5, Verdict: "no baseline", Selected: true},

@@ -33,6 +33,14 @@ type p2cache struct {
 	base     []string
 	cand     map[int]p2candLine // line index → the candidate row it shows
 	cursorAt int                // where the cursor's full name goes, -1: no candidates
+	sections []p2section        // where each section starts in base
+}
+
+// p2section is a section of the page: its first line in base and the
+// short name the position line gives it when it starts below the screen.
+type p2section struct {
+	at   int
+	name string
 }
 
 // p2candLine is one line of a candidate row: which candidate and its
@@ -80,19 +88,36 @@ func (p *phase2Pane) lines() []string {
 
 // layout lays the screen out for p.cache, the cursor aside (lines adds
 // it): the answer and the two tables that justify it come first (the
-// candidate cursor is on the first screen at 80×24), the events after.
+// candidate cursor is on the first screen at 80×24 unless the cross-step
+// table is long), the events after; each section's start is recorded for
+// the position line (View).
 func (p *phase2Pane) layout(r *model.Phase2Result) []string {
 	out := p.headLines(r)
-	out = append(out, p.crossStepLines(r)...)
-	out = p.candidateLines(r, out)
-	out = append(out, p.eventLines(r)...)
-	out = append(out, p.reasoningLines(r)...)
-	for _, w := range r.Warnings {
-		for _, l := range wrap("⚠ "+w, p.width) {
-			out = append(out, p.st.Warn.Render(l))
+	c := &p.cache
+	section := func(name string, add func([]string) []string) {
+		at := len(out)
+		out = add(out)
+		for at < len(out) && out[at] == "" { // the blank line above its title
+			at++
+		}
+		if at < len(out) {
+			c.sections = append(c.sections, p2section{at: at, name: name})
 		}
 	}
-	return append(out, p.noteLines()...)
+	section("cross-step", func(o []string) []string { return append(o, p.crossStepLines(r)...) })
+	section("candidates", func(o []string) []string { return p.candidateLines(r, o) })
+	section("spike events", func(o []string) []string { return append(o, p.eventLines(r)...) })
+	section("reasoning", func(o []string) []string { return append(o, p.reasoningLines(r)...) })
+	section("warnings", func(o []string) []string {
+		for _, w := range r.Warnings {
+			for _, l := range wrap("⚠ "+w, p.width) {
+				o = append(o, p.st.Warn.Render(l))
+			}
+		}
+		return o
+	})
+	section("notes", func(o []string) []string { return append(o, p.noteLines()...) })
+	return out
 }
 
 // headLines are the coordinate, its numbers and, when pinned, what the
@@ -158,8 +183,12 @@ func (p *phase2Pane) headLines(r *model.Phase2Result) []string {
 // was not judged, why).
 func pairVerdict(r *model.Phase2Result, c model.CrossStepPair) string {
 	switch {
-	case c.RanksTotal == 0 || strings.Contains(c.Verdict, "not judged") || strings.Contains(c.Verdict, "not compared"):
-		// too few ranks with a finite norm at both steps (the reasoning says which)
+	case !c.Judged && c.RanksTotal > 0 && c.RanksTotal < c.MinCommonRanks:
+		// too few ranks with a finite norm at both steps, beside the
+		// number the pair needed
+		return fmt.Sprintf("not judged (%d of %d ranks)", c.RanksTotal, c.MinCommonRanks)
+	case !c.Judged:
+		// no next step, another parameter there (the reasoning says which)
 		return fmt.Sprintf("not judged (%d ranks)", c.RanksTotal)
 	case c.Qualifies && r.RootOptStep != nil && c.From == *r.RootOptStep:
 		return "root: step " + strconv.Itoa(c.From)
@@ -427,7 +456,53 @@ func shortStep(a *model.Anomaly) string {
 	return "step " + strconv.Itoa(a.Step)
 }
 
-func (p *phase2Pane) View() []string { return p.sv.window(p.lines()) }
+// View is the page's window; when the page is longer than the screen its
+// last line says where the window is and which sections lie below it, as
+// the help and the plan say "lines 1–22 of 60 · more below".
+func (p *phase2Pane) View() []string {
+	all := p.lines()
+	p.fit(len(all))
+	win := p.sv.window(all)
+	if len(win) == len(all) {
+		return win
+	}
+	info := scrollInfo("line", p.sv.offset, len(win), len(all))
+	if below := p.sectionsBelow(len(all)); len(below) > 0 {
+		info += ": " + strings.Join(below, ", ")
+	}
+	return append(win, p.st.Dim.Render(ansi.Truncate(info, p.width, "…")))
+}
+
+// fit sets the scrolled height for a page of n lines: the screen, less the
+// position line when the page does not fit.
+func (p *phase2Pane) fit(n int) {
+	p.sv.height = p.height
+	if n > p.height && p.height > 1 {
+		p.sv.height = p.height - 1
+	}
+}
+
+// sectionsBelow names the sections that start below the window (the
+// cursor's full name, inserted into the page, moves the later ones down).
+func (p *phase2Pane) sectionsBelow(n int) []string {
+	c := &p.cache
+	if p.data == nil || c.r != p.data.P2 || c.r == nil {
+		return nil
+	}
+	shift := n - len(c.base)
+	end := p.sv.offset + p.sv.height
+	var out []string
+	for _, s := range c.sections {
+		at := s.at
+		if c.cursorAt >= 0 && at >= c.cursorAt {
+			at += shift
+		}
+		if at >= end {
+			out = append(out, s.name)
+		}
+	}
+	return out
+}
 
 // candidate returns the candidate under the cursor, nil when none.
 func (p *phase2Pane) candidate() *model.Anomaly {
@@ -467,6 +542,7 @@ func (p *phase2Pane) Crumb() string { return "Phase 2" }
 
 func (p *phase2Pane) navigate(msg tea.KeyPressMsg, k keyMap) bool {
 	lines := p.lines()
+	p.fit(len(lines))
 	n := len(p.candAt)
 	switch {
 	case n > 0 && key.Matches(msg, k.Up):

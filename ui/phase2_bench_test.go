@@ -26,7 +26,7 @@ func BenchmarkScrollPhase2Candidates10k(b *testing.B) {
 			g := model.Float(1.5)
 			for i := 0; i < 200; i++ {
 				p2.CrossStep = append(p2.CrossStep, model.CrossStepPair{From: i, To: i + 1, TargetName: d.P1.Anomalies[i].TargetName,
-					Threshold: 2, RanksOver: 1, RanksTotal: 8, Share: 0.125, GrowthMedian: &g, GrowthMax: &g, Verdict: "no clear turning point"})
+					Threshold: 2, RanksOver: 1, RanksTotal: 8, Share: 0.125, GrowthMedian: &g, GrowthMax: &g, Judged: true, MinCommonRanks: 3, Verdict: "no clear turning point"})
 			}
 			p2.RootCauseCoordinate = &model.Coordinate{Step: model.IntPtr(3), TargetName: p2.Candidates[0].Anomaly.TargetName}
 			d.P2 = p2
