@@ -268,3 +268,29 @@ func TestMemLimitOutOfCore(t *testing.T) {
 		}
 	}
 }
+
+// The TUI over the budget takes the out-of-core path, not the refusal: the
+// notice on the terminal before the screen is taken, then the screen with
+// the run's Phase 1.
+func TestMemLimitTUIOutOfCore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and reads a 400,000-row trend.db")
+	}
+	db := filepath.Join(t.TempDir(), "big.trend.db")
+	if err := synth.WriteLargeTrendDB(db, 400_000, 4); err != nil {
+		t.Fatal(err)
+	}
+	spillDir := t.TempDir()
+	t.Setenv("SPIKESCOPE_SPILL_DIR", spillDir)
+	p := startPTYTUI(t, db, "--mem-limit", sizeArg(memlimit.BaseBytes+12<<20))
+	notice := p.waitFor(0, "reading through a temporary file in "+spillDir)
+	at := p.waitFor(notice, altScreenOn)
+	p.waitFor(at, "Phase 1")
+	p.signal(syscall.SIGTERM)
+	if code, _ := p.wait(); code != 143 {
+		t.Errorf("exit %d after SIGTERM, want 143", code)
+	}
+	if strings.Contains(p.output(), "not read") {
+		t.Errorf("refused: %q", tail(p.output(), 300))
+	}
+}
