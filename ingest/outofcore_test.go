@@ -205,7 +205,13 @@ func outOfCoreInputs(t *testing.T) []string {
 		`INSERT INTO monitoring_metrics VALUES(1,'grad_unreduced'),(2,'grad_reduced')`,
 		`INSERT INTO monitoring_targets VALUES(1,'a',0,0),(2,'b',0,0),(3,'c',1,0)`, ins,
 		`INSERT INTO trend_data VALUES(0,'x',1,1,3.0,0,0,0),(2,1,1,1,'oops',0,0,0),(3,2,9,1,1.5,0,0,0),(4,3,1,7,2.5,'bad',0,0)`)
-	return []string{"../testdata/demo/npu/trend.db", "../testdata/demo/npu/monitor_output",
+	noNorm := filepath.Join(dir, "nonorm.trend.db") // no norm column, two ranks: the counted read
+	execSQL(t, noNorm, ddlTargets, ddlMetrics,
+		`CREATE TABLE trend_data (rank INTEGER, step INTEGER, target_id INTEGER, metric_id INTEGER, min REAL, max REAL, PRIMARY KEY (rank, step, target_id, metric_id)) WITHOUT ROWID`,
+		`INSERT INTO monitoring_metrics VALUES(1,'grad_unreduced')`,
+		`INSERT INTO monitoring_targets VALUES(1,'a',0,0),(2,'b',0,0)`,
+		`INSERT INTO trend_data VALUES(0,0,1,1,1,2),(0,0,2,1,3,4),(0,1,1,1,5,6),(1,0,1,1,7,8),(1,1,2,1,-1e10,1e10)`)
+	return []string{noNorm, "../testdata/demo/npu/trend.db", "../testdata/demo/npu/monitor_output",
 		"../testdata/monitor/formats21.trend.db", "../testdata/monitor/gen_a_monitor_metrics.db", "../testdata/monitor/norm_only.trend.db",
 		"../testdata/monitor/csv_v1", "../testdata/monitor/csv_v2", micro, dups, bad}
 }

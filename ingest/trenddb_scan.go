@@ -173,6 +173,11 @@ func (s *trendScanner) scanRows(ctx context.Context, rs *rawStmt, c *trendChunk,
 	if s.r.sink != nil {
 		block.Lacks = rows.Lacks
 		block.Resize(claimBlock)
+		if !s.r.d.HasStat[model.StatNorm] { // as readChunks fills d.Rows
+			for i := range block.Norm {
+				block.Norm[i] = math.NaN()
+			}
+		}
 		rows, base, size = &block, c.off, claimBlock
 	}
 	flush := func(upto int) error {
