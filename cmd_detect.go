@@ -81,7 +81,7 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	if err := outfile.RefuseInput(out, paths[0]); err != nil {
 		return exitCode(err, stderr)
 	}
-	res, err := pipeline.Detect(context.Background(), paths[0], f, opt, *summary, budget)
+	res, err := pipeline.Detect(noticeCtx(stderr), paths[0], f, opt, *summary, budget)
 	if err != nil {
 		return exitCode(err, stderr)
 	}

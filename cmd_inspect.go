@@ -52,7 +52,7 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 		return exitCode(err, stderr)
 	}
 	defer memlimit.Apply(budget)()
-	rep, err := pipeline.Inspect(context.Background(), paths[0], f, budget)
+	rep, err := pipeline.Inspect(noticeCtx(stderr), paths[0], f, budget)
 	if err != nil {
 		return exitCode(err, stderr)
 	}

@@ -32,8 +32,10 @@ func estimatedPeak(t *testing.T, path string, f model.Format) (rows, peak int64)
 	return rows, p + memlimit.BaseBytes
 }
 
-// Over the limit: one line naming the input, its rows and memory, the
-// limit and what to do; exit 2; nothing on stdout, no output file. Within
+// Over a limit too small even for the out-of-core read (these inputs'
+// peaks are below its floor, TestMemLimitOutOfCore reads one above): one
+// line naming the input, its rows and memory, the limit and what to do;
+// exit 2; nothing on stdout, no output file. Within
 // 20% of it: the run goes on with a warning; well under it or with
 // --mem-limit 0: no warning.
 func TestMemLimitRefusesAndWarns(t *testing.T) {
@@ -194,5 +196,101 @@ func TestMemLimitTUIRefusesBeforeTheScreen(t *testing.T) {
 	p.waitFor(0, "(--mem-limit): not read")
 	if strings.Contains(p.output(), altScreenOn) {
 		t.Errorf("the screen was taken before the refusal: %q", tail(p.output(), 300))
+	}
+}
+
+// Over the limit but above the out-of-core floor, detect reads the run
+// through a temporary file in $SPIKESCOPE_SPILL_DIR: one line on stderr
+// saying so (the folder, the disk), the same output file byte for byte as
+// without a limit, nothing left in the folder. A spill folder that cannot
+// take it is the refusal, naming the memory and the disk.
+func TestMemLimitOutOfCore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and reads 400,000-row inputs")
+	}
+	dir := t.TempDir()
+	db, tree := filepath.Join(dir, "big.trend.db"), filepath.Join(dir, "csv")
+	if err := synth.WriteLargeTrendDB(db, 400_000, 4); err != nil {
+		t.Fatal(err)
+	}
+	if err := synth.WriteLargeCSVTree(tree, 400_000); err != nil {
+		t.Fatal(err)
+	}
+	spillDir := t.TempDir()
+	for _, c := range []struct {
+		path string
+		f    model.Format
+	}{{db, model.FormatTrendDB}, {tree, model.FormatCSV}} {
+		_, peak := estimatedPeak(t, c.path, c.f)
+		limit := memlimit.BaseBytes + 12<<20
+		if peak <= int64(limit) {
+			t.Fatalf("%s: estimated peak %d does not exceed %d", c.path, peak, limit)
+		}
+		want, got := filepath.Join(dir, "want.json"), filepath.Join(dir, "got.json")
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"detect", c.path, "--mem-limit", "0", "-o", want}, &stdout, &stderr); code != 0 {
+			t.Fatalf("%s in memory: exit %d: %s", c.path, code, stderr.String())
+		}
+		inMemory := strings.Count(stderr.String(), "\n") // "Output written to …"
+		t.Setenv("SPIKESCOPE_SPILL_DIR", spillDir)
+		stdout.Reset()
+		stderr.Reset()
+		code := run([]string{"detect", c.path, "--mem-limit", sizeArg(int64(limit)), "-o", got}, &stdout, &stderr)
+		line, _, _ := strings.Cut(stderr.String(), "\n")
+		if code != 0 || strings.Count(stderr.String(), "\n") != inMemory+1 {
+			t.Fatalf("%s out of core: exit %d, stderr %q", c.path, code, line)
+		}
+		for _, w := range []string{c.path, "more than the memory limit of", "temporary file in " + spillDir, "of disk"} {
+			if !strings.Contains(line, w) {
+				t.Errorf("%s: notice %q lacks %q", c.path, line, w)
+			}
+		}
+		a, _ := os.ReadFile(want)
+		b, _ := os.ReadFile(got)
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s: out-of-core output (%d bytes) differs from the in-memory one (%d bytes)", c.path, len(b), len(a))
+		}
+		if ents, _ := os.ReadDir(spillDir); len(ents) != 0 {
+			t.Errorf("%s: left in the spill folder: %v", c.path, ents)
+		}
+
+		t.Setenv("SPIKESCOPE_SPILL_DIR", filepath.Join(dir, "missing"))
+		stderr.Reset()
+		code = run([]string{"detect", c.path, "--mem-limit", sizeArg(int64(limit)), "-o", got + "2"}, &stdout, &stderr)
+		line = stderr.String()
+		if code != 2 || strings.Count(line, "\n") != 1 {
+			t.Fatalf("%s, spill folder missing: exit %d, stderr %q", c.path, code, line)
+		}
+		for _, w := range []string{"(--mem-limit): not read", "of disk in " + filepath.Join(dir, "missing"), "SPIKESCOPE_SPILL_DIR", "part of the run"} {
+			if !strings.Contains(line, w) {
+				t.Errorf("%s: refusal %q lacks %q", c.path, line, w)
+			}
+		}
+	}
+}
+
+// The TUI over the budget takes the out-of-core path, not the refusal: the
+// notice on the terminal before the screen is taken, then the screen with
+// the run's Phase 1.
+func TestMemLimitTUIOutOfCore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and reads a 400,000-row trend.db")
+	}
+	db := filepath.Join(t.TempDir(), "big.trend.db")
+	if err := synth.WriteLargeTrendDB(db, 400_000, 4); err != nil {
+		t.Fatal(err)
+	}
+	spillDir := t.TempDir()
+	t.Setenv("SPIKESCOPE_SPILL_DIR", spillDir)
+	p := startPTYTUI(t, db, "--mem-limit", sizeArg(memlimit.BaseBytes+12<<20))
+	notice := p.waitFor(0, "reading through a temporary file in "+spillDir)
+	at := p.waitFor(notice, altScreenOn)
+	p.waitFor(at, "Phase 1")
+	p.signal(syscall.SIGTERM)
+	if code, _ := p.wait(); code != 143 {
+		t.Errorf("exit %d after SIGTERM, want 143", code)
+	}
+	if strings.Contains(p.output(), "not read") {
+		t.Errorf("refused: %q", tail(p.output(), 300))
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -63,7 +62,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		return exitCode(err, stderr)
 	}
 	restore := memlimit.Apply(in.Mem)
-	s, err := pipeline.Load(context.Background(), in, nil)
+	s, err := pipeline.Load(noticeCtx(stderr), in, nil)
 	restore()
 	if err != nil {
 		return exitCode(err, stderr)

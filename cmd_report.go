@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"io"
 	"strconv"
@@ -52,7 +51,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if err := outfile.RefuseInput(f.out, append(append(paths, f.paths()...), f.phase1, f.phase1B, f.phase2, f.p3)...); err != nil {
 		return exitCode(err, stderr)
 	}
-	s, cleanup, err := f.session(paths)
+	s, cleanup, err := f.session(paths, stderr)
 	if cleanup != nil {
 		defer cleanup()
 	}
@@ -73,7 +72,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 
 // session builds the analysis session from the flags: saved JSON, the
 // given paths, or the embedded demo run (cleanup then removes its copy).
-func (f *reportFlags) session(paths []string) (*pipeline.Session, func(), error) {
+func (f *reportFlags) session(paths []string, stderr io.Writer) (*pipeline.Session, func(), error) {
 	if f.phase1 != "" || f.phase2 != "" || f.p3 != "" {
 		if len(paths) > 0 {
 			return nil, nil, usageError{"report: give either PATH or --phase1/--phase2/--phase3, not both"}
@@ -86,7 +85,7 @@ func (f *reportFlags) session(paths []string) (*pipeline.Session, func(), error)
 		return nil, cleanup, err
 	}
 	restore := memlimit.Apply(in.Mem)
-	s, err := pipeline.Load(context.Background(), in, nil)
+	s, err := pipeline.Load(noticeCtx(stderr), in, nil)
 	restore()
 	return s, cleanup, err
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -100,7 +99,7 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 			in.Anchors = append(in.Anchors, a)
 		}
 	}
-	res, err := pipeline.Trace(context.Background(), in)
+	res, err := pipeline.Trace(noticeCtx(stderr), in)
 	if err != nil {
 		return exitCode(err, stderr)
 	}

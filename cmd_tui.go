@@ -57,7 +57,7 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 		_, err = io.WriteString(stdout, ui.Summary(d))
 		return exitCode(err, stderr)
 	}
-	if err := pipeline.CheckMemory(context.Background(), in); err != nil {
+	if err := pipeline.CheckMemoryFor(noticeCtx(stderr), in, follow.on); err != nil {
 		return exitCode(err, stderr) // before the screen is taken
 	}
 	title, _ = ingest.EscapeControl(title) // the path as typed may hold control characters

@@ -26,6 +26,11 @@ const csvGrowthSlack = 1.05
 // is skipped with a warning naming it and its problem; the load fails only
 // when no file could be read. A single file given directly fails as it is.
 func LoadCSV(ctx context.Context, path string, p model.ProgressFunc) (*model.MonitorData, error) {
+	return loadCSV(ctx, path, p, nil)
+}
+
+// loadCSV is LoadCSV, out of core when ooc is not nil.
+func loadCSV(ctx context.Context, path string, p model.ProgressFunc, ooc *OutOfCore) (*model.MonitorData, error) {
 	disc, err := findMonitorCSVs(path)
 	if err != nil {
 		return nil, err
@@ -44,6 +49,9 @@ func LoadCSV(ctx context.Context, path string, p model.ProgressFunc) (*model.Mon
 	meter.add(0) // a first report (0 of total) before parsing starts
 	m := &csvMerger{d: &model.MonitorData{Path: path, Format: model.FormatCSV}, totalBytes: total,
 		targets: map[targetKey]int32{}, metrics: map[string]uint8{}, runOrder: disc.runOrder}
+	if ooc != nil {
+		m.sink = newRowSink(path, *ooc)
+	}
 	var skip *csvSkips
 	if !disc.single && len(disc.files) > 1 {
 		skip = &csvSkips{}
@@ -56,8 +64,14 @@ func LoadCSV(ctx context.Context, path string, p model.ProgressFunc) (*model.Mon
 	}
 	meter.finish()
 	d := m.d
+	dropped, err := m.settleRows(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
 	if len(disc.runOrder) > 0 {
-		dropped := dropSupersededRuns(&d.Rows, m.folderOrder)
 		for _, r := range sortedIntKeys(disc.runs) {
 			if _, ok := disc.runOrder[anyKey(disc.runs[r])]; ok {
 				disc.warnings = append(disc.warnings, runsWarning(r, disc.runs[r], true, dropped[int32(r)]))
@@ -218,6 +232,9 @@ type csvMerger struct {
 	// (empty when none has); folderOrder then holds each row's, -1 elsewhere.
 	runOrder    map[string]int
 	folderOrder []int16
+	// sink takes the rows out of core (outofcore_csv.go); nil: into d.Rows
+	sink    *rowSink
+	spilled int64 // rows handed to sink
 }
 
 // anyKey is one key of a non-empty set.
@@ -231,7 +248,7 @@ func anyKey(m map[string]bool) string {
 func (m *csvMerger) add(f csvFile, r *csvResult) error {
 	d := m.d
 	m.mergedBytes += f.size
-	if n := r.rows.Len(); n > 0 && cap(d.Rows.Step)-d.Rows.Len() < n {
+	if n := r.rows.Len(); m.sink == nil && n > 0 && cap(d.Rows.Step)-d.Rows.Len() < n {
 		// size the arrays from the bytes per row so far (the first file's,
 		// then all merged files' when that estimate was low), not by
 		// append's doubling: the old arrays are garbage as large as the rows
@@ -276,16 +293,23 @@ func (m *csvMerger) add(f csvFile, r *csvResult) error {
 		d.HasStat[s] = d.HasStat[s] || r.hasStat[s]
 	}
 	d.ExplicitMicro = d.ExplicitMicro || r.micro
+	o := int16(-1)
 	if len(m.runOrder) > 0 {
-		o := int16(-1)
 		if v, ok := m.runOrder[f.rankDir]; ok {
 			o = int16(min(v, 1<<15-1))
 		}
+	}
+	d.Warnings = append(d.Warnings, r.warnings...)
+	if m.sink != nil {
+		err := m.sink.add(m.spilled, &r.rows, tmap, mmap, o)
+		m.spilled += int64(r.rows.Len())
+		return err
+	}
+	if len(m.runOrder) > 0 {
 		for range r.rows.Len() {
 			m.folderOrder = append(m.folderOrder, o)
 		}
 	}
 	d.Rows.AppendRows(&r.rows, tmap, mmap)
-	d.Warnings = append(d.Warnings, r.warnings...)
 	return nil
 }

@@ -25,7 +25,7 @@ import (
 // max and mean are mapped from a spill file instead of held in the heap
 // (SpillStats).
 func LoadMonitor(ctx context.Context, path string, f model.Format, p model.ProgressFunc) (*model.MonitorData, error) {
-	d, err := loadMonitorHeap(ctx, path, f, p)
+	d, err := loadMonitorWith(ctx, path, f, p, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -38,6 +38,11 @@ func LoadMonitor(ctx context.Context, path string, f model.Format, p model.Progr
 // spill file per read would take disk space until the process exits (a
 // mapping is never undone).
 func loadMonitorHeap(ctx context.Context, path string, f model.Format, p model.ProgressFunc) (*model.MonitorData, error) {
+	return loadMonitorWith(ctx, path, f, p, nil)
+}
+
+// loadMonitorWith is loadMonitorHeap, out of core when ooc is not nil.
+func loadMonitorWith(ctx context.Context, path string, f model.Format, p model.ProgressFunc, ooc *OutOfCore) (*model.MonitorData, error) {
 	if f == model.FormatAuto || f == "" {
 		var err error
 		if f, err = DetectFormat(path); err != nil {
@@ -56,7 +61,7 @@ func loadMonitorHeap(ctx context.Context, path string, f model.Format, p model.P
 			inner(pr)
 		}
 	}
-	d, err := loadMonitor(ctx, path, f, p)
+	d, err := loadMonitor(ctx, path, f, p, ooc)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +117,7 @@ func allNaN(r *model.Rows, s model.Stat) bool {
 }
 
 // loadMonitor reads path in the (known) format f.
-func loadMonitor(ctx context.Context, path string, f model.Format, p model.ProgressFunc) (*model.MonitorData, error) {
+func loadMonitor(ctx context.Context, path string, f model.Format, p model.ProgressFunc, ooc *OutOfCore) (*model.MonitorData, error) {
 	switch f {
 	case model.FormatTrendDB:
 		file, warn := path, []string(nil)
@@ -121,14 +126,14 @@ func loadMonitor(ctx context.Context, path string, f model.Format, p model.Progr
 				return nil, err
 			}
 		}
-		d, err := LoadTrendDB(ctx, file, p)
+		d, err := loadTrendDB(ctx, file, p, ooc)
 		if err != nil {
 			return nil, err
 		}
 		d.Warnings = append(warn, d.Warnings...)
 		return d, nil
 	case model.FormatCSV:
-		return LoadCSV(ctx, path, p)
+		return loadCSV(ctx, path, p, ooc)
 	case model.FormatDump:
 		t, err := LoadDumpTree(ctx, path, p)
 		if err != nil {

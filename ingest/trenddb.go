@@ -60,6 +60,11 @@ var dumpMetricNames = map[string]bool{"forward": true, "backward": true, "recomp
 // InputError. Missing tables or key columns, and key or statistic columns
 // declared as text, are InputErrors.
 func LoadTrendDB(ctx context.Context, path string, p model.ProgressFunc) (*model.MonitorData, error) {
+	return loadTrendDB(ctx, path, p, nil)
+}
+
+// loadTrendDB is LoadTrendDB, out of core when ooc is not nil.
+func loadTrendDB(ctx context.Context, path string, p model.ProgressFunc, ooc *OutOfCore) (*model.MonitorData, error) {
 	db, plan, err := openSQLiteReadOnly(path)
 	if err != nil {
 		return nil, err
@@ -82,6 +87,9 @@ func LoadTrendDB(ctx context.Context, path string, p model.ProgressFunc) (*model
 		}
 	}
 	r := &trendReader{path: path, uri: plan.uri, db: db, workers: workers, d: &model.MonitorData{Path: path, Format: model.FormatTrendDB}}
+	if ooc != nil {
+		r.sink = newRowSink(path, *ooc)
+	}
 	switch {
 	case have["trend_data"]:
 		err = r.loadGenB(ctx, have, p)
@@ -128,6 +136,8 @@ type trendReader struct {
 	targetOf  map[int64]int32 // target_id → index into d.Targets
 	microOf   map[int64]int32 // target_id → monitoring_targets.micro_step
 	microMode bool            // targets carry micro steps (see LoadTrendDB)
+
+	sink *rowSink // rows go out of core (outofcore_trenddb.go); nil: into d.Rows
 }
 
 // requireTables names the required tables that are missing.
@@ -212,10 +222,7 @@ func (r *trendReader) loadGenB(ctx context.Context, have map[string]bool, p mode
 			return err
 		}
 	}
-	if !unique {
-		dropDuplicateRows(r.d)
-	}
-	return nil
+	return r.settleRows(ctx, unique)
 }
 
 func allNumeric(cols []string) map[string]bool {
@@ -482,7 +489,9 @@ func (r *trendReader) readChunks(ctx context.Context, chunks []*trendChunk, p mo
 			rows.Lack(s) // not stored: reads as NaN
 		}
 	}
-	rows.Resize(total)
+	if r.sink == nil {
+		rows.Resize(total)
+	}
 	if !d.HasStat[model.StatNorm] {
 		for i := range rows.Norm {
 			rows.Norm[i] = math.NaN()
@@ -499,7 +508,7 @@ func (r *trendReader) readChunks(ctx context.Context, chunks []*trendChunk, p mo
 	}
 	meter.finish()
 	sc.finish()
-	if sc.badRows > 0 && d.Rows.Len() == 0 {
+	if sc.badRows > 0 && r.rowCount() == 0 {
 		return inputErr(r.path, sc.firstBadErr, "no trend_data row could be read: in every row a key column (rank, step, target_id, metric_id) is not a usable integer; the first: %s", problemOf(sc.firstBadErr))
 	}
 	return nil

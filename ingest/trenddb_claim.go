@@ -43,7 +43,9 @@ func (r *trendReader) readClaimed(ctx context.Context, chunks []*trendChunk, tot
 			rows.Lack(s)
 		}
 	}
-	rows.Resize(total)
+	if r.sink == nil {
+		rows.Resize(total)
+	}
 	meter := newProgressMeter(p, r.path, "rows", int64(total))
 	meter.add(0)
 	sc := newTrendScanner(r)
@@ -56,6 +58,9 @@ func (r *trendReader) readClaimed(ctx context.Context, chunks []*trendChunk, tot
 	}
 	if errors.Is(err, errNotClean) {
 		d.Rows = model.Rows{}
+		if r.sink != nil {
+			r.sink.reset()
+		}
 		d.Targets, d.Metrics = d.Targets[:nT], d.Metrics[:nM]
 		return false, nil
 	}
@@ -87,7 +92,13 @@ func (s *trendScanner) scanClaimed(ctx context.Context, st *rawStmt, c *trendChu
 		if off+int64(k) > int64(total) {
 			return errNotClean // more rows than counted: the database changed
 		}
-		rows.Place(int(off), &block)
+		if sink := s.r.sink; sink != nil {
+			if err := sink.add(off, &block, nil, nil, -1); err != nil {
+				return err
+			}
+		} else {
+			rows.Place(int(off), &block)
+		}
 		block.Truncate(0)
 		meter.add(int64(k))
 		return ctx.Err()

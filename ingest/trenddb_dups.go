@@ -76,5 +76,10 @@ func dropDuplicateRows(d *model.MonitorData) {
 		return
 	}
 	compactRows(r)
-	d.Warnings = append(d.Warnings, fmt.Sprintf("data problem: %d trend_data row(s) repeat the rank, step, parameter and metric of an earlier row (the table has no primary key); the first of each was kept, the repeats left out; the first repeat: %s", n, first))
+	d.Warnings = append(d.Warnings, duplicateRowsWarning(n, first))
+}
+
+// duplicateRowsWarning says that n rows repeated an earlier row's key.
+func duplicateRowsWarning(n int, first string) string {
+	return fmt.Sprintf("data problem: %d trend_data row(s) repeat the rank, step, parameter and metric of an earlier row (the table has no primary key); the first of each was kept, the repeats left out; the first repeat: %s", n, first)
 }

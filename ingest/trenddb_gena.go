@@ -82,5 +82,8 @@ func (r *trendReader) loadGenA(ctx context.Context, have map[string]bool, tables
 		return err
 	}
 	r.d.Warnings = append(r.d.Warnings, "older Gen A monitor_metrics.db (MSTT csv2db): step is the optimizer step; micro steps come from monitoring_targets.micro_step")
-	return r.readChunks(ctx, chunks, p)
+	if err := r.readChunks(ctx, chunks, p); err != nil {
+		return err
+	}
+	return r.settleRows(ctx, true)
 }

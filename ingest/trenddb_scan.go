@@ -166,6 +166,28 @@ func (s *trendScanner) withChunkStmt(c *trendChunk, fn func(*rawStmt) error) err
 // scanRows converts the rows of one chunk into d.Rows[c.off : c.off+c.count].
 func (s *trendScanner) scanRows(ctx context.Context, rs *rawStmt, c *trendChunk, meter *progressMeter) error {
 	rows := &s.r.d.Rows
+	// out of core, the rows go to the sink in blocks: row i is at i-base
+	// of the block
+	base, size := 0, math.MaxInt
+	var block model.Rows
+	if s.r.sink != nil {
+		block.Lacks = rows.Lacks
+		block.Resize(claimBlock)
+		if !s.r.d.HasStat[model.StatNorm] { // as readChunks fills d.Rows
+			for i := range block.Norm {
+				block.Norm[i] = math.NaN()
+			}
+		}
+		rows, base, size = &block, c.off, claimBlock
+	}
+	flush := func(upto int) error {
+		if s.r.sink == nil || upto == base {
+			return nil
+		}
+		v := block
+		v.Truncate(upto - base)
+		return s.r.sink.add(int64(base), &v, nil, nil, -1)
+	}
 	nKey := 4
 	if c.metric >= 0 {
 		nKey = 3
@@ -194,6 +216,13 @@ func (s *trendScanner) scanRows(ctx context.Context, rs *rawStmt, c *trendChunk,
 		if i >= end {
 			return errChangedWhileReading
 		}
+		if i-base == size {
+			if err := flush(i); err != nil {
+				return err
+			}
+			base = i
+		}
+		li := i - base
 		rank, err := s.keyInt32(rs, 0, "rank", i)
 		var step int32
 		var tid, mid int64
@@ -208,7 +237,7 @@ func (s *trendScanner) scanRows(ctx context.Context, rs *rawStmt, c *trendChunk,
 		}
 		if err != nil {
 			s.badKey(i, err)
-			rows.Target[i] = badRowTarget
+			rows.Target[li] = badRowTarget
 			i++
 			continue
 		}
@@ -219,14 +248,14 @@ func (s *trendScanner) scanRows(ctx context.Context, rs *rawStmt, c *trendChunk,
 			return err
 		}
 		ti, micro := s.target(tid)
-		rows.Rank[i] = rank
-		rows.Step[i] = step
-		rows.Target[i] = ti
-		rows.Metric[i] = mi
+		rows.Rank[li] = rank
+		rows.Step[li] = step
+		rows.Target[li] = ti
+		rows.Metric[li] = mi
 		if microMode {
-			rows.Micro[i] = micro
+			rows.Micro[li] = micro
 		} else {
-			rows.Micro[i] = model.NoMicro
+			rows.Micro[li] = model.NoMicro
 		}
 		dropped := false
 		for k, st := range c.stats {
@@ -240,13 +269,13 @@ func (s *trendScanner) scanRows(ctx context.Context, rs *rawStmt, c *trendChunk,
 				// is dropped (it would read as a non-finite gradient)
 				dropped = dropped || st == model.StatNorm
 			}
-			rows.SetValue(st, i, v)
+			rows.SetValue(st, li, v)
 		}
 		if dropped {
-			rows.Target[i] = badRowTarget
+			rows.Target[li] = badRowTarget
 		}
 		for _, st := range absent {
-			rows.SetValue(st, i, nan)
+			rows.SetValue(st, li, nan)
 		}
 		i++
 		if pending++; pending == scanCheckEvery {
@@ -260,6 +289,9 @@ func (s *trendScanner) scanRows(ctx context.Context, rs *rawStmt, c *trendChunk,
 	meter.add(int64(pending))
 	if i != end {
 		return errChangedWhileReading
+	}
+	if err := flush(i); err != nil {
+		return err
 	}
 	if text > 0 || bad != [model.NumStats]badCellLog{} {
 		s.mu.Lock()

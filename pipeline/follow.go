@@ -112,7 +112,8 @@ type Follower struct {
 // *ingest.InputError, as for Detect.
 func StartFollow(ctx context.Context, path string, f model.Format, opt FollowOptions, progress model.ProgressFunc) (*Follower, []FollowEvent, error) {
 	opt = opt.withDefaults()
-	memWarning, err := checkMonitorMemory(ctx, path, f, opt.Mem)
+	plan, err := checkMonitorMemory(ctx, path, f, opt.Mem, false) // a follower appends rows: never out of core
+	memWarning := plan.warning
 	if err != nil {
 		return nil, nil, err
 	}

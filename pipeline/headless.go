@@ -25,11 +25,13 @@ func Detect(ctx context.Context, path string, f model.Format, opt analysis.Phase
 	case "2":
 		opt.Metric = "grad_reduced"
 	}
-	memWarning, err := checkMonitorMemory(ctx, path, f, mem)
+	plan, err := checkMonitorMemory(ctx, path, f, mem, true)
 	if err != nil {
 		return nil, err
 	}
-	d, err := ingest.LoadMonitor(ctx, path, f, nil)
+	notify(ctx, plan.notice)
+	memWarning := plan.warning
+	d, err := readMonitorPlanned(ctx, plan, path, f, nil)
 	if err != nil {
 		return nil, err
 	}

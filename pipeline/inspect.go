@@ -47,14 +47,15 @@ func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budg
 		rep.Warnings = append(rep.Warnings, t.Warnings...) // repeats the dumps' own
 		return rep, nil
 	}
-	memWarning, err := checkMemory(ctx, mem, monitorInput{path, f})
+	plan, err := checkMemory(ctx, mem, true, monitorInput{path, f})
 	if err != nil {
 		return nil, err
 	}
-	if memWarning != "" {
-		rep.Warnings = append(rep.Warnings, memWarning)
+	notify(ctx, plan.notice)
+	if plan.warning != "" {
+		rep.Warnings = append(rep.Warnings, plan.warning)
 	}
-	d, err := ingest.LoadMonitor(ctx, path, f, nil)
+	d, err := readMonitorPlanned(ctx, plan, path, f, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -98,10 +98,12 @@ func load(ctx context.Context, in Inputs, progress model.ProgressFunc, follow bo
 		return nil, nil, err
 	}
 
-	memWarning, err := checkMemory(ctx, in.Mem, monitorInput{monitorPath(in.Path, pf), pf}, monitorInput{monitorPath(in.Baseline, bf), bf})
+	plan, err := checkMemory(ctx, in.Mem, !follow, monitorInput{monitorPath(in.Path, pf), pf}, monitorInput{monitorPath(in.Baseline, bf), bf})
 	if err != nil {
 		return nil, nil, err
 	}
+	notify(ctx, plan.notice)
+	memWarning := plan.warning
 
 	// The layer mapping is small and read first: a bad file fails before
 	// the large inputs are read.
@@ -125,7 +127,7 @@ func load(ctx context.Context, in Inputs, progress model.ProgressFunc, follow bo
 	ja, jb := js.add(in.DumpA, loadDump, model.FormatDump), js.add(in.DumpB, loadDump, model.FormatDump)
 	jc, jd := js.add(in.DumpC, loadDump, model.FormatDump), js.add(in.DumpD, loadDump, model.FormatDump)
 
-	if err := runJobs(ctx, js.list, progress); err != nil {
+	if err := runJobs(ctx, js.list, plan, progress); err != nil {
 		return nil, nil, err
 	}
 
@@ -196,7 +198,7 @@ func treeOf(j *loadJob) *model.DumpTree {
 // runJobs reads every job concurrently; the first failure cancels the others.
 // The error returned is that of the first failing job in input order, so
 // that the same bad input always gives the same message.
-func runJobs(ctx context.Context, list []*loadJob, progress model.ProgressFunc) error {
+func runJobs(ctx context.Context, list []*loadJob, plan memPlan, progress model.ProgressFunc) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -221,7 +223,7 @@ func runJobs(ctx context.Context, list []*loadJob, progress model.ProgressFunc) 
 					j.mon = j.fol.Data()
 				}
 			default:
-				j.mon, j.err = readMonitor(ctx, j.path, j.format, p)
+				j.mon, j.err = readMonitorPlanned(ctx, plan, j.path, j.format, p)
 			}
 			if j.err != nil {
 				cancel()

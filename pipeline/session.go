@@ -38,7 +38,8 @@ type Inputs struct {
 	// frameworks (--layer-mapping), optional.
 	LayerMapping string
 	// Mem is the memory budget: monitor inputs whose estimated peak
-	// exceeds it are refused before a row is read (zero: no limit).
+	// exceeds it are read out of core, or refused before a row is read
+	// when that cannot be (memcheck.go; zero: no limit).
 	Mem memlimit.Budget
 	P1  analysis.Phase1Options
 	P2  analysis.Phase2Options

@@ -149,7 +149,7 @@ func identityInputs(t *testing.T) map[string]any {
 	wg.Wait()
 	ctx := context.Background()
 	mon := func(p string) (*model.MonitorData, string) {
-		d, err := ingest.LoadMonitor(ctx, p, model.FormatAuto, nil)
+		d, err := loadMonitor(ctx, p, model.FormatAuto, nil)
 		if err != nil {
 			return nil, err.Error()
 		}

@@ -1,0 +1,51 @@
+package ingest
+
+import (
+	"context"
+
+	"spikescope/model"
+)
+
+// OutOfCore makes LoadMonitorOutOfCore keep a monitor's rows out of the
+// heap: the reader hands its rows in chunks to a sink that appends them to
+// a spill file (package spill) while it counts the rows of every series;
+// an external distribution sort then puts them in series order bucket by
+// bucket (each bucket a range of series that fits HeapBytes) into a second
+// spill file, which the returned rows map. The rows, warnings and results
+// are those of LoadMonitor; the heap holds one bucket and the chunk
+// buffers, the page cache the rest.
+type OutOfCore struct {
+	// Dir is the spill folder ("" = spill.Dir()); never an input's.
+	Dir string
+	// HeapBytes bounds the heap of one bucket (its rows at
+	// OutOfCoreBucketBytesPerRow); 0 or less: one bucket of all rows.
+	HeapBytes int64
+	// BucketRows and ChunkRows override the bucket size derived from
+	// HeapBytes and the rows a spilled chunk holds (tests: a few rows, so
+	// that every series crosses chunks and buckets).
+	BucketRows, ChunkRows int
+}
+
+const (
+	// defaultChunkRows is the most rows one spilled chunk holds: a chunk's
+	// columns are read back whole in every bucket pass that needs one of
+	// its rows, so chunks stay small beside a bucket.
+	defaultChunkRows = 1 << 16
+	// OutOfCoreBucketBytesPerRow is the heap of one row of a bucket: step,
+	// micro step, norm, min, max and mean (28 bytes), its input position
+	// (8, for the duplicate rule) and run folder (2), and the slack of the
+	// per-series cursors.
+	OutOfCoreBucketBytesPerRow = 40
+	// OutOfCoreDiskBytesPerRow is the disk a row needs in the spill folder:
+	// the spilled chunks' series id, step, micro step, norm, min, max and
+	// mean (32 bytes) and the result's columns (28), both held until the
+	// sort is done.
+	OutOfCoreDiskBytesPerRow = 60
+)
+
+// LoadMonitorOutOfCore is LoadMonitor with the rows read through spill
+// files as o says (see OutOfCore). A dump tree is read in memory: its
+// gradients are few.
+func LoadMonitorOutOfCore(ctx context.Context, path string, f model.Format, p model.ProgressFunc, o OutOfCore) (*model.MonitorData, error) {
+	return loadMonitorWith(ctx, path, f, p, &o)
+}

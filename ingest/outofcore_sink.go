@@ -1,0 +1,252 @@
+package ingest
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"spikescope/model"
+	"spikescope/spill"
+)
+
+// rowSink takes a reader's rows chunk by chunk instead of one model.Rows:
+// it appends them to a spill file, each row's (metric, target, rank) as a
+// series id, and counts the rows of every series; build then sorts them
+// into series order (outofcore_build.go). Readers call add from several
+// goroutines.
+type rowSink struct {
+	o      OutOfCore
+	source string // the input, for errors
+
+	mu     sync.Mutex
+	f      *spill.File
+	blocks []sinkBlock
+	ids    seriesIDs
+	keys   []seriesKey // series id → key
+	counts []int       // series id → rows
+	rows   int
+	// hasMicro: a row of the metric has a micro step other than 0 (the
+	// trend.db reader's micro rule, trendScanner.finish)
+	hasMicro [maxMetrics]bool
+	// latest is dropSupersededRuns' latest run folder per (rank, step,
+	// metric), of rows from ranks with several folders
+	latest map[rowKey]int16
+
+	// set by the reader before build: what the in-memory path applies to
+	// whole rows
+	microRule bool // trend.db micro mode: metrics without micro steps get NoMicro
+	dedup     bool // trend.db without a unique key: dropDuplicateRows
+	runs      bool // CSV tree with resumed runs: dropSupersededRuns
+
+	// chunk buffers, reused
+	sid, step, micro []int32
+	norm             []float64
+	stats            [model.NumStats][]float32
+}
+
+// sinkBlock is one spilled chunk.
+type sinkBlock struct {
+	order  int64 // the reader's position of the chunk's first row (rows keep this order within a series)
+	n      int
+	folder int16 // run folder order of a CSV file (dropSupersededRuns), -1 none
+	sid    spill.Ref
+	step   spill.Ref
+	micro  spill.Ref
+	norm   spill.Ref
+	stats  [model.NumStats]spill.Ref
+	lacks  [model.NumStats]bool // not stored: NaN
+	// minPos..maxPos are the series positions its rows hold (build's first
+	// pass finds them: later buckets skip chunks outside)
+	minPos, maxPos int32
+	seen, released bool
+}
+
+// seriesKey identifies one series.
+type seriesKey struct {
+	rank, target int32
+	metric       uint8
+}
+
+// seriesIDs numbers series in the order they are first seen: per rank a
+// table [metric][target] of id+1, the last rank's kept at hand (rows come
+// rank by rank, or file by file of one rank).
+type seriesIDs struct {
+	byRank   map[int32]*[][]int32
+	lastRank int32
+	last     *[][]int32
+}
+
+func newRowSink(source string, o OutOfCore) *rowSink {
+	return &rowSink{o: o, source: source, ids: seriesIDs{byRank: map[int32]*[][]int32{}}}
+}
+
+// id is the series id of (rank, target, metric), numbered anew if unseen.
+func (s *rowSink) id(rank, target int32, metric uint8) int32 {
+	x := &s.ids
+	if x.last == nil || rank != x.lastRank {
+		tab, ok := x.byRank[rank]
+		if !ok {
+			tab = &[][]int32{}
+			x.byRank[rank] = tab
+		}
+		x.lastRank, x.last = rank, tab
+	}
+	tab := x.last
+	if int(metric) >= len(*tab) {
+		*tab = append(*tab, make([][]int32, int(metric)+1-len(*tab))...)
+	}
+	row := (*tab)[metric]
+	if int(target) >= len(row) {
+		row = append(row, make([]int32, int(target)+1-len(row))...)
+		(*tab)[metric] = row
+	}
+	if v := row[target]; v != 0 {
+		return v - 1
+	}
+	id := int32(len(s.keys))
+	s.keys = append(s.keys, seriesKey{rank, target, metric})
+	s.counts = append(s.counts, 0)
+	row[target] = id + 1
+	return id
+}
+
+// add spills rows (rows marked badRowTarget are left out), their targets
+// and metrics renumbered by tmap and mmap (nil: as they are); order is the
+// reader's position of the first row, folder the rows' run folder order
+// (-1 none). The rows can be reused once it returns.
+func (s *rowSink) add(order int64, r *model.Rows, tmap []int32, mmap []uint8, folder int16) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	chunk := s.o.ChunkRows
+	if chunk <= 0 {
+		chunk = defaultChunkRows
+	}
+	n := r.Len()
+	for lo := 0; lo < n; lo += chunk {
+		if err := s.put(order+int64(lo), r, lo, min(n, lo+chunk), tmap, mmap, folder); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// put spills rows lo..hi-1 of r as one chunk.
+func (s *rowSink) put(order int64, r *model.Rows, lo, hi int, tmap []int32, mmap []uint8, folder int16) error {
+	s.sid, s.step, s.micro, s.norm = s.sid[:0], s.step[:0], s.micro[:0], s.norm[:0]
+	for st := model.StatMin; st < model.NumStats; st++ {
+		s.stats[st] = s.stats[st][:0]
+	}
+	if folder >= 0 && s.latest == nil {
+		s.latest = map[rowKey]int16{}
+	}
+	for i := lo; i < hi; i++ {
+		t := r.Target[i]
+		if t == badRowTarget {
+			continue
+		}
+		if tmap != nil {
+			t = tmap[t]
+		}
+		m := r.Metric[i]
+		if mmap != nil {
+			m = mmap[m]
+		}
+		id := s.id(r.Rank[i], t, m)
+		s.counts[id]++
+		s.sid = append(s.sid, id)
+		s.step = append(s.step, r.Step[i])
+		s.micro = append(s.micro, r.Micro[i])
+		s.norm = append(s.norm, r.Norm[i])
+		if r.Micro[i] != 0 {
+			s.hasMicro[m] = true
+		}
+		if folder >= 0 {
+			k := rowKey{r.Rank[i], r.Step[i], m}
+			if cur, ok := s.latest[k]; !ok || folder > cur {
+				s.latest[k] = folder
+			}
+		}
+		for st := model.StatMin; st < model.NumStats; st++ {
+			if !r.Lacks[st] {
+				s.stats[st] = append(s.stats[st], r.Stats[st][i])
+			}
+		}
+	}
+	if len(s.sid) == 0 {
+		return nil
+	}
+	if s.f == nil {
+		f, err := spill.Create(s.o.Dir)
+		if err != nil {
+			return s.spillErr(err)
+		}
+		s.f = f
+	}
+	b := sinkBlock{order: order, n: len(s.sid), folder: folder, lacks: r.Lacks}
+	var err error
+	write := func(ref *spill.Ref, w func() (spill.Ref, error)) {
+		if err == nil {
+			*ref, err = w()
+		}
+	}
+	write(&b.sid, func() (spill.Ref, error) { return s.f.Int32s(s.sid) })
+	write(&b.step, func() (spill.Ref, error) { return s.f.Int32s(s.step) })
+	write(&b.micro, func() (spill.Ref, error) { return s.f.Int32s(s.micro) })
+	write(&b.norm, func() (spill.Ref, error) { return s.f.Float64s(s.norm) })
+	for st := model.StatMin; st < model.NumStats; st++ {
+		if !b.lacks[st] {
+			write(&b.stats[st], func() (spill.Ref, error) { return s.f.Float32s(s.stats[st]) })
+		}
+	}
+	if err != nil {
+		return s.spillErr(err)
+	}
+	s.blocks = append(s.blocks, b)
+	s.rows += b.n
+	return nil
+}
+
+// reset forgets every row spilled (the trend.db reader reads again).
+func (s *rowSink) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f != nil {
+		s.f.Close()
+	}
+	s.f, s.blocks, s.keys, s.counts, s.rows = nil, nil, nil, nil, 0
+	s.ids = seriesIDs{byRank: map[int32]*[][]int32{}}
+	s.hasMicro, s.latest = [maxMetrics]bool{}, nil
+}
+
+// len is the rows spilled so far.
+func (s *rowSink) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rows
+}
+
+// spillErr words a spill failure (a full disk, say) for the input's line.
+func (s *rowSink) spillErr(err error) error {
+	dir := s.o.Dir
+	if dir == "" {
+		dir = spill.Dir()
+	}
+	return inputErr(s.source, err, "reading it through a temporary file in %s failed: %v", dir, err)
+}
+
+// sortedBlocks puts the chunks in the reader's row order (readers spill
+// from several goroutines).
+func (s *rowSink) sortBlocks() {
+	slices.SortFunc(s.blocks, func(a, b sinkBlock) int {
+		switch {
+		case a.order < b.order:
+			return -1
+		case a.order > b.order:
+			return 1
+		}
+		return 0
+	})
+}
+
+// String is for test failures.
+func (b sinkBlock) String() string { return fmt.Sprintf("block@%d×%d", b.order, b.n) }

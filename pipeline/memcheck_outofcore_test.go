@@ -1,0 +1,50 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"spikescope/ingest"
+	"spikescope/model"
+)
+
+// Load with the out-of-core read forced (chunks of 7 rows, buckets of 50)
+// gives the demo's in-memory session: both devices' monitors read through
+// spill files (PATH and the baseline), the same Phase 1, Phase 2 and
+// Phase 3 results, progress reported, the spill folder left empty.
+func TestLoadOutOfCoreLikeInMemory(t *testing.T) {
+	want := loadDemo(t)
+	dir := t.TempDir()
+	forceOutOfCore = &ingest.OutOfCore{Dir: dir, ChunkRows: 7, BucketRows: 50}
+	defer func() { forceOutOfCore = nil }()
+	progressed := false
+	got, err := Load(context.Background(), demoInputs(), func(model.Progress) { progressed = true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Monitor.Rows.Mapped || got.BaselineMonitor == nil || !got.BaselineMonitor.Rows.Mapped {
+		t.Fatal("the monitors were not read out of core")
+	}
+	if want.Monitor.Rows.Mapped {
+		t.Fatal("the in-memory load is mapped")
+	}
+	if !progressed {
+		t.Error("no progress reported")
+	}
+	for _, c := range []struct {
+		name string
+		a, b any
+	}{{"phase 1", want.P1, got.P1}, {"baseline phase 1", want.P1Baseline, got.P1Baseline}, {"phase 2", want.P2, got.P2}, {"phase 3", want.P3, got.P3},
+		{"warnings", want.Monitor.Warnings, got.Monitor.Warnings}, {"missing", want.Missing, got.Missing}} {
+		a, err1 := json.Marshal(c.a)
+		b, err2 := json.Marshal(c.b)
+		if err1 != nil || err2 != nil || string(a) != string(b) {
+			t.Errorf("%s differs out of core (%v %v):\n%.300s\nwant\n%.300s", c.name, err1, err2, b, a)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("spill files left in %s: %v", dir, ents)
+	}
+}
