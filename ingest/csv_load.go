@@ -50,7 +50,7 @@ func loadCSV(ctx context.Context, path string, p model.ProgressFunc, ooc *OutOfC
 	m := &csvMerger{d: &model.MonitorData{Path: path, Format: model.FormatCSV}, totalBytes: total,
 		targets: map[targetKey]int32{}, metrics: map[string]uint8{}, runOrder: disc.runOrder}
 	if ooc != nil {
-		m.sink = newRowSink(path, *ooc)
+		m.sink = newRowSink(path, *ooc, p)
 	}
 	var skip *csvSkips
 	if !disc.single && len(disc.files) > 1 {

@@ -110,7 +110,11 @@ func (s *rowSink) build(ctx context.Context, d *model.MonitorData) (sinkBuilt, e
 		defer cols[i].f.Close()
 	}
 	var table []model.Series
-	written := 0
+	written, placed := 0, 0
+	s.report(0)
+	// the summary's non-finite counts, taken while each bucket is in the
+	// heap (Rows.Counted): read later, they would page every statistic in
+	counts := &model.StatCounts{}
 	firstDupOrder := int64(math.MaxInt64)
 	var bk bucketRows
 	for lo := 0; lo < len(bySeries); {
@@ -185,12 +189,15 @@ func (s *rowSink) build(ctx context.Context, d *model.MonitorData) (sinkBuilt, e
 			}
 			if w > start {
 				table = append(table, model.Series{Start: written + start, Rank: key.rank, Target: key.target, Metric: key.metric})
+				bk.count(counts, key.metric, start, w)
 			}
 		}
 		if err := bk.writeTo(&cols, w); err != nil {
 			return out, s.spillErr(err)
 		}
 		written += w
+		placed += n
+		s.report(placed)
 		lo = hi
 	}
 	s.blocks = nil
@@ -216,6 +223,8 @@ func (s *rowSink) build(ctx context.Context, d *model.MonitorData) (sinkBuilt, e
 	if written == 0 {
 		rows.Table = nil
 	}
+	counts.Rows = written
+	rows.Counted = counts
 	d.Rows = rows
 	return out, nil
 }
@@ -289,6 +298,33 @@ func (b *bucketRows) take(in *spill.Mapping, c *sinkBlock, pos []int32, lo, hi i
 		if b.folder != nil {
 			b.folder[k] = c.folder
 		}
+	}
+}
+
+// count adds the non-finite min, max and mean of rows lo..hi-1 (of one
+// series of metric) to c, as Rows.CountStats counts them.
+func (b *bucketRows) count(c *model.StatCounts, metric uint8, lo, hi int) {
+	for int(metric) >= len(c.ByMetric) {
+		c.ByMetric = append(c.ByMetric, [model.NumStats]model.NonFinite{})
+	}
+	m := &c.ByMetric[metric]
+	for st := model.StatMin; st < model.NumStats; st++ {
+		if !b.store[st] {
+			m[st].NaN += hi - lo
+			continue
+		}
+		for _, v := range b.stats[st][lo:hi] {
+			if f := float64(v); f != f || f > math.MaxFloat64 || f < -math.MaxFloat64 {
+				m[st].Add(f)
+			}
+		}
+	}
+}
+
+// report tells the sort's progress: done of the rows placed.
+func (s *rowSink) report(done int) {
+	if s.progress != nil {
+		s.progress(model.Progress{Done: int64(done), Total: int64(s.rows), Unit: "rows", Stage: model.StageSorting})
 	}
 }
 

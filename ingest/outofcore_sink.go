@@ -15,8 +15,9 @@ import (
 // into series order (outofcore_build.go). Readers call add from several
 // goroutines.
 type rowSink struct {
-	o      OutOfCore
-	source string // the input, for errors
+	o        OutOfCore
+	source   string             // the input, for errors
+	progress model.ProgressFunc // the sort's progress (nil: none)
 
 	mu     sync.Mutex
 	f      *spill.File
@@ -76,8 +77,8 @@ type seriesIDs struct {
 	last     *[][]int32
 }
 
-func newRowSink(source string, o OutOfCore) *rowSink {
-	return &rowSink{o: o, source: source, ids: seriesIDs{byRank: map[int32]*[][]int32{}}}
+func newRowSink(source string, o OutOfCore, p model.ProgressFunc) *rowSink {
+	return &rowSink{o: o, source: source, progress: p, ids: seriesIDs{byRank: map[int32]*[][]int32{}}}
 }
 
 // id is the series id of (rank, target, metric), numbered anew if unseen.

@@ -79,7 +79,7 @@ func randomRows(rng *rand.Rand, n int) model.Rows {
 // blocks arriving out of order) and sorts it out of core.
 func sinkSorted(t *testing.T, rng *rand.Rand, r *model.Rows, d *model.MonitorData, o OutOfCore, dedup bool) sinkBuilt {
 	t.Helper()
-	s := newRowSink("test", o)
+	s := newRowSink("test", o, nil)
 	s.dedup = dedup
 	type piece struct{ lo, hi int }
 	var ps []piece
@@ -244,6 +244,13 @@ func TestOutOfCoreLoadsLikeInMemory(t *testing.T) {
 			if last.Total == 0 {
 				t.Errorf("%s: no progress reported", what)
 			}
+			if got.Rows.Len() > 0 && (last.Stage != model.StageSorting || last.Done != last.Total) {
+				t.Errorf("%s: the last report is %+v, not the sort's end", what, last)
+			}
+			// the counts taken bucket by bucket are those of the rows
+			if c := got.Rows.Counted; got.Rows.Len() > 0 && (c == nil || !reflect.DeepEqual(c.ByMetric, want.Rows.CountStats().ByMetric)) {
+				t.Errorf("%s: kept non-finite counts %+v, the rows have %+v", what, c, want.Rows.CountStats())
+			}
 			for _, f := range []struct {
 				name string
 				a, b any
@@ -277,7 +284,7 @@ func firstRepeatless(ws []string) []string {
 func TestOutOfCoreSortCancelled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	r := randomRows(rng, 100)
-	s := newRowSink("test", OutOfCore{Dir: t.TempDir(), ChunkRows: 10, BucketRows: 10})
+	s := newRowSink("test", OutOfCore{Dir: t.TempDir(), ChunkRows: 10, BucketRows: 10}, nil)
 	if err := s.add(0, &r, nil, nil, -1); err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func loadTrendDB(ctx context.Context, path string, p model.ProgressFunc, ooc *Ou
 	}
 	r := &trendReader{path: path, uri: plan.uri, db: db, workers: workers, d: &model.MonitorData{Path: path, Format: model.FormatTrendDB}}
 	if ooc != nil {
-		r.sink = newRowSink(path, *ooc)
+		r.sink = newRowSink(path, *ooc, p)
 	}
 	switch {
 	case have["trend_data"]:

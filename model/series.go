@@ -160,7 +160,9 @@ func (r *Rows) uncount() {
 
 // Lack drops statistic s from storage: every row reads NaN.
 func (r *Rows) Lack(s Stat) {
-	r.uncount()
+	if !r.Counted.allNaN(s) { // else every row counts NaN as before
+		r.uncount()
+	}
 	if s != StatNorm {
 		r.Stats[s], r.Lacks[s] = nil, true
 	}
@@ -399,7 +401,15 @@ type Progress struct {
 	Done  int64
 	Total int64
 	Unit  string // "bytes" or "rows"
+	// Stage names work after the read ("" while reading): an input read
+	// through temporary files reports its sort into series order as a
+	// stage of its own, in rows.
+	Stage string
 }
+
+// StageSorting is the stage of an input larger than the memory budget
+// whose rows, read, are put into series order through temporary files.
+const StageSorting = "sorting"
 
 // ProgressFunc receives progress reports; it must be cheap and safe to call
 // from any goroutine.

@@ -68,3 +68,16 @@ func (r *Rows) NonFiniteStats() *StatCounts {
 	}
 	return r.CountStats()
 }
+
+// allNaN reports whether the counts say statistic s is NaN in every row
+// counted (false for nil counts).
+func (c *StatCounts) allNaN(s Stat) bool {
+	if c == nil || s == StatNorm {
+		return false
+	}
+	n := 0
+	for _, m := range c.ByMetric {
+		n += m[s].NaN
+	}
+	return n == c.Rows
+}

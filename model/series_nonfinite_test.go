@@ -70,3 +70,21 @@ func TestChangesDropCounts(t *testing.T) {
 		}
 	}
 }
+
+// Lack keeps the counts only for a statistic they count NaN in every row:
+// dropping a column that had numbers changes what the rows hold.
+func TestLackKeepsCountsOfAnAllNaNStat(t *testing.T) {
+	var r Rows
+	nan := math.NaN()
+	r.Append(0, 1, NoMicro, 0, 0, [NumStats]float64{1, nan, 2, nan})
+	r.Append(0, 2, NoMicro, 0, 0, [NumStats]float64{1, nan, math.Inf(1), nan})
+	r.Counted = r.CountStats()
+	r.Lack(StatMin)
+	if r.Counted == nil {
+		t.Fatal("counts dropped for a statistic that was NaN in every row")
+	}
+	r.Lack(StatMax)
+	if r.Counted != nil {
+		t.Fatal("counts kept though max had numbers")
+	}
+}

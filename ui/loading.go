@@ -54,6 +54,9 @@ func (p *loadingPane) add(pr model.Progress) {
 			p.order = append(p.order, pr.Input)
 		}
 	}
+	if old, ok := p.prog[pr.Input]; ok && old.Stage != pr.Stage {
+		delete(p.first, pr.Input) // a new stage: its rate from its own start
+	}
 	p.prog[pr.Input] = pr
 	s := sample{pr.Done, p.now()}
 	if _, ok := p.first[pr.Input]; !ok {
@@ -142,6 +145,11 @@ func (p *loadingPane) View() []string {
 				f = 1
 			}
 			amt := amount(pr.Done, pr.Total, pr.Unit)
+			if pr.Stage == model.StageSorting {
+				// read already; larger than the memory budget, its rows
+				// are put in order through a temporary file
+				amt = "in order: " + amt
+			}
 			if sp := p.speed(pr); sp != "" {
 				amt += " · " + sp
 			}

@@ -81,3 +81,30 @@ func TestLoadingShowsRateAndTimeLeft(t *testing.T) {
 		}
 	}
 }
+
+// An input read out of core shows its sort into order as a second bar,
+// with its own rate: the bar does not sit full while the rows are sorted.
+func TestLoadingShowsSortStage(t *testing.T) {
+	m := New(Options{Backend: &fakeBackend{block: true}, NoColor: true})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 24})
+	clock := time.Unix(1000, 0)
+	m.loading.now = func() time.Time { return clock }
+	in := "/data/run/trend.db"
+	send := func(pr model.Progress) {
+		pr.Input = in
+		m.Update(progressMsg{id: m.loadID, ps: []model.Progress{pr}})
+	}
+	send(model.Progress{Done: 0, Total: 1_000_000, Unit: "rows"})
+	clock = clock.Add(10 * time.Second)
+	send(model.Progress{Done: 1_000_000, Total: 1_000_000, Unit: "rows"})
+	send(model.Progress{Done: 0, Total: 1_000_000, Unit: "rows", Stage: model.StageSorting})
+	clock = clock.Add(time.Second)
+	send(model.Progress{Done: 500_000, Total: 1_000_000, Unit: "rows", Stage: model.StageSorting})
+	txt := screenText(m)
+	if !strings.Contains(txt, "in order: 500,000 / 1,000,000 rows · 500 k rows/s · 1 s left") {
+		t.Fatalf("the sort's progress is not shown at its own rate:\n%s", txt)
+	}
+	if strings.Contains(txt, "analysing") {
+		t.Fatalf("analysis announced while sorting:\n%s", txt)
+	}
+}
