@@ -31,7 +31,11 @@ func sortedRows(d *model.MonitorData) []string {
 // numbers.
 func TestTrendDBClaimedReadMatchesCounted(t *testing.T) {
 	for _, broken := range []string{"", "UPDATE trend_data SET norm = 'n/a' WHERE rank = 9 AND step = 3 AND target_id = 2",
-		"UPDATE trend_data SET step = 'x' WHERE rank = 4 AND step = 1 AND target_id = 5"} {
+		"UPDATE trend_data SET step = 'x' WHERE rank = 4 AND step = 1 AND target_id = 5",
+		// a rank between two ranges' integer bounds and one past every
+		// number: counted and read, never silently left out
+		"UPDATE trend_data SET rank = 4.5 WHERE rank = 4 AND step = 1 AND target_id = 5",
+		"UPDATE trend_data SET rank = 'r3' WHERE rank = 3 AND step = 0 AND target_id = 1"} {
 		path := filepath.Join(t.TempDir(), "r.trend.db")
 		WriteTrendDB(t, path, BenchShape{Ranks: 12, Targets: 7, Metrics: 2, Steps: 6})
 		if broken != "" {

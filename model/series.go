@@ -411,6 +411,10 @@ type Progress struct {
 // whose rows, read, are put into series order through temporary files.
 const StageSorting = "sorting"
 
+// StageCounting is the stage before a large database's rows are read:
+// they are counted first (Total unknown, Done the rows counted so far).
+const StageCounting = "counting"
+
 // ProgressFunc receives progress reports; it must be cheap and safe to call
 // from any goroutine.
 type ProgressFunc func(Progress)

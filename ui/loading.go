@@ -145,7 +145,11 @@ func (p *loadingPane) View() []string {
 				f = 1
 			}
 			amt := amount(pr.Done, pr.Total, pr.Unit)
-			if pr.Stage == model.StageSorting {
+			switch pr.Stage {
+			case model.StageCounting:
+				// a large database's rows are counted before they are read
+				amt = "counting: " + amt
+			case model.StageSorting:
 				// read already; larger than the memory budget, its rows
 				// are put in order through a temporary file
 				amt = "in order: " + amt
@@ -185,6 +189,10 @@ func amount(done, total int64, unit string) string {
 			return humanize.Bytes(uint64(v))
 		}
 		return humanize.Comma(v) + " " + unit
+	}
+	if total >= 10_000_000 && unit != "bytes" { // "25 M / 100.8 M rows": fits 80 columns with the rate
+		si := func(v int64) string { return humanize.SIWithDigits(float64(v), 1, "") }
+		return si(done) + " / " + si(total) + " " + unit
 	}
 	if total > 0 && unit != "bytes" { // the unit once: "1,029 / 2,000 rows"
 		return humanize.Comma(done) + " / " + humanize.Comma(total) + " " + unit
