@@ -116,8 +116,9 @@ func (p *phase1Pane) overviewLines() []string {
 	if d.Monitor != nil && params == 0 {
 		params = len(d.Monitor.Targets)
 	}
-	l1 := fmt.Sprintf("%s · %d parameters · ranks %s · steps %s · %d rows",
-		r.Format, params, fmtRange(r.Summary.Ranks), fmtRange(r.Summary.Steps), r.Summary.TotalRows)
+	// what fits of: the format as users name it, then the run's extent
+	l1 := fitJoin(p.width, formatWord(r.Format), fmt.Sprintf("%d parameters", params), "ranks "+fmtRange(r.Summary.Ranks),
+		"steps "+fmtRange(r.Summary.Steps), rowCount(r.Summary.TotalRows)+" rows")
 	sa := r.Sharding
 	// what a pass is, then how many candidates while the width allows
 	l2 := fitJoin(p.width, passUnitText(sa), fmt.Sprintf("%d candidates, earliest first", len(p.anoms)))

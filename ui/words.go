@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/dustin/go-humanize"
 
 	"spikescope/model"
 )
@@ -102,4 +103,25 @@ func fitJoin(width int, first string, more ...string) string {
 		s = next
 	}
 	return s
+}
+
+// formatWord is an input format as users name it.
+func formatWord(f model.Format) string {
+	switch f {
+	case model.FormatTrendDB:
+		return "trend.db"
+	case model.FormatCSV:
+		return "CSV"
+	case model.FormatDump:
+		return "dump tree"
+	}
+	return string(f)
+}
+
+// rowCount is a row count to read at a glance: "15,600", "100 M".
+func rowCount(n int) string {
+	if n >= 10_000_000 {
+		return humanize.SIWithDigits(float64(n), 1, "")
+	}
+	return humanize.Comma(int64(n))
 }
