@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/dustin/go-humanize"
 
 	"spikescope/model"
@@ -161,6 +162,9 @@ func (p *loadingPane) View() []string {
 			fill := int(f * float64(barW))
 			bar := st.Bar.Render(strings.Repeat("█", fill)) + strings.Repeat("░", barW-fill)
 			lines = append(lines, fmt.Sprintf("  %s %3.0f%% %s", bar, f*100, amt))
+			if pr.Stage == model.StageSorting {
+				lines = append(lines, st.Dim.Render(ansi.Truncate("  larger than the memory budget: put in order through a temporary file", p.width, "…")))
+			}
 			if pr.Done < pr.Total {
 				allDone = false
 			}
@@ -191,7 +195,7 @@ func amount(done, total int64, unit string) string {
 		return humanize.Comma(v) + " " + unit
 	}
 	if total >= 10_000_000 && unit != "bytes" { // "25 M / 100.8 M rows": fits 80 columns with the rate
-		si := func(v int64) string { return humanize.SIWithDigits(float64(v), 1, "") }
+		si := func(v int64) string { return strings.TrimSpace(humanize.SIWithDigits(float64(v), 1, "")) }
 		return si(done) + " / " + si(total) + " " + unit
 	}
 	if total > 0 && unit != "bytes" { // the unit once: "1,029 / 2,000 rows"
