@@ -390,10 +390,13 @@ func TestTrendDBUnreadable(t *testing.T) {
 }
 
 func TestTrendDBProgressReachesTotal(t *testing.T) {
-	var first, last model.Progress
+	var counting, first, last model.Progress
 	calls := 0
 	d, err := LoadTrendDB(context.Background(), filepath.Join(monitorTestdata, "formats21.trend.db"), func(p model.Progress) {
-		if calls == 0 {
+		switch {
+		case calls == 0:
+			counting = p // the rows are counted first: the screen says so
+		case calls == 1:
 			first = p
 		}
 		last = p
@@ -402,7 +405,10 @@ func TestTrendDBProgressReachesTotal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls < 2 || first.Done != 0 || first.Total != 11 || last.Unit != "rows" || last.Done != 11 || last.Total != 11 || last.Done != int64(d.Rows.Len()) {
+	if counting.Stage != model.StageCounting || first.Stage != "" || last.Stage != "" {
+		t.Errorf("stages: %+v, then %+v … %+v", counting, first, last)
+	}
+	if calls < 3 || first.Done != 0 || first.Total != 11 || last.Unit != "rows" || last.Done != 11 || last.Total != 11 || last.Done != int64(d.Rows.Len()) {
 		t.Errorf("calls %d first %+v last %+v", calls, first, last)
 	}
 }

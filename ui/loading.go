@@ -168,6 +168,9 @@ func (p *loadingPane) View() []string {
 			if pr.Done < pr.Total {
 				allDone = false
 			}
+		case pr.Stage == model.StageCounting && pr.Done == 0:
+			lines = append(lines, "  counting the rows")
+			allDone = false
 		default:
 			line := "  " + amount(pr.Done, 0, pr.Unit) + " read"
 			if sp := p.speed(pr); sp != "" {

@@ -109,19 +109,23 @@ func TestLoadingShowsSortStage(t *testing.T) {
 	}
 }
 
-// A 100M-row input's counting stage fits 80 columns with its rate and the
-// time left.
+// A 100M-row input's progress fits 80 columns with its rate and the time
+// left; before the read, a database's rows are counted and the screen says so.
 func TestLoadingLargeCountFits80(t *testing.T) {
 	m := New(Options{Backend: &fakeBackend{block: true}, NoColor: true})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	clock := time.Unix(1000, 0)
 	m.loading.now = func() time.Time { return clock }
 	in := "/data/run/trend.db"
+	m.Update(progressMsg{id: m.loadID, ps: []model.Progress{{Input: in, Unit: "rows", Stage: model.StageCounting}}})
+	if txt := screenText(m); !strings.Contains(txt, "counting the rows") {
+		t.Fatalf("the count before the read is not shown:\n%s", txt)
+	}
 	for i, done := range []int64{0, 25_000_974} {
 		clock = clock.Add(time.Duration(i) * 12 * time.Second)
-		m.Update(progressMsg{id: m.loadID, ps: []model.Progress{{Input: in, Done: done, Total: 100_835_253, Unit: "rows", Stage: model.StageCounting}}})
+		m.Update(progressMsg{id: m.loadID, ps: []model.Progress{{Input: in, Done: done, Total: 100_835_253, Unit: "rows"}}})
 	}
-	if txt := screenText(m); !strings.Contains(txt, "counting: 25 M / 100.8 M rows · 2 M rows/s · 36 s left") {
-		t.Fatalf("the counting line is cut or wrong at 80 columns:\n%s", txt)
+	if txt := screenText(m); !strings.Contains(txt, "25 M / 100.8 M rows · 2 M rows/s · 36 s left") {
+		t.Fatalf("the progress line is cut or wrong at 80 columns:\n%s", txt)
 	}
 }
