@@ -24,6 +24,11 @@ type OutOfCore struct {
 	// HeapBytes and the rows a spilled chunk holds (tests: a few rows, so
 	// that every series crosses chunks and buckets).
 	BucketRows, ChunkRows int
+
+	// sinks are the readers' sinks of one load (LoadMonitorOutOfCore), so
+	// that a load that fails or is cancelled before the sort closes their
+	// spill files: an unlinked file's disk is free only once closed.
+	sinks *[]*rowSink
 }
 
 const (
@@ -47,5 +52,12 @@ const (
 // files as o says (see OutOfCore). A dump tree is read in memory: its
 // gradients are few.
 func LoadMonitorOutOfCore(ctx context.Context, path string, f model.Format, p model.ProgressFunc, o OutOfCore) (*model.MonitorData, error) {
+	var sinks []*rowSink
+	o.sinks = &sinks
+	defer func() {
+		for _, s := range sinks {
+			s.close()
+		}
+	}()
 	return loadMonitorWith(ctx, path, f, p, &o)
 }

@@ -70,6 +70,9 @@ func (s *rowSink) build(ctx context.Context, d *model.MonitorData) (sinkBuilt, e
 	if err != nil {
 		return out, s.spillErr(err)
 	}
+	// the chunks are copied into the buckets: once sorted, their mapping
+	// would hold the file's disk (32 bytes a row) until the process exits
+	defer in.Unmap()
 	s.sortBlocks()
 
 	// series order: pos[id] is series id's place in it

@@ -1,9 +1,12 @@
 package ingest
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
+	"syscall"
 
 	"spikescope/model"
 	"spikescope/spill"
@@ -78,7 +81,22 @@ type seriesIDs struct {
 }
 
 func newRowSink(source string, o OutOfCore, p model.ProgressFunc) *rowSink {
-	return &rowSink{o: o, source: source, progress: p, ids: seriesIDs{byRank: map[int32]*[][]int32{}}}
+	s := &rowSink{o: o, source: source, progress: p, ids: seriesIDs{byRank: map[int32]*[][]int32{}}}
+	if o.sinks != nil {
+		*o.sinks = append(*o.sinks, s)
+	}
+	return s
+}
+
+// close closes the spill file of rows not yet sorted (build closes it
+// itself): a load that stopped early.
+func (s *rowSink) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
 }
 
 // id is the series id of (rank, target, metric), numbered anew if unseen.
@@ -232,7 +250,17 @@ func (s *rowSink) spillErr(err error) error {
 	if dir == "" {
 		dir = spill.Dir()
 	}
-	return inputErr(s.source, err, "reading it through a temporary file in %s failed: %v", dir, err)
+	return inputErr(s.source, err, "reading it through a temporary file in %s failed: %s", dir, spillCause(err))
+}
+
+// spillCause is what went wrong in a spill, for the user: the system's
+// word ("no space left on device"), not the temporary file's name.
+func spillCause(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno.Error()
+	}
+	return strings.TrimPrefix(err.Error(), "spill: ")
 }
 
 // sortedBlocks puts the chunks in the reader's row order (readers spill
