@@ -2,8 +2,10 @@ package ingest
 
 import (
 	"context"
+	"os"
 
 	"spikescope/model"
+	"spikescope/spill"
 )
 
 // OutOfCore makes LoadMonitorOutOfCore keep a monitor's rows out of the
@@ -52,6 +54,14 @@ const (
 // files as o says (see OutOfCore). A dump tree is read in memory: its
 // gradients are few.
 func LoadMonitorOutOfCore(ctx context.Context, path string, f model.Format, p model.ProgressFunc, o OutOfCore) (*model.MonitorData, error) {
+	dir := o.Dir
+	if dir == "" {
+		dir = spill.Dir()
+	}
+	if _, err := os.Stat(path); err == nil && insideInput(dir, path) {
+		// (a path not there is the reader's to word)
+		return nil, inputErr(path, nil, "not read through a temporary file: the temporary folder %s is its folder or inside it (set SPIKESCOPE_SPILL_DIR to a folder elsewhere)", dir)
+	}
 	var sinks []*rowSink
 	o.sinks = &sinks
 	defer func() {
