@@ -19,8 +19,9 @@ import (
 type OutOfCore struct {
 	// Dir is the spill folder ("" = spill.Dir()); never an input's.
 	Dir string
-	// HeapBytes bounds the heap of one bucket (its rows at
-	// OutOfCoreBucketBytesPerRow); 0 or less: one bucket of all rows.
+	// HeapBytes bounds the heap of one bucket (its rows, at most
+	// OutOfCoreBucketBytesPerRow, and its series' cursors: bucketFits); 0
+	// or less: one bucket of all rows.
 	HeapBytes int64
 	// BucketRows and ChunkRows override the bucket size derived from
 	// HeapBytes and the rows a spilled chunk holds (tests: a few rows, so
@@ -38,10 +39,9 @@ const (
 	// columns are read back whole in every bucket pass that needs one of
 	// its rows, so chunks stay small beside a bucket.
 	defaultChunkRows = 1 << 16
-	// OutOfCoreBucketBytesPerRow is the heap of one row of a bucket: step,
-	// micro step, norm, min, max and mean (28 bytes), its input position
-	// (8, for the duplicate rule) and run folder (2), and the slack of the
-	// per-series cursors.
+	// OutOfCoreBucketBytesPerRow is the most heap one row of a bucket
+	// takes: step, micro step, norm, min, max and mean (28 bytes), its input
+	// position (8, for the duplicate rule) or run folder (2), and slack.
 	OutOfCoreBucketBytesPerRow = 40
 	// OutOfCoreDiskBytesPerRow is the disk a row needs in the spill folder:
 	// the spilled chunks' series id, step, micro step, norm, min, max and

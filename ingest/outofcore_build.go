@@ -89,18 +89,12 @@ func (s *rowSink) build(ctx context.Context, d *model.MonitorData) (sinkBuilt, e
 		pos[id] = int32(p)
 	}
 
-	capRows := s.o.BucketRows
-	if capRows <= 0 {
-		capRows = int(min(s.o.HeapBytes/OutOfCoreBucketBytesPerRow, math.MaxInt32))
-		if capRows <= 0 {
-			capRows = s.rows
-		}
-	}
 	// the statistics stored: those the input has (the rest read NaN)
 	var store [model.NumStats]bool
 	for st := model.StatMin; st < model.NumStats; st++ {
 		store[st] = d.HasStat[st]
 	}
+	fits := s.bucketFits(store)
 
 	var cols [2 + model.NumStats]outColumn // step, micro, norm, min, max, mean
 	for i := range cols {
@@ -122,7 +116,7 @@ func (s *rowSink) build(ctx context.Context, d *model.MonitorData) (sinkBuilt, e
 	var bk bucketRows
 	for lo := 0; lo < len(bySeries); {
 		hi, n := lo, 0
-		for hi < len(bySeries) && (hi == lo || n+s.counts[bySeries[hi]] <= capRows) {
+		for hi < len(bySeries) && (hi == lo || fits(n+s.counts[bySeries[hi]], hi+1-lo)) {
 			n += s.counts[bySeries[hi]]
 			hi++
 		}
@@ -230,6 +224,40 @@ func (s *rowSink) build(ctx context.Context, d *model.MonitorData) (sinkBuilt, e
 	rows.Counted = counts
 	d.Rows = rows
 	return out, nil
+}
+
+// bucketCursorBytes is the heap a bucket's series take beside its rows:
+// the cursor and the start of each (next, starts).
+const bucketCursorBytes = 16
+
+// bucketFits is whether a bucket of rows rows in series series stays in
+// the bucket's heap: BucketRows rows when set, else HeapBytes counted as
+// bucketRows holds them (step, micro step and norm, each statistic
+// stored, the input position for the duplicate rule, the run folder for
+// superseded runs) and the series' cursors — series of a row or two would
+// otherwise take a third more than their rows.
+func (s *rowSink) bucketFits(store [model.NumStats]bool) func(rows, series int) bool {
+	row := int64(4 + 4 + 8)
+	for st := model.StatMin; st < model.NumStats; st++ {
+		if store[st] {
+			row += 4
+		}
+	}
+	if s.dedup {
+		row += 8
+	}
+	if s.runs {
+		row += 2
+	}
+	return func(rows, series int) bool {
+		switch {
+		case s.o.BucketRows > 0:
+			return rows <= s.o.BucketRows
+		case s.o.HeapBytes > 0:
+			return int64(rows)*row+int64(series+1)*bucketCursorBytes <= s.o.HeapBytes
+		}
+		return true
+	}
 }
 
 // bucketRows holds one bucket's rows while they are sorted (reused).
