@@ -3,6 +3,7 @@ package ingest
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -72,16 +73,48 @@ type seriesKey struct {
 }
 
 // seriesIDs numbers series in the order they are first seen: per rank a
-// table [metric][target] of id+1, the last rank's kept at hand (rows come
-// rank by rank, or file by file of one rank).
+// table [metric] of the rank's targets' id+1, the last rank's kept at hand
+// (rows come rank by rank, or file by file of one rank).
 type seriesIDs struct {
-	byRank   map[int32]*[][]int32
+	byRank   map[int32]*[]idRow
 	lastRank int32
-	last     *[][]int32
+	last     *[]idRow
+}
+
+// idRow holds id+1 of the series of targets base… of one rank and metric:
+// from the rank's lowest target, not from 0, since ranks of a pipeline
+// stage or an expert group have targets of their own — tables from 0
+// would take ranks × targets entries, hundreds of MB at thousands of
+// ranks.
+type idRow struct {
+	base int32
+	ids  []int32
+}
+
+// at is the entry of target, the row grown to hold it.
+func (r *idRow) at(target int32) *int32 {
+	if r.ids == nil {
+		r.base = target
+	}
+	if target < r.base {
+		// grown below by at least its length: targets seen in falling
+		// order cost amortised time
+		extra := max(int64(r.base)-int64(target), int64(len(r.ids)))
+		base := max(int64(r.base)-extra, math.MinInt32)
+		shift := int(int64(r.base) - base)
+		ids := make([]int32, shift+len(r.ids))
+		copy(ids[shift:], r.ids)
+		r.base, r.ids = int32(base), ids
+	}
+	i := int(int64(target) - int64(r.base))
+	if i >= len(r.ids) {
+		r.ids = append(r.ids, make([]int32, i+1-len(r.ids))...)
+	}
+	return &r.ids[i]
 }
 
 func newRowSink(source string, o OutOfCore, p model.ProgressFunc) *rowSink {
-	s := &rowSink{o: o, source: source, progress: p, ids: seriesIDs{byRank: map[int32]*[][]int32{}}}
+	s := &rowSink{o: o, source: source, progress: p, ids: seriesIDs{byRank: map[int32]*[]idRow{}}}
 	if o.sinks != nil {
 		*o.sinks = append(*o.sinks, s)
 	}
@@ -105,27 +138,29 @@ func (s *rowSink) id(rank, target int32, metric uint8) int32 {
 	if x.last == nil || rank != x.lastRank {
 		tab, ok := x.byRank[rank]
 		if !ok {
-			tab = &[][]int32{}
+			tab = &[]idRow{}
 			x.byRank[rank] = tab
 		}
 		x.lastRank, x.last = rank, tab
 	}
 	tab := x.last
 	if int(metric) >= len(*tab) {
-		*tab = append(*tab, make([][]int32, int(metric)+1-len(*tab))...)
+		*tab = append(*tab, make([]idRow, int(metric)+1-len(*tab))...)
 	}
-	row := (*tab)[metric]
-	if int(target) >= len(row) {
-		row = append(row, make([]int32, int(target)+1-len(row))...)
-		(*tab)[metric] = row
+	row := &(*tab)[metric]
+	var e *int32
+	if i := int64(target) - int64(row.base); row.ids != nil && i >= 0 && i < int64(len(row.ids)) {
+		e = &row.ids[i] // a target seen before: the common case, inline
+	} else {
+		e = row.at(target)
 	}
-	if v := row[target]; v != 0 {
+	if v := *e; v != 0 {
 		return v - 1
 	}
 	id := int32(len(s.keys))
 	s.keys = append(s.keys, seriesKey{rank, target, metric})
 	s.counts = append(s.counts, 0)
-	row[target] = id + 1
+	*e = id + 1
 	return id
 }
 
@@ -233,7 +268,7 @@ func (s *rowSink) reset() {
 		s.f.Close()
 	}
 	s.f, s.blocks, s.keys, s.counts, s.rows = nil, nil, nil, nil, 0
-	s.ids = seriesIDs{byRank: map[int32]*[][]int32{}}
+	s.ids = seriesIDs{byRank: map[int32]*[]idRow{}}
 	s.hasMicro, s.latest = [maxMetrics]bool{}, nil
 }
 
