@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"spikescope/ingest"
@@ -22,8 +23,8 @@ func TestLoadOutOfCoreLikeInMemory(t *testing.T) {
 	dir := t.TempDir()
 	forceOutOfCore = &ingest.OutOfCore{Dir: dir, ChunkRows: 7, BucketRows: 50}
 	defer func() { forceOutOfCore = nil }()
-	progressed := false
-	got, err := Load(context.Background(), demoInputs(), func(model.Progress) { progressed = true })
+	var progressed atomic.Bool // progress comes from every reader's goroutines
+	got, err := Load(context.Background(), demoInputs(), func(model.Progress) { progressed.Store(true) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func TestLoadOutOfCoreLikeInMemory(t *testing.T) {
 	if want.Monitor.Rows.Mapped {
 		t.Fatal("the in-memory load is mapped")
 	}
-	if !progressed {
+	if !progressed.Load() {
 		t.Error("no progress reported")
 	}
 	for _, c := range []struct {
