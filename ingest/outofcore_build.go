@@ -58,6 +58,9 @@ func (s *rowSink) build(ctx context.Context, d *model.MonitorData) (sinkBuilt, e
 		out.dropped = map[int32]int{}
 	}
 	lacks := d.Rows.Lacks
+	if err := s.flush(); err != nil {
+		return out, err
+	}
 	if s.f == nil { // no row
 		d.Rows = model.Rows{Lacks: lacks}
 		return out, nil

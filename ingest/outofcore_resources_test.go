@@ -138,3 +138,51 @@ func TestOutOfCoreFullSpillFolder(t *testing.T) {
 		}
 	}
 }
+
+// spillDisk is the disk the spill files of dir held open take (their
+// allocated blocks: holes between columns take none).
+func spillDisk(t *testing.T, dir string) int64 {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd here")
+	}
+	var n int64
+	for _, e := range ents {
+		fd := filepath.Join("/proc/self/fd", e.Name())
+		if l, err := os.Readlink(fd); err == nil && strings.HasPrefix(l, dir+"/") {
+			if st, err := os.Stat(fd); err == nil {
+				n += st.Sys().(*syscall.Stat_t).Blocks * 512
+			}
+		}
+	}
+	return n
+}
+
+// The rows of many small files (the demo's CSV tree: 160 files of about
+// 100 rows) share spilled chunks: the disk the spilled rows take, when the
+// sort starts, is about their 32 bytes a row (OutOfCoreDiskBytesPerRow),
+// not a page per column per file (294 bytes a row).
+func TestOutOfCoreSmallFilesShareChunks(t *testing.T) {
+	for _, p := range []string{"../testdata/demo/npu/monitor_output", "../testdata/demo/npu/trend.db"} {
+		dir := t.TempDir()
+		var disk int64 = -1
+		progress := func(pr model.Progress) {
+			if pr.Stage == model.StageSorting && disk < 0 {
+				disk = spillDisk(t, dir) // the result's files are empty yet
+			}
+		}
+		d, err := LoadMonitorOutOfCore(context.Background(), p, model.FormatAuto, progress, OutOfCore{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := int64(d.Rows.Len())
+		if limit := n*32 + 8*8192; disk < 0 || disk > limit {
+			t.Errorf("%s: %d rows spilled into %d bytes of disk (%.0f a row), want at most %d", p, n, disk, float64(disk)/float64(n), limit)
+		}
+	}
+}
