@@ -60,7 +60,7 @@ func LoadMonitorOutOfCore(ctx context.Context, path string, f model.Format, p mo
 	}
 	if _, err := os.Stat(path); err == nil && insideInput(dir, path) {
 		// (a path not there is the reader's to word)
-		return nil, inputErr(path, nil, "not read through a temporary file: the temporary folder %s is its folder or inside it (set SPIKESCOPE_SPILL_DIR to a folder elsewhere)", dir)
+		return nil, inputErr(path, nil, "not read through a temporary file: the temporary folder %s is within the input (set SPIKESCOPE_SPILL_DIR to a folder outside it)", dir)
 	}
 	var sinks []*rowSink
 	o.sinks = &sinks

@@ -33,7 +33,7 @@ func TestOutOfCoreSpillFolderInsideInput(t *testing.T) {
 		t.Setenv("SPIKESCOPE_SPILL_DIR", c.env)
 		_, err := LoadMonitorOutOfCore(context.Background(), in, model.FormatAuto, nil, OutOfCore{Dir: c.dir, ChunkRows: 3, BucketRows: 5})
 		var ie *InputError
-		if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), in+": ") || !strings.Contains(err.Error(), "inside") || strings.Contains(err.Error(), "\n") {
+		if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), in+": ") || !strings.Contains(err.Error(), "within the input") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("spill folder %q (env %q): %v, want one line saying the folder is inside %s", c.dir, c.env, err, in)
 		}
 	}
