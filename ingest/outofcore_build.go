@@ -237,8 +237,8 @@ const bucketCursorBytes = 16
 // the bucket's heap: BucketRows rows when set, else HeapBytes counted as
 // bucketRows holds them (step, micro step and norm, each statistic
 // stored, the input position for the duplicate rule, the run folder for
-// superseded runs) and the series' cursors — series of a row or two would
-// otherwise take a third more than their rows.
+// superseded runs) and the series' cursors — series of a row or two took
+// a third more than OutOfCoreBucketBytesPerRow alone allowed.
 func (s *rowSink) bucketFits(store [model.NumStats]bool) func(rows, series int) bool {
 	row := int64(4 + 4 + 8)
 	for st := model.StatMin; st < model.NumStats; st++ {
@@ -257,7 +257,10 @@ func (s *rowSink) bucketFits(store [model.NumStats]bool) func(rows, series int) 
 		case s.o.BucketRows > 0:
 			return rows <= s.o.BucketRows
 		case s.o.HeapBytes > 0:
-			return int64(rows)*row+int64(series+1)*bucketCursorBytes <= s.o.HeapBytes
+			// at most HeapBytes/OutOfCoreBucketBytesPerRow rows either way:
+			// its slack is the collector's room
+			return int64(rows)*OutOfCoreBucketBytesPerRow <= s.o.HeapBytes &&
+				int64(rows)*row+int64(series+1)*bucketCursorBytes <= s.o.HeapBytes
 		}
 		return true
 	}
