@@ -205,6 +205,7 @@ func (s *rowSink) put(order int64, r *model.Rows, lo, hi int, tmap []int32, mmap
 		*p = pendingChunk{order: order, folder: folder, lacks: r.Lacks}
 	}
 	p.end = order + int64(hi-lo)
+	s.reserve(hi-lo, chunk)
 	if folder >= 0 && s.latest == nil {
 		s.latest = map[rowKey]int16{}
 	}
@@ -290,6 +291,23 @@ func (s *rowSink) flush() error {
 	s.rows += b.n
 	s.clearChunk()
 	return nil
+}
+
+// reserve makes room for n more rows in the chunk buffers, doubling them
+// up to a chunk's rows: append's growth by a quarter would allocate five
+// times the buffers on the way to a full chunk.
+func (s *rowSink) reserve(n, chunk int) {
+	need := len(s.sid) + n
+	if need <= cap(s.sid) {
+		return
+	}
+	c := min(max(need, 2*cap(s.sid)), max(chunk, need))
+	grow := func(v []int32) []int32 { return slices.Grow(v, c-len(v)) }
+	s.sid, s.step, s.micro = grow(s.sid), grow(s.step), grow(s.micro)
+	s.norm = slices.Grow(s.norm, c-len(s.norm))
+	for st := model.StatMin; st < model.NumStats; st++ {
+		s.stats[st] = slices.Grow(s.stats[st], c-len(s.stats[st]))
+	}
 }
 
 // clearChunk empties the chunk buffers (kept for reuse).
