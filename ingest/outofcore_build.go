@@ -58,6 +58,9 @@ func (s *rowSink) build(ctx context.Context, d *model.MonitorData) (sinkBuilt, e
 		out.dropped = map[int32]int{}
 	}
 	lacks := d.Rows.Lacks
+	if err := s.flush(); err != nil {
+		return out, err
+	}
 	if s.f == nil { // no row
 		d.Rows = model.Rows{Lacks: lacks}
 		return out, nil
@@ -70,6 +73,9 @@ func (s *rowSink) build(ctx context.Context, d *model.MonitorData) (sinkBuilt, e
 	if err != nil {
 		return out, s.spillErr(err)
 	}
+	// the chunks are copied into the buckets: once sorted, their mapping
+	// would hold the file's disk (32 bytes a row) until the process exits
+	defer in.Unmap()
 	s.sortBlocks()
 
 	// series order: pos[id] is series id's place in it
@@ -86,18 +92,12 @@ func (s *rowSink) build(ctx context.Context, d *model.MonitorData) (sinkBuilt, e
 		pos[id] = int32(p)
 	}
 
-	capRows := s.o.BucketRows
-	if capRows <= 0 {
-		capRows = int(min(s.o.HeapBytes/OutOfCoreBucketBytesPerRow, math.MaxInt32))
-		if capRows <= 0 {
-			capRows = s.rows
-		}
-	}
 	// the statistics stored: those the input has (the rest read NaN)
 	var store [model.NumStats]bool
 	for st := model.StatMin; st < model.NumStats; st++ {
 		store[st] = d.HasStat[st]
 	}
+	fits := s.bucketFits(store)
 
 	var cols [2 + model.NumStats]outColumn // step, micro, norm, min, max, mean
 	for i := range cols {
@@ -119,7 +119,7 @@ func (s *rowSink) build(ctx context.Context, d *model.MonitorData) (sinkBuilt, e
 	var bk bucketRows
 	for lo := 0; lo < len(bySeries); {
 		hi, n := lo, 0
-		for hi < len(bySeries) && (hi == lo || n+s.counts[bySeries[hi]] <= capRows) {
+		for hi < len(bySeries) && (hi == lo || fits(n+s.counts[bySeries[hi]], hi+1-lo)) {
 			n += s.counts[bySeries[hi]]
 			hi++
 		}
@@ -227,6 +227,43 @@ func (s *rowSink) build(ctx context.Context, d *model.MonitorData) (sinkBuilt, e
 	rows.Counted = counts
 	d.Rows = rows
 	return out, nil
+}
+
+// bucketCursorBytes is the heap a bucket's series take beside its rows:
+// the cursor and the start of each (next, starts).
+const bucketCursorBytes = 16
+
+// bucketFits is whether a bucket of rows rows in series series stays in
+// the bucket's heap: BucketRows rows when set, else HeapBytes counted as
+// bucketRows holds them (step, micro step and norm, each statistic
+// stored, the input position for the duplicate rule, the run folder for
+// superseded runs) and the series' cursors — series of a row or two took
+// a third more than OutOfCoreBucketBytesPerRow alone allowed.
+func (s *rowSink) bucketFits(store [model.NumStats]bool) func(rows, series int) bool {
+	row := int64(4 + 4 + 8)
+	for st := model.StatMin; st < model.NumStats; st++ {
+		if store[st] {
+			row += 4
+		}
+	}
+	if s.dedup {
+		row += 8
+	}
+	if s.runs {
+		row += 2
+	}
+	return func(rows, series int) bool {
+		switch {
+		case s.o.BucketRows > 0:
+			return rows <= s.o.BucketRows
+		case s.o.HeapBytes > 0:
+			// at most HeapBytes/OutOfCoreBucketBytesPerRow rows either way:
+			// its slack is the collector's room
+			return int64(rows)*OutOfCoreBucketBytesPerRow <= s.o.HeapBytes &&
+				int64(rows)*row+int64(series+1)*bucketCursorBytes <= s.o.HeapBytes
+		}
+		return true
+	}
 }
 
 // bucketRows holds one bucket's rows while they are sorted (reused).

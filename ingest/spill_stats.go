@@ -124,6 +124,11 @@ func spillColumns(input string, r *model.Rows, cols []model.Stat) error {
 	return nil
 }
 
+// SpillDirInsideInput reports whether spill folder dir is input's folder
+// or inside it (symbolic links followed; a path that cannot be resolved
+// counts as inside): no spill file may go there.
+func SpillDirInsideInput(dir, input string) bool { return insideInput(dir, input) }
+
 // insideInput reports whether dir is the input's folder (input itself when
 // it is a folder, else the folder holding it) or inside it; a path that
 // cannot be resolved counts as inside (no spill beside an input, ever).

@@ -102,6 +102,12 @@ func checkMemory(ctx context.Context, b memlimit.Budget, outOfCore bool, inputs 
 			return memPlan{}, refuse(fmt.Sprintf(", and reading it through a temporary file needs about %s of disk in %s, %s", memlimit.Text(disk), dir, have),
 				"free disk there or set SPIKESCOPE_SPILL_DIR to a folder with room, ")
 		}
+		for _, in := range named {
+			if ingest.SpillDirInsideInput(dir, in.path) { // nothing is written into an input
+				return memPlan{}, refuse(fmt.Sprintf(", and the temporary folder %s to read it through is within the input (%s)", dir, in.path),
+					"set SPIKESCOPE_SPILL_DIR to a folder outside the input, ")
+			}
+		}
 		// half of what the base leaves goes to the buckets (shared by the
 		// inputs, read at once), half to the analysis and the series tables
 		heap := (b.Bytes - memlimit.BaseBytes) / 2 / int64(len(named))

@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"spikescope/ingest"
+	"spikescope/memlimit"
 	"spikescope/model"
 )
 
@@ -19,8 +23,8 @@ func TestLoadOutOfCoreLikeInMemory(t *testing.T) {
 	dir := t.TempDir()
 	forceOutOfCore = &ingest.OutOfCore{Dir: dir, ChunkRows: 7, BucketRows: 50}
 	defer func() { forceOutOfCore = nil }()
-	progressed := false
-	got, err := Load(context.Background(), demoInputs(), func(model.Progress) { progressed = true })
+	var progressed atomic.Bool // progress comes from every reader's goroutines
+	got, err := Load(context.Background(), demoInputs(), func(model.Progress) { progressed.Store(true) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +34,7 @@ func TestLoadOutOfCoreLikeInMemory(t *testing.T) {
 	if want.Monitor.Rows.Mapped {
 		t.Fatal("the in-memory load is mapped")
 	}
-	if !progressed {
+	if !progressed.Load() {
 		t.Error("no progress reported")
 	}
 	for _, c := range []struct {
@@ -46,5 +50,45 @@ func TestLoadOutOfCoreLikeInMemory(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("spill files left in %s: %v", dir, ents)
+	}
+}
+
+// Over the budget with the spill folder inside the input (here through a
+// symbolic link), the run is refused up front, saying so and what to do,
+// rather than read through a temporary file beside the input.
+func TestMemCheckSpillFolderInsideInput(t *testing.T) {
+	root := t.TempDir()
+	in := filepath.Join(root, "run")
+	if err := os.MkdirAll(filepath.Join(in, "tmp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// a CSV whose size (sparse) estimates millions of rows
+	csv := filepath.Join(in, "grad_unreduced_0-9.csv")
+	if err := os.WriteFile(csv, []byte("name,vpp_stage,micro_step,step,norm\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(csv, 4_000_000*ingest.CSVFileBytesPerRow); err != nil { // 240 MB of disk out of core
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "spill")
+	if err := os.Symlink(filepath.Join(in, "tmp"), link); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SPIKESCOPE_SPILL_DIR", link)
+	b := memlimit.Budget{Bytes: 64 << 20}
+	plan, err := checkMonitorMemory(context.Background(), in, model.FormatAuto, b, true)
+	if err == nil || plan.ooc != nil {
+		t.Fatalf("read out of core through a folder inside the input: %+v, %v", plan, err)
+	}
+	msg := err.Error()
+	for _, w := range []string{in + ": ", "temporary folder " + link, "within the input (" + in + ")", "SPIKESCOPE_SPILL_DIR"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("refusal %q lacks %q", msg, w)
+		}
+	}
+	// with the folder elsewhere the same input goes out of core
+	t.Setenv("SPIKESCOPE_SPILL_DIR", t.TempDir())
+	if plan, err := checkMonitorMemory(context.Background(), in, model.FormatAuto, b, true); err != nil || plan.ooc == nil {
+		t.Fatalf("spill folder outside the input: %+v, %v", plan, err)
 	}
 }

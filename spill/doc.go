@@ -7,6 +7,8 @@
 // The file is unlinked as soon as it is created: nothing is left behind when
 // spikescope exits or is killed, and nothing is ever written beside an
 // input. Mappings are private (copy-on-write): a write to a mapped column
-// changes memory only, never the file. A mapping lives until the process
-// exits (its columns may be shared by copies of the rows that hold them).
+// changes memory only, never the file. A mapping whose columns were handed
+// out lives until the process exits (they may be shared by copies of the
+// rows that hold them); one read only by its maker (the out-of-core sort's
+// chunks) is undone when done (Unmap), giving its disk back.
 package spill

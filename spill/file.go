@@ -135,6 +135,18 @@ func (f *File) Map() (*Mapping, error) {
 // Close closes the file (mappings stay valid).
 func (f *File) Close() error { return f.f.Close() }
 
+// Unmap undoes the mapping, giving its file's disk back once the file is
+// closed: only for a mapping whose columns nothing references any more (a
+// read afterwards faults). A mapping of nothing, or one undone, is left.
+func (m *Mapping) Unmap() error {
+	if m == nil || m.b == nil {
+		return nil
+	}
+	b := m.b
+	m.b = nil
+	return munmap(b)
+}
+
 func (m *Mapping) bytes(r Ref) []byte {
 	if r.Len == 0 {
 		return nil

@@ -3,6 +3,7 @@ package spill
 import (
 	"math"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -85,5 +86,42 @@ func TestDirAvoidsMemoryFileSystems(t *testing.T) {
 	t.Setenv("SPIKESCOPE_SPILL_DIR", "/dev/shm")
 	if Dir() != "/dev/shm" {
 		t.Fatal("the folder the user names is used as given")
+	}
+}
+
+// Unmap gives the mapping up: the file's pages leave the process's maps
+// (an unlinked file's disk is then free once it is closed).
+func TestUnmap(t *testing.T) {
+	f, err := Create(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := f.f.Name()
+	if _, err := f.Float64s([]float64{1, 2, 3}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := f.Map()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	mapped := func() bool {
+		b, err := os.ReadFile("/proc/self/maps")
+		if err != nil {
+			t.Skip("no /proc/self/maps here")
+		}
+		return strings.Contains(string(b), name)
+	}
+	if !mapped() {
+		t.Fatal("the mapping is not in /proc/self/maps")
+	}
+	if err := m.Unmap(); err != nil {
+		t.Fatal(err)
+	}
+	if mapped() {
+		t.Fatal("the file is still mapped after Unmap")
+	}
+	if err := m.Unmap(); err != nil {
+		t.Fatalf("a second Unmap: %v", err)
 	}
 }
