@@ -56,7 +56,10 @@ const (
 func LoadMonitorOutOfCore(ctx context.Context, path string, f model.Format, p model.ProgressFunc, o OutOfCore) (*model.MonitorData, error) {
 	dir := o.Dir
 	if dir == "" {
-		dir = spill.Dir()
+		if dir = SpillDirFor(path); dir == "" {
+			dir = spill.Dir()
+		}
+		o.Dir = dir
 	}
 	if _, err := os.Stat(path); err == nil && insideInput(dir, path) {
 		// (a path not there is the reader's to word)

@@ -49,3 +49,32 @@ func TestOutOfCoreSpillFolderInsideInput(t *testing.T) {
 		t.Fatalf("spill folder outside the input: %v", err)
 	}
 }
+
+// A trend.db kept in the system's temporary folder spills to the next
+// folder (/var/tmp), not beside itself and not nowhere.
+func TestSpillDirForSkipsTheInputsFolder(t *testing.T) {
+	t.Setenv("SPIKESCOPE_SPILL_DIR", "")
+	in := t.TempDir() // under os.TempDir()
+	db := filepath.Join(in, "run.trend.db")
+	if err := os.WriteFile(db, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", in)
+	got := SpillDirFor(db)
+	if st, err := os.Stat("/var/tmp"); err != nil || !st.IsDir() {
+		if got != "" {
+			t.Fatalf("spill folder %q for an input in the only candidate", got)
+		}
+		return
+	}
+	if got != "/var/tmp" {
+		t.Fatalf("spill folder %q, want /var/tmp (the temporary folder holds the input)", got)
+	}
+	other := filepath.Join(t.TempDir(), "x.trend.db")
+	if err := os.WriteFile(other, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d := SpillDirFor(other); d != in {
+		t.Fatalf("spill folder %q for an input elsewhere, want the temporary folder %s", d, in)
+	}
+}

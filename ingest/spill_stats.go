@@ -30,9 +30,9 @@ var SpillStatsMinRows = 1 << 20
 // spillFree is spill.Free (a test replaces it to see a full folder).
 var spillFree = spill.Free
 
-// spillHeadroom is the free space a spill leaves in its folder beyond what
+// SpillHeadroom is the free space a spill leaves in its folder beyond what
 // it writes: it does not fill the disk for everyone else.
-const spillHeadroom = 64 << 20
+const SpillHeadroom = 64 << 20
 
 // holdLess makes a large load (SpillStatsMinRows) hold less memory: min,
 // max and mean go to a spill file (SpillStats) and the columns left lose
@@ -86,9 +86,9 @@ func SpillStats(input string, d *model.MonitorData) bool {
 // spillColumns writes columns cols of r to a new spill file and points r
 // at their mapping; on an error r is unchanged.
 func spillColumns(input string, r *model.Rows, cols []model.Stat) error {
-	dir := spill.Dir()
-	if insideInput(dir, input) {
-		return fmt.Errorf("spill folder %s is the input's folder or inside it", dir)
+	dir := SpillDirFor(input)
+	if dir == "" {
+		return fmt.Errorf("every spill folder (%s) is the input's folder or inside it", strings.Join(spill.Candidates(), ", "))
 	}
 	page := int64(os.Getpagesize())
 	need := int64(len(cols)) * (int64(r.Len())*4 + page)
@@ -96,8 +96,8 @@ func spillColumns(input string, r *model.Rows, cols []model.Stat) error {
 	switch {
 	case !ok:
 		return fmt.Errorf("free space of %s unknown", dir)
-	case free < need+spillHeadroom:
-		return fmt.Errorf("%s has %d bytes free, %d needed", dir, free, need+spillHeadroom)
+	case free < need+SpillHeadroom:
+		return fmt.Errorf("%s has %d bytes free, %d needed", dir, free, need+SpillHeadroom)
 	}
 	f, err := spill.Create(dir)
 	if err != nil {
@@ -122,6 +122,21 @@ func spillColumns(input string, r *model.Rows, cols []model.Stat) error {
 	}
 	r.Mapped = true
 	return nil
+}
+
+// SpillDirFor is the spill folder for reading inputs: the first of
+// spill.Candidates outside every one of them, "" when none is.
+func SpillDirFor(inputs ...string) string {
+	for _, d := range spill.Candidates() {
+		inside := false
+		for _, in := range inputs {
+			inside = inside || insideInput(d, in)
+		}
+		if !inside {
+			return d
+		}
+	}
+	return ""
 }
 
 // SpillDirInsideInput reports whether spill folder dir is input's folder

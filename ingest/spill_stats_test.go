@@ -199,7 +199,7 @@ func TestSpillStatsKeptInMemory(t *testing.T) {
 	}
 
 	defer func(f func(string) (int64, bool)) { spillFree = f }(spillFree)
-	spillFree = func(string) (int64, bool) { return spillHeadroom, true } // the headroom, nothing more
+	spillFree = func(string) (int64, bool) { return SpillHeadroom, true } // the headroom, nothing more
 	check("a full spill folder", db)
 	spillFree = func(string) (int64, bool) { return 0, false }
 	check("free space unknown", db)

@@ -91,10 +91,17 @@ func checkMemory(ctx context.Context, b memlimit.Budget, outOfCore bool, inputs 
 		if b.Bytes < outOfCoreMinBytes {
 			return memPlan{}, refuse(fmt.Sprintf(", not even through a temporary file (that needs a limit of at least %s)", memlimit.Text(outOfCoreMinBytes)), "")
 		}
-		dir := spill.Dir()
+		var paths []string
+		for _, in := range named {
+			paths = append(paths, in.path)
+		}
+		dir := ingest.SpillDirFor(paths...)
+		if dir == "" { // every folder within an input: the check below says so
+			dir = spill.Dir()
+		}
 		disk := rows * ingest.OutOfCoreDiskBytesPerRow
 		free, known := spill.Free(dir)
-		if !known || free < disk {
+		if !known || free < disk+ingest.SpillHeadroom { // a full disk would stop every other writer too
 			have := "whose free space cannot be read"
 			if known {
 				have = "which has " + memlimit.Text(free) + " free"
@@ -115,7 +122,7 @@ func checkMemory(ctx context.Context, b memlimit.Budget, outOfCore bool, inputs 
 		if len(named) > 1 {
 			subject = named[0].path + " and its baseline " + named[1].path + " hold"
 		}
-		return memPlan{ooc: &ingest.OutOfCore{HeapBytes: heap}, notice: fmt.Sprintf(
+		return memPlan{ooc: &ingest.OutOfCore{Dir: dir, HeapBytes: heap}, notice: fmt.Sprintf(
 			"%s %s, more than %s: reading through a temporary file in %s instead (about %s of disk, freed when spikescope exits)",
 			subject, what, b.Describe(), dir, memlimit.Text(disk))}, nil
 	}

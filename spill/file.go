@@ -11,22 +11,41 @@ import (
 // temporary folder — unless that is held in memory (tmpfs, common for /tmp
 // on cluster nodes), where a spill would take the very memory it is meant to
 // save: then /var/tmp when that is on disk.
-func Dir() string {
+func Dir() string { return Candidates()[0] }
+
+// Candidates are the folders a spill file may go to, best first: the one
+// $SPIKESCOPE_SPILL_DIR names alone, else the system's temporary folder
+// and /var/tmp, those held in memory last. A reader takes the first that
+// lies outside its inputs (a trend.db kept in /tmp spills to /var/tmp).
+func Candidates() []string {
 	if d := os.Getenv("SPIKESCOPE_SPILL_DIR"); d != "" {
-		return d
+		return []string{d}
 	}
-	return dirAmong(os.TempDir(), "/var/tmp")
+	return ordered(os.TempDir(), "/var/tmp")
+}
+
+// ordered lists the folders that exist, on disk first, then held in
+// memory; the first given when none exists.
+func ordered(dirs ...string) []string {
+	var disk, mem []string
+	for _, d := range dirs {
+		st, err := os.Stat(d)
+		switch {
+		case err != nil || !st.IsDir():
+		case InMemory(d):
+			mem = append(mem, d)
+		default:
+			disk = append(disk, d)
+		}
+	}
+	if out := append(disk, mem...); len(out) > 0 {
+		return out
+	}
+	return dirs[:1]
 }
 
 // dirAmong is the first folder not held in memory, else the first.
-func dirAmong(dirs ...string) string {
-	for _, d := range dirs {
-		if st, err := os.Stat(d); err == nil && st.IsDir() && !InMemory(d) {
-			return d
-		}
-	}
-	return dirs[0]
-}
+func dirAmong(dirs ...string) string { return ordered(dirs...)[0] }
 
 // ErrUnsupported is returned where this system cannot map files.
 var ErrUnsupported = errors.New("spill: memory-mapped files are not supported on this system")
