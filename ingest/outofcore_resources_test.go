@@ -91,6 +91,9 @@ func TestOutOfCoreStoppedSortHoldsNothing(t *testing.T) {
 // the spill's internals, and leaves no spill file open or mapped; so does
 // a load cancelled while it reads.
 func TestOutOfCoreFullSpillFolder(t *testing.T) {
+	if !inFileSizeChild(t) {
+		return
+	}
 	for _, p := range []string{"../testdata/demo/npu/trend.db", "../testdata/demo/npu/monitor_output"} {
 		dir := t.TempDir()
 		var old syscall.Rlimit
