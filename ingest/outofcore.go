@@ -61,7 +61,7 @@ func LoadMonitorOutOfCore(ctx context.Context, path string, f model.Format, p mo
 		}
 		o.Dir = dir
 	}
-	if _, err := os.Stat(path); err == nil && insideInput(dir, path) {
+	if _, err := os.Stat(path); err == nil && SpillInputWithin(dir, path) != "" {
 		// (a path not there is the reader's to word)
 		return nil, inputErr(path, nil, "not read through a temporary file: the temporary folder %s is within the input (set SPIKESCOPE_SPILL_DIR to a folder outside it)", dir)
 	}

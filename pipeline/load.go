@@ -98,6 +98,7 @@ func load(ctx context.Context, in Inputs, progress model.ProgressFunc, follow bo
 		return nil, nil, err
 	}
 
+	avoidSpillIn(in)
 	plan, err := checkMemory(ctx, in.Mem, !follow, monitorInput{monitorPath(in.Path, pf), pf}, monitorInput{monitorPath(in.Baseline, bf), bf})
 	if err != nil {
 		return nil, nil, err

@@ -109,11 +109,9 @@ func checkMemory(ctx context.Context, b memlimit.Budget, outOfCore bool, inputs 
 			return memPlan{}, refuse(fmt.Sprintf(", and reading it through a temporary file needs about %s of disk in %s, %s", memlimit.Text(disk), dir, have),
 				"free disk there or set SPIKESCOPE_SPILL_DIR to a folder with room, ")
 		}
-		for _, in := range named {
-			if ingest.SpillDirInsideInput(dir, in.path) { // nothing is written into an input
-				return memPlan{}, refuse(fmt.Sprintf(", and the temporary folder %s to read it through is within the input (%s)", dir, in.path),
-					"set SPIKESCOPE_SPILL_DIR to a folder outside the input, ")
-			}
+		if in := ingest.SpillInputWithin(dir, paths...); in != "" { // nothing is written into an input
+			return memPlan{}, refuse(fmt.Sprintf(", and the temporary folder %s to read it through is within the input (%s)", dir, in),
+				"set SPIKESCOPE_SPILL_DIR to a folder outside the input, ")
 		}
 		// half of what the base leaves goes to the buckets (shared by the
 		// inputs, read at once), half to the analysis and the series tables
@@ -210,9 +208,16 @@ func CheckMemoryFor(ctx context.Context, in Inputs, follow bool) error {
 	if err != nil {
 		return nil
 	}
+	avoidSpillIn(in)
 	plan, err := checkMemory(ctx, in.Mem, !follow, monitorInput{monitorPath(in.Path, pf), pf}, monitorInput{monitorPath(in.Baseline, bf), bf})
 	notify(ctx, plan.notice)
 	return err
+}
+
+// avoidSpillIn keeps every spill of this run out of all its inputs: the
+// monitor readers see only their own path, not the dump folders.
+func avoidSpillIn(in Inputs) {
+	ingest.AvoidSpillIn(in.Path, in.Baseline, in.DumpA, in.DumpB, in.DumpC, in.DumpD)
 }
 
 // readMonitorPlanned reads a monitor input as plan says.

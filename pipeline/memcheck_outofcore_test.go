@@ -92,3 +92,30 @@ func TestMemCheckSpillFolderInsideInput(t *testing.T) {
 		t.Fatalf("spill folder outside the input: %+v, %v", plan, err)
 	}
 }
+
+// A spill folder inside one of the run's dump folders — an input the
+// monitor reader never sees — is refused as one inside the monitor is.
+func TestMemCheckSpillFolderInsideADumpFolder(t *testing.T) {
+	root := t.TempDir()
+	mon, dumps := filepath.Join(root, "run"), filepath.Join(root, "dumps_a")
+	for _, d := range []string{mon, filepath.Join(dumps, "tmp")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	csv := filepath.Join(mon, "grad_unreduced_0-9.csv")
+	if err := os.WriteFile(csv, []byte("name,vpp_stage,micro_step,step,norm\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(csv, 4_000_000*ingest.CSVFileBytesPerRow); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SPIKESCOPE_SPILL_DIR", filepath.Join(dumps, "tmp"))
+	err := CheckMemoryFor(context.Background(), Inputs{Path: mon, DumpA: dumps, Mem: memlimit.Budget{Bytes: 64 << 20}}, false)
+	if err == nil || !strings.Contains(err.Error(), "within the input ("+dumps+")") {
+		t.Fatalf("spill folder inside dump A: %v", err)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dumps, "tmp")); len(ents) != 0 {
+		t.Fatalf("written into the dump folder: %v", ents)
+	}
+}
