@@ -350,11 +350,7 @@ func (b *bucketRows) count(c *model.StatCounts, metric uint8, lo, hi int) {
 			m[st].NaN += hi - lo
 			continue
 		}
-		for _, v := range b.stats[st][lo:hi] {
-			if f := float64(v); f != f || f > math.MaxFloat64 || f < -math.MaxFloat64 {
-				m[st].Add(f)
-			}
-		}
+		m[st].AddAll32(b.stats[st][lo:hi])
 	}
 }
 

@@ -24,6 +24,16 @@ func (n *NonFinite) Add(v float64) {
 	}
 }
 
+// AddAll32 counts the non-finite values among vals (the finite test
+// first: nearly every value is).
+func (n *NonFinite) AddAll32(vals []float32) {
+	for _, v := range vals {
+		if f := float64(v); f != f || f > math.MaxFloat64 || f < -math.MaxFloat64 {
+			n.Add(f)
+		}
+	}
+}
+
 // StatCounts are the non-finite counts of min, max and mean of every row,
 // by metric: what a summary reports about columns that the analysis
 // otherwise reads only at a few rows, counted once while they are at hand
@@ -50,11 +60,7 @@ func (r *Rows) CountStats() *StatCounts {
 				m[s].NaN += run.Hi - run.Lo
 				continue
 			}
-			for _, v := range r.Stats[s][run.Lo:run.Hi] {
-				if f := float64(v); f != f || f > math.MaxFloat64 || f < -math.MaxFloat64 {
-					m[s].Add(f)
-				}
-			}
+			m[s].AddAll32(r.Stats[s][run.Lo:run.Hi])
 		}
 	}
 	return c
