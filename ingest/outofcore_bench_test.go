@@ -2,8 +2,6 @@ package ingest
 
 import (
 	"context"
-	"io"
-	"os/exec"
 	"testing"
 
 	"spikescope/model"
@@ -33,20 +31,5 @@ func BenchmarkLoadOutOfCore(b *testing.B) {
 	}
 	b.Run("in-memory", func(b *testing.B) { load(b, nil) })
 	b.Run("out-of-core", func(b *testing.B) { load(b, &OutOfCore{Dir: b.TempDir(), HeapBytes: 24 << 20}) })
-	b.Run("sqlite3-floor", func(b *testing.B) {
-		bin, err := exec.LookPath("sqlite3")
-		if err != nil {
-			b.Skip("sqlite3 not installed")
-		}
-		path := scaleTrendDB(b, rows)
-		b.ResetTimer()
-		for b.Loop() {
-			cmd := exec.Command(bin, path, floorQuery)
-			cmd.Stdout = io.Discard
-			if err := cmd.Run(); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(rows), "ns/row")
-	})
+	b.Run("sqlite3-floor", func(b *testing.B) { benchSQLiteFloor(b, rows) })
 }
