@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/dustin/go-humanize"
+
 	"spikescope/ingest"
 	"spikescope/memlimit"
 	"spikescope/model"
@@ -167,11 +169,7 @@ func rowsText(n int64) string {
 	case n >= 1e6:
 		return fmt.Sprintf("%.1f million", float64(n)/1e6)
 	}
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
+	return humanize.Comma(n)
 }
 
 // checkMonitorMemory is checkMemory of one monitor path of format f (auto:

@@ -44,9 +44,6 @@ func ordered(dirs ...string) []string {
 	return dirs[:1]
 }
 
-// dirAmong is the first folder not held in memory, else the first.
-func dirAmong(dirs ...string) string { return ordered(dirs...)[0] }
-
 // ErrUnsupported is returned where this system cannot map files.
 var ErrUnsupported = errors.New("spill: memory-mapped files are not supported on this system")
 

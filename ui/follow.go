@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/dustin/go-humanize"
 
 	"spikescope/model"
 )
@@ -381,7 +381,7 @@ func (m *Model) followText() string {
 	}
 	s := "following · last data " + agoText(f.now().Sub(f.news.LastData))
 	if f.news.HasStep {
-		s += " · step " + thousands(f.news.LastStep)
+		s += " · step " + humanize.Comma(int64(f.news.LastStep))
 	}
 	return s
 }
@@ -395,20 +395,4 @@ func agoText(d time.Duration) string {
 		return fmt.Sprintf("%d min ago", int(d/time.Minute))
 	}
 	return fmt.Sprintf("%d h ago", int(d/time.Hour))
-}
-
-// thousands writes n with comma separators (1,234).
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := n < 0
-	if neg {
-		s = s[1:]
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
 }

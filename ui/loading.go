@@ -197,9 +197,8 @@ func amount(done, total int64, unit string) string {
 		}
 		return humanize.Comma(v) + " " + unit
 	}
-	if total >= 10_000_000 && unit != "bytes" { // "25 M / 100.8 M rows": fits 80 columns with the rate
-		si := func(v int64) string { return strings.TrimSpace(humanize.SIWithDigits(float64(v), 1, "")) }
-		return si(done) + " / " + si(total) + " " + unit
+	if total >= bigCount && unit != "bytes" { // "25 M / 100.8 M rows": fits 80 columns with the rate
+		return siCount(done) + " / " + siCount(total) + " " + unit
 	}
 	if total > 0 && unit != "bytes" { // the unit once: "1,029 / 2,000 rows"
 		return humanize.Comma(done) + " / " + humanize.Comma(total) + " " + unit

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/dustin/go-humanize"
@@ -120,8 +121,16 @@ func formatWord(f model.Format) string {
 
 // rowCount is a row count to read at a glance: "15,600", "100 M".
 func rowCount(n int) string {
-	if n >= 10_000_000 {
-		return humanize.SIWithDigits(float64(n), 1, "")
+	if n >= bigCount {
+		return siCount(int64(n))
 	}
 	return humanize.Comma(int64(n))
+}
+
+// bigCount is where counts are shown as "25 M" rather than digit by digit.
+const bigCount = 10_000_000
+
+// siCount is n with an SI prefix and one decimal at most: "100.8 M", "0".
+func siCount(n int64) string {
+	return strings.TrimSpace(humanize.SIWithDigits(float64(n), 1, ""))
 }
