@@ -172,10 +172,7 @@ func (s *rowSink) id(rank, target int32, metric uint8) int32 {
 func (s *rowSink) add(order int64, r *model.Rows, tmap []int32, mmap []uint8, folder int16) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	chunk := s.o.ChunkRows
-	if chunk <= 0 {
-		chunk = defaultChunkRows
-	}
+	chunk := s.chunkRows()
 	n := r.Len()
 	for lo := 0; lo < n; lo += chunk {
 		if err := s.put(order+int64(lo), r, lo, min(n, lo+chunk), tmap, mmap, folder); err != nil {
@@ -191,10 +188,7 @@ func (s *rowSink) add(order int64, r *model.Rows, tmap []int32, mmap []uint8, fo
 // disk per column (a CSV tree of 100-row files spilled 294 bytes a row on
 // disk, not 32).
 func (s *rowSink) put(order int64, r *model.Rows, lo, hi int, tmap []int32, mmap []uint8, folder int16) error {
-	chunk := s.o.ChunkRows
-	if chunk <= 0 {
-		chunk = defaultChunkRows
-	}
+	chunk := s.chunkRows()
 	p := &s.pend
 	if len(s.sid) > 0 && (order != p.end || folder != p.folder || r.Lacks != p.lacks || len(s.sid)+hi-lo > chunk) {
 		if err := s.flush(); err != nil {
@@ -246,6 +240,14 @@ func (s *rowSink) put(order int64, r *model.Rows, lo, hi int, tmap []int32, mmap
 		return s.flush()
 	}
 	return nil
+}
+
+// chunkRows is the most rows a spilled chunk holds.
+func (s *rowSink) chunkRows() int {
+	if s.o.ChunkRows > 0 {
+		return s.o.ChunkRows
+	}
+	return defaultChunkRows
 }
 
 // pendingChunk is the chunk put gathers: its first row's reader position,
