@@ -88,7 +88,7 @@ var scenarios = []scenario{
 	{name: "phase3_metric_tab", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "tab", "m")},
 	{name: "drill_ops", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "enter")},
 	{name: "drill_other_layer", backend: fixtureBackend, ready: "earliest first",
-		steps: append(keys("3", "k", "enter"), step{wait: "1 flagged"})},
+		steps: append(keys("3", "k", "enter"), step{wait: "operator 1/3"})},
 	{name: "op_chain", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "enter", "enter")},
 	{name: "help", backend: fixtureBackend, ready: "earliest first", steps: keys("?")},
 	{name: "chooser", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "c")},
