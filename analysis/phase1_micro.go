@@ -32,6 +32,7 @@ type microScratch struct {
 	pool                     []float64
 	medInc, medDelta         []float64
 	cand                     []int
+	keys                     []int32 // micro step per pooled value (tail spreads)
 }
 
 // microStepSpikes judges each micro-batch's own contribution in cumulative
@@ -52,6 +53,7 @@ type microScratch struct {
 func (c *p1) microStepSpikes() {
 	var s microScratch
 	judged, perMicro, found := 0, 0, 0
+	defer c.historyNotes("(parameter, micro step) pools")
 	defer func() {
 		if s.skipped > 0 {
 			c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf(
@@ -120,6 +122,24 @@ func (c *p1) microJudgePool(s *microScratch, pos []int32, found *int) {
 	}
 	var left bool
 	s.cand, left = c.judge.prescreenExcept(s.vals, skip, s.cand)
+	pool := c.judge.poolN
+	short := c.hist.tooShort(pool)
+	var ex []bool
+	if left {
+		ex = skip
+	}
+	var keys []int32 // a pool of several micro steps: each its own centre
+	for _, j := range pos {
+		if s.ms[j] != s.ms[pos[0]] {
+			keys = s.keys[:0]
+			for _, j := range pos {
+				keys = append(keys, s.ms[j])
+			}
+			s.keys = keys
+			break
+		}
+	}
+	spread := c.tails.logSpread(s.vals, keys, ex)
 	for _, ci := range s.cand {
 		j := int(pos[ci])
 		v := s.ratio[j]
@@ -145,7 +165,11 @@ func (c *p1) microJudgePool(s *microScratch, pos []int32, found *int) {
 		a.BaselineIQR = model.FloatPtr(s.medInc[k] * vd.IQR * f)
 		a.DeviationRatio = model.Float(v / vd.Median)
 		a.Trigger, a.Test = "micro_step_delta", vd.Trigger
-		c.res.Anomalies = append(c.res.Anomalies, a)
+		if short && !beyondShortHistory(v, vd.Median) {
+			c.shortHistory(a, pool)
+			continue
+		}
+		c.hold(a, v, vd.Median, spread, pool)
 		*found++
 	}
 }

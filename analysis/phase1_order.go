@@ -26,27 +26,35 @@ func microOrder(a *model.Anomaly) int {
 // step, micro step, non-finite first, then deviation (descending), rank and
 // parameter. The earliest anomaly is the root-cause suspect, not the largest.
 func earliestFirst(as []model.Anomaly) {
-	slices.SortStableFunc(as, func(a, b model.Anomaly) int {
-		if c := cmp.Compare(a.OptStep(), b.OptStep()); c != 0 {
-			return c
+	slices.SortStableFunc(as, cmpEarliest)
+}
+
+// earliestFirstShort orders the too-little-history values like candidates.
+func earliestFirstShort(hs []model.ShortHistory) {
+	slices.SortStableFunc(hs, func(a, b model.ShortHistory) int { return cmpEarliest(a.Anomaly, b.Anomaly) })
+}
+
+// cmpEarliest is the order of earliestFirst.
+func cmpEarliest(a, b model.Anomaly) int {
+	if c := cmp.Compare(a.OptStep(), b.OptStep()); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(microOrder(&a), microOrder(&b)); c != 0 {
+		return c
+	}
+	if a.NonFinite != b.NonFinite {
+		if a.NonFinite {
+			return -1
 		}
-		if c := cmp.Compare(microOrder(&a), microOrder(&b)); c != 0 {
-			return c
-		}
-		if a.NonFinite != b.NonFinite {
-			if a.NonFinite {
-				return -1
-			}
-			return 1
-		}
-		if c := cmpDesc(float64(a.DeviationRatio), float64(b.DeviationRatio)); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.Rank, b.Rank); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.TargetName, b.TargetName)
-	})
+		return 1
+	}
+	if c := cmpDesc(float64(a.DeviationRatio), float64(b.DeviationRatio)); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Rank, b.Rank); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.TargetName, b.TargetName)
 }
 
 // cmpDesc orders finite values descending, NaN last.

@@ -57,6 +57,13 @@ func (c *p1) stepLevelSpikes() {
 		}
 		var left bool
 		cidx, left = c.judge.prescreenExcept(norm, skip, cidx)
+		pool := c.judge.poolN
+		short := c.hist.tooShort(pool)
+		var ex []bool
+		if left {
+			ex = skip
+		}
+		spread := c.tails.logSpread(norm, nil, ex)
 		for _, k := range cidx {
 			v := norm[k]
 			vd := c.judge.judgeIn(v, !left || !skip[k])
@@ -68,13 +75,18 @@ func (c *p1) stepLevelSpikes() {
 			a.BaselineIQR = model.FloatPtr(vd.IQR * fac[k])
 			a.DeviationRatio = model.Float(v / vd.Median)
 			a.Trigger, a.Test = vd.Trigger, vd.Trigger
-			c.res.Anomalies = append(c.res.Anomalies, a)
+			if short && !beyondShortHistory(v, vd.Median) {
+				c.shortHistory(a, pool)
+				continue
+			}
+			c.hold(a, v, vd.Median, spread, pool)
 			found++
 		}
 	}
 	c.res.Thresholds["level_history"] = levelHistory
 	c.res.Thresholds["level_persist"] = levelPersist
 	c.res.Thresholds["series_head_steps"] = seriesHeadSteps
+	defer c.historyNotes("parameters")
 	c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf(
 		"step level: %d parameters judged against their own baseline over all ranks and steps without the judged point, each value relative to its step's common level (median over ranks: warm-up, drift and loss-scale shifts move every rank together; a common rise ≥ %g× the previous %d steps' level that does not hold %d steps stays anomalous: %d such steps) and to its series' own scale over its first steps (%d series of ≥ %d steps: pipeline stages reuse layer names); candidate when > q3 + %g·IQR or > median + %g·MAD×%.4f, and ≥ %g× the median: %d found",
 		judged, c.opt.MinEffect, levelHistory, levelPersist, jumps, scaled, 2*seriesHeadSteps, c.opt.IQRMult, c.opt.MADMult, madScale, c.opt.MinEffect, found))

@@ -47,6 +47,7 @@ type robustJudge struct {
 	devs   []float64
 	devMed float64 // the median the cached devs were computed for
 	devOK  bool
+	poolN  int // finite values in the last screened pool
 }
 
 // prescreen returns the indexes of vals (finite values only are considered)
@@ -87,6 +88,7 @@ func (j *robustJudge) screen(vals []float64, skip []bool, out []int) ([]int, boo
 	j.sorted = s
 	j.devOK = false
 	m := len(s)
+	j.poolN = m
 	if m-1 < minBaselineSamples {
 		return out, false
 	}

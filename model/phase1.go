@@ -23,6 +23,19 @@ type Phase1Result struct {
 	// pinned coordinate is checked against.
 	Targets            []string `json:"targets,omitempty"`
 	OptimizerStepRange []int    `json:"optimizer_step_range,omitempty"`
+	// TooLittleHistory lists the values that passed the thresholds in a
+	// series with fewer comparable values than a spike test needs
+	// (thresholds.min_history): reported, never candidates, never a root.
+	TooLittleHistory []ShortHistory `json:"too_little_history,omitempty"`
+}
+
+// ShortHistory is a value that passed Phase 1's thresholds in a series too
+// short to call it a spike: the would-be candidate, and how many values its
+// series had (Samples) against how many a spike test needs (MinSamples).
+type ShortHistory struct {
+	Anomaly
+	Samples    int `json:"samples"`
+	MinSamples int `json:"min_samples"`
 }
 
 // ShardingAnalysis is the run shape (Phase 1 Step 0).
