@@ -32,7 +32,6 @@ type microScratch struct {
 	pool                     []float64
 	medInc, medDelta         []float64
 	cand                     []int
-	keys                     []int32 // micro step per pooled value (tail spreads)
 }
 
 // microStepSpikes judges each micro-batch's own contribution in cumulative
@@ -124,22 +123,6 @@ func (c *p1) microJudgePool(s *microScratch, pos []int32, found *int) {
 	s.cand, left = c.judge.prescreenExcept(s.vals, skip, s.cand)
 	pool := c.judge.poolN
 	short := c.hist.tooShort(pool)
-	var ex []bool
-	if left {
-		ex = skip
-	}
-	var keys []int32 // a pool of several micro steps: each its own centre
-	for _, j := range pos {
-		if s.ms[j] != s.ms[pos[0]] {
-			keys = s.keys[:0]
-			for _, j := range pos {
-				keys = append(keys, s.ms[j])
-			}
-			s.keys = keys
-			break
-		}
-	}
-	spread := c.tails.logSpread(s.vals, keys, ex)
 	for _, ci := range s.cand {
 		j := int(pos[ci])
 		v := s.ratio[j]
@@ -169,7 +152,7 @@ func (c *p1) microJudgePool(s *microScratch, pos []int32, found *int) {
 			c.shortHistory(a, pool)
 			continue
 		}
-		c.hold(a, v, vd.Median, spread, pool)
+		c.res.Anomalies = append(c.res.Anomalies, a)
 		*found++
 	}
 }

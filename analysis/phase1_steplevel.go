@@ -59,11 +59,7 @@ func (c *p1) stepLevelSpikes() {
 		cidx, left = c.judge.prescreenExcept(norm, skip, cidx)
 		pool := c.judge.poolN
 		short := c.hist.tooShort(pool)
-		var ex []bool
-		if left {
-			ex = skip
-		}
-		spread := c.tails.logSpread(norm, nil, ex)
+
 		for _, k := range cidx {
 			v := norm[k]
 			vd := c.judge.judgeIn(v, !left || !skip[k])
@@ -79,7 +75,7 @@ func (c *p1) stepLevelSpikes() {
 				c.shortHistory(a, pool)
 				continue
 			}
-			c.hold(a, v, vd.Median, spread, pool)
+			c.res.Anomalies = append(c.res.Anomalies, a)
 			found++
 		}
 	}
