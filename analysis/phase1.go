@@ -49,6 +49,7 @@ type p1 struct {
 	res    *model.Phase1Result
 	judge  robustJudge
 	hist   historyScratch
+	tails  tailScratch
 	// dumpMicro: a dump tree analysed through its per-call (micro-step) rows
 	dumpMicro bool
 	// num reports micro-step positions in the input's numbering
@@ -143,6 +144,7 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 	default:
 		c.stepLevelSpikes()
 	}
+	c.noiseFloor()
 	c.nonFiniteCandidates()
 	if c.kind == kindDump && nSteps == 1 && d.ExplicitMicro {
 		c.dumpCallMicroSteps(metric)

@@ -32,6 +32,7 @@ type microScratch struct {
 	pool                     []float64
 	medInc, medDelta         []float64
 	cand                     []int
+	dlo, dhi                 int // the parameter's step-to-step changes in tails.diffs
 }
 
 // microStepSpikes judges each micro-batch's own contribution in cumulative
@@ -152,7 +153,7 @@ func (c *p1) microJudgePool(s *microScratch, pos []int32, found *int) {
 			c.shortHistory(a, pool)
 			continue
 		}
-		c.res.Anomalies = append(c.res.Anomalies, a)
+		c.hold(a, v, vd.Median, s.dlo, s.dhi)
 		*found++
 	}
 }
@@ -272,7 +273,37 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 			s.ratio[j] = math.NaN()
 		}
 	}
+	s.dlo = len(c.tails.diffs)
+	c.microDiffs(s, nk)
+	s.dhi = len(c.tails.diffs)
 	return perMicro
+}
+
+// microDiffs adds the run-noise changes of one parameter's normalised
+// increments: per series and micro step, from one optimizer step to the
+// next (noiseFloor).
+func (c *p1) microDiffs(s *microScratch, nk int) {
+	last := make([]float64, nk)
+	start := 0
+	for _, end := range s.ends {
+		for k := range last {
+			last[k] = math.NaN()
+		}
+		for j := start; j < end; j++ {
+			v, k := s.ratio[j], s.ms[j]
+			if !(v > 0) || !model.Finite(v) {
+				last[k] = math.NaN()
+				continue
+			}
+			l := math.Log(v)
+			if !math.IsNaN(last[k]) {
+				c.tails.diffs = append(c.tails.diffs, math.Abs(l-last[k]))
+				c.tails.at = append(c.tails.at, s.opt[j])
+			}
+			last[k] = l
+		}
+		start = end
+	}
 }
 
 // medianWhere is the median of vals[j] where ms[j] == k (all when ms is nil).

@@ -45,8 +45,13 @@ func (c *p1) stepLevelSpikes() {
 		for k, v := range vals {
 			norm[k] = v / fac[k]
 		}
+		dstart := len(c.tails.diffs)
+		for _, g := range c.ix.targetGroups(t) {
+			c.tails.addDiffs(norm[int(g.Lo)-lo:int(g.Hi)-lo], ts[int(g.Lo)-lo:int(g.Hi)-lo])
+		}
 		// common spikes (steps kept at a preceding level) are judged, but
 		// never part of the baseline of the others
+		dend := len(c.tails.diffs)
 		var skip []bool
 		if nj > 0 {
 			skip = resizeB(skipBuf, len(vals))
@@ -75,7 +80,7 @@ func (c *p1) stepLevelSpikes() {
 				c.shortHistory(a, pool)
 				continue
 			}
-			c.res.Anomalies = append(c.res.Anomalies, a)
+			c.hold(a, v, vd.Median, dstart, dend)
 			found++
 		}
 	}

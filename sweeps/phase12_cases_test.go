@@ -8,6 +8,14 @@ import (
 
 // swCases is the sweep matrix: every variant changes the base in one way,
 // the last ones combine several.
+// Planted faults that real gradient noise can match (analysis' tailSpreads:
+// a candidate stands ≥ 9 spreads of the run's step-to-step noise above its
+// median; noise-only TrainerMon runs reach 7.4).
+const (
+	weakLimit  = "a 2.5× fault on one parameter of one rank shows as 2.2–2.3× its median, 8.3–8.5 spreads of the run's step-to-step noise (≈ 0.1 per step): real noise-only runs reach 1.8–2.4× (up to 7.4 spreads), so it is not told from a heavy-tailed batch (floor 9 spreads)"
+	batchLimit = "±25% log-normal batch noise: the run's step-to-step noise is 0.25–0.29 per step, and the 4× fault (5.0–5.2× its median) is 5.7–6.5 spreads of it — within what real noise of that spread reaches (7.4), not told from a heavy-tailed batch (floor 9 spreads)"
+)
+
 func swCases() []synth.Sweep {
 	cs := []synth.Sweep{synth.SweepWith("base", func(c *synth.Sweep) {})}
 	for _, w := range []int{1, 2, 3, 8, 16} {
@@ -68,14 +76,20 @@ func swCases() []synth.Sweep {
 		synth.SweepWith("baseline-shared", func(c *synth.Sweep) { c.Baseline = 2 }),
 		synth.SweepWith("reduced", func(c *synth.Sweep) { c.Reduced = true }),
 		synth.SweepWith("reduced-skip2", func(c *synth.Sweep) { c.Reduced = true; c.Skip = 2 }),
-		synth.SweepWith("W1-weak2.5", func(c *synth.Sweep) { c.W, c.Ranks, c.Fault.Scale, c.Fault.Micro = 1, 16, 2.5, 0 }),
+		synth.SweepWith("W1-weak2.5", func(c *synth.Sweep) {
+			c.W, c.Ranks, c.Fault.Scale, c.Fault.Micro = 1, 16, 2.5, 0
+			c.Limit = weakLimit
+		}),
 		synth.SweepWith("pp4-W1-weak2.5", func(c *synth.Sweep) { c.W, c.Ranks, c.PP, c.Fault.Scale, c.Fault.Micro = 1, 16, 4, 2.5, 0 }),
 		synth.SweepWith("pp4-W4-weak2.5", func(c *synth.Sweep) { c.Ranks, c.PP, c.Fault.Scale = 16, 4, 2.5 }),
 		synth.SweepWith("W4-weak2.5", func(c *synth.Sweep) { c.Ranks, c.Fault.Scale = 16, 2.5 }),
 		synth.SweepWith("degrade-W1", func(c *synth.Sweep) {
 			c.W, c.Fault.Micro, c.Fault.Scale, c.Fault.Persist, c.Explode, c.Fault.T = 1, 0, 3, true, 0, 3
 		}),
-		synth.SweepWith("degrade-W4", func(c *synth.Sweep) { c.Fault.Scale, c.Fault.Persist, c.Explode, c.Fault.T = 3, true, 0, 3 }),
+		synth.SweepWith("degrade-W4", func(c *synth.Sweep) {
+			c.Fault.Scale, c.Fault.Persist, c.Explode, c.Fault.T = 3, true, 0, 3
+			c.Limit = "the first faulty micro-batch's increment is 2.3× its median, 8.4 spreads of the run's step-to-step noise: within what real noise reaches (up to 7.4 on noise-only TrainerMon runs, floor 9); the root step is found, at the next micro step, where the fault has grown"
+		}),
 		synth.SweepWith("steps3", func(c *synth.Sweep) { c.Steps, c.Fault.T = 3, 1 }),
 		synth.SweepWith("steps5-W1", func(c *synth.Sweep) { c.Steps, c.Fault.T, c.W, c.Fault.Micro = 5, 2, 1, 0 }),
 		synth.SweepWith("steps5-W8", func(c *synth.Sweep) { c.Steps, c.Fault.T, c.W, c.Fault.Micro = 5, 2, 8, 3 }),
@@ -83,7 +97,10 @@ func swCases() []synth.Sweep {
 		synth.SweepWith("no-fault-W4-long", func(c *synth.Sweep) { c.Fault, c.Explode, c.Steps = nil, 0, 60 }),
 		synth.SweepWith("no-fault-noise30", func(c *synth.Sweep) { c.Fault, c.Explode, c.Noise = nil, 0, 0.3 }),
 		synth.SweepWith("no-fault-W1-noise30", func(c *synth.Sweep) { c.Fault, c.Explode, c.Noise, c.W, c.Steps = nil, 0, 0.3, 1, 40 }),
-		synth.SweepWith("noise30-scale6", func(c *synth.Sweep) { c.Noise, c.Fault.Scale = 0.3, 6 }),
+		synth.SweepWith("noise30-scale6", func(c *synth.Sweep) {
+			c.Noise, c.Fault.Scale = 0.3, 6
+			c.Limit = "a 6× fault in ±30% noise is 6.4 spreads of the run's step-to-step noise (0.30 per step): real gradient noise of that spread reaches 7.4 spreads, so 6× is not told from a heavy-tailed batch (floor 9 spreads)"
+		}),
 		synth.SweepWith("ranks1", func(c *synth.Sweep) { c.Ranks, c.Fault.Rank = 1, 0 }),
 		synth.SweepWith("ranks1-W1", func(c *synth.Sweep) { c.Ranks, c.Fault.Rank, c.W, c.Fault.Micro = 1, 0, 1, 0 }),
 		synth.SweepWith("ranks1-W1-long", func(c *synth.Sweep) {
@@ -98,13 +115,10 @@ func swCases() []synth.Sweep {
 		synth.SweepWith("ranks2-W1", func(c *synth.Sweep) { c.Ranks, c.Fault.Rank, c.W, c.Fault.Micro = 2, 1, 1, 0 }),
 		synth.SweepWith("late-fault-long-W1", func(c *synth.Sweep) { c.W, c.Steps, c.Fault.T, c.Fault.Micro, c.Trend = 1, 100, 90, 0, 2 }),
 		synth.SweepWith("batchnoise25-no-fault", func(c *synth.Sweep) { c.Fault, c.Explode, c.BatchNoise = nil, 0, 0.25 }),
-		synth.SweepWith("batchnoise25-W1-no-fault", func(c *synth.Sweep) {
-			c.Fault, c.Explode, c.BatchNoise, c.W, c.Steps = nil, 0, 0.25, 1, 40
-			c.Limit = "±25% log-normal batch noise × ±10% parameter noise: a 2.6× tail value passes q3 + 5·IQR (linear thresholds on multiplicative noise)"
-		}),
+		synth.SweepWith("batchnoise25-W1-no-fault", func(c *synth.Sweep) { c.Fault, c.Explode, c.BatchNoise, c.W, c.Steps = nil, 0, 0.25, 1, 40 }),
 		synth.SweepWith("batchnoise15-W1-no-fault", func(c *synth.Sweep) { c.Fault, c.Explode, c.BatchNoise, c.W, c.Steps = nil, 0, 0.15, 1, 40 }),
-		synth.SweepWith("batchnoise25", func(c *synth.Sweep) { c.BatchNoise = 0.25 }),
-		synth.SweepWith("batchnoise25-W1", func(c *synth.Sweep) { c.BatchNoise, c.W, c.Fault.Micro = 0.25, 1, 0 }),
+		synth.SweepWith("batchnoise25", func(c *synth.Sweep) { c.BatchNoise, c.Limit = 0.25, batchLimit }),
+		synth.SweepWith("batchnoise25-W1", func(c *synth.Sweep) { c.BatchNoise, c.W, c.Fault.Micro, c.Limit = 0.25, 1, 0, batchLimit }),
 		synth.SweepWith("interval10", func(c *synth.Sweep) { c.Interval = 10 }),
 		synth.SweepWith("warmup-interval100-W1-r4", func(c *synth.Sweep) {
 			c.Interval, c.W, c.Fault.Micro, c.Warmup, c.Ranks, c.Fault.Rank, c.Steps = 100, 1, 0, 10, 4, 1, 30

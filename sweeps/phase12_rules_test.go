@@ -11,10 +11,12 @@ import (
 
 // Pipeline stages reuse layer names at other scales: the series' own
 // scale keeps a weak one-rank fault visible (without it, 7 of 20 seeds).
+// Weak is 3.5×: a 2.5× fault (2.2× its median on some seeds) is within
+// what real gradient noise reaches (weakLimit).
 func TestSeriesScalesPipelineStages(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		c := synth.SweepWith("pp4", func(c *synth.Sweep) {
-			c.W, c.Ranks, c.PP, c.Fault.Scale, c.Fault.Micro, c.Seed = 1, 16, 4, 2.5, 0, seed
+			c.W, c.Ranks, c.PP, c.Fault.Scale, c.Fault.Micro, c.Seed = 1, 16, 4, 3.5, 0, seed
 		})
 		r := synth.GenerateSweep(c)
 		if msg, _, _ := swOutcome(r, r.Monitor(0), nil, false, false); msg != "" {
