@@ -116,9 +116,11 @@ func TestRealDumpTwoStepsTooLittleHistory(t *testing.T) {
 	}
 }
 
-// kitRuns lists the real TrainerMon runs of testdata/msprobe-real/kit whose
-// folder name says noise (no fault planted): each is a monitor CSV tree
-// or holds a trend.db.
+// kitRuns lists the real TrainerMon runs under testdata/msprobe-real/kit:
+// folders (or their out/ folder) holding a trend.db or per-rank CSV
+// folders. noise selects the runs with no fault planted: names without
+// "bad", "spike", "fault", "nan" or "inf" (mon_w2_s3 is noise,
+// mon_w2_s4_badbatch is not).
 func kitRuns(t *testing.T, noise bool) []string {
 	t.Helper()
 	root := filepath.Join(realDir, "kit")
@@ -128,20 +130,74 @@ func kitRuns(t *testing.T, noise bool) []string {
 	}
 	var out []string
 	for _, e := range ents {
-		if !e.IsDir() || strings.Contains(e.Name(), "noise") != noise || !strings.Contains(e.Name(), "mon") {
+		if st, err := os.Stat(filepath.Join(root, e.Name())); err != nil || !st.IsDir() || !strings.Contains(e.Name(), "mon") {
 			continue
 		}
-		out = append(out, filepath.Join(root, e.Name()))
+		faulty := false
+		for _, w := range []string{"bad", "spike", "fault", "nan", "inf"} {
+			faulty = faulty || strings.Contains(strings.ToLower(e.Name()), w)
+		}
+		if faulty == noise {
+			continue
+		}
+		dir := filepath.Join(root, e.Name())
+		if st, err := os.Stat(filepath.Join(dir, "out")); err == nil && st.IsDir() {
+			dir = filepath.Join(dir, "out")
+		}
+		if dbs, _ := filepath.Glob(filepath.Join(dir, "*.db")); len(dbs) > 0 {
+			out = append(out, dbs...)
+			if csvs, _ := filepath.Glob(filepath.Join(dir, "*rank*", "*.csv")); len(csvs) == 0 {
+				continue
+			}
+		}
+		out = append(out, dir)
 	}
 	return out
 }
 
+// Every noise-only real TrainerMon run of the kit (4 ranks, W = 1 and 2,
+// several seeds) gives no candidate, no root and no event.
 func TestRealKitNoiseRunsFindNothing(t *testing.T) {
 	runs := kitRuns(t, true)
 	if len(runs) == 0 {
 		t.Skip("no noise-only monitor run in testdata/msprobe-real/kit")
 	}
 	for _, path := range runs {
-		wantQuiet(t, path, realSession(t, path))
+		s := realSession(t, path)
+		if len(s.P1.Summary.Ranks) < 2 || len(s.P1.Summary.Steps) < 10 {
+			t.Errorf("%s: read %d ranks × %d steps", path, len(s.P1.Summary.Ranks), len(s.P1.Summary.Steps))
+		}
+		wantQuiet(t, path, s)
+	}
+	t.Logf("%d noise-only runs", len(runs))
+}
+
+// Every kit run with a planted fault (a bad batch, a scaled loss on one
+// rank at one step) has one event: all its candidates at one coordinate
+// (optimizer step, micro step, rank), which is the root.
+func TestRealKitFaultRunsOneEvent(t *testing.T) {
+	runs := kitRuns(t, false)
+	if len(runs) == 0 {
+		t.Skip("no monitor run with a planted fault in testdata/msprobe-real/kit")
+	}
+	for _, path := range runs {
+		s := realSession(t, path)
+		if len(s.P1.Anomalies) == 0 {
+			t.Errorf("%s: no candidate", path)
+			continue
+		}
+		a0 := s.P1.Anomalies[0]
+		for _, a := range s.P1.Anomalies {
+			if a.OptStep() != a0.OptStep() || a.Micro() != a0.Micro() || a.Rank != a0.Rank {
+				t.Errorf("%s: candidate %s step %d micro %d rank %d %.3g× beside the first at step %d micro %d rank %d", path,
+					a.TargetName, a.OptStep(), a.Micro(), a.Rank, float64(a.DeviationRatio), a0.OptStep(), a0.Micro(), a0.Rank)
+				break
+			}
+		}
+		t.Logf("%s: %d candidates at step %d micro %d rank %d", path, len(s.P1.Anomalies), a0.OptStep(), a0.Micro(), a0.Rank)
+		c := s.P2.RootCauseCoordinate
+		if c == nil || c.Rank != a0.Rank || c.OptimizerStep == nil || *c.OptimizerStep != a0.OptStep() || len(s.P2.Events) != 1 {
+			t.Errorf("%s: root %+v, %d events; want the first candidate's coordinate alone", path, c, len(s.P2.Events))
+		}
 	}
 }
