@@ -31,6 +31,12 @@
 //     runs, per-micro-step medians [medianPerMicro];
 //   - dumps, the top N of one step [p1.dumpSpikes] (several steps: the
 //     step-level rule);
+//   - too little history: a series below minHistory values
+//     [historyScratch.tooShort] reports what passed [p1.shortHistory]
+//     instead of flagging it, unless [beyondShortHistory];
+//   - heavy tails of real gradient noise: a value that passed stands
+//     tailSpreads spreads of the run's step-to-step noise above its
+//     median [p1.noiseFloor], [tailScratch.spreadBefore];
 //   - NaN/Inf as candidates of their own [p1.nonFiniteCandidates];
 //   - earliest first, never largest first [earliestFirst]; the final norms
 //     Phase 2 needs [p1.targetRankNorms].

@@ -108,6 +108,22 @@ func (t *tailScratch) spreadBefore(lo, hi int, first int32, need int) float64 {
 	return q / (lowQuartileZ * math.Sqrt2)
 }
 
+// ownSpread is a parameter's own noise spread: from its changes before
+// first (at least minOwnChanges of them, else 0), or from all its changes
+// when that is lower — a few steps of history overstate the noise by
+// chance as often as they understate it, and the lower quartile of the
+// whole run stays right while less than 3/4 of it follows a fault.
+func (t *tailScratch) ownSpread(lo, hi int, first int32) float64 {
+	pre := t.spreadBefore(lo, hi, first, minOwnChanges)
+	if pre == 0 {
+		return 0
+	}
+	if all := t.spreadBefore(lo, hi, math.MaxInt32, minOwnChanges); all > 0 {
+		return min(pre, all)
+	}
+	return pre
+}
+
 // hold keeps a value that passed the thresholds until noiseFloor; the
 // parameter's step-to-step changes are diffs[lo:hi].
 func (c *p1) hold(a model.Anomaly, v, median float64, lo, hi int) {
@@ -138,7 +154,7 @@ func (c *p1) noiseFloor() {
 		return
 	}
 	for _, p := range t.pend {
-		sp := max(run, t.spreadBefore(p.lo, p.hi, first, minOwnChanges))
+		sp := max(run, t.ownSpread(p.lo, p.hi, first))
 		if z := p.ell / sp; z < tailSpreads {
 			t.dropped++
 			t.maxZ = max(t.maxZ, z)
@@ -148,7 +164,7 @@ func (c *p1) noiseFloor() {
 	}
 	if t.dropped > 0 {
 		c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf(
-			"heavy tails: %d value(s) passed the robust thresholds but stay within %g spreads of the run's step-to-step noise above their median (the run's spread of log(norm) before step %d is %.3g, a parameter's own when larger): ordinary batch noise on real gradients, not candidates (the largest was %.2g spreads)",
+			"heavy tails: %d value(s) passed the robust thresholds but stay within %g spreads of the run's step-to-step noise above their median (the run's spread of log(norm) before step %d is %.3g, a parameter's own when larger): ordinary batch noise on real gradients, not candidates (the largest was %.1f spreads)",
 			t.dropped, tailSpreads, first, run, t.maxZ))
 	}
 }
