@@ -81,7 +81,7 @@ walk() { # walk COLS ROWS
   COLS=$1 ROWS=$2
   STATE="$WORK/state-$COLS"
   start 1
-  wait_for "candidate 1/"
+  wait_for "candidate 1 of"
 
   # 1. the planted spike is the first candidate: the row under the header
   # (columns by header name: the step column only shows on wide screens);
@@ -156,7 +156,7 @@ walk() { # walk COLS ROWS
 
   # 7. a restart on the same input and state folder shows the pin again
   start 2
-  wait_for "candidate 1/"
+  wait_for "candidate 1 of"
   wait_for "PIN opt=$OPT,ms=$MS,rank=$RANK"
   wait_for "e2e note" # the note came back with the pin
   tm send-keys -t "$S" q
@@ -188,7 +188,7 @@ follow_walk() { # follow_walk COLS ROWS
   wait_for "No anomaly found"
   for d in "$src"/*/; do cp "$d"/*_"$OPT-$OPT".csv "$run/$(basename "$d")/"; done # the fault step lands
   wait_for "step $OPT"
-  wait_for "candidate 1/"
+  wait_for "candidate 1 of"
   read -r idx opt ms rank layer param <<<"$(first_row)"
   [ "$idx" = +1 ] && [ "$opt" = "$OPT" ] && [ "$ms" = "$MS" ] && [ "$rank" = "$RANK" ] ||
     fail "first candidate after the step landed is '$idx $opt $ms $rank $layer $param', want +1 (new) opt $OPT ms $MS rank $RANK"
