@@ -80,7 +80,8 @@ type Model struct {
 	screen     screen
 	stack      []screen // screens to go back to
 	showHlp    bool
-	helpFilter string // typed while the help is open
+	helpFilter string // typed after / while the help is open
+	helpTyping bool   // / was pressed: letters go to the help's filter
 	helpOff    int    // the help overlay's scroll (help.go)
 	status     string
 	pending    string // what an async request is doing ("pinning …")
@@ -672,30 +673,45 @@ func (m *Model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
 
 func isCopySource(p pane) bool { _, ok := p.(copySource); return ok }
 
-// helpKey edits the help overlay's filter or closes it.
+// helpKey scrolls the help overlay (arrows and the list keys j/k, g/G,
+// ctrl+d/u), edits its filter after / or closes it.
 func (m *Model) helpKey(msg tea.KeyPressMsg) {
 	if m.helpScroll(msg) {
 		return
 	}
 	switch msg.String() {
 	case "?":
-		m.showHlp, m.helpFilter = false, ""
+		m.showHlp, m.helpFilter, m.helpTyping = false, "", false
+		return
 	case "esc":
-		if m.helpFilter != "" {
-			m.helpFilter = ""
+		if m.helpFilter != "" || m.helpTyping {
+			m.helpFilter, m.helpTyping = "", false
 		} else {
 			m.showHlp = false
 		}
+		return
+	case "enter":
+		m.helpTyping = false // the filter stays; the list keys scroll again
+		return
 	case "backspace":
 		if r := []rune(m.helpFilter); len(r) > 0 {
 			m.helpFilter = string(r[:len(r)-1])
-		} else {
+		} else if !m.helpTyping {
 			m.showHlp = false
 		}
-	default:
-		if t := msg.Text; t != "" && !strings.ContainsAny(t, "\n\r\t") {
-			m.helpFilter += t
+		return
+	}
+	if !m.helpTyping {
+		switch msg.String() {
+		case "/":
+			m.helpTyping, m.helpOff = true, 0
+		case "q":
+			m.showHlp = false
 		}
+		return
+	}
+	if t := msg.Text; t != "" && !strings.ContainsAny(t, "\n\r\t") {
+		m.helpFilter += t
 	}
 }
 

@@ -436,11 +436,25 @@ func (p *phase3Pane) Update(m tea.Msg) reply {
 // ShortHelp: without a result the layer table's keys would do nothing.
 func (p *phase3Pane) ShortHelp() []key.Binding {
 	k := p.keys
+	controls := p.data != nil && len(p.data.Controls) > 0
+	plan := p.data != nil && len(p.data.PlanFiles) > 0
 	if p.result() != nil {
-		return []key.Binding{k.Enter, k.Tab, k.Metric, k.Sort, k.Pin, k.Report, k.Help, k.Quit}
+		short := []key.Binding{k.Enter}
+		if controls { // which dump is C: the first thing to check after the verdict
+			short = append(short, k.Control)
+		}
+		short = append(short, k.Tab, k.Metric, k.Sort, k.Pin, k.Report)
+		if plan {
+			short = append(short, k.Plan)
+		}
+		return append(short, k.Help, k.Quit)
 	}
-	short := []key.Binding{k.Phase1, k.Phase2}
-	if d := p.data; d != nil && d.A != nil && len(d.Controls) > 0 {
+	var short []key.Binding
+	if plan { // the screen's text points at w
+		short = append(short, k.Plan)
+	}
+	short = append(short, k.Phase1, k.Phase2)
+	if d := p.data; d != nil && d.A != nil && controls {
 		short = append(short, k.Control)
 	}
 	return append(short, k.Report, k.Help, k.Quit)
@@ -497,7 +511,7 @@ func (p *phase3Pane) View() []string {
 				out = append(out, wrap("• "+m, p.width)...)
 			}
 			if len(p.data.PlanFiles) > 0 {
-				out = append(out, wrap("n shows the msprobe configs that collect it and writes them beside the reports.", p.width)...)
+				out = append(out, wrap("w shows the msprobe configs that collect it and writes them beside the reports.", p.width)...)
 			}
 			return out
 		}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/charmbracelet/x/ansi"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,8 +67,15 @@ func TestPhase3NotRunPointsAtThePlan(t *testing.T) {
 	d.PlanFiles = []pipeline.PlanFile{{Name: "PLAN.md", Data: []byte("# plan\n")}}
 	m := loaded(t, fixtureBackend(), d, 80, 24, true)
 	press(m, "3")
-	if !strings.Contains(screenText(m), "n shows the msprobe configs") {
+	if !strings.Contains(screenText(m), "w shows the msprobe configs") {
 		t.Errorf("Phase 3 screen does not mention the plan:\n%s", screenText(m))
+	}
+	if foot := ansi.Strip(m.footer()[1]); !strings.Contains(foot, "w plan") {
+		t.Errorf("the footer does not list the key the screen names: %q", foot)
+	}
+	press(m, "w") // the key the screen names opens the plan
+	if !strings.Contains(screenText(m), "# plan") && m.screen != screenPlan {
+		t.Errorf("w from the hint did not open the plan:\n%s", screenText(m))
 	}
 }
 

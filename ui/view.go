@@ -182,7 +182,7 @@ func (m *Model) body() []string {
 		if l, ok := m.active().(legendSource); ok {
 			marks = l.marks()
 		}
-		return helpOverlay(m.help, m.keyHelp(), m.st, m.w, m.bodyHeight(), m.helpFilter, marks, &m.helpOff)
+		return helpOverlay(m.help, m.keyHelp(), m.st, m.w, m.bodyHeight(), m.helpFilter, m.helpTyping, marks, &m.helpOff)
 	}
 	m.helpOff = 0
 	if p := m.active(); p != nil {
@@ -208,6 +208,8 @@ func (m *Model) footer() []string {
 	case m.showHlp:
 		helpLine = m.help.ShortHelpView([]key.Binding{
 			key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "close")),
+			key.NewBinding(key.WithKeys("j", "k"), key.WithHelp("j/k", "scroll")),
+			key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter keys")),
 			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter / close")),
 			key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 		})
