@@ -80,7 +80,9 @@ type Model struct {
 	screen     screen
 	stack      []screen // screens to go back to
 	showHlp    bool
-	helpFilter string // typed after / while the help is open
+	written     string // the file a report or plan was just written to, shown whole
+	writtenWhat string // "report" or "plan"
+	helpFilter  string // typed after / while the help is open
 	helpTyping bool   // / was pressed: letters go to the help's filter
 	helpOff    int    // the help overlay's scroll (help.go)
 	status     string
@@ -359,7 +361,7 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		if msg.err != nil {
 			m.status = "plan failed: " + oneLine(msg.err.Error())
 		} else {
-			m.status = "plan written to " + msg.path
+			m.showWritten("plan", msg.path)
 		}
 		return m, nil
 	case reportMsg:
@@ -370,7 +372,7 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		if msg.err != nil {
 			m.status = "report failed: " + oneLine(msg.err.Error())
 		} else {
-			m.status = "report written to " + msg.path
+			m.showWritten("report", msg.path)
 		}
 		return m, nil
 	case tea.KeyPressMsg:
@@ -502,7 +504,7 @@ func (m *Model) layout() {
 }
 
 func (m *Model) bodyHeight() int {
-	h := m.h - headerLines - footerLines
+	h := m.h - headerLines - m.footerRoom()
 	if h < 1 {
 		h = 1
 	}
@@ -589,6 +591,15 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 		return r.handled, m.apply(r)
 	}
 	m.status = ""
+	if m.written != "" { // the written path stays until the next key; y copies it
+		path := m.written
+		m.written, m.writtenWhat = "", ""
+		m.layout()
+		if key.Matches(msg, k.Copy) {
+			m.status = "copied the path " + escapeControl(path)
+			return true, tea.SetClipboard(path)
+		}
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return true, m.quit()

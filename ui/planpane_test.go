@@ -25,10 +25,10 @@ func TestPlanKeyShowsAndWritesThePlan(t *testing.T) {
 		t.Fatalf("screen %d after w:\n%s", m.screen, screenText(m))
 	}
 	run(t, m, c)
-	if !strings.HasPrefix(m.status, "plan written to ") {
-		t.Fatalf("status %q", m.status)
+	if !strings.HasPrefix(shown(m), "plan written to ") {
+		t.Fatalf("status %q", shown(m))
 	}
-	first := strings.TrimPrefix(m.status, "plan written to ")
+	first := strings.TrimPrefix(shown(m), "plan written to ")
 	if filepath.Dir(first) != m.opt.ReportDir {
 		t.Errorf("plan written to %s, want a folder in %s", first, m.opt.ReportDir)
 	}
@@ -40,7 +40,7 @@ func TestPlanKeyShowsAndWritesThePlan(t *testing.T) {
 		t.Errorf("esc: screen %d, want Phase 2", m.screen)
 	}
 	run(t, m, press(m, "w"))
-	if second := strings.TrimPrefix(m.status, "plan written to "); second == first || second == m.status {
+	if second := strings.TrimPrefix(shown(m), "plan written to "); second == first || second == shown(m) {
 		t.Errorf("second plan %q, first %q: want a new folder", m.status, first)
 	}
 }

@@ -197,13 +197,21 @@ func (m *Model) footer() []string {
 	if m.pending != "" {
 		status = "⏳ " + m.pending
 	}
+	helpLine := ""
 	if n := m.Note(); status == "" && n != "" && m.noteInHeader() == "" { // too long for the header
 		status = "note on the pin: " + escapeControl(n)
+	}
+	if wl := m.writtenLines(); len(wl) > 0 {
+		short, cut := fitKeys(helpFirst(m.keyHelp().short, m.w), m.w)
+		helpLine = m.help.ShortHelpView(short)
+		if cut {
+			helpLine += m.help.Styles.Ellipsis.Render(" …")
+		}
+		return append(wl, helpLine)
 	}
 	if status == "" && m.data != nil && len(m.data.Missing) > 0 {
 		status = st.Warn.Render(missingLine(m.data.Missing, m.w))
 	}
-	helpLine := ""
 	switch {
 	case m.showHlp:
 		helpLine = m.help.ShortHelpView([]key.Binding{
