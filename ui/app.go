@@ -70,23 +70,23 @@ type Options struct {
 
 // Model is the root Bubble Tea model.
 type Model struct {
-	opt        Options
-	st         Styles
-	keys       keyMap
-	help       help.Model
-	w, h       int
-	ctx        context.Context
-	cancel     context.CancelFunc
-	screen     screen
-	stack      []screen // screens to go back to
-	showHlp    bool
+	opt         Options
+	st          Styles
+	keys        keyMap
+	help        help.Model
+	w, h        int
+	ctx         context.Context
+	cancel      context.CancelFunc
+	screen      screen
+	stack       []screen // screens to go back to
+	showHlp     bool
 	written     string // the file a report or plan was just written to, shown whole
 	writtenWhat string // "report" or "plan"
 	helpFilter  string // typed after / while the help is open
-	helpTyping bool   // / was pressed: letters go to the help's filter
-	helpOff    int    // the help overlay's scroll (help.go)
-	status     string
-	pending    string // what an async request is doing ("pinning …")
+	helpTyping  bool   // / was pressed: letters go to the help's filter
+	helpOff     int    // the help overlay's scroll (help.go)
+	status      string
+	pending     string // what an async request is doing ("pinning …")
 
 	nextID   int
 	loadID   int
