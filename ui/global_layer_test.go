@@ -30,3 +30,27 @@ func TestGlobalLayerBesideStageLocalName(t *testing.T) {
 		t.Fatalf("global mark %q on a name that already is the model's layer", g)
 	}
 }
+
+// A C chosen for the user is marked so on Phase 3 and points at c.
+func TestAutomaticCIsMarked(t *testing.T) {
+	for _, w := range []int{80, 160} {
+		d := fixture()
+		d.P3.ControlCandidates = []model.ControlCandidate{{Step: 9, Rank: 2}}
+		m := loaded(t, fixtureBackend(), d, w, 24, true)
+		press(m, "3")
+		txt := screenText(m)
+		want := "C step9/rank2 (chosen for you: c shows why)"
+		if w == 80 {
+			want = "C step9/rank2 (auto: c)"
+		}
+		if !strings.Contains(txt, want) {
+			t.Fatalf("at %d columns the automatic C is not marked %q:\n%s", w, want, txt)
+		}
+	}
+	d := fixture() // C given by the user: no mark
+	m := loaded(t, fixtureBackend(), d, 160, 24, true)
+	press(m, "3")
+	if strings.Contains(screenText(m), "chosen for you") {
+		t.Fatal("a C the user gave is marked as chosen for them")
+	}
+}
