@@ -138,7 +138,7 @@ func largestLeaf(sc *drillScope, ops []model.DrillOp, flagged []bool, dirName st
 // compare (the drill-down then compares call 0, as the layer table does).
 func (s *drillScope) callNote() string {
 	if s.fellBack {
-		return fmt.Sprintf("this layer ran %d times in this pass, fewer than call %d: operators compared at call 0, as the layer table", s.calls, s.asked)
+		return fmt.Sprintf("this layer ran %d times in this pass, fewer than micro-batch %d: operators compared at micro-batch 1, as the layer table", s.calls, s.asked+1)
 	}
 	return ""
 }
@@ -173,6 +173,12 @@ func (p *p3) drillOp(i int32, dirName string, bands map[string]map[string]model.
 		b := bands[metricName(m)][dirName]
 		deg := p.degree(ab, cd, &b)
 		fl := out.Aligned && outside(&b, deg)
+		if b.Usable {
+			if out.Bounds == nil {
+				out.Bounds = map[string][2]model.Float{}
+			}
+			out.Bounds[metricName(m)] = [2]model.Float{b.Lower, b.Upper}
+		}
 		row := model.MetricRow{}
 		q := quadOf(&c, m)
 		if dirName == "fwd" {
