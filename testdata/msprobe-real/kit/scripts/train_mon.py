@@ -16,6 +16,7 @@ p.add_argument("--bad-micro", type=int, default=0)       # 0-based micro-batch i
 p.add_argument("--bad-kind", default="loss", choices=["loss", "batch"])  # loss x factor, or a constant-token batch
 p.add_argument("--factor", type=float, default=100.0)
 p.add_argument("--cfgdir", default=os.getcwd())
+p.add_argument("--ops", default="min,max,mean,norm")  # monitor ops
 p.add_argument("--full", action="store_true")            # also exp_avg / param CSVs
 args = p.parse_args()
 rank = int(os.environ.get("RANK", "0")); world = int(os.environ.get("WORLD_SIZE", "1"))
@@ -46,7 +47,7 @@ except Exception:
 from msprobe.pytorch.monitor.module_hook import TrainerMon
 cfg = {"targets": {}, "wg_distribution": True, "monitor_mbs_grad": True,
        "mv_distribution": args.full, "param_distribution": args.full,
-       "format": "csv", "ops": ["min", "max", "mean", "norm"], "ndigits": 12,
+       "format": "csv", "ops": args.ops.split(","), "ndigits": 12,
        "step_count_per_record": 10}
 os.makedirs(args.cfgdir, exist_ok=True)
 cfg_path = os.path.join(args.cfgdir, f"monitor_config_r{rank}.json")
