@@ -31,7 +31,7 @@ func gptDump(step, rank int, level, prefix string) *model.Dump {
 				continue
 			}
 			op := model.Op{Key: e.name, Layer: -1, Order: len(d.Ops),
-				Inputs: []model.TensorStat{{Dtype: "torch.bfloat16", Shape: []int64{4, 64}, Elements: 256}},
+				Inputs:  []model.TensorStat{{Dtype: "torch.bfloat16", Shape: []int64{4, 64}, Elements: 256}},
 				Outputs: []model.TensorStat{{Dtype: "torch.bfloat16", Shape: []int64{4, 64}, Elements: 256}}}
 			parts := strings.Split(e.name, ".")
 			if isModule {

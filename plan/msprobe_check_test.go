@@ -96,19 +96,19 @@ func sortedCopy(v []int) []int {
 // The port itself: configs msprobe rejects are rejected.
 func TestMsprobeRulesRejectWhatMsprobeRejects(t *testing.T) {
 	bad := map[string]string{
-		`{"task": "stats", "dump_path": "./d", "level": "L0"}`:                                        "task is invalid",
-		`{"task": "statistics", "dump_path": "./d", "level": "L3"}`:                                   "level is invalid",
-		`{"task": "statistics", "dump_path": "./d", "step": [1.0]}`:                                   "must be an integer or string",
-		`{"task": "statistics", "dump_path": "./d", "rank": ["5-3"]}`:                                 "rank element",
-		`{"task": "statistics", "dump_path": "./d", "rank": 3}`:                                       "should be a list",
-		`{"task": "statistics", "dump_path": "./d", "async_dump": "false"}`:                           "async_dump is invalid",
-		`{"task": "statistics", "level": "L0"}`:                                                       "dump_path not found",
-		`{"task": "statistics", "dump_path": "./d", "statistics": {"data_mode": ["all", "input"]}}`:   "cannot be combined",
-		`{"task": "statistics", "dump_path": "./d", "statistics": {"summary_mode": "l2norm"}}`:        "summary_mode is invalid",
-		`{"task": "statistics", "dump_path": "./d", "statistics": {"list": "decoder.layers.1."}}`:     "list is invalid",
-		`{"task": "tensor", "dump_path": "./d", "async_dump": true, "tensor": {"list": []}}`:          "list cannot be empty",
-		`{"task": "tensor", "dump_path": "./d", "level": "L2", "tensor": {"list": ["a", "b"]}}`:       "one api name",
-		`{"task": "statistics", "dump_path": "./d", "level": "L0", "statistics": {"scope": ["x"]}}`:   "长度为2",
+		`{"task": "stats", "dump_path": "./d", "level": "L0"}`:                                                                                               "task is invalid",
+		`{"task": "statistics", "dump_path": "./d", "level": "L3"}`:                                                                                          "level is invalid",
+		`{"task": "statistics", "dump_path": "./d", "step": [1.0]}`:                                                                                          "must be an integer or string",
+		`{"task": "statistics", "dump_path": "./d", "rank": ["5-3"]}`:                                                                                        "rank element",
+		`{"task": "statistics", "dump_path": "./d", "rank": 3}`:                                                                                              "should be a list",
+		`{"task": "statistics", "dump_path": "./d", "async_dump": "false"}`:                                                                                  "async_dump is invalid",
+		`{"task": "statistics", "level": "L0"}`:                                                                                                              "dump_path not found",
+		`{"task": "statistics", "dump_path": "./d", "statistics": {"data_mode": ["all", "input"]}}`:                                                          "cannot be combined",
+		`{"task": "statistics", "dump_path": "./d", "statistics": {"summary_mode": "l2norm"}}`:                                                               "summary_mode is invalid",
+		`{"task": "statistics", "dump_path": "./d", "statistics": {"list": "decoder.layers.1."}}`:                                                            "list is invalid",
+		`{"task": "tensor", "dump_path": "./d", "async_dump": true, "tensor": {"list": []}}`:                                                                 "list cannot be empty",
+		`{"task": "tensor", "dump_path": "./d", "level": "L2", "tensor": {"list": ["a", "b"]}}`:                                                              "one api name",
+		`{"task": "statistics", "dump_path": "./d", "level": "L0", "statistics": {"scope": ["x"]}}`:                                                          "长度为2",
 		`{"task": "statistics", "dump_path": "./d", "level": "L0", "statistics": {"scope": ["Functional.linear.0.forward", "Functional.linear.1.forward"]}}`: "scope参数格式错误",
 	}
 	for cfg, want := range bad {
@@ -122,13 +122,13 @@ func TestMsprobeRulesRejectWhatMsprobeRejects(t *testing.T) {
 		t.Errorf("%s: %+v %v", good, d, err)
 	}
 	for cfg, want := range map[string]string{
-		`{"targets": []}`:                    "targets",
-		`{"targets": {"layers.0": []}}`:      "values of targets",
-		`{"wg_distribution": "true"}`:        "wg_distribution",
-		`{"ndigits": 30}`:                    "ndigits",
-		`{"eps": 1}`:                         "eps",
-		`{"format": "json"}`:                 "format",
-		`{"step_count_per_record": 0}`:       "step_count_per_record",
+		`{"targets": []}`:               "targets",
+		`{"targets": {"layers.0": []}}`: "values of targets",
+		`{"wg_distribution": "true"}`:   "wg_distribution",
+		`{"ndigits": 30}`:               "ndigits",
+		`{"eps": 1}`:                    "eps",
+		`{"format": "json"}`:            "format",
+		`{"step_count_per_record": 0}`:  "step_count_per_record",
 	} {
 		if _, err := msCheckMonitor([]byte(cfg)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("monitor %s: error %v, want %q", cfg, err, want)

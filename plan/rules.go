@@ -56,6 +56,12 @@ func Build(in Input) Plan {
 		return finish(&in, p)
 	}
 	rankGaps(&in, &p, root.Rank)
+	if baselineMonitorFirst(&in) {
+		p.Unknown = append(p.Unknown, Text{
+			"the dumps: a spike the baseline device shares comes with the batch (data), and then there is no device divergence to trace; once the baseline monitor data says the spike is the anomalous device's own, run plan again with it (--baseline) for the dumps",
+			"dump：若标杆设备同样出现该尖刺，则尖刺随 batch 而来（数据），无设备分叉可追踪；待标杆设备的监控数据表明尖刺为异常设备自身所有后，带上它（--baseline）重新运行 plan 以得到 dump 配置"})
+		return finish(&in, p)
+	}
 	dumpPlan(&in, &p, root)
 	return finish(&in, p)
 }
@@ -170,6 +176,16 @@ func monitorGaps(in *Input, p *Plan) {
 	}
 }
 
+// baselineMonitorFirst reports whether the baseline device's monitor run
+// comes before any dump: the monitor data is of the anomalous device only
+// and there is no dump yet, so whether the spike is the device's own
+// (dumps to trace it) or the batch's (nothing to trace) is open, and the
+// baseline monitor run is the collection that decides it.
+func baselineMonitorFirst(in *Input) bool {
+	monitor := in.MonitorFormat == model.FormatTrendDB || in.MonitorFormat == model.FormatCSV
+	return monitor && in.P1 != nil && in.P1Baseline == nil && in.A == nil && in.B == nil
+}
+
 // oneMicroBatch reports whether the run takes one micro batch per
 // optimizer step (--window 1, or micro steps with a window of 1): the
 // optimizer step fixes the micro step.
@@ -234,6 +250,16 @@ func dumpPlan(in *Input, p *Plan, root *model.Coordinate) {
 	controls := controlsFor(in, opt, rank)
 	var an, bn need
 	at := fmt.Sprintf("step %d rank %d", step, rank)
+	var list []string
+	if mixNeeded {
+		// one rerun at level mix: A and C on both devices, narrowed to the
+		// first divergent layers so the dump stays small
+		list = layerWords
+		why, zh := mixWords(in, layers, layerWords)
+		an.add(rank, why, zh)
+		bn.add(rank, fmt.Sprintf("rank %d on the baseline device is A's baseline (B), at level mix with the same list", rank),
+			fmt.Sprintf("标杆设备的 rank %d 是 A 的标杆（B），同样以 mix 级和相同的 list 采集", rank))
+	}
 	if in.A == nil {
 		an.add(rank, "rank "+strconv.Itoa(rank)+" is the root-cause coordinate (A: "+coordWords(root)+")",
 			"rank "+strconv.Itoa(rank)+" 是根因坐标（A："+coordWords(root)+"）")
@@ -261,17 +287,14 @@ func dumpPlan(in *Input, p *Plan, root *model.Coordinate) {
 				fmt.Sprintf("对照 rank：optimizer step %d 的其他 rank 都是 Phase 1 候选；请改为采集 rank %d 的一个正常 step 作为 C", opt, rank)})
 		}
 	}
-	var list []string
 	if mixNeeded {
-		// one rerun at level mix: A and C on both devices, narrowed to the
-		// first divergent layers so the dump stays small
-		list = layerWords
-		why, zh := mixWords(in, layers, layerWords)
-		an.add(rank, why, zh)
-		bn.add(rank, why, zh)
 		for _, c := range controlOrC(in, controls) {
-			an.add(c, "rank "+strconv.Itoa(c)+" is the control group at level mix too", "rank "+strconv.Itoa(c)+" 同样以 mix 级作为对照组")
-			bn.add(c, "rank "+strconv.Itoa(c)+" is the control group at level mix too", "rank "+strconv.Itoa(c)+" 同样以 mix 级作为对照组")
+			if !containsInt(an.ranks, c) {
+				an.add(c, "rank "+strconv.Itoa(c)+" is the control group (C) at level mix too", "rank "+strconv.Itoa(c)+" 同样以 mix 级作为对照组（C）")
+			}
+			if !containsInt(bn.ranks, c) {
+				bn.add(c, "rank "+strconv.Itoa(c)+" is the control group (D) at level mix too", "rank "+strconv.Itoa(c)+" 同样以 mix 级作为对照组（D）")
+			}
 		}
 	}
 	addDump(in, p, "anomalous", AnomalousConfig, frameworkOf(in.A, in.C, in.ATree), TaskStatistics, step, level, list, an)
@@ -297,7 +320,7 @@ func mixWords(in *Input, layers []int, words []string) (string, string) {
 	if d := in.P3.DivergenceSummary.Drilldown; d != nil && d.Operator != "" {
 		where := d.Operator
 		if d.Layer != nil {
-			where += fmt.Sprintf(" (layer %s, %s)", layerText(in, *d.Layer), dirWord(d.Direction))
+			where += fmt.Sprintf(" (%s, layer %s)", dirWord(d.Direction), layerText(in, *d.Layer))
 		}
 		return fmt.Sprintf("the drill-down ended at module %s. The dumps are at level %s, which records modules only, so a drill-down on them ends at a module; level mix records the API calls made inside each module (Functional.linear, Torch.matmul, …) and finds the first divergent one. list %s keeps the records of %s and the API calls inside it",
 				where, lv, quoteList(words), layer),
@@ -329,7 +352,7 @@ func tensorPlan(in *Input, p *Plan) bool {
 	}
 	where := ""
 	if d.Layer != nil {
-		where = fmt.Sprintf(" (layer %s, %s)", layerText(in, *d.Layer), dirWord(d.Direction))
+		where = fmt.Sprintf(" (%s, layer %s)", dirWord(d.Direction), layerText(in, *d.Layer))
 	}
 	why := fmt.Sprintf("the drill-down already named the first divergent operator, %s%s: the statistics say that it diverges, its tensors say where. This dumps that operator's input and output tensors (forward and backward) on A and B for msprobe compare — not another statistics pass", op.Key, where)
 	zh := fmt.Sprintf("下钻已定位首个分叉算子 %s%s：统计量说明它分叉，张量说明分叉在哪里。此配置在 A 与 B 上采集该算子的输入输出张量（前向与反向），供 msprobe compare 比对——无需再做一轮统计量采集", op.Key, where)
@@ -406,7 +429,7 @@ func layerText(in *Input, l int) string {
 			if ds.Stage != nil {
 				st = fmt.Sprintf("pipeline stage %d", *ds.Stage)
 			}
-			return fmt.Sprintf("%d of %s (global layer %d)", l, st, *ds.LayerOffset+l)
+			return fmt.Sprintf("%d of %s, global layer %d", l, st, *ds.LayerOffset+l)
 		}
 	}
 	return strconv.Itoa(l)

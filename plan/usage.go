@@ -129,9 +129,21 @@ func versionLines(k planKinds) []Text {
 			"`" + MonitorFile + "`: msprobe 8.1.0 or later — `monitor_mbs_grad` (weight gradients per micro batch) came with 8.1.0; earlier versions ignore it and write one row per optimizer step.",
 			"`" + MonitorFile + "`：msprobe 8.1.0 及以后——`monitor_mbs_grad`（按 micro batch 记录权重梯度）自 8.1.0 起；更早的版本忽略该键，每个 optimizer step 只写一行。"})
 	}
-	out = append(out, Text{
-		"Commands below: `msprobe compare -tp … -gp …` and `msprobe data2db` are msprobe 26.0 (github.com/Ascend/msprobe). Up to 8.3 (Ascend/mstt) `compare` reads a compare.json instead (shown below) and there is no `data2db`; `PrecisionDebugger(config_path=…, model=model)` worked there too, but 26.0's `PrecisionDebugger` has no `model` parameter: pass it to `start`.",
-		"以下命令：`msprobe compare -tp … -gp …` 与 `msprobe data2db` 属于 msprobe 26.0（github.com/Ascend/msprobe）。8.3 及以前（Ascend/mstt）的 `compare` 读取 compare.json（见下），且没有 `data2db`；那些版本也接受 `PrecisionDebugger(config_path=…, model=model)`，但 26.0 的 `PrecisionDebugger` 没有 `model` 参数：请传给 `start`。"})
+	if k.tensor {
+		out = append(out, Text{
+			"`msprobe compare -tp … -gp …` below is msprobe 26.0 (github.com/Ascend/msprobe); up to 8.3 (Ascend/mstt) `compare` reads a compare.json instead, shown below it.",
+			"下面的 `msprobe compare -tp … -gp …` 属于 msprobe 26.0（github.com/Ascend/msprobe）；8.3 及以前（Ascend/mstt）的 `compare` 改读 compare.json，见其下方。"})
+	}
+	if k.monitor {
+		out = append(out, Text{
+			"`msprobe data2db` below is msprobe 26.0 only; spikescope reads the monitor CSVs of every version without it.",
+			"下面的 `msprobe data2db` 仅 msprobe 26.0 提供；spikescope 可直接读取各版本的监控 CSV，无需它。"})
+	}
+	if k.stats || k.tensor {
+		out = append(out, Text{
+			"Up to 8.3 `PrecisionDebugger(config_path=…, model=model)` worked too; 26.0's `PrecisionDebugger` has no `model` parameter: pass the model to `start`, as below.",
+			"8.3 及以前也接受 `PrecisionDebugger(config_path=…, model=model)`；26.0 的 `PrecisionDebugger` 没有 `model` 参数：请像下面这样把模型传给 `start`。"})
+	}
 	return out
 }
 
@@ -202,9 +214,14 @@ func after(in *Input, p *Plan) {
 	k := kindsOf(*p)
 	mon := "<monitor data>"
 	base := " --baseline <baseline device's monitor data>"
-	if k.monitor {
-		mon = "./monitor_output"
+	for _, c := range p.Configs {
+		if c.Name != MonitorFile {
+			continue
+		}
 		base = " --baseline <baseline device>/monitor_output"
+		if c.Device != "the baseline device" {
+			mon = "<anomalous device>/monitor_output"
+		}
 	}
 	if k.monitor {
 		p.After = append(p.After, Text{
