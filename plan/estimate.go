@@ -26,7 +26,7 @@ func estimate(in *Input, device, zhDevice string, c DumpConfig) Text {
 	perRank, basis, zhBasis := rankBytes(in, c)
 	total := perRank * int64(len(c.Rank)) * int64(len(c.Step))
 	return Text{
-		fmt.Sprintf("%s device: about %s (%s per rank × %d ranks × %d step; %s)", device, size(total), size(perRank), len(c.Rank), len(c.Step), basis),
+		fmt.Sprintf("%s device: about %s (%s per rank × %d %s × %d step; %s)", device, size(total), size(perRank), len(c.Rank), rankWord(len(c.Rank)), len(c.Step), basis),
 		fmt.Sprintf("%s：约 %s（每个 rank %s × %d 个 rank × %d 个 step；%s）", zhDevice, size(total), size(perRank), len(c.Rank), len(c.Step), zhBasis)}
 }
 

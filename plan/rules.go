@@ -158,12 +158,13 @@ func monitorGaps(in *Input, p *Plan) {
 	}
 	if len(why) == 0 && monitor && in.P1 != nil && in.P1Baseline == nil && in.B == nil {
 		devices, zhDevices = "the baseline device", "标杆设备"
-		at := ""
+		at, zhAt := "", ""
 		if in.P2 != nil && in.P2.RootCauseCoordinate != nil {
 			at = " at " + coordWords(in.P2.RootCauseCoordinate)
+			zhAt = "（" + coordWords(in.P2.RootCauseCoordinate) + "）"
 		}
 		why = append(why, Text{"there is no monitor data of the baseline device, so whether the spike" + at + " is the anomalous device's own (device) or comes with the batch both devices train on (data) is undetermined: the baseline device's gradients at the same coordinate decide it (same data order and seed; pass its output with --baseline)",
-			"没有标杆设备的监控数据，因此尖刺" + at + "是异常设备自身的（设备）还是随两设备共同训练的 batch 而来（数据）无法判定：标杆设备在同一坐标的梯度可以判定（相同数据顺序与随机种子；用 --baseline 传入其输出）"})
+			"没有标杆设备的监控数据，因此尖刺" + zhAt + "是异常设备自身的（设备）还是随两设备共同训练的 batch 而来（数据）无法判定：标杆设备在同一坐标的梯度可以判定（相同数据顺序与随机种子；用 --baseline 传入其输出）"})
 	}
 	if len(why) == 0 {
 		return
@@ -341,6 +342,14 @@ func mixWords(in *Input, layers []int, words []string) (string, string) {
 func tensorPlan(in *Input, p *Plan) bool {
 	op, keyB, d := namedOperator(in)
 	if op == nil || !(op.Kind == model.KindAPI || hasOperators(in.A)) {
+		return false
+	}
+	if in.C == nil || in.D == nil {
+		// without the control group the divergence is A against B alone:
+		// C and D first (dumpPlan), the tensors once they confirm it
+		p.Unknown = append(p.Unknown, Text{
+			"the tensors of " + op.Key + ", the operator the trace named without a control group: once C and D confirm that it diverges beyond the devices' usual difference, run plan again for a tensor dump of it on A and B",
+			op.Key + " 的张量（无对照组时追踪定位的算子）：待 C、D 确认其分叉超出两设备的常规差异后，重新运行 plan 得到它在 A、B 上的张量 dump"})
 		return false
 	}
 	if strings.EqualFold(in.A.Task, TaskTensor) && strings.EqualFold(in.B.Task, TaskTensor) {
