@@ -323,8 +323,8 @@ func mixWords(in *Input, layers []int, words []string) (string, string) {
 		if d.Layer != nil {
 			where += fmt.Sprintf(" (%s, layer %s)", dirWord(d.Direction), layerText(in, *d.Layer))
 		}
-		return fmt.Sprintf("the drill-down ended at module %s. The dumps are at level %s, which records modules only, so a drill-down on them ends at a module; level mix records the API calls made inside each module (Functional.linear, Torch.matmul, …) and finds the first divergent one. list %s keeps the records of %s and the API calls inside it",
-				where, lv, quoteList(words), layer),
+		return fmt.Sprintf("the drill-down ended at module %s. The dumps are at level %s, which records modules only, so a drill-down on them ends at a module; level mix records the API calls made inside each module (Functional.linear, Torch.matmul, …) and finds the first divergent one. list %s keeps the records of %s and the API calls inside %s",
+				where, lv, quoteList(words), layer, itThem(len(layers))),
 			fmt.Sprintf("下钻止于模块 %s。现有 dump 为 %s 级，只记录模块，因此下钻只能到模块为止；mix 级还记录每个模块内部的 API 调用（Functional.linear、Torch.matmul 等），可找到首个分叉的 API。list %s 保留%s的记录及其内部的 API 调用",
 				where, lv, quoteList(words), layer)
 	}
@@ -442,6 +442,13 @@ func layerText(in *Input, l int) string {
 		}
 	}
 	return strconv.Itoa(l)
+}
+
+func itThem(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }
 
 func layerList(in *Input, layers []int) string {

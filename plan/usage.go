@@ -239,8 +239,8 @@ func after(in *Input, p *Plan) {
 			dumps = " --dump-a <A's dump> --dump-b " + dumpPath("baseline")
 		}
 		if k.mix {
-			note = " The level-mix dump may also hold records outside the listed layer (a module whose backward msprobe could not close); spikescope reads the layer it asked for."
-			zhNote = " mix 级 dump 可能还含有所列层之外的记录（msprobe 未能闭合反向区间的模块）；spikescope 只读取所请求的层。"
+			note = " On torch 1.x (older than msprobe supports, though it runs) modules have no backward pre-hook: msprobe opens the list at the end of a listed module's backward and does not close it, so the level-mix dump also holds every backward record after the listed layer's; on torch 2 the list is exact. spikescope reads the layers it asked for."
+			zhNote = " 在 torch 1.x 上（低于 msprobe 支持的版本，但可运行）模块没有反向 pre-hook：msprobe 在所列模块反向结束时才开启 list 且不再关闭，因此 mix 级 dump 还会含有所列层之后的全部反向记录；torch 2 上 list 是精确的。spikescope 只读取所请求的层。"
 		}
 		p.After = append(p.After, Text{
 			"Dumps: copy both devices' dump folders to one machine (msprobe writes `step<N>/rank<R>/dump.json` under each `dump_path`), then `spikescope " + mon + base + dumps + "`, and `spikescope plan` with the same inputs for what is still missing." + note,
@@ -255,8 +255,8 @@ func after(in *Input, p *Plan) {
 			fw = "mindspore"
 		}
 		p.After = append(p.After,
-			Text{"Compare the operator's tensors, anomalous (target) against baseline (golden), with msprobe 26.0: `msprobe compare -tp " + ap + " -gp " + bp + " -o ./compare_out` (a run without torch.distributed writes `rank/` instead of `rank<R>/`). The result table (`compare_result_*.xlsx`/csv) gives per tensor the cosine similarity, max absolute and relative error and the statistics of both sides.",
-				"用 msprobe 26.0 比对该算子的张量，异常侧（target）对标杆侧（golden）：`msprobe compare -tp " + ap + " -gp " + bp + " -o ./compare_out`（未启用 torch.distributed 的运行写的是 `rank/` 而非 `rank<R>/`）。结果表（`compare_result_*.xlsx`/csv）逐张量给出余弦相似度、最大绝对与相对误差及两侧统计量。"},
+			Text{"Compare the operator's tensors, anomalous (target) against baseline (golden), with msprobe 26.0: `msprobe compare -tp " + ap + " -gp " + bp + " -o ./compare_out` (a run without torch.distributed writes `rank/` instead of `rank<R>/`). The result table (`compare_out/compare_result_<time>.csv`; `--xlsx` for a spreadsheet) gives per tensor the cosine similarity, max absolute and relative error and the statistics of both sides: inputs that agree and an output that does not put the fault inside this call.",
+				"用 msprobe 26.0 比对该算子的张量，异常侧（target）对标杆侧（golden）：`msprobe compare -tp " + ap + " -gp " + bp + " -o ./compare_out`（未启用 torch.distributed 的运行写的是 `rank/` 而非 `rank<R>/`）。结果表（`compare_out/compare_result_<时间>.csv`；加 `--xlsx` 得到表格文件）逐张量给出余弦相似度、最大绝对与相对误差及两侧统计量：输入一致而输出不一致，说明问题在这次调用内部。"},
 			Text{"Up to msprobe 8.3, the same with a compare.json: `msprobe -f " + fw + " compare -i ./compare.json -o ./compare_out`, where compare.json is:",
 				"msprobe 8.3 及以前，用 compare.json 做同样的比对：`msprobe -f " + fw + " compare -i ./compare.json -o ./compare_out`，compare.json 为："},
 			Text{"```json\n{\n    \"npu_path\": \"" + ap + "\",\n    \"bench_path\": \"" + bp + "\",\n    \"is_print_compare_log\": true\n}\n```", ""})
