@@ -14,8 +14,8 @@ var (
 		"dump_enable", "extra_info", "precision", "risk_level", "statistics", "tensor")
 	documentedStatisticsKeys = set("scope", "list", "tensor_list", "device", "data_mode", "summary_mode")
 	// "task = tensor" parameters (bench_path and diff_nums are PyTorch MD5 options)
-	documentedTensorKeys = set("scope", "list", "data_mode", "file_format", "summary_mode", "bench_path", "diff_nums")
-	documentedMonitorKeys    = set("targets", "dynamic_on", "start_step", "collect_times", "step_interval",
+	documentedTensorKeys  = set("scope", "list", "data_mode", "file_format", "summary_mode", "bench_path", "diff_nums")
+	documentedMonitorKeys = set("targets", "dynamic_on", "start_step", "collect_times", "step_interval",
 		"print_struct", "module_ranks", "ur_distribution", "xy_distribution", "all_xy", "forward_only",
 		"backward_only", "mv_distribution", "param_distribution", "wg_distribution", "monitor_mbs_grad",
 		"cc_distribution", "alert", "mg_direction", "format", "ops", "eps", "ndigits",
