@@ -163,7 +163,7 @@ func monitorGaps(in *Input, p *Plan) {
 			at = " at " + coordWords(in.P2.RootCauseCoordinate)
 			zhAt = "（" + coordWords(in.P2.RootCauseCoordinate) + "）"
 		}
-		why = append(why, Text{"there is no monitor data of the baseline device, so whether the spike" + at + " is the anomalous device's own (device) or comes with the batch both devices train on (data) is undetermined: the baseline device's gradients at the same coordinate decide it (same data order and seed; pass its output with --baseline)",
+		why = append(why, Text{"there is no monitor data of the baseline device, so whether the spike" + at + " is the anomalous device's own (device) or comes with the batch both devices train on (data) is undetermined: the baseline device's gradients at the same coordinate decide it (the same data order and initial weights; pass its output with --baseline)",
 			"没有标杆设备的监控数据，因此尖刺" + zhAt + "是异常设备自身的（设备）还是随两设备共同训练的 batch 而来（数据）无法判定：标杆设备在同一坐标的梯度可以判定（相同数据顺序与随机种子；用 --baseline 传入其输出）"})
 	}
 	if len(why) == 0 {
@@ -317,21 +317,22 @@ func dumpPlan(in *Input, p *Plan, root *model.Coordinate) {
 // what level mix adds.
 func mixWords(in *Input, layers []int, words []string) (string, string) {
 	lv := levelName(in.A.Level)
-	layer := layerList(in, layers)
+	layer, zhLayer := layerList(in, layers), layerListZh(in, layers)
 	if d := in.P3.DivergenceSummary.Drilldown; d != nil && d.Operator != "" {
-		where := d.Operator
+		where, zhWhere := d.Operator, d.Operator
 		if d.Layer != nil {
 			where += fmt.Sprintf(" (%s, layer %s)", dirWord(d.Direction), layerText(in, *d.Layer))
+			zhWhere += fmt.Sprintf("（%s，%s）", dirWordZh(d.Direction), layerListZh(in, []int{*d.Layer}))
 		}
 		return fmt.Sprintf("the drill-down ended at module %s. The dumps are at level %s, which records modules only, so a drill-down on them ends at a module; level mix records the API calls made inside each module (Functional.linear, Torch.matmul, …) and finds the first divergent one. list %s keeps the records of %s and the API calls inside %s",
 				where, lv, quoteList(words), layer, itThem(len(layers))),
 			fmt.Sprintf("下钻止于模块 %s。现有 dump 为 %s 级，只记录模块，因此下钻只能到模块为止；mix 级还记录每个模块内部的 API 调用（Functional.linear、Torch.matmul 等），可找到首个分叉的 API。list %s 保留%s的记录及其内部的 API 调用",
-				where, lv, quoteList(words), layer)
+				zhWhere, lv, quoteList(words), zhLayer)
 	}
 	return fmt.Sprintf("the first divergent layer is %s; the dumps are at level %s, which records modules only; level mix narrowed with list %s to that layer records the API calls made inside its modules and finds the first divergent operator",
 			layer, lv, quoteList(words)),
 		fmt.Sprintf("首个分歧层为%s；现有 dump 为 %s 级，只记录模块；mix 级并用 list %s 限定到该层，记录其模块内部的 API 调用，找到首个分叉算子",
-			layer, lv, quoteList(words))
+			zhLayer, lv, quoteList(words))
 }
 
 // tensorPlan adds the tensor dump of the operator the drill-down named,
@@ -364,7 +365,11 @@ func tensorPlan(in *Input, p *Plan) bool {
 		where = fmt.Sprintf(" (%s, layer %s)", dirWord(d.Direction), layerText(in, *d.Layer))
 	}
 	why := fmt.Sprintf("the drill-down already named the first divergent operator, %s%s: the statistics say that it diverges, its tensors say where. This dumps that operator's input and output tensors (forward and backward) on A and B for msprobe compare — not another statistics pass", op.Key, where)
-	zh := fmt.Sprintf("下钻已定位首个分叉算子 %s%s：统计量说明它分叉，张量说明分叉在哪里。此配置在 A 与 B 上采集该算子的输入输出张量（前向与反向），供 msprobe compare 比对——无需再做一轮统计量采集", op.Key, where)
+	zhWhere := ""
+	if d.Layer != nil {
+		zhWhere = fmt.Sprintf("（%s，%s）", dirWordZh(d.Direction), layerListZh(in, []int{*d.Layer}))
+	}
+	zh := fmt.Sprintf("下钻已定位首个分叉算子 %s%s：统计量说明它分叉，张量说明分叉在哪里。此配置在 A 与 B 上采集该算子的输入输出张量（前向与反向），供 msprobe compare 比对——无需再做一轮统计量采集", op.Key, zhWhere)
 	an := need{ranks: []int{in.A.Rank}, why: []Text{{why, zh}}}
 	bn := need{ranks: []int{in.B.Rank}, why: []Text{{"the same operator on the baseline device (B)" + bName(op.Key, keyB), "标杆设备上的同一算子（B）" + bName(op.Key, keyB)}}}
 	addDump(in, p, "anomalous", AnomalousConfig, frameworkOf(in.A, in.C, in.ATree), TaskTensor, in.A.Step, level, []string{callEntry(op.Key)}, an)
@@ -444,6 +449,33 @@ func layerText(in *Input, l int) string {
 	return strconv.Itoa(l)
 }
 
+// layerListZh is layerList in Chinese.
+func layerListZh(in *Input, layers []int) string {
+	s := make([]string, len(layers))
+	for i, l := range layers {
+		s[i] = strconv.Itoa(l)
+		if in.P3 != nil {
+			if ds := in.P3.PipelineStage; ds != nil && ds.LayerOffset != nil && *ds.LayerOffset > 0 {
+				st := "A 的 pipeline stage"
+				if ds.Stage != nil {
+					st = fmt.Sprintf("pipeline stage %d", *ds.Stage)
+				}
+				s[i] = fmt.Sprintf("%s 的第 %d 层（全局第 %d 层）", st, l, *ds.LayerOffset+l)
+				continue
+			}
+		}
+		s[i] = "第 " + s[i] + " 层"
+	}
+	return strings.Join(s, "、")
+}
+
+func dirWordZh(d string) string {
+	if dirWord(d) == "forward" {
+		return "前向"
+	}
+	return "反向"
+}
+
 func itThem(n int) string {
 	if n == 1 {
 		return "it"
@@ -490,7 +522,7 @@ func addDump(in *Input, p *Plan, device, name, framework, task string, step int,
 	ranks := intList(n.ranks)
 	p.Actions = append(p.Actions, Text{
 		fmt.Sprintf("dump: rerun the %s device (%s) with %s — task %s, step %d, %s %s, level %s%s", device, fw, name, task, step, rankWord(len(n.ranks)), ranks, level, listWords(list)),
-		fmt.Sprintf("dump：在%s（%s）用 %s 重跑 —— task %s，step %d，rank %s，level %s%s", zhDevice, fw, name, task, step, ranks, level, listWords(list))})
+		fmt.Sprintf("dump：在%s（%s）用 %s 重跑 —— task %s，step %d，rank %s，level %s%s", zhDevice, fw, name, task, step, ranks, level, strings.Replace(listWords(list), ", list", "，list", 1))})
 	for _, w := range n.why {
 		p.Actions = append(p.Actions, Text{"  " + w.En, "  " + w.Zh})
 	}

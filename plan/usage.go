@@ -3,6 +3,8 @@ package plan
 import (
 	"fmt"
 	"strings"
+
+	"spikescope/model"
 )
 
 // The parts of PLAN.md that say how to use the configs: the msprobe
@@ -214,6 +216,9 @@ func after(in *Input, p *Plan) {
 	k := kindsOf(*p)
 	mon := "<monitor data>"
 	base := " --baseline <baseline device's monitor data>"
+	if in.MonitorFormat != model.FormatTrendDB && in.MonitorFormat != model.FormatCSV {
+		mon, base = "", "" // the analysis ran on dumps alone
+	}
 	for _, c := range p.Configs {
 		if c.Name != MonitorFile {
 			continue
@@ -243,8 +248,8 @@ func after(in *Input, p *Plan) {
 			zhNote = " 在 torch 1.x 上（低于 msprobe 支持的版本，但可运行）模块没有反向 pre-hook：msprobe 在所列模块反向结束时才开启 list 且不再关闭，因此 mix 级 dump 还会含有所列层之后的全部反向记录；torch 2 上 list 是精确的。spikescope 只读取所请求的层。"
 		}
 		p.After = append(p.After, Text{
-			"Dumps: copy both devices' dump folders to one machine (msprobe writes `step<N>/rank<R>/dump.json` under each `dump_path`), then `spikescope " + mon + base + dumps + "`, and `spikescope plan` with the same inputs for what is still missing." + note,
-			"Dump：把两台设备的 dump 目录拷到同一台机器（msprobe 在每个 `dump_path` 下写 `step<N>/rank<R>/dump.json`），然后运行 `spikescope " + mon + base + dumps + "`，并以相同输入运行 `spikescope plan` 查看仍缺什么。" + zhNote})
+			"Dumps: copy both devices' dump folders to one machine (msprobe writes `step<N>/rank<R>/dump.json` under each `dump_path`), then `" + strings.TrimSpace("spikescope "+mon) + base + dumps + "`, and `spikescope plan` with the same inputs for what is still missing." + note,
+			"Dump：把两台设备的 dump 目录拷到同一台机器（msprobe 在每个 `dump_path` 下写 `step<N>/rank<R>/dump.json`），然后运行 `" + strings.TrimSpace("spikescope "+mon) + base + dumps + "`，并以相同输入运行 `spikescope plan` 查看仍缺什么。" + zhNote})
 	}
 	if k.tensor && len(k.tensorConfigs) == 2 {
 		a, b := k.tensorConfigs[0], k.tensorConfigs[1]
