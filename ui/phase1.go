@@ -149,7 +149,7 @@ func (p *phase1Pane) overviewLines() []string {
 		parts = append(parts, r.Missing...)
 		parts = append(parts, d.Missing...)
 		parts = append(parts, r.Warnings...)
-		out = append(out, p.st.Warn.Render(fitJoin(p.width, fmt.Sprintf("⚠ %d note(s), all on screen 2", n), missingHead(parts[0]))))
+		out = append(out, p.st.Warn.Render(fitJoin(p.width, notesOnScreen2(n), "first: "+missingHead(parts[0]))))
 	}
 	return out
 }
@@ -321,7 +321,7 @@ func (p *phase1Pane) View() []string {
 	st := p.st
 	lines := p.overviewLines()
 	if len(p.anoms) == 0 {
-		lines = append(lines, "", st.Good.Render("No anomaly found: no parameter's gradient left its baseline."), "")
+		lines = append(lines, "", st.Good.Render("No anomaly found: no parameter's gradient left its own history."), "")
 		if p.data != nil && p.data.P1 != nil {
 			lines = append(lines, p.data.P1.Reasoning...)
 		}
@@ -401,4 +401,13 @@ func (p *phase1Pane) paramWidth() int {
 		return w
 	}
 	return 20
+}
+
+// notesOnScreen2 is the Phase 1 header's count of the notes (what the run
+// lacks, warnings) that screen 2 lists.
+func notesOnScreen2(n int) string {
+	if n == 1 {
+		return "⚠ 1 note on screen 2"
+	}
+	return fmt.Sprintf("⚠ %d notes on screen 2", n)
 }
