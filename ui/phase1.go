@@ -185,7 +185,7 @@ func (p *phase1Pane) nameMin() int {
 	longest := 0
 	for pos := p.tbl.offset; pos < end; pos++ {
 		a := &p.anoms[p.tbl.view[pos]]
-		n := ansi.StringWidth(rn.params.short(rn.param(a))) + 1
+		n := ansi.StringWidth(withGlobal(rn.params.short(rn.param(a)), a)) + 1
 		longest = max(longest, n)
 	}
 	// at most what leaves the norm and dev× columns beside it
@@ -370,7 +370,7 @@ func (p *phase1Pane) View() []string {
 			if a.NonFinite {
 				mark = "!"
 			}
-			return mark + rn.params.fit(rn.param(a), p.paramWidth()-1)
+			return mark + rn.fitA(a, p.paramWidth()-1)
 		case p1ColNorm:
 			return fmtNum(float64(a.Norm))
 		case p1ColDelta:
@@ -390,7 +390,7 @@ func (p *phase1Pane) View() []string {
 		return ""
 	})...)
 	if a := p.candidate(); a != nil { // the selected row's full name
-		lines = append(lines, st.Dim.Render(detailLines(rn.param(a), p.width, 1)[0]))
+		lines = append(lines, st.Dim.Render(detailLines(rn.param(a)+modelLayerNote(a), p.width, 1)[0]))
 	}
 	return lines
 }
