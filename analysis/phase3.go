@@ -101,6 +101,9 @@ type cell struct {
 	// non-finite divergence: flagged, no ratio); nfAny: any of them.
 	nf    [model.NumStats]bool
 	nfAny bool
+	// fixed: the statistic is fixed by construction (phase3_fixed.go): its
+	// control ratio is no sample of a band
+	fixed [model.NumStats]bool
 }
 
 // p3 carries one run.
@@ -126,6 +129,9 @@ type p3 struct {
 	origins [2]*nfOrigin
 	// nfHas: per pass, whether A has a non-finite float output at all
 	nfHas [2]bool
+	// fixedKinds: per record kind and pass, the statistics fixed by kind
+	// (learnFixedKinds)
+	fixedKinds map[kindKey][model.NumStats]bool
 }
 
 type gradKey struct {
@@ -259,6 +265,7 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	// A's outputs are scanned for the non-finite origins alongside the
 	// comparison (the indices are read-only from here on)
 	p.nfHas = nonFinitePasses(p.ia)
+	p.learnFixedKinds()
 	var nfWG sync.WaitGroup
 	nfWG.Go(func() { p.origins = p.nonFiniteOrigins() })
 	anchors := in.Anchors
@@ -471,6 +478,7 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 	c.va, c.vb = statsOf(p.ia, c.a), statsOf(p.ib, c.b)
 	c.vc, c.vd = statsOf(p.ic, c.c), statsOf(p.id, c.d)
 	for s := range c.ab {
+		c.fixed[s] = p.fixedStat(c.a, c.b, c.c, c.d, model.Stat(s))
 		if c.abOK && !c.nfAny {
 			c.ab[s] = pairRatio(p.ia, c.a, p.ib, c.b, model.Stat(s))
 		}
@@ -503,9 +511,10 @@ func (p *p3) anchorTable(ai int, name string, layers []int, cl *callAnalysis) mo
 					bs[di] = all
 					bs[di].Note = joinNote(bs[di].Note, fmt.Sprintf("fewer than %d layers: band learned from %s", minBandSamples, what))
 				}
+				bs[di] = p.ownSpreadGuard(bs[di], rs)
 			}
 			bs[di] = p.spreadGuard(bs[di], ai, cl.relative[m][d.name], cl.spread[m][d.name])
-			if all := controlBand(pooled[m][d.name], p.opt.IQRMult, p.opt.SpreadFloor); !all.Usable && bs[di].Usable {
+			if all := controlBand(pooled[m][d.name], p.opt.IQRMult, p.opt.SpreadFloor); !all.Usable && bs[di].Usable && all.Samples > 0 {
 				bs[di].Usable = false
 				bs[di].Note = joinNote(bs[di].Note, "over all anchors: "+all.Note)
 			}
