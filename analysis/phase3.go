@@ -104,6 +104,9 @@ type cell struct {
 	// fixed: the statistic is fixed by construction (phase3_fixed.go): its
 	// control ratio is no sample of a band
 	fixed [model.NumStats]bool
+	// masked: the compared tensor is masked the same way in every group
+	// (maskedPair): nothing to compare, and not a failure to compare
+	masked bool
 }
 
 // p3 carries one run.
@@ -266,6 +269,9 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	// comparison (the indices are read-only from here on)
 	p.nfHas = nonFinitePasses(p.ia)
 	p.learnFixedKinds()
+	if w := p.dtypeWarning(); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
 	var nfWG sync.WaitGroup
 	nfWG.Go(func() { p.origins = p.nonFiniteOrigins() })
 	anchors := in.Anchors
@@ -475,6 +481,9 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 			c.c, c.d, c.cdOK, c.cdWhy = representative(p.ic, p.id, ak, p.opt.Call, "C", "D")
 		}
 	}
+	if !c.abOK && c.a >= 0 && c.b >= 0 && maskedPair(p.ia, c.a, p.ib, c.b) && (!p.hasCD || maskedPair(p.ia, c.a, p.ic, c.c) && maskedPair(p.ia, c.a, p.id, c.d)) {
+		c.masked = true
+	}
 	c.va, c.vb = statsOf(p.ia, c.a), statsOf(p.ib, c.b)
 	c.vc, c.vd = statsOf(p.ic, c.c), statsOf(p.id, c.d)
 	for s := range c.ab {
@@ -566,5 +575,5 @@ func (p *p3) anchorTable(ai int, name string, layers []int, cl *callAnalysis) mo
 // uncompared: the anchor exists in some dump for this layer, but no Norm
 // degree could be computed (an unaligned pair, a missing side).
 func (p *p3) uncompared(c *cell) bool {
-	return c.present && !c.nfAny && !model.Finite(c.deg[model.StatNorm])
+	return c.present && !c.nfAny && !c.masked && !model.Finite(c.deg[model.StatNorm])
 }

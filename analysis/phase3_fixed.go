@@ -148,3 +148,52 @@ func fixedFloorBand(floor float64, n int) model.Band {
 func noteAllFixed(n int) string {
 	return "every control ratio of this statistic (" + strconv.Itoa(n) + ") is fixed by construction (the same in every group, or exactly 1 on every record of its kind): no noise to learn, the band is the seed's 3% floor"
 }
+
+// maskedPair reports whether records i of x and j of y hold a tensor that
+// is masked the same way in both, so that neither a ratio nor a failure to
+// compare means anything: both without a recorded floating-point output
+// (msprobe writes null for the tensors its builtin ignore list names since
+// 2026-03: communication receive buffers, npu_fusion_attention's outputs 4
+// and 5), or both with the same statistics missing or non-finite with the
+// same value (a mask of −inf gives Min = Mean = −inf and Norm = +inf in
+// every group).
+func maskedPair(x *dumpIndex, i int32, y *dumpIndex, j int32) bool {
+	if x == nil || y == nil || i < 0 || j < 0 {
+		return false
+	}
+	ta, tb := primaryTensor(&x.d.Ops[i]), primaryTensor(&y.d.Ops[j])
+	if ta == nil || tb == nil {
+		return ta == nil && tb == nil && !anyFloatOutput(&x.d.Ops[i]) && !anyFloatOutput(&y.d.Ops[j])
+	}
+	masked := false
+	for s := model.Stat(0); s < model.NumStats; s++ {
+		fa := ta.Has[s] && model.Finite(ta.Stat[s])
+		fb := tb.Has[s] && model.Finite(tb.Stat[s])
+		switch {
+		case fa && fb:
+		case fa || fb || ta.Has[s] != tb.Has[s]:
+			return false
+		case ta.Has[s] && !(ta.Stat[s] == tb.Stat[s] || math.IsNaN(ta.Stat[s]) && math.IsNaN(tb.Stat[s])):
+			return false
+		default:
+			masked = true
+		}
+	}
+	return masked
+}
+
+// anyFloatOutput reports whether an op records a floating-point output
+// tensor with any statistic.
+func anyFloatOutput(op *model.Op) bool {
+	for k := range op.Outputs {
+		t := &op.Outputs[k]
+		if isFloatTensor(t) {
+			for s := range t.Has {
+				if t.Has[s] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
