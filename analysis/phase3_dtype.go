@@ -53,7 +53,9 @@ func (p *p3) dtypeWarning() string {
 		for k := range diff {
 			keys = append(keys, k)
 		}
-		sort.Slice(keys, func(a, b int) bool { return diff[keys[a]] > diff[keys[b]] || diff[keys[a]] == diff[keys[b]] && keys[a] < keys[b] })
+		sort.Slice(keys, func(a, b int) bool {
+			return diff[keys[a]] > diff[keys[b]] || diff[keys[a]] == diff[keys[b]] && keys[a] < keys[b]
+		})
 		parts = append(parts, fmt.Sprintf("%s has %s on %d of %d compared records", g.nameX, keys[0], diff[keys[0]], n))
 	}
 	if len(parts) == 0 {
