@@ -2,7 +2,9 @@ package sweeps
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -207,5 +209,170 @@ func TestRealL1SpikeFromCompared(t *testing.T) {
 		if u := res.DivergenceSummary.UncomparedLayers; len(u.Fwd) > 0 {
 			t.Errorf("%s: forward layers %v listed as not compared", q.name, u.Fwd)
 		}
+	}
+}
+
+// copyQuad copies a quad's dumps into a temporary folder (a, b, c, d),
+// with edit applied to each group's dump.json text; it returns the quad
+// on the copies.
+func copyQuad(t *testing.T, q realQuad, edit func(group int, dumpJSON string) string) realQuad {
+	t.Helper()
+	dir := t.TempDir()
+	out := realQuad{name: q.name}
+	seats := []*string{&out.a, &out.b, &out.c, &out.d}
+	for g, src := range []string{q.a, q.b, q.c, q.d} {
+		if src == "" {
+			continue
+		}
+		dst := filepath.Join(dir, string(rune('a'+g)))
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"dump.json", "construct.json", "stack.json"} {
+			b, err := os.ReadFile(filepath.Join(src, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f == "dump.json" {
+				b = []byte(edit(g, string(b)))
+			}
+			if err := os.WriteFile(filepath.Join(dst, f), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		*seats[g] = dst
+	}
+	return out
+}
+
+// withIgnoredOps adds, after every softmax call of an API-only dump, the
+// records msprobe writes since its builtin ignore list (2026-03,
+// builtin_ignore_ops.yaml): an npu_fusion_attention call whose outputs 4
+// and 5 are null, and a Distributed.isend whose sent tensor (output 0) is
+// null. The softmax's own statistics stand in for the tensors' values.
+func withIgnoredOps(t *testing.T, dumpJSON string) string {
+	t.Helper()
+	// msprobe writes bare -Infinity, Infinity and NaN: kept through
+	// encoding/json as strings and written back bare
+	bare := strings.NewReplacer("-Infinity", `"-Infinity"`, "Infinity", `"Infinity"`, "NaN", `"NaN"`)
+	dumpJSON = bare.Replace(dumpJSON)
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(dumpJSON), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	dec := json.NewDecoder(strings.NewReader(dumpJSON))
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			if v == '{' || v == '[' {
+				depth++
+			} else {
+				depth--
+			}
+		case string:
+			if depth == 2 && dec.More() {
+				// a key of "data" (values at depth 2 are objects, never bare strings)
+				if _, ok := doc["data"].(map[string]any)[v]; ok {
+					order = append(order, v)
+				}
+			}
+		}
+	}
+	data := doc["data"].(map[string]any)
+	var b strings.Builder
+	b.WriteString(`{"task": "statistics", "level": "L1", "framework": "pytorch", "dump_data_dir": null, "data": {`)
+	n := 0
+	put := func(k string, v any) {
+		if n > 0 {
+			b.WriteString(",\n")
+		}
+		n++
+		kb, _ := json.Marshal(k)
+		vb, _ := json.Marshal(v)
+		b.Write(kb)
+		b.WriteString(": ")
+		b.Write(vb)
+	}
+	calls := 0
+	for _, k := range order {
+		put(k, data[k])
+		if !strings.HasPrefix(k, "Tensor.softmax.") || !strings.HasSuffix(k, ".forward") {
+			continue
+		}
+		out := data[k].(map[string]any)["output"].([]any)[0]
+		put(fmt.Sprintf("NPU.npu_fusion_attention.%d.forward", calls), map[string]any{
+			"input_args":   []any{out, out, out, map[string]any{"type": "int", "value": 4}, map[string]any{"type": "str", "value": "BNSD"}},
+			"input_kwargs": map[string]any{},
+			"output":       []any{out, out, out, out, nil, nil},
+		})
+		put(fmt.Sprintf("Distributed.isend.%d.forward", calls), map[string]any{
+			"input_args":   []any{out, map[string]any{"type": "int", "value": 1}},
+			"input_kwargs": map[string]any{},
+			"output":       []any{nil},
+		})
+		calls++
+	}
+	b.WriteString("}}")
+	return strings.NewReplacer(`"-Infinity"`, "-Infinity", `"Infinity"`, "Infinity", `"NaN"`, "NaN").Replace(b.String())
+}
+
+// TestRealIgnoredOpsMasked: null statistics written by msprobe's builtin
+// ignore list are masked: the noise-only L1 dumps with them added still
+// flag nothing and list no layer as not compared.
+func TestRealIgnoredOpsMasked(t *testing.T) {
+	for _, q := range noiseQuads("dump_L1")[:3] {
+		q2 := copyQuad(t, q, func(_ int, s string) string { return withIgnoredOps(t, s) })
+		res := traceReal(t, q2)
+		if w := divergenceWords(res); len(w) > 0 {
+			t.Errorf("%s with null-masked records: flags %s", q.name, strings.Join(w, "; "))
+		}
+		u := res.DivergenceSummary.UncomparedLayers
+		if len(u.Fwd)+len(u.Bwd) > 0 {
+			t.Errorf("%s with null-masked records: layers not compared fwd %v bwd %v", q.name, u.Fwd, u.Bwd)
+		}
+		found := false
+		for _, a := range res.AnchorsUsed {
+			if strings.HasPrefix(a, "isend") || strings.HasPrefix(a, "npu_fusion_attention") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: the added records are no anchors (%v): the case tests nothing", q.name, res.AnchorsUsed)
+		}
+	}
+}
+
+// TestRealDtypeDiffers: when A's and B's tensors differ in dtype, the
+// trace says that the groups can differ by msprobe's precision setting
+// alone; with one dtype it says nothing of the kind.
+func TestRealDtypeDiffers(t *testing.T) {
+	q := noiseQuads("dump_mix")[0]
+	same := traceReal(t, q)
+	for _, w := range same.Warnings {
+		if strings.Contains(w, "dtype") {
+			t.Errorf("one dtype in every group, yet: %s", w)
+		}
+	}
+	q2 := copyQuad(t, q, func(g int, s string) string {
+		if g == 1 {
+			return strings.ReplaceAll(s, `"torch.float32"`, `"torch.bfloat16"`)
+		}
+		return s
+	})
+	res := traceReal(t, q2)
+	found := false
+	for _, w := range res.Warnings {
+		if strings.Contains(w, "A has float32 where B has bfloat16") && strings.Contains(w, "precision") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("B in bfloat16, A in float32: no warning about precision in %q", res.Warnings)
 	}
 }
