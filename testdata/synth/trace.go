@@ -497,7 +497,7 @@ type TraceCfg struct {
 	FP32 bool
 	// Outliers: ~1% of Max/Min values carry an extra log-normal jump of
 	// this size (heavy tails of extreme-value statistics).
-	Outliers  float64
+	Outliers float64
 	// ConstStats adds the statistics real models fix by construction
 	// (Megatron-core flavour, forward): a masked fill with a finite mask
 	// (−1e4: its Min is the mask, its Mean and Norm dominated by it) and a
@@ -505,9 +505,9 @@ type TraceCfg struct {
 	// norms whose output Norm is √n (weights at 1) in every group.
 	ConstStats bool
 	Weights    bool // forward module records carry their weight statistics
-	GradScale float64
-	Step      int
-	Rank      int
+	GradScale  float64
+	Step       int
+	Rank       int
 }
 
 // traceGauss is a deterministic standard normal for the given parts.
