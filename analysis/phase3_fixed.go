@@ -20,7 +20,8 @@ import (
 //
 //   - by kind: every control ratio of that statistic over every record of
 //     the same kind and pass (an API's name without its call number, a
-//     module's class) is within fixedTol of 1, or
+//     module's class; at least minFixedKind of them) is within fixedTol of
+//     1, or
 //   - by value: the record's statistic is the same in every group (A, B, C
 //     and D, or A and B without a control pair) within fixedTol.
 //
@@ -34,6 +35,11 @@ import (
 // float32 rounding of a statistic (1.2e-7 relative), far below the seed's
 // 3% floor (a control that scatters this little gives the floor anyway).
 const fixedTol = 1e-3
+
+// minFixedKind: a kind is fixed only when at least this many of its
+// records agree (one record near 1 may be chance; it still counts when its
+// value is the same in every group).
+const minFixedKind = 2
 
 // fixedSample stands, in a list of control ratios, for a ratio of a fixed
 // statistic: not a sample (model.Finite is false), but counted by p.band
@@ -68,7 +74,7 @@ func (p *p3) learnFixedKinds() {
 	if p.hasCD {
 		x, y = p.ic, p.id
 	}
-	state := map[kindKey]*[model.NumStats]int8{} // 1 fixed so far, −1 varies
+	state := map[kindKey]*[model.NumStats]int{} // finite ratios within fixedTol so far; −1: one is not
 	for i := range x.d.Ops {
 		op := &x.d.Ops[i]
 		if op.Direction == model.ParamGrad {
@@ -81,7 +87,7 @@ func (p *p3) learnFixedKinds() {
 		k := kindKey{recordKind(op), op.Direction}
 		st := state[k]
 		if st == nil {
-			st = &[model.NumStats]int8{}
+			st = &[model.NumStats]int{}
 			state[k] = st
 		}
 		for m := model.Stat(0); m < model.NumStats; m++ {
@@ -89,7 +95,7 @@ func (p *p3) learnFixedKinds() {
 			switch {
 			case !model.Finite(r) || st[m] < 0:
 			case nearOne(r):
-				st[m] = 1
+				st[m]++
 			default:
 				st[m] = -1
 			}
@@ -99,7 +105,7 @@ func (p *p3) learnFixedKinds() {
 	for k, st := range state {
 		var f [model.NumStats]bool
 		for m := range f {
-			f[m] = st[m] > 0
+			f[m] = st[m] >= minFixedKind
 		}
 		p.fixedKinds[k] = f
 	}
