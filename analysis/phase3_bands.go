@@ -303,12 +303,12 @@ func (p *p3) ownSpreadGuard(b model.Band, rs []float64) model.Band {
 
 // chi2Lower is the 16% quantile of χ² with n degrees of freedom (the
 // one-standard-error lower bound of a sum of n squared normal deviations
-// over σ²), by the Wilson–Hilferty approximation (0.347 at n = 1 is 0.0199
-// exactly; from n = 2 within 1%).
+// over σ²): exact at n = 1 (0.0408), the Wilson–Hilferty approximation
+// from n = 2 (0.347 against 0.349 exactly, closer as n grows).
 func chi2Lower(n int) float64 {
 	const z16 = -0.9945 // the normal 16% quantile
 	if n == 1 {
-		return 0.0199
+		return 0.0408
 	}
 	v := 2 / (9 * float64(n))
 	return float64(n) * math.Pow(1-v+z16*math.Sqrt(v), 3)
