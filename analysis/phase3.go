@@ -135,6 +135,9 @@ type p3 struct {
 	// fixedKinds: per record kind and pass, the statistics fixed by kind
 	// (learnFixedKinds)
 	fixedKinds map[kindKey][model.NumStats]bool
+	// fixedOps: per record of the control dump (C; A when degraded), the
+	// statistics its kind fixes (bit m for statistic m)
+	fixedOps []uint8
 }
 
 type gradKey struct {

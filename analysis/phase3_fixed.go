@@ -109,6 +109,18 @@ func (p *p3) learnFixedKinds() {
 		}
 		p.fixedKinds[k] = f
 	}
+	// per record of the control dump: its kind's fixed statistics (bits)
+	p.fixedOps = make([]uint8, len(x.d.Ops))
+	for i := range x.d.Ops {
+		op := &x.d.Ops[i]
+		if st := state[kindKey{recordKind(op), op.Direction}]; st != nil {
+			for m := range st {
+				if st[m] >= minFixedKind {
+					p.fixedOps[i] |= 1 << m
+				}
+			}
+		}
+	}
 }
 
 // fixedStat reports whether statistic m of A's record a (with its
@@ -121,15 +133,8 @@ func (p *p3) fixedStat(a, b, c, d int32, m model.Stat) bool {
 	if p.hasCD {
 		ctrl = c
 	}
-	if ctrl >= 0 {
-		x := p.ia
-		if p.hasCD {
-			x = p.ic
-		}
-		op := &x.d.Ops[ctrl]
-		if p.fixedKinds[kindKey{recordKind(op), op.Direction}][m] {
-			return true
-		}
+	if ctrl >= 0 && int(ctrl) < len(p.fixedOps) && p.fixedOps[ctrl]&(1<<m) != 0 {
+		return true
 	}
 	va := statsOf(p.ia, a)[m]
 	if !model.Finite(va) || b < 0 {
