@@ -160,6 +160,9 @@ func noteAllFixed(n int) string {
 	return "every control ratio of this statistic (" + strconv.Itoa(n) + ") is fixed by construction (the same in every group, or exactly 1 on every record of its kind): no noise to learn, the band is the seed's 3% floor"
 }
 
+// whyMasked is a masked op's reason for not being compared.
+const whyMasked = "masked alike in every group (the same null or infinite statistics): nothing to compare"
+
 // maskedPair reports whether records i of x and j of y hold a tensor that
 // is masked the same way in both, so that neither a ratio nor a failure to
 // compare means anything: both without a recorded floating-point output
