@@ -157,7 +157,7 @@ func TestDegradedSaysWhatIsMissing(t *testing.T) {
 		"| dump statistics | dump A at optimizer step 3 on rank 2, and C/D at optimizer step 3 on rank 1 |",
 		"No baseline data, single-device decision",
 		"Go on to Phase 3: collect dump statistics at optimizer step 3 on rank 2",
-		"| 3 | 2 | **`decoder.layers.1.mlp.linear_fc1.weight`** | 2 | 4.2 |", "One device: no baseline run, so device specificity is not checked",
+		"| 3 | 2 | **`decoder.layers.1.mlp.linear_fc1.weight`** | 2 | 4.2 |", "One device: no monitor data of the baseline device, so device specificity is not checked",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("degraded report lacks %q", want)

@@ -348,11 +348,18 @@ func (p *phase3Pane) loadedLine() string {
 	if r.BaselineGroup == "C" {
 		parts[1] = "B none (C stands in)"
 	}
+	auto := len(r.ControlCandidates) > 0 && (d.C != nil || r.Dirs["C"] != "") // C was chosen for the user
+	if auto {
+		parts[2] += " (chosen for you: c shows why)"
+	}
 	line := strings.Join(parts, " · ")
 	// the call (micro-batch) of each anchor module the groups are compared
 	// at, when the modules ran more than once
 	if c := r.Call; c != nil && (*c > 0 || r.Calls > 1) {
 		line += " · " + microBatchOf(*c, r.Calls)
+	}
+	if auto && ansi.StringWidth(line) > p.width { // the short mark, never a cut line
+		line = strings.Replace(line, " (chosen for you: c shows why)", " (auto: c)", 1)
 	}
 	return line
 }
