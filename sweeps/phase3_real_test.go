@@ -376,3 +376,35 @@ func TestRealDtypeDiffers(t *testing.T) {
 		t.Errorf("B in bfloat16, A in float32: no warning about precision in %q", res.Warnings)
 	}
 }
+
+// TestRealDevicePair: the kit's device pair (plan/: a 4-layer GPT whose
+// "gpu" run replays the "npu" run with 1e-3 noise inside every
+// linear/matmul; a kernel fault, ×8 on a quarter of the output channels of
+// decoder.layers.1.mlp.linear_fc1, on the npu run at step 1 rank 0; rank 1
+// clean). A/B = the devices at rank 0, C/D at rank 1: the forward diverges
+// first at layer 1, at the planted module (L0) or its linear call (mix).
+// Rank 1's pair alone (no fault) flags nothing.
+func TestRealDevicePair(t *testing.T) {
+	at := func(level, dev string, rank int) string {
+		return filepath.Join(realDir, "plan", level, dev, "step1", fmt.Sprintf("rank%d", rank))
+	}
+	const planted = "decoder.layers.1.mlp.linear_fc1."
+	for _, level := range []string{"l0", "mix"} {
+		q := realQuad{"device pair " + level, at(level, "npu", 0), at(level, "gpu", 0), at(level, "npu", 1), at(level, "gpu", 1)}
+		checkSpike(t, q, traceReal(t, q), func(dd *model.Drilldown) bool {
+			if strings.HasPrefix(dd.Operator, "Module."+planted) {
+				return true
+			}
+			for _, op := range dd.Ops {
+				if op.Key == dd.Operator {
+					return strings.HasPrefix(op.Key, "Functional.linear.") && strings.Contains(op.Parent, planted)
+				}
+			}
+			return false
+		})
+		clean := realQuad{"device pair " + level + " rank 1 alone", at(level, "npu", 1), at(level, "gpu", 1), "", ""}
+		if w := divergenceWords(traceReal(t, clean)); len(w) > 0 {
+			t.Errorf("%s: a noise-only device pair flags: %s", clean.name, strings.Join(w, "; "))
+		}
+	}
+}
