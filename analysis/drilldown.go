@@ -138,7 +138,7 @@ func largestLeaf(sc *drillScope, ops []model.DrillOp, flagged []bool, dirName st
 // compare (the drill-down then compares call 0, as the layer table does).
 func (s *drillScope) callNote() string {
 	if s.fellBack {
-		return fmt.Sprintf("this layer ran %d times in this pass, fewer than call %d: operators compared at call 0, as the layer table", s.calls, s.asked)
+		return fmt.Sprintf("this layer ran %d times in this pass, fewer than micro-batch %d: operators compared at micro-batch 1, as the layer table", s.calls, s.asked+1)
 	}
 	return ""
 }
@@ -160,6 +160,9 @@ func (p *p3) drillOp(i int32, dirName string, bands map[string]map[string]model.
 	out.Aligned = c.abOK && (!p.hasCD || c.cdOK)
 	if !c.abOK {
 		out.Why = c.abWhy
+		if c.b >= 0 && maskedPair(p.ia, c.a, p.ib, c.b) && (!p.hasCD || maskedPair(p.ia, c.a, p.ic, c.c) && maskedPair(p.ia, c.a, p.id, c.d)) {
+			out.Why = whyMasked
+		}
 	}
 	c.va, c.vb, c.vc, c.vd = statsOf(p.ia, c.a), statsOf(p.ib, c.b), statsOf(p.ic, c.c), statsOf(p.id, c.d)
 	for _, m := range metricOrder {
@@ -173,6 +176,12 @@ func (p *p3) drillOp(i int32, dirName string, bands map[string]map[string]model.
 		b := bands[metricName(m)][dirName]
 		deg := p.degree(ab, cd, &b)
 		fl := out.Aligned && outside(&b, deg)
+		if b.Usable {
+			if out.Bounds == nil {
+				out.Bounds = map[string][2]model.Float{}
+			}
+			out.Bounds[metricName(m)] = [2]model.Float{b.Lower, b.Upper}
+		}
 		row := model.MetricRow{}
 		q := quadOf(&c, m)
 		if dirName == "fwd" {

@@ -17,7 +17,6 @@ import (
 // planted in monitor_output, db_mon and dump_L0; monitor_spike and
 // db_mon_spike multiply the loss by 1000 at step 12 on rank 0.
 
-const realDir = "../testdata/msprobe-real"
 
 // realSession runs Phase 1 and 2 on a real input as every face does.
 func realSession(t *testing.T, path string) *pipeline.Session {
