@@ -164,7 +164,7 @@ func (c *p1) noiseFloor() {
 	}
 	if t.dropped > 0 {
 		c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf(
-			"heavy tails: %d value(s) passed the robust thresholds but stay within %g spreads of the run's step-to-step noise above their median (the run's spread of log(norm) before step %d is %.3g, a parameter's own when larger): ordinary batch noise on real gradients, not candidates (the largest was %.1f spreads)",
+			"heavy tails: %d value(s) passed the robust thresholds but stay within %g spreads of the run's step-to-step noise above their median (the run's spread of log(norm) before step %d is %.3g, a parameter's own when larger): ordinary batch noise on real gradients, not candidates (the largest was %.2f spreads)",
 			t.dropped, tailSpreads, first, run, t.maxZ))
 	}
 }

@@ -17,7 +17,6 @@ import (
 // planted in monitor_output, db_mon and dump_L0; monitor_spike and
 // db_mon_spike multiply the loss by 1000 at step 12 on rank 0.
 
-
 // realSession runs Phase 1 and 2 on a real input as every face does.
 func realSession(t *testing.T, path string) *pipeline.Session {
 	t.Helper()
@@ -171,14 +170,35 @@ func TestRealKitNoiseRunsFindNothing(t *testing.T) {
 	t.Logf("%d noise-only runs", len(runs))
 }
 
+// kitFaults are the planted coordinates of the kit's fault runs
+// (testdata/msprobe-real/kit/README.md): optimizer step, micro step (as the
+// CSV numbers it; −1 none), rank.
+var kitFaults = map[string][3]int{
+	"mon_w2_s4_badbatch":      {12, 1, 2},
+	"db_mon_w2_s4_badbatch":   {12, 1, 2},
+	"mon_w1_s4_badloss":       {12, 0, 3},
+	"mon_w2_s5_badloss":       {9, 0, 1},
+	"mon_w1_s5_badbatch":      {8, 0, 0},
+	"mon_norm_w2_s9_badloss5": {10, 1, 0},
+}
+
 // Every kit run with a planted fault (a bad batch, a scaled loss on one
 // rank at one step) has one event: all its candidates at one coordinate
-// (optimizer step, micro step, rank), which is the root.
+// (optimizer step, micro step, rank) — the planted one when the kit's
+// README names it — which is the root.
 func TestRealKitFaultRunsOneEvent(t *testing.T) {
 	runs := kitRuns(t, false)
 	if len(runs) == 0 {
 		t.Skip("no monitor run with a planted fault in testdata/msprobe-real/kit")
 	}
+	seen := map[string]bool{}
+	defer func() {
+		for name := range kitFaults {
+			if !seen[name] {
+				t.Errorf("kit run %s not found", name)
+			}
+		}
+	}()
 	for _, path := range runs {
 		s := realSession(t, path)
 		if len(s.P1.Anomalies) == 0 {
@@ -186,6 +206,14 @@ func TestRealKitFaultRunsOneEvent(t *testing.T) {
 			continue
 		}
 		a0 := s.P1.Anomalies[0]
+		for name, want := range kitFaults {
+			if strings.Contains(path, "/"+name+"/") || strings.HasSuffix(path, "/"+name) {
+				seen[name] = true
+				if got := [3]int{a0.OptStep(), a0.Micro(), a0.Rank}; got != want {
+					t.Errorf("%s: first candidate at (step, micro, rank) %v, planted %v", path, got, want)
+				}
+			}
+		}
 		for _, a := range s.P1.Anomalies {
 			if a.OptStep() != a0.OptStep() || a.Micro() != a0.Micro() || a.Rank != a0.Rank {
 				t.Errorf("%s: candidate %s step %d micro %d rank %d %.3g× beside the first at step %d micro %d rank %d", path,
