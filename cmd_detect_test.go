@@ -202,20 +202,22 @@ func BenchmarkDetect(b *testing.B) {
 }
 
 // The demo's dump tree holds three dumps (step4/rank3, step5/rank3,
-// step5/rank5): the step-level rule across them finds the planted fault's
-// parameter gradient (rank 3, step 5, layers.2 linear_fc2), and select
-// roots there.
+// step5/rank5): three values per parameter are too little history to call
+// the planted fault's 2.3× (rank 3, step 5, layers.2 linear_fc2) a spike —
+// real gradient noise reaches that. It is reported under
+// too_little_history, not as a candidate, and select names no root.
 func TestDetectDumpTreeOfThreeDumps(t *testing.T) {
 	res, code, se := detectRun(t, filepath.Join(demoNPU, "dump"), "--dump")
 	if code != 0 {
 		t.Fatalf("exit %d %s", code, se)
 	}
-	if res.DataKind != "dump" || len(res.Anomalies) != 1 {
+	if res.DataKind != "dump" || len(res.Anomalies) != 0 || len(res.TooLittleHistory) != 1 {
 		t.Fatalf("result %+v", res)
 	}
-	a := res.Anomalies[0]
-	if a.Rank != 3 || a.Step != 5 || !strings.HasSuffix(a.TargetName, "decoder.layers.2.mlp.linear_fc2.RowParallelLinear.weight") {
-		t.Fatalf("anomaly %+v", a)
+	h := res.TooLittleHistory[0]
+	if h.Rank != 3 || h.Step != 5 || h.Samples != 3 || h.MinSamples != int(res.Thresholds["min_history"]) ||
+		!strings.HasSuffix(h.TargetName, "decoder.layers.2.mlp.linear_fc2.RowParallelLinear.weight") {
+		t.Fatalf("too little history %+v", h)
 	}
 	p1 := filepath.Join(t.TempDir(), "p1.json")
 	var so, se2 bytes.Buffer
@@ -223,7 +225,7 @@ func TestDetectDumpTreeOfThreeDumps(t *testing.T) {
 		t.Fatal(se2.String())
 	}
 	sel, code, _ := selectRun(t, "--phase1", p1)
-	if code != 0 || sel.RootOptStep == nil || *sel.RootOptStep != 5 || sel.RootCauseCoordinate.Rank != 3 {
+	if code != 0 || sel.RootOptStep != nil || sel.RootCauseCoordinate != nil {
 		t.Fatalf("select %+v", sel)
 	}
 }
