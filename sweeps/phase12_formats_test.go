@@ -99,6 +99,8 @@ func TestSweepFormats(t *testing.T) {
 				switch {
 				case msg != "" && diluted:
 					status = "known limit (fault diluted below the minimum effect in final-gradient dumps): " + msg
+				case msg != "" && c.Limit != "":
+					status = "known limit (" + c.Limit + "): " + msg
 				case msg != "":
 					status = "FAIL " + msg
 					t.Errorf("%s/%s: %s (window %d; %d candidates)", c.Name, f.name, msg, p1.Sharding.AccumulationWindow, len(p1.Anomalies))
