@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,8 +41,43 @@ func TestPipelineStagesEndToEnd(t *testing.T) {
 		if p1.Sharding.PPStages != 2 || p1.Sharding.Pipeline == nil || p1.Sharding.Pipeline.RankStages["3"] != 1 {
 			t.Errorf("%s: sharding %+v", path, p1.Sharding)
 		}
-		if len(p1.Anomalies) == 0 || p1.Anomalies[0].TargetName != r.FaultTarget() || p1.Anomalies[0].GlobalLayer == nil || *p1.Anomalies[0].GlobalLayer != 6 {
+		// the JSON names the parameter as the input wrote it; the stage and
+		// the global layer have their own keys
+		own := "layers.2.mlp.linear_fc2.weight"
+		if len(p1.Anomalies) == 0 || p1.Anomalies[0].TargetName != own || pv(p1.Anomalies[0].PPStage) != 1 || pv(p1.Anomalies[0].GlobalLayer) != 6 {
 			t.Fatalf("%s: candidates %+v", path, p1.Anomalies)
+		}
+		if bytes.Contains(out.Bytes(), []byte(`"pp1:`)) || bytes.Contains(out.Bytes(), []byte(`"pp0:`)) {
+			t.Errorf("%s: detect's JSON carries a stage-prefixed name", path)
+		}
+		if len(p1.TargetStages) != 2 || len(p1.Targets) == 0 || slices.ContainsFunc(p1.Targets, func(n string) bool { return strings.HasPrefix(n, "pp") }) {
+			t.Errorf("%s: targets %v, target_stages %d", path, p1.Targets, len(p1.TargetStages))
+		}
+		// select on the saved JSON: the root is the spike, named as written,
+		// stage and global layer in their own keys
+		p1File := filepath.Join(t.TempDir(), "p1.json")
+		if err := os.WriteFile(p1File, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, code, se := selectRun(t, "--phase1", p1File)
+		if code != 0 {
+			t.Fatalf("select: %d %s", code, se)
+		}
+		co := res.RootCauseCoordinate
+		if co == nil || co.Rank != 3 || co.TargetName != own || pv(co.PPStage) != 1 || pv(co.GlobalLayer) != 6 || co.VPPStage != nil {
+			t.Fatalf("%s: root %+v", path, co)
+		}
+		// a pin copied from the JSON (own name + rank) and the screens' name
+		// both pin that parameter; a stage that is not the rank's is refused
+		for _, pin := range []string{"opt=3,ms=2,rank=3,param=" + own, "opt=3,ms=2,rank=3,param=pp1:" + own} {
+			pr, code, se := selectRun(t, "--phase1", p1File, "--pin", pin)
+			if code != 0 || !pr.Pinned || pr.RootCauseCoordinate.TargetName != own || pv(pr.RootCauseCoordinate.PPStage) != 1 ||
+				pr.RootCauseCoordinate.Norm != co.Norm {
+				t.Errorf("pin %s: exit %d %s %+v", pin, code, se, pr)
+			}
+		}
+		if _, code, se := selectRun(t, "--phase1", p1File, "--pin", "opt=3,rank=3,param=pp0:"+own); code != 2 || !strings.Contains(se, "stage 0, rank 3 is on stage 1") {
+			t.Errorf("pin of another stage: exit %d %s", code, se)
 		}
 		out.Reset()
 		if code := run([]string{"inspect", path}, &out, &errb); code != 0 || !strings.Contains(out.String(), "pipeline:    PP 2 (stage 0: ranks 0-1, layers 0-3; stage 1: ranks 2-3, layers 4-7)") {

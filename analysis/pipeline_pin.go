@@ -15,8 +15,8 @@ import (
 // ("pp1:layers.2…", "pp1:vpp1:layers.0…"). On a run with pipeline stages a
 // name without a stage is the parameter of the pinned rank's stage, and
 // with several model chunks of the chunk given by vpp=, a chunk prefix, or
-// else the one Phase 1 candidate that agrees with the pin (so a coordinate
-// copied from the JSON pins what it names). Without stages, or without a
+// else of the earliest Phase 1 candidate that agrees with the pin (a
+// coordinate copied from the JSON with its vpp_stage pins what it names). Without stages, or without a
 // rank, the plain rule (exact name or unique suffix) applies: a bare name
 // held by several stages is ambiguous and the error lists them.
 func resolveStageParam(p1 *model.Phase1Result, names []string, pin *Pin) (string, error) {
@@ -78,22 +78,18 @@ func resolveStageParam(p1 *model.Phase1Result, names []string, pin *Pin) (string
 	if len(hits) == 1 {
 		return hits[0], nil
 	}
-	// one name in several model chunks: the Phase 1 candidate that agrees
-	// with the pin tells which
-	var agree []string
+	// one name in several model chunks: the earliest Phase 1 candidate
+	// that agrees with the pin tells which (as it supplies a pin's free
+	// fields); vpp= says it outright
 	for i := range p1.Anomalies {
-		a := &p1.Anomalies[i]
-		if pinAgrees(pin, a) && slices.Contains(hits, a.TargetName) && !slices.Contains(agree, a.TargetName) {
-			agree = append(agree, a.TargetName)
+		if a := &p1.Anomalies[i]; pinAgrees(pin, a) && slices.Contains(hits, a.TargetName) {
+			return a.TargetName, nil
 		}
-	}
-	if len(agree) == 1 {
-		return agree[0], nil
 	}
 	if len(hits) == 0 {
 		return "", fmt.Errorf("parameter %q matches no parameter of pipeline stage %d", pin.Param, st)
 	}
-	return "", fmt.Errorf("parameter %q is held by %d model chunks of pipeline stage %d: give vpp=N", pin.Param, len(hits), st)
+	return "", fmt.Errorf("parameter %q is held by %d model chunks of pipeline stage %d and no Phase 1 candidate agrees with the pin: give vpp=N (the vpp_stage)", pin.Param, len(hits), st)
 }
 
 // chunkPrefix splits a model chunk prefix off a name: "vpp1:…" (the TUI)
