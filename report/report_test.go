@@ -125,7 +125,7 @@ func TestEnglishHeadersAndRows(t *testing.T) {
 		"- Iteration path forward: Norm→L2 → Max→L2",
 		"Decision thresholds: `growth` 2, `rank_share` 0.6",
 		"- Band rule: degree outside 1 ± max(3·IQR/median, 0.03)",
-		"| forward | divergent | L2 (first `F!` from shallow to deep) | L2 (1.515x) | `F!` L2, L3; unaligned L1; [P0] |",
+		"| forward | divergent | L2 (first `F!` from shallow to deep) | L2 (1.515x) | `F!` L2, L3; unaligned L1; the one to trace first |",
 		// a pipe inside a parameter name is escaped in its cell.
 		"| 4 | 0 | `decoder.layers.1.mlp\\|experts.weight` | 1 | 6.1 | 41.2x | 9 |",
 		// non-finite values print as NaN / Inf.

@@ -120,7 +120,7 @@ func (p *phase3Pane) marks() []string {
 	}
 	out := []string{
 		legendLine("▶ ◀", "in the L column: where the forward / backward divergence starts for the metric shown"),
-		legendLine("← P0", "the direction that diverges first: where the root cause is"),
+		legendLine("← trace this first", "the direction that diverges first: where the root cause is"),
 	}
 	if p.flags == nil {
 		p.flags = &quadFlags{}
