@@ -2,14 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"spikescope/model"
+	"spikescope/pipeline"
 	"spikescope/testdata/synth"
 )
 
@@ -103,5 +106,53 @@ func TestPipelineStagesEndToEnd(t *testing.T) {
 			!strings.Contains(sum, "rank 3 is on pipeline stage 1 of 2: dump the control group on another rank of that stage (2)") {
 			t.Errorf("%s: summary\n%s", path, sum)
 		}
+	}
+}
+
+// detect --follow on a PP=2 run writes candidates and the root by the
+// input's own names, the stage in pp_stage: no JSON line carries a
+// stage-prefixed name.
+func TestPipelineFollowNamesAsWritten(t *testing.T) {
+	f := &synth.PipelineFault{OptStep: 3, MicroStep: 2, Rank: 3, Layer: 2, Scale: 4}
+	r := synth.GeneratePipeline(synth.PipelineConfig{PP: 2, DP: 2, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 7, Fault: f})
+	dir := filepath.Join(t.TempDir(), "monitor_output")
+	if err := r.WriteCSVTree(dir); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	if code := detectFollowCtx(ctx, dir, model.FormatAuto, pipeline.FollowOptions{Interval: 200 * time.Millisecond}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d %s", code, errb.String())
+	}
+	var cands, roots int
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if strings.Contains(line, `"pp0:`) || strings.Contains(line, `"pp1:`) {
+			t.Errorf("line with a stage-prefixed name: %s", line)
+		}
+		var e struct {
+			Event      string            `json:"event"`
+			TargetName string            `json:"target_name"`
+			PPStage    *int              `json:"pp_stage"`
+			Root       *model.Coordinate `json:"root_cause_coordinate"`
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("not a JSON line: %q", line)
+		}
+		switch e.Event {
+		case "candidate":
+			cands++
+			if e.PPStage == nil || strings.HasPrefix(e.TargetName, "pp") {
+				t.Errorf("candidate line: %s", line)
+			}
+		case "root":
+			roots++
+			if e.Root == nil || e.Root.TargetName != "layers.2.mlp.linear_fc2.weight" || pv(e.Root.PPStage) != 1 || pv(e.Root.GlobalLayer) != 6 {
+				t.Errorf("root line: %s", line)
+			}
+		}
+	}
+	if cands == 0 || roots == 0 {
+		t.Fatalf("%d candidate and %d root lines:\n%s", cands, roots, out.String())
 	}
 }

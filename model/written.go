@@ -70,7 +70,7 @@ var stagedInText = regexp.MustCompile(`\bpp(\d+):(?:vpp(\d+):)?([^\s,;()"'\x60]+
 
 // WrittenText rewrites the stage-qualified names in a sentence as the
 // input's own names with their stage: "pp1:vpp0:layers.0.w" →
-// "layers.0.w (pipeline stage 1, chunk 0)".
+// "layers.0.w on pipeline stage 1 chunk 0".
 func WrittenText(s string) string {
 	if !strings.Contains(s, "pp") || !strings.Contains(s, ":") {
 		return s
@@ -79,11 +79,11 @@ func WrittenText(s string) string {
 		sub := stagedInText.FindStringSubmatch(m)
 		name := strings.TrimRight(sub[3], ".:…")
 		tail := sub[3][len(name):]
-		where := " (pipeline stage " + sub[1]
+		where := " on pipeline stage " + sub[1]
 		if sub[2] != "" {
-			where += ", chunk " + sub[2]
+			where += " chunk " + sub[2]
 		}
-		return name + where + ")" + tail
+		return name + where + tail
 	})
 }
 
