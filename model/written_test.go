@@ -5,10 +5,10 @@ import "testing"
 func TestWrittenText(t *testing.T) {
 	for in, want := range map[string]string{
 		"rank 10 pp1:vpp1:layers.0.w: the baseline has none": "rank 10 layers.0.w on pipeline stage 1 chunk 1: the baseline has none",
-		"(rank 3, pp1:layers.2.mlp.fc2.weight) at step 3":     "(rank 3, layers.2.mlp.fc2.weight on pipeline stage 1) at step 3",
-		"named pp12:final_layernorm.weight.":                  "named final_layernorm.weight on pipeline stage 12.",
-		"vpp1:layers.0.w and app2:x stay":                     "vpp1:layers.0.w and app2:x stay",
-		"no name here":                                        "no name here",
+		"(rank 3, pp1:layers.2.mlp.fc2.weight) at step 3":    "(rank 3, layers.2.mlp.fc2.weight on pipeline stage 1) at step 3",
+		"named pp12:final_layernorm.weight.":                 "named final_layernorm.weight on pipeline stage 12.",
+		"vpp1:layers.0.w and app2:x stay":                    "vpp1:layers.0.w and app2:x stay",
+		"no name here":                                       "no name here",
 	} {
 		if got := WrittenText(in); got != want {
 			t.Errorf("WrittenText(%q) = %q, want %q", in, got, want)
