@@ -266,7 +266,7 @@ func (p *drillPane) selected() *model.DrillOp {
 
 func (p *drillPane) View() []string {
 	st := p.st
-	head := fmt.Sprintf("layer %d (%s) · %d operators in execution order · metric %s", p.layer, p.dir, len(p.ops), st.Accent.Render(p.metricName()))
+	head := fmt.Sprintf("layer %d%s (%s) · %d operators in execution order · metric %s", p.layer, p.modelLayer(), p.dir, len(p.ops), st.Accent.Render(p.metricName()))
 	if p.call != "" {
 		head += " · " + p.call
 	}
@@ -513,4 +513,16 @@ func (p *chainPane) View() []string {
 	win := p.sv.window(all)
 	head = append(head, p.st.Dim.Render(scrollInfo("link", p.sv.offset, len(win), len(all))))
 	return append(head, win...)
+}
+
+// modelLayer is " = model layer 7" when A is a later pipeline stage whose
+// first layer is known (the dump's layer numbers are stage-local).
+func (p *drillPane) modelLayer() string {
+	if p.data == nil || p.data.P3 == nil {
+		return ""
+	}
+	if ds := p.data.P3.PipelineStage; ds != nil && ds.LayerOffset != nil && *ds.LayerOffset > 0 {
+		return fmt.Sprintf(" = model layer %d", p.layer+*ds.LayerOffset)
+	}
+	return ""
 }

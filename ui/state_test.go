@@ -309,7 +309,7 @@ func TestNoColorHasNoColour(t *testing.T) {
 func TestSummary(t *testing.T) {
 	s := Summary(fixture())
 	for _, want := range []string{
-		"1. step=10,rank=2,param=layers.3.mlp.weight  norm 9.5  7.92× baseline",
+		"1. step=10,rank=2,param=layers.3.mlp.weight  norm 9.5  7.92× its own history",
 		"root-cause coordinate: step=10,rank=2,param=layers.3.mlp.weight",
 		"earliest divergence: forward layer 3, backward layer 5",
 		"first divergent operator: Module.layers.3.mlp.linear_fc1.forward.0",
