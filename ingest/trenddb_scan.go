@@ -147,14 +147,14 @@ func (s *trendScanner) readChunk(ctx context.Context, c *trendChunk, meter *prog
 	return s.withChunkStmt(c, func(st *rawStmt) error { return s.scanRows(ctx, st, c, meter) })
 }
 
-// withChunkStmt runs fn on c's query, prepared on a raw connection of its
-// own (each key range is read on its own connection, in parallel).
+// withChunkStmt runs fn on c's query, prepared on a raw connection at the
+// load's state (the key ranges are read in parallel, one per connection).
 func (s *trendScanner) withChunkStmt(c *trendChunk, fn func(*rawStmt) error) error {
-	conn, err := openRawConn(s.r.uri)
+	conn, err := s.r.snap.get()
 	if err != nil {
 		return err
 	}
-	defer conn.close()
+	defer s.r.snap.put(conn)
 	st, err := conn.prepare(c.query, c.args)
 	if err != nil {
 		return err
