@@ -44,6 +44,9 @@ type trendSnap struct {
 	at     time.Time
 	stamp  string // fileStamp of the database and its -wal once the state was taken
 	locked bool   // read with SQLite's locking (not immutable)
+	// emptyWAL: WAL mode, but the log had no frame when the holder began
+	// (no snapshot to share)
+	emptyWAL bool
 
 	mu   sync.Mutex
 	free []*rawConn // connections at the state, not in use
@@ -103,6 +106,13 @@ func tryTrendSnap(uri, abs string, immutable bool, workers int) (s *trendSnap, b
 	s.at = time.Now()
 	if p, ok := h.snapshotGet(); ok {
 		s.snap = p // WAL: the workers' connections open this snapshot
+	} else if mode, err := h.queryAll("PRAGMA journal_mode"); err != nil {
+		return s, false, err
+	} else if len(mode) == 1 && cellString(mode[0][0]) == "wal" {
+		// a log without a frame yet has no snapshot to share: the holder
+		// reads the database file alone, and so does a worker's connection
+		// as long as the log is still empty (join checks)
+		s.emptyWAL = true
 	}
 	// every worker's connection now, while the holder's transaction keeps
 	// the state: it cannot be checkpointed away (WAL), no commit can land
@@ -144,6 +154,20 @@ func (s *trendSnap) join(c *rawConn) (busy bool, err error) {
 			return true, nil
 		case rc != sqlite3.SQLITE_OK:
 			return false, c.err(rc)
+		}
+		return false, nil
+	}
+	if s.emptyWAL {
+		if err := c.exec("BEGIN"); err != nil {
+			return false, err
+		}
+		if _, err := c.queryAll("SELECT count(*) FROM sqlite_master"); err != nil {
+			return false, err
+		}
+		if p, ok := c.snapshotGet(); ok {
+			// the log has a commit the holder does not see: take a new state
+			sqlite3.Xsqlite3_snapshot_free(c.tls, p)
+			return true, nil
 		}
 		return false, nil
 	}

@@ -196,3 +196,44 @@ func countDiff(a, b []string) int {
 	}
 	return n
 }
+
+// A WAL database whose log has no frame (a writer connected, everything
+// checkpointed and the log truncated): there is no snapshot to share; the
+// connections read the database file, and the load reads every row.
+func TestTrendDBEmptyWALIsReadInOneState(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.trend.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	for _, q := range []string{`PRAGMA journal_mode=WAL`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := fillLiveDB(db); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(path + "-wal"); err != nil || st.Size() != 0 {
+		t.Fatalf("the log is not empty: %v %v", st, err)
+	}
+	abs, _ := filepath.Abs(path)
+	snap, err := openTrendSnap(context.Background(), sqliteURI(abs, false), abs, false, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !snap.emptyWAL || snap.snap != 0 || len(snap.free) != 2 {
+		t.Errorf("state: empty log %v, snapshot %v, %d connections", snap.emptyWAL, snap.snap != 0, len(snap.free))
+	}
+	snap.close()
+	d := loadT(t, path)
+	checkCommitted(t, d)
+	if d.ReadMode != ReadModeReadOnly {
+		t.Errorf("mode %q", d.ReadMode)
+	}
+}
