@@ -197,9 +197,9 @@ func countDiff(a, b []string) int {
 	return n
 }
 
-// A WAL database whose log has no frame (a writer connected, everything
-// checkpointed and the log truncated): there is no snapshot to share; the
-// connections read the database file, and the load reads every row.
+// A WAL database whose log is empty: truncated after a checkpoint (a
+// writer connected), it still has a snapshot to share; never written, it
+// has none, and the connections read the database file.
 func TestTrendDBEmptyWALIsReadInOneState(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "w.trend.db")
 	db, err := sql.Open("sqlite", path)
@@ -227,8 +227,9 @@ func TestTrendDBEmptyWALIsReadInOneState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !snap.emptyWAL || snap.snap != 0 || len(snap.free) != 2 {
-		t.Errorf("state: empty log %v, snapshot %v, %d connections", snap.emptyWAL, snap.snap != 0, len(snap.free))
+	// a truncated log that was written before still has a snapshot
+	if snap.emptyWAL || snap.snap == 0 || len(snap.free) != 2 {
+		t.Errorf("truncated log: empty log %v, snapshot %v, %d connections", snap.emptyWAL, snap.snap != 0, len(snap.free))
 	}
 	snap.close()
 	d := loadT(t, path)
@@ -236,4 +237,18 @@ func TestTrendDBEmptyWALIsReadInOneState(t *testing.T) {
 	if d.ReadMode != ReadModeReadOnly {
 		t.Errorf("mode %q", d.ReadMode)
 	}
+	// a log that was never written (a stray -wal beside a database in
+	// rollback-journal mode, which SQLite opens in WAL mode): no snapshot
+	other := filepath.Join(t.TempDir(), "e.trend.db")
+	execSQL(t, other, ddlTargets, ddlMetrics, ddlTrend)
+	os.WriteFile(other+"-wal", []byte("pending"), 0o644)
+	abs, _ = filepath.Abs(other)
+	snap, err = openTrendSnap(context.Background(), sqliteURI(abs, false), abs, false, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !snap.emptyWAL || snap.snap != 0 || len(snap.free) != 2 {
+		t.Errorf("log never written: empty log %v, snapshot %v, %d connections", snap.emptyWAL, snap.snap != 0, len(snap.free))
+	}
+	snap.close()
 }
