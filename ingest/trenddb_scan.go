@@ -139,8 +139,11 @@ func (s *trendScanner) metric(id int64) (uint8, error) {
 	return uint8(idx), nil
 }
 
-// errChangedWhileReading: the row count of a range differs from its COUNT(*).
-var errChangedWhileReading = errors.New("the database changed while it was read")
+// errChangedWhileReading: the row count of a range differs from its
+// COUNT(*). Every connection of a load reads one state (trenddb_snap.go),
+// so only a read without SQLite's locking (immutable: no writer was
+// thought possible) can see it.
+var errChangedWhileReading = errors.New("the database changed while it was read without SQLite's locking (opened immutable: no writer seemed possible); run again")
 
 // readChunk reads one key range on its own raw connection (see rawConn).
 func (s *trendScanner) readChunk(ctx context.Context, c *trendChunk, meter *progressMeter) error {
