@@ -70,15 +70,30 @@ func loadTrendDB(ctx context.Context, path string, p model.ProgressFunc, ooc *Ou
 		return nil, err
 	}
 	workers := runtime.GOMAXPROCS(0)
-	snap, err := openTrendSnap(ctx, plan.uri, plan.abs, plan.mode != ReadModeReadOnly, workers)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	var (
+		snap *trendSnap
+		d    *model.MonitorData
+		rows int
+	)
+	for try := 1; ; try++ {
+		snap, err = openTrendSnap(ctx, plan.uri, plan.abs, plan.mode != ReadModeReadOnly, workers)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, sqliteProblem(path, err)
 		}
-		return nil, sqliteProblem(path, err)
+		rctx, stop := snap.yieldToWriter(ctx)
+		d, rows, err = readTrendSnap(rctx, path, snap, workers, p, ooc)
+		yielded := stop()
+		snap.close() // the read transactions end: a waiting writer goes on
+		if err == nil || !yielded || ctx.Err() != nil {
+			break
+		}
+		if try == writerYieldTries {
+			return nil, inputErr(path, nil, "another process kept committing to it while it was read (rollback-journal mode: a writer waits for every reader), and a read takes longer than a writer should wait (%v): run again when the writer has finished, or have it use WAL mode (PRAGMA journal_mode=WAL), which lets a reader and a writer work at once", writerWaitLimit)
+		}
 	}
-	d, rows, err := readTrendSnap(ctx, path, snap, workers, p, ooc)
-	snap.close() // the read transactions end: a waiting writer goes on
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +141,9 @@ func readTrendSnap(ctx context.Context, path string, snap *trendSnap, workers in
 		return nil, 0, inputErr(path, nil, "not a msprobe trend database: missing table(s) %s (found %s)", strings.Join(missing, ", "), describeTables(tables))
 	}
 	if err != nil {
+		if r.sink != nil {
+			r.sink.close() // its spill file goes now, not with the load's end
+		}
 		if ctx.Err() != nil {
 			return nil, 0, ctx.Err()
 		}

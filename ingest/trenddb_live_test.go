@@ -92,7 +92,7 @@ func TestSQLiteWriterProcess(t *testing.T) {
 		}
 	}
 	switch mode {
-	case "append-wal", "append-delete", "rewrite-wal", "rewrite-delete":
+	case "append-wal", "append-delete", "append-impatient", "rewrite-wal", "rewrite-delete":
 		snapWriter(t, db, mode, must) // trenddb_snap_test.go; does not return
 	case "wal":
 		must(`PRAGMA journal_mode=WAL`)

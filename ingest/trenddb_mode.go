@@ -46,6 +46,10 @@ const (
 	sqliteReadOnlyRollback = sqliteReadOnly | 3<<8
 )
 
+// sqlitePendingByte is the byte of the database file whose write lock is
+// SQLite's pending lock (unix locking; the default sqlite3PendingByte).
+const sqlitePendingByte = 0x40000000
+
 // sqliteOpenPlan is the chosen mode of one trend.db.
 type sqliteOpenPlan struct {
 	uri      string

@@ -47,10 +47,68 @@ type trendSnap struct {
 	// emptyWAL: WAL mode, but the log had no frame when the holder began
 	// (no snapshot to share)
 	emptyWAL bool
+	// writerWaiting (rollback journal) tells a writer waiting for the
+	// load's shared locks; nil when none can wait or it cannot be told
+	writerWaiting func() bool
 
 	mu   sync.Mutex
 	free []*rawConn // connections at the state, not in use
 	all  []*rawConn
+}
+
+// A rollback-journal writer waits for the load's shared locks. When one
+// has waited writerWaitLimit (most writers give up after 5 s: Python's
+// sqlite3 default), the load stops, lets it commit and starts again at the
+// new state, up to writerYieldTries reads; then it refuses.
+var writerWaitLimit = time.Second
+
+const writerYieldTries = 4
+
+// errWriterWaits is the cause that stops a load for a waiting writer.
+var errWriterWaits = errors.New("a writer waits to commit")
+
+// yieldToWriter returns the context of a read at s's state, cancelled when
+// a rollback-journal writer has waited writerWaitLimit for it, and stop,
+// which ends the watch and reports whether it did that.
+func (s *trendSnap) yieldToWriter(ctx context.Context) (context.Context, func() bool) {
+	waiting := s.writerWaiting
+	if waiting == nil {
+		return ctx, func() bool { return false }
+	}
+	rctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(writerWaitLimit / 20)
+		defer tick.Stop()
+		var since time.Time
+		for {
+			select {
+			case <-done:
+				return
+			case <-rctx.Done():
+				return
+			case now := <-tick.C:
+				switch {
+				case !waiting():
+					since = time.Time{}
+				case since.IsZero():
+					since = now
+				case now.Sub(since) >= writerWaitLimit:
+					cancel(errWriterWaits)
+					return
+				}
+			}
+		}
+	}()
+	return rctx, func() bool {
+		close(done)
+		<-finished
+		yielded := errors.Is(context.Cause(rctx), errWriterWaits)
+		cancel(nil)
+		return yielded
+	}
 }
 
 // snapAcquireTries bounds how often the rollback-mode locks are taken
@@ -129,6 +187,9 @@ func tryTrendSnap(uri, abs string, immutable bool, workers int) (s *trendSnap, b
 		s.free = append(s.free, c)
 	}
 	s.stamp = fileStamp(abs)
+	if s.snap == 0 && !s.emptyWAL {
+		s.writerWaiting = writerWaitingCheck(abs)
+	}
 	return s, false, nil
 }
 

@@ -33,7 +33,19 @@ const snapRewriteBase = 1000
 // fills the database, prints "ready" and commits until stdin closes.
 func snapWriter(t *testing.T, db *sql.DB, mode string, must func(string)) {
 	kind, journal, _ := strings.Cut(mode, "-")
-	must(`PRAGMA busy_timeout=60000`) // rollback journal: readers hold the shared lock for a load
+	fail := func(err error) { t.Fatal(err) }
+	if journal == "impatient" {
+		// a writer that gives up when it waited 300 ms to commit; it
+		// leaves a file saying so
+		journal = "delete"
+		must(`PRAGMA busy_timeout=300`)
+		fail = func(err error) {
+			os.WriteFile(snapWriterFailed(db), []byte(err.Error()), 0o644)
+			os.Exit(3)
+		}
+	} else {
+		must(`PRAGMA busy_timeout=60000`) // rollback journal: readers hold the shared lock for a load
+	}
 	must(`PRAGMA journal_mode=` + journal)
 	if err := fillLiveDB(db); err != nil {
 		t.Fatal(err)
@@ -61,15 +73,15 @@ func snapWriter(t *testing.T, db *sql.DB, mode string, must func(string)) {
 			r, s := i%liveRanks, liveSteps+i/liveRanks
 			tx, err := db.Begin()
 			if err != nil {
-				t.Fatal(err)
+				fail(err)
 			}
 			for tg := 0; tg < liveTargets; tg++ {
 				if _, err := tx.Stmt(ins).Exec(r, s, tg+1, liveNorm(r, tg, s)); err != nil {
-					t.Fatal(err)
+					fail(err)
 				}
 			}
 			if err := tx.Commit(); err != nil {
-				t.Fatal(err)
+				fail(err)
 			}
 		case "rewrite":
 			must(fmt.Sprintf(`UPDATE trend_data SET norm = %d`, snapRewriteBase+i))
@@ -251,4 +263,52 @@ func TestTrendDBEmptyWALIsReadInOneState(t *testing.T) {
 		t.Errorf("log never written: empty log %v, snapshot %v, %d connections", snap.emptyWAL, snap.snap != 0, len(snap.free))
 	}
 	snap.close()
+}
+
+// snapWriterFailed is the file an impatient writer leaves when a commit
+// failed.
+func snapWriterFailed(db *sql.DB) string {
+	var path string
+	db.QueryRow(`SELECT file FROM pragma_database_list WHERE name = 'main'`).Scan(&path)
+	return path + ".writer-failed"
+}
+
+// A rollback-journal writer that waits at most 300 ms to commit never
+// fails for a load: a load that keeps it waiting writerWaitLimit stops,
+// lets it commit and reads again; each load gives the database at one
+// commit, or — when the writer keeps committing through every try — says
+// so and that WAL mode would let both work.
+func TestTrendDBLoadYieldsToARollbackWriter(t *testing.T) {
+	defer func(w time.Duration) { writerWaitLimit = w }(writerWaitLimit)
+	writerWaitLimit = 20 * time.Millisecond
+	path := filepath.Join(t.TempDir(), "live.trend.db")
+	release, _ := startWriter(t, "append-impatient", path)
+	if writerWaitingCheck(path) == nil {
+		t.Skip("a waiting writer cannot be told here")
+	}
+	var got []*model.MonitorData
+	refused := 0
+	for i := 0; i < 10; i++ {
+		d, err := LoadTrendDB(context.Background(), path, nil)
+		if err != nil {
+			if !strings.Contains(err.Error(), "another process kept committing to it while it was read (rollback-journal mode") {
+				t.Fatalf("load %d: %v", i+1, err)
+			}
+			refused++
+			continue
+		}
+		got = append(got, d)
+	}
+	release()
+	if b, err := os.ReadFile(path + ".writer-failed"); err == nil {
+		t.Fatalf("the writer's commit failed while loads read: %s", b)
+	}
+	final := vacuumCopy(t, path)
+	for i, d := range got {
+		want := loadT(t, copyAt(t, final, "append", d))
+		if a, b := rowSet(d), rowSet(want); !slices.Equal(a, b) {
+			t.Fatalf("load %d (%d rows): %d rows differ from the database at that commit", i+1, d.Rows.Len(), countDiff(a, b))
+		}
+	}
+	t.Logf("%d loads read, %d refused", len(got), refused)
 }
