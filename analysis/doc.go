@@ -79,10 +79,18 @@
 // Step 3.3, layer by layer, forward and backward, Max/Min/Norm:
 // [p3.compareAnchor], [p3.anchorTable]; F!/B! against the control group's
 // own noise, median(C/D) + max(3·IQR, 0.03): [controlBand], [degreeBand],
-// [outside].
+// [outside]; the band learns only from statistics that can vary, not from
+// those fixed by construction (by kind [p3.learnFixedKinds], by value
+// [p3.fixedStat]; all fixed: the floor [fixedFloorBand]); with few layers,
+// at least as wide as the anchor's own control ratios allow
+// [p3.ownSpreadGuard]; groups of different dtypes are said to be
+// comparable only at one precision setting [p3.dtypeWarning].
 //
 // Step 3.4, the direction: [directionVerdict] (unaligned layers are not
-// normal: [p3.uncompared]), forward first as P0 [chooseP0].
+// normal: [p3.uncompared]; a tensor masked alike in every group is no
+// failure to compare [maskedPair]), forward first as P0 [chooseP0]; a pass
+// none of whose statistics can be judged is said so
+// [p3.unusablePassWarnings].
 //
 // Step 3.5, the start of the divergence, not the largest: [divergenceStart]
 // (the reference's longest run: [mainSegment]); the first divergent operator
