@@ -169,14 +169,21 @@ func TestFIFOInputsDoNotHang(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "construct.json: ignored: is a named pipe, not a regular file") || !strings.Contains(r.stdout, "stack.json: ignored: is a named pipe") {
 		t.Errorf("trace with FIFO side files: exit %d, stderr %q, warnings missing in %.300s", r.code, r.stderr, r.stdout)
 	}
-	for _, args := range [][]string{
-		{"trace", "--dump-a", fifoDump, "--dump-b", demoDumpDir},
-		{"select", "--phase1", fifoP1},
-		{"inspect", fifoDB},
+	// a saved result may come from a pipe (`--phase1 <(…)`): one that no
+	// program writes into is refused after ingest.PipeWriterWait
+	defer func(w time.Duration) { ingest.PipeWriterWait = w }(ingest.PipeWriterWait)
+	ingest.PipeWriterWait = 200 * time.Millisecond
+	for _, c := range []struct {
+		args    []string
+		problem string
+	}{
+		{[]string{"trace", "--dump-a", fifoDump, "--dump-b", demoDumpDir}, "is a named pipe, not a regular file"},
+		{[]string{"select", "--phase1", fifoP1}, "is a named pipe that no program wrote into within 200ms"},
+		{[]string{"inspect", fifoDB}, "is a named pipe, not a regular file"},
 	} {
-		r := runT(args...)
-		if r.code != 2 || !strings.Contains(r.stderr, "is a named pipe, not a regular file") {
-			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
+		r := runT(c.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.problem) {
+			t.Errorf("%v: exit %d, stderr %q", c.args, r.code, r.stderr)
 		}
 	}
 }

@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -30,7 +31,13 @@ func TestTUIProcess(t *testing.T) {
 		t.Skip("the TUI process of the pty tests")
 	}
 	var args []string
-	if spec != "" {
+	switch spec {
+	case "":
+	case "@":
+		// the arguments after "--" on the command line: a shell expands
+		// them (process substitution, cmd_pipe_test.go)
+		args = flag.Args()
+	default:
 		args = strings.Split(spec, "\t")
 	}
 	os.Exit(run(args, os.Stdout, os.Stderr))

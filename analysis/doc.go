@@ -11,7 +11,8 @@
 //   - pipeline stages: from the parameter names per rank [inferStages]
 //     ([stagesFromMarkers], [stagesFromNameSets]), from gradient levels when
 //     every rank holds the same names [stagesFromLevels], then
-//     [splitStages]; [InferPipeline] for other callers;
+//     [splitStages]; [InferPipeline] for other callers; MoE expert
+//     parameters per rank for the conclusion's wording [expertLayout];
 //   - the accumulation window (norms that reset periodically mean step is a
 //     micro step): [accumulationWindow] with [tallyTransitions] and
 //     [stepTally.periodicFit], grad_reduced rows as window starts

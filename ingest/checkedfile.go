@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"syscall"
+	"time"
 )
 
 // Size limits of the files spikescope reads whole. A file over its limit is
@@ -124,4 +125,82 @@ func sizeText(n int64) string {
 		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// ReadPipeableFile is ReadInputFile for the small files a user may hand
+// over through a pipe (a saved result, a layer mapping: `--phase1 <(…)`):
+// a named pipe is read to its end, up to maxBytes (it has no size to check
+// first), and refused as empty when it gave nothing. Everything else gets
+// ReadInputFile's checks; devices and sockets stay refused.
+func ReadPipeableFile(path, what string, maxBytes int64) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, statError(path, err)
+	}
+	if st.Mode()&os.ModeNamedPipe == 0 {
+		return ReadInputFile(path, what, maxBytes)
+	}
+	f, err := openPipeForReading(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fst, err := f.Stat()
+	if err != nil {
+		return nil, inputErr(path, err, "cannot read: %v", unwrapPathError(err))
+	}
+	if fst.Mode()&os.ModeNamedPipe == 0 {
+		// swapped between the Stat and the Open: the regular checks
+		return ReadInputFile(path, what, maxBytes)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	if err != nil {
+		return nil, inputErr(path, err, "cannot read: %v", unwrapPathError(err))
+	}
+	if int64(len(b)) > maxBytes {
+		return nil, inputErr(path, nil, "the pipe gave more than %s, too large for a %s", sizeText(maxBytes), what)
+	}
+	if len(b) == 0 {
+		return nil, inputErr(path, nil, "the pipe gave nothing (0 bytes), expected a %s", what)
+	}
+	return b, nil
+}
+
+// PipeWriterWait is how long a named pipe given as a result file waits for
+// a program to open it for writing (process substitution has one from the
+// start; a pipe made with mkfifo that nothing writes into is refused).
+var PipeWriterWait = 10 * time.Second
+
+// openPipeForReading opens the named pipe at path for reading, waiting up
+// to PipeWriterWait for its writer. Opening without O_NONBLOCK is what
+// waits: a non-blocking open reads an early end of file when the writer
+// has not opened its end yet.
+func openPipeForReading(path string) (*os.File, error) {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		ch <- opened{f, err}
+	}()
+	select {
+	case o := <-ch:
+		if o.err != nil {
+			return nil, openError(path, o.err)
+		}
+		return o.f, nil
+	case <-time.After(PipeWriterWait):
+	}
+	// release the waiting open: a writer's open meets it, and both close
+	if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		w.Close()
+	}
+	go func() {
+		if o := <-ch; o.f != nil {
+			o.f.Close()
+		}
+	}()
+	return nil, inputErr(path, nil, "is a named pipe that no program wrote into within %v", PipeWriterWait)
 }

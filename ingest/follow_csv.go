@@ -56,6 +56,7 @@ type followFile struct {
 	offset int64       // bytes read: the end of the last complete line
 	lines  int         // complete lines read, the header's included
 	header []byte      // the header line with its newline; nil until complete
+	tail   []byte      // the last bytes before offset, as they were read
 	// failed: the file could not be read; it is tried again when it changes.
 	failed bool
 }
@@ -265,15 +266,13 @@ func (c *csvFollower) Poll(ctx context.Context) (FollowPoll, error) {
 		} else if ff.info != nil && os.SameFile(ff.info, st) && st.Size() == ff.info.Size() && st.ModTime().Equal(ff.info.ModTime()) {
 			continue
 		}
+		// every truncation is one case: emptied, cut shorter or replaced,
+		// rows already read may be gone (a file emptied to 0 bytes too)
+		if why := ff.cut(st); why != "" {
+			return c.restart(ctx, out, why)
+		}
 		if st.Size() == 0 {
 			continue // created, nothing written yet
-		}
-		if known && ff.info != nil && (!os.SameFile(ff.info, st) || st.Size() < ff.offset) {
-			what := "was replaced"
-			if os.SameFile(ff.info, st) {
-				what = "shrank"
-			}
-			return c.restart(ctx, out, fmt.Sprintf("%s %s (%d bytes read before, %d now): the whole tree is read again", f.path, what, ff.offset, st.Size()))
 		}
 		if c.wholeTree {
 			return c.restart(ctx, out, "")
@@ -337,16 +336,21 @@ const followTailBlock = 64 << 10
 // readNew parses the complete lines written since the last read; nil when
 // there are none. A partly written last line is left for the next read.
 func (ff *followFile) readNew(ctx context.Context, meter *progressMeter) (*csvResult, error) {
-	if st, err := os.Stat(ff.f.path); err == nil && st.Size() == 0 {
-		return nil, nil // created, nothing written yet
+	if st, err := os.Stat(ff.f.path); err == nil {
+		if why := ff.cut(st); why != "" {
+			return nil, &errFollowRestart{why}
+		}
+		if st.Size() == 0 {
+			return nil, nil // created, nothing written yet
+		}
 	}
 	fh, st, err := OpenInputFile(ff.f.path, "CSV", 0)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	if ff.info != nil && (!os.SameFile(ff.info, st) || st.Size() < ff.offset) {
-		return nil, &errFollowRestart{fmt.Sprintf("%s changed under the reader: the whole tree is read again", ff.f.path)}
+	if why := ff.cut(st); why != "" {
+		return nil, &errFollowRestart{why}
 	}
 	ff.info = st
 	end, err := lastLineEnd(fh, ff.offset, st.Size())
@@ -376,13 +380,14 @@ func (ff *followFile) readNew(ctx context.Context, meter *progressMeter) (*csvRe
 			return nil, err
 		}
 		ff.offset, ff.lines = end, nl.n
+		ff.keepTail(fh)
 		return r, nil
 	}
 	// appended after a complete line, or the file was written anew in place
-	// (truncated and refilled past the old end): then read it again
-	var prev [1]byte
-	if _, err := fh.ReadAt(prev[:], ff.offset-1); err != nil || prev[0] != '\n' {
-		return nil, &errFollowRestart{fmt.Sprintf("%s was written anew (its line %d no longer ends where it did): the whole tree is read again", ff.f.path, ff.lines)}
+	// (truncated and refilled past the old end): then read it again. The
+	// header and the last line read must still be there, byte for byte.
+	if !ff.sameAt(fh, 0, ff.header) || !ff.sameAt(fh, ff.offset-int64(len(ff.tail)), ff.tail) {
+		return nil, &errFollowRestart{fmt.Sprintf("%s was written anew (its line %d no longer ends where it did, or holds other bytes): the whole tree is read again", ff.f.path, ff.lines)}
 	}
 	nl := &newlineCounter{r: io.NewSectionReader(fh, ff.offset, end-ff.offset), meter: meter}
 	r, err := parseCSVAppended(ctx, ff.f, ff.header, nl, int64(len(ff.header))+end-ff.offset)
@@ -394,7 +399,52 @@ func (ff *followFile) readNew(ctx context.Context, meter *progressMeter) (*csvRe
 		r.warnings[i] = shiftLines(w, ff.f.path, shift)
 	}
 	ff.offset, ff.lines = end, ff.lines+nl.n
+	ff.keepTail(fh)
 	return r, nil
+}
+
+// followTailBytes is how much of what a file held before its read offset
+// is kept to recognise the same file on the next poll.
+const followTailBytes = 256
+
+// cut words why the file at st cannot be what was read of it: it was
+// replaced (another inode) or is shorter than what was read (emptied or cut
+// shorter); "" when it may have been appended to.
+func (ff *followFile) cut(st os.FileInfo) string {
+	if ff.info == nil || ff.offset == 0 {
+		return ""
+	}
+	what := ""
+	switch {
+	case !os.SameFile(ff.info, st):
+		what = "was replaced"
+	case st.Size() < ff.offset:
+		what = "shrank"
+	default:
+		return ""
+	}
+	return fmt.Sprintf("%s %s (%d bytes read before, %d now): the whole tree is read again", ff.f.path, what, ff.offset, st.Size())
+}
+
+// keepTail keeps the last bytes before the read offset.
+func (ff *followFile) keepTail(fh io.ReaderAt) {
+	from := max(0, ff.offset-followTailBytes)
+	buf := make([]byte, ff.offset-from)
+	if n, _ := fh.ReadAt(buf, from); n == len(buf) {
+		ff.tail = buf
+	} else {
+		ff.tail = nil
+	}
+}
+
+// sameAt reports whether fh holds want at off.
+func (ff *followFile) sameAt(fh io.ReaderAt, off int64, want []byte) bool {
+	if len(want) == 0 {
+		return true
+	}
+	got := make([]byte, len(want))
+	n, _ := fh.ReadAt(got, off)
+	return n == len(got) && bytes.Equal(got, want)
 }
 
 // lastLineEnd is the offset just after the last newline of the file in

@@ -33,7 +33,7 @@ func ReadLayerMapping(path string) (*model.LayerMapping, error) {
 	if !st.IsDir() && st.Size() > MaxLayerMappingBytes {
 		return nil, inputErr(path, nil, "%d bytes is too large for a %s (at most %d MiB)", st.Size(), what, MaxLayerMappingBytes>>20)
 	}
-	b, err := ReadResultFile(path, what)
+	b, err := ReadPipeableFile(path, what, MaxLayerMappingBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -21,10 +21,11 @@ const MaxResultFileBytes = 2 << 30
 // ReadResultFile reads a saved result file (what names it in messages, e.g.
 // "Phase 1 JSON") whole. Everything that cannot be one is an InputError
 // with its own problem, found before reading: a missing path, a folder, a
-// named pipe or device (which would block or never end), an empty file, a
-// file over MaxResultFileBytes.
+// device or socket (which would block or never end), an empty file, a
+// file over MaxResultFileBytes. A named pipe is read (`--phase1 <(…)`, a
+// result piped from another command), up to the same limit.
 func ReadResultFile(path, what string) ([]byte, error) {
-	return ReadInputFile(path, what, MaxResultFileBytes)
+	return ReadPipeableFile(path, what, MaxResultFileBytes)
 }
 
 // JSONProblem words an encoding/json decoding error for people, without Go
@@ -125,6 +126,7 @@ func ReadPhase1(path string) (*model.Phase1Result, error) {
 	if err := CheckPhase1Coordinates(path, &p1); err != nil {
 		return nil, err
 	}
+	p1.Restage() // names as written → spikescope's stage-qualified names
 	return &p1, nil
 }
 

@@ -5,8 +5,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"spikescope/model"
 )
@@ -30,11 +32,13 @@ func TestReadResultFile(t *testing.T) {
 	if err := os.Truncate(big, MaxResultFileBytes+1); err != nil {
 		t.Fatal(err)
 	}
+	defer func(w time.Duration) { PipeWriterWait = w }(PipeWriterWait)
+	PipeWriterWait = 100 * time.Millisecond
 	for _, c := range []struct{ path, problem string }{
 		{filepath.Join(dir, "nope.json"), "does not exist"},
 		{dir, "is a folder, expected a Phase 1 JSON file"},
 		{empty, "empty file (0 bytes), expected a Phase 1 JSON"},
-		{fifo, "is a named pipe, not a regular file"},
+		{fifo, "is a named pipe that no program wrote into within 100ms"},
 		{big, "2.1 GB is too large for a Phase 1 JSON (at most 2 GiB)"},
 		{"/dev/zero", "is a device, not a regular file"},
 	} {
@@ -79,4 +83,38 @@ func TestDecodeResultNonFinite(t *testing.T) {
 	wantMonInputError(t, err, "p1.json", "not a valid Phase 1 JSON: invalid JSON at byte 20: expected a value")
 	err = DecodeResult("p1.json", "Phase 1 JSON", []byte(`{"anomalies": [Infin`), &p1)
 	wantMonInputError(t, err, "p1.json", "not a valid Phase 1 JSON: truncated JSON")
+}
+
+// A named pipe with a writer is read whole, up to the limit; a writer that
+// opens it late is waited for; devices stay refused.
+func TestReadPipeableFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "p.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	write := func(delay time.Duration, content string) {
+		go func() {
+			time.Sleep(delay)
+			f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+			if err != nil {
+				return
+			}
+			f.WriteString(content)
+			f.Close()
+		}()
+	}
+	doc := `{"phase": 1, "anomalies": []}`
+	write(200*time.Millisecond, doc) // opens after the reader
+	if b, err := ReadResultFile(fifo, "Phase 1 JSON"); err != nil || string(b) != doc {
+		t.Errorf("late writer: %q %v", b, err)
+	}
+	write(0, strings.Repeat("x", 101))
+	_, err := ReadPipeableFile(fifo, "layer mapping", 100)
+	wantMonInputError(t, err, fifo, "the pipe gave more than 100 bytes, too large for a layer mapping")
+	write(0, "")
+	_, err = ReadPipeableFile(fifo, "Phase 1 JSON", 100)
+	wantMonInputError(t, err, fifo, "the pipe gave nothing (0 bytes), expected a Phase 1 JSON")
+	_, err = ReadPipeableFile("/dev/zero", "Phase 1 JSON", 100)
+	wantMonInputError(t, err, "/dev/zero", "is a device, not a regular file")
 }

@@ -65,18 +65,54 @@ func LoadTrendDB(ctx context.Context, path string, p model.ProgressFunc) (*model
 
 // loadTrendDB is LoadTrendDB, out of core when ooc is not nil.
 func loadTrendDB(ctx context.Context, path string, p model.ProgressFunc, ooc *OutOfCore) (*model.MonitorData, error) {
-	db, plan, err := openSQLiteReadOnly(path)
+	plan, err := planSQLiteRead(path)
 	if err != nil {
 		return nil, err
 	}
-	defer db.Close()
 	workers := runtime.GOMAXPROCS(0)
-	db.SetMaxOpenConns(workers + 1)
-	db.SetMaxIdleConns(workers + 1)
-
-	tables, err := listTables(db)
+	var (
+		snap *trendSnap
+		d    *model.MonitorData
+		rows int
+	)
+	for try := 1; ; try++ {
+		snap, err = openTrendSnap(ctx, plan.uri, plan.abs, plan.mode != ReadModeReadOnly, workers)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, sqliteProblem(path, err)
+		}
+		rctx, stop := snap.yieldToWriter(ctx)
+		d, rows, err = readTrendSnap(rctx, path, snap, workers, p, ooc)
+		yielded := stop()
+		snap.close() // the read transactions end: a waiting writer goes on
+		if err == nil || !yielded || ctx.Err() != nil {
+			break
+		}
+		if try == writerYieldTries {
+			return nil, inputErr(path, nil, "another process kept committing to it while it was read (rollback-journal mode: a writer waits for every reader), and a read takes longer than a writer should wait (%v): run again when the writer has finished, or have it use WAL mode (PRAGMA journal_mode=WAL), which lets a reader and a writer work at once", writerWaitLimit)
+		}
+	}
 	if err != nil {
-		return nil, sqliteProblem(path, err)
+		return nil, err
+	}
+	d.ReadMode = plan.mode
+	if plan.why != "" {
+		d.ReadMode += ": " + plan.why
+		d.Warnings = append(d.Warnings, "opened immutable, without SQLite's locking: "+plan.why)
+	}
+	d.Warnings = append(d.Warnings, plan.warnings...)
+	d.Warnings = append(d.Warnings, plan.after(snap, rows)...)
+	return d, nil
+}
+
+// readTrendSnap reads the database at snap's state; rows is the data
+// rows it held (before any was left out).
+func readTrendSnap(ctx context.Context, path string, snap *trendSnap, workers int, p model.ProgressFunc, ooc *OutOfCore) (*model.MonitorData, int, error) {
+	tables, err := listTablesRaw(snap.holder)
+	if err != nil {
+		return nil, 0, sqliteProblem(path, err)
 	}
 	have := map[string]bool{}
 	var genA []string
@@ -86,7 +122,7 @@ func loadTrendDB(ctx context.Context, path string, p model.ProgressFunc, ooc *Ou
 			genA = append(genA, t)
 		}
 	}
-	r := &trendReader{path: path, uri: plan.uri, db: db, workers: workers, d: &model.MonitorData{Path: path, Format: model.FormatTrendDB}}
+	r := &trendReader{path: path, snap: snap, q: snap.holder, workers: workers, d: &model.MonitorData{Path: path, Format: model.FormatTrendDB}}
 	if ooc != nil {
 		r.sink = newRowSink(path, *ooc, p)
 	}
@@ -102,34 +138,31 @@ func loadTrendDB(ctx context.Context, path string, p model.ProgressFunc, ooc *Ou
 				missing = append(missing, t)
 			}
 		}
-		return nil, inputErr(path, nil, "not a msprobe trend database: missing table(s) %s (found %s)", strings.Join(missing, ", "), describeTables(tables))
+		return nil, 0, inputErr(path, nil, "not a msprobe trend database: missing table(s) %s (found %s)", strings.Join(missing, ", "), describeTables(tables))
 	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+		if r.sink != nil {
+			r.sink.close() // its spill file goes now, not with the load's end
 		}
-		return nil, sqliteProblem(path, err)
+		if ctx.Err() != nil {
+			return nil, 0, ctx.Err()
+		}
+		return nil, 0, sqliteProblem(path, err)
 	}
 	if r.d.Rows.Len() == 0 {
 		r.d.Warnings = append(r.d.Warnings, "the database holds no data rows")
 	}
-	r.d.ReadMode = plan.mode
-	if plan.why != "" {
-		r.d.ReadMode += ": " + plan.why
-		r.d.Warnings = append(r.d.Warnings, "opened immutable, without SQLite's locking: "+plan.why)
-	}
-	r.d.Warnings = append(r.d.Warnings, plan.warnings...)
-	r.d.Warnings = append(r.d.Warnings, plan.after()...)
-	return r.d, nil
+	return r.d, r.total, nil
 }
 
 // trendReader holds the state of one trend.db load.
 type trendReader struct {
 	path    string
-	uri     string // read-only SQLite URI of path
-	db      *sql.DB
+	snap    *trendSnap // the one state every connection reads (trenddb_snap.go)
+	q       *rawConn   // snap's holder: schema, lookups and counts
 	workers int
 	d       *model.MonitorData
+	total   int // data rows at the state read, from COUNT(*)
 
 	// lookups filled by readMetrics / readTargets
 	metricOf  map[int64]int   // metric_id → index into d.Metrics
@@ -184,7 +217,7 @@ func (r *trendReader) loadGenB(ctx context.Context, have map[string]bool, p mode
 	if err := r.requireTables(have, "trend_data", "monitoring_targets", "monitoring_metrics"); err != nil {
 		return err
 	}
-	cols, err := tableColumns(r.db, "trend_data")
+	cols, err := tableColumns(r.q, "trend_data")
 	if err != nil {
 		return err
 	}
@@ -205,7 +238,7 @@ func (r *trendReader) loadGenB(ctx context.Context, have map[string]bool, p mode
 	if err != nil {
 		return err
 	}
-	unique := trendKeyUnique(r.db, "trend_data")
+	unique := trendKeyUnique(r.q, "trend_data")
 	done := false
 	if len(chunks) > 0 && chunks[0].count < 0 {
 		if done, err = r.readClaimed(ctx, chunks, total, p); err != nil {
@@ -236,39 +269,37 @@ func allNumeric(cols []string) map[string]bool {
 // readMetrics loads monitoring_metrics: names come from the table, never
 // from assumed ids (reference bug 26).
 func (r *trendReader) readMetrics() error {
-	cols, err := tableColumns(r.db, "monitoring_metrics")
+	cols, err := tableColumns(r.q, "monitoring_metrics")
 	if err != nil {
 		return err
 	}
 	if err := requireColumns(r.path, "monitoring_metrics", cols, metricCols, map[string]bool{"metric_id": true}); err != nil {
 		return err
 	}
-	rows, err := r.db.Query(`SELECT metric_id, metric_name FROM monitoring_metrics ORDER BY metric_id`)
+	rows, err := r.q.queryAll(`SELECT metric_id, metric_name FROM monitoring_metrics ORDER BY metric_id`)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
 	r.metricOf = map[int64]int{}
-	for rows.Next() {
-		var id sql.NullInt64
-		var name sql.NullString
-		if err := rows.Scan(&id, &name); err != nil {
-			return inputErr(r.path, err, "monitoring_metrics: %s", oneLine(err.Error()))
+	for _, row := range rows {
+		id, ok, err := cellInt(row[0])
+		if err != nil {
+			return inputErr(r.path, err, "monitoring_metrics: metric_id %s", oneLine(err.Error()))
 		}
-		if !id.Valid {
+		if !ok {
 			continue
 		}
 		if len(r.d.Metrics) >= maxMetrics {
 			return inputErr(r.path, nil, "monitoring_metrics has more than %d metrics", maxMetrics)
 		}
-		n := name.String
+		n := cellString(row[1])
 		if n == "" {
-			n = fmt.Sprintf("metric_%d", id.Int64)
+			n = fmt.Sprintf("metric_%d", id)
 		}
-		r.metricOf[id.Int64] = len(r.d.Metrics)
+		r.metricOf[id] = len(r.d.Metrics)
 		r.d.Metrics = append(r.d.Metrics, n)
 	}
-	return rows.Err()
+	return nil
 }
 
 // isDumpDB reports whether the metrics are those of a dump_data.trend.db.
@@ -289,7 +320,7 @@ func (r *trendReader) isDumpDB() bool {
 // step goes to the rows instead); in a dump DB micro_step is the call index
 // and stays part of the target.
 func (r *trendReader) readTargets() error {
-	cols, err := tableColumns(r.db, "monitoring_targets")
+	cols, err := tableColumns(r.q, "monitoring_targets")
 	if err != nil {
 		return err
 	}
@@ -303,11 +334,10 @@ func (r *trendReader) readTargets() error {
 		}
 		microExpr = "micro_step"
 	}
-	rows, err := r.db.Query(`SELECT target_id, target_name, vpp_stage, ` + microExpr + ` FROM monitoring_targets ORDER BY target_id`)
+	rows, err := r.q.queryAll(`SELECT target_id, target_name, vpp_stage, ` + microExpr + ` FROM monitoring_targets ORDER BY target_id`)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
 	type rawTarget struct {
 		id    int64
 		name  string
@@ -316,23 +346,23 @@ func (r *trendReader) readTargets() error {
 	}
 	var raw []rawTarget
 	anyMicro := false
-	for rows.Next() {
-		var id, vpp, micro sql.NullInt64
-		var name sql.NullString
-		if err := rows.Scan(&id, &name, &vpp, &micro); err != nil {
-			return inputErr(r.path, err, "monitoring_targets: %s", oneLine(err.Error()))
+	for _, row := range rows {
+		var v [4]int64
+		var ok [4]bool
+		for _, k := range []int{0, 2, 3} {
+			var err error
+			if v[k], ok[k], err = cellInt(row[k]); err != nil {
+				return inputErr(r.path, err, "monitoring_targets: %s %s", []string{"target_id", "", "vpp_stage", "micro_step"}[k], oneLine(err.Error()))
+			}
 		}
-		if !id.Valid {
+		if !ok[0] {
 			continue
 		}
-		t := rawTarget{id: id.Int64, name: name.String, vpp: int(vpp.Int64), micro: int(micro.Int64)}
+		t := rawTarget{id: v[0], name: cellString(row[1]), vpp: int(v[2]), micro: int(v[3])}
 		if t.micro != 0 {
 			anyMicro = true
 		}
 		raw = append(raw, t)
-	}
-	if err := rows.Err(); err != nil {
-		return err
 	}
 	dump := r.isDumpDB()
 	if dump {
@@ -396,10 +426,11 @@ func (r *trendReader) planGenB(ctx context.Context, stats []model.Stat, counted 
 		// the screen says what the wait is
 		p(model.Progress{Input: r.path, Unit: "rows", Stage: model.StageCounting})
 	}
-	var total int
-	if err := r.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM trend_data`).Scan(&total); err != nil {
+	total, err := r.count(`SELECT COUNT(*) FROM trend_data`)
+	if err != nil {
 		return nil, 0, err
 	}
+	r.total = total
 	full := []*trendChunk{{query: sel, stats: stats, metric: -1, count: total}}
 	if total == 0 || r.workers < 2 {
 		return full, total, nil
@@ -474,9 +505,13 @@ func statSelect(stats []model.Stat) string {
 // read). A bound that is no integer is an error: the ranges would not
 // cover its rows, and the one full scan reports them.
 func (r *trendReader) keyBound(ctx context.Context, agg, where string, args ...any) (sql.NullInt64, error) {
-	var raw any
-	if err := r.db.QueryRowContext(ctx, "SELECT "+agg+" FROM trend_data"+where, args...).Scan(&raw); err != nil {
+	rows, err := r.q.queryAll("SELECT "+agg+" FROM trend_data"+where, args...)
+	if err != nil {
 		return sql.NullInt64{}, err
+	}
+	var raw any
+	if len(rows) == 1 && len(rows[0]) == 1 {
+		raw = rows[0][0]
 	}
 	switch x := raw.(type) {
 	case nil:
@@ -492,9 +527,76 @@ func (r *trendReader) keyBound(ctx context.Context, agg, where string, args ...a
 func (r *trendReader) countChunks(ctx context.Context, chunks []*trendChunk) error {
 	return parallelEach(ctx, len(chunks), r.workers, func(i int) error {
 		c := chunks[i]
-		q := "SELECT COUNT(*)" + c.query[strings.Index(c.query, " FROM "):]
-		return r.db.QueryRowContext(ctx, q, c.args...).Scan(&c.count)
+		conn, err := r.snap.get()
+		if err != nil {
+			return err
+		}
+		defer r.snap.put(conn)
+		rows, err := conn.queryAll("SELECT COUNT(*)"+c.query[strings.Index(c.query, " FROM "):], c.args...)
+		if err != nil {
+			return err
+		}
+		c.count, err = countOf(rows)
+		return err
 	})
+}
+
+// count runs a SELECT COUNT(*) on the holder.
+func (r *trendReader) count(q string) (int, error) {
+	rows, err := r.q.queryAll(q)
+	if err != nil {
+		return 0, err
+	}
+	return countOf(rows)
+}
+
+// countOf is the one integer of a COUNT(*) result.
+func countOf(rows [][]any) (int, error) {
+	if len(rows) == 1 && len(rows[0]) == 1 {
+		if n, ok := rows[0][0].(int64); ok {
+			return int(n), nil
+		}
+	}
+	return 0, fmt.Errorf("COUNT(*) gave no number")
+}
+
+// cellInt reads an id or number cell the way database/sql's NullInt64
+// does: NULL is not valid; an integer, an integral real or text spelling
+// an integer is.
+func cellInt(v any) (int64, bool, error) {
+	switch x := v.(type) {
+	case nil:
+		return 0, false, nil
+	case int64:
+		return x, true, nil
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int64(x), true, nil
+		}
+		return 0, false, fmt.Errorf("holds %v, not an integer", x)
+	case string:
+		n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		if err != nil {
+			return 0, false, fmt.Errorf("holds text %q, not an integer", x)
+		}
+		return n, true, nil
+	}
+	return 0, false, fmt.Errorf("holds binary data, not an integer")
+}
+
+// cellString reads a name cell: NULL is "", a number its decimal text.
+func cellString(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
 }
 
 // readChunks allocates the columnar rows once and fills them from all chunks

@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"database/sql"
 	"fmt"
 
 	"spikescope/model"
@@ -11,35 +10,24 @@ import (
 // unique on (rank, step, target_id, metric_id): a primary key or unique
 // index over some of those columns. data2db's trend_data has one; a
 // hand-made table may not, and then duplicates are looked for.
-func trendKeyUnique(db *sql.DB, table string) bool {
-	rows, err := db.Query(`SELECT name FROM pragma_index_list(?) WHERE "unique" = 1 AND partial = 0`, table)
+func trendKeyUnique(c *rawConn, table string) bool {
+	idx, err := c.queryAll(`SELECT name FROM pragma_index_list(?) WHERE "unique" = 1 AND partial = 0`, table)
 	if err != nil {
 		return false
 	}
-	var idx []string
-	for rows.Next() {
-		var n string
-		if rows.Scan(&n) == nil {
-			idx = append(idx, n)
-		}
-	}
-	rows.Close()
 	key := map[string]bool{"rank": true, "step": true, "target_id": true, "metric_id": true}
 	for _, n := range idx {
-		cols, err := db.Query(`SELECT name FROM pragma_index_info(?)`, n)
+		cols, err := c.queryAll(`SELECT name FROM pragma_index_info(?)`, cellString(n[0]))
 		if err != nil {
 			continue
 		}
-		ok, any := true, false
-		for cols.Next() {
-			var c sql.NullString
-			if cols.Scan(&c) != nil || !c.Valid || !key[c.String] {
+		ok := len(cols) > 0
+		for _, col := range cols {
+			if s, isText := col[0].(string); !isText || !key[s] {
 				ok = false
 			}
-			any = true
 		}
-		cols.Close()
-		if ok && any {
+		if ok {
 			return true
 		}
 	}

@@ -51,7 +51,7 @@ func (r *trendReader) loadGenA(ctx context.Context, have map[string]bool, tables
 	})
 	var chunks []*trendChunk
 	for _, pt := range parts {
-		cols, err := tableColumns(r.db, pt.table)
+		cols, err := tableColumns(r.q, pt.table)
 		if err != nil {
 			return err
 		}
@@ -80,6 +80,9 @@ func (r *trendReader) loadGenA(ctx context.Context, have map[string]bool, tables
 	}
 	if err := r.countChunks(ctx, chunks); err != nil {
 		return err
+	}
+	for _, c := range chunks {
+		r.total += c.count
 	}
 	r.d.Warnings = append(r.d.Warnings, "older Gen A monitor_metrics.db (MSTT csv2db): step is the optimizer step; micro steps come from monitoring_targets.micro_step")
 	if err := r.readChunks(ctx, chunks, p); err != nil {

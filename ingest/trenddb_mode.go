@@ -46,6 +46,10 @@ const (
 	sqliteReadOnlyRollback = sqliteReadOnly | 3<<8
 )
 
+// sqlitePendingByte is the byte of the database file whose write lock is
+// SQLite's pending lock (unix locking; the default sqlite3PendingByte).
+const sqlitePendingByte = 0x40000000
+
 // sqliteOpenPlan is the chosen mode of one trend.db.
 type sqliteOpenPlan struct {
 	uri      string
@@ -163,21 +167,21 @@ func probeSQLite(uri string) (int32, string) {
 	return 0, ""
 }
 
-// after reports companions that appeared while the database was read: a
-// writer that started meanwhile, whose changes may be partly seen (WAL) or
-// not at all (immutable).
-func (p *sqliteOpenPlan) after() []string {
+// after reports what happened to the database while it was read at
+// snap's state (rows: the data rows it held then): companions that
+// appeared (a writer that started meanwhile: an immutable read did not
+// see its changes), or commits since the state was taken, which are not
+// in the analysis.
+func (p *sqliteOpenPlan) after(snap *trendSnap, rows int) []string {
 	now := sqliteSide(p.abs)
 	var out []string
 	for _, suf := range []string{"-journal", "-wal"} {
 		if now[suf] && !p.sideAt[suf] {
-			out = append(out, fmt.Sprintf("%s appeared while the database was read: another process started writing it; run again when it has finished for a consistent view", filepath.Base(p.abs)+suf))
+			out = append(out, fmt.Sprintf("%s appeared while the database was read: another process started writing it; %s", filepath.Base(p.abs)+suf, snap.asOf(rows)))
 		}
 	}
-	if len(out) == 0 && fileStamp(p.abs) != p.stampAt {
-		// the key ranges are read on several connections one after
-		// another: a commit in between may be seen by some of them
-		out = append(out, "the database was changed by another process while it was read: parts may come from before and after that commit; run again when the writer has finished for a consistent view")
+	if len(out) == 0 && fileStamp(p.abs) != snap.stamp {
+		out = append(out, "another process committed to the database while it was read: "+snap.asOf(rows))
 	}
 	return out
 }

@@ -98,23 +98,8 @@ func isSQLiteHead(head []byte) bool {
 // chooses (see trenddb_mode.go), or immutable when its -wal is another
 // file's (trenddb_wal.go); nothing is ever written to the database.
 func openSQLiteReadOnly(path string) (*sql.DB, *sqliteOpenPlan, error) {
-	head, err := checkFileReadable(path)
+	plan, err := planSQLiteRead(path)
 	if err != nil {
-		return nil, nil, err
-	}
-	if !isSQLiteHead(head) {
-		return nil, nil, inputErr(path, nil, "not an SQLite database (file header is not %q)", strings.TrimRight(sqliteMagic, "\x00"))
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, nil, inputErr(path, err, "cannot resolve path: %v", err)
-	}
-	var plan *sqliteOpenPlan
-	if why := foreignWAL(abs); why != "" {
-		// SQLite would replay another file's log over this one: immutable
-		// is the only open that leaves the -wal (and -shm) out
-		plan = &sqliteOpenPlan{uri: sqliteURI(abs, true), mode: ReadModeWithoutWAL, why: why, abs: abs, sideAt: sqliteSide(abs), stampAt: fileStamp(abs)}
-	} else if plan, err = planSQLiteOpen(path, abs); err != nil {
 		return nil, nil, err
 	}
 	db, err := sql.Open("sqlite", fmt.Sprintf("%s&_busy_timeout=%d", plan.uri, sqliteBusyTimeout.Milliseconds()))
@@ -124,6 +109,28 @@ func openSQLiteReadOnly(path string) (*sql.DB, *sqliteOpenPlan, error) {
 	return db, plan, nil
 }
 
+// planSQLiteRead checks that path is an SQLite database and chooses how
+// to open it (see openSQLiteReadOnly).
+func planSQLiteRead(path string) (*sqliteOpenPlan, error) {
+	head, err := checkFileReadable(path)
+	if err != nil {
+		return nil, err
+	}
+	if !isSQLiteHead(head) {
+		return nil, inputErr(path, nil, "not an SQLite database (file header is not %q)", strings.TrimRight(sqliteMagic, "\x00"))
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, inputErr(path, err, "cannot resolve path: %v", err)
+	}
+	if why := foreignWAL(abs); why != "" {
+		// SQLite would replay another file's log over this one: immutable
+		// is the only open that leaves the -wal (and -shm) out
+		return &sqliteOpenPlan{uri: sqliteURI(abs, true), mode: ReadModeWithoutWAL, why: why, abs: abs, sideAt: sqliteSide(abs), stampAt: fileStamp(abs)}, nil
+	}
+	return planSQLiteOpen(path, abs)
+}
+
 // sqlColumn is one row of PRAGMA table_info.
 type sqlColumn struct {
 	Name string
@@ -131,21 +138,30 @@ type sqlColumn struct {
 }
 
 // tableColumns returns the columns of table keyed by lower-case name.
-func tableColumns(db *sql.DB, table string) (map[string]sqlColumn, error) {
-	rows, err := db.Query(`SELECT name, type FROM pragma_table_info(?)`, table)
+func tableColumns(c *rawConn, table string) (map[string]sqlColumn, error) {
+	rows, err := c.queryAll(`SELECT name, type FROM pragma_table_info(?)`, table)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	cols := map[string]sqlColumn{}
-	for rows.Next() {
-		var name, typ sql.NullString
-		if err := rows.Scan(&name, &typ); err != nil {
-			return nil, err
-		}
-		cols[strings.ToLower(name.String)] = sqlColumn{Name: name.String, Type: strings.ToUpper(strings.TrimSpace(typ.String))}
+	for _, row := range rows {
+		name := cellString(row[0])
+		cols[strings.ToLower(name)] = sqlColumn{Name: name, Type: strings.ToUpper(strings.TrimSpace(cellString(row[1])))}
 	}
-	return cols, rows.Err()
+	return cols, nil
+}
+
+// listTablesRaw is listTables on a raw connection.
+func listTablesRaw(c *rawConn) ([]string, error) {
+	rows, err := c.queryAll(`SELECT name FROM sqlite_master WHERE type='table' ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(rows))
+	for i, row := range rows {
+		out[i] = cellString(row[0])
+	}
+	return out, nil
 }
 
 // listTables returns the names of all tables in the database.

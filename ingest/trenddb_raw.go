@@ -69,7 +69,7 @@ func (c *rawConn) err(rc int32) error {
 	return fmt.Errorf("%s (code %d)", libc.GoString(sqlite3.Xsqlite3_errmsg(c.tls, c.db)), rc)
 }
 
-// prepare compiles q and binds integer args (?1, ?2, …).
+// prepare compiles q and binds integer or text args (?1, ?2, …).
 func (c *rawConn) prepare(q string, args []any) (*rawStmt, error) {
 	zq, err := libc.CString(q)
 	if err != nil {
@@ -83,12 +83,24 @@ func (c *rawConn) prepare(q string, args []any) (*rawStmt, error) {
 	}
 	st := &rawStmt{c: c, p: libc.AtomicLoadPUintptr(pp)} // prepare sets *ppStmt
 	for i, a := range args {
-		v, ok := a.(int64)
-		if !ok {
+		var rc int32
+		switch v := a.(type) {
+		case int64:
+			rc = sqlite3.Xsqlite3_bind_int64(c.tls, st.p, int32(i+1), v)
+		case string:
+			z, err := libc.CString(v)
+			if err != nil {
+				st.close()
+				return nil, err
+			}
+			// SQLITE_TRANSIENT: SQLite copies the text before the call returns
+			rc = sqlite3.Xsqlite3_bind_text(c.tls, st.p, int32(i+1), z, int32(len(v)), sqlite3.SQLITE_TRANSIENT)
+			libc.Xfree(c.tls, z)
+		default:
 			st.close()
-			return nil, fmt.Errorf("raw bind: argument %d is %T, want int64", i+1, a)
+			return nil, fmt.Errorf("raw bind: argument %d is %T, want int64 or string", i+1, a)
 		}
-		if rc := sqlite3.Xsqlite3_bind_int64(c.tls, st.p, int32(i+1), v); rc != sqlite3.SQLITE_OK {
+		if rc != sqlite3.SQLITE_OK {
 			st.close()
 			return nil, c.err(rc)
 		}

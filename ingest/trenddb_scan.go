@@ -139,22 +139,25 @@ func (s *trendScanner) metric(id int64) (uint8, error) {
 	return uint8(idx), nil
 }
 
-// errChangedWhileReading: the row count of a range differs from its COUNT(*).
-var errChangedWhileReading = errors.New("the database changed while it was read")
+// errChangedWhileReading: the row count of a range differs from its
+// COUNT(*). Every connection of a load reads one state (trenddb_snap.go),
+// so only a read without SQLite's locking (immutable: no writer was
+// thought possible) can see it.
+var errChangedWhileReading = errors.New("the database changed while it was read without SQLite's locking (opened immutable: no writer seemed possible); run again")
 
 // readChunk reads one key range on its own raw connection (see rawConn).
 func (s *trendScanner) readChunk(ctx context.Context, c *trendChunk, meter *progressMeter) error {
 	return s.withChunkStmt(c, func(st *rawStmt) error { return s.scanRows(ctx, st, c, meter) })
 }
 
-// withChunkStmt runs fn on c's query, prepared on a raw connection of its
-// own (each key range is read on its own connection, in parallel).
+// withChunkStmt runs fn on c's query, prepared on a raw connection at the
+// load's state (the key ranges are read in parallel, one per connection).
 func (s *trendScanner) withChunkStmt(c *trendChunk, fn func(*rawStmt) error) error {
-	conn, err := openRawConn(s.r.uri)
+	conn, err := s.r.snap.get()
 	if err != nil {
 		return err
 	}
-	defer conn.close()
+	defer s.r.snap.put(conn)
 	st, err := conn.prepare(c.query, c.args)
 	if err != nil {
 		return err

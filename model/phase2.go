@@ -41,12 +41,20 @@ type Coordinate struct {
 	Norm           Float  `json:"norm"`
 	Delta          *Float `json:"delta"`
 	DeviationRatio Float  `json:"deviation_ratio"`
+	// PPStage, VPPStage and GlobalLayer: the parameter's inferred pipeline
+	// stage, model chunk (with several) and global layer (target_name is
+	// the input's own name).
+	PPStage     *int `json:"pp_stage,omitempty"`
+	VPPStage    *int `json:"vpp_stage,omitempty"`
+	GlobalLayer *int `json:"global_layer,omitempty"`
 }
 
 // TopTarget is the watched parameter of one optimizer step.
 type TopTarget struct {
 	TargetName   string `json:"target_name"`
 	MaxFinalNorm Float  `json:"max_final_norm"`
+	PPStage      *int   `json:"pp_stage,omitempty"`
+	VPPStage     *int   `json:"vpp_stage,omitempty"`
 }
 
 // CrossStepPair is one row of the cross-step table.
@@ -54,6 +62,8 @@ type CrossStepPair struct {
 	From           int     `json:"from"`
 	To             int     `json:"to"`
 	TargetName     string  `json:"target_name"`
+	PPStage        *int    `json:"pp_stage,omitempty"`
+	VPPStage       *int    `json:"vpp_stage,omitempty"`
 	Threshold      float64 `json:"growth_threshold"`
 	RanksOver      int     `json:"ranks_over"`
 	RanksTotal     int     `json:"ranks_total"`
