@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -44,27 +43,15 @@ type eventBuild struct {
 }
 
 // sortForCoordinate orders candidates of one step the way the coordinate
-// is chosen: non-finite first (the earliest kind of anomaly), then the
-// largest delta (micro-step data) or norm.
-func sortForCoordinate(cands []model.Anomaly, kind string) {
-	slices.SortStableFunc(cands, func(a, b model.Anomaly) int {
-		if a.NonFinite != b.NonFinite {
-			if a.NonFinite {
-				return -1
-			}
-			return 1
-		}
-		if kind == kindDump {
-			// a single-step dump's candidates that name the call where
-			// their gradient jumps come first, earliest call first
-			if c := cmp.Compare(microOrder(&a), microOrder(&b)); c != 0 {
-				return c
-			}
-		}
-		va, _ := coordValue(&a, kind)
-		vb, _ := coordValue(&b, kind)
-		return cmpDesc(va, vb)
-	})
+// is chosen: Phase 1's ranking (earliestFirst) — micro step, non-finite
+// first, then the deviation from the candidate's own baseline (its norm or
+// increment against that parameter's own history), rank and name. Never
+// the raw delta or norm across parameters: parameters of different sizes
+// are not comparable by size (the seed's iron rule), so Phase 1's first
+// candidate of the step and Phase 2's coordinate agree unless a baseline
+// rule moves it.
+func sortForCoordinate(cands []model.Anomaly) {
+	earliestFirst(cands)
 }
 
 // buildEvents groups the candidates into independent spike events,
@@ -264,7 +251,7 @@ func describeEvents(p1, baseline *model.Phase1Result, evs []*eventBuild, kind st
 	out := make([]model.SpikeEvent, 0, len(evs))
 	for i, e := range evs {
 		cs := slices.Clone(e.rootCand)
-		sortForCoordinate(cs, kind)
+		sortForCoordinate(cs)
 		names := map[string]bool{}
 		var nameList []string
 		nf := false

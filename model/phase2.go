@@ -41,6 +41,19 @@ type Coordinate struct {
 	Norm           Float  `json:"norm"`
 	Delta          *Float `json:"delta"`
 	DeviationRatio Float  `json:"deviation_ratio"`
+	// ParameterDecides tells whether the parameter locates the origin:
+	// false when every parameter of the rank is non-finite at the
+	// coordinate, or most of them spike together (then TargetName is a
+	// deterministic choice kept for the drop-in key, and the layer comes
+	// from Phase 3); nil when not judged (a pin, a reference-made file).
+	ParameterDecides *bool `json:"parameter_decides,omitempty"`
+	// ParameterNote says why the parameter does not decide ("" when it does).
+	ParameterNote string `json:"parameter_note,omitempty"`
+}
+
+// ParamDecides is ParameterDecides, true when not judged.
+func (c *Coordinate) ParamDecides() bool {
+	return c == nil || c.ParameterDecides == nil || *c.ParameterDecides
 }
 
 // TopTarget is the watched parameter of one optimizer step.
