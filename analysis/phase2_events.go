@@ -12,8 +12,8 @@ import (
 
 // Extents of a spike event (model.SpikeEvent.Extent).
 const (
-	extentKernel   = "kernel-like"
-	extentData     = "data-like"
+	extentKernel   = "one-rank-few"
+	extentData     = "few-ranks-all"
 	extentRunWide  = "run-wide"
 	extentPartial  = "partial"
 	extentNotJudge = "not judged"
@@ -194,7 +194,8 @@ func parametersPerRank(p1 *model.Phase1Result) int {
 
 // eventExtent classifies the root step of an event: most ranks →
 // run-wide; few ranks but at least dataLikeShare of a rank's parameters →
-// data-like; one rank, fewer parameters → kernel-like; else partial.
+// few-ranks-all; one rank, fewer parameters → one-rank-few; else partial.
+// The extent is a measurement; the cause it suggests is EventCause's.
 func eventExtent(nRanks, nParams, ranksTotal, perRank int, opt Phase2Options) string {
 	switch {
 	case nRanks >= 2 && ranksTotal > 0 && float64(nRanks) >= opt.RankShare*float64(ranksTotal):
@@ -308,6 +309,7 @@ func describeEvents(p1, baseline *model.Phase1Result, evs []*eventBuild, kind st
 			}
 		}
 		ev.Coordinate = coordOf(&cs[pick])
+		ev.Cause, ev.Likely = EventCause(&ev)
 		out = append(out, ev)
 	}
 	return out

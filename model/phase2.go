@@ -26,6 +26,11 @@ type Phase2Result struct {
 	// its root optimizer step.
 	Automatic        *Coordinate `json:"automatic_coordinate,omitempty"`
 	AutomaticOptStep *int        `json:"automatic_root_opt_step,omitempty"`
+
+	// Verdict is the answer of every phase that ran (null when nothing is
+	// anomalous): `select` fills what the monitor data can tell, the
+	// pipeline the whole verdict.
+	Verdict *Verdict `json:"verdict"`
 }
 
 // Coordinate is a root-cause coordinate.

@@ -24,6 +24,9 @@ type Input struct {
 	P3           *model.Phase3Result
 	Control      string // how C was chosen, or why it was not
 	Missing      []model.Missing
+	// Verdict is the answer of all phases that ran (the report opens with
+	// it); nil: none given, then P2's or P3's own, else nothing anomalous.
+	Verdict *model.Verdict
 	// Series is the root parameter's norm per rank for the HTML report's
 	// Phase 1 plots (nil: no monitor data held).
 	Series *Series
@@ -61,4 +64,18 @@ type Series struct {
 	// recorded); Has[i][p] is false where the rank has no row there.
 	Norm [][]float64
 	Has  [][]bool
+}
+
+// verdict is the verdict the report states: in.Verdict, else the one a
+// saved Phase 3 or Phase 2 result carries.
+func (in *Input) verdict() *model.Verdict {
+	switch {
+	case in.Verdict != nil:
+		return in.Verdict
+	case in.P3 != nil && in.P3.Verdict != nil:
+		return in.P3.Verdict
+	case in.P2 != nil:
+		return in.P2.Verdict
+	}
+	return nil
 }

@@ -241,3 +241,11 @@ func Renderer(as, out string) func(Input, string) string {
 	}
 	return nil
 }
+
+// lang is the renderer's language code ("zh" or "en").
+func (r *renderer) lang() string {
+	if r.zh {
+		return "zh"
+	}
+	return "en"
+}
