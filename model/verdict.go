@@ -161,17 +161,33 @@ func (v *Verdict) Where(lang string) string {
 	if v.Layer != nil || v.Operator != nil {
 		p := ""
 		if d := v.DirectionName(); d != "" {
-			p = d + " "
+			p = dirWord(d, zh) + " "
 		}
 		if v.Layer != nil {
-			p += "L" + strconv.Itoa(*v.Layer)
+			p += map[bool]string{true: "层 ", false: "layer "}[zh] + strconv.Itoa(*v.Layer)
 		}
 		if op := v.OperatorName(); op != "" {
-			p = strings.TrimSpace(p + " " + op)
+			p = strings.TrimSpace(p) + ", " + op
+			p = strings.TrimPrefix(p, ", ")
 		}
 		parts = append(parts, p)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// dirWord is a Phase 3 direction in words.
+func dirWord(d string, zh bool) string {
+	switch {
+	case d == "fwd" && zh:
+		return "前向"
+	case d == "bwd" && zh:
+		return "反向"
+	case d == "fwd":
+		return "forward"
+	case d == "bwd":
+		return "backward"
+	}
+	return d
 }
 
 func coordStep(co *Coordinate) int {
@@ -247,8 +263,18 @@ func (e *Evidence) Render(lang string) string {
 		return pick(fmt.Sprintf("growth on most ranks: %s of %s ranks at step %s (≥ %s%%), %s event(s), none limited to one rank", e.i("ranks"), e.i("ranks_total"), e.i("step"), e.n("share"), e.i("events")),
 			fmt.Sprintf("多数 rank 增长: step %s 上 %s/%s 个 rank（≥ %s%%），共 %s 个事件，无单 rank 起点", e.i("step"), e.i("ranks"), e.i("ranks_total"), e.n("share"), e.i("events")))
 	case EvExtent:
-		return pick(fmt.Sprintf("extent at step %s: %s of %s ranks, %s of about %s parameters a rank holds", e.i("step"), e.i("ranks"), e.i("ranks_total"), e.i("parameters"), e.i("parameters_per_rank")),
+		s := pick(fmt.Sprintf("extent at step %s: %s of %s ranks, %s of about %s parameters a rank holds", e.i("step"), e.i("ranks"), e.i("ranks_total"), e.i("parameters"), e.i("parameters_per_rank")),
 			fmt.Sprintf("step %s 的范围: %s/%s 个 rank，每 rank 约 %s 个参数中 %s 个", e.i("step"), e.i("ranks"), e.i("ranks_total"), e.i("parameters_per_rank"), e.i("parameters")))
+		ranks, params, per := e.Numbers["ranks"], e.Numbers["parameters"], e.Numbers["parameters_per_rank"]
+		switch {
+		case ranks >= 2 && ranks >= 0.6*e.Numbers["ranks_total"]:
+			s += pick(" — most ranks at once: looks like training dynamics", " — 多数 rank 同时出现: 像训练动态")
+		case params >= 2 && params >= 0.5*per:
+			s += pick(" — most parameters of the rank at once: looks like data (a bad batch raises every gradient of its rank)", " — 该 rank 大部分参数同时异常: 像数据（坏 batch 抬高其 rank 的全部梯度）")
+		case ranks == 1:
+			s += pick(" — a few parameters on one rank: looks like a device fault (a kernel or the device)", " — 单 rank 少数参数: 像设备故障（算子或设备）")
+		}
+		return s
 	case EvNonFiniteOne:
 		return pick(fmt.Sprintf("NaN/Inf at step %s on %s of %s ranks, one device analysed", e.i("step"), e.i("ranks"), e.i("ranks_total")),
 			fmt.Sprintf("step %s 上 %s/%s 个 rank 出现 NaN/Inf（仅一个设备的数据）", e.i("step"), e.i("ranks"), e.i("ranks_total")))
@@ -263,8 +289,8 @@ func (e *Evidence) Render(lang string) string {
 		if _, ok := e.Numbers["layer"]; !ok {
 			l = "outside the layers"
 		}
-		s := pick(fmt.Sprintf("Phase 3: A diverges from B %s at %s", nm("direction"), l),
-			fmt.Sprintf("Phase 3: A 相对 B 在 %s %s 开始偏离", nm("direction"), l))
+		s := pick(fmt.Sprintf("Phase 3: A diverges from B %s at %s", dirWord(nm("direction"), false), l),
+			fmt.Sprintf("Phase 3: A 相对 B 在%s %s 开始偏离", dirWord(nm("direction"), true), l))
 		if op := nm("operator"); op != "" {
 			s += pick(", first operator "+op, "，首个算子 "+op)
 		}
@@ -309,7 +335,11 @@ func (v *Verdict) ActionText(lang string) string {
 		}
 	}
 	op := v.OperatorName()
-	loc := strings.TrimSpace(strings.TrimSpace(v.DirectionName()+" "+layerWord(v.Layer)) + " " + op)
+	loc := ""
+	if v.Layer != nil || op != "" {
+		parts := strings.Split(v.Where(lang), "; ")
+		loc = parts[len(parts)-1]
+	}
 	switch v.ActionID {
 	case "kernel_owner":
 		if zh {
@@ -344,13 +374,6 @@ func (v *Verdict) ActionText(lang string) string {
 		return "collect the data that decides it: " + v.Decide
 	}
 	return v.Action
-}
-
-func layerWord(l *int) string {
-	if l == nil {
-		return ""
-	}
-	return "L" + strconv.Itoa(*l)
 }
 
 func orDash(s string) string {

@@ -39,6 +39,7 @@ func walk(in Input, lang string, out sink) {
 		r.max = DefaultMaxRows
 	}
 	r.heading(1, r.t("title"))
+	r.verdictSection()
 	r.summary()
 	r.phase1()
 	r.phase2()

@@ -1,0 +1,157 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"spikescope/model"
+)
+
+// verdict is the run's one verdict (the pipeline's, computed once): the
+// session's, else the one the Phase 3 or Phase 2 result carries.
+func (d *Data) verdict() *model.Verdict {
+	switch {
+	case d == nil:
+		return nil
+	case d.session != nil:
+		return d.session.Verdict
+	case d.P3 != nil && d.P3.Verdict != nil:
+		return d.P3.Verdict
+	case d.P2 != nil:
+		return d.P2.Verdict
+	}
+	return nil
+}
+
+// verdictLine is the verdict in one line of width cells, above every phase
+// screen: the cause first, then the layer and operator, then the place and
+// the parameter (shortened from the left when the line is narrow).
+func verdictLine(d *Data, st Styles, width int) string {
+	if d == nil || d.P1 == nil && d.P3 == nil {
+		return ""
+	}
+	v := d.verdict()
+	if v == nil {
+		return st.Dim.Render("verdict: nothing anomalous")
+	}
+	head := "verdict: " + v.CauseText("en")
+	var parts []string
+	if l := v.Where("en"); l != "" {
+		parts = strings.Split(l, "; ")
+	}
+	// the layer/operator part goes before the place when both are there
+	if len(parts) == 2 {
+		parts[0], parts[1] = parts[1], parts[0]
+	}
+	hint := "  v: why"
+	line := head
+	for i, p := range parts {
+		room := width - ansi.StringWidth(line) - 3 - len(hint)
+		if room < 8 {
+			break
+		}
+		if ansi.StringWidth(p) > room {
+			if i == len(parts)-1 && v.Parameter() != "" && strings.HasSuffix(p, v.Parameter()) {
+				pre := strings.TrimSuffix(p, v.Parameter())
+				p = pre + shortParam(v.Parameter(), max(8, room-ansi.StringWidth(pre)))
+			}
+		}
+		line += " · " + p
+	}
+	style := st.Accent
+	if v.Cause == model.CauseUndetermined {
+		style = st.Warn
+	}
+	if ansi.StringWidth(line)+len(hint) <= width {
+		return style.Render(line) + st.Dim.Render(hint)
+	}
+	return style.Render(line)
+}
+
+// verdictPane shows the verdict in full: cause, where, the evidence (each
+// rule with its numbers), the action and what would decide it. `v` opens
+// it on every phase screen.
+type verdictPane struct {
+	common
+	sv scrollView
+}
+
+func newVerdictPane(c common) *verdictPane { return &verdictPane{common: c} }
+
+func (p *verdictPane) SetSize(w, h int) {
+	p.common.SetSize(w, h)
+	p.sv.height = h - 1
+}
+
+func (p *verdictPane) lines() []string {
+	v := p.data.verdict()
+	if v == nil {
+		return []string{"verdict: nothing anomalous — no root cause to classify (no spike candidate, no divergence)"}
+	}
+	st := p.st
+	w := max(20, p.width-4)
+	var out []string
+	add := func(title string, items ...string) {
+		out = append(out, st.Title.Render(title))
+		for _, it := range items {
+			for i, l := range wrap(it, w) {
+				if i == 0 {
+					out = append(out, "  - "+l)
+				} else {
+					out = append(out, "    "+l)
+				}
+			}
+		}
+		out = append(out, "")
+	}
+	out = append(out, st.Accent.Render(v.Headline("en")), "")
+	add("problem", fmt.Sprintf("cause: %s", v.CauseText("en")), "where: "+orNone(v.Where("en")))
+	var ev []string
+	for i := range v.Evidence {
+		ev = append(ev, v.Evidence[i].Render("en"))
+	}
+	if len(ev) == 0 {
+		ev = []string{"none"}
+	}
+	add("evidence", ev...)
+	add("suggestion", v.ActionText("en"))
+	if v.Decide != "" {
+		add("what would decide it", v.Decide)
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func (p *verdictPane) View() []string {
+	all := p.lines()
+	win := p.sv.window(all)
+	return append(win, p.st.Dim.Render(scrollInfo("line", p.sv.offset, len(win), len(all))))
+}
+
+// Update scrolls the verdict.
+func (p *verdictPane) Update(m tea.Msg) reply {
+	msg, ok := m.(tea.KeyPressMsg)
+	if !ok {
+		return reply{}
+	}
+	return reply{handled: p.sv.navigate(msg, p.keys, len(p.lines()))}
+}
+
+func (p *verdictPane) ShortHelp() []key.Binding {
+	k := p.keys
+	return []key.Binding{k.Up, k.Down, k.Back, k.Help, k.Quit}
+}
+
+func (p *verdictPane) FullHelp() [][]key.Binding { return [][]key.Binding{p.keys.rows()} }
+
+func (p *verdictPane) Crumb() string { return "verdict" }
