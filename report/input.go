@@ -8,6 +8,7 @@
 package report
 
 import (
+	"spikescope/analysis"
 	"spikescope/model"
 	"spikescope/plan"
 )
@@ -66,16 +67,23 @@ type Series struct {
 	Has  [][]bool
 }
 
-// verdict is the verdict the report states: in.Verdict, else the one a
-// saved Phase 3 or Phase 2 result carries.
+// verdict is the verdict the report states: in.Verdict (the pipeline's),
+// else the one a saved Phase 3 or Phase 2 result carries, else the rules'
+// on the results given (an Input made by hand).
 func (in *Input) verdict() *model.Verdict {
 	switch {
 	case in.Verdict != nil:
 		return in.Verdict
 	case in.P3 != nil && in.P3.Verdict != nil:
 		return in.P3.Verdict
-	case in.P2 != nil:
+	case in.P2 != nil && in.P2.Verdict != nil:
 		return in.P2.Verdict
 	}
-	return nil
+	p3 := in.P3
+	if p3 != nil && p3.Conclusion == nil {
+		c := *p3
+		c.Conclusion = analysis.ConcludePhase3(p3)
+		p3 = &c
+	}
+	return analysis.Verdict(analysis.VerdictInput{P1: in.P1, P1Baseline: in.P1Baseline, P2: in.P2, P3: p3})
 }
