@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -28,8 +29,9 @@ func (d *Data) verdict() *model.Verdict {
 }
 
 // verdictLine is the verdict in one line of width cells, above every phase
-// screen: the cause first, then the layer and operator, then the place and
-// the parameter (shortened from the left when the line is narrow).
+// screen: the cause first, then the direction and layer, the place (rank,
+// step, micro step), and the operator and parameter, each shortened from
+// the left to share what room is left (the full verdict is behind v).
 func verdictLine(d *Data, st Styles, width int) string {
 	if d == nil || d.P1 == nil && d.P3 == nil {
 		return ""
@@ -38,35 +40,69 @@ func verdictLine(d *Data, st Styles, width int) string {
 	if v == nil {
 		return st.Dim.Render("verdict: nothing anomalous")
 	}
-	head := "verdict: " + v.CauseText("en")
-	var parts []string
-	if l := v.Where("en"); l != "" {
-		parts = strings.Split(l, "; ")
-	}
-	// the layer/operator part goes before the place when both are there
-	if len(parts) == 2 {
-		parts[0], parts[1] = parts[1], parts[0]
-	}
-	hint := "  v: why"
-	line := head
-	for i, p := range parts {
-		room := width - ansi.StringWidth(line) - 3 - len(hint)
-		if room < 8 {
-			break
+	fixed := []string{"verdict: " + v.CauseText("en")}
+	if dir, l := v.DirectionName(), v.Layer; dir != "" || l != nil {
+		s := dir
+		if l != nil {
+			s = strings.TrimSpace(s + " L" + strconv.Itoa(*l))
 		}
-		if ansi.StringWidth(p) > room {
-			if i == len(parts)-1 && v.Parameter() != "" && strings.HasSuffix(p, v.Parameter()) {
-				pre := strings.TrimSuffix(p, v.Parameter())
-				p = pre + shortParam(v.Parameter(), max(8, room-ansi.StringWidth(pre)))
+		fixed = append(fixed, s)
+	}
+	if co := v.Coordinate; co != nil {
+		s := "rank " + strconv.Itoa(co.Rank)
+		if co.OptimizerStep != nil {
+			s += " step " + strconv.Itoa(*co.OptimizerStep)
+		} else if co.Step != nil {
+			s += " step " + strconv.Itoa(*co.Step)
+		}
+		if co.MicroStep != nil {
+			s += " ms " + strconv.Itoa(*co.MicroStep)
+		}
+		fixed = append(fixed, s)
+	}
+	line := strings.Join(fixed, " · ")
+	const hint = "  v: why"
+	var names []string
+	if op := v.OperatorName(); op != "" {
+		names = append(names, op)
+	}
+	if p := v.Parameter(); p != "" {
+		if !v.Coordinate.ParamDecides() {
+			p += " (any)"
+		}
+		names = append(names, p)
+	}
+	room := width - ansi.StringWidth(line)
+	full := 0
+	for _, n := range names {
+		full += 3 + ansi.StringWidth(n)
+	}
+	withHint := full+len(hint) <= room
+	if !withHint {
+		// the names share the room left; each keeps at least 10 cells
+		for i, n := range names {
+			left := len(names) - i
+			share := (room-3*left)/left + 0
+			if i == 0 && len(names) == 2 {
+				share = min(ansi.StringWidth(n), max(10, (room-6)/2))
 			}
+			if share < 10 {
+				break
+			}
+			n = shortParam(n, share)
+			line += " · " + n
+			room -= 3 + ansi.StringWidth(n)
 		}
-		line += " · " + p
+	} else {
+		for _, n := range names {
+			line += " · " + n
+		}
 	}
 	style := st.Accent
 	if v.Cause == model.CauseUndetermined {
 		style = st.Warn
 	}
-	if ansi.StringWidth(line)+len(hint) <= width {
+	if withHint {
 		return style.Render(line) + st.Dim.Render(hint)
 	}
 	return style.Render(line)
@@ -108,7 +144,10 @@ func (p *verdictPane) lines() []string {
 		}
 		out = append(out, "")
 	}
-	out = append(out, st.Accent.Render(v.Headline("en")), "")
+	for _, l := range wrap(v.Headline("en"), max(20, p.width-1)) {
+		out = append(out, st.Accent.Render(l))
+	}
+	out = append(out, "")
 	add("problem", fmt.Sprintf("cause: %s", v.CauseText("en")), "where: "+orNone(v.Where("en")))
 	var ev []string
 	for i := range v.Evidence {
