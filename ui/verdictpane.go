@@ -194,3 +194,9 @@ func (p *verdictPane) ShortHelp() []key.Binding {
 func (p *verdictPane) FullHelp() [][]key.Binding { return [][]key.Binding{p.keys.rows()} }
 
 func (p *verdictPane) Crumb() string { return "verdict" }
+
+// VerdictLine is the verdict line the TUI shows above every phase screen
+// for d at width cells, without colour.
+func VerdictLine(d *Data, width int) string {
+	return ansi.Strip(verdictLine(d, NewStyles(true), width))
+}
