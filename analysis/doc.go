@@ -60,6 +60,14 @@
 // [baselineKey]. A pinned coordinate skips the phase: [ParsePin],
 // [p2.applyPin].
 //
+// # The verdict ([Verdict])
+//
+// All phases that ran, summed up once: Phase 3 against a real baseline dump
+// first ([verdictBuild.fromPhase3]), then Phase 2's baseline label
+// ([verdictBuild.fromBaseline]), then one device's extent
+// ([verdictBuild.oneDevice], [verdictBuild.dynamics]); each event's own
+// class [EventCause].
+//
 // # Phase 3: the four-group trace ([Phase3], [NewTracer])
 //
 // Step 3.1, the groups A, B, C, D and the degree (A/B)/(C/D): C not among
