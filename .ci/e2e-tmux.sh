@@ -81,7 +81,7 @@ walk() { # walk COLS ROWS
   COLS=$1 ROWS=$2
   STATE="$WORK/state-$COLS"
   start 1
-  wait_for "candidate 1/"
+  wait_for "candidate 1 of"
 
   # 1. the planted spike is the first candidate: the row under the header
   # (columns by header name: the step column only shows on wide screens);
@@ -123,6 +123,10 @@ walk() { # walk COLS ROWS
   wait_re "^ *[▶◀]*$LAYER .*F!" "F! on layer $LAYER"
   screen | head -1 | grep -qF "PIN opt=$OPT" || fail "the pin left the header on Phase 3"
 
+  # 4a. the line under the table says what decided the selected layer's
+  # flag: its degree against the band
+  wait_re "^L$LAYER .*· fwd [0-9.]+ (above|below) the band [0-9.]+–[0-9.]+: F!" "the flag line of layer $LAYER"
+
   # 4b. `?` shows the legend of this screen's marks; ? closes it
   tm send-keys -t "$S" '?'
   wait_for "marks on this screen"
@@ -145,6 +149,17 @@ walk() { # walk COLS ROWS
   wait_for "ops ("
   wait_for "$OPER"
 
+  # 5b. r m writes the report and shows its whole path (wrapped, never
+  # cut); y copies it
+  tm send-keys -t "$S" r
+  wait_for "h HTML"
+  tm send-keys -t "$S" m
+  wait_for "report written to"
+  screen | tr -d '\n' | grep -qF "$STATE/spikescope/reports/" || fail "the report's path is not shown whole"
+  screen | tr -d '\n' | grep -qE "reports/[^ ]+\.md · y copies the path" || fail "the report's file name is cut"
+  tm send-keys -t "$S" y
+  wait_for "copied the path"
+
   # 6. q quits with status 0, the alternate screen is gone, and the
   # command line that reopens the pin is printed
   tm send-keys -t "$S" q
@@ -156,7 +171,7 @@ walk() { # walk COLS ROWS
 
   # 7. a restart on the same input and state folder shows the pin again
   start 2
-  wait_for "candidate 1/"
+  wait_for "candidate 1 of"
   wait_for "PIN opt=$OPT,ms=$MS,rank=$RANK"
   wait_for "e2e note" # the note came back with the pin
   tm send-keys -t "$S" q
@@ -174,6 +189,25 @@ first_row() {
       print $col["#"], $col["opt"], $col["ms"], $col["rank"], $(col["parameter"]), $(col["parameter"] + 1); exit }'
 }
 
+# nodump_walk: a run without dumps: Phase 3 names `w`, which opens the plan
+nodump_walk() { # nodump_walk COLS ROWS
+  COLS=$1 ROWS=$2
+  S="spikescope-e2e-nodump-$$-$COLS"
+  tm new-session -d -s "$S" -x "$COLS" -y "$ROWS" \
+    "cd '$WORK' && XDG_STATE_HOME='$WORK/state-nodump-$COLS' TERM=xterm-256color '$BIN' '$ROOT/testdata/demo/npu/monitor_output'; echo EXIT=\$?; sleep 30"
+  wait_for "candidate 1 of"
+  tm send-keys -t "$S" 3
+  wait_for "w shows the msprobe configs"
+  tm send-keys -t "$S" w
+  wait_for "Next-collection plan"
+  wait_for "plan written to"
+  tm send-keys -t "$S" q
+  wait_for "EXIT="
+  screen | grep -qx "EXIT=0" || fail "exit status: $(screen | grep EXIT=)"
+  tm kill-session -t "$S"; S=""
+  echo "e2e no-dump plan ok at ${COLS}×${ROWS}"
+}
+
 follow_walk() { # follow_walk COLS ROWS
   COLS=$1 ROWS=$2
   local src="$ROOT/testdata/demo/npu/monitor_output" run="$WORK/run-$COLS" d s
@@ -188,7 +222,7 @@ follow_walk() { # follow_walk COLS ROWS
   wait_for "No anomaly found"
   for d in "$src"/*/; do cp "$d"/*_"$OPT-$OPT".csv "$run/$(basename "$d")/"; done # the fault step lands
   wait_for "step $OPT"
-  wait_for "candidate 1/"
+  wait_for "candidate 1 of"
   read -r idx opt ms rank layer param <<<"$(first_row)"
   [ "$idx" = +1 ] && [ "$opt" = "$OPT" ] && [ "$ms" = "$MS" ] && [ "$rank" = "$RANK" ] ||
     fail "first candidate after the step landed is '$idx $opt $ms $rank $layer $param', want +1 (new) opt $OPT ms $MS rank $RANK"
@@ -202,6 +236,7 @@ follow_walk() { # follow_walk COLS ROWS
 
 walk 80 24
 walk 160 48
+nodump_walk 80 24
 follow_walk 80 24
 follow_walk 160 48
 echo "e2e ok"

@@ -173,6 +173,12 @@ func (p *p3) drillOp(i int32, dirName string, bands map[string]map[string]model.
 		b := bands[metricName(m)][dirName]
 		deg := p.degree(ab, cd, &b)
 		fl := out.Aligned && outside(&b, deg)
+		if b.Usable {
+			if out.Bounds == nil {
+				out.Bounds = map[string][2]model.Float{}
+			}
+			out.Bounds[metricName(m)] = [2]model.Float{b.Lower, b.Upper}
+		}
 		row := model.MetricRow{}
 		q := quadOf(&c, m)
 		if dirName == "fwd" {

@@ -131,6 +131,10 @@ type DrillOp struct {
 	// neighbouring records without construct.json); "" at the top of the
 	// layer.
 	Within string `json:"within,omitempty"`
+	// Bounds are the band each metric's degree was judged against, lower
+	// and upper: the layer table's with a control group, without one the
+	// spread of the other layers' operators — so a flag can be explained.
+	Bounds map[string][2]Float `json:"bounds,omitempty"`
 }
 
 // Drilldown is the first divergent operator of the start layer.

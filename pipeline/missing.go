@@ -22,7 +22,7 @@ func (s *Session) missing() []model.Missing {
 		return out
 	}
 	if s.P1Baseline == nil {
-		add("baseline run", "标杆数据",
+		add("baseline device's monitor data (Phase 2)", "标杆设备的监控数据（Phase 2 用）",
 			"monitor (or dump) the baseline device on the same run and steps, and pass it with --baseline; until then Phase 2 is single-device",
 			"采集标杆设备同一训练、同一 step 的监控（或 dump）数据，用 --baseline 传入；在此之前 Phase 2 为单设备判定")
 	}

@@ -245,7 +245,7 @@ func TestMissingInputsAreReportedNotErrors(t *testing.T) {
 	for _, m := range s.Missing {
 		whats[m.What] = m
 	}
-	if _, ok := whats["baseline run"]; !ok {
+	if _, ok := whats["baseline device's monitor data (Phase 2)"]; !ok {
 		t.Errorf("no missing baseline in %+v", s.Missing)
 	}
 	d, ok := whats["dump statistics (Phase 3 not run)"]
@@ -372,7 +372,7 @@ func TestBadInputs(t *testing.T) {
 func TestFromResultsSaysWhatIsMissing(t *testing.T) {
 	s := loadDemo(t)
 	r := FromResults(Inputs{}, s.P1, nil, s.P2, nil)
-	if len(r.Missing) != 2 || r.Missing[0].What != "baseline run" || !strings.Contains(r.Missing[1].Next, "step 5 on rank 3") {
+	if len(r.Missing) != 2 || r.Missing[0].What != "baseline device's monitor data (Phase 2)" || !strings.Contains(r.Missing[1].Next, "step 5 on rank 3") {
 		t.Errorf("missing = %+v", r.Missing)
 	}
 	r = FromResults(Inputs{}, s.P1, s.P1Baseline, nil, nil)

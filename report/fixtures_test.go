@@ -142,7 +142,7 @@ func degradedInput() Input {
 	}
 	in.P2.CrossStep[1].BaselineGrowth = nil
 	in.Missing = []model.Missing{
-		{What: "baseline run", Next: "monitor the baseline device on the same run (same steps and ranks)"},
+		{What: "baseline device's monitor data (Phase 2)", Next: "monitor the baseline device on the same run (same steps and ranks)"},
 		{What: "dump statistics", Next: "dump A at optimizer step 3 on rank 2, and C/D at optimizer step 3 on rank 1"},
 	}
 	p := plan.Build(plan.Input{P1: in.P1, P2: in.P2, MonitorFormat: in.P1.Format})
@@ -182,7 +182,7 @@ func emptyInput() Input {
 		P1: &model.Phase1Result{Phase: 1, DBPath: "/runs/quiet/trend.db", Format: model.FormatTrendDB,
 			Summary:  model.Phase1Summary{TotalTargets: 12, Steps: []int{0, 9}, Ranks: []int{0, 1}, PassUnit: "step"},
 			Sharding: model.ShardingAnalysis{PassUnit: "step"}, Missing: []string{"no micro_step column"}},
-		Missing: []model.Missing{{What: "baseline run", Next: "monitor the baseline device"}},
+		Missing: []model.Missing{{What: "baseline device's monitor data (Phase 2)", Next: "monitor the baseline device"}},
 	}
 }
 

@@ -382,7 +382,7 @@ func (r *renderer) dirEvidence(d model.DirectionVerdict) string {
 		s += "; " + r.t("unaligned") + " " + layerList(d.Unaligned, "")
 	}
 	if d.P0 {
-		s += "; [P0]"
+		s += "; " + r.t("tracefirst")
 	}
 	if d.Amplified {
 		s += "; " + r.t("amplified")
@@ -529,7 +529,7 @@ func (r *renderer) drilldown(d *model.Drilldown) {
 	}
 	r.bullet(r.tf("p3.drill.at", dir, r.layer(d.Layer), op, d.Metric))
 	if d.Call != nil && d.Calls > 1 {
-		r.bullet(r.tf("p3.drill.call", *d.Call, d.Calls))
+		r.bullet(r.tf("p3.drill.call", *d.Call+1, d.Calls))
 	}
 	if len(d.Chain) > 0 {
 		parts := make([]string, len(d.Chain))

@@ -125,7 +125,7 @@ func TestEnglishHeadersAndRows(t *testing.T) {
 		"- Iteration path forward: Norm→L2 → Max→L2",
 		"Decision thresholds: `growth` 2, `rank_share` 0.6",
 		"- Band rule: degree outside 1 ± max(3·IQR/median, 0.03)",
-		"| forward | divergent | L2 (first `F!` from shallow to deep) | L2 (1.515x) | `F!` L2, L3; unaligned L1; [P0] |",
+		"| forward | divergent | L2 (first `F!` from shallow to deep) | L2 (1.515x) | `F!` L2, L3; unaligned L1; the one to trace first |",
 		// a pipe inside a parameter name is escaped in its cell.
 		"| 4 | 0 | `decoder.layers.1.mlp\\|experts.weight` | 1 | 6.1 | 41.2x | 9 |",
 		// non-finite values print as NaN / Inf.
@@ -157,7 +157,7 @@ func TestDegradedSaysWhatIsMissing(t *testing.T) {
 		"| dump statistics | dump A at optimizer step 3 on rank 2, and C/D at optimizer step 3 on rank 1 |",
 		"No baseline data, single-device decision",
 		"Go on to Phase 3: collect dump statistics at optimizer step 3 on rank 2",
-		"| 3 | 2 | **`decoder.layers.1.mlp.linear_fc1.weight`** | 2 | 4.2 |", "One device: no baseline run, so device specificity is not checked",
+		"| 3 | 2 | **`decoder.layers.1.mlp.linear_fc1.weight`** | 2 | 4.2 |", "One device: no monitor data of the baseline device, so device specificity is not checked",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("degraded report lacks %q", want)

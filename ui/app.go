@@ -71,20 +71,23 @@ type Options struct {
 
 // Model is the root Bubble Tea model.
 type Model struct {
-	opt        Options
-	st         Styles
-	keys       keyMap
-	help       help.Model
-	w, h       int
-	ctx        context.Context
-	cancel     context.CancelFunc
-	screen     screen
-	stack      []screen // screens to go back to
-	showHlp    bool
-	helpFilter string // typed while the help is open
-	helpOff    int    // the help overlay's scroll (help.go)
-	status     string
-	pending    string // what an async request is doing ("pinning …")
+	opt         Options
+	st          Styles
+	keys        keyMap
+	help        help.Model
+	w, h        int
+	ctx         context.Context
+	cancel      context.CancelFunc
+	screen      screen
+	stack       []screen // screens to go back to
+	showHlp     bool
+	written     string // the file a report or plan was just written to, shown whole
+	writtenWhat string // "report" or "plan"
+	helpFilter  string // typed after / while the help is open
+	helpTyping  bool   // / was pressed: letters go to the help's filter
+	helpOff     int    // the help overlay's scroll (help.go)
+	status      string
+	pending     string // what an async request is doing ("pinning …")
 
 	nextID   int
 	loadID   int
@@ -360,7 +363,7 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		if msg.err != nil {
 			m.status = "plan failed: " + oneLine(msg.err.Error())
 		} else {
-			m.status = "plan written to " + msg.path
+			m.showWritten("plan", msg.path)
 		}
 		return m, nil
 	case reportMsg:
@@ -371,7 +374,7 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		if msg.err != nil {
 			m.status = "report failed: " + oneLine(msg.err.Error())
 		} else {
-			m.status = "report written to " + msg.path
+			m.showWritten("report", msg.path)
 		}
 		return m, nil
 	case tea.KeyPressMsg:
@@ -505,7 +508,7 @@ func (m *Model) layout() {
 }
 
 func (m *Model) bodyHeight() int {
-	h := m.h - headerLines - footerLines
+	h := m.h - headerLines - m.footerRoom()
 	if h < 1 {
 		h = 1
 	}
@@ -592,6 +595,15 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 		return r.handled, m.apply(r)
 	}
 	m.status = ""
+	if m.written != "" { // the written path stays until the next key; y copies it
+		path := m.written
+		m.written, m.writtenWhat = "", ""
+		m.layout()
+		if key.Matches(msg, k.Copy) {
+			m.status = "copied the path " + escapeControl(path)
+			return true, tea.SetClipboard(path)
+		}
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return true, m.quit()
@@ -680,30 +692,45 @@ func (m *Model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
 
 func isCopySource(p pane) bool { _, ok := p.(copySource); return ok }
 
-// helpKey edits the help overlay's filter or closes it.
+// helpKey scrolls the help overlay (arrows and the list keys j/k, g/G,
+// ctrl+d/u), edits its filter after / or closes it.
 func (m *Model) helpKey(msg tea.KeyPressMsg) {
 	if m.helpScroll(msg) {
 		return
 	}
 	switch msg.String() {
 	case "?":
-		m.showHlp, m.helpFilter = false, ""
+		m.showHlp, m.helpFilter, m.helpTyping = false, "", false
+		return
 	case "esc":
-		if m.helpFilter != "" {
-			m.helpFilter = ""
+		if m.helpFilter != "" || m.helpTyping {
+			m.helpFilter, m.helpTyping = "", false
 		} else {
 			m.showHlp = false
 		}
+		return
+	case "enter":
+		m.helpTyping = false // the filter stays; the list keys scroll again
+		return
 	case "backspace":
 		if r := []rune(m.helpFilter); len(r) > 0 {
 			m.helpFilter = string(r[:len(r)-1])
-		} else {
+		} else if !m.helpTyping {
 			m.showHlp = false
 		}
-	default:
-		if t := msg.Text; t != "" && !strings.ContainsAny(t, "\n\r\t") {
-			m.helpFilter += t
+		return
+	}
+	if !m.helpTyping {
+		switch msg.String() {
+		case "/":
+			m.helpTyping, m.helpOff = true, 0
+		case "q":
+			m.showHlp = false
 		}
+		return
+	}
+	if t := msg.Text; t != "" && !strings.ContainsAny(t, "\n\r\t") {
+		m.helpFilter += t
 	}
 }
 

@@ -46,7 +46,7 @@ func newDrillPane(c common, anchor string, layer int, dir string, metric int) *d
 	isDrill := dd != nil && dd.Layer != nil && *dd.Layer == layer && dd.Direction == dir
 	if dd != nil && dd.Call != nil && dd.Calls > 1 {
 		// every layer's operators are compared at the drill-down's call
-		p.call = fmt.Sprintf("call %d of %d (0-based)", *dd.Call, dd.Calls)
+		p.call = microBatchOf(*dd.Call, dd.Calls)
 	}
 	switch {
 	case isDrill:
@@ -143,9 +143,9 @@ func (p *drillPane) row(i int) *model.MetricRow {
 
 func (p *drillPane) SetSize(w, h int) {
 	p.common.SetSize(w, h)
-	// head, note, the table's header; under it its info line and the
-	// selected operator's full name
-	p.tbl.setHeight(h - 4 - p.nameLines())
+	// head, note, the table's header; under it its info line, the selected
+	// operator's flag line and its full name
+	p.tbl.setHeight(h - 5 - p.nameLines())
 }
 
 // nameLines is the room under the table for the selected operator's full
@@ -266,7 +266,7 @@ func (p *drillPane) selected() *model.DrillOp {
 
 func (p *drillPane) View() []string {
 	st := p.st
-	head := fmt.Sprintf("layer %d (%s) · %d operators in execution order · metric %s", p.layer, p.dir, len(p.ops), st.Accent.Render(p.metricName()))
+	head := fmt.Sprintf("layer %d%s (%s) · %d operators in execution order · metric %s", p.layer, p.modelLayer(), p.dir, len(p.ops), st.Accent.Render(p.metricName()))
 	if p.call != "" {
 		head += " · " + p.call
 	}
@@ -327,6 +327,11 @@ func (p *drillPane) View() []string {
 		return quadCell(p.row(i), c-2, st)
 	})...)
 	lines = append(lines, st.Dim.Render("operator "+p.tbl.info(p.width)))
+	why := ""
+	if o := p.selected(); o != nil && o.Aligned { // what decided its mark
+		why = flagWhy(p.metricName(), p.row(p.tbl.selected()), boundsOf(o, p.metricName(), p.dir), p.dir)
+	}
+	lines = append(lines, st.Dim.Render(fit(why, p.width, false)))
 	if o := p.selected(); o != nil { // the selected operator's full name
 		line := o.Key
 		if o.Why != "" { // why it could not be compared with B
@@ -508,4 +513,16 @@ func (p *chainPane) View() []string {
 	win := p.sv.window(all)
 	head = append(head, p.st.Dim.Render(scrollInfo("link", p.sv.offset, len(win), len(all))))
 	return append(head, win...)
+}
+
+// modelLayer is " = model layer 7" when A is a later pipeline stage whose
+// first layer is known (the dump's layer numbers are stage-local).
+func (p *drillPane) modelLayer() string {
+	if p.data == nil || p.data.P3 == nil {
+		return ""
+	}
+	if ds := p.data.P3.PipelineStage; ds != nil && ds.LayerOffset != nil && *ds.LayerOffset > 0 {
+		return fmt.Sprintf(" = model layer %d", p.layer+*ds.LayerOffset)
+	}
+	return ""
 }

@@ -121,6 +121,10 @@ func fixture() *Data {
 		AnchorsUsed: []string{"mlp", "self_attention"},
 		DivergenceSummary: model.DivergenceSummary{EarliestFwdDivergence: start, EarliestBwdDivergence: model.IntPtr(5),
 			MetricStarts: starts,
+			// forward bands only: the fixture's backward marks are set by hand
+			Thresholds: map[string]map[string]model.Band{
+				"Norm": {"fwd": {Lower: 0.8, Upper: 1.25, Usable: true}}, "Max": {"fwd": {Lower: 0.8, Upper: 1.25, Usable: true}},
+				"Min": {"fwd": {Lower: 0.8, Upper: 1.25, Usable: true}}, "Mean": {"fwd": {Usable: false}}},
 			Directions: []model.DirectionVerdict{
 				{Direction: "fwd", Verdict: "divergent", Start: start, Peak: model.IntPtr(5), PeakValue: f(1.62), Flagged: []int{3, 4, 5}, P0: true},
 				{Direction: "bwd", Verdict: "divergent", Start: model.IntPtr(5), Flagged: []int{5}},

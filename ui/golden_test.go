@@ -88,7 +88,7 @@ var scenarios = []scenario{
 	{name: "phase3_metric_tab", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "tab", "m")},
 	{name: "drill_ops", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "enter")},
 	{name: "drill_other_layer", backend: fixtureBackend, ready: "earliest first",
-		steps: append(keys("3", "k", "enter"), step{wait: "operator 1/3"})},
+		steps: append(keys("3", "k", "enter"), step{wait: "operator 1 of 3"})},
 	{name: "op_chain", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "enter", "enter")},
 	{name: "help", backend: fixtureBackend, ready: "earliest first", steps: keys("?")},
 	{name: "verdict", backend: fixtureBackend, ready: "earliest first", steps: keys("v")},
@@ -102,9 +102,9 @@ var scenarios = []scenario{
 	{name: "phase3_scrolled", backend: fixtureBackend, ready: "earliest first",
 		steps: keys("3", "right", "right", "right", "right", "right", "right", "right", "right", "right", "right")},
 	// long Megatron-core names on PP 2 × VPP 2, shortened from the middle
-	{name: "mcore_phase1", backend: mcoreBackend, ready: "candidate 1/"},
-	{name: "mcore_drill", backend: mcoreBackend, ready: "candidate 1/", steps: keys("3", "enter")},
-	{name: "mcore_series", backend: mcoreBackend, ready: "candidate 1/", steps: keys("enter")},
+	{name: "mcore_phase1", backend: mcoreBackend, ready: "candidate 1 of"},
+	{name: "mcore_drill", backend: mcoreBackend, ready: "candidate 1 of", steps: keys("3", "enter")},
+	{name: "mcore_series", backend: mcoreBackend, ready: "candidate 1 of", steps: keys("enter")},
 	// a resize mid-session re-lays out the table (fewer groups at 100 columns)
 	{name: "resized_phase3", backend: fixtureBackend, ready: "earliest first",
 		steps: append(keys("3"), step{resize: [2]int{100, 30}})},

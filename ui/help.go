@@ -57,23 +57,20 @@ func (m *Model) keyHelp() screenKeys {
 // Typing filters the bindings by key or description (lazygit's help).
 // It scrolls (↑/↓, pgup/pgdn) when it is taller than height; off is the
 // first line shown, kept in range.
-func helpOverlay(h help.Model, keys help.KeyMap, st Styles, width, height int, filter string, marks []string, off *int) []string {
-	lines := []string{st.Title.Render("keys") + "  (type to filter · esc clears, ? closes · ↑/↓ scroll)"}
-	if filter != "" {
-		lines = append(lines, "filter: "+filter+"█")
-	} else {
+func helpOverlay(h help.Model, keys help.KeyMap, st Styles, width, height int, filter string, typing bool, marks []string, off *int) []string {
+	lines := []string{st.Title.Render("marks and keys") + "  (j/k scroll · / filters the keys · ? closes)"}
+	switch {
+	case typing:
+		lines = append(lines, "filter keys: "+filter+"█  (enter keeps it · esc clears)")
+	case filter != "":
+		lines = append(lines, "filter keys: "+filter+"  (esc clears)")
+	default:
 		lines = append(lines, "")
 	}
-	groups := filterBindings(keys.FullHelp(), filter)
-	if len(groups) == 0 {
-		return append(lines, "no key matches "+strconv.Quote(filter))
-	}
-	lines = append(lines, strings.Split(h.FullHelpView(groups), "\n")...)
-	if filter != "" {
-		return lines
-	}
-	if len(marks) > 0 {
-		lines = append(lines, "", st.Title.Render("marks on this screen"))
+	// the marks of the screen first: what the user is looking at is
+	// explained above the fold, the keys follow
+	if filter == "" && len(marks) > 0 {
+		lines = append(lines, st.Title.Render("marks on this screen"))
 		mw := 0
 		for _, m := range marks {
 			mark, _, _ := strings.Cut(m, "\t")
@@ -92,6 +89,15 @@ func helpOverlay(h help.Model, keys help.KeyMap, st Styles, width, height int, f
 				lines = append(lines, fit(mark, mw, false)+"  "+l)
 			}
 		}
+		lines = append(lines, "", st.Title.Render("keys"))
+	}
+	groups := filterBindings(keys.FullHelp(), filter)
+	if len(groups) == 0 {
+		return append(lines, "no key matches "+strconv.Quote(filter))
+	}
+	lines = append(lines, strings.Split(h.FullHelpView(groups), "\n")...)
+	if filter != "" {
+		return lines
 	}
 	lines = append(lines, "")
 	for _, t := range []string{
@@ -116,10 +122,31 @@ func helpOverlay(h help.Model, keys help.KeyMap, st Styles, width, height int, f
 	return append(out, st.Dim.Render(scrollInfo("line", *off, room, len(body))+" (↑/↓ pgup/pgdn)"))
 }
 
-// helpScroll moves the help overlay with the arrow and page keys (letters
-// are filter text there); it reports whether the key was one of them.
+// helpScroll moves the help overlay with the arrow and page keys, and with
+// j/k, g/G and ctrl+d/u unless a filter is being typed; it reports whether
+// the key was one of them.
 func (m *Model) helpScroll(msg tea.KeyPressMsg) bool {
-	switch msg.String() {
+	k := msg.String()
+	if !m.helpTyping { // the list keys scroll as on every screen
+		switch k {
+		case "k":
+			k = "up"
+		case "j":
+			k = "down"
+		case "g":
+			k = "home"
+		case "G":
+			k = "end"
+		case "ctrl+u":
+			m.helpOff -= (m.bodyHeight() - 2) / 2
+			k = ""
+		case "ctrl+d":
+			m.helpOff += (m.bodyHeight() - 2) / 2
+			k = ""
+		}
+	}
+	switch k {
+	case "":
 	case "up":
 		m.helpOff--
 	case "down":

@@ -28,6 +28,11 @@ var internalWords = []struct {
 	{regexp.MustCompile(`\|\s*NaN\s*\|\s*NaN\s*\|`), "a row of NaN for values never computed"},
 	{regexp.MustCompile(`\b(target_rank_norms|uncompared_layers|micro_step_delta|dump_abs_norm|top_targets_per_step)\b`), "a field or rule name"},
 	{regexp.MustCompile(`(?i)\bdata kind (micro_step|step|dump)\b|\(trigger: `), "a Go value shown as prose"},
+	{regexp.MustCompile(`\bP0\b`), "the analysis' priority tag"},
+	{regexp.MustCompile(`(?i)\bbaseline run\b|× baseline\b|\bbaseline median\b|note\(s\)`), "'baseline' for three things (own history / baseline device's monitor data / group B)"},
+	{regexp.MustCompile(`\(0-based\)|\bcall \d+ of \d+`), "a call index instead of the micro-batch"},
+	{regexp.MustCompile(`\d+ empty columns`), "columns named by their emptiness"},
+	{regexp.MustCompile(`^(layer|row) \d+/\d+`), "a row counter read as a layer"},
 }
 
 // englishOnly are patterns wrong in English output only: Chinese text (the

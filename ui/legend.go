@@ -94,7 +94,7 @@ func (p *phase1Pane) marks() []string {
 	out := append([]string{}, p.legendCache...)
 	// the columns a narrow screen scrolled away have no marks on it
 	if p.tbl.colWidth(p1ColTrigger) > 0 {
-		out = append(out, legendLine("trigger", "the test that flagged it: IQR, MAD (band): outside that robust band of its baseline; ms jump: a jump between micro steps; NaN/Inf: not finite"))
+		out = append(out, legendLine("trigger", "the test that flagged it: IQR, MAD (band): outside that robust band of its own history (its other steps and ranks); ms jump: a jump between micro steps; NaN/Inf: not finite"))
 	}
 	if p.tbl.colWidth(p1ColDelta) > 0 {
 		out = append(out, legendLine("-", "no value (Δ: no earlier micro step)"))
@@ -120,7 +120,7 @@ func (p *phase3Pane) marks() []string {
 	}
 	out := []string{
 		legendLine("▶ ◀", "in the L column: where the forward / backward divergence starts for the metric shown"),
-		legendLine("← P0", "the direction that diverges first: where the root cause is"),
+		legendLine("← trace this first", "the direction that diverges first: where the root cause is"),
 	}
 	if p.flags == nil {
 		p.flags = &quadFlags{}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -384,10 +385,13 @@ func (rn *runNames) param(a *model.Anomaly) string {
 // it alone: in full when it fits, else shortened from the middle.
 func (rn *runNames) title(a *model.Anomaly, w int) string {
 	full := rn.param(a)
+	if g := globalMark(a); g != "" {
+		full += g[:len(g)-1] + " of the model)"
+	}
 	if ansi.StringWidth(full) <= w {
 		return full
 	}
-	return rn.params.fit(full, w)
+	return rn.fitA(a, w)
 }
 
 // detailLines is the selected row's full name under a table: "▸ name" in
@@ -421,4 +425,47 @@ func detailLines(name string, width, n int) []string {
 		out = append(out, pre+part)
 	}
 	return out
+}
+
+// layerToken is the layer a shortened name shows ("L0").
+var layerToken = regexp.MustCompile(`\bL(\d+)\b`)
+
+// globalMark is " (L3)": the model's layer of a candidate whose name is
+// stage-local (a pipeline stage's "layers.0" is the model's layer 3); ""
+// when the name's layer is the model's own or unknown.
+func globalMark(a *model.Anomaly) string {
+	if a == nil || a.GlobalLayer == nil {
+		return ""
+	}
+	if n, ok := model.LayerIndex(a.TargetName); ok && n == *a.GlobalLayer {
+		return ""
+	}
+	return " (L" + strconv.Itoa(*a.GlobalLayer) + ")"
+}
+
+// withGlobal puts a candidate's model layer right after the stage-local
+// layer of its shortened name: "pp1:vpp1:L0 (L3) mlp.dense_4h_to_h.weight".
+func withGlobal(short string, a *model.Anomaly) string {
+	g := globalMark(a)
+	if g == "" {
+		return short
+	}
+	if loc := layerToken.FindStringIndex(short); loc != nil {
+		return short[:loc[1]] + g + short[loc[1]:]
+	}
+	return short + g
+}
+
+// fitA is a candidate's parameter in at most w cells with its model layer.
+func (rn *runNames) fitA(a *model.Anomaly, w int) string {
+	g := ansi.StringWidth(globalMark(a))
+	return withGlobal(rn.params.fit(rn.param(a), max(1, w-g)), a)
+}
+
+// modelLayerNote is " · model layer 3" after a stage-local full name.
+func modelLayerNote(a *model.Anomaly) string {
+	if globalMark(a) == "" {
+		return ""
+	}
+	return " · model layer " + strconv.Itoa(*a.GlobalLayer)
 }

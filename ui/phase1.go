@@ -149,7 +149,7 @@ func (p *phase1Pane) overviewLines() []string {
 		parts = append(parts, r.Missing...)
 		parts = append(parts, d.Missing...)
 		parts = append(parts, r.Warnings...)
-		out = append(out, p.st.Warn.Render(fitJoin(p.width, fmt.Sprintf("⚠ %d note(s), all on screen 2", n), missingHead(parts[0]))))
+		out = append(out, p.st.Warn.Render(fitJoin(p.width, notesOnScreen2(n), "first: "+missingHead(parts[0]))))
 	}
 	return out
 }
@@ -185,7 +185,7 @@ func (p *phase1Pane) nameMin() int {
 	longest := 0
 	for pos := p.tbl.offset; pos < end; pos++ {
 		a := &p.anoms[p.tbl.view[pos]]
-		n := ansi.StringWidth(rn.params.short(rn.param(a))) + 1
+		n := ansi.StringWidth(withGlobal(rn.params.short(rn.param(a)), a)) + 1
 		longest = max(longest, n)
 	}
 	// at most what leaves the norm and dev× columns beside it
@@ -321,7 +321,7 @@ func (p *phase1Pane) View() []string {
 	st := p.st
 	lines := p.overviewLines()
 	if len(p.anoms) == 0 {
-		lines = append(lines, "", st.Good.Render("No anomaly found: no parameter's gradient left its baseline."), "")
+		lines = append(lines, "", st.Good.Render("No anomaly found: no parameter's gradient left its own history."), "")
 		if p.data != nil && p.data.P1 != nil {
 			lines = append(lines, p.data.P1.Reasoning...)
 		}
@@ -370,7 +370,7 @@ func (p *phase1Pane) View() []string {
 			if a.NonFinite {
 				mark = "!"
 			}
-			return mark + rn.params.fit(rn.param(a), p.paramWidth()-1)
+			return mark + rn.fitA(a, p.paramWidth()-1)
 		case p1ColNorm:
 			return fmtNum(float64(a.Norm))
 		case p1ColDelta:
@@ -390,7 +390,7 @@ func (p *phase1Pane) View() []string {
 		return ""
 	})...)
 	if a := p.candidate(); a != nil { // the selected row's full name
-		lines = append(lines, st.Dim.Render(detailLines(rn.param(a), p.width, 1)[0]))
+		lines = append(lines, st.Dim.Render(detailLines(rn.param(a)+modelLayerNote(a), p.width, 1)[0]))
 	}
 	return lines
 }
@@ -401,4 +401,13 @@ func (p *phase1Pane) paramWidth() int {
 		return w
 	}
 	return 20
+}
+
+// notesOnScreen2 is the Phase 1 header's count of the notes (what the run
+// lacks, warnings) that screen 2 lists.
+func notesOnScreen2(n int) string {
+	if n == 1 {
+		return "⚠ 1 note on screen 2"
+	}
+	return fmt.Sprintf("⚠ %d notes on screen 2", n)
 }

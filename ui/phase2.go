@@ -147,7 +147,7 @@ func (p *phase2Pane) headLines(r *model.Phase2Result) []string {
 			items = append(items, "Δ "+fmtNum(float64(*c.Delta)))
 		}
 		if model.Finite(float64(c.Norm)) && model.Finite(float64(c.DeviationRatio)) {
-			items = append(items, fmtNum(float64(c.DeviationRatio))+"× its baseline")
+			items = append(items, fmtNum(float64(c.DeviationRatio))+"× its own history")
 		} else { // a NaN/Inf has no ratio to its baseline: it is anomalous by itself
 			items = append(items, "non-finite (NaN/Inf)")
 		}
@@ -286,7 +286,7 @@ func (p *phase2Pane) candidateLines(r *model.Phase2Result, out []string) []strin
 		return append(out, none)
 	}
 	if !withBase {
-		for _, l := range wrap("one device: no baseline run to check device specificity against (give --baseline to compare)", p.width-2) {
+		for _, l := range wrap("one device: no monitor data of the baseline device to check device specificity against (give it with --baseline)", p.width-2) {
 			out = append(out, "  "+st.Dim.Render(l))
 		}
 	}
@@ -438,9 +438,9 @@ const modeSingleRef = "单设备"
 func modeName(m string) string {
 	switch m {
 	case modeSingleRef:
-		return "one device, no baseline run"
+		return "one device: no baseline device monitored"
 	case "NPU (+GPU 标杆)":
-		return "checked against the baseline run"
+		return "checked against the baseline device"
 	}
 	if p2HasHan(m) {
 		return ""

@@ -15,9 +15,9 @@ import (
 // device-specific spike.
 func init() {
 	scenarios = append(scenarios,
-		scenario{name: "phase2_baseline", backend: phase2Backend(false), ready: "candidate 1/", steps: keys("2")},
-		scenario{name: "phase2_pinned", backend: phase2Backend(true), ready: "candidate 1/", steps: keys("2")},
-		scenario{name: "phase2_events", backend: fp16Backend, ready: "candidate 1/", steps: keys("2")},
+		scenario{name: "phase2_baseline", backend: phase2Backend(false), ready: "candidate 1 of", steps: keys("2")},
+		scenario{name: "phase2_pinned", backend: phase2Backend(true), ready: "candidate 1 of", steps: keys("2")},
+		scenario{name: "phase2_events", backend: fp16Backend, ready: "candidate 1 of", steps: keys("2")},
 	)
 }
 

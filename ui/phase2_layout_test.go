@@ -122,7 +122,7 @@ func TestPhase2ScreenAt80Columns(t *testing.T) {
 			!strings.Contains(pair, fmtGrowth(float64(*g.GrowthMax))) || !strings.Contains(pair, "root: step 5") || !strings.Contains(pair, "L2 mlp.linear_fc2.weight") {
 			t.Fatalf("with baseline %v: pair row %q in\n%s", withBase, pair, text)
 		}
-		if withBase == strings.Contains(text, "one device: no baseline run") || strings.Contains(text, "no baseline\n") {
+		if withBase == strings.Contains(text, "one device: no monitor data of the baseline device") || strings.Contains(text, "no baseline\n") {
 			t.Fatalf("with baseline %v: baseline section\n%s", withBase, text)
 		}
 		if withBase && !strings.Contains(text, "device-specific") {
@@ -166,7 +166,7 @@ func TestPhase2ScreenHidesReferenceChinese(t *testing.T) {
 		if p2HasHan(text) {
 			t.Fatalf("width %d: Chinese on the English screen:\n%s", w, text)
 		}
-		if !strings.Contains(text, "checked against the baseline run") {
+		if !strings.Contains(text, "checked against the baseline device") {
 			t.Fatalf("width %d: mode not said in words:\n%s", w, text)
 		}
 	}

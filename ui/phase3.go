@@ -215,7 +215,7 @@ func (p *phase3Pane) summaryLines() []string {
 			txt += ", turns NaN/Inf at " + d.FirstNonFinite
 		}
 		if d.P0 {
-			txt += " ← P0"
+			txt += " ← trace this first"
 		}
 		dirs, p0 = append(dirs, txt), append(p0, d.P0)
 	}
@@ -231,9 +231,9 @@ func (p *phase3Pane) summaryLines() []string {
 			out = append(out, "direction: "+strings.Join(styled, " │ "))
 		} else { // one line per direction, wrapped, rather than a cut verdict
 			for i, d := range dirs {
-				// "← P0" stays on one line: its mark is one word while wrapping
-				for _, l := range wrap("direction: "+strings.ReplaceAll(d, "← P0", "←_P0"), p.width) {
-					l = strings.ReplaceAll(l, "←_P0", "← P0")
+				// "← trace this first" stays on one line: one word while wrapping
+				for _, l := range wrap("direction: "+strings.ReplaceAll(d, "← trace this first", "←_trace_this_first"), p.width) {
+					l = strings.ReplaceAll(l, "←_trace_this_first", "← trace this first")
 					if p0[i] {
 						l = st.Flag.Render(l)
 					}
@@ -317,8 +317,9 @@ func (p *phase3Pane) peakSource(d model.DirectionVerdict) string {
 
 func (p *phase3Pane) SetSize(w, h int) {
 	p.common.SetSize(w, h)
-	// tabs, what was loaded, the table's header and its info line
-	p.tbl.setHeight(h - 4 - len(p.summaryLines()))
+	// tabs, what was loaded, the table's header, its info line and the
+	// selected row's flag line
+	p.tbl.setHeight(h - 4 - p.flagRows() - len(p.summaryLines()))
 }
 
 // loadedLine says which dump folders A/B/C/D were compared and at which
@@ -347,17 +348,18 @@ func (p *phase3Pane) loadedLine() string {
 	if r.BaselineGroup == "C" {
 		parts[1] = "B none (C stands in)"
 	}
+	auto := len(r.ControlCandidates) > 0 && (d.C != nil || r.Dirs["C"] != "") // C was chosen for the user
+	if auto {
+		parts[2] += " (chosen for you: c shows why)"
+	}
 	line := strings.Join(parts, " · ")
 	// the call (micro-batch) of each anchor module the groups are compared
 	// at, when the modules ran more than once
 	if c := r.Call; c != nil && (*c > 0 || r.Calls > 1) {
-		line += fmt.Sprintf(" · call %d", *c)
-		if r.Calls > *c {
-			line += fmt.Sprintf(" of %d", r.Calls)
-		}
-		if ansi.StringWidth(line+" (0-based)") <= p.width {
-			line += " (0-based)"
-		}
+		line += " · " + microBatchOf(*c, r.Calls)
+	}
+	if auto && ansi.StringWidth(line) > p.width { // the short mark, never a cut line
+		line = strings.Replace(line, " (chosen for you: c shows why)", " (auto: c)", 1)
 	}
 	return line
 }
@@ -441,11 +443,25 @@ func (p *phase3Pane) Update(m tea.Msg) reply {
 // ShortHelp: without a result the layer table's keys would do nothing.
 func (p *phase3Pane) ShortHelp() []key.Binding {
 	k := p.keys
+	controls := p.data != nil && len(p.data.Controls) > 0
+	plan := p.data != nil && len(p.data.PlanFiles) > 0
 	if p.result() != nil {
-		return []key.Binding{k.Enter, k.Tab, k.Metric, k.Sort, k.Pin, k.Report, k.Help, k.Quit}
+		short := []key.Binding{k.Enter}
+		if controls { // which dump is C: the first thing to check after the verdict
+			short = append(short, k.Control)
+		}
+		short = append(short, k.Tab, k.Metric, k.Sort, k.Pin, k.Report)
+		if plan {
+			short = append(short, k.Plan)
+		}
+		return append(short, k.Help, k.Quit)
 	}
-	short := []key.Binding{k.Phase1, k.Phase2}
-	if d := p.data; d != nil && d.A != nil && len(d.Controls) > 0 {
+	var short []key.Binding
+	if plan { // the screen's text points at w
+		short = append(short, k.Plan)
+	}
+	short = append(short, k.Phase1, k.Phase2)
+	if d := p.data; d != nil && d.A != nil && controls {
 		short = append(short, k.Control)
 	}
 	return append(short, k.Report, k.Help, k.Quit)
@@ -502,7 +518,7 @@ func (p *phase3Pane) View() []string {
 				out = append(out, wrap("• "+m, p.width)...)
 			}
 			if len(p.data.PlanFiles) > 0 {
-				out = append(out, wrap("n shows the msprobe configs that collect it and writes them beside the reports.", p.width)...)
+				out = append(out, wrap("w shows the msprobe configs that collect it and writes them beside the reports.", p.width)...)
 			}
 			return out
 		}
@@ -545,9 +561,49 @@ func (p *phase3Pane) View() []string {
 		}
 		return quadCell(p.row(i), c-1, st)
 	})...)
-	lines = append(lines, st.Dim.Render("layer "+p.tbl.info(p.width)))
+	lines = append(lines, st.Dim.Render("row "+p.tbl.info(p.width)))
+	lines = append(lines, p.flagLine()...)
 	lines = append(lines, p.summaryLines()...)
 	return lines
+}
+
+// flagLine explains the selected layer's marks on the metric shown: its
+// degrees against this anchor's band (wrapped, never cut).
+func (p *phase3Pane) flagLine() []string {
+	r, l := p.result(), p.selectedLayer()
+	if r == nil || l == nil {
+		return nil
+	}
+	th := p.anchorTable().Thresholds
+	if len(th) == 0 {
+		th = r.DivergenceSummary.Thresholds
+	}
+	row := p.row(p.tbl.selected())
+	txt := flagWhy(p.metricName(), row, bandOf(th, p.metricName()))
+	if txt == "" {
+		return nil
+	}
+	label := "L" + strconv.Itoa(l.Layer)
+	if l.GlobalLayer != nil && *l.GlobalLayer != l.Layer {
+		label += " (model layer " + strconv.Itoa(*l.GlobalLayer) + ")"
+	}
+	var out []string
+	for _, w := range wrap(label+" "+txt, p.width) {
+		out = append(out, p.st.Dim.Render(w))
+	}
+	for len(out) < p.flagRows() { // the table keeps its height as the cursor moves
+		out = append(out, "")
+	}
+	return out
+}
+
+// flagRows is the room the flag line takes: both directions with their
+// bands fit one line from 120 columns on.
+func (p *phase3Pane) flagRows() int {
+	if p.width < 120 {
+		return 2
+	}
+	return 1
 }
 
 // tabWindow joins the tabs that fit in w cells, always including the
@@ -631,4 +687,14 @@ func layerOr(p *int, none string) string {
 		return none
 	}
 	return "L" + strconv.Itoa(*p)
+}
+
+// microBatchOf names the call (0-based, as msprobe counts a module's
+// forward.N) the groups are compared at as the user counts micro-batches:
+// "micro-batch 3 of 4".
+func microBatchOf(call, calls int) string {
+	if calls > call {
+		return fmt.Sprintf("micro-batch %d of %d", call+1, calls)
+	}
+	return fmt.Sprintf("micro-batch %d", call+1)
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/charmbracelet/x/ansi"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,10 +25,10 @@ func TestPlanKeyShowsAndWritesThePlan(t *testing.T) {
 		t.Fatalf("screen %d after w:\n%s", m.screen, screenText(m))
 	}
 	run(t, m, c)
-	if !strings.HasPrefix(m.status, "plan written to ") {
-		t.Fatalf("status %q", m.status)
+	if !strings.HasPrefix(shown(m), "plan written to ") {
+		t.Fatalf("status %q", shown(m))
 	}
-	first := strings.TrimPrefix(m.status, "plan written to ")
+	first := strings.TrimPrefix(shown(m), "plan written to ")
 	if filepath.Dir(first) != m.opt.ReportDir {
 		t.Errorf("plan written to %s, want a folder in %s", first, m.opt.ReportDir)
 	}
@@ -39,7 +40,7 @@ func TestPlanKeyShowsAndWritesThePlan(t *testing.T) {
 		t.Errorf("esc: screen %d, want Phase 2", m.screen)
 	}
 	run(t, m, press(m, "w"))
-	if second := strings.TrimPrefix(m.status, "plan written to "); second == first || second == m.status {
+	if second := strings.TrimPrefix(shown(m), "plan written to "); second == first || second == shown(m) {
 		t.Errorf("second plan %q, first %q: want a new folder", m.status, first)
 	}
 }
@@ -66,8 +67,15 @@ func TestPhase3NotRunPointsAtThePlan(t *testing.T) {
 	d.PlanFiles = []pipeline.PlanFile{{Name: "PLAN.md", Data: []byte("# plan\n")}}
 	m := loaded(t, fixtureBackend(), d, 80, 24, true)
 	press(m, "3")
-	if !strings.Contains(screenText(m), "n shows the msprobe configs") {
+	if !strings.Contains(screenText(m), "w shows the msprobe configs") {
 		t.Errorf("Phase 3 screen does not mention the plan:\n%s", screenText(m))
+	}
+	if foot := ansi.Strip(m.footer()[1]); !strings.Contains(foot, "w plan") {
+		t.Errorf("the footer does not list the key the screen names: %q", foot)
+	}
+	press(m, "w") // the key the screen names opens the plan
+	if !strings.Contains(screenText(m), "# plan") && m.screen != screenPlan {
+		t.Errorf("w from the hint did not open the plan:\n%s", screenText(m))
 	}
 }
 

@@ -58,7 +58,7 @@ func TestReportKeyWritesToStateFolderAndNeverOverwrites(t *testing.T) {
 		t.Fatalf("%d files in %s, want 2", len(ents), dir)
 	}
 	last := b.reports[len(b.reports)-1]
-	if !strings.Contains(oneLine(m.status), "report written to "+last) {
+	if !strings.Contains(oneLine(shown(m)), "report written to "+last) {
 		t.Fatalf("status %q does not show %s", m.status, last)
 	}
 }
@@ -77,7 +77,7 @@ func TestReportKeyOffersHTML(t *testing.T) {
 	if len(b.reports) != 1 || !strings.HasSuffix(b.reports[0], ".html") || filepath.Dir(b.reports[0]) != filepath.Join(state, "spikescope", "reports") {
 		t.Fatalf("reports %v, want one .html in the state folder", b.reports)
 	}
-	if !strings.Contains(oneLine(m.status), "report written to "+b.reports[0]) {
+	if !strings.Contains(oneLine(shown(m)), "report written to "+b.reports[0]) {
 		t.Fatalf("status %q", m.status)
 	}
 }

@@ -185,7 +185,7 @@ func (s *seriesPane) render() []string {
 	stat := "  metric: " + metricNames[s.metric]
 	name := namesOf(s.data).title(a, max(8, s.width-ansi.StringWidth(tail+stat)))
 	title := st.Title.Render(name+tail) + "  metric: " + st.Accent.Render(metricNames[s.metric])
-	info := fmt.Sprintf("spike at %s: norm %s, baseline median %s, %s×",
+	info := fmt.Sprintf("spike at %s: norm %s, its own median %s, %s×",
 		stepLabel(a), fmtNum(float64(a.Norm)), fmtNum(float64(a.BaselineMedian)), fmtNum(float64(a.DeviationRatio)))
 	if !finite(float64(a.BaselineMedian)) { // no steps to take a median of
 		info = fmt.Sprintf("spike at %s: norm %s, no baseline", stepLabel(a), fmtNum(float64(a.Norm)))
@@ -701,9 +701,9 @@ func (s *seriesPane) heatmap(ix *seriesIndex, sel curve, spike, rows int, x xAxi
 // legend explains the chart's marks; shorter on narrow screens.
 func (s *seriesPane) legend() string {
 	st, wide := s.st, s.width >= 120
-	self, other, med, base := "rank "+strconv.Itoa(s.a.Rank), "other ranks", "baseline median", "baseline run (min–max of ranks)"
+	self, other, med, base := "rank "+strconv.Itoa(s.a.Rank), "other ranks", "its own median", "baseline device (min–max of ranks)"
 	if !wide {
-		self, other, med, base = "r"+strconv.Itoa(s.a.Rank), "others", "median", "baseline run"
+		self, other, med, base = "r"+strconv.Itoa(s.a.Rank), "others", "median", "baseline device"
 	}
 	selMark, otherMark := st.Selected.Render("⣿"), st.Context.Render("⡀")
 	if st.NoColor {

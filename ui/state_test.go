@@ -309,7 +309,7 @@ func TestNoColorHasNoColour(t *testing.T) {
 func TestSummary(t *testing.T) {
 	s := Summary(fixture())
 	for _, want := range []string{
-		"1. step=10,rank=2,param=layers.3.mlp.weight  norm 9.5  7.92× baseline",
+		"1. step=10,rank=2,param=layers.3.mlp.weight  norm 9.5  7.92× its own history",
 		"root-cause coordinate: step=10,rank=2,param=layers.3.mlp.weight",
 		"earliest divergence: forward layer 3, backward layer 5",
 		"first divergent operator: Module.layers.3.mlp.linear_fc1.forward.0",
@@ -453,15 +453,33 @@ func TestDrillOtherLayerFetchesOps(t *testing.T) {
 	}
 }
 
+// In the help, j/k scroll as on every screen; letters filter only after /.
+func TestHelpScrollsWithJK(t *testing.T) {
+	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
+	press(m, "3", "?")
+	first := screenText(m)
+	if !strings.Contains(first, "marks on this screen") || !strings.Contains(first, "F!") {
+		t.Fatalf("Phase 3's marks are not above the fold:\n%s", first)
+	}
+	press(m, "j", "j")
+	if m.helpOff != 2 || m.helpFilter != "" {
+		t.Fatalf("j: scroll %d, filter %q", m.helpOff, m.helpFilter)
+	}
+	press(m, "k")
+	if m.helpOff != 1 {
+		t.Fatalf("k: scroll %d", m.helpOff)
+	}
+}
+
 func TestHelpFilters(t *testing.T) {
 	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
-	press(m, "3", "?", "p", "i", "n") // Phase 3: tab works there
+	press(m, "3", "?", "/", "p", "i", "n") // Phase 3: tab works there
 	txt := screenText(m)
-	if !strings.Contains(txt, "filter: pin") || !strings.Contains(txt, "unpin") || strings.Contains(txt, "next anchor") {
+	if !strings.Contains(txt, "filter keys: pin") || !strings.Contains(txt, "unpin") || strings.Contains(txt, "next anchor") {
 		t.Fatalf("help filter 'pin':\n%s", txt)
 	}
 	press(m, "esc")
-	if !m.showHlp || !strings.Contains(screenText(m), "next anchor") {
+	if !m.showHlp || m.helpFilter != "" || m.helpTyping {
 		t.Fatal("esc should clear the filter first")
 	}
 	press(m, "esc")

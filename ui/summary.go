@@ -46,7 +46,7 @@ func Summary(d *Data) string {
 			if rn := namesOf(d); rn.chunks && rn.param(a) != a.TargetName {
 				gl += fmt.Sprintf(" (VPP chunk %d)", a.VPPStage)
 			}
-			fmt.Fprintf(&b, "  %d. %s%s  norm %s  %s× baseline  (%s)\n", i+1, coordString(a), gl,
+			fmt.Fprintf(&b, "  %d. %s%s  norm %s  %s× its own history  (%s)\n", i+1, coordString(a), gl,
 				fmtNum(float64(a.Norm)), fmtNum(float64(a.DeviationRatio)), triggerWhy(a.Trigger))
 		}
 	}

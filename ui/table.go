@@ -419,13 +419,13 @@ func (t *table) markEmpty(width int, cell func(row, col int) string) {
 	}
 }
 
-// position says where the cursor is in the rows: "23/1250", and whether
+// position says where the cursor is in the rows: "23 of 1250", and whether
 // more rows are above or below the screen.
 func (t *table) position() string {
 	if len(t.view) == 0 {
-		return "0/0"
+		return "0 of 0"
 	}
-	s := strconv.Itoa(t.cursor+1) + "/" + strconv.Itoa(len(t.view))
+	s := strconv.Itoa(t.cursor+1) + " of " + strconv.Itoa(len(t.view))
 	return s + moreNote(t.offset > 0, t.offset+t.height < len(t.view))
 }
 
@@ -467,7 +467,7 @@ func (t *table) colsInfo(width int) string {
 	if len(empties) > 0 {
 		e := strings.Join(empties, ", ") + " empty here"
 		if len(empties) > 3 {
-			e = strconv.Itoa(len(empties)) + " empty columns"
+			e = strconv.Itoa(len(empties)) + " columns hidden: no values here"
 		}
 		if s != "" {
 			s += " · "

@@ -82,15 +82,15 @@ func TestTableEmptyColumnGivesWay(t *testing.T) {
 func TestTablePosition(t *testing.T) {
 	tb, _ := scrollTable(100, nil)
 	tb.setHeight(10)
-	if got := tb.position(); got != "1/100 · more below" {
+	if got := tb.position(); got != "1 of 100 · more below" {
 		t.Fatalf("top: %q", got)
 	}
 	tb.move(50)
-	if got := tb.position(); got != "51/100 · more above and below" {
+	if got := tb.position(); got != "51 of 100 · more above and below" {
 		t.Fatalf("middle: %q", got)
 	}
 	tb.bottom()
-	if got := tb.position(); got != "100/100 · more above" {
+	if got := tb.position(); got != "100 of 100 · more above" {
 		t.Fatalf("bottom: %q", got)
 	}
 }
@@ -134,7 +134,7 @@ func TestPhase3LoadedLine(t *testing.T) {
 	m := loaded(t, fixtureBackend(), d, 160, 48, true)
 	press(m, "3")
 	txt := screenText(m)
-	if !strings.Contains(txt, "A step10/rank2 · B step10/rank2 · C step9/rank2 · D step9/rank2 · call 1 of 4 (0-based)") {
+	if !strings.Contains(txt, "A step10/rank2 · B step10/rank2 · C step9/rank2 · D step9/rank2 · micro-batch 2 of 4") {
 		t.Fatalf("loaded line:\n%s", txt)
 	}
 }
@@ -194,11 +194,11 @@ func TestLegendPerScreen(t *testing.T) {
 	for _, c := range []struct {
 		txt, want, not string
 	}{
-		{p1, "before a name: the gradient is NaN/Inf", "← P0"},
+		{p1, "before a name: the gradient is NaN/Inf", "← trace this first"},
 		{p1, "VPP model chunk 1", "(A/B)/(C/D)"},
-		{p3, "← P0", "VPP model chunk"},
+		{p3, "← trace this first", "VPP model chunk"},
 		{p3, "(A/B)/(C/D)", "the drill-down operator"},
-		{dr, "the drill-down operator", "← P0"},
+		{dr, "the drill-down operator", "← trace this first"},
 		{dr, "no counterpart in B", "VPP model chunk"},
 	} {
 		if !strings.Contains(c.txt, c.want) || strings.Contains(c.txt, c.not) {

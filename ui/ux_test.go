@@ -158,11 +158,11 @@ func TestPhase3WithoutBSaysWhatIsMissing(t *testing.T) {
 // Phase 2 screen; Phase 1 and the status line show only the first, cut.
 func TestPhase2ListsEveryNoteInFull(t *testing.T) {
 	d := fixture()
-	long := "baseline run — monitor (or dump) the baseline device on the same run and steps, and pass it with --baseline; until then Phase 2 is single-device"
+	long := "baseline device's monitor data (Phase 2) — monitor (or dump) the baseline device on the same run and steps, and pass it with --baseline; until then Phase 2 is single-device"
 	d.Missing = []string{long}
 	d.P1.Warnings = []string{"grad_reduced rows never join in: the window comes from grad_unreduced alone"}
 	m := loaded(t, fixtureBackend(), d, 80, 40, true)
-	if !strings.Contains(screenText(m), "⚠ 2 note(s), all on screen 2") {
+	if !strings.Contains(screenText(m), "⚠ 2 notes on screen 2") {
 		t.Fatalf("phase 1 note line:\n%s", screenText(m))
 	}
 	press(m, "2", "G")
@@ -252,10 +252,10 @@ func TestPhase1At80KeepsHelpKeyAndWholeLines(t *testing.T) {
 // What the run lacks fits the status line: in full when it can, else what
 // is missing alone (never cut in the middle of what to do about it).
 func TestMissingLineFits(t *testing.T) {
-	missing := []string{"baseline run — monitor (or dump) the baseline device on the same run and steps, and pass it with --baseline",
+	missing := []string{"baseline device's monitor data (Phase 2) — monitor (or dump) the baseline device on the same run and steps, and pass it with --baseline",
 		"dump statistics (Phase 3 not run) — dump A at step 5 on rank 2"}
 	got := missingLine(missing, 80)
-	if ansi.StringWidth(got) > 80 || !strings.Contains(got, "baseline run; dump statistics (Phase 3 not run)") || strings.Contains(got, "monitor") {
+	if ansi.StringWidth(got) > 80 || !strings.Contains(got, "baseline device's monitor data (Phase 2)") || strings.Contains(got, "--baseline") {
 		t.Fatalf("at 80: %q", got)
 	}
 	if got := missingLine(missing, 400); !strings.Contains(got, "--baseline") {
@@ -263,7 +263,7 @@ func TestMissingLineFits(t *testing.T) {
 	}
 	// heads too long together: whole ones and a count
 	missing[1] = "control group C/D: A's dump tree holds no other rank of step 5 — dump one"
-	if got := missingLine(missing, 80); got != "missing: baseline run and 1 more (screen 2)" {
+	if got := missingLine(missing, 80); got != "missing: baseline device's monitor data (Phase 2) and 1 more (screen 2)" {
 		t.Fatalf("at 80, long heads: %q", got)
 	}
 }

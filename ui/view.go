@@ -182,7 +182,7 @@ func (m *Model) body() []string {
 		if l, ok := m.active().(legendSource); ok {
 			marks = l.marks()
 		}
-		return helpOverlay(m.help, m.keyHelp(), m.st, m.w, m.bodyHeight(), m.helpFilter, marks, &m.helpOff)
+		return helpOverlay(m.help, m.keyHelp(), m.st, m.w, m.bodyHeight(), m.helpFilter, m.helpTyping, marks, &m.helpOff)
 	}
 	m.helpOff = 0
 	if p := m.active(); p != nil {
@@ -197,17 +197,27 @@ func (m *Model) footer() []string {
 	if m.pending != "" {
 		status = "⏳ " + m.pending
 	}
+	helpLine := ""
 	if n := m.Note(); status == "" && n != "" && m.noteInHeader() == "" { // too long for the header
 		status = "note on the pin: " + escapeControl(n)
+	}
+	if wl := m.writtenLines(); len(wl) > 0 {
+		short, cut := fitKeys(helpFirst(m.keyHelp().short, m.w), m.w)
+		helpLine = m.help.ShortHelpView(short)
+		if cut {
+			helpLine += m.help.Styles.Ellipsis.Render(" …")
+		}
+		return append(wl, helpLine)
 	}
 	if status == "" && m.data != nil && len(m.data.Missing) > 0 {
 		status = st.Warn.Render(missingLine(m.data.Missing, m.w))
 	}
-	helpLine := ""
 	switch {
 	case m.showHlp:
 		helpLine = m.help.ShortHelpView([]key.Binding{
 			key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "close")),
+			key.NewBinding(key.WithKeys("j", "k"), key.WithHelp("j/k", "scroll")),
+			key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter keys")),
 			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter / close")),
 			key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 		})

@@ -1,0 +1,56 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"spikescope/model"
+)
+
+// On a pipeline stage, a candidate's stage-local layer has the model's
+// layer beside it on the Phase 1 table, under it and in titles.
+func TestGlobalLayerBesideStageLocalName(t *testing.T) {
+	d := fixture()
+	a := &d.P1.Anomalies[0]
+	a.TargetName, a.GlobalLayer = "pp1:vpp1:layers.0.mlp.dense_4h_to_h.weight", model.IntPtr(3)
+	m := loaded(t, fixtureBackend(), d, 80, 24, true)
+	txt := screenText(m)
+	if !strings.Contains(txt, "L0 (L3) mlp.dense_4h_to_h") {
+		t.Fatalf("Phase 1 table lacks the model layer:\n%s", txt)
+	}
+	if !strings.Contains(txt, "· model layer 3") {
+		t.Fatalf("the selected row's full name lacks the model layer:\n%s", txt)
+	}
+	if got := namesOf(m.data).title(a, 200); !strings.Contains(got, "(L3 of the model)") {
+		t.Fatalf("title %q", got)
+	}
+	// the model's own numbering needs no second number
+	a.TargetName = "layers.3.mlp.dense_4h_to_h.weight"
+	if g := globalMark(a); g != "" {
+		t.Fatalf("global mark %q on a name that already is the model's layer", g)
+	}
+}
+
+// A C chosen for the user is marked so on Phase 3 and points at c.
+func TestAutomaticCIsMarked(t *testing.T) {
+	for _, w := range []int{80, 160} {
+		d := fixture()
+		d.P3.ControlCandidates = []model.ControlCandidate{{Step: 9, Rank: 2}}
+		m := loaded(t, fixtureBackend(), d, w, 24, true)
+		press(m, "3")
+		txt := screenText(m)
+		want := "C step9/rank2 (chosen for you: c shows why)"
+		if w == 80 {
+			want = "C step9/rank2 (auto: c)"
+		}
+		if !strings.Contains(txt, want) {
+			t.Fatalf("at %d columns the automatic C is not marked %q:\n%s", w, want, txt)
+		}
+	}
+	d := fixture() // C given by the user: no mark
+	m := loaded(t, fixtureBackend(), d, 160, 24, true)
+	press(m, "3")
+	if strings.Contains(screenText(m), "chosen for you") {
+		t.Fatal("a C the user gave is marked as chosen for them")
+	}
+}
