@@ -456,12 +456,16 @@ func (c *p2) eventsDecision(evs []model.SpikeEvent) {
 	parts := make([]string, len(evs))
 	for i := range evs {
 		e := &evs[i]
-		s := fmt.Sprintf("%d) optimizer step %d, %s (%d of %d ranks, %d parameter(s))", e.ID, e.RootStep, e.Extent, len(e.Ranks), e.RanksTotal, e.Parameters)
+		s := fmt.Sprintf("%d) optimizer step %d, %s (%d of %d ranks, %d parameter(s))", e.ID, e.RootStep, extentWords(e.Extent), len(e.Ranks), e.RanksTotal, e.Parameters)
 		if e.Conducts {
 			s += fmt.Sprintf(", conducts into %s", joinInts(e.ConductsInto))
 		}
 		if e.Baseline != "" {
 			s += ", " + e.Baseline
+		}
+		if e.Cause != "" {
+			c := (&model.Verdict{Cause: e.Cause, Likely: e.Likely}).CauseText("en")
+			s += ", cause " + c
 		}
 		parts[i] = s
 	}
@@ -510,4 +514,21 @@ func (c *p2) listPinnedEvents(p1, baseline *model.Phase1Result, kind string, opt
 		}
 	}
 	c.res.Events = evs
+}
+
+// extentWords is an event's extent in words.
+func extentWords(x string) string {
+	switch x {
+	case extentKernel:
+		return "a few parameters of one rank"
+	case extentData:
+		return "most parameters of few ranks"
+	case extentRunWide:
+		return "most ranks"
+	case extentPartial:
+		return "a few parameters of a few ranks"
+	case extentNotJudge:
+		return "one dumped step (extent not judged)"
+	}
+	return x
 }
