@@ -106,7 +106,7 @@ func TestDrilldown_CallFallbackSaysSo(t *testing.T) {
 	opt := DefaultPhase3Options()
 	opt.Call = 3
 	dd := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, opt).DivergenceSummary.Drilldown
-	if dd == nil || dd.Call == nil || *dd.Call != 0 || dd.Calls != 2 || !strings.Contains(dd.Note, "compared at call 0") {
+	if dd == nil || dd.Call == nil || *dd.Call != 0 || dd.Calls != 2 || !strings.Contains(dd.Note, "compared at micro-batch 1") {
 		t.Fatalf("drill-down %s call %v/%d", ddSummary(dd), dd.Call, dd.Calls)
 	}
 	if dd.Operator != synth.TracePlantedKey(a, q) {

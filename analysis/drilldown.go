@@ -138,7 +138,7 @@ func largestLeaf(sc *drillScope, ops []model.DrillOp, flagged []bool, dirName st
 // compare (the drill-down then compares call 0, as the layer table does).
 func (s *drillScope) callNote() string {
 	if s.fellBack {
-		return fmt.Sprintf("this layer ran %d times in this pass, fewer than call %d: operators compared at call 0, as the layer table", s.calls, s.asked)
+		return fmt.Sprintf("this layer ran %d times in this pass, fewer than micro-batch %d: operators compared at micro-batch 1, as the layer table", s.calls, s.asked+1)
 	}
 	return ""
 }

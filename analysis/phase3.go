@@ -65,9 +65,9 @@ func anchorCall(opt Phase3Options, a *model.Dump, p1 *model.Phase1Result) (int, 
 	if p1 != nil && p1.Format != model.FormatDump {
 		for _, an := range p1.Anomalies {
 			if an.Rank == a.Rank && an.OptStep() == a.Step && an.MicroPos() >= 0 {
-				why := fmt.Sprintf("anchors compared at call %d of each module (the micro-batch of A's Phase 1 anomaly)", an.MicroPos())
+				why := fmt.Sprintf("layers compared at micro-batch %d, the one of A's Phase 1 anomaly", an.MicroPos()+1)
 				if an.MicroStep != nil {
-					why = fmt.Sprintf("anchors compared at call %d of each module (Phase 1 micro step %d of A's anomaly)", an.MicroPos(), *an.MicroStep)
+					why = fmt.Sprintf("layers compared at micro-batch %d (Phase 1 micro step %d of A's anomaly)", an.MicroPos()+1, *an.MicroStep)
 				}
 				return an.MicroPos(), why
 			}
@@ -298,7 +298,7 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 		}
 		p.opt.Call = best
 		if bestN > 0 {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("anchors compared at call %d of each module: the micro-batch (of %d) whose layers diverge most", best, calls))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("layers compared at micro-batch %d of %d: the one whose layers diverge most", best+1, calls))
 		}
 	}
 	if cl == nil {

@@ -548,7 +548,7 @@ func TestPhase3_CallFromPhase1(t *testing.T) {
 	ms := 2
 	p1 := &model.Phase1Result{Anomalies: []model.Anomaly{{Step: 7, Rank: 1, MicroStep: &ms}}}
 	r := Phase3(Phase3Input{A: a, B: b, C: c, D: d, Phase1: p1}, DefaultPhase3Options())
-	if intp(r.DivergenceSummary.EarliestFwdDivergence) != 3 || !strings.Contains(strings.Join(r.Warnings, "|"), "call 2") {
+	if intp(r.DivergenceSummary.EarliestFwdDivergence) != 3 || !strings.Contains(strings.Join(r.Warnings, "|"), "micro-batch 3 (Phase 1 micro step 2") {
 		t.Fatalf("start %d warnings %v", intp(r.DivergenceSummary.EarliestFwdDivergence), r.Warnings)
 	}
 	if k := r.Anchors[0].Layers[3].Alignment.FwdKeyA; !strings.HasSuffix(k, ".forward.2") {
@@ -561,7 +561,7 @@ func TestPhase3_CallFromPhase1(t *testing.T) {
 	}
 	// Without Phase 1: the first micro-batch whose layers diverge.
 	r = Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
-	if intp(r.DivergenceSummary.EarliestFwdDivergence) != 3 || !strings.Contains(strings.Join(r.Warnings, "|"), "call 2 of each module: the micro-batch (of 4) whose layers diverge most") {
+	if intp(r.DivergenceSummary.EarliestFwdDivergence) != 3 || !strings.Contains(strings.Join(r.Warnings, "|"), "micro-batch 3 of 4: the one whose layers diverge most") {
 		t.Errorf("auto call: start %d warnings %v", intp(r.DivergenceSummary.EarliestFwdDivergence), r.Warnings)
 	}
 	// An explicit call 0 sees nothing.

@@ -98,11 +98,7 @@ func (r *renderer) overview(p1 *model.Phase1Result) *table {
 	}
 	// the Chinese report keeps the method's own notation; the English one
 	// says what a pass is
-	if r.zh {
-		t.add(r.t("ov.unit"), code(unit))
-	} else {
-		t.add(r.t("ov.unit"), passUnitWords(p1.Sharding))
-	}
+	t.add(r.t("ov.unit"), passUnitWords(p1.Sharding, r.zh))
 	if p1.Metric != "" {
 		t.add(r.t("ov.metric"), code(p1.Metric))
 	}
@@ -265,12 +261,21 @@ func (r *renderer) trend(p1 *model.Phase1Result, a *model.Anomaly) string {
 
 // passUnitWords says in English what one forward/backward pass of the run
 // is (the analysis writes it as a tuple, "(optimizer_step, micro_step)").
-func passUnitWords(sh model.ShardingAnalysis) string {
+func passUnitWords(sh model.ShardingAnalysis, zh bool) string {
 	switch {
 	case !sh.HasMicroStep || sh.AccumulationWindow <= 0:
+		if zh {
+			return "一个 step（无 micro step）"
+		}
 		return "one step (no micro steps)"
 	case sh.ExplicitMicroStep:
+		if zh {
+			return "一个 step 中的一个 micro step（按输入中的编号）"
+		}
 		return "one micro step of a step (micro steps as the input numbers them)"
+	}
+	if zh {
+		return "一个 optimizer step 中的一个 micro step（每个 optimizer step " + strconv.Itoa(sh.AccumulationWindow) + " 个）"
 	}
 	return "one micro step of an optimizer step (" + strconv.Itoa(sh.AccumulationWindow) + " per optimizer step)"
 }

@@ -32,7 +32,11 @@ func (r *renderer) phase2() {
 		r.line(r.t("p2.thresholds") + " " + strings.Join(parts, ", "))
 	}
 
-	r.line(r.t("p2.t1"))
+	if p1 := r.in.P1; p1 != nil && p1.DataKind == "step" {
+		r.line(r.t("p2.t1step")) // the cross-step growth rule reads micro-step data only
+	} else {
+		r.line(r.t("p2.t1"))
+	}
 	if len(p2.CrossStep) == 0 {
 		if p2.Pinned { // the pin replaced the rule, whatever the data
 			r.line(r.t("p2.nocrosspin"))

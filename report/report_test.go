@@ -79,7 +79,7 @@ func TestChineseUsesSeedHeaders(t *testing.T) {
 		"| 数据 | `/runs/npu/trend.db` / `trenddb` |",
 		"| 参数 | `48` |",
 		"| Step/Rank | `0-31` (opt_step 0-7) / `3` |",
-		"| 前反向单位 | `micro_step` |",
+		"| 前反向单位 | 一个 ",
 		"**表 2 — 候选根因坐标**（按时间最早排序: opt_step 升序，同 opt_step 按 ms 升序）:",
 		"| Opt Step | Rank | 参数 | ms | delta | 偏离 | 最终 Norm |",
 		"**表 1 — 跨 step 判定**（micro_step 数据，**只看异常侧，标杆侧增长不推翻根因**）:",

@@ -95,6 +95,7 @@ var dict = map[string][2]string{
 	"mode.single":     {"单设备", "single device"},
 	"mode.cross":      {"跨设备（含标杆）", "cross-device (with baseline)"},
 	"p2.t1":           {"**表 1 — 跨 step 判定**（micro_step 数据，**只看异常侧，标杆侧增长不推翻根因**）:", "**Table 1 — Cross-step decision** (micro-step data; **only the anomalous side decides, baseline growth never overturns the root cause**):"},
+	"p2.t1step":       {"**表 1 — 跨 step 判定**（step 级数据：跨 step 增长规则只用于 micro step 数据；根因取最早的 spike 事件）:", "**Table 1 — Cross-step decision** (step-level data: the cross-step growth rule reads micro-step data only; the root is the earliest spike event):"},
 	"p2.t1.note":      {"跨 step 判定只依据异常侧自身的增长率；标杆侧同转折也有增长时标注「双端共有」，不改变根因位置。", "Only the anomalous side's own growth decides; when the baseline grows at the same transition it is labelled \"shared\" without moving the root cause."},
 	"p2.nocross":      {"无跨 step 判定依据（step 级/dump 数据，或只有一个 opt_step）。", "No basis for a cross-step decision (step-level/dump data, or a single optimizer step)."},
 	"h.turn":          {"转折", "Transition"},

@@ -319,7 +319,7 @@ func (p *phase3Pane) SetSize(w, h int) {
 	p.common.SetSize(w, h)
 	// tabs, what was loaded, the table's header, its info line and the
 	// selected row's flag line
-	p.tbl.setHeight(h - 4 - p.flagRows() - len(p.summaryLines()))
+	p.tbl.setHeight(h - 3 - len(p.loadedLines()) - p.flagRows() - len(p.summaryLines()))
 }
 
 // loadedLine says which dump folders A/B/C/D were compared and at which
@@ -362,6 +362,15 @@ func (p *phase3Pane) loadedLine() string {
 		line = strings.Replace(line, " (chosen for you: c shows why)", " (auto: c)", 1)
 	}
 	return line
+}
+
+// loadedLines is loadedLine wrapped to the screen: never cut.
+func (p *phase3Pane) loadedLines() []string {
+	l := p.loadedLine()
+	if l == "" {
+		return []string{""}
+	}
+	return wrap(l, p.width)
 }
 
 // dumpLabel names a dump by its step and rank ("step10/rank2"), "" when
@@ -538,7 +547,10 @@ func (p *phase3Pane) View() []string {
 	}
 	metric := "metric: " + st.Accent.Render(p.metricName()) + "  "
 	head := metric + tabWindow(tabs, p.anchor, p.width-ansi.StringWidth(metric))
-	lines := []string{head, p.st.Dim.Render(p.loadedLine())}
+	lines := []string{head}
+	for _, l := range p.loadedLines() {
+		lines = append(lines, p.st.Dim.Render(l))
+	}
 	if ln := stageLine(r.PipelineStage); ln != "" {
 		lines = append(lines, ln)
 	}
