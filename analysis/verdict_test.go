@@ -98,3 +98,27 @@ func TestVerdictNoLayerFromUndecidedParameter(t *testing.T) {
 		t.Fatalf("event cause %s/%s: a NaN on one rank is likely a device fault, not data", c, l)
 	}
 }
+
+// Every parameter of rank 3 NaN at once (the parameter does not decide),
+// and Phase 3 finds where A first turns NaN while B stays finite: device,
+// with the non-finite origin's layer and operator, not the parameter's.
+func TestVerdictNonFiniteOrigin(t *testing.T) {
+	co := &model.Coordinate{OptimizerStep: model.IntPtr(5), Rank: 3, TargetName: "embedding.position_embeddings.weight", ParameterDecides: model.BoolPtr(false)}
+	e := model.SpikeEvent{Root: true, RootStep: 5, Ranks: []int{3}, RanksTotal: 8, Parameters: 28, ParametersPerRank: 28, Extent: extentData, NonFinite: true}
+	p3 := p3Concluded(true, false)
+	p3.DivergenceSummary.EarliestFwdDivergence = model.IntPtr(3)
+	p3.DivergenceSummary.Directions[0].Start = model.IntPtr(3)
+	p3.DivergenceSummary.Drilldown = &model.Drilldown{Direction: "fwd", Layer: model.IntPtr(3), Operator: "Functional.softmax.3.forward", NonFinite: true}
+	p3.Conclusion = ConcludePhase3(p3)
+	v := Verdict(VerdictInput{P2: p2With(co, e), P3: p3})
+	if v == nil || v.Cause != model.CauseDevice || v.Layer == nil || *v.Layer != 3 || v.OperatorName() != "Functional.softmax.3.forward" {
+		t.Fatalf("verdict %s", jsn(v))
+	}
+	rules := map[string]bool{}
+	for _, ev := range v.Evidence {
+		rules[ev.Rule] = true
+	}
+	if !rules[model.EvP3NonFinite] || !rules[model.EvP3Divergence] {
+		t.Fatalf("evidence %s", jsn(v.Evidence))
+	}
+}
