@@ -85,7 +85,7 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	return exitCode(outfile.WriteJSON(res, out, stdout, stderr), stderr)
+	return exitCode(outfile.WriteJSON(res.AsWritten(), out, stdout, stderr), stderr)
 }
 
 // detectFollow is detect --follow: JSON lines on stdout, one Write per
@@ -100,7 +100,7 @@ func detectFollow(path string, f model.Format, opt pipeline.FollowOptions, stdou
 // detectFollowCtx is detectFollow until ctx is done.
 func detectFollowCtx(ctx context.Context, path string, f model.Format, opt pipeline.FollowOptions, stdout, stderr io.Writer) int {
 	emit := func(e pipeline.FollowEvent) error {
-		b, err := json.Marshal(e)
+		b, err := json.Marshal(e.AsWritten())
 		if err != nil {
 			return err
 		}

@@ -141,6 +141,15 @@ func TestMicroStepPinAsWrittenV2(t *testing.T) {
 	if !res.Pinned || pv(co.MicroStep) != 3 || float64(co.Norm) != float64(fault.Norm) || !strings.Contains(strings.Join(res.Decisions, "\n"), "pin agrees with Phase 1 candidate") {
 		t.Fatalf("pin %s: %+v", pin, co)
 	}
+	// the name as the v2 file writes it ("0:" chunk prefix) pins the same
+	// parameter; another chunk's prefix matches no candidate
+	res, code, se = selectRun(t, "--phase1", file, "--pin", "opt=5,ms=3,rank=3,param=0:"+faultParam)
+	if code != 0 || res.RootCauseCoordinate.TargetName != faultParam || float64(res.RootCauseCoordinate.Norm) != float64(fault.Norm) {
+		t.Fatalf("pin 0:%s: exit %d %s %+v", faultParam, code, se, res)
+	}
+	if res, code, _ = selectRun(t, "--phase1", file, "--pin", "opt=5,ms=3,rank=3,param=1:"+faultParam); code == 0 && float64(res.RootCauseCoordinate.Norm) == float64(fault.Norm) {
+		t.Fatalf("pin 1:%s took chunk 0's candidate", faultParam)
+	}
 	// negative: the 0-based number of the same micro-batch is another row
 	res, code, _ = selectRun(t, "--phase1", file, "--pin", "opt=5,ms=2,rank=3,param="+faultParam)
 	if code != 0 || float64(res.RootCauseCoordinate.Norm) == float64(fault.Norm) {

@@ -16,13 +16,16 @@ import (
 const planUsage = `usage:
   spikescope plan [PATH] [--baseline PATH] [--dump-a A --dump-b B --dump-c C --dump-d D]
                   [--step N --rank R] [--pin COORD] [--format auto|trenddb|csv|dump]
-                  [--layer-mapping FILE] [--mem-limit SIZE] [--step-offset N] [--lang en|zh] -o DIR
+                  [--layer-mapping FILE] [--mem-limit SIZE] [--step-offset N] [--window N]
+                  [--lang en|zh] -o DIR
 
 Runs the phases on the inputs (no PATH: the embedded demo run) and writes into
 DIR the msprobe configs that collect what the analysis is missing
 (config_anomalous.json, config_baseline.json, monitor_config.json) and
 PLAN.md, which says what to run where and why. --step-offset N is the
 training step of a trend.db's step 0 (msprobe data2db re-bases steps to 0).
+--window N is the micro batches per optimizer step (as detect's --window);
+--window 1 says the step is the micro batch: no monitor rerun for it.
 Nothing is written when nothing is missing; an existing file is never
 replaced.
 `
@@ -31,12 +34,14 @@ replaced.
 func runPlan(args []string, stdout, stderr io.Writer) int {
 	var f inputFlags
 	var out, offset, lang string
+	var window int
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	f.register(fs)
 	fs.StringVar(&out, "o", "", "write the plan into folder `DIR`")
 	fs.StringVar(&offset, "step-offset", "", "training step of the trend.db's step 0")
 	fs.StringVar(&lang, "lang", "", "PLAN.md language: en or zh (default from LANG)")
+	fs.IntVar(&window, "window", 0, "micro batches per optimizer step: 0 = detect, 1 = one (no monitor rerun for the micro step)")
 	paths, code, ok := parseArgs(fs, args, planUsage, stdout, stderr)
 	if !ok {
 		return code
@@ -54,6 +59,9 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 			return exitCode(err, stderr)
 		}
 	}
+	if window < 0 || window > maxWindowFlag {
+		return exitCode(usageError{fmt.Sprintf("plan: --window %d is out of range (0 … %d)", window, maxWindowFlag)}, stderr)
+	}
 	in, _, cleanup, err := f.inputs("plan", paths)
 	if cleanup != nil {
 		defer cleanup()
@@ -61,6 +69,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
+	in.P1.Window = window
 	restore := memlimit.Apply(in.Mem)
 	s, err := pipeline.Load(noticeCtx(stderr), in, nil)
 	restore()

@@ -82,3 +82,29 @@ func TestPlanStepLevelMonitorAsksForMonitorMbsGrad(t *testing.T) {
 		t.Errorf("PLAN.md does not say why:\n%s", md)
 	}
 }
+
+// The same run with --window 1 (one micro batch per optimizer step): the
+// step fixes the micro batch, so no monitor rerun; the dumps only.
+func TestPlanWindow1AsksForNoMonitorRerun(t *testing.T) {
+	run := synth.Generate(synth.DefaultConfig())
+	dir := t.TempDir()
+	for dev, name := range map[synth.Device]string{synth.Anomalous: "npu", synth.Baseline: "gpu"} {
+		if err := run.WriteStepCSVTreeFor(filepath.Join(dir, name), dev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "plan")
+	code, _, stderr := runArgs("plan", filepath.Join(dir, "npu"), "--baseline", filepath.Join(dir, "gpu"), "--window", "1", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, plan.MonitorFile)); err == nil {
+		t.Errorf("monitor config written although --window 1 fixes the micro batch")
+	}
+	if c := readConfig(t, filepath.Join(out, plan.AnomalousConfig)); c.Level != "L0" || len(c.Rank) < 2 {
+		t.Errorf("anomalous config: level %q rank %v, want L0 on A's rank and controls", c.Level, c.Rank)
+	}
+	if code, _, stderr := runArgs("plan", filepath.Join(dir, "npu"), "--window", "-1", "-o", out); code != 2 || !strings.Contains(stderr, "--window") {
+		t.Errorf("--window -1: exit %d %q", code, stderr)
+	}
+}

@@ -70,17 +70,37 @@ func TestPlanAWithoutBWritesTheBaselineConfigAtAsLevel(t *testing.T) {
 	}
 }
 
-func TestPlanNothingMissingWritesNothing(t *testing.T) {
+// The demo run has every input and its drill-down named an operator: the
+// plan is a tensor dump of that operator on A and B (for msprobe
+// compare), the one the trace names.
+func TestPlanDemoAsksForTheNamedOperatorsTensors(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "plan")
-	code, stdout, stderr := runArgs("plan", "-o", out) // the demo run has every input
+	code, _, stderr := runArgs("plan", "-o", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if _, err := os.Stat(out); err == nil {
-		t.Errorf("%s made although nothing is missing", out)
+	code, traceOut, stderr := runArgs("trace", "--dump-a", demo+"/npu/dump", "--dump-b", demo+"/gpu/dump")
+	if code != 0 {
+		t.Fatalf("trace: exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "Nothing is missing") {
-		t.Errorf("stdout %q does not say so", stdout)
+	var tr struct {
+		DivergenceSummary struct {
+			Drilldown struct{ Operator string } `json:"drilldown"`
+		} `json:"divergence_summary"`
+	}
+	if err := json.Unmarshal([]byte(traceOut), &tr); err != nil || tr.DivergenceSummary.Drilldown.Operator == "" {
+		t.Fatalf("trace names no operator: %v", err)
+	}
+	op := tr.DivergenceSummary.Drilldown.Operator
+	for _, name := range []string{plan.AnomalousConfig, plan.BaselineConfig} {
+		c := readConfig(t, filepath.Join(out, name))
+		if c.Task != plan.TaskTensor || c.Tensor == nil || len(c.Tensor.List) != 1 || !strings.HasPrefix(op, c.Tensor.List[0]) || len(c.Rank) != 1 {
+			t.Errorf("%s: task %q tensor %+v rank %v, want a tensor dump of %s on one rank", name, c.Task, c.Tensor, c.Rank, op)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(out, plan.PlanFile))
+	if !strings.Contains(string(md), "msprobe compare -tp ./tensor_anomalous/") {
+		t.Errorf("PLAN.md has no compare command:\n%s", md)
 	}
 }
 

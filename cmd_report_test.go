@@ -61,7 +61,7 @@ func TestReportFromJSONWritesFileInChinese(t *testing.T) {
 		"| 5 | 3 | `decoder.layers.2.mlp.linear_fc2.weight` | 2 | 3.25 | 6.5x | 5.125 |",
 		"| Opt Step | Rank | 参数 | ms | delta | 标杆 delta | 比值 | 判定 |",
 		// what is missing, in Chinese, with where to dump next.
-		"| 标杆数据 |",
+		"| 标杆设备的监控数据（Phase 2 用） |",
 		"在异常设备 step 5、rank 3 采集 dump A",
 	} {
 		if !strings.Contains(md, want) {
@@ -159,7 +159,7 @@ func TestReportPathWithPinAndFlagsAfterIt(t *testing.T) {
 	for _, want := range []string{
 		"Phase 2: 根因坐标 opt_step 5, ms 2, rank 3, `layers.2.mlp.linear_fc1.weight` (用户指定)",
 		"| 方向 | 判定 | 起点 | 最大点 | 证据 |",
-		"| 标杆数据 |", // no --baseline
+		"| 标杆设备的监控数据（Phase 2 用） |", // no --baseline
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q", want)

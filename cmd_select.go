@@ -69,7 +69,7 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	return exitCode(outfile.WriteJSON(res, out, stdout, stderr), stderr)
+	return exitCode(outfile.WriteJSON(res.AsWritten(), out, stdout, stderr), stderr)
 }
 
 // spelling is the value of a flag with two spellings, name and alias: an

@@ -120,7 +120,7 @@ func logBand(ratios []float64, iqrMult, floor float64, comparisons int, factor f
 
 // Band notes (shown with a metric that is not used for flags).
 const (
-	noteNoControl  = "no control ratios: nothing can be flagged"
+	noteNoControl  = "no ratio to learn a band from (the statistic is missing, or near zero like the Mean of a centred tensor): not used for flags"
 	noteSignChange = "control ratios change sign or reach zero (values near zero, e.g. the Mean of a centred tensor): shown, not used for flags"
 	noteScatter    = "control ratios scatter wider than their median: shown, not used for flags"
 	noteDegraded   = "no control group: band from A/B across layers around its median; A/B may include device bias"

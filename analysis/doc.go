@@ -11,7 +11,8 @@
 //   - pipeline stages: from the parameter names per rank [inferStages]
 //     ([stagesFromMarkers], [stagesFromNameSets]), from gradient levels when
 //     every rank holds the same names [stagesFromLevels], then
-//     [splitStages]; [InferPipeline] for other callers;
+//     [splitStages]; [InferPipeline] for other callers; MoE expert
+//     parameters per rank for the conclusion's wording [expertLayout];
 //   - the accumulation window (norms that reset periodically mean step is a
 //     micro step): [accumulationWindow] with [tallyTransitions] and
 //     [stepTally.periodicFit], grad_reduced rows as window starts
@@ -91,10 +92,18 @@
 // Step 3.3, layer by layer, forward and backward, Max/Min/Norm:
 // [p3.compareAnchor], [p3.anchorTable]; F!/B! against the control group's
 // own noise, median(C/D) + max(3·IQR, 0.03): [controlBand], [degreeBand],
-// [outside].
+// [outside]; the band learns only from statistics that can vary, not from
+// those fixed by construction (by kind [p3.learnFixedKinds], by value
+// [p3.fixedStat]; all fixed: the floor [fixedFloorBand]); with few layers,
+// at least as wide as the anchor's own control ratios allow
+// [p3.ownSpreadGuard]; groups of different dtypes are said to be
+// comparable only at one precision setting [p3.dtypeWarning].
 //
 // Step 3.4, the direction: [directionVerdict] (unaligned layers are not
-// normal: [p3.uncompared]), forward first as P0 [chooseP0].
+// normal: [p3.uncompared]; a tensor masked alike in every group is no
+// failure to compare [maskedPair]), forward first as P0 [chooseP0]; a pass
+// none of whose statistics can be judged is said so
+// [p3.unusablePassWarnings].
 //
 // Step 3.5, the start of the divergence, not the largest: [divergenceStart]
 // (the reference's longest run: [mainSegment]); the first divergent operator

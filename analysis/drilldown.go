@@ -160,6 +160,9 @@ func (p *p3) drillOp(i int32, dirName string, bands map[string]map[string]model.
 	out.Aligned = c.abOK && (!p.hasCD || c.cdOK)
 	if !c.abOK {
 		out.Why = c.abWhy
+		if c.b >= 0 && maskedPair(p.ia, c.a, p.ib, c.b) && (!p.hasCD || maskedPair(p.ia, c.a, p.ic, c.c) && maskedPair(p.ia, c.a, p.id, c.d)) {
+			out.Why = whyMasked
+		}
 	}
 	c.va, c.vb, c.vc, c.vd = statsOf(p.ia, c.a), statsOf(p.ib, c.b), statsOf(p.ic, c.c), statsOf(p.id, c.d)
 	for _, m := range metricOrder {

@@ -298,6 +298,9 @@ func candidatesAt(as []model.Anomaly, root *int) []model.Anomaly {
 func coordOf(a *model.Anomaly) *model.Coordinate {
 	co := &model.Coordinate{Rank: a.Rank, TargetName: a.TargetName, Norm: a.Norm, Delta: a.Delta,
 		DeviationRatio: a.DeviationRatio, OptimizerStep: model.IntPtr(a.OptStep()), Step: model.IntPtr(a.Step)}
+	if a.GlobalLayer != nil {
+		co.GlobalLayer = model.IntPtr(*a.GlobalLayer)
+	}
 	if a.MicroStep != nil {
 		co.MicroStep = model.IntPtr(*a.MicroStep)
 	}

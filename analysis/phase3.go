@@ -101,6 +101,12 @@ type cell struct {
 	// non-finite divergence: flagged, no ratio); nfAny: any of them.
 	nf    [model.NumStats]bool
 	nfAny bool
+	// fixed: the statistic is fixed by construction (phase3_fixed.go): its
+	// control ratio is no sample of a band
+	fixed [model.NumStats]bool
+	// masked: the compared tensor is masked the same way in every group
+	// (maskedPair): nothing to compare, and not a failure to compare
+	masked bool
 }
 
 // p3 carries one run.
@@ -126,6 +132,12 @@ type p3 struct {
 	origins [2]*nfOrigin
 	// nfHas: per pass, whether A has a non-finite float output at all
 	nfHas [2]bool
+	// fixedKinds: per record kind and pass, the statistics fixed by kind
+	// (learnFixedKinds)
+	fixedKinds map[kindKey][model.NumStats]bool
+	// fixedOps: per record of the control dump (C; A when degraded), the
+	// statistics its kind fixes (bit m for statistic m)
+	fixedOps []uint8
 }
 
 type gradKey struct {
@@ -259,6 +271,10 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	// A's outputs are scanned for the non-finite origins alongside the
 	// comparison (the indices are read-only from here on)
 	p.nfHas = nonFinitePasses(p.ia)
+	p.learnFixedKinds()
+	if w := p.dtypeWarning(); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
 	var nfWG sync.WaitGroup
 	nfWG.Go(func() { p.origins = p.nonFiniteOrigins() })
 	anchors := in.Anchors
@@ -468,9 +484,13 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 			c.c, c.d, c.cdOK, c.cdWhy = representative(p.ic, p.id, ak, p.opt.Call, "C", "D")
 		}
 	}
+	if !c.abOK && c.a >= 0 && c.b >= 0 && maskedPair(p.ia, c.a, p.ib, c.b) && (!p.hasCD || maskedPair(p.ia, c.a, p.ic, c.c) && maskedPair(p.ia, c.a, p.id, c.d)) {
+		c.masked = true
+	}
 	c.va, c.vb = statsOf(p.ia, c.a), statsOf(p.ib, c.b)
 	c.vc, c.vd = statsOf(p.ic, c.c), statsOf(p.id, c.d)
 	for s := range c.ab {
+		c.fixed[s] = p.fixedStat(c.a, c.b, c.c, c.d, model.Stat(s))
 		if c.abOK && !c.nfAny {
 			c.ab[s] = pairRatio(p.ia, c.a, p.ib, c.b, model.Stat(s))
 		}
@@ -503,9 +523,10 @@ func (p *p3) anchorTable(ai int, name string, layers []int, cl *callAnalysis) mo
 					bs[di] = all
 					bs[di].Note = joinNote(bs[di].Note, fmt.Sprintf("fewer than %d layers: band learned from %s", minBandSamples, what))
 				}
+				bs[di] = p.ownSpreadGuard(bs[di], rs)
 			}
 			bs[di] = p.spreadGuard(bs[di], ai, cl.relative[m][d.name], cl.spread[m][d.name])
-			if all := controlBand(pooled[m][d.name], p.opt.IQRMult, p.opt.SpreadFloor); !all.Usable && bs[di].Usable {
+			if all := controlBand(pooled[m][d.name], p.opt.IQRMult, p.opt.SpreadFloor); !all.Usable && bs[di].Usable && all.Samples > 0 {
 				bs[di].Usable = false
 				bs[di].Note = joinNote(bs[di].Note, "over all anchors: "+all.Note)
 			}
@@ -557,5 +578,5 @@ func (p *p3) anchorTable(ai int, name string, layers []int, cl *callAnalysis) mo
 // uncompared: the anchor exists in some dump for this layer, but no Norm
 // degree could be computed (an unaligned pair, a missing side).
 func (p *p3) uncompared(c *cell) bool {
-	return c.present && !c.nfAny && !model.Finite(c.deg[model.StatNorm])
+	return c.present && !c.nfAny && !c.masked && !model.Finite(c.deg[model.StatNorm])
 }

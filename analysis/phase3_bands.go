@@ -35,16 +35,30 @@ func controlBiasWarning(th map[string]map[string]model.Band) string {
 }
 
 // controlRatio is the ratio a band is learned from: C/D, or A/B when
-// degraded.
+// degraded; fixedSample when the statistic is fixed by construction.
 func (p *p3) controlRatio(c *cell, m model.Stat) float64 {
+	if c.fixed[m] {
+		return fixedSample
+	}
 	if p.hasCD {
 		return c.cd[m]
 	}
 	return c.ab[m]
 }
 
-// band learns a band from control ratios (degraded: from A/B ratios).
+// band learns a band from control ratios (degraded: from A/B ratios);
+// ratios of fixed statistics (fixedSample) are no samples, and when they
+// are all there is, the band is the floor (fixedFloorBand).
 func (p *p3) band(rs []float64) model.Band {
+	if n := fixedCount(rs); n > 0 && nonFiniteCount(rs) == len(rs) {
+		b := fixedFloorBand(p.opt.SpreadFloor, n)
+		if p.hasCD {
+			b.Rule = bandRuleCD
+		} else {
+			b.Rule = bandRuleDegraded
+		}
+		return b
+	}
 	if !p.hasCD {
 		// robust spread (robustLogBand): a fault that spans several layers
 		// must not widen the band it is judged by
@@ -92,9 +106,18 @@ func (cl *callAnalysis) opRatios(p *p3, layers []int, m model.Stat, di int) []fl
 					if ok, _ := checkPair(x, xi, y, yj, "X", "Y"); !ok {
 						continue
 					}
+					bi, ci, dd := yj, xi, yj
+					if p.hasCD {
+						bi = pair(p.ia, i, p.ib)
+					} else {
+						ci, dd = -1, -1
+					}
 					for _, mm := range metricOrder {
 						r := pairRatio(x, xi, y, yj, mm)
-						if !model.Finite(r) || seen[ratioKey{mm, dj, r}] {
+						if p.fixedStat(i, bi, ci, dd, mm) {
+							r = fixedSample
+						}
+						if !(model.Finite(r) || r == fixedSample) || seen[ratioKey{mm, dj, r}] {
 							continue // a module and its last API hold one tensor: one sample
 						}
 						seen[ratioKey{mm, dj, r}] = true
@@ -206,10 +229,87 @@ func relativeToMedian(rs []float64) []float64 {
 	return vals
 }
 
+// fixedCount counts the fixedSample entries of rs.
+func fixedCount(rs []float64) int {
+	n := 0
+	for _, r := range rs {
+		if r == fixedSample {
+			n++
+		}
+	}
+	return n
+}
+
+// nonFiniteCount counts the entries of rs that are no sample (NaN, ±Inf,
+// fixedSample included).
+func nonFiniteCount(rs []float64) int {
+	n := 0
+	for _, r := range rs {
+		if !model.Finite(r) {
+			n++
+		}
+	}
+	return n
+}
+
 // degree is the anomaly degree (A/B)/(C/D); degraded: (A/B)/median(A/B).
 func (p *p3) degree(ab, cd float64, b *model.Band) float64 {
 	if p.hasCD {
 		return groupRatio(ab, cd)
 	}
 	return groupRatio(ab, float64(b.Median))
+}
+
+// ownSpreadGuard widens a band learned from other records (an anchor with
+// fewer than minBandSamples layers learns it from every aligned op of the
+// layers) to what the anchor's own control ratios rs allow. Records differ
+// in how much their statistics scatter between two batches of data (a
+// linear's output Norm ±10%, a residual's ±1%): a band pooled over every
+// op is too narrow for the noisiest of them, and two or three control
+// ratios of the anchor itself are all that says how noisy it is. Their
+// scale is taken at its one-standard-error upper bound, as elsewhere:
+// σ⁺ = sqrt(Σ ln²(r/median) / χ²(0.16; n)) over the anchor's n finite
+// ratios around the pooled band's median (χ² with n degrees of freedom:
+// the centre is not learned from them), and the band is at least
+// √2·k·3·1.349·σ⁺ wide on the log scale (the rule of the layers' band with
+// σ for IQR/1.349). With a control group only: degraded, the anchor's own
+// A/B ratios are the ones being judged.
+func (p *p3) ownSpreadGuard(b model.Band, rs []float64) model.Band {
+	if !p.hasCD || !b.Usable || !(float64(b.Median) > 0) {
+		return b
+	}
+	var ss float64
+	n := 0
+	for _, r := range rs {
+		if model.Finite(r) && r > 0 {
+			d := math.Log(r / float64(b.Median))
+			ss += d * d
+			n++
+		}
+	}
+	if n == 0 {
+		return b
+	}
+	sigma := math.Sqrt(ss / chi2Lower(n))
+	k := familyFactor(p.opt.IQRMult, p.comparisons)
+	s := degreeSpreadFactor * p.opt.IQRMult * k * iqrPerSigma * sigma
+	if s <= math.Log(float64(b.Upper)) {
+		return b
+	}
+	b.Lower, b.Upper = model.Float(math.Exp(-s)), model.Float(math.Exp(s))
+	b.Note = joinNote(b.Note, fmt.Sprintf("widened to this anchor's own %d control ratios (their scale's one-standard-error upper bound): records scatter unequally between batches and the band of every op is too narrow for the noisiest", n))
+	return b
+}
+
+// chi2Lower is the 16% quantile of χ² with n degrees of freedom (the
+// one-standard-error lower bound of a sum of n squared normal deviations
+// over σ²): exact at n = 1 (0.0408), the Wilson–Hilferty approximation
+// from n = 2 (0.347 against 0.349 exactly, closer as n grows).
+func chi2Lower(n int) float64 {
+	const z16 = -0.9945 // the normal 16% quantile
+	if n == 1 {
+		return 0.0408
+	}
+	v := 2 / (9 * float64(n))
+	return float64(n) * math.Pow(1-v+z16*math.Sqrt(v), 3)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"spikescope/model"
 )
@@ -43,15 +44,7 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 			"fwd": p.band(pooled[m]["fwd"]), "bwd": p.band(pooled[m]["bwd"]),
 		}
 	}
-	var notes []string
-	for _, m := range metricOrder {
-		for _, d := range p3Dirs {
-			if raw := controlBand(pooled[m][d.name], p.opt.IQRMult, p.opt.SpreadFloor); !raw.Usable {
-				notes = append(notes, fmt.Sprintf("%s %s: %s", metricName(m), d.name, raw.Note))
-			}
-		}
-	}
-	res.Warnings = append(res.Warnings, notes...)
+	res.Warnings = append(res.Warnings, p.unusablePassWarnings(anchors, layers, cells, pooled)...)
 	if p.hasCD {
 		if w := controlBiasWarning(s.Thresholds); w != "" {
 			res.Warnings = append(res.Warnings, w)
@@ -168,6 +161,50 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 		}
 	}
 	return s
+}
+
+// unusablePassWarnings: one warning per pass that has records to compare
+// but no statistic with a usable band (nothing in it can be flagged). A
+// single unusable statistic (the Mean of the backward pass, whose
+// gradients are centred) is said in its band's note only: the other
+// statistics judge the pass.
+func (p *p3) unusablePassWarnings(anchors []string, layers []int, cells [][][2]cell, pooled map[model.Stat]map[string][]float64) []string {
+	var out []string
+	for di, d := range p3Dirs {
+		present := false
+		for ai := range anchors {
+			for li := range layers {
+				if c := &cells[ai][li][di]; c.present && !c.masked {
+					present = true
+				}
+			}
+		}
+		if !present {
+			continue
+		}
+		var why []string
+		usable := false
+		for _, m := range metricOrder {
+			if fixedCount(pooled[m][d.name]) > 0 && nonFiniteCount(pooled[m][d.name]) == len(pooled[m][d.name]) {
+				usable = true // fixed by construction: the floor band
+				continue
+			}
+			raw := controlBand(pooled[m][d.name], p.opt.IQRMult, p.opt.SpreadFloor)
+			if raw.Usable {
+				usable = true
+				continue
+			}
+			why = append(why, metricName(m)+": "+raw.Note)
+		}
+		if !usable {
+			pass := "forward"
+			if di == 1 {
+				pass = "backward"
+			}
+			out = append(out, fmt.Sprintf("no statistic of the %s pass can be judged, so none of its layers can be flagged (%s)", pass, strings.Join(why, "; ")))
+		}
+	}
+	return out
 }
 
 // logMagnitude is ln|v|, 0 for zero or a non-finite v (compares how far

@@ -496,7 +496,9 @@ func TestControlBand(t *testing.T) {
 }
 
 // A Mean that changes sign between layers in the control pair is shown but
-// not used for flags, and the output says so.
+// not used for flags, and its band's note says so; no warning, since the
+// other statistics judge the pass. When no statistic of a pass can be
+// judged, a warning says that none of its layers can be flagged.
 func TestPhase3_MeanNotUsable(t *testing.T) {
 	flip := func(dir model.Direction, layer, k int, s model.Stat) float64 {
 		if s == model.StatMean && layer%2 == 1 {
@@ -520,14 +522,31 @@ func TestPhase3_MeanNotUsable(t *testing.T) {
 	if v := verdict(t, r, "fwd"); len(v.Flagged) != 0 {
 		t.Fatalf("flagged %v", v.Flagged)
 	}
+	for _, w := range r.Warnings {
+		if strings.Contains(w, "Mean") || strings.Contains(w, "can be flagged") {
+			t.Errorf("a warning about one unusable statistic: %q", w)
+		}
+	}
+	// every statistic of C changes sign at odd layers: nothing judges the
+	// forward pass
+	flipAll := func(dir model.Direction, layer, k int, s model.Stat) float64 {
+		if dir == model.Forward && layer%2 == 1 {
+			return -1
+		}
+		return 1
+	}
+	r = runP3(a, b, buildDump("C", tSpec{Layers: 6, Mul: flipAll}), d)
 	found := false
 	for _, w := range r.Warnings {
-		if strings.HasPrefix(w, "Mean fwd") {
+		if strings.Contains(w, "no statistic of the forward pass can be judged") {
 			found = true
+		}
+		if strings.Contains(w, "backward pass") {
+			t.Errorf("the backward is judged, yet %q", w)
 		}
 	}
 	if !found {
-		t.Errorf("warnings %v", r.Warnings)
+		t.Errorf("no statistic of the forward usable, warnings %v", r.Warnings)
 	}
 }
 

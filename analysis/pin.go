@@ -13,7 +13,10 @@ import (
 // fields are free.
 type Pin struct {
 	OptStep, MicroStep, Rank, Step *int
-	Param                          string
+	// VPP is the model chunk (vpp_stage) of the parameter: with pipeline
+	// stages and several chunks a stage holds each own name once per chunk.
+	VPP   *int
+	Param string
 }
 
 // String formats the pin as ParsePin reads it.
@@ -28,15 +31,17 @@ func (p Pin) String() string {
 	add("ms", p.MicroStep)
 	add("rank", p.Rank)
 	add("step", p.Step)
+	add("vpp", p.VPP)
 	if p.Param != "" {
 		parts = append(parts, "param="+p.Param)
 	}
 	return strings.Join(parts, ",")
 }
 
-// ParsePin reads "opt=3,ms=2,rank=5,param=<name>" (also step=N; aliases
-// optimizer_step, micro_step, target, name). param= comes last: the rest of
-// the text is the name, commas included.
+// ParsePin reads "opt=3,ms=2,rank=5,param=<name>" (also step=N and vpp=N,
+// the model chunk; aliases optimizer_step, micro_step, vpp_stage, target,
+// name). param= comes last: the rest of the text is the name, commas
+// included.
 func ParsePin(s string) (Pin, error) {
 	var p Pin
 	s = strings.TrimSpace(s)
@@ -72,11 +77,13 @@ func ParsePin(s string) (Pin, error) {
 			p.Rank = &n
 		case "step":
 			p.Step = &n
+		case "vpp", "vpp_stage":
+			p.VPP = &n
 		default:
-			return p, fmt.Errorf("pin %q: unknown key %q (opt, ms, rank, step, param)", s, key)
+			return p, fmt.Errorf("pin %q: unknown key %q (opt, ms, rank, step, vpp, param)", s, key)
 		}
 	}
-	if p.OptStep == nil && p.MicroStep == nil && p.Rank == nil && p.Step == nil && p.Param == "" {
+	if p.OptStep == nil && p.MicroStep == nil && p.Rank == nil && p.Step == nil && p.VPP == nil && p.Param == "" {
 		return p, fmt.Errorf("pin %q: no coordinate", s)
 	}
 	return p, nil
@@ -130,9 +137,7 @@ func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *Pin, kind string, o
 	var match *model.Anomaly
 	for i := range p1.Anomalies {
 		a := &p1.Anomalies[i]
-		if (pin.OptStep == nil || a.OptStep() == *pin.OptStep) && (pin.MicroStep == nil || a.Micro() == *pin.MicroStep) &&
-			(pin.Rank == nil || a.Rank == *pin.Rank) && (pin.Step == nil || a.Step == *pin.Step) &&
-			(pin.Param == "" || a.TargetName == pin.Param) {
+		if pinAgrees(pin, a) && (pin.Param == "" || a.TargetName == pin.Param) {
 			match = a
 			break
 		}
@@ -193,6 +198,13 @@ func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *Pin, kind string, o
 		c.res.CrossDeviceVerification = "pinned by the user: not verified against the baseline"
 	}
 	return nil
+}
+
+// pinAgrees: candidate a agrees with the pin's numbers (not its name).
+func pinAgrees(pin *Pin, a *model.Anomaly) bool {
+	return (pin.OptStep == nil || a.OptStep() == *pin.OptStep) && (pin.MicroStep == nil || a.Micro() == *pin.MicroStep) &&
+		(pin.Rank == nil || a.Rank == *pin.Rank) && (pin.Step == nil || a.Step == *pin.Step) &&
+		(pin.VPP == nil || a.VPPStage == *pin.VPP)
 }
 
 // resolveParam matches a parameter name exactly or by a unique suffix.

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"sort"
 	"strconv"
@@ -567,7 +568,7 @@ func (c *p1) pipelineShape() {
 		return
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "pipeline: %d stages (%s); same-named parameters of different stages are different parameters, analysed apart and named with their stage (pp1:layers.2…)", p.Stages, p.Method)
+	fmt.Fprintf(&b, "pipeline: %d stages (%s); same-named parameters of different stages are different parameters, analysed apart (a candidate's stage is in pp_stage)", p.Stages, p.Method)
 	switch {
 	case len(p.LayersPerStage) > 0:
 		fmt.Fprintf(&b, "; layers per stage %s, so the global layer of stage s's layers.N is %s + N", intsString(p.LayersPerStage, 16), offsetsText(p.LayerOffsets))
@@ -581,13 +582,76 @@ func (c *p1) pipelineShape() {
 
 // ppShape is runShape's pipeline part: pp_stages is the inferred stage
 // count when stages were inferred, else the number of vpp_stage values
-// (the reference's rule); and the conclusion's wording of it.
-func ppShape(sa *model.ShardingAnalysis) (pp, whole string) {
+// (the reference's rule); and the conclusion's wording of it, which says
+// what the ranks' parameter sets show (experts: expertLayout).
+func ppShape(sa *model.ShardingAnalysis, experts expertSets) (pp, whole string) {
+	ep := ""
+	switch experts {
+	case expertsDiffer:
+		ep = " 各 rank 持有的 MoE 专家参数 (experts) 不同 (专家并行): 专家参数只在持有它的 rank 上, 只与这些 rank 比较。"
+	case expertsSameNames:
+		ep = " 含 MoE 专家参数 (experts), 各 rank 上的专家名相同: 专家并行时同名专家可能是不同专家 (本地编号), 数据中无法分辨。"
+	}
 	if p := sa.Pipeline; p != nil && p.Inferred && p.Stages > 1 {
 		return fmt.Sprintf("PP=%d (由各 rank 持有的参数推断: 首 stage 含 embedding, 末 stage 含 final norm / output layer)", p.Stages),
-			"每个 stage 的同名参数是不同参数, 分开分析 (名称带 stage 前缀, 如 pp1:layers.2…)。"
+			"每个 stage 的同名参数是不同参数, 分开分析 (所在 stage 见 pp_stage)。" + ep
+	}
+	if experts != expertsNone {
+		return fmt.Sprintf("PP=%d", sa.PPStages), "每个 rank 持有全部层, 独立构成一次前反向。" + ep
 	}
 	return fmt.Sprintf("PP=%d", sa.PPStages), "每个 rank 有完整模型，独立构成一次前反向。"
+}
+
+// expertSets is what the ranks' parameter sets say about MoE experts.
+type expertSets int
+
+const (
+	expertsNone      expertSets = iota // no expert parameter
+	expertsDiffer                      // ranks hold different expert parameters (expert parallelism)
+	expertsSameNames                   // every rank holds the same expert names
+)
+
+// expertLayout reads from the (target, rank) series whether the data has
+// MoE expert parameters and whether the ranks hold different ones. With
+// Megatron's local expert numbering two ranks may name different experts
+// alike: then only "same names" is known.
+func expertLayout(d *model.MonitorData, ix *seriesIndex) expertSets {
+	if len(ix.ranks) == 0 {
+		return expertsNone
+	}
+	// an expert's hash by its own name (the stages' copies of a name
+	// alike), summed per rank: the order targets come in does not matter
+	hash := make([]uint64, len(d.Targets)) // 0: not an expert parameter
+	anyExpert := false
+	for t := range d.Targets {
+		if n := model.StageBaseName(d.Targets[t].Name); isExpertParam(n) {
+			h := fnv.New64a()
+			h.Write([]byte(n))
+			hash[t] = h.Sum64() | 1
+			anyExpert = true
+		}
+	}
+	if !anyExpert {
+		return expertsNone
+	}
+	sig := make([]uint64, len(ix.ranks))
+	held := false
+	for _, g := range ix.groups {
+		if int(g.Target) < len(hash) && hash[g.Target] != 0 {
+			p := sort.SearchInts(ix.ranks, int(g.Rank))
+			sig[p] += hash[g.Target]
+			held = true
+		}
+	}
+	if !held {
+		return expertsNone
+	}
+	for _, x := range sig[1:] {
+		if x != sig[0] {
+			return expertsDiffer
+		}
+	}
+	return expertsSameNames
 }
 
 // offsetsText is "0/4/8" for the layer offsets of the stages.

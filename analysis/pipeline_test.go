@@ -184,3 +184,34 @@ func TestSplitStagesSparseRanks(t *testing.T) {
 		}
 	}
 }
+
+// TestRunShapeExperts: Phase 1's note on what a rank holds says what the
+// parameter sets show. Without MoE experts (PP=1) every rank holds the
+// whole model; when the ranks hold different experts (expert parallelism)
+// the note says so instead, and when every rank names its experts alike
+// (Megatron's local numbering) that the names cannot tell experts apart.
+func TestRunShapeExperts(t *testing.T) {
+	emb, fin := "embedding.word_embeddings.weight", "final_layernorm.weight"
+	exp := func(ids ...int) []string {
+		out := layersOf("", 2, emb, fin)
+		for _, e := range ids {
+			out = append(out, "layers.0.mlp.experts.local_experts."+string(rune('0'+e))+".linear_fc1.weight")
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name      string
+		ranks     [][]string
+		want, not string
+	}{
+		{"dense", [][]string{exp(), exp()}, "每个 rank 有完整模型", "专家"},
+		{"expert parallel", [][]string{exp(0, 1), exp(2, 3)}, "各 rank 持有的 MoE 专家参数 (experts) 不同", "完整模型"},
+		{"same expert names", [][]string{exp(0, 1), exp(0, 1)}, "各 rank 上的专家名相同", "完整模型"},
+	} {
+		res := Phase1(stageData(c.ranks, nil), DefaultPhase1Options())
+		got := res.Sharding.Conclusion
+		if !strings.Contains(got, c.want) || strings.Contains(got, c.not) {
+			t.Errorf("%s: conclusion %q, want %q and not %q", c.name, got, c.want, c.not)
+		}
+	}
+}

@@ -184,7 +184,7 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 	default:
 		microNote = "无 micro_step"
 	}
-	pp, whole := ppShape(sa)
+	pp, whole := ppShape(sa, expertLayout(d, ix))
 	sa.Conclusion = fmt.Sprintf("%s. %s. 前反向单位: %s. %s", pp, microNote, sa.PassUnit, whole)
 	return m, kind
 }

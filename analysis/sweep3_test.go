@@ -142,6 +142,7 @@ func s3Matrix() []s3Case {
 	cs = append(cs, s3Case{Name: "L1-noconstruct/attn", Quad: with(func(q *synth.TraceQuad) {
 		q.Level, q.NoParents, q.Fault = "L1", true, synth.TraceFwdFault(0, "attn", 1.5)
 	}), MustFind: true})
+	cs = append(cs, s3ConstCases(base)...)
 	// alignment trouble
 	cs = append(cs, s3Case{Name: "extraAPI-B/swi", Quad: with(func(q *synth.TraceQuad) { q.ExtraAPIsB, q.Fault = true, synth.TraceFwdFault(11, "swi", 1.5) }), MustFind: true})
 	cs = append(cs, s3Case{Name: "extraAPI-B/null", Quad: with(func(q *synth.TraceQuad) { q.ExtraAPIsB, q.Noise = true, 0.01 })})
@@ -201,6 +202,38 @@ func s3Matrix() []s3Case {
 		}
 	}
 	return cs
+}
+
+// s3ConstCases: statistics fixed by construction (a softmax's Max, Min
+// and Mean, a finite mask's Min, norms' output Norm) at mix and L1 with
+// two and four layers, where the band is learned from every aligned op of
+// the layers: noise alone flags nothing, and a fault in the last layer is
+// found at its layer and operator.
+func s3ConstCases(base synth.TraceQuad) []s3Case {
+	var cs []s3Case
+	for _, lv := range []string{"mix", "L1"} {
+		for _, n := range []int{2, 4} {
+			for seed := uint64(1); seed <= 10; seed++ {
+				q := base
+				q.Level, q.Layers, q.Noise, q.Seed, q.ConstStats = lv, n, 0.01, seed, true
+				cs = append(cs, s3Case{Name: fmt.Sprintf("const/%s/%dL/null/s%d", lv, n, seed), Quad: q})
+			}
+			for _, role := range []string{"qkv", "fc1", "swi"} {
+				q := base
+				q.Level, q.Layers, q.ConstStats, q.Fault = lv, n, true, synth.TraceFwdFault(n-1, role, 1.5)
+				cs = append(cs, s3Case{Name: fmt.Sprintf("const/%s/%dL/%s", lv, n, role), Quad: q, MustFind: true})
+			}
+		}
+	}
+	return cs
+}
+
+// TestSweep3_ConstStats runs s3ConstCases on their own (they are part of
+// the matrix too).
+func TestSweep3_ConstStats(t *testing.T) {
+	cases := s3ConstCases(synth.TraceQuad{Layers: 24, Noise: 0.005, Bias: 1, Seed: 1})
+	fails := synth.RunTraceCases(t, cases, s3Phase3)
+	t.Logf("%d/%d cases pass", len(cases)-fails, len(cases))
 }
 
 // s3ExpectedSpread is the band half-width (relative, log scale) expected on

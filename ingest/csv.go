@@ -395,7 +395,9 @@ func (p *csvParser) parse(ctx context.Context, f csvFile, size int64, bufs *csvR
 			badCell = inputErr(f.path, nil, "line %d, column step: %d is negative", line, step)
 		}
 		micro := model.NoMicro
-		if h.micro >= 0 && !(h.oneBasedMicro && string(sc.field(h.scope)) == "reduced") {
+		// v2: a row written without a micro_step key has an empty cell
+		// there (CSVWriterV2 fixes the header per slug): no micro step
+		if h.micro >= 0 && !(h.oneBasedMicro && string(sc.field(h.scope)) == "reduced") && !(h.v2 && len(sc.field(h.micro)) == 0) {
 			m, err := parseIntBytes(sc.field(h.micro))
 			if err != nil {
 				badCell = cellError(f.path, line, "micro_step", string(sc.field(h.micro)))

@@ -19,9 +19,31 @@ var (
 	rankDirV2RE = regexp.MustCompile(`^rank_?(\d{1,5})$`)
 	// csvV1NameRE is "<metric>_<a>-<b>[_part_<k>].csv".
 	csvV1NameRE = regexp.MustCompile(`^([a-z_]+?)_(\d+)-(\d+)(?:_part_(\d+))?\.csv$`)
-	// csvV2NameRE is monitor v2's "<slug>_step<a>-<b>[_part_<k>].csv".
-	csvV2NameRE = regexp.MustCompile(`^([a-z_]+?)_step(\d+)-(\d+)(?:_part_(\d+))?\.csv$`)
+	// csvV2NameRE is monitor v2's "<slug>_step<a>-<b>[_part_<k>].csv" (a
+	// slug as CSVWriterV2._safe_slug leaves it).
+	csvV2NameRE = regexp.MustCompile(`^([A-Za-z0-9_.-]+?)_step(\d+)-(\d+)(?:_part_(\d+))?\.csv$`)
+	// csvV2SlugRE is monitor v2's "<slug>.csv": the name CSVWriterV2 gives a
+	// file when the step it is told is not an integer (its steps are only
+	// in the rows). Taken only in a folder named as CSVWriterV2 names a
+	// rank's (rank_<R>; a dump's rank<R> folders are not).
+	csvV2SlugRE    = regexp.MustCompile(`^([A-Za-z0-9_.-]+)\.csv$`)
+	rankDirWriteV2 = regexp.MustCompile(`^rank_\d{1,5}$`)
 )
+
+// parseCSVNameIn is parseCSVName for a file in the folder named dir (its
+// own name): a "<slug>.csv" in a v2 rank folder (rank_<R>) is a monitor v2
+// file too.
+func parseCSVNameIn(base, dir string) (metric string, start, part int, v2, ok bool) {
+	if metric, start, part, v2, ok = parseCSVName(base); ok {
+		return
+	}
+	if rankDirWriteV2.MatchString(dir) {
+		if m := csvV2SlugRE.FindStringSubmatch(base); m != nil {
+			return m[1], 0, 0, true, true
+		}
+	}
+	return "", 0, 0, false, false
+}
 
 // rankOfDir returns the rank encoded in a folder's own name (never in the
 // rest of its path: /home/frank1/... is not rank 1), the run's time tag for
@@ -133,7 +155,7 @@ func findMonitorCSVs(path string) (*discovery, error) {
 		if !strings.HasSuffix(strings.ToLower(base), ".csv") {
 			return nil
 		}
-		metric, start, part, v2, ok := parseCSVName(base)
+		metric, start, part, v2, ok := parseCSVNameIn(base, filepath.Base(filepath.Dir(p)))
 		if !ok {
 			ignored = append(ignored, base)
 			return nil
@@ -198,16 +220,16 @@ func findMonitorCSVs(path string) (*discovery, error) {
 func singleCSV(path string, st os.FileInfo) (*discovery, error) {
 	disc := &discovery{seen: 1, single: true}
 	base := filepath.Base(path)
-	metric, start, part, v2, ok := parseCSVName(base)
-	if !ok {
-		metric = strings.TrimSuffix(base, filepath.Ext(base))
-		disc.warnings = append(disc.warnings, fmt.Sprintf("%s: file name is not <metric>_<a>-<b>.csv; metric named %q", path, metric))
-	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
 	}
 	dir := filepath.Dir(abs)
+	metric, start, part, v2, ok := parseCSVNameIn(base, filepath.Base(dir))
+	if !ok {
+		metric = strings.TrimSuffix(base, filepath.Ext(base))
+		disc.warnings = append(disc.warnings, fmt.Sprintf("%s: file name is not <metric>_<a>-<b>.csv; metric named %q", path, metric))
+	}
 	rank, _, isRank := rankOfDir(filepath.Base(dir))
 	f := csvFile{path: path, rank: rank, metric: metric, v2Name: v2, start: start, part: part, size: st.Size()}
 	if isRank {

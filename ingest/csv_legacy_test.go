@@ -169,7 +169,7 @@ func parseCSVLegacy(ctx context.Context, f csvFile, in io.Reader, size int64) (*
 			badCell = inputErr(f.path, nil, "line %d, column step: %d is negative", line, step)
 		}
 		micro := model.NoMicro
-		if h.micro >= 0 && !(h.oneBasedMicro && rec[h.scope] == "reduced") {
+		if h.micro >= 0 && !(h.oneBasedMicro && rec[h.scope] == "reduced") && !(h.v2 && rec[h.micro] == "") {
 			m, err := parseIntCell(rec[h.micro])
 			if err != nil {
 				badCell = cellError(f.path, line, "micro_step", rec[h.micro])

@@ -179,7 +179,7 @@ func detectFolder(path string) (model.Format, error) {
 		}
 		seen++
 		base := e.Name()
-		if _, _, _, _, ok := parseCSVName(base); ok {
+		if _, _, _, _, ok := parseCSVNameIn(base, filepath.Base(filepath.Dir(p))); ok {
 			return errStopWalk
 		}
 		switch {

@@ -125,6 +125,7 @@ func ReadPhase1(path string) (*model.Phase1Result, error) {
 	if err := CheckPhase1Coordinates(path, &p1); err != nil {
 		return nil, err
 	}
+	p1.Restage() // names as written → spikescope's stage-qualified names
 	return &p1, nil
 }
 

@@ -23,6 +23,18 @@ type Phase1Result struct {
 	// pinned coordinate is checked against.
 	Targets            []string `json:"targets,omitempty"`
 	OptimizerStepRange []int    `json:"optimizer_step_range,omitempty"`
+	// TargetStages, written when the pipeline stages were inferred, lists
+	// the parameters each stage (and VPP chunk) holds, by the input's own
+	// names; Targets then lists each name once (AsWritten).
+	TargetStages []StageTargets `json:"target_stages,omitempty"`
+}
+
+// StageTargets is the parameters one pipeline stage (one of its model
+// chunks with VPP) holds, by the input's own names.
+type StageTargets struct {
+	PPStage  int      `json:"pp_stage"`
+	VPPStage *int     `json:"vpp_stage,omitempty"`
+	Targets  []string `json:"targets"`
 }
 
 // ShardingAnalysis is the run shape (Phase 1 Step 0).
@@ -57,6 +69,10 @@ type ShardingAnalysis struct {
 type TargetRankNorms struct {
 	TargetName string           `json:"target_name"`
 	Ranks      map[string]Float `json:"ranks"`
+	// PPStage and VPPStage are the parameter's pipeline stage and model
+	// chunk when the stages were inferred (target_name is the input's own).
+	PPStage  *int `json:"pp_stage,omitempty"`
+	VPPStage *int `json:"vpp_stage,omitempty"`
 	// NextStep/NextRanks are the same parameter's final norms at the next
 	// optimizer step: the cross-step rule compares one parameter across
 	// truly adjacent steps (reference bug 11).
@@ -110,7 +126,8 @@ type Anomaly struct {
 	// Test says which threshold fired: "iqr", "mad" or "iqr+mad".
 	Test string `json:"test,omitempty"`
 	// PPStage is the rank's pipeline stage when stages were inferred
-	// (target_name then reads "pp<stage>:<name>"); GlobalLayer the
+	// (target_name stays the input's own name; inside spikescope the
+	// parameter is "pp<stage>:<name>", see AsWritten); GlobalLayer the
 	// parameter's global layer number when the layer count per stage is
 	// known.
 	PPStage     *int `json:"pp_stage,omitempty"`

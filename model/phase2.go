@@ -54,6 +54,12 @@ type Coordinate struct {
 	ParameterDecides *bool `json:"parameter_decides,omitempty"`
 	// ParameterNote says why the parameter does not decide ("" when it does).
 	ParameterNote string `json:"parameter_note,omitempty"`
+	// PPStage, VPPStage and GlobalLayer: the parameter's inferred pipeline
+	// stage, model chunk (with several) and global layer (target_name is
+	// the input's own name).
+	PPStage     *int `json:"pp_stage,omitempty"`
+	VPPStage    *int `json:"vpp_stage,omitempty"`
+	GlobalLayer *int `json:"global_layer,omitempty"`
 }
 
 // ParamDecides is ParameterDecides, true when not judged.
@@ -65,6 +71,8 @@ func (c *Coordinate) ParamDecides() bool {
 type TopTarget struct {
 	TargetName   string `json:"target_name"`
 	MaxFinalNorm Float  `json:"max_final_norm"`
+	PPStage      *int   `json:"pp_stage,omitempty"`
+	VPPStage     *int   `json:"vpp_stage,omitempty"`
 }
 
 // CrossStepPair is one row of the cross-step table.
@@ -72,6 +80,8 @@ type CrossStepPair struct {
 	From           int     `json:"from"`
 	To             int     `json:"to"`
 	TargetName     string  `json:"target_name"`
+	PPStage        *int    `json:"pp_stage,omitempty"`
+	VPPStage       *int    `json:"vpp_stage,omitempty"`
 	Threshold      float64 `json:"growth_threshold"`
 	RanksOver      int     `json:"ranks_over"`
 	RanksTotal     int     `json:"ranks_total"`

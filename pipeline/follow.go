@@ -72,6 +72,22 @@ type FollowEvent struct {
 	Message string `json:"message,omitempty"`
 }
 
+// AsWritten is the event as written out: parameter names as the input
+// wrote them, stages in pp_stage / vpp_stage (model.AsWritten).
+func (e FollowEvent) AsWritten() FollowEvent {
+	an := func(a *model.Anomaly) *model.Anomaly {
+		if a == nil {
+			return nil
+		}
+		w := a.AsWritten()
+		return &w
+	}
+	e.Anomaly, e.Was, e.Now = an(e.Anomaly), an(e.Was), an(e.Now)
+	e.Root, e.PreviousRoot = e.Root.AsWritten(), e.PreviousRoot.AsWritten()
+	e.Message = model.WrittenText(e.Message)
+	return e
+}
+
 // seenCand is a reported candidate as last reported.
 type seenCand struct {
 	a    model.Anomaly
@@ -314,7 +330,11 @@ func (f *Follower) diff() []FollowEvent {
 		case verdictChanged(&s.a, &a):
 			evs = append(evs, f.revised(ChangeChanged, s.a, &a, fmt.Sprintf("is now flagged by %s (was %s) with the data read since", verdictWords(&a), verdictWords(&s.a))))
 		case s.a.TargetName != a.TargetName:
-			evs = append(evs, f.revised(ChangeChanged, s.a, &a, fmt.Sprintf("is now named %s: the ranks read since show the pipeline stages", a.TargetName)))
+			msg := fmt.Sprintf("is now named %s: the ranks read since show the pipeline stages", a.TargetName)
+			if a.PPStage != nil && s.a.PPStage == nil {
+				msg = fmt.Sprintf("is on pipeline stage %d: the ranks read since show the pipeline stages", *a.PPStage)
+			}
+			evs = append(evs, f.revised(ChangeChanged, s.a, &a, msg))
 		}
 		s.a, s.live = a, true
 	}

@@ -15,6 +15,7 @@ func (s *Session) PlanInput(stepOffset *int) plan.Input {
 		ATree: s.ATree, BTree: s.BTree, CTree: s.CTree, DTree: s.DTree,
 		A: s.A, B: s.B, C: s.C, D: s.D,
 		DumpStepOffset: s.StepOffset, StepOffset: stepOffset, Missing: s.Missing,
+		Window: s.In.P1.Window,
 	}
 	if s.Monitor != nil {
 		in.MonitorFormat = s.Monitor.Format

@@ -30,5 +30,6 @@ func FromResultFiles(phase1, phase1B, phase2, phase3 string) (*Session, error) {
 			return nil, err
 		}
 	}
+	p2.Restage(p1s[0])
 	return FromResults(Inputs{}, p1s[0], p1s[1], p2, p3), nil
 }

@@ -26,7 +26,7 @@ func estimate(in *Input, device, zhDevice string, c DumpConfig) Text {
 	perRank, basis, zhBasis := rankBytes(in, c)
 	total := perRank * int64(len(c.Rank)) * int64(len(c.Step))
 	return Text{
-		fmt.Sprintf("%s device: about %s (%s per rank × %d ranks × %d step; %s)", device, size(total), size(perRank), len(c.Rank), len(c.Step), basis),
+		fmt.Sprintf("%s device: about %s (%s per rank × %d %s × %d step; %s)", device, size(total), size(perRank), len(c.Rank), rankWord(len(c.Rank)), len(c.Step), basis),
 		fmt.Sprintf("%s：约 %s（每个 rank %s × %d 个 rank × %d 个 step；%s）", zhDevice, size(total), size(perRank), len(c.Rank), len(c.Step), zhBasis)}
 }
 
@@ -37,20 +37,34 @@ func rankBytes(in *Input, c DumpConfig) (int64, string, string) {
 		ref = in.B
 	}
 	if ref != nil {
-		tensors, layers := int64(0), map[int]bool{}
+		tensors, data, layers := int64(0), int64(0), map[int]bool{}
 		for i := range ref.Ops {
 			op := &ref.Ops[i]
 			n := int64(len(op.Inputs) + len(op.Outputs) + len(op.Params))
-			if len(c.Statistics.List) > 0 && !matchesList(op, c.Statistics.List) {
+			if len(c.Filter().List) > 0 && !matchesList(op, c.Filter().List) {
 				continue
 			}
 			tensors += n
+			if c.Task == TaskTensor {
+				for _, ts := range [][]model.TensorStat{op.Inputs, op.Outputs, op.Params} {
+					for i := range ts {
+						if ts[i].Elements > 0 {
+							data += ts[i].Elements * dtypeBytes(ts[i].Dtype)
+						}
+					}
+				}
+			}
 			if op.Layer >= 0 {
 				layers[op.Layer] = true
 			}
 		}
 		basis := fmt.Sprintf("from the %d records of the existing dump", tensors)
 		zh := fmt.Sprintf("按现有 dump 的 %d 条记录估算", tensors)
+		if c.Task == TaskTensor {
+			basis += fmt.Sprintf(", and %s of tensors (the shapes and dtypes recorded there)", size(data))
+			zh += fmt.Sprintf("，另加 %s 张量数据（按其中记录的 shape 与 dtype）", size(data))
+			return tensors*statBytes + data, basis, zh
+		}
 		if c.Level == "mix" && !hasOperators(ref) {
 			tensors *= mixFactor
 			basis += fmt.Sprintf(", × %d for the operators of level mix", mixFactor)
@@ -74,15 +88,30 @@ func rankBytes(in *Input, c DumpConfig) (int64, string, string) {
 	return tensors * statBytes, basis, zh
 }
 
-// matchesList reports whether msprobe's list keeps op: a module whose
-// name contains an entry (its operators are kept with it).
+// matchesList reports whether msprobe's list keeps op: a record whose
+// name contains an entry, or (level mix) one called inside a module whose
+// name contains one.
 func matchesList(op *model.Op, list []string) bool {
 	for _, w := range list {
-		if strings.Contains(op.ModulePath+".", w) {
+		if strings.Contains(op.Key, w) || strings.Contains(op.ModulePath+".", w) || op.Parent != "" && strings.Contains(op.Parent, w) {
 			return true
 		}
 	}
 	return false
+}
+
+// dtypeBytes is the size of one element of dtype (4 when unknown).
+func dtypeBytes(dtype string) int64 {
+	d := strings.ToLower(dtype)
+	switch {
+	case strings.Contains(d, "float16"), strings.Contains(d, "bfloat16"), strings.Contains(d, "int16"), strings.Contains(d, "half"):
+		return 2
+	case strings.Contains(d, "float64"), strings.Contains(d, "int64"), strings.Contains(d, "double"), strings.Contains(d, "long"):
+		return 8
+	case strings.Contains(d, "bool"), strings.Contains(d, "int8"), strings.Contains(d, "uint8"):
+		return 1
+	}
+	return 4
 }
 
 // size prints bytes as "12 KB", "3.4 MB".

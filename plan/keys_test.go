@@ -11,9 +11,11 @@ import (
 // docs/en/monitor_instruct.md, "Detailed Configuration" field table.
 var (
 	documentedDumpKeys = set("task", "dump_path", "rank", "step", "level", "async_dump",
-		"dump_enable", "extra_info", "precision", "risk_level", "statistics")
+		"dump_enable", "extra_info", "precision", "risk_level", "statistics", "tensor")
 	documentedStatisticsKeys = set("scope", "list", "tensor_list", "device", "data_mode", "summary_mode")
-	documentedMonitorKeys    = set("targets", "dynamic_on", "start_step", "collect_times", "step_interval",
+	// "task = tensor" parameters (bench_path and diff_nums are PyTorch MD5 options)
+	documentedTensorKeys  = set("scope", "list", "data_mode", "file_format", "summary_mode", "bench_path", "diff_nums")
+	documentedMonitorKeys = set("targets", "dynamic_on", "start_step", "collect_times", "step_interval",
 		"print_struct", "module_ranks", "ur_distribution", "xy_distribution", "all_xy", "forward_only",
 		"backward_only", "mv_distribution", "param_distribution", "wg_distribution", "monitor_mbs_grad",
 		"cc_distribution", "alert", "mg_direction", "format", "ops", "eps", "ndigits",
@@ -40,6 +42,9 @@ func TestEveryWrittenConfigUsesOnlyDocumentedKeys(t *testing.T) {
 	noMicro := run()
 	noMicro.P1.Sharding.HasMicroStep = false
 	cases := []Input{run(), mindspore, noMicro, {}}
+	for _, c := range planCases() {
+		cases = append(cases, c.in)
+	}
 	seen := 0
 	for _, in := range cases {
 		for _, c := range Build(in).Configs {
@@ -64,11 +69,17 @@ func TestEveryWrittenConfigUsesOnlyDocumentedKeys(t *testing.T) {
 				continue
 			}
 			checkKeys(t, c.Name, raw, documentedDumpKeys)
-			var stats map[string]json.RawMessage
-			if err := json.Unmarshal(raw["statistics"], &stats); err != nil {
-				t.Fatalf("%s: statistics: %v", c.Name, err)
+			var task string
+			json.Unmarshal(raw["task"], &task)
+			documented := documentedStatisticsKeys
+			if task == "tensor" {
+				documented = documentedTensorKeys
 			}
-			checkKeys(t, c.Name+" statistics", stats, documentedStatisticsKeys)
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal(raw[task], &obj); err != nil || obj == nil {
+				t.Fatalf("%s: no %q object for task %q: %v", c.Name, task, task, err)
+			}
+			checkKeys(t, c.Name+" "+task, obj, documented)
 			var level string
 			json.Unmarshal(raw["level"], &level)
 			if !documentedLevels[level] {

@@ -35,9 +35,8 @@ func Markdown(p Plan, zh bool) string {
 				b.WriteString("- " + s + "\n")
 			}
 		}
-		b.WriteString("\n" + t(Text{
-			"Each config is msprobe's config.json: pass its path to `PrecisionDebugger(config_path=...)` (dump) or to the monitor (`TrainerMon`), rerun the training, then run spikescope on the new output: `spikescope PATH --dump-a <anomalous dump> --dump-b <baseline dump>`.",
-			"每个配置即 msprobe 的 config.json：把路径传给 `PrecisionDebugger(config_path=...)`（dump）或监控（`TrainerMon`），重跑训练，再对新的输出运行 spikescope：`spikescope PATH --dump-a <异常侧 dump> --dump-b <标杆侧 dump>`。"}) + "\n\n")
+		b.WriteString("\n")
+		b.WriteString(usage(p, t))
 	}
 	if len(p.Unknown) > 0 {
 		b.WriteString("## " + t(Text{"Still unknown", "仍未知"}) + "\n\n")

@@ -28,6 +28,9 @@ type Input struct {
 	// StepOffset is --step-offset: the training step of a re-based
 	// trend.db's step 0 (nil: not given).
 	StepOffset *int
+	// Window is --window: the micro steps per optimizer step the user
+	// gave (0: not given; 1: one micro batch per step).
+	Window int
 	// Missing is what the pipeline said was missing, in words.
 	Missing []model.Missing
 }
@@ -39,6 +42,9 @@ type Plan struct {
 	Configs []Config
 	// Actions say what to run where and why, in order.
 	Actions []Text
+	// After are the commands to run once the reruns are done (msprobe
+	// compare, data2db, spikescope), in order.
+	After []Text
 	// Unknown is what the plan could not settle from the data.
 	Unknown []Text
 	// Estimate is the expected dump size, one line per device.

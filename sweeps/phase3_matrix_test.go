@@ -49,7 +49,7 @@ func TestSweep3_WeakFaultFound(t *testing.T) {
 // s3Combos crosses the sweep's dimensions at random (deterministically):
 // flavour pair, dump level, construct.json, micro-batches and the faulty
 // one, recompute, API counter shift, layer count, fault site, layer,
-// direction and amplitude, device bias.
+// direction and amplitude, device bias, statistics fixed by construction.
 func s3Combos(n int) []synth.TraceCase {
 	r := rand.New(rand.NewPCG(42, 7))
 	flavours := [][2]synth.TraceFlavour{{synth.TraceMcore, synth.TraceMcore}, {synth.TraceMcore, synth.TraceTE}, {synth.TraceLegacy, synth.TraceLegacy}, {synth.TraceMoE, synth.TraceMoE}, {synth.TraceMS, synth.TraceMS}, {synth.TraceMcore, synth.TraceGPULocal}}
@@ -65,6 +65,9 @@ func s3Combos(n int) []synth.TraceCase {
 		q.NoParents = q.Level != "L0" && r.IntN(3) == 0
 		q.Recompute = q.Level != "L1" && r.IntN(4) == 0
 		q.PreOrder = k%2 == 1 // every other combo writes module records before their children's (no draw: the other dimensions stay)
+		// every third combo at mix or L1 holds statistics fixed by
+		// construction (softmax, finite mask, norms; no draw either)
+		q.ConstStats = k%3 == 0 && q.Level != "L0"
 		bwd := r.IntN(3) == 0
 		role := fwdRoles[r.IntN(len(fwdRoles))]
 		if bwd {
@@ -92,6 +95,9 @@ func s3Combos(n int) []synth.TraceCase {
 		}
 		if q.PreOrder {
 			name += "/pre"
+		}
+		if q.ConstStats {
+			name += "/const"
 		}
 		cs = append(cs, synth.TraceCase{Name: name, Quad: q, MustFind: true, NoDrill: noDrill})
 	}

@@ -399,6 +399,44 @@ func (f TraceFault) dev(bwd bool, l int, role string, call int) float64 {
 	return part(0.1 * math.Pow(0.9, k-1))
 }
 
+// traceWithConstOps inserts a masked fill and a softmax (roles "mask"
+// and "probs") before the attention kernel of a forward sequence.
+func traceWithConstOps(seq []traceOp) []traceOp {
+	var out []traceOp
+	for _, o := range seq {
+		if o.Class == "" && traceBase(o.role) == "attn" {
+			out = append(out,
+				traceOp{api: "Tensor.masked_fill", parent: "self_attention.core_attention", role: "mask"},
+				traceOp{api: "Tensor.softmax", parent: "self_attention.core_attention", role: "probs"})
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// traceConstStats fixes the statistics of a forward output that real
+// models fix by construction: the softmax's Max, Min and Mean, the finite
+// mask's Min (and its Mean and Norm, dominated by the mask), a norm's
+// output Norm (√n with weights at 1; planted: a fault at the norm itself
+// still shows). v is the tensor's varying part (data, device, fault).
+func traceConstStats(t *model.TensorStat, role string, elems int64, seq int, planted bool, v func(model.Stat) float64) {
+	const mask, masked = -1e4, 0.5 // the mask value and the share of masked elements
+	n := float64(elems)
+	switch traceBase(role) {
+	case "probs":
+		t.Stat[model.StatMax], t.Stat[model.StatMin], t.Stat[model.StatMean] = 1, 0, 1/float64(seq)
+	case "mask":
+		t.Stat[model.StatMin] = mask
+		t.Stat[model.StatMean] = mask*masked + (1-masked)*t.Stat[model.StatMean]
+		t.Stat[model.StatNorm] = math.Sqrt(mask*mask*masked*n + t.Stat[model.StatNorm]*t.Stat[model.StatNorm])
+	case "ln1", "ln2":
+		t.Stat[model.StatNorm] = math.Sqrt(n)
+		if planted {
+			t.Stat[model.StatNorm] *= v(model.StatNorm)
+		}
+	}
+}
+
 // traceAfter: is (l, role) at or after (fl, frole) in the pass's propagation?
 func traceAfter(bwd bool, l int, role string, fl int, frole string) bool {
 	if l != fl {
@@ -459,11 +497,17 @@ type TraceCfg struct {
 	FP32 bool
 	// Outliers: ~1% of Max/Min values carry an extra log-normal jump of
 	// this size (heavy tails of extreme-value statistics).
-	Outliers  float64
-	Weights   bool // forward module records carry their weight statistics
-	GradScale float64
-	Step      int
-	Rank      int
+	Outliers float64
+	// ConstStats adds the statistics real models fix by construction
+	// (Megatron-core flavour, forward): a masked fill with a finite mask
+	// (−1e4: its Min is the mask, its Mean and Norm dominated by it) and a
+	// softmax (Max 1, Min 0, Mean 1/n) before the attention kernel, and
+	// norms whose output Norm is √n (weights at 1) in every group.
+	ConstStats bool
+	Weights    bool // forward module records carry their weight statistics
+	GradScale  float64
+	Step       int
+	Rank       int
 }
 
 // traceGauss is a deterministic standard normal for the given parts.
@@ -507,6 +551,9 @@ func TraceBuildDump(c TraceCfg) *model.Dump {
 	}
 	d := &model.Dump{Path: c.Name, Step: c.Step, Rank: c.Rank, Index: map[string]int{}, HasConstruct: !c.NoParents && c.Level != "L1"}
 	fwd, bwd := traceSeqs(c.Flavour)
+	if c.ConstStats && c.Flavour == TraceMcore {
+		fwd = traceWithConstOps(fwd)
+	}
 	apiN := map[string]int{}
 	keys := map[string]string{}
 	traceKeysMu.Lock()
@@ -609,6 +656,9 @@ func TraceBuildDump(c TraceCfg) *model.Dump {
 				return data * dev * c.Bias * c.Fault.dev(bwdPass, l, role, call)
 			}
 			out := tensor("output.0", role, gl, v, elems)
+			if c.ConstStats && !bwdPass {
+				traceConstStats(&out, role, elems, c.Seq, c.Fault.On && role == c.Fault.Role && l == c.Fault.Layer && !c.Fault.Bwd, v)
+			}
 			in := tensor("input.0", role, gl, func(model.Stat) float64 { return 1 }, elems)
 			if o.Class != "" {
 				key, path := modKey(l, o.sub, o.Class, dname, keyCall)
@@ -764,6 +814,7 @@ type TraceQuad struct {
 	BF16       bool    // Max/Min rounded to bfloat16
 	BF16VsFP32 bool    // A and C in bfloat16 (Max/Min rounded), B and D float32
 	Outliers   float64 // heavy-tailed Max/Min jumps (all dumps)
+	ConstStats bool    // statistics fixed by construction (TraceCfg.ConstStats, all dumps)
 }
 
 func (q TraceQuad) Build() (a, b, c, d *model.Dump) {
@@ -789,6 +840,7 @@ func (q TraceQuad) Build() (a, b, c, d *model.Dump) {
 		cb.FP32, cd.FP32 = true, true
 	}
 	ca.Outliers, cb.Outliers, cc.Outliers, cd.Outliers = q.Outliers, q.Outliers, q.Outliers, q.Outliers
+	ca.ConstStats, cb.ConstStats, cc.ConstStats, cd.ConstStats = q.ConstStats, q.ConstStats, q.ConstStats, q.ConstStats
 	ca.Fault = q.Fault
 	a, b = TraceBuildDump(ca), TraceBuildDump(cb)
 	if q.DropB > 0 {

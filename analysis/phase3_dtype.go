@@ -1,0 +1,75 @@
+package analysis
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"spikescope/model"
+)
+
+// dtypeWarning compares the dtypes of the tensors the two groups of each
+// pair (A/B, C/D) record for the same ops. msprobe's dump.json does not record its precision setting
+// (statistics computed in float32 or in the tensor's own dtype), so two
+// groups whose tensors have different dtypes (a bf16 run against an fp32
+// one) can hold statistics computed at different precisions: they differ
+// by that alone. The warning names, per pair that differs, its most common
+// difference and how often; "" when both pairs agree on every dtype.
+func (p *p3) dtypeWarning() string {
+	type pairing struct {
+		x, y         *dumpIndex
+		nameX, nameY string
+	}
+	pairs := []pairing{{p.ia, p.ib, "A", p.nameB}}
+	if p.hasCD {
+		pairs = append(pairs, pairing{p.ic, p.id, "C", "D"})
+	}
+	var parts []string
+	for _, g := range pairs {
+		diff := map[string]int{}
+		n := 0
+		for i := range g.x.d.Ops {
+			op := &g.x.d.Ops[i]
+			if op.Direction == model.ParamGrad {
+				continue
+			}
+			j := pair(g.x, int32(i), g.y)
+			if j < 0 {
+				continue
+			}
+			ta, tb := primaryTensor(op), primaryTensor(&g.y.d.Ops[j])
+			if ta == nil || tb == nil || ta.Dtype == "" || tb.Dtype == "" {
+				continue
+			}
+			n++
+			if da, db := dtypeName(ta.Dtype), dtypeName(tb.Dtype); da != db {
+				diff[da+" where "+g.nameY+" has "+db]++
+			}
+		}
+		if len(diff) == 0 {
+			continue
+		}
+		keys := make([]string, 0, len(diff))
+		for k := range diff {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(a, b int) bool {
+			return diff[keys[a]] > diff[keys[b]] || diff[keys[a]] == diff[keys[b]] && keys[a] < keys[b]
+		})
+		parts = append(parts, fmt.Sprintf("%s has %s on %d of %d compared records", g.nameX, keys[0], diff[keys[0]], n))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "the groups' tensors differ in dtype (" + strings.Join(parts, "; ") + "): dump.json does not record whether msprobe computed the statistics in float32 or in the tensor's dtype, so these groups can differ by precision alone; compare dumps of the same dtype taken with the same precision setting"
+}
+
+// dtypeName is a dtype without its framework prefix ("torch.bfloat16" →
+// "bfloat16", "mindspore.float16" → "float16"), lower case.
+func dtypeName(d string) string {
+	d = strings.ToLower(d)
+	if k := strings.LastIndexByte(d, '.'); k >= 0 {
+		d = d[k+1:]
+	}
+	return d
+}

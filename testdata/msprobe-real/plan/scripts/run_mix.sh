@@ -1,0 +1,7 @@
+set -e
+. /tmp/msprobe_kit/ENV.sh
+F='{"kind":"linear_channel_scale","step":1,"rank":0,"module":"decoder.layers.1.mlp.linear_fc1","factor":8,"frac":0.25}'
+cd /tmp/planrun/mix_npu
+/tmp/planrun/launch.sh 2 29821 /tmp/planrun/train_plan.py --config /tmp/planrun/plan1/config_anomalous.json --device npu --ckpt /tmp/planrun/ckpt_mix --warm /tmp/kitruns/warm.pt --out unused --cfgdir /tmp/planrun/cfg_mix_npu --steps 2 --fault "$F"
+cd /tmp/planrun/mix_gpu
+/tmp/planrun/launch.sh 2 29822 /tmp/planrun/train_plan.py --config /tmp/planrun/plan1/config_baseline.json --device gpu --noise 1e-3 --ckpt /tmp/planrun/ckpt_mix --warm /tmp/kitruns/warm.pt --out unused --cfgdir /tmp/planrun/cfg_mix_gpu --steps 2
