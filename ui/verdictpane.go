@@ -63,16 +63,21 @@ func verdictLine(d *Data, st Styles, width int) string {
 	line := strings.Join(fixed, " · ")
 	const hint = "  v: why"
 	var names []string
+	var fits []func(string, int) string // each name shortened from the middle, as the tables do
+	rn := namesOf(d)
 	if op := v.OperatorName(); op != "" {
-		names = append(names, op)
+		names, fits = append(names, op), append(fits, rn.ops.fit)
 	}
 	if p := v.Parameter(); p != "" {
 		if !v.Coordinate.ParamDecides() {
 			p += " (any)"
 		}
-		names = append(names, p)
+		names, fits = append(names, p), append(fits, rn.params.fit)
 	}
 	room := width - ansi.StringWidth(line)
+	if len(names) == 2 && room < 46 { // too narrow for both readable: the operator is the finer answer (the parameter is behind v)
+		names, fits = names[:1], fits[:1]
+	}
 	full := 0
 	for _, n := range names {
 		full += 3 + ansi.StringWidth(n)
@@ -89,7 +94,7 @@ func verdictLine(d *Data, st Styles, width int) string {
 			if share < 10 {
 				break
 			}
-			n = shortParam(n, share)
+			n = fits[i](n, share)
 			line += " · " + n
 			room -= 3 + ansi.StringWidth(n)
 		}
