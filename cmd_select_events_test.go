@@ -135,8 +135,8 @@ func TestSelectTwoIndependentSpikesStepLevelCSV(t *testing.T) {
 	if co == nil || co.OptimizerStep == nil || *co.OptimizerStep != 5 || co.MicroStep != nil || co.Rank != 2 || co.TargetName != "layers.3.mlp.linear_fc2.weight" {
 		t.Fatalf("root %+v", co)
 	}
-	if len(res.Events) != 2 || !res.Events[0].Root || res.Events[0].Extent != "kernel-like" ||
-		res.Events[1].RootStep != 11 || res.Events[1].Extent != "data-like" || res.Events[1].Root {
+	if len(res.Events) != 2 || !res.Events[0].Root || res.Events[0].Extent != "one-rank-few" ||
+		res.Events[1].RootStep != 11 || res.Events[1].Extent != "few-ranks-all" || res.Events[1].Root {
 		t.Fatalf("events %+v", res.Events)
 	}
 }

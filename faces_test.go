@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"html"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -10,6 +12,7 @@ import (
 
 	"spikescope/model"
 	"spikescope/testdata/synth"
+	"spikescope/ui"
 )
 
 // faceView is what one face (trace, report, the TUI) says about Phase 3:
@@ -192,4 +195,161 @@ func TestFacesAgree(t *testing.T) {
 			}
 		})
 	}
+}
+
+// verdictFace is what one face says about the verdict.
+type verdictFace struct {
+	name, text string
+}
+
+// verdictWants are the words every face must say about v: the cause, the
+// parameter, the layer and the operator.
+func verdictWants(v *model.Verdict) []string {
+	w := []string{v.CauseText("en")}
+	if p := v.Parameter(); p != "" {
+		w = append(w, p)
+	}
+	if op := v.OperatorName(); op != "" {
+		w = append(w, op)
+	}
+	return w
+}
+
+// The verdict is computed once and every face tells it first and alike:
+// the JSON (trace's with dumps, select's without), the TUI's verdict line,
+// the text summary, the Markdown and the HTML report name the same cause,
+// parameter, layer and operator — on the demo and on three other runs.
+func TestFacesVerdictAgree(t *testing.T) {
+	demo := filepath.Join("testdata", "demo")
+	npuDB, gpuDB := filepath.Join(demo, "npu", "trend.db"), filepath.Join(demo, "gpu", "trend.db")
+	npuDump, gpuDump := filepath.Join(demo, "npu", "dump"), filepath.Join(demo, "gpu", "dump")
+	rb := [4]string{}
+	rb[0], rb[1], rb[2], rb[3], _ = rebasedTrees(t)
+	// a step-level run, monitor of both devices, no dumps: a kernel spike on
+	// one device, and the same run's anomalous device alone
+	dir := t.TempDir()
+	c := synth.DefaultConfig()
+	c.Window, c.OptSteps, c.NoFault = 1, 14, true
+	c.Spikes = []synth.Spike{{OptStep: 7, Ranks: []int{2}, Kernel: true, Layer: 3, Scale: 6}}
+	srun := synth.Generate(c)
+	p, err := srun.WriteDevices(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		cause string
+		dumps bool
+	}{
+		{"demo npu+gpu", []string{npuDB, "--baseline", gpuDB, "--dump-a", npuDump, "--dump-b", gpuDump}, model.CauseDevice, true},
+		{"anomalous device only: C in B's place", []string{npuDB, "--dump-a", npuDump}, model.CauseUndetermined, true},
+		{"re-based trend.db steps", []string{rb[0], "--baseline", rb[1], "--dump-a", rb[2], "--dump-b", rb[3]}, model.CauseDevice, true},
+		{"step-level monitors of both devices", []string{p.TrendDB, "--baseline", p.BaselineTrendDB}, model.CauseDevice, false},
+		{"step-level monitor alone", []string{p.TrendDB}, model.CauseUndetermined, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// the JSON: trace's when dumps are given, select's otherwise
+			var v *model.Verdict
+			if tc.dumps {
+				r, stderr, rc := runTraceJSON(t, tc.args...)
+				if rc != 0 {
+					t.Fatalf("trace: exit %d: %s", rc, stderr)
+				}
+				v = r.Verdict
+			} else {
+				v = selectVerdict(t, tc.args)
+			}
+			if v == nil || v.Cause != tc.cause {
+				t.Fatalf("JSON verdict %+v, want cause %s", v, tc.cause)
+			}
+			wants := verdictWants(v)
+			d := tuiData(t, tc.args)
+			line := ui.VerdictLine(d, 400)
+			var sum, md, htmlDoc bytes.Buffer
+			if rc := runTUI(tc.args, &sum, &bytes.Buffer{}); rc != 0 {
+				t.Fatalf("text summary: exit %d", rc)
+			}
+			if rc := run(append([]string{"report", "--lang", "en"}, tc.args...), &md, &bytes.Buffer{}); rc != 0 {
+				t.Fatalf("report: exit %d", rc)
+			}
+			if rc := run(append([]string{"report", "--lang", "en", "--as", "html"}, tc.args...), &htmlDoc, &bytes.Buffer{}); rc != 0 {
+				t.Fatalf("report --as html: exit %d", rc)
+			}
+			// each face opens with the verdict: its first verdict line
+			first := func(s, prefix string) string {
+				for _, l := range strings.Split(s, "\n") {
+					if strings.Contains(l, prefix) {
+						return l
+					}
+				}
+				return ""
+			}
+			faces := []verdictFace{
+				{"TUI verdict line", line},
+				{"text summary", first(sum.String(), "verdict: ")},
+				{"Markdown report", first(md.String(), "**Verdict: ")},
+				{"HTML report", html.UnescapeString(first(htmlDoc.String(), "Verdict: "))},
+			}
+			if i := strings.Index(sum.String(), "verdict: "); i < 0 || strings.Contains(sum.String()[:i], "candidates (earliest first)") {
+				t.Errorf("the text summary does not open with the verdict:\n%s", sum.String())
+			}
+			if i, j := strings.Index(md.String(), "**Verdict: "), strings.Index(md.String(), "## Summary"); i < 0 || j < i {
+				t.Errorf("the Markdown report does not open with the verdict")
+			}
+			for _, f := range faces {
+				if f.text == "" {
+					t.Errorf("%s: no verdict", f.name)
+					continue
+				}
+				for _, w := range wants {
+					if !strings.Contains(f.text, w) {
+						t.Errorf("%s lacks %q: %s", f.name, w, f.text)
+					}
+				}
+				if v.Layer != nil && !strings.Contains(f.text, "L"+strconv.Itoa(*v.Layer)) && !strings.Contains(f.text, "layer "+strconv.Itoa(*v.Layer)) {
+					t.Errorf("%s lacks layer %d: %s", f.name, *v.Layer, f.text)
+				}
+				for _, other := range []string{model.CauseDevice, model.CauseData, model.CauseNumerics, model.CauseDynamics} {
+					if other != v.Cause && other != v.Likely && strings.Contains(f.text, "verdict: "+other) {
+						t.Errorf("%s names cause %s: %s", f.name, other, f.text)
+					}
+				}
+			}
+			// the HTML's Phase 1 figure plots the verdict's parameter
+			if p := v.Parameter(); p != "" {
+				doc := html.UnescapeString(htmlDoc.String())
+				if !strings.Contains(doc, "Gradient norm of <code>"+p+"</code> (rank "+strconv.Itoa(v.Coordinate.Rank)+" in black") {
+					t.Errorf("HTML: the Phase 1 figure does not plot %s on rank %d", p, v.Coordinate.Rank)
+				}
+			}
+		})
+	}
+}
+
+// selectVerdict runs detect on the monitor (and the baseline's) and
+// select on the results, and returns select's verdict.
+func selectVerdict(t *testing.T, args []string) *model.Verdict {
+	t.Helper()
+	dir := t.TempDir()
+	p1, p1b := filepath.Join(dir, "p1.json"), filepath.Join(dir, "p1b.json")
+	if rc := run([]string{"detect", args[0], "-o", p1}, &bytes.Buffer{}, &bytes.Buffer{}); rc != 0 {
+		t.Fatalf("detect: exit %d", rc)
+	}
+	sel := []string{"select", "--phase1", p1}
+	if len(args) >= 3 && args[1] == "--baseline" {
+		if rc := run([]string{"detect", args[2], "-o", p1b}, &bytes.Buffer{}, &bytes.Buffer{}); rc != 0 {
+			t.Fatalf("detect baseline: exit %d", rc)
+		}
+		sel = append(sel, "--baseline", p1b)
+	}
+	var out bytes.Buffer
+	if rc := run(sel, &out, &bytes.Buffer{}); rc != 0 {
+		t.Fatalf("select: exit %d", rc)
+	}
+	var r model.Phase2Result
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r.Verdict
 }

@@ -56,12 +56,24 @@
 // earliest one as root: [p2.buildEvents], [eventExtent], [describeEvents],
 // [p2.eventRoot].
 //
-// Step 2.3, the coordinate: [candidatesAt], ranked by delta or norm
-// [coordValue], checked against the baseline at the same place (≥ 2× or
+// Step 2.3, the coordinate: [candidatesAt], in Phase 1's ranking — the
+// deviation from the parameter's own baseline, never the raw delta or
+// norm across parameters [sortForCoordinate], [earliestFirst]; whether the
+// parameter locates the origin at all (every parameter of the rank
+// non-finite, or most spiking together: no) [ParameterLocatesOrigin],
+// [p2.judgeParameter]; the value compared with the baseline [coordValue], checked against the baseline at the same place (≥ 2× or
 // missing: device-specific) [p2.pickCoordinate], [baselineMatch],
 // [baselineVerdictOf], by global layer on another pipeline layout
 // [baselineKey]. A pinned coordinate skips the phase: [ParsePin],
 // [p2.applyPin].
+//
+// # The verdict ([Verdict])
+//
+// All phases that ran, summed up once: Phase 3 against a real baseline dump
+// first ([verdictBuild.fromPhase3]), then Phase 2's baseline label
+// ([verdictBuild.fromBaseline]), then one device's extent
+// ([verdictBuild.oneDevice], [verdictBuild.dynamics]); each event's own
+// class [EventCause].
 //
 // # Phase 3: the four-group trace ([Phase3], [NewTracer])
 //

@@ -46,7 +46,7 @@ func TestExample1StepLevel(t *testing.T) {
 	if co == nil || co.Rank != 0 || co.TargetName != fc1 || float64(co.Norm) != 20 || pv(co.Step) != 5 || pv(p2.RootOptStep) != 5 {
 		t.Fatalf("phase 2 = %+v coord %+v", p2, co)
 	}
-	if !strings.Contains(p2.Reasoning, "无标杆，取最大 norm (rank=0 step=5)") {
+	if !strings.Contains(p2.Reasoning, "无标杆，取偏离自身基线最大者 (rank=0 step=5, 20×)") {
 		t.Fatalf("reasoning = %q", p2.Reasoning)
 	}
 }
@@ -121,7 +121,7 @@ func TestExample2MicroStepTrendDB(t *testing.T) {
 		t.Fatalf("cross step = %s", jsn(p2.CrossStep))
 	}
 	if !strings.Contains(p2.Reasoning, "opt_step 1 → 2 (weight): 2/3 ranks (67%) 的最终 norm >= 2.00x 增长") ||
-		!strings.Contains(p2.Reasoning, "根因在 opt_step 1") || !strings.Contains(p2.Reasoning, "无标杆，取最大 delta (rank=0 ms=2)") {
+		!strings.Contains(p2.Reasoning, "根因在 opt_step 1") || !strings.Contains(p2.Reasoning, "无标杆，取偏离自身基线最大者 (rank=0 ms=2, ") {
 		t.Fatalf("reasoning = %q", p2.Reasoning)
 	}
 }
@@ -216,7 +216,7 @@ func TestExample4DumpSingleStep(t *testing.T) {
 	}
 	p2, _ := Phase2(npu, nil, nil, DefaultPhase2Options())
 	if p2.RootOptStep != nil || p2.RootCauseCoordinate.Rank != 0 || !strings.HasSuffix(p2.RootCauseCoordinate.TargetName, "layers.0.mlp.linear_fc1.ColumnParallelLinear.weight") ||
-		float64(p2.RootCauseCoordinate.Norm) != 50 || p2.Reasoning != "dump 数据（单点快照），跳过跨 step 判定; 无标杆，取最大 norm (rank=0 step=0)" {
+		float64(p2.RootCauseCoordinate.Norm) != 50 || p2.Reasoning != "dump 数据（单点快照），跳过跨 step 判定; 无标杆，取偏离自身基线最大者 (rank=0 step=0, 19.6×)" {
 		t.Fatalf("single device = %s", jsn(p2))
 	}
 	gpu := example4("gpu")

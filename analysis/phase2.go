@@ -136,6 +136,7 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 	} else {
 		c.pickCoordinate(cands, kind, baseline, opt)
 	}
+	c.judgeParameter(p1, cands, snapshot)
 	c.markRootEvent(evs, ei, root)
 	c.res.Events = evs
 	return c.finish(), nil

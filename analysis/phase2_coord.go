@@ -18,9 +18,9 @@ func coordValue(a *model.Anomaly, kind string) (float64, string) {
 	return float64(a.Norm), "norm"
 }
 
-// pickCoordinate chooses the coordinate within the root step: non-finite
-// candidates first (the earliest kind of anomaly), then the largest
-// delta/norm. With a baseline it walks the candidates from the most
+// pickCoordinate chooses the coordinate within the root step in Phase 1's
+// ranking (sortForCoordinate): earliest micro step, non-finite first, then
+// the largest deviation from the parameter's own baseline. With a baseline it walks the candidates from the most
 // anomalous: the baseline's same parameter (+ micro step; same rank and
 // step preferred: bug 16) with a ratio ≥ DeviceRatio, or missing → device
 // specific, selected; close → skipped. All close → the best candidate,
@@ -30,7 +30,7 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		c.both("无候选坐标", "no candidate in the root step")
 		return
 	}
-	sortForCoordinate(cands, kind)
+	sortForCoordinate(cands)
 	verdicts := make([]model.CandidateVerdict, len(cands))
 	for i := range cands {
 		v, _ := coordValue(&cands[i], kind)
@@ -49,20 +49,22 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 			} else {
 				c.reason(fmt.Sprintf("无标杆，取最早的非有限值 (rank=%d step=%d)", a.Rank, a.Step))
 			}
-		case key == "delta":
-			c.reason(fmt.Sprintf("无标杆，取最大 delta (rank=%d ms=%d)", a.Rank, a.Micro()))
+		case a.MicroStep != nil:
+			c.reason(fmt.Sprintf("无标杆，取偏离自身基线最大者 (rank=%d ms=%d, %.3g×)", a.Rank, a.Micro(), float64(a.DeviationRatio)))
 		default:
-			c.reason(fmt.Sprintf("无标杆，取最大 norm (rank=%d step=%d)", a.Rank, a.Step))
+			c.reason(fmt.Sprintf("无标杆，取偏离自身基线最大者 (rank=%d step=%d, %.3g×)", a.Rank, a.Step, float64(a.DeviationRatio)))
 		}
-		what := "the largest " + key
+		what := fmt.Sprintf("the largest deviation from its own baseline (%.3g×; Phase 1's first candidate of the step)", float64(a.DeviationRatio))
 		switch {
 		case a.NonFinite:
 			what = "the first non-finite value (NaN/Inf)"
 		case kind == kindDump && a.MicroStep != nil:
-			what = "the earliest parameters_grad call where a gradient jumps, then the largest " + key
+			what = fmt.Sprintf("the earliest parameters_grad call where a gradient jumps, then the largest deviation (%.3g×)", float64(a.DeviationRatio))
+		case kind == kindMicro:
+			what = fmt.Sprintf("the earliest micro step, then the largest deviation from its own increments (%.3g×; Phase 1's first candidate of the step)", float64(a.DeviationRatio))
 		}
-		c.decide(fmt.Sprintf("no baseline: coordinate = %s of the root step's %d candidates: %.6g at rank %d, %s, step %d%s",
-			what, len(cands), v, a.Rank, a.TargetName, a.Step, microText(a, ", micro step ")))
+		c.decide(fmt.Sprintf("no baseline: coordinate = %s of the root step's %d candidates: %s %.6g at rank %d, %s, step %d%s (never the raw %s across parameters of different sizes)",
+			what, len(cands), key, v, a.Rank, a.TargetName, a.Step, microText(a, ", micro step "), key))
 		return
 	}
 	idx := map[string][]*model.Anomaly{}
@@ -128,10 +130,11 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 	v, key := coordValue(a, kind)
 	verdicts[0].Selected = true
 	c.res.RootCauseCoordinate = coordOf(a)
-	msg := fmt.Sprintf("所有坐标 GPU 侧接近 (双端共有)。最大 %s: rank=%d (NPU %.4g)", key, a.Rank, v)
+	msg := fmt.Sprintf("所有坐标 GPU 侧接近 (双端共有)。偏离最大: rank=%d (NPU %s %.4g)", a.Rank, key, v)
 	c.res.CrossDeviceVerification = msg
 	c.reason(msg)
-	c.decide(fmt.Sprintf("every candidate of the root step is close to the baseline (< %.2f×): shared anomaly; coordinate = the largest %s, rank %d %s", opt.DeviceRatio, key, a.Rank, a.TargetName))
+	_ = key
+	c.decide(fmt.Sprintf("every candidate of the root step is close to the baseline (< %.2f×): shared anomaly; coordinate = Phase 1's first candidate of the step (largest deviation from its own baseline, %.3g×), rank %d %s", opt.DeviceRatio, float64(a.DeviationRatio), a.Rank, a.TargetName))
 }
 
 // baselineMatch finds the baseline candidate for a: same parameter (and
@@ -188,4 +191,69 @@ func alignedSteps(p1, baseline *model.Phase1Result) bool {
 	}
 	a, b := p1.OptimizerStepRange, baseline.OptimizerStepRange
 	return len(a) == 2 && len(b) == 2 && a[0] <= b[1] && b[0] <= a[1]
+}
+
+// ParameterLocatesOrigin judges whether the coordinate's parameter locates
+// the origin of the anomaly. It does not when, on the coordinate's rank,
+// optimizer step and micro step, at least two parameters and at least
+// dataLikeShare of the parameters a rank holds (perRank) are candidates
+// together — every parameter non-finite at once (a NaN spreads to every
+// gradient of its rank in one backward pass), or most of them spiking
+// together (a bad batch raises every gradient): then which of them is
+// named is a tie-break (Phase 1's ranking), not a location, and the layer
+// and operator must come from Phase 3. On a single-step dump (snapshot:
+// its candidates are the largest gradients, not spikes) only the
+// non-finite case applies. Returns the verdict and, when false, why (with
+// the numbers).
+func ParameterLocatesOrigin(co *model.Coordinate, cands []model.Anomaly, perRank int, snapshot bool) (bool, string) {
+	if co == nil {
+		return true, ""
+	}
+	pos := -1
+	switch {
+	case co.MicroIndex != nil:
+		pos = *co.MicroIndex
+	case co.MicroStep != nil:
+		pos = *co.MicroStep
+	}
+	names := map[string]bool{}
+	allNF := true
+	for i := range cands {
+		a := &cands[i]
+		if a.Rank != co.Rank || co.OptimizerStep != nil && a.OptStep() != *co.OptimizerStep {
+			continue
+		}
+		if co.MicroStep != nil && a.MicroPos() != pos {
+			continue
+		}
+		names[a.TargetName] = true
+		allNF = allNF && a.NonFinite
+	}
+	n := len(names)
+	if n < 2 || perRank <= 0 || float64(n) < dataLikeShare*float64(perRank) {
+		return true, ""
+	}
+	switch {
+	case allNF:
+		return false, fmt.Sprintf("all %d parameters of rank %d that are candidates (of about %d a rank holds) are non-finite at the same step: a NaN/Inf reaches every gradient of the rank in one backward pass, so the parameter does not locate the origin; %s is named only to keep the coordinate (Phase 1's first candidate); the first non-finite layer and operator come from Phase 3 (dumps of this step)",
+			n, co.Rank, perRank, co.TargetName)
+	case !snapshot:
+		return false, fmt.Sprintf("%d parameters of rank %d (of about %d a rank holds, ≥ %.0f%%) spike together at the same step: the parameter does not locate the origin; %s is named only to keep the coordinate (Phase 1's first candidate); the layer and operator come from Phase 3 (dumps of this step)",
+			n, co.Rank, perRank, 100*dataLikeShare, co.TargetName)
+	}
+	return true, ""
+}
+
+// judgeParameter applies ParameterLocatesOrigin to the root coordinate.
+func (c *p2) judgeParameter(p1 *model.Phase1Result, cands []model.Anomaly, snapshot bool) {
+	co := c.res.RootCauseCoordinate
+	if co == nil || p1 == nil {
+		return
+	}
+	ok, why := ParameterLocatesOrigin(co, cands, parametersPerRank(p1), snapshot)
+	co.ParameterDecides = model.BoolPtr(ok)
+	if !ok {
+		co.ParameterNote = why
+		c.both("该 rank 的参数同时异常，参数名不定位根因，见 Phase 3", why)
+	}
 }

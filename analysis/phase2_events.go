@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -13,8 +12,8 @@ import (
 
 // Extents of a spike event (model.SpikeEvent.Extent).
 const (
-	extentKernel   = "kernel-like"
-	extentData     = "data-like"
+	extentKernel   = "one-rank-few"
+	extentData     = "few-ranks-all"
 	extentRunWide  = "run-wide"
 	extentPartial  = "partial"
 	extentNotJudge = "not judged"
@@ -44,27 +43,15 @@ type eventBuild struct {
 }
 
 // sortForCoordinate orders candidates of one step the way the coordinate
-// is chosen: non-finite first (the earliest kind of anomaly), then the
-// largest delta (micro-step data) or norm.
-func sortForCoordinate(cands []model.Anomaly, kind string) {
-	slices.SortStableFunc(cands, func(a, b model.Anomaly) int {
-		if a.NonFinite != b.NonFinite {
-			if a.NonFinite {
-				return -1
-			}
-			return 1
-		}
-		if kind == kindDump {
-			// a single-step dump's candidates that name the call where
-			// their gradient jumps come first, earliest call first
-			if c := cmp.Compare(microOrder(&a), microOrder(&b)); c != 0 {
-				return c
-			}
-		}
-		va, _ := coordValue(&a, kind)
-		vb, _ := coordValue(&b, kind)
-		return cmpDesc(va, vb)
-	})
+// is chosen: Phase 1's ranking (earliestFirst) — micro step, non-finite
+// first, then the deviation from the candidate's own baseline (its norm or
+// increment against that parameter's own history), rank and name. Never
+// the raw delta or norm across parameters: parameters of different sizes
+// are not comparable by size (the seed's iron rule), so Phase 1's first
+// candidate of the step and Phase 2's coordinate agree unless a baseline
+// rule moves it.
+func sortForCoordinate(cands []model.Anomaly) {
+	earliestFirst(cands)
 }
 
 // buildEvents groups the candidates into independent spike events,
@@ -207,7 +194,8 @@ func parametersPerRank(p1 *model.Phase1Result) int {
 
 // eventExtent classifies the root step of an event: most ranks →
 // run-wide; few ranks but at least dataLikeShare of a rank's parameters →
-// data-like; one rank, fewer parameters → kernel-like; else partial.
+// few-ranks-all; one rank, fewer parameters → one-rank-few; else partial.
+// The extent is a measurement; the cause it suggests is EventCause's.
 func eventExtent(nRanks, nParams, ranksTotal, perRank int, opt Phase2Options) string {
 	switch {
 	case nRanks >= 2 && ranksTotal > 0 && float64(nRanks) >= opt.RankShare*float64(ranksTotal):
@@ -264,7 +252,7 @@ func describeEvents(p1, baseline *model.Phase1Result, evs []*eventBuild, kind st
 	out := make([]model.SpikeEvent, 0, len(evs))
 	for i, e := range evs {
 		cs := slices.Clone(e.rootCand)
-		sortForCoordinate(cs, kind)
+		sortForCoordinate(cs)
 		names := map[string]bool{}
 		var nameList []string
 		nf := false
@@ -321,6 +309,7 @@ func describeEvents(p1, baseline *model.Phase1Result, evs []*eventBuild, kind st
 			}
 		}
 		ev.Coordinate = coordOf(&cs[pick])
+		ev.Cause, ev.Likely = EventCause(&ev)
 		out = append(out, ev)
 	}
 	return out
@@ -467,12 +456,16 @@ func (c *p2) eventsDecision(evs []model.SpikeEvent) {
 	parts := make([]string, len(evs))
 	for i := range evs {
 		e := &evs[i]
-		s := fmt.Sprintf("%d) optimizer step %d, %s (%d of %d ranks, %d parameter(s))", e.ID, e.RootStep, e.Extent, len(e.Ranks), e.RanksTotal, e.Parameters)
+		s := fmt.Sprintf("%d) optimizer step %d, %s (%d of %d ranks, %d parameter(s))", e.ID, e.RootStep, extentWords(e.Extent), len(e.Ranks), e.RanksTotal, e.Parameters)
 		if e.Conducts {
 			s += fmt.Sprintf(", conducts into %s", joinInts(e.ConductsInto))
 		}
 		if e.Baseline != "" {
 			s += ", " + e.Baseline
+		}
+		if e.Cause != "" {
+			c := (&model.Verdict{Cause: e.Cause, Likely: e.Likely}).CauseText("en")
+			s += ", cause " + c
 		}
 		parts[i] = s
 	}
@@ -521,4 +514,21 @@ func (c *p2) listPinnedEvents(p1, baseline *model.Phase1Result, kind string, opt
 		}
 	}
 	c.res.Events = evs
+}
+
+// extentWords is an event's extent in words.
+func extentWords(x string) string {
+	switch x {
+	case extentKernel:
+		return "a few parameters of one rank"
+	case extentData:
+		return "most parameters of few ranks"
+	case extentRunWide:
+		return "most ranks"
+	case extentPartial:
+		return "a few parameters of a few ranks"
+	case extentNotJudge:
+		return "one dumped step (extent not judged)"
+	}
+	return x
 }

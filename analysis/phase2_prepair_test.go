@@ -131,7 +131,9 @@ func TestPrePairStepLevelUnchanged(t *testing.T) {
 		p1.Anomalies = append(p1.Anomalies, model.Anomaly{Rank: r, Step: 3, TargetName: fc1, Norm: fl(preCur[r]), DeviationRatio: fl(5 + float64(r)), Trigger: "iqr"})
 	}
 	p2, _ := Phase2(p1, nil, nil, DefaultPhase2Options())
-	if pv(p2.RootOptStep) != 3 || p2.RootCauseCoordinate.Rank != 2 || len(p2.CrossStep) != 1 {
+	// the coordinate is the largest deviation from its own history (rank 3,
+	// 8×), not the largest raw norm (rank 2, 8)
+	if pv(p2.RootOptStep) != 3 || p2.RootCauseCoordinate.Rank != 3 || len(p2.CrossStep) != 1 {
 		t.Fatalf("step level: %s", jsn(p2))
 	}
 	p1 = prePairRun(allMicro([]int{0, 1, 2, 3}, 0), prePrev, preCur)

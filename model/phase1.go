@@ -175,4 +175,5 @@ func (a *Anomaly) MicroPos() int {
 
 // IntPtr and FloatPtr help build optional fields.
 func IntPtr(v int) *int         { return &v }
+func BoolPtr(v bool) *bool      { return &v }
 func FloatPtr(v float64) *Float { f := Float(v); return &f }

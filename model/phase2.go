@@ -26,6 +26,11 @@ type Phase2Result struct {
 	// its root optimizer step.
 	Automatic        *Coordinate `json:"automatic_coordinate,omitempty"`
 	AutomaticOptStep *int        `json:"automatic_root_opt_step,omitempty"`
+
+	// Verdict is the answer of every phase that ran (null when nothing is
+	// anomalous): `select` fills what the monitor data can tell, the
+	// pipeline the whole verdict.
+	Verdict *Verdict `json:"verdict"`
 }
 
 // Coordinate is a root-cause coordinate.
@@ -41,12 +46,25 @@ type Coordinate struct {
 	Norm           Float  `json:"norm"`
 	Delta          *Float `json:"delta"`
 	DeviationRatio Float  `json:"deviation_ratio"`
+	// ParameterDecides tells whether the parameter locates the origin:
+	// false when every parameter of the rank is non-finite at the
+	// coordinate, or most of them spike together (then TargetName is a
+	// deterministic choice kept for the drop-in key, and the layer comes
+	// from Phase 3); nil when not judged (a pin, a reference-made file).
+	ParameterDecides *bool `json:"parameter_decides,omitempty"`
+	// ParameterNote says why the parameter does not decide ("" when it does).
+	ParameterNote string `json:"parameter_note,omitempty"`
 	// PPStage, VPPStage and GlobalLayer: the parameter's inferred pipeline
 	// stage, model chunk (with several) and global layer (target_name is
 	// the input's own name).
 	PPStage     *int `json:"pp_stage,omitempty"`
 	VPPStage    *int `json:"vpp_stage,omitempty"`
 	GlobalLayer *int `json:"global_layer,omitempty"`
+}
+
+// ParamDecides is ParameterDecides, true when not judged.
+func (c *Coordinate) ParamDecides() bool {
+	return c == nil || c.ParameterDecides == nil || *c.ParameterDecides
 }
 
 // TopTarget is the watched parameter of one optimizer step.

@@ -20,8 +20,8 @@ type SpikeEvent struct {
 	Parameters        int      `json:"parameters"`
 	ParameterNames    []string `json:"parameter_names"` // sorted, at most 10
 	ParametersPerRank int      `json:"parameters_per_rank"`
-	// Extent is "kernel-like" (a few parameters on one rank), "data-like"
-	// (most parameters of one or a few ranks), "run-wide" (most ranks),
+	// Extent is "one-rank-few" (a few parameters on one rank),
+	// "few-ranks-all" (most parameters of one or a few ranks), "run-wide" (most ranks),
 	// "partial" (a few parameters on a few ranks) or "not judged" (a
 	// single dumped step, whose candidates are every parameter).
 	Extent string `json:"extent"`
@@ -36,6 +36,11 @@ type SpikeEvent struct {
 	// BaselineReason says why, with the numbers.
 	Baseline       string `json:"baseline,omitempty"`
 	BaselineReason string `json:"baseline_reason,omitempty"`
+	// Cause is the event's cause class in the verdict's vocabulary
+	// (model.Cause*), Likely the most likely class when Cause is
+	// "undetermined" (analysis.EventCause).
+	Cause  string `json:"cause"`
+	Likely string `json:"likely,omitempty"`
 	// Root marks the event that holds the root-cause coordinate.
 	Root bool `json:"root"`
 }

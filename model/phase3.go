@@ -255,6 +255,9 @@ type Phase3Result struct {
 	// filled by the pipeline so that every face states the same one; not
 	// part of trace's JSON (it is derived from the rest).
 	Conclusion *Phase3Conclusion `json:"-"`
+	// Verdict is the answer of every phase that ran on trace's inputs
+	// (null when nothing is anomalous); filled by the pipeline.
+	Verdict *Verdict `json:"verdict"`
 }
 
 // DumpStage is the pipeline stage of a dump.

@@ -68,6 +68,7 @@ func (s *Session) fromPhase2() error {
 	}
 	s.pickGroups()
 	s.runPhase3()
+	s.judge()
 	s.Missing = s.missing()
 	return nil
 }

@@ -63,5 +63,11 @@ func Select(phase1, baseline string, pin *analysis.Pin, opt analysis.Phase2Optio
 			return nil, err
 		}
 	}
-	return analysis.Phase2(p1, bp1, pin, opt)
+	res, err := analysis.Phase2(p1, bp1, pin, opt)
+	if err != nil {
+		return nil, err
+	}
+	// what the monitor data can tell
+	res.Verdict = analysis.Verdict(analysis.VerdictInput{P1: p1, P1Baseline: bp1, P2: res})
+	return res, nil
 }

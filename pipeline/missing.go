@@ -150,6 +150,7 @@ func FromResults(in Inputs, p1, p1Baseline *model.Phase1Result, p2 *model.Phase2
 			p3.Conclusion = analysis.ConcludePhase3(p3)
 		}
 	}
+	s.judge()
 	s.Missing = s.missing()
 	return s
 }

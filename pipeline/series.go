@@ -10,7 +10,7 @@ import (
 )
 
 // rootSeries is the norm series of the parameter the report's Phase 1 plots
-// show: the Phase 2 root coordinate's, else the earliest candidate's; nil
+// show: the verdict's (the Phase 2 root coordinate's), else the earliest candidate's; nil
 // without monitor rows for it.
 func (s *Session) rootSeries() *report.Series {
 	if s.Monitor == nil || s.P1 == nil || len(s.P1.Anomalies) == 0 {
@@ -24,7 +24,10 @@ func (s *Session) rootSeries() *report.Series {
 		}
 	}
 	param, metric := a.TargetName, a.Metric
-	if s.P2 != nil && s.P2.RootCauseCoordinate != nil && s.P2.RootCauseCoordinate.TargetName != "" {
+	switch {
+	case s.Verdict.Parameter() != "": // the verdict's parameter: what every face names
+		param = s.Verdict.Parameter()
+	case s.P2 != nil && s.P2.RootCauseCoordinate != nil && s.P2.RootCauseCoordinate.TargetName != "":
 		param = s.P2.RootCauseCoordinate.TargetName
 	}
 	return seriesOf(s.Monitor, param, metric)

@@ -72,6 +72,10 @@ type Session struct {
 	// ComparedWithC is set when no baseline dump B exists and Phase 3
 	// compared A with the nearby normal sample C in B's place.
 	ComparedWithC bool
+	// Verdict is the answer of all phases that ran (analysis.Verdict),
+	// computed once; P2.Verdict and P3.Verdict point to it. nil when
+	// nothing is anomalous.
+	Verdict *model.Verdict
 
 	pin *analysis.Pin // the parsed pin, nil when none
 	// userControl is set when the user chose C (WithControl).
@@ -83,7 +87,7 @@ func (s *Session) ReportInput() report.Input {
 	in := report.Input{
 		Path: s.In.Path, Format: s.In.Format, BaselinePath: s.In.Baseline,
 		P1: s.P1, P1Baseline: s.P1Baseline, P2: s.P2, P3: s.P3,
-		Control: s.Control.Reason, Missing: s.Missing,
+		Control: s.Control.Reason, Missing: s.Missing, Verdict: s.Verdict,
 	}
 	if p := s.Plan(nil); !p.Nothing {
 		in.Plan = &p
@@ -96,4 +100,16 @@ func (s *Session) ReportInput() report.Input {
 	}
 	in.Series = s.rootSeries()
 	return in
+}
+
+// judge computes the verdict from every phase that ran and hands it to the
+// Phase 2 and Phase 3 results, so that every face shows the same one.
+func (s *Session) judge() {
+	s.Verdict = analysis.Verdict(analysis.VerdictInput{P1: s.P1, P1Baseline: s.P1Baseline, P2: s.P2, P3: s.P3})
+	if s.P2 != nil {
+		s.P2.Verdict = s.Verdict
+	}
+	if s.P3 != nil {
+		s.P3.Verdict = s.Verdict
+	}
 }

@@ -79,9 +79,14 @@ func (r *renderer) layersSVG(a *model.AnchorTable, ds *model.DivergenceSummary, 
 	ticks := indexTicks(n, 16, -1)
 	ch.c.XAxis(fr, xs, ticks, func(v float64) string { return layerLabel(&a.Layers[int(v)]) }, r.t("fig.axis.layer"))
 	// metric starts: a dashed line at each metric's first divergent layer
+	// of this anchor (its own table's starts, not the pooled summary's)
+	starts := a.Conclusion.MetricStarts
+	if len(starts) == 0 && len(a.Conclusion.MetricLayers) == 0 {
+		starts = ds.MetricStarts // a saved result without per-anchor conclusions
+	}
 	var es []legendEntry
-	for _, k := range metricOrder(ds.MetricStarts) {
-		st := ds.MetricStarts[k]
+	for _, k := range metricOrder(starts) {
+		st := starts[k]
 		at := st.FwdStart
 		if !fwd {
 			at = st.BwdStart

@@ -8,6 +8,7 @@
 package report
 
 import (
+	"spikescope/analysis"
 	"spikescope/model"
 	"spikescope/plan"
 )
@@ -24,6 +25,9 @@ type Input struct {
 	P3           *model.Phase3Result
 	Control      string // how C was chosen, or why it was not
 	Missing      []model.Missing
+	// Verdict is the answer of all phases that ran (the report opens with
+	// it); nil: none given, then P2's or P3's own, else nothing anomalous.
+	Verdict *model.Verdict
 	// Series is the root parameter's norm per rank for the HTML report's
 	// Phase 1 plots (nil: no monitor data held).
 	Series *Series
@@ -61,4 +65,25 @@ type Series struct {
 	// recorded); Has[i][p] is false where the rank has no row there.
 	Norm [][]float64
 	Has  [][]bool
+}
+
+// verdict is the verdict the report states: in.Verdict (the pipeline's),
+// else the one a saved Phase 3 or Phase 2 result carries, else the rules'
+// on the results given (an Input made by hand).
+func (in *Input) verdict() *model.Verdict {
+	switch {
+	case in.Verdict != nil:
+		return in.Verdict
+	case in.P3 != nil && in.P3.Verdict != nil:
+		return in.P3.Verdict
+	case in.P2 != nil && in.P2.Verdict != nil:
+		return in.P2.Verdict
+	}
+	p3 := in.P3
+	if p3 != nil && p3.Conclusion == nil {
+		c := *p3
+		c.Conclusion = analysis.ConcludePhase3(p3)
+		p3 = &c
+	}
+	return analysis.Verdict(analysis.VerdictInput{P1: in.P1, P1Baseline: in.P1Baseline, P2: in.P2, P3: p3})
 }

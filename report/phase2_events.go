@@ -18,8 +18,9 @@ var eventsDict = map[string][2]string{
 	"h.conducts":     {"传导", "Conducts"},
 	"h.baseline":     {"标杆", "Baseline"},
 	"h.maxdev":       {"最大偏离", "Max deviation"},
-	"ext.kernel":     {"单 rank 少数参数（像 kernel）", "few parameters of one rank (kernel-like)"},
-	"ext.data":       {"少数 rank 的大部分参数（像数据）", "most parameters of few ranks (data-like)"},
+	"ext.kernel":     {"单 rank 少数参数", "few parameters of one rank"},
+	"ext.data":       {"少数 rank 的大部分参数", "most parameters of few ranks"},
+	"h.cause":        {"原因", "Cause"},
 	"ext.runwide":    {"大多数 rank（全局）", "most ranks (run-wide)"},
 	"ext.partial":    {"少数 rank 的少数参数", "few parameters of few ranks"},
 	"ext.notjudged":  {"单 step dump，未判定", "one dumped step, not judged"},
@@ -42,7 +43,7 @@ func init() {
 
 // extentText is the report's wording of an event's extent.
 func (r *renderer) extentText(e *model.SpikeEvent) string {
-	key := map[string]string{"kernel-like": "ext.kernel", "data-like": "ext.data", "run-wide": "ext.runwide",
+	key := map[string]string{"one-rank-few": "ext.kernel", "few-ranks-all": "ext.data", "run-wide": "ext.runwide",
 		"partial": "ext.partial", "not judged": "ext.notjudged"}[e.Extent]
 	s := e.Extent
 	if key != "" {
@@ -61,7 +62,7 @@ func (r *renderer) phase2Events(p2 *model.Phase2Result) {
 		return
 	}
 	r.line(r.t("p2.t3"))
-	header := []string{r.t("h.event"), r.t("h.rootstep"), r.t("h.coordinate"), r.t("h.extent"), r.t("h.conducts"), r.t("h.maxdev")}
+	header := []string{r.t("h.event"), r.t("h.rootstep"), r.t("h.coordinate"), r.t("h.extent"), r.t("h.cause"), r.t("h.conducts"), r.t("h.maxdev")}
 	withBase := false
 	for _, e := range p2.Events {
 		withBase = withBase || e.Baseline != ""
@@ -93,7 +94,11 @@ func (r *renderer) phase2Events(p2 *model.Phase2Result) {
 		if !model.Finite(float64(e.MaxDeviation)) {
 			dev = r.t("nonfinite")
 		}
-		row := []string{id, strconv.Itoa(e.RootStep), co, r.extentText(e), cond, dev}
+		cause := model.CauseWord(e.Cause, r.lang())
+		if e.Likely != "" {
+			cause = (&model.Verdict{Cause: e.Cause, Likely: e.Likely}).CauseText(r.lang())
+		}
+		row := []string{id, strconv.Itoa(e.RootStep), co, r.extentText(e), cause, cond, dev}
 		if withBase {
 			b := r.t("none")
 			switch e.Baseline {

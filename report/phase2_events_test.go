@@ -133,8 +133,8 @@ func TestReportTwoIndependentSpikes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for lang, want := range map[string][]string{
-		"en": {"The later event(s) 2 deviate more, but the earliest anomaly is the root cause.", "few parameters of one rank (kernel-like)", "most parameters of few ranks (data-like)"},
-		"zh": {"更晚的事件 2 偏离更大", "单 rank 少数参数（像 kernel）", "少数 rank 的大部分参数（像数据）"},
+		"en": {"The later event(s) 2 deviate more, but the earliest anomaly is the root cause.", "few parameters of one rank", "most parameters of few ranks", "| undetermined (likely device) |", "| undetermined (likely data) |"},
+		"zh": {"更晚的事件 2 偏离更大", "单 rank 少数参数", "少数 rank 的大部分参数", "| 待定（可能是设备） |"},
 	} {
 		doc := Render(Input{P1: p1, P2: p2}, lang)
 		for _, w := range want {

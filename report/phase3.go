@@ -55,7 +55,7 @@ func (r *renderer) phase3() {
 	}
 	r.groups(p3)
 	for i := range p3.Anchors {
-		r.anchorTable(&p3.Anchors[i])
+		r.anchorTable(&p3.Anchors[i], i+1)
 		r.anchorFigures(&p3.Anchors[i], &p3.DivergenceSummary)
 	}
 	if len(p3.Anchors) == 0 {
@@ -203,13 +203,13 @@ func anchorMetric(a *model.AnchorTable) string {
 	return mainMetric
 }
 
-func (r *renderer) anchorTable(a *model.AnchorTable) {
+func (r *renderer) anchorTable(a *model.AnchorTable, n int) {
 	metric := anchorMetric(a)
 	formula := r.t("p3.formula")
 	if r.in.P3.Degraded {
 		formula = r.t("p3.formula.degraded")
 	}
-	r.line(r.tf("p3.t1", code(a.Name), metric, formula))
+	r.line(r.tf("p3.t1", n, code(a.Name), metric, formula))
 	lh := "L"
 	if ds := r.in.P3.PipelineStage; ds != nil {
 		r.line(r.stageText(ds))

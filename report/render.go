@@ -39,6 +39,7 @@ func walk(in Input, lang string, out sink) {
 		r.max = DefaultMaxRows
 	}
 	r.heading(1, r.t("title"))
+	r.verdictSection()
 	r.summary()
 	r.phase1()
 	r.phase2()
@@ -240,4 +241,12 @@ func Renderer(as, out string) func(Input, string) string {
 		return Render
 	}
 	return nil
+}
+
+// lang is the renderer's language code ("zh" or "en").
+func (r *renderer) lang() string {
+	if r.zh {
+		return "zh"
+	}
+	return "en"
 }

@@ -86,7 +86,7 @@ func TestChineseUsesSeedHeaders(t *testing.T) {
 		"| 转折 | 增长阈值 | 达标 rank | 判定 |",
 		"**表 2 — 候选根因坐标**（按时间最早排序，跨设备时含标杆对比）:",
 		"| Opt Step | Rank | 参数 | ms | delta | 标杆 delta | 比值 | 判定 |",
-		"**表 1 — 四组对照逐层对比**",
+		"**表 1.1 — 四组对照逐层对比：锚点 ",
 		"| L | F_A | F_B | F_C | F_D | F_A/B | F_C/D | F异常 | B_A | B_B | B_C | B_D | B_A/B | B_C/D | B异常 |",
 		"**表 2 — 方向判定汇总:**",
 		"| 方向 | 判定 | 起点 | 最大点 | 证据 |",

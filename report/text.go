@@ -172,7 +172,7 @@ var dict = map[string][2]string{
 	"p3.largest":            {"差异最大的算子（对照，非起点）:", "Largest divergence in the layer (for comparison, not the start):"},
 	"p3.anchors":            {"锚点 module:", "Anchor modules:"},
 	"p3.noanchors":          {"无可对齐的锚点 module。", "No alignable anchor module."},
-	"p3.t1":                 {"**表 1 — 四组对照逐层对比**（锚点 %s，主列 %s；异常度=%s）:", "**Table 1 — Four-group layer comparison** (anchor %s, main column %s; anomaly degree = %s):"},
+	"p3.t1":                 {"**表 1.%d — 四组对照逐层对比：锚点 %s**（主列 %s；异常度=%s）:", "**Table 1.%d — Four-group layer comparison: anchor %s** (main column %s; anomaly degree = %s):"},
 	"p3.formula":            {"(A/B)/(C/D)", "(A/B)/(C/D)"},
 	"p3.formula.degraded":   {"A/B（无对照组）", "A/B (no control group)"},
 	"h.fanom":               {"F异常", "F anomaly"},

@@ -32,12 +32,13 @@ const (
 	screenChain
 	screenChooser
 	screenPlan
+	screenVerdict
 )
 
-// Layout: two header lines (title + pin, tabs + breadcrumb) and two
+// Layout: three header lines (title + pin, tabs + breadcrumb, the verdict) and two
 // footer lines (status, short help).
 const (
-	headerLines = 2
+	headerLines = 3 // + the verdict line
 	footerLines = 2
 	// minWidth/minHeight: below this the screen asks for a bigger terminal.
 	minWidth, minHeight = 40, 10
@@ -114,6 +115,7 @@ type Model struct {
 	chain   *chainPane
 	chooser *chooserPane
 	plan    *planPane
+	verdict *verdictPane
 
 	keep      restore     // the saved pin (pinrestore.go)
 	typeahead typeahead   // keys typed while loading (typeahead.go)
@@ -348,7 +350,7 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		if m.screen == screenChooser {
 			m.screen, m.stack = screenPhase3, nil
 		}
-		if m.screen == screenDrill || m.screen == screenChain || m.screen == screenPlan { // their data is the old one
+		if m.screen == screenDrill || m.screen == screenChain || m.screen == screenPlan || m.screen == screenVerdict { // their data is the old one
 			m.screen, m.stack = screenPhase3, nil
 		}
 		m.layout()
@@ -425,14 +427,14 @@ func (m *Model) common() common {
 
 // paneAt is the pane of a screen, nil when it has none yet.
 func (m *Model) paneAt(s screen) pane {
-	if s < screenLoading || s > screenPlan {
+	if s < screenLoading || s > screenVerdict {
 		return nil
 	}
 	return [...]pane{
 		screenLoading: paneOrNil(m.loading), screenError: paneOrNil(m.errPane),
 		screenPhase1: paneOrNil(m.p1), screenSeries: paneOrNil(m.series), screenPhase2: paneOrNil(m.p2),
 		screenPhase3: paneOrNil(m.p3), screenDrill: paneOrNil(m.drill), screenChain: paneOrNil(m.chain),
-		screenChooser: paneOrNil(m.chooser), screenPlan: paneOrNil(m.plan),
+		screenChooser: paneOrNil(m.chooser), screenPlan: paneOrNil(m.plan), screenVerdict: paneOrNil(m.verdict),
 	}[s]
 }
 
@@ -453,7 +455,7 @@ func (m *Model) active() pane { return m.paneAt(m.screen) }
 // panes lists the panes that exist.
 func (m *Model) panes() []pane {
 	var out []pane
-	for s := screenLoading; s <= screenPlan; s++ {
+	for s := screenLoading; s <= screenVerdict; s++ {
 		if p := m.paneAt(s); p != nil {
 			out = append(out, p)
 		}
@@ -475,6 +477,8 @@ func (m *Model) open(p pane) {
 		m.chooser, s = p, screenChooser
 	case *planPane:
 		m.plan, s = p, screenPlan
+	case *verdictPane:
+		m.verdict, s = p, screenVerdict
 	default:
 		return
 	}
@@ -634,6 +638,10 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 		return true, nil
 	case key.Matches(msg, k.Plan) && (m.screen == screenPhase2 || m.screen == screenPhase3):
 		return true, m.showPlan()
+	case key.Matches(msg, k.Verdict) && m.screen != screenVerdict:
+		m.open(newVerdictPane(m.common()))
+		m.layout()
+		return true, nil
 	case key.Matches(msg, k.Note):
 		m.noteKey()
 		return true, nil

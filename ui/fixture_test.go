@@ -135,6 +135,14 @@ func fixture() *Data {
 	ds := &p3.DivergenceSummary
 	p3.Conclusion = &model.Phase3Conclusion{Verdict: model.VerdictForward, FwdDivergent: true, BwdDivergent: true,
 		FwdStart: start, BwdStart: ds.EarliestBwdDivergence, Fwd: &ds.Directions[0], Bwd: &ds.Directions[1], Operator: ds.Drilldown}
+	// the verdict the pipeline computes from it (analysis.Verdict): A
+	// diverges from B forward at L3 → device
+	fwd, op := "fwd", ds.Drilldown.Operator
+	p2.Verdict = &model.Verdict{Cause: model.CauseDevice, ActionID: "kernel_owner", Coordinate: coord,
+		Direction: &fwd, Layer: model.IntPtr(3), Operator: &op,
+		Evidence: []model.Evidence{{Rule: model.EvP3Divergence, Numbers: map[string]model.Float{"layer": 3},
+			Names: map[string]string{"direction": "fwd", "operator": op}}}}
+	p2.Verdict.Action = p2.Verdict.ActionText("en")
 	// any other layer: three operators, the second flagged
 	opsFor := func(anchor string, layer int, dir string) []model.DrillOp {
 		var out []model.DrillOp
@@ -210,6 +218,11 @@ func (f *fakeBackend) Pin(ctx context.Context, cur *Data, a *model.Anomaly) (*Da
 	nd.Pin = coordString(a)
 	p2.Pinned = true
 	p2.RootCauseCoordinate = &model.Coordinate{Step: model.IntPtr(a.Step), Rank: a.Rank, TargetName: a.TargetName, Norm: a.Norm, DeviationRatio: a.DeviationRatio}
+	if p2.Verdict != nil {
+		v := *p2.Verdict
+		v.Coordinate = p2.RootCauseCoordinate
+		p2.Verdict = &v
+	}
 	f.pins = append(f.pins, nd.Pin)
 	return &nd, nil
 }

@@ -91,6 +91,7 @@ var scenarios = []scenario{
 		steps: append(keys("3", "k", "enter"), step{wait: "operator 1 of 3"})},
 	{name: "op_chain", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "enter", "enter")},
 	{name: "help", backend: fixtureBackend, ready: "earliest first", steps: keys("?")},
+	{name: "verdict", backend: fixtureBackend, ready: "earliest first", steps: keys("v")},
 	{name: "chooser", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "c")},
 	{name: "empty", backend: emptyBackend, ready: "No anomaly"},
 	{name: "empty_phase3", backend: emptyBackend, ready: "No anomaly", steps: keys("3")},

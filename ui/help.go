@@ -38,14 +38,18 @@ func (m *Model) keyHelp() screenKeys {
 		return screenKeys{short: p.ShortHelp(), full: append(p.FullHelp(), []key.Binding{k.Suspend})}
 	}
 	full := append([][]key.Binding{{k.Phase1, k.Phase2, k.Phase3, k.Back, k.Help, k.Quit, k.Suspend}}, p.FullHelp()...)
-	root := []key.Binding{k.Pin, k.Unpin, k.Note, k.Report, k.Follow}
+	root := []key.Binding{k.Verdict, k.Pin, k.Unpin, k.Note, k.Report, k.Follow}
 	if m.screen == screenPhase2 || m.screen == screenPhase3 {
 		root = append(root, k.Plan)
 	}
 	if isCopySource(p) {
 		root = append(root, k.Copy)
 	}
-	return screenKeys{short: p.ShortHelp(), full: append(full, root)}
+	short := p.ShortHelp()
+	if m.screen != screenVerdict {
+		short = append(short, k.Verdict)
+	}
+	return screenKeys{short: short, full: append(full, root)}
 }
 
 // helpOverlay is the `?` screen: the current screen's bindings, grouped,

@@ -18,6 +18,7 @@ type keyMap struct {
 	BackTab, PrevMetric    key.Binding
 	Report, Help, Quit     key.Binding
 	Plan                   key.Binding
+	Verdict                key.Binding
 	Follow                 key.Binding
 	Suspend                key.Binding
 }
@@ -56,6 +57,7 @@ func newKeyMap() keyMap {
 		Control:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "choose C")),
 		Report:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "report")),
 		Plan:       key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "plan")),
+		Verdict:    key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "verdict")),
 		Follow:     key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "follow")),
 		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),

@@ -25,7 +25,7 @@ func (p *phase2Pane) eventLines(r *model.Phase2Result) []string {
 	if withBase {
 		base = fmt.Sprintf(" %-15s", "baseline")
 	}
-	// mark, id, opt, extent, ranks (up to "1000/1024"), params, conducts,
+	// mark, id, opt, cause, ranks (up to "1000/1024"), params, conducts,
 	// baseline; then the
 	// largest deviation when the coordinate keeps ≥ 24 columns
 	fixed := 2 + 3 + 8 + 14 + 10 + 7 + 11 + len(base)
@@ -46,7 +46,7 @@ func (p *phase2Pane) eventLines(r *model.Phase2Result) []string {
 	if showDev {
 		dev = fmt.Sprintf(" %9s", "max dev")
 	}
-	out = append(out, st.Header.Render(strings.TrimRight(fmt.Sprintf("  %-2s %7s %-13s %9s %6s %-10s%s%s%s", "#", "steps", "extent", "ranks", "params", "conducts", base, dev, coHead), " ")))
+	out = append(out, st.Header.Render(strings.TrimRight(fmt.Sprintf("  %-2s %7s %-13s %9s %6s %-10s%s%s%s", "#", "steps", "cause", "ranks", "params", "conducts", base, dev, coHead), " ")))
 	sharedBefore, rootShared := 0, false
 	for i := range r.Events {
 		e := &r.Events[i]
@@ -65,7 +65,7 @@ func (p *phase2Pane) eventLines(r *model.Phase2Result) []string {
 		if withBase {
 			b = fmt.Sprintf(" %-15s", e.Baseline)
 		}
-		extent := e.Extent
+		extent := eventCauseText(e)
 		if e.NonFinite {
 			extent += " ∞"
 		}
@@ -164,4 +164,21 @@ func eventsSummary(r *model.Phase2Result) string {
 		s += fmt.Sprintf("; %d on the baseline too (shared)", shared)
 	}
 	return s
+}
+
+// eventCauseText is an event's cause in the verdict's words, short: the
+// class, or "likely <class>" when one device's data cannot decide it
+// (the extent's reading); "?" when not judged (one dumped step).
+func eventCauseText(e *model.SpikeEvent) string {
+	switch {
+	case e.Cause == "":
+		return e.Extent
+	case e.Cause == model.CauseUndetermined && e.Likely != "":
+		return e.Likely + "?"
+	case e.Cause == model.CauseUndetermined:
+		return "?"
+	case e.Cause == model.CauseDynamics:
+		return "dynamics"
+	}
+	return e.Cause
 }

@@ -61,6 +61,7 @@ func phase2Backend(pinned bool) func() *fakeBackend {
 			panic(err)
 		}
 		d.P2 = p2
+		p2.Verdict = analysis.Verdict(analysis.VerdictInput{P1: d.P1, P1Baseline: d.P1Baseline, P2: p2})
 		return &fakeBackend{data: d}
 	}
 }
@@ -84,6 +85,7 @@ func fp16Backend() *fakeBackend {
 			panic(err)
 		}
 		d.P2 = p2
+		p2.Verdict = analysis.Verdict(analysis.VerdictInput{P1: d.P1, P1Baseline: d.P1Baseline, P2: p2})
 		fp16Built = d
 	})
 	return &fakeBackend{data: fp16Built}

@@ -3,6 +3,8 @@ package ui
 import (
 	"fmt"
 	"strings"
+
+	"spikescope/model"
 )
 
 // summaryTop is how many candidates the text summary lists.
@@ -18,6 +20,7 @@ func Summary(d *Data) string {
 	}
 	p1 := d.P1
 	fmt.Fprintf(&b, "spikescope summary: %s (%s), %d candidate(s)\n", p1.DBPath, p1.Format, len(p1.Anomalies))
+	b.WriteString(verdictSummary(d.verdict()))
 	// Loader warnings (skipped files, missing statistics) change what the
 	// conclusion may claim, so they come first.
 	for _, w := range p1.Warnings {
@@ -83,6 +86,24 @@ func Summary(d *Data) string {
 	}
 	for _, m := range d.Missing {
 		fmt.Fprintf(&b, "missing: %s\n", m)
+	}
+	return b.String()
+}
+
+// verdictSummary is the verdict as the text summary opens with it: the
+// headline, each evidence item, the action and what would decide it.
+func verdictSummary(v *model.Verdict) string {
+	if v == nil {
+		return "verdict: nothing anomalous (no cause to classify)\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "verdict: %s\n", strings.TrimPrefix(v.Headline("en"), "Verdict: "))
+	for i := range v.Evidence {
+		fmt.Fprintf(&b, "  evidence: %s\n", v.Evidence[i].Render("en"))
+	}
+	fmt.Fprintf(&b, "  action: %s\n", v.ActionText("en"))
+	if v.Decide != "" && v.ActionID != "collect" {
+		fmt.Fprintf(&b, "  would decide: %s\n", v.Decide)
 	}
 	return b.String()
 }

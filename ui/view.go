@@ -104,7 +104,7 @@ func (m *Model) header() []string {
 	}
 	l1 := st.Title.Render(title) + st.Dim.Render(shape) + "  " + pin
 	if m.screen == screenLoading || m.screen == screenError {
-		return []string{l1, ""}
+		return []string{l1, "", ""}
 	}
 	var tabs []string
 	for i, t := range []struct {
@@ -119,7 +119,7 @@ func (m *Model) header() []string {
 		}
 	}
 	tabLine := strings.Join(tabs, "")
-	return []string{l1, tabLine + " " + m.breadcrumb(m.w-ansi.StringWidth(tabLine)-1)}
+	return []string{l1, tabLine + " " + m.breadcrumb(m.w-ansi.StringWidth(tabLine)-1), verdictLine(m.data, st, m.w)}
 }
 
 // runShape is the run's pipeline shape for the header: "PP 2 × VPP 2",
@@ -257,7 +257,7 @@ func fitKeys(keys []key.Binding, width int) ([]key.Binding, bool) {
 	return keys[:n], true
 }
 
-// helpFirst moves ? (keys and legend) and q to the front of a short help
+// helpFirst moves ? (keys and legend), q and v (the verdict) to the front of a short help
 // line too wide for width cells: the line is cut at its end, and those
 // two are what a new user needs to find the rest.
 func helpFirst(short []key.Binding, width int) []key.Binding {
@@ -266,7 +266,7 @@ func helpFirst(short []key.Binding, width int) []key.Binding {
 	}
 	var first, rest []key.Binding
 	for _, b := range short {
-		if k := b.Help().Key; k == "?" || k == "q" {
+		if k := b.Help().Key; k == "?" || k == "q" || k == "v" {
 			first = append(first, b)
 		} else {
 			rest = append(rest, b)

@@ -1,0 +1,94 @@
+package report
+
+import (
+	"strconv"
+	"strings"
+
+	"spikescope/model"
+)
+
+// verdictDict is the wording of the verdict section (zh, en).
+var verdictDict = map[string][2]string{
+	"v.title":     {"结论（根因与下一步）", "Verdict (root cause and what to do)"},
+	"v.none":      {"无异常：无候选尖刺，也无分层偏离，因此没有根因类别。", "Nothing anomalous: no spike candidate and no layer divergence, so there is no cause to classify."},
+	"v.cause":     {"原因类别: **%s**", "Cause: **%s**"},
+	"v.where":     {"位置: %s", "Where: %s"},
+	"v.conducts":  {"该尖刺传导到 opt_step %s", "the spike conducts into optimizer step(s) %s"},
+	"v.events":    {"另有 %d 个独立事件（见表 3）", "%d other independent event(s) (Table 3)"},
+	"v.impact1":   {"step %d 的梯度尖刺", "the gradient spike at step %d"},
+	"v.decide":    {"可判定的数据: %s", "What would decide it: %s"},
+	"v.param":     {"参数不定位根因: %s", "The parameter does not locate the origin: %s"},
+	"v.parameter": {"参数", "parameter"},
+}
+
+func init() {
+	for k, v := range verdictDict {
+		dict[k] = v
+	}
+}
+
+// verdictSection opens the report: the verdict of every phase that ran,
+// in the problem / evidence / impact / suggestion form.
+func (r *renderer) verdictSection() {
+	r.heading(2, r.t("v.title"))
+	v := r.in.verdict()
+	if v == nil {
+		r.line(r.t("v.none"))
+		return
+	}
+	lang := r.lang()
+	c := conclusion{}
+	c.problem = append(c.problem, r.tf("v.cause", v.CauseText(lang)))
+	if w := v.Where(lang); w != "" {
+		c.problem = append(c.problem, r.tf("v.where", w))
+	}
+	for i := range v.Evidence {
+		c.evidence = append(c.evidence, v.Evidence[i].Render(lang))
+	}
+	c.impact = r.verdictImpact(v)
+	c.suggestion = append(c.suggestion, v.ActionText(lang))
+	if v.Decide != "" && v.ActionID != "collect" {
+		c.suggestion = append(c.suggestion, r.tf("v.decide", v.Decide))
+	}
+	r.line("**" + v.Headline(lang) + "**")
+	r.writeConclusion(c)
+}
+
+// verdictImpact is what the root spike reaches.
+func (r *renderer) verdictImpact(v *model.Verdict) []string {
+	var out []string
+	p2 := r.in.P2
+	if p2 != nil {
+		for i := range p2.Events {
+			e := &p2.Events[i]
+			if !e.Root {
+				continue
+			}
+			if e.Conducts {
+				out = append(out, r.tf("v.conducts", model.JoinInts(e.ConductsInto, ", ")))
+			} else {
+				out = append(out, r.tf("v.impact1", e.RootStep))
+			}
+		}
+		if n := len(p2.Events) - 1; n > 0 {
+			out = append(out, r.tf("v.events", n))
+		}
+	}
+	if co := v.Coordinate; co != nil && !co.ParamDecides() && co.ParameterNote != "" {
+		out = append(out, r.tf("v.param", co.ParameterNote))
+	}
+	return out
+}
+
+// verdictParam is the parameter the HTML Phase 1 figure plots for the
+// verdict ("" when none).
+func verdictParam(in *Input) string {
+	v := in.verdict()
+	if v == nil {
+		return ""
+	}
+	return v.Parameter()
+}
+
+var _ = strconv.Itoa
+var _ = strings.TrimSpace
