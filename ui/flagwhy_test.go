@@ -45,3 +45,20 @@ func TestFlagWhy(t *testing.T) {
 		t.Errorf("drill-down line %q", got)
 	}
 }
+
+// Phase 1's line under the table gives the selected candidate's numbers:
+// its norm against its own median, the test that flagged it and the
+// thresholds it had to pass; a NaN/Inf says it is a candidate by itself.
+func TestPhase1FlagWhy(t *testing.T) {
+	a := &model.Anomaly{Norm: 9.5, DeviationRatio: 7.92, BaselineMedian: 1.2, Trigger: "iqr+mad"}
+	got := strings.Join(p1FlagWhy(a, map[string]float64{"min_effect": 1.5, "tail_spreads": 9}), " · ")
+	for _, w := range []string{"norm 9.5 = 7.92× its own median 1.2", "flagged: ", "needs ≥ 1.5× its median and ≥ 9 noise spreads"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("%q lacks %q", got, w)
+		}
+	}
+	a.NonFinite = true
+	if got := p1FlagWhy(a, nil); len(got) != 1 || !strings.Contains(got[0], "NaN/Inf") {
+		t.Errorf("non-finite: %q", got)
+	}
+}

@@ -168,8 +168,8 @@ func (p *phase1Pane) SetSize(w, h int) {
 	if w >= 140 {
 		p.tbl.cols[p1ColTrigger].width = 16 // "micro-step jump" in full
 	}
-	// overview, status line, table header, detail line
-	p.tbl.setHeight(h - len(p.overviewLines()) - 3)
+	// overview, status line, table header, detail line, flag line
+	p.tbl.setHeight(h - len(p.overviewLines()) - 4)
 }
 
 // nameMin is the parameter column's minimum width: what the shortened
@@ -389,8 +389,10 @@ func (p *phase1Pane) View() []string {
 		}
 		return ""
 	})...)
-	if a := p.candidate(); a != nil { // the selected row's full name
+	if a := p.candidate(); a != nil { // the selected row's full name, and why it is flagged
 		lines = append(lines, st.Dim.Render(detailLines(rn.param(a)+modelLayerNote(a), p.width, 1)[0]))
+		why := p1FlagWhy(a, p.data.P1.Thresholds)
+		lines = append(lines, st.Dim.Render(fit(fitJoin(p.width, why[0], why[1:]...), p.width, false)))
 	}
 	return lines
 }
@@ -410,4 +412,24 @@ func notesOnScreen2(n int) string {
 		return "⚠ 1 note on screen 2"
 	}
 	return fmt.Sprintf("⚠ %d notes on screen 2", n)
+}
+
+// p1FlagWhy is what decided a candidate, in parts a narrow screen drops
+// from the end: its norm against its own history's median, the test that
+// flagged it, and the minimum effect (and noise floor) it had to pass.
+func p1FlagWhy(a *model.Anomaly, th map[string]float64) []string {
+	if a.NonFinite {
+		return []string{"flagged: NaN/Inf — a candidate by itself, whatever its history"}
+	}
+	parts := []string{fmt.Sprintf("why: norm %s = %s× its own median %s", fmtNum(float64(a.Norm)),
+		fmtNum(float64(a.DeviationRatio)), fmtNum(float64(a.BaselineMedian)))}
+	parts = append(parts, triggerWhy(a.Trigger))
+	if me, ok := th["min_effect"]; ok && me > 0 {
+		need := "needs ≥ " + strconv.FormatFloat(me, 'f', -1, 64) + "× its median"
+		if ts, ok := th["tail_spreads"]; ok && ts > 0 {
+			need += " and ≥ " + strconv.FormatFloat(ts, 'f', -1, 64) + " noise spreads above it"
+		}
+		parts = append(parts, need)
+	}
+	return parts
 }
