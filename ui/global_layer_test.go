@@ -54,3 +54,16 @@ func TestAutomaticCIsMarked(t *testing.T) {
 		t.Fatal("a C the user gave is marked as chosen for them")
 	}
 }
+
+// Phase 2's root coordinate on a pipeline stage names the model's layer.
+func TestPhase2CoordinateModelLayer(t *testing.T) {
+	d := fixture()
+	c := *d.P2.RootCauseCoordinate
+	c.TargetName, c.GlobalLayer = "layers.0.mlp.dense_4h_to_h.weight", model.IntPtr(3)
+	d.P2.RootCauseCoordinate = &c
+	m := loaded(t, fixtureBackend(), d, 160, 48, true)
+	press(m, "2")
+	if !strings.Contains(screenText(m), "model layer 3") {
+		t.Fatalf("Phase 2 lacks the model layer:\n%s", screenText(m))
+	}
+}

@@ -146,6 +146,11 @@ func (p *phase2Pane) headLines(r *model.Phase2Result) []string {
 		if c.Delta != nil {
 			items = append(items, "Δ "+fmtNum(float64(*c.Delta)))
 		}
+		if c.GlobalLayer != nil { // a stage-local name's layer in the model's numbering
+			if n, ok := model.LayerIndex(c.TargetName); !ok || n != *c.GlobalLayer {
+				items = append(items, "model layer "+strconv.Itoa(*c.GlobalLayer))
+			}
+		}
 		if model.Finite(float64(c.Norm)) && model.Finite(float64(c.DeviationRatio)) {
 			items = append(items, fmtNum(float64(c.DeviationRatio))+"× its own history")
 		} else { // a NaN/Inf has no ratio to its baseline: it is anomalous by itself
