@@ -12,16 +12,34 @@ import (
 // Phase 1 output). It reads those strings, bare numbers and null (→ NaN).
 type Float float64
 
+// NonFiniteWord is how every output names a non-finite value ("NaN",
+// "Inf", "-Inf"); ok is false for a finite v.
+func NonFiniteWord(v float64) (string, bool) {
+	switch {
+	case math.IsNaN(v):
+		return "NaN", true
+	case math.IsInf(v, 1):
+		return "Inf", true
+	case math.IsInf(v, -1):
+		return "-Inf", true
+	}
+	return "", false
+}
+
+// FormatG is v with digits significant digits ('g'), a non-finite value by
+// its word: the numbers of every sentence the outputs write.
+func FormatG(v float64, digits int) string {
+	if w, ok := NonFiniteWord(v); ok {
+		return w
+	}
+	return strconv.FormatFloat(v, 'g', digits, 64)
+}
+
 // MarshalJSON writes NaN and ±Inf as strings so that the output stays JSON.
 func (f Float) MarshalJSON() ([]byte, error) {
 	v := float64(f)
-	switch {
-	case math.IsNaN(v):
-		return []byte(`"NaN"`), nil
-	case math.IsInf(v, 1):
-		return []byte(`"Inf"`), nil
-	case math.IsInf(v, -1):
-		return []byte(`"-Inf"`), nil
+	if w, ok := NonFiniteWord(v); ok {
+		return []byte(`"` + w + `"`), nil
 	}
 	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
 }

@@ -218,18 +218,7 @@ func (v *Verdict) Headline(lang string) string {
 }
 
 // num formats a number for a sentence.
-func num(f Float) string {
-	x := float64(f)
-	switch {
-	case math.IsNaN(x):
-		return "NaN"
-	case math.IsInf(x, 1):
-		return "Inf"
-	case math.IsInf(x, -1):
-		return "-Inf"
-	}
-	return strconv.FormatFloat(x, 'g', 3, 64)
-}
+func num(f Float) string { return FormatG(float64(f), 3) }
 
 func (e *Evidence) n(k string) string { return num(e.Numbers[k]) }
 func (e *Evidence) i(k string) string { return strconv.Itoa(int(e.Numbers[k])) }

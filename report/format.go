@@ -1,7 +1,6 @@
 package report
 
 import (
-	"math"
 	"strconv"
 	"strings"
 
@@ -12,17 +11,7 @@ import (
 const sigDigits = 4
 
 // num prints v with four significant digits; NaN and ±Inf as NaN, Inf, -Inf.
-func num(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
-	}
-	return strconv.FormatFloat(v, 'g', sigDigits, 64)
-}
+func num(v float64) string { return model.FormatG(v, sigDigits) }
 
 // ratio prints a ratio as "1.95x": four significant digits, at least one
 // decimal so that an exact 1 reads "1.0x" like the seed's tables.

@@ -14,13 +14,10 @@ import (
 // fmtNum formats a statistic compactly (at most 9 cells): four significant
 // digits, exponent form for very large or very small magnitudes.
 func fmtNum(v float64) string {
+	if w, ok := model.NonFiniteWord(v); ok {
+		return w
+	}
 	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
 	case v == 0:
 		return "0"
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"spikescope/outfile"
@@ -19,16 +18,12 @@ import (
 // planPane shows the next-collection plan (PLAN.md): what to rerun on
 // which device and why. `w` on the Phase 2/3 screens opens it and writes
 // the plan beside the reports.
-type planPane struct {
-	common
-	sv scrollView
-}
+type planPane struct{ textPage }
 
-func newPlanPane(c common) *planPane { return &planPane{common: c} }
-
-func (p *planPane) SetSize(w, h int) {
-	p.common.SetSize(w, h)
-	p.sv.height = h - 1 // the last line says where the view is
+func newPlanPane(c common) *planPane {
+	p := &planPane{textPage{common: c}}
+	p.text = p.lines
+	return p
 }
 
 func (p *planPane) lines() []string {
@@ -61,28 +56,6 @@ func (p *planPane) lines() []string {
 	}
 	return out
 }
-
-func (p *planPane) View() []string {
-	all := p.lines()
-	win := p.sv.window(all)
-	return append(win, p.st.Dim.Render(scrollInfo("line", p.sv.offset, len(win), len(all))))
-}
-
-// Update scrolls the plan.
-func (p *planPane) Update(m tea.Msg) reply {
-	msg, ok := m.(tea.KeyPressMsg)
-	if !ok {
-		return reply{}
-	}
-	return reply{handled: p.sv.navigate(msg, p.keys, len(p.lines()))}
-}
-
-func (p *planPane) ShortHelp() []key.Binding {
-	k := p.keys
-	return []key.Binding{k.Up, k.Down, k.Back, k.Help, k.Quit}
-}
-
-func (p *planPane) FullHelp() [][]key.Binding { return [][]key.Binding{p.keys.rows()} }
 
 func (p *planPane) Crumb() string { return "next-collection plan" }
 

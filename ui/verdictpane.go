@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"spikescope/model"
@@ -116,16 +114,12 @@ func verdictLine(d *Data, st Styles, width int) string {
 // verdictPane shows the verdict in full: cause, where, the evidence (each
 // rule with its numbers), the action and what would decide it. `v` opens
 // it on every phase screen.
-type verdictPane struct {
-	common
-	sv scrollView
-}
+type verdictPane struct{ textPage }
 
-func newVerdictPane(c common) *verdictPane { return &verdictPane{common: c} }
-
-func (p *verdictPane) SetSize(w, h int) {
-	p.common.SetSize(w, h)
-	p.sv.height = h - 1
+func newVerdictPane(c common) *verdictPane {
+	p := &verdictPane{textPage{common: c}}
+	p.text = p.lines
+	return p
 }
 
 func (p *verdictPane) lines() []string {
@@ -175,28 +169,6 @@ func orNone(s string) string {
 	}
 	return s
 }
-
-func (p *verdictPane) View() []string {
-	all := p.lines()
-	win := p.sv.window(all)
-	return append(win, p.st.Dim.Render(scrollInfo("line", p.sv.offset, len(win), len(all))))
-}
-
-// Update scrolls the verdict.
-func (p *verdictPane) Update(m tea.Msg) reply {
-	msg, ok := m.(tea.KeyPressMsg)
-	if !ok {
-		return reply{}
-	}
-	return reply{handled: p.sv.navigate(msg, p.keys, len(p.lines()))}
-}
-
-func (p *verdictPane) ShortHelp() []key.Binding {
-	k := p.keys
-	return []key.Binding{k.Up, k.Down, k.Back, k.Help, k.Quit}
-}
-
-func (p *verdictPane) FullHelp() [][]key.Binding { return [][]key.Binding{p.keys.rows()} }
 
 func (p *verdictPane) Crumb() string { return "verdict" }
 
