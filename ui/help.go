@@ -122,42 +122,30 @@ func helpOverlay(h help.Model, keys help.KeyMap, st Styles, width, height int, f
 	return append(out, st.Dim.Render(scrollInfo("line", *off, room, len(body))+" (↑/↓ pgup/pgdn)"))
 }
 
-// helpScroll moves the help overlay with the arrow and page keys, and with
-// j/k, g/G and ctrl+d/u unless a filter is being typed; it reports whether
-// the key was one of them.
+// helpScroll moves the help overlay with the list keys every screen scrolls
+// with (keys.go: arrows, j/k, g/G, pages, ctrl+d/u) — only the keys without
+// text while a filter is typed; it reports whether the key was one of them.
 func (m *Model) helpScroll(msg tea.KeyPressMsg) bool {
-	k := msg.String()
-	if !m.helpTyping { // the list keys scroll as on every screen
-		switch k {
-		case "k":
-			k = "up"
-		case "j":
-			k = "down"
-		case "g":
-			k = "home"
-		case "G":
-			k = "end"
-		case "ctrl+u":
-			m.helpOff -= (m.bodyHeight() - 2) / 2
-			k = ""
-		case "ctrl+d":
-			m.helpOff += (m.bodyHeight() - 2) / 2
-			k = ""
-		}
+	if m.helpTyping && msg.Text != "" { // letters are the filter's then
+		return false
 	}
-	switch k {
-	case "":
-	case "up":
+	k, page := m.keys, m.bodyHeight()-2
+	switch {
+	case key.Matches(msg, k.Up):
 		m.helpOff--
-	case "down":
+	case key.Matches(msg, k.Down):
 		m.helpOff++
-	case "pgup":
-		m.helpOff -= m.bodyHeight() - 2
-	case "pgdown":
-		m.helpOff += m.bodyHeight() - 2
-	case "home":
+	case key.Matches(msg, k.PageUp):
+		m.helpOff -= page
+	case key.Matches(msg, k.PageDown):
+		m.helpOff += page
+	case key.Matches(msg, k.HalfUp):
+		m.helpOff -= page / 2
+	case key.Matches(msg, k.HalfDown):
+		m.helpOff += page / 2
+	case key.Matches(msg, k.Top):
 		m.helpOff = 0
-	case "end":
+	case key.Matches(msg, k.Bottom):
 		m.helpOff = 1 << 20
 	default:
 		return false
