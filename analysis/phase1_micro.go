@@ -273,6 +273,7 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 			s.ratio[j] = math.NaN()
 		}
 	}
+	c.tails.reserve(c.d.Rows.Len())
 	s.dlo = len(c.tails.diffs)
 	c.microDiffs(s, nk)
 	s.dhi = len(c.tails.diffs)

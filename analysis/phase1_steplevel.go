@@ -45,6 +45,7 @@ func (c *p1) stepLevelSpikes() {
 		for k, v := range vals {
 			norm[k] = v / fac[k]
 		}
+		c.tails.reserve(c.d.Rows.Len())
 		dstart := len(c.tails.diffs)
 		for _, g := range c.ix.targetGroups(t) {
 			c.tails.addDiffs(norm[int(g.Lo)-lo:int(g.Hi)-lo], ts[int(g.Lo)-lo:int(g.Hi)-lo])

@@ -50,6 +50,17 @@ type tailScratch struct {
 	pend    []pending
 	maxZ    float64 // largest z of a value left out by the floor
 	dropped int
+	pre     []float64 // spreadBefore's scratch
+}
+
+// reserve sizes the changes once for a pass over rows rows (a series has
+// fewer changes than rows): appending value by value doubled them up to 2×
+// their size and copied them on the way (12 bytes a row, 16M rows).
+func (t *tailScratch) reserve(rows int) {
+	if cap(t.diffs) < rows {
+		t.diffs = append(make([]float64, 0, rows), t.diffs...)
+		t.at = append(make([]int32, 0, rows), t.at...)
+	}
 }
 
 // pending is a value that passed the robust thresholds.
@@ -95,12 +106,13 @@ const minOwnChanges = 4 * minHistory
 // spreadBefore is the noise spread of the changes diffs[lo:hi] at steps
 // before first: 0 when fewer than need come before it.
 func (t *tailScratch) spreadBefore(lo, hi int, first int32, need int) float64 {
-	var pre []float64
+	pre := t.pre[:0]
 	for i := lo; i < hi; i++ {
 		if t.at[i] < first {
 			pre = append(pre, t.diffs[i])
 		}
 	}
+	t.pre = pre
 	if len(pre) < need {
 		return 0
 	}
