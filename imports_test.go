@@ -32,6 +32,18 @@ func TestImportRules(t *testing.T) {
 		if pkg != mod && has(mod+"/ingest") && has(mod+"/analysis") {
 			both = append(both, pkg)
 		}
+		// Sentences are made from reasons in words, never by the rules
+		// (analysis) or the readers (ingest); words says only model's data.
+		if (pkg == mod+"/analysis" || pkg == mod+"/ingest") && has(mod+"/words") {
+			t.Errorf("%s imports words: a rule or a reader returns reasons, the faces say them", pkg)
+		}
+		if pkg == mod+"/words" {
+			for _, p := range imports {
+				if strings.HasPrefix(p, mod+"/") && p != mod+"/model" {
+					t.Errorf("words imports %s: it renders model's reasons only", p)
+				}
+			}
+		}
 		if isUI(pkg) && (has(mod+"/ingest") || has(mod+"/analysis")) {
 			t.Errorf("%s imports ingest or analysis: the TUI goes through the pipeline", pkg)
 		}
