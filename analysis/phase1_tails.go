@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"spikescope/model"
 )
@@ -105,17 +106,28 @@ const minOwnChanges = 4 * minHistory
 
 // spreadBefore is the noise spread of the changes diffs[lo:hi] at steps
 // before first: 0 when fewer than need come before it.
+//
+// The changes are counted first and the scratch sized once: grown by
+// append over the whole run's changes (the run's spread) it doubled up to
+// twice their size, garbage as large as the changes on top of them (Phase
+// 1's largest allocation, 8 bytes a row and more).
 func (t *tailScratch) spreadBefore(lo, hi int, first int32, need int) float64 {
-	pre := t.pre[:0]
+	n := 0
+	for _, at := range t.at[lo:hi] {
+		if at < first {
+			n++
+		}
+	}
+	if n < need {
+		return 0
+	}
+	pre := slices.Grow(t.pre[:0], n)
 	for i := lo; i < hi; i++ {
 		if t.at[i] < first {
 			pre = append(pre, t.diffs[i])
 		}
 	}
 	t.pre = pre
-	if len(pre) < need {
-		return 0
-	}
 	q := quickSelect(pre, len(pre)/4)
 	return q / (lowQuartileZ * math.Sqrt2)
 }

@@ -160,11 +160,11 @@ func largeCSVTree(b *testing.B, rows int) string {
 	return filepath.Join(root, "tree")
 }
 
-// BenchmarkCSVLarge reads the 2M- and 16M-row v1 trees (LoadCSV, parallel
+// BenchmarkCSVLarge reads the 2M-, 4M- and 16M-row v1 trees (LoadCSV, parallel
 // over files) and, in the same run on the same files, the floor: `cat` of
 // every file to /dev/null (warm cache; the first read warms it).
 func BenchmarkCSVLarge(b *testing.B) {
-	for _, rows := range []int{2_000_000, 16_000_000} {
+	for _, rows := range []int{2_000_000, 4_000_000, 16_000_000} {
 		name := strconv.Itoa(rows/1_000_000) + "M"
 		b.Run("read="+name, func(b *testing.B) {
 			root := largeCSVTree(b, rows)

@@ -18,8 +18,13 @@ import (
 const floorQuery = "SELECT count(*), sum(rank), sum(step), sum(target_id), sum(metric_id), sum(norm), sum(min), sum(max), sum(mean) FROM trend_data"
 
 // scaleTrendDB returns a cached trend.db of rows rows (synth.WriteLargeTrendDB,
-// window 8) under $TMPDIR/spikescope-bench/.
+// window 8) under $TMPDIR/spikescope-bench/, or the file of
+// $SPIKESCOPE_TRENDDB_<rows> when set (e.g. one written by
+// `go run ./testdata/gen -large-trenddb`).
 func scaleTrendDB(b *testing.B, rows int) string {
+	if p := os.Getenv("SPIKESCOPE_TRENDDB_" + strconv.Itoa(rows)); p != "" {
+		return p
+	}
 	dir := filepath.Join(os.TempDir(), "spikescope-bench")
 	path := filepath.Join(dir, "scale-"+strconv.Itoa(rows)+".trend.db")
 	if _, err := os.Stat(path); err == nil {
@@ -39,11 +44,11 @@ func scaleTrendDB(b *testing.B, rows int) string {
 	return path
 }
 
-// BenchmarkTrendDBScale reads 2M- and 16M-row trend.db files and, in the
+// BenchmarkTrendDBScale reads 2M-, 4M- and 16M-row trend.db files and, in the
 // same run on the same file, the sqlite3 aggregate floor (skipped without
 // the sqlite3 CLI). The issue's target: reader ≤ 1.5× floor.
 func BenchmarkTrendDBScale(b *testing.B) {
-	for _, rows := range []int{2_000_000, 16_000_000} {
+	for _, rows := range []int{2_000_000, 4_000_000, 16_000_000} {
 		name := strconv.Itoa(rows/1_000_000) + "M"
 		b.Run(name+"/reader", func(b *testing.B) {
 			path := scaleTrendDB(b, rows)

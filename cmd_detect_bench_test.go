@@ -1,0 +1,34 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkDetectLarge runs the whole `spikescope detect` (read, sort into
+// series, statistics off the heap, Phase 1–2, JSON) on the inputs named by
+// $SPIKESCOPE_DETECT_BENCH (a path list, e.g. a trend.db and a v1 CSV tree
+// written by `go run ./testdata/gen -large-trenddb/-large-csv`); skipped
+// without it. For profiling the whole command in one process:
+//
+//	SPIKESCOPE_DETECT_BENCH=/tmp/x/4m.trend.db go test -run '^$' -bench DetectLarge -benchtime 2x -cpuprofile cpu.out
+func BenchmarkDetectLarge(b *testing.B) {
+	list := os.Getenv("SPIKESCOPE_DETECT_BENCH")
+	if list == "" {
+		b.Skip("SPIKESCOPE_DETECT_BENCH not set")
+	}
+	for _, in := range filepath.SplitList(list) {
+		b.Run(filepath.Base(in), func(b *testing.B) {
+			out := filepath.Join(b.TempDir(), "out.json")
+			b.ReportAllocs()
+			for b.Loop() {
+				var stdout, stderr bytes.Buffer
+				if code := run([]string{"detect", in, "-o", out}, &stdout, &stderr); code != 0 {
+					b.Fatalf("detect %s: exit %d: %s", in, code, stderr.String())
+				}
+			}
+		})
+	}
+}
