@@ -40,12 +40,18 @@ func holdLess(input string, d *model.MonitorData) {
 	if d.Rows.Mapped || d.Rows.Len() == 0 || d.Rows.Len() < SpillStatsMinRows {
 		return
 	}
-	SpillStats(input, d)
-	if d.Rows.Slack() {
-		// collect first: the trimmed columns then take the room of what the
-		// sort and the spill left behind (the key columns, the sort's
-		// scratch, the heap min/max/mean) instead of adding to the peak
+	spilled := SpillStats(input, d)
+	if spilled || d.Rows.Slack() {
+		// collect first: the trimmed columns, and the analysis after the
+		// load, then take the room of what the sort and the spill left
+		// behind (the key columns, the sort's scratch, the heap
+		// min/max/mean) instead of adding to the peak. Without it the
+		// collector (GOGC=100) next runs only when the heap doubles the
+		// live rows of the load's last collection, and Phase 1's scratch
+		// was laid on top of that garbage (trend.db: no slack to trim).
 		runtime.GC()
+	}
+	if d.Rows.Slack() {
 		d.Rows.Trim()
 	}
 }
