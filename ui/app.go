@@ -582,7 +582,7 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 	if p == nil {
 		return false, nil
 	}
-	if t, ok := p.(textInput); ok && t.capturing() {
+	if p.capturing() {
 		r := p.Update(msg)
 		m.status = r.status
 		return true, m.apply(r)
@@ -645,8 +645,8 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 	case key.Matches(msg, k.Note):
 		m.noteKey()
 		return true, nil
-	case key.Matches(msg, k.Copy) && isCopySource(p):
-		return true, m.copySelected(p.(copySource))
+	case key.Matches(msg, k.Copy) && copies(p):
+		return true, m.copySelected(p)
 	case key.Matches(msg, k.Follow):
 		return true, m.toggleFollow()
 	}
@@ -690,7 +690,8 @@ func (m *Model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-func isCopySource(p pane) bool { _, ok := p.(copySource); return ok }
+// copies says whether y is a key of pane p: it has something to copy.
+func copies(p pane) bool { _, what := p.copyText(); return what != "" }
 
 // helpKey scrolls the help overlay (arrows and the list keys j/k, g/G,
 // ctrl+d/u), edits its filter after / or closes it.
@@ -737,8 +738,8 @@ func (m *Model) helpKey(msg tea.KeyPressMsg) {
 // pinSelected pins the candidate under the cursor (Phase 1 or its series).
 func (m *Model) pinSelected() tea.Cmd {
 	var a *model.Anomaly
-	if c, ok := m.active().(candidateSource); ok {
-		a = c.candidate()
+	if p := m.active(); p != nil {
+		a = p.candidate()
 	}
 	if a == nil {
 		m.status = "select a candidate (Phase 1 or 2) to pin it"

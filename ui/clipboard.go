@@ -12,14 +12,8 @@ import (
 // `y` copies what is selected to the clipboard with OSC 52: the terminal
 // (or tmux with set-clipboard on) sets its clipboard, so it works over SSH
 // with no clipboard tool on the remote machine. A coordinate is copied in
-// the form `spikescope --pin` reads, an operator as its key.
-
-// copySource is a pane with something to copy under the cursor.
-type copySource interface {
-	// copyText is the text to copy and what it is ("coordinate",
-	// "operator key"); "" when nothing is selected.
-	copyText() (text, what string)
-}
+// the form `spikescope --pin` reads, an operator as its key; what a pane
+// copies is its copyText() (pane.go), beside its View.
 
 // pinText is a coordinate in --pin syntax, the order the pipeline writes
 // pins in: opt, ms, rank, step, then param last (the rest of the text is the
@@ -95,40 +89,9 @@ func coordinatePin(c *model.Coordinate) string {
 	return pinText(c.OptimizerStep, c.MicroStep, c.Rank, c.Step, c.TargetName)
 }
 
-func (p *phase1Pane) copyText() (string, string) { return anomalyPin(p.candidate()), "coordinate" }
-func (s *seriesPane) copyText() (string, string) { return anomalyPin(s.a), "coordinate" }
-
-// copyText on Phase 2 is the candidate under the cursor (the one `p`
-// pins), else the root-cause coordinate.
-func (p *phase2Pane) copyText() (string, string) {
-	if a := p.candidate(); a != nil {
-		return anomalyPin(a), "coordinate"
-	}
-	if p.data == nil || p.data.P2 == nil {
-		return "", "coordinate"
-	}
-	return coordinatePin(p.data.P2.RootCauseCoordinate), "coordinate"
-}
-
-func (p *phase3Pane) copyText() (string, string) {
-	if p.data == nil || p.data.P2 == nil {
-		return "", "coordinate"
-	}
-	return coordinatePin(p.data.P2.RootCauseCoordinate), "coordinate"
-}
-
-func (p *drillPane) copyText() (string, string) {
-	if op := p.selected(); op != nil {
-		return op.Key, "operator key"
-	}
-	return "", "operator key"
-}
-
-func (p *chainPane) copyText() (string, string) { return p.op, "operator key" }
-
 // copySelected is `y`: the clipboard command and the footer line.
-func (m *Model) copySelected(c copySource) tea.Cmd {
-	text, what := c.copyText()
+func (m *Model) copySelected(p pane) tea.Cmd {
+	text, what := p.copyText()
 	if text == "" {
 		m.status = "nothing selected to copy"
 		return nil

@@ -234,6 +234,36 @@ func (p *drillPane) FullHelp() [][]key.Binding {
 
 func (p *drillPane) Crumb() string { return fmt.Sprintf("L%d ops (%s)", p.layer, p.dir) }
 
+func (p *drillPane) marks() []string {
+	out := []string{
+		legendLine("◆", "the drill-down operator: the first of the layer to diverge"),
+		legendLine("!", "a flagged operator (its degree diverges)"),
+	}
+	if p.flags == nil || p.flagsOf != len(p.ops) { // the ops arrive later (setOps)
+		p.flags, p.flagsOf, p.unaligned = &quadFlags{}, len(p.ops), false
+		for i := range p.ops {
+			for _, m := range p.ops[i].Metrics {
+				p.flags.merge(&m)
+			}
+			p.unaligned = p.unaligned || !p.ops[i].Aligned
+		}
+	}
+	f := *p.flags
+	if p.unaligned {
+		out = append(out, legendLine("(unaligned) ≠", "the operator has no counterpart in B: it is not compared"))
+	}
+	out = append(out, legendLine("L3 fwd.0", "layer 3 (the module path every name shares and the class are left out), the pass and its call"))
+	out = append(out, degreeLegend(f)...)
+	return append(out, colsLegend(&p.tbl, p.width)...)
+}
+
+func (p *drillPane) copyText() (string, string) {
+	if op := p.selected(); op != nil {
+		return op.Key, "operator key"
+	}
+	return "", "operator key"
+}
+
 // applyFilter keeps the operators whose key contains the filter text.
 func (p *drillPane) applyFilter() {
 	q := strings.ToLower(strings.TrimSpace(p.filter.text))
@@ -456,6 +486,15 @@ func (p *chainPane) ShortHelp() []key.Binding {
 func (p *chainPane) FullHelp() [][]key.Binding { return [][]key.Binding{p.keys.rows()} }
 
 func (p *chainPane) Crumb() string { return "chain of " + namesOf(p.data).ops.fit(p.op, 28) }
+
+func (p *chainPane) marks() []string {
+	return []string{
+		legendLine("◆", "the operator itself; ↑1 ↑2 … the operators computed before it, nearest first"),
+		legendLine("same", "agrees with B · F!/B! diverges · unaligned: no counterpart in B · outside: not in this layer's list"),
+	}
+}
+
+func (p *chainPane) copyText() (string, string) { return p.op, "operator key" }
 
 // linkLine is one chain entry: state first (names are long and get cut).
 func (p *chainPane) linkLine(pos string, l chainLink) string {

@@ -42,7 +42,7 @@ func (m *Model) keyHelp() screenKeys {
 	if m.screen == screenPhase2 || m.screen == screenPhase3 {
 		root = append(root, k.Plan)
 	}
-	if isCopySource(p) {
+	if copies(p) {
 		root = append(root, k.Copy)
 	}
 	short := p.ShortHelp()

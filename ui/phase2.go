@@ -545,6 +545,44 @@ func (p *phase2Pane) FullHelp() [][]key.Binding {
 
 func (p *phase2Pane) Crumb() string { return "Phase 2" }
 
+func (p *phase2Pane) marks() []string {
+	if p.data == nil || p.data.P2 == nil {
+		return nil
+	}
+	r := p.data.P2
+	var out []string
+	if len(r.CrossStep) > 0 {
+		out = append(out, legendLine("13.4×", "a pair's growth: the final norm at step k+1 over step k, median and max over the ranks"))
+	}
+	if len(r.Candidates) > 0 {
+		out = append(out, legendLine("▶", "among the candidates: the one chosen as the root-cause coordinate; among the events: the root's event"))
+	}
+	var nonFinite, conducts bool
+	for i := range r.Events {
+		nonFinite = nonFinite || r.Events[i].NonFinite
+		conducts = conducts || r.Events[i].Conducts
+	}
+	if nonFinite {
+		out = append(out, legendLine("∞", "after an event's extent: the event holds NaN/Inf values"))
+	}
+	if conducts {
+		out = append(out, legendLine("→ 6", "conducts: the event carries on into step 6 (its growth reaches the next step)"))
+	}
+	return out
+}
+
+// copyText on Phase 2 is the candidate under the cursor (the one `p`
+// pins), else the root-cause coordinate.
+func (p *phase2Pane) copyText() (string, string) {
+	if a := p.candidate(); a != nil {
+		return anomalyPin(a), "coordinate"
+	}
+	if p.data == nil || p.data.P2 == nil {
+		return "", "coordinate"
+	}
+	return coordinatePin(p.data.P2.RootCauseCoordinate), "coordinate"
+}
+
 func (p *phase2Pane) navigate(msg tea.KeyPressMsg, k keyMap) bool {
 	lines := p.lines()
 	p.fit(len(lines))

@@ -491,6 +491,37 @@ func (p *phase3Pane) Crumb() string {
 	return "Phase 3"
 }
 
+func (p *phase3Pane) marks() []string {
+	r := p.result()
+	if r == nil {
+		return nil
+	}
+	out := []string{
+		legendLine("▶ ◀", "in the L column: where the forward / backward divergence starts for the metric shown"),
+		legendLine("← trace this first", "the direction that diverges first: where the root cause is"),
+	}
+	if p.flags == nil {
+		p.flags = &quadFlags{}
+		for _, a := range r.Anchors {
+			for _, lr := range a.Layers {
+				for _, m := range lr.Metrics {
+					p.flags.merge(&m)
+				}
+			}
+		}
+	}
+	out = append(out, degreeLegend(*p.flags)...)
+	out = append(out, legendLine("peak", "the layer of the largest degree of a direction, over every metric: its metric is named"))
+	return append(out, colsLegend(&p.tbl, p.width)...)
+}
+
+func (p *phase3Pane) copyText() (string, string) {
+	if p.data == nil || p.data.P2 == nil {
+		return "", "coordinate"
+	}
+	return coordinatePin(p.data.P2.RootCauseCoordinate), "coordinate"
+}
+
 // selectedLayer returns the layer row under the cursor.
 func (p *phase3Pane) selectedLayer() *model.LayerRow {
 	t := p.anchorTable()

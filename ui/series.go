@@ -161,6 +161,32 @@ func (s *seriesPane) Crumb() string {
 	return fmt.Sprintf("series r%d %s", s.a.Rank, namesOf(s.data).title(s.a, 24))
 }
 
+func (s *seriesPane) marks() []string {
+	heat := "each cell the largest value of its steps on that rank, "
+	if s.st.NoColor || len(s.st.Ramp) == 0 {
+		heat += "shades " + string(shadeRunes) + " from low to high"
+	} else {
+		var b strings.Builder
+		for _, c := range s.st.Ramp {
+			b.WriteString(lipgloss.NewStyle().Foreground(c).Render("█"))
+		}
+		heat += "colours " + b.String() + " from low to high"
+	}
+	out := []string{legendLine("▲", "the candidate's step")}
+	// the NaN mark only when the chart or the heat map draws one (the heat
+	// map's scale note then says "× NaN")
+	if strings.Contains(strings.Join(s.chartLines, "\n"), nanRune) || strings.Contains(strings.Join(s.cache, "\n"), nanRune+" NaN/Inf") {
+		out = append(out, legendLine(nanRune, "a NaN/Inf value"))
+	}
+	rank := "▸r"
+	if s.a != nil {
+		rank += strconv.Itoa(s.a.Rank)
+	}
+	return append(out, legendLine(rank, "the candidate's rank"), legendLine("heat map", heat))
+}
+
+func (s *seriesPane) copyText() (string, string) { return anomalyPin(s.a), "coordinate" }
+
 func (s *seriesPane) View() []string {
 	key := fmt.Sprintf("%dx%d/%d/%d", s.width, s.height, s.metric, s.rankTop)
 	if key == s.cacheKey && s.cache != nil {

@@ -179,8 +179,8 @@ func (m *Model) breadcrumb(width int) string {
 func (m *Model) body() []string {
 	if m.showHlp {
 		var marks []string
-		if l, ok := m.active().(legendSource); ok {
-			marks = l.marks()
+		if p := m.active(); p != nil {
+			marks = p.marks()
 		}
 		return helpOverlay(m.help, m.keyHelp(), m.st, m.w, m.bodyHeight(), m.helpFilter, m.helpTyping, marks, &m.helpOff)
 	}
