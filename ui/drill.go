@@ -215,7 +215,7 @@ func (p *drillPane) Update(m tea.Msg) reply {
 		return used
 	case key.Matches(msg, k.Enter):
 		if op := p.selected(); op != nil {
-			return reply{handled: true, open: newChainPane(p.common, p, op)}
+			return reply{handled: true, open: newChainPane(p.common, p, op), at: screenChain}
 		}
 		return used
 	}

@@ -49,6 +49,7 @@ type reply struct {
 	handled bool
 	status  string   // footer message
 	open    pane     // a detail screen to push
+	at      screen   // the screen open is
 	cmd     tea.Cmd  // the pane's own work off the loop
 	request *request // a backend call that yields new Data (the control choice)
 	quit    bool
@@ -88,5 +89,5 @@ func openChooser(c common) reply {
 	if c.data == nil || len(c.data.Controls) == 0 {
 		return reply{handled: true, status: "no candidate C dump to choose from"}
 	}
-	return reply{handled: true, open: newChooserPane(c)}
+	return reply{handled: true, open: newChooserPane(c), at: screenChooser}
 }

@@ -444,7 +444,7 @@ func (p *phase3Pane) Update(m tea.Msg) reply {
 			return used
 		}
 		d := newDrillPane(p.common, p.anchorTable().Name, l.Layer, p.drillDirection(), p.metric)
-		return reply{handled: true, open: d, cmd: d.fetch()}
+		return reply{handled: true, open: d, at: screenDrill, cmd: d.fetch()}
 	}
 	return reply{handled: p.tbl.navigate(msg, k, p.width)}
 }

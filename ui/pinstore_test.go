@@ -208,8 +208,8 @@ func TestCopyGivesPinSyntax(t *testing.T) {
 	if c == nil {
 		t.Fatal("y gave no clipboard command")
 	}
-	a := m.p1.candidate()
-	text, _ := m.p1.copyText()
+	a := m.p1().candidate()
+	text, _ := m.p1().copyText()
 	p, err := analysis.ParsePin(text)
 	if err != nil || p.Rank == nil || *p.Rank != a.Rank || p.Param != a.TargetName ||
 		(a.OptimizerStep == nil && (p.Step == nil || *p.Step != a.Step)) {
@@ -258,9 +258,9 @@ func TestNoteKeptWithPin(t *testing.T) {
 func TestCopyOnPhase2IsWhatPPins(t *testing.T) {
 	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
 	press(m, "2", "j")
-	text, _ := m.p2.copyText()
-	if a := m.p2.candidate(); a == nil || text != anomalyPin(a) || !strings.Contains(text, "step=14") {
-		t.Fatalf("copied %q, the cursor is on %+v", text, m.p2.candidate())
+	text, _ := m.p2().copyText()
+	if a := m.p2().candidate(); a == nil || text != anomalyPin(a) || !strings.Contains(text, "step=14") {
+		t.Fatalf("copied %q, the cursor is on %+v", text, m.p2().candidate())
 	}
 }
 

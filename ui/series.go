@@ -79,7 +79,7 @@ func seriesOf(c common, a *model.Anomaly) reply {
 		return used
 	}
 	s := newSeriesPane(c, a)
-	return reply{handled: true, open: s, cmd: s.warmCurves()}
+	return reply{handled: true, open: s, at: screenSeries, cmd: s.warmCurves()}
 }
 
 // warmCurves reads, off the loop, the curves of the statistics the screen

@@ -158,7 +158,7 @@ func (m *Model) topScreen() screen {
 func (m *Model) breadcrumb(width int) string {
 	var parts []string
 	for _, s := range append(append([]screen{}, m.stack...), m.screen) {
-		if p := m.paneAt(s); p != nil {
+		if p := m.panes[s]; p != nil {
 			parts = append(parts, p.Crumb())
 		}
 	}
