@@ -492,6 +492,14 @@ func (m *Model) goTop(s screen) {
 	m.layout()
 }
 
+// waiting: the loading or the error screen, before the data; the root's
+// keys wait for it.
+func (m *Model) waiting() bool { return m.screen == screenLoading || m.screen == screenError }
+
+// plans: w, the next-collection plan, works on Phase 2 and 3 (it says
+// what their results lack).
+func (m *Model) plans() bool { return m.screen == screenPhase2 || m.screen == screenPhase3 }
+
 // quit cancels everything in flight and quits.
 func (m *Model) quit() tea.Cmd {
 	m.quitting = true
@@ -544,7 +552,7 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 	if m.screen == screenLoading && !key.Matches(msg, k.Quit) {
 		return m.keepKey(msg), nil
 	}
-	if m.screen == screenLoading || m.screen == screenError {
+	if m.waiting() {
 		r := p.Update(msg)
 		return r.handled, m.apply(r)
 	}
@@ -590,7 +598,7 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 		m.reportAsk = true
 		m.status = "write the report as: m Markdown · h HTML (with plots) · any other key cancels"
 		return true, nil
-	case key.Matches(msg, k.Plan) && (m.screen == screenPhase2 || m.screen == screenPhase3):
+	case key.Matches(msg, k.Plan) && m.plans():
 		return true, m.showPlan()
 	case key.Matches(msg, k.Verdict) && m.screen != screenVerdict:
 		m.open(screenVerdict, newVerdictPane(m.common()))

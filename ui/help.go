@@ -34,12 +34,12 @@ func (m *Model) keyHelp() screenKeys {
 		return screenKeys{}
 	}
 	k := m.keys
-	if m.screen == screenLoading || m.screen == screenError { // the root's keys wait for the data
+	if m.waiting() { // the root's keys wait for the data
 		return screenKeys{short: p.ShortHelp(), full: append(p.FullHelp(), []key.Binding{k.Suspend})}
 	}
 	full := append([][]key.Binding{{k.Phase1, k.Phase2, k.Phase3, k.Back, k.Help, k.Quit, k.Suspend}}, p.FullHelp()...)
 	root := []key.Binding{k.Verdict, k.Pin, k.Unpin, k.Note, k.Report, k.Follow}
-	if m.screen == screenPhase2 || m.screen == screenPhase3 {
+	if m.plans() {
 		root = append(root, k.Plan)
 	}
 	if copies(p) {

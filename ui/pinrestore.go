@@ -61,7 +61,7 @@ func (m *Model) readState() tea.Cmd {
 // line is saved instead.
 func (m *Model) restorePin() tea.Cmd {
 	r := &m.keep
-	if r.done || !r.read || m.data == nil || m.screen == screenLoading || m.screen == screenError {
+	if r.done || !r.read || m.data == nil || m.waiting() {
 		return nil
 	}
 	r.done = true

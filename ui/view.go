@@ -103,7 +103,7 @@ func (m *Model) header() []string {
 		title = shortParam(title, max(16, room))
 	}
 	l1 := st.Title.Render(title) + st.Dim.Render(shape) + "  " + pin
-	if m.screen == screenLoading || m.screen == screenError {
+	if m.waiting() {
 		return []string{l1, "", ""}
 	}
 	var tabs []string
