@@ -8,6 +8,7 @@ import (
 	"spikescope/ingest"
 	"spikescope/memlimit"
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // DetectSummaryCap is how many anomalies a summary Detect keeps (reference:
@@ -63,7 +64,7 @@ func Select(phase1, baseline string, pin *analysis.Pin, opt analysis.Phase2Optio
 			return nil, err
 		}
 	}
-	res, err := analysis.Phase2(p1, bp1, pin, opt)
+	res, err := phase2(p1, bp1, pin, opt, words.Default)
 	if err != nil {
 		return nil, err
 	}
