@@ -283,7 +283,7 @@ func init() {
 		if zh {
 			also := ""
 			if r.MicroData {
-				also = "与 micro step"
+				also = "与 micro step "
 			}
 			return p2f("候选 rank %d %s%s：标杆在同一参数%s上无候选 → 设备特异，选定", r.Rank, r.Target, p2Micro(r.Micro, " micro step "), also)
 		}
@@ -506,7 +506,7 @@ func init() {
 		if zh {
 			also := ""
 			if r.MicroData {
-				also = "与 micro step"
+				also = "与 micro step "
 			}
 			return p2f("rank %d %s：标杆在该参数%s上无候选", r.Rank, r.Target, also)
 		}
