@@ -35,13 +35,13 @@ func DefaultPhase2Options() Phase2Options {
 type p2 struct {
 	res       *model.Phase2Result
 	rs        []model.Reason // reasoning notes (the reference scripts')
-	minCommon int          // common ranks a cross-step pair needs (minCommonRanks, or all of a smaller run)
-	pre       *prePairRoot // the root came from a pre-pair: a step without candidates
-	sameStep  bool         // the baseline covers the same optimizer steps: match coordinates at the same step
+	minCommon int            // common ranks a cross-step pair needs (minCommonRanks, or all of a smaller run)
+	pre       *prePairRoot   // the root came from a pre-pair: a step without candidates
+	sameStep  bool           // the baseline covers the same optimizer steps: match coordinates at the same step
 }
 
-func (c *p2) reason(r model.Reason) { c.rs = append(c.rs, r) }
-func (c *p2) decide(d model.Reason) { c.res.DecisionsReasons = append(c.res.DecisionsReasons, d) }
+func (c *p2) reason(r model.Reason)  { c.rs = append(c.rs, r) }
+func (c *p2) decide(d model.Reason)  { c.res.DecisionsReasons = append(c.res.DecisionsReasons, d) }
 func (c *p2) both(r, d model.Reason) { c.reason(r); c.decide(d) }
 
 // verify sets the cross-device verification.
@@ -75,7 +75,7 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 	}
 	c := &p2{res: &model.Phase2Result{Phase: 2, ModeReason: model.P2Mode{Baseline: baseline != nil},
 		CrossDeviceVerificationReason: model.P2NoBaselineData{},
-		Decisions: []string{}, DecisionsReasons: []model.Reason{}, CrossStep: []model.CrossStepPair{},
+		Decisions:                     []string{}, DecisionsReasons: []model.Reason{}, CrossStep: []model.CrossStepPair{},
 		Candidates: []model.CandidateVerdict{}, Events: []model.SpikeEvent{}}}
 	if baseline != nil {
 		c.sameStep = alignedSteps(p1, baseline)

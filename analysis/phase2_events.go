@@ -486,4 +486,3 @@ func (c *p2) listPinnedEvents(p1, baseline *model.Phase1Result, kind string, opt
 	}
 	c.res.Events = evs
 }
-
