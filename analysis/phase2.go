@@ -73,10 +73,16 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 	if !(opt.DeviceRatio > 0) {
 		opt.DeviceRatio = def.DeviceRatio
 	}
-	c := &p2{res: &model.Phase2Result{Phase: 2, ModeReason: model.P2Mode{Baseline: baseline != nil},
+	c := &p2{res: &model.Phase2Result{
+		Phase:                         2,
+		ModeReason:                    model.P2Mode{Baseline: baseline != nil},
 		CrossDeviceVerificationReason: model.P2NoBaselineData{},
-		Decisions:                     []string{}, DecisionsReasons: []model.Reason{}, CrossStep: []model.CrossStepPair{},
-		Candidates: []model.CandidateVerdict{}, Events: []model.SpikeEvent{}}}
+		Decisions:                     []string{},
+		DecisionsReasons:              []model.Reason{},
+		CrossStep:                     []model.CrossStepPair{},
+		Candidates:                    []model.CandidateVerdict{},
+		Events:                        []model.SpikeEvent{},
+	}}
 	if baseline != nil {
 		c.sameStep = alignedSteps(p1, baseline)
 	}
