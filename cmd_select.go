@@ -26,9 +26,10 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&opt.Growth, "growth", def.Growth, "final-norm growth between adjacent optimizer steps")
 	fs.Float64Var(&opt.RankShare, "rank-share", def.RankShare, "share of ranks that must grow")
 	fs.Float64Var(&opt.DeviceRatio, "device-ratio", def.DeviceRatio, "anomalous/baseline ratio that makes a coordinate device-specific")
+	lang := fs.String("lang", "", "language of the texts: en or zh (default: reasoning and mode in Chinese as the reference scripts write them, the rest in English)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: spikescope select --phase1 P1.json [--baseline P1B.json] [--npu P1.json --gpu P1B.json]\n"+
-			"                        [--pin COORD] [--growth %g] [--rank-share %g] [--device-ratio %g] [-o FILE]\n\n"+
+			"                        [--pin COORD] [--growth %g] [--rank-share %g] [--device-ratio %g] [--lang en|zh] [-o FILE]\n\n"+
 			"Phase 2: the root-cause coordinate chosen from a Phase 1 result (JSON).\n", def.Growth, def.RankShare, def.DeviceRatio)
 		fs.PrintDefaults()
 	}
@@ -50,6 +51,9 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	if !inFlagRange(opt.Growth) || !(opt.RankShare > 0) || opt.RankShare > 1 || !inFlagRange(opt.DeviceRatio) {
 		return exitCode(usageError{fmt.Sprintf("select: --growth and --device-ratio must be above 0 and at most %g, --rank-share in (0, 1]", maxMultFlag)}, stderr)
 	}
+	if *lang != "" && *lang != "en" && *lang != "zh" {
+		return exitCode(usageError{fmt.Sprintf("select: --lang %q: want en or zh", *lang)}, stderr)
+	}
 	var pin *analysis.Pin
 	if *pinText != "" {
 		p, err := analysis.ParsePin(*pinText)
@@ -61,7 +65,7 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	if err := outfile.RefuseInput(out, p1File, base); err != nil {
 		return exitCode(err, stderr)
 	}
-	res, err := pipeline.Select(p1File, base, pin, opt)
+	res, err := pipeline.Select(p1File, base, pin, opt, *lang)
 	var pe *analysis.PinError
 	if errors.As(err, &pe) {
 		err = usageError{"select: " + err.Error()}

@@ -216,7 +216,7 @@ func TestNonFiniteFirstOnOneRankIsFirstCandidate(t *testing.T) {
 		if nf != 1 {
 			t.Fatalf("%d non-finite candidates, want 1 (the first of the series)", nf)
 		}
-		p2, err := Phase2(res, nil, nil, DefaultPhase2Options())
+		p2, err := phase2Said(res, nil, nil, DefaultPhase2Options())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -302,7 +302,7 @@ func TestEarliestBeatsLargest(t *testing.T) {
 	if bigger == 0 {
 		t.Fatal("test data should hold larger candidates at k+1")
 	}
-	p2, err := Phase2(res, nil, nil, DefaultPhase2Options())
+	p2, err := phase2Said(res, nil, nil, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +372,7 @@ func TestMultiStepDumpUsesStepLevelRule(t *testing.T) {
 	if a.Step != 3 || a.Rank != 1 || a.TargetName != "Module.layers.2.weight" || a.Trigger == "dump_abs_norm" {
 		t.Fatalf("first = %s", jsn(a))
 	}
-	p2, _ := Phase2(res, nil, nil, DefaultPhase2Options())
+	p2, _ := phase2Said(res, nil, nil, DefaultPhase2Options())
 	if pv(p2.RootOptStep) != 3 || p2.RootCauseCoordinate.Rank != 1 || !p2.CrossStep[0].Qualifies || p2.Thresholds["rank_share"] != 0.6 {
 		t.Fatalf("phase 2 = %s", jsn(p2))
 	}
@@ -385,7 +385,7 @@ func TestPhase1EmptyData(t *testing.T) {
 		if res == nil || res.Anomalies == nil || len(res.Anomalies) != 0 || len(res.Missing) == 0 {
 			t.Fatalf("result = %s", jsn(res))
 		}
-		if _, err := Phase2(res, nil, nil, DefaultPhase2Options()); err != nil {
+		if _, err := phase2Said(res, nil, nil, DefaultPhase2Options()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -431,7 +431,7 @@ func TestEarliestBeatsLargestWhenExplosionSparesFaultyParameter(t *testing.T) {
 		return 1
 	}}.build()
 	res := b.run(t)
-	p2, err := Phase2(res, nil, nil, DefaultPhase2Options())
+	p2, err := phase2Said(res, nil, nil, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -145,11 +145,8 @@ func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *Pin, kind string, o
 	var co *model.Coordinate
 	if match != nil {
 		co = coordOf(match)
-		where := fmt.Sprintf("step %d", match.Step)
-		if match.MicroStep != nil { // step-level data has no micro step to name
-			where = fmt.Sprintf("step %d (optimizer step %d, micro step %d)", match.Step, match.OptStep(), *match.MicroStep)
-		}
-		c.decide(fmt.Sprintf("pin agrees with Phase 1 candidate rank %d %s, %s", match.Rank, match.TargetName, where))
+		// step-level data has no micro step to name
+		c.decide(model.P2PinAgrees{Rank: match.Rank, Target: match.TargetName, Step: match.Step, OptStep: match.OptStep(), Micro: microOf(match)})
 	} else {
 		if pin.OptStep == nil && pin.Step == nil {
 			return fail("no Phase 1 candidate agrees with it; give opt= or step= to place it")
@@ -169,7 +166,7 @@ func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *Pin, kind string, o
 				co.Norm = v
 			}
 		}
-		c.decide("pin matches no Phase 1 candidate: coordinate taken as given (its norm from the per-rank final norms when Phase 1 has them)")
+		c.decide(model.P2PinAsGiven{})
 	}
 	if pin.OptStep != nil {
 		co.OptimizerStep = model.IntPtr(*pin.OptStep)
@@ -192,10 +189,10 @@ func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *Pin, kind string, o
 	c.res.Pinned = true
 	c.res.RootCauseCoordinate = co
 	c.res.RootOptStep = co.OptimizerStep
-	c.reason("pinned by the user")
-	c.decide(fmt.Sprintf("pinned by the user: %s", pin))
+	c.reason(model.P2PinnedBrief{})
+	c.decide(model.P2Pinned{Pin: pin.String()})
 	if baseline != nil {
-		c.res.CrossDeviceVerification = "pinned by the user: not verified against the baseline"
+		c.verify(model.P2PinnedUnverified{})
 	}
 	return nil
 }

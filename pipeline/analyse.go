@@ -7,6 +7,7 @@ import (
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // Analyse runs Phase 1 (and the baseline's Phase 1), Phase 2 (with the pin
@@ -60,7 +61,7 @@ func (s *Session) fromPhase2() error {
 		s.C, s.D, s.Control = nil, nil, analysis.ControlChoice{}
 	}
 	if s.P1 != nil {
-		p2, err := analysis.Phase2(s.P1, s.P1Baseline, s.pin, s.In.P2)
+		p2, err := phase2(s.P1, s.P1Baseline, s.pin, s.In.P2, words.Default)
 		if err != nil {
 			return pinError(err)
 		}
@@ -71,6 +72,17 @@ func (s *Session) fromPhase2() error {
 	s.judge()
 	s.Missing = s.missing()
 	return nil
+}
+
+// phase2 runs Phase 2 and says its reasons in l (words.Default: the
+// drop-in JSON's languages).
+func phase2(p1, baseline *model.Phase1Result, pin *analysis.Pin, opt analysis.Phase2Options, l words.Lang) (*model.Phase2Result, error) {
+	res, err := analysis.Phase2(p1, baseline, pin, opt)
+	if err != nil {
+		return nil, err
+	}
+	words.Phase2(res, l)
+	return res, nil
 }
 
 // WithPin returns a copy of s with Phase 2 and 3 re-run under pin (nil =

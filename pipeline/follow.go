@@ -9,6 +9,7 @@ import (
 	"spikescope/ingest"
 	"spikescope/memlimit"
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // Following a run (`detect --follow`, the TUI's follow mode): the monitor
@@ -203,7 +204,7 @@ func (f *Follower) analyse() {
 		f.P1.Warnings = append(f.P1.Warnings, fmt.Sprintf("metric %q not found: analysed %q", f.opt.P1.Metric, f.P1.Metric))
 	}
 	f.P2 = nil
-	if p2, err := analysis.Phase2(f.P1, nil, nil, f.opt.P2); err == nil {
+	if p2, err := phase2(f.P1, nil, nil, f.opt.P2, words.Default); err == nil {
 		f.P2 = p2
 	}
 }
@@ -446,7 +447,7 @@ func LoadFollowing(ctx context.Context, in Inputs, interval time.Duration, progr
 	fl.noteWrite()
 	fl.Version = 1
 	fl.Data, fl.analysed, fl.P1 = main.mon, s.Monitor, s.P1
-	if p2, err := analysis.Phase2(fl.P1, nil, nil, opt.P2); err == nil {
+	if p2, err := phase2(fl.P1, nil, nil, opt.P2, words.Default); err == nil {
 		fl.P2 = p2
 	}
 	fl.diff() // the session's candidates count as reported

@@ -8,6 +8,7 @@ import (
 	"spikescope/ingest"
 	"spikescope/memlimit"
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // DetectSummaryCap is how many anomalies a summary Detect keeps (reference:
@@ -50,9 +51,10 @@ func Detect(ctx context.Context, path string, f model.Format, opt analysis.Phase
 }
 
 // Select is the headless Phase 2 of `spikescope select`: it reads the saved
-// Phase 1 (and the baseline's, when baseline is not "") and runs Phase 2. A
-// pin that matches nothing is an *analysis.PinError.
-func Select(phase1, baseline string, pin *analysis.Pin, opt analysis.Phase2Options) (*model.Phase2Result, error) {
+// Phase 1 (and the baseline's, when baseline is not "") and runs Phase 2,
+// its texts in lang (--lang: "en", "zh"; "" keeps the drop-in JSON's
+// languages). A pin that matches nothing is an *analysis.PinError.
+func Select(phase1, baseline string, pin *analysis.Pin, opt analysis.Phase2Options, lang string) (*model.Phase2Result, error) {
 	p1, err := ingest.ReadPhase1(phase1)
 	if err != nil {
 		return nil, err
@@ -63,7 +65,7 @@ func Select(phase1, baseline string, pin *analysis.Pin, opt analysis.Phase2Optio
 			return nil, err
 		}
 	}
-	res, err := analysis.Phase2(p1, bp1, pin, opt)
+	res, err := phase2(p1, bp1, pin, opt, words.Of(lang))
 	if err != nil {
 		return nil, err
 	}

@@ -391,7 +391,7 @@ func TestNoAnomalyMissesNothing(t *testing.T) {
 	s := loadDemo(t)
 	p1 := *s.P1
 	p1.Anomalies = nil
-	p2, err := analysis.Phase2(&p1, s.P1Baseline, nil, analysis.DefaultPhase2Options())
+	p2, err := phase2Said(analysis.Phase2(&p1, s.P1Baseline, nil, analysis.DefaultPhase2Options()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ func (r *renderer) verdictImpact(v *model.Verdict) []string {
 		}
 	}
 	if co := v.Coordinate; co != nil && !co.ParamDecides() && co.ParameterNote != "" {
-		out = append(out, r.tf("v.param", co.ParameterNote))
+		out = append(out, r.tf("v.param", r.parameterNote(co)))
 	}
 	return out
 }

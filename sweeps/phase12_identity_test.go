@@ -72,7 +72,7 @@ func idPhases(a, b *model.MonitorData) idResult {
 		out.Error = err.Error()
 		return out
 	}
-	p2, err := analysis.Phase2(j1, pb, nil, analysis.DefaultPhase2Options())
+	p2, err := phase2Said(analysis.Phase2(j1, pb, nil, analysis.DefaultPhase2Options()))
 	if err != nil {
 		out.Error = "phase 2: " + err.Error()
 		return out

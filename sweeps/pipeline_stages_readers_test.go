@@ -77,7 +77,7 @@ func TestPipelineWithoutVPPSpikeOnLaterStage(t *testing.T) {
 					t.Errorf("PP=%d %s: candidate %s has no stage in its name", pp, format, b.TargetName)
 				}
 			}
-			p2, err := analysis.Phase2(res, nil, nil, analysis.DefaultPhase2Options())
+			p2, err := phase2Said(analysis.Phase2(res, nil, nil, analysis.DefaultPhase2Options()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,7 +162,7 @@ func TestPipelineBaselineOtherLayout(t *testing.T) {
 		if shared && (len(bp1.Anomalies) == 0 || bp1.Anomalies[0].TargetName != "layers.6.mlp.linear_fc2.weight") {
 			t.Fatalf("baseline candidates %+v", bp1.Anomalies)
 		}
-		p2, err := analysis.Phase2(p1, bp1, nil, analysis.DefaultPhase2Options())
+		p2, err := phase2Said(analysis.Phase2(p1, bp1, nil, analysis.DefaultPhase2Options()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,7 +212,7 @@ func TestPipelinePin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p2, err := analysis.Phase2(p1, nil, &pin, analysis.DefaultPhase2Options())
+		p2, err := phase2Said(analysis.Phase2(p1, nil, &pin, analysis.DefaultPhase2Options()))
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%s: error %v, want %q", tc.pin, err, tc.err)

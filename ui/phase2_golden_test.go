@@ -56,7 +56,7 @@ func phase2Backend(pinned bool) func() *fakeBackend {
 				}
 			}
 		}
-		p2, err := analysis.Phase2(demoP1[0], demoP1[1], pin, analysis.DefaultPhase2Options())
+		p2, err := phase2Said(analysis.Phase2(demoP1[0], demoP1[1], pin, analysis.DefaultPhase2Options()))
 		if err != nil {
 			panic(err)
 		}
@@ -80,7 +80,7 @@ func fp16Backend() *fakeBackend {
 		d := &Data{Monitor: r.Monitor(synth.Anomalous), BaselineMonitor: r.Monitor(synth.Baseline)}
 		d.P1 = analysis.Phase1(d.Monitor, analysis.DefaultPhase1Options())
 		d.P1Baseline = analysis.Phase1(d.BaselineMonitor, analysis.DefaultPhase1Options())
-		p2, err := analysis.Phase2(d.P1, d.P1Baseline, nil, analysis.DefaultPhase2Options())
+		p2, err := phase2Said(analysis.Phase2(d.P1, d.P1Baseline, nil, analysis.DefaultPhase2Options()))
 		if err != nil {
 			panic(err)
 		}
