@@ -254,7 +254,9 @@ func (r *renderer) heatSVG(p *p1Plot) string {
 	// rank labels on the left (about 12), steps below
 	every := max(1, (nr+r.ticks(12)-1)/r.ticks(12))
 	for ri, i := range p.ranks {
-		if ri%every == 0 || i == p.root {
+		// the root rank's label, and every few others not crowding it
+		near := p.root >= 0 && i != p.root && abs(i-p.root) < every
+		if (ri%every == 0 && !near) || i == p.root {
 			ch.c.Text(fr.Left-6, fr.Top+float64(ri)*cellH+cellH/2+4, strconv.Itoa(p.s.Ranks[i]), svg.End, svg.Ink, 0)
 		}
 	}
