@@ -27,8 +27,8 @@ type plot = func() (caption, svg string)
 // has: first one per phase — Phase 1's curve of the verdict's parameter
 // (else its heat map), Phase 2's growth across the root step's transition
 // (else the spike events), Phase 3's layer degree plot of the direction to
-// trace (else the drill-down) — then, when a phase has none, the others
-// in that order, up to three.
+// trace (else the drill-down, else the other direction) — then, when a
+// phase has none, the others in that order, up to three.
 func (r *renderer) answerFigures() [][2]string {
 	if r.in.verdict() == nil {
 		return nil
@@ -69,6 +69,16 @@ func (r *renderer) answerFigures() [][2]string {
 		if d := p3.DivergenceSummary.Drilldown; d != nil && len(d.Ops) > 0 {
 			all = append(all, choice{3, func() (string, string) {
 				return r.tf("fig.p3.drill", r.dirName(d.Direction), r.layer(d.Layer), d.Metric), r.drillSVG(d)
+			}})
+		}
+		if a, dir := r.answerAnchor(p3); a != nil { // the other direction of the same anchor
+			other := "bwd"
+			if dir == "bwd" {
+				other = "fwd"
+			}
+			all = append(all, choice{3, func() (string, string) {
+				metric := anchorMetric(a)
+				return r.tf("fig.p3.layers", code(a.Name), r.dirName(other), metric), r.layersSVG(a, &p3.DivergenceSummary, other, metric)
 			}})
 		}
 	}

@@ -106,6 +106,9 @@ func (r *renderer) phase1Figures() {
 }
 
 func (r *renderer) curveSVG(p *p1Plot) string {
+	if p.end-p.first < 2 { // one step (a dump's): no curve to draw
+		return ""
+	}
 	a := p.a
 	var all [][]float64
 	for _, i := range p.ranks {
@@ -206,6 +209,9 @@ func (r *renderer) axisStep(p *p1Plot) string {
 }
 
 func (r *renderer) heatSVG(p *p1Plot) string {
+	if (p.end-p.first)*len(p.ranks) < 2 { // one cell: nothing to compare
+		return ""
+	}
 	var all [][]float64
 	for _, i := range p.ranks {
 		all = append(all, p.s.Norm[i][p.first:p.end])
