@@ -89,3 +89,29 @@ func TestSectionsFolded(t *testing.T) {
 		}
 	}
 }
+
+// The Markdown report opens with the same answer: right after the title,
+// the verdict's section holds the cause, where, and the next step, before
+// any other section.
+func TestMarkdownOpensWithTheAnswer(t *testing.T) {
+	for name, f := range fixtures {
+		for lang, keys := range map[string][]string{"en": {"## Verdict (root cause and what to do)", "Cause:", "**Suggestion:**"},
+			"zh": {"## 结论（根因与下一步）", "原因类别:", "**建议:**"}} {
+			md := Render(f(), lang)
+			first := strings.Index(md, "\n## ")
+			second := strings.Index(md[first+1:], "\n## ") + first + 1
+			if first < 0 || second <= first || !strings.HasPrefix(md[first+1:], keys[0]) {
+				t.Errorf("%s %s: the first section is not the verdict", name, lang)
+				continue
+			}
+			if name == "empty" { // nothing anomalous: that is the answer
+				continue
+			}
+			for _, k := range keys[1:] {
+				if !strings.Contains(md[first:second], k) {
+					t.Errorf("%s %s: the opening answer lacks %q", name, lang, k)
+				}
+			}
+		}
+	}
+}

@@ -51,6 +51,7 @@ figcaption{font-size:.9em;color:#444;margin-top:.3em}
 .figs{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:1em;margin:.8em 0 0}
 .figs figure{margin:0}
 .figs figcaption{font-size:.8em;line-height:1.35}
+@media (max-width:800px){.figs{grid-template-columns:1fr}}
 details{border-bottom:1px solid #ddd}
 details>summary{cursor:pointer;padding:.2em 0}
 details>summary>h2{display:inline;font-size:1.3em;margin:0;padding:0;border:0}
