@@ -53,21 +53,23 @@ func TestBrowserHeldOutRunsFitATicket(t *testing.T) {
 		"PP×VPP":           {sweep(synth.SweepWith("pp2-vpp2", func(c *synth.Sweep) { c.PP = 2; c.VPP = 2 })), 3},
 		"noise only":       {noise, 0},
 	}
+	var names, pages []string
+	var figures []int
 	for name, r := range runs {
-		t.Run(name, func(t *testing.T) {
-			s, err := pipeline.Load(context.Background(), r.inputs(t), nil)
-			if err != nil {
-				t.Fatal(err)
+		s, err := pipeline.Load(context.Background(), r.inputs(t), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, lang := range []string{"en", "zh"} {
+			page := report.RenderHTML(s.ReportInput(), lang)
+			if keep := os.Getenv("SPIKESCOPE_KEEP_HTML"); keep != "" { // to look at them
+				os.WriteFile(filepath.Join(keep, strings.NewReplacer(" ", "_", "/", "", "×", "x").Replace(name)+"_"+lang+".html"), []byte(page), 0o644)
 			}
-			for _, lang := range []string{"en", "zh"} {
-				page := report.RenderHTML(s.ReportInput(), lang)
-				if keep := os.Getenv("SPIKESCOPE_KEEP_HTML"); keep != "" { // to look at them
-					os.WriteFile(filepath.Join(keep, strings.NewReplacer(" ", "_", "/", "", "×", "x").Replace(name)+"_"+lang+".html"), []byte(page), 0o644)
-				}
-				l := report.CheckFitsTicket(t, chromium, name+" "+lang, page, r.figures)
-				t.Logf("%s %s: answer ends at %.0f px, %d plots, folded page %.0f px", name, lang, l.Answer, len(l.Figures), l.Height)
-			}
-		})
+			names, pages, figures = append(names, name+" "+lang), append(pages, page), append(figures, r.figures)
+		}
+	}
+	for i, l := range report.MeasureHTML(t, chromium, pages) {
+		report.CheckFitsTicket(t, names[i], l, figures[i])
 	}
 }
 
