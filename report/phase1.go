@@ -25,7 +25,7 @@ func (r *renderer) phase1() {
 	r.line(r.t("p1.t1"))
 	r.table(r.overview(p1))
 	if c := oneLine(p1.Sharding.Conclusion); c != "" && (r.zh || !hasHan(c)) {
-		r.line(r.t("p1.sharding") + " " + c)
+		r.line(r.t("p1.sharding") + " " + passUnitInWords(c, p1.Sharding, r.zh))
 	}
 
 	r.line(r.t("p1.t2"))
@@ -278,4 +278,19 @@ func passUnitWords(sh model.ShardingAnalysis, zh bool) string {
 		return "一个 optimizer step 中的一个 micro step（每个 optimizer step " + strconv.Itoa(sh.AccumulationWindow) + " 个）"
 	}
 	return "one micro step of an optimizer step (" + strconv.Itoa(sh.AccumulationWindow) + " per optimizer step)"
+}
+
+// passUnitInWords replaces the pass unit the analysis writes into its run
+// shape note as a Python tuple ("前反向单位: (step,)", "(optimizer_step,
+// micro_step), 累积窗口=4") by passUnitWords, as the overview table says it.
+func passUnitInWords(note string, sh model.ShardingAnalysis, zh bool) string {
+	if sh.PassUnit == "" {
+		return note
+	}
+	for _, label := range []string{"前反向单位: ", "pass unit: "} {
+		if old := label + oneLine(sh.PassUnit); strings.Contains(note, old) {
+			return strings.Replace(note, old, label+passUnitWords(sh, zh), 1)
+		}
+	}
+	return note
 }

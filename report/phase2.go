@@ -33,11 +33,7 @@ func (r *renderer) phase2() {
 		r.line(r.t("p2.thresholds") + " " + strings.Join(parts, ", "))
 	}
 
-	if p1 := r.in.P1; p1 != nil && p1.DataKind == "step" {
-		r.line(r.t("p2.t1step")) // the cross-step growth rule reads micro-step data only
-	} else {
-		r.line(r.t("p2.t1"))
-	}
+	r.line(r.crossStepTitle())
 	if len(p2.CrossStep) == 0 {
 		if p2.Pinned { // the pin replaced the rule, whatever the data
 			r.line(r.t("p2.nocrosspin"))
@@ -163,6 +159,48 @@ func (r *renderer) phase2() {
 	r.phase2EventsFigure(p2)
 	r.notes(r.p2Decisions(p2), p2.Warnings)
 	r.writeConclusion(r.phase2Conclusion(p2))
+}
+
+// crossStepTitle is the title of the cross-step table, saying what data
+// it was decided on: the growth rule reads micro-step data only, so on
+// step-level or dump data the title says that the rule did not apply.
+func (r *renderer) crossStepTitle() string {
+	p1 := r.in.P1
+	if p1 == nil {
+		return r.t("p2.t1any")
+	}
+	switch dataKind(p1) {
+	case "micro_step":
+		if p1.Sharding.AccumulationWindow == 1 {
+			return r.t("p2.t1w1")
+		}
+		return r.t("p2.t1")
+	case "step":
+		return r.t("p2.t1step")
+	case "dump":
+		return r.t("p2.t1dump")
+	}
+	return r.t("p2.t1any")
+}
+
+// dataKind is what Phase 1 read: its data_kind, or for a result without
+// one (made by the reference scripts) what its format and candidates say.
+func dataKind(p1 *model.Phase1Result) string {
+	if p1.DataKind != "" {
+		return p1.DataKind
+	}
+	if p1.Format == model.FormatDump {
+		return "dump"
+	}
+	for i := range p1.Anomalies {
+		if a := &p1.Anomalies[i]; a.Delta != nil || a.MicroStep != nil {
+			return "micro_step"
+		}
+	}
+	if p1.Sharding.HasMicroStep {
+		return "micro_step"
+	}
+	return "step"
 }
 
 // oneDevice tells a Phase 2 result without a baseline run: the

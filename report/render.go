@@ -21,6 +21,9 @@ type renderer struct {
 	max int
 	// sorted caches the Phase 1 candidates earliest first.
 	sorted []*model.Anomaly
+	// small: the plots being drawn are the answer's (a third of the page
+	// wide, legend below).
+	small bool
 }
 
 // Render writes the report of in as GitHub-flavoured Markdown in lang ("zh"
@@ -39,13 +42,17 @@ func walk(in Input, lang string, out sink) {
 		r.max = DefaultMaxRows
 	}
 	r.heading(1, r.t("title"))
-	r.verdictSection()
-	r.summary()
-	r.phase1()
-	r.phase2()
-	r.phase3()
-	r.missing()
-	r.nextSteps()
+	r.answer()
+	for _, section := range r.sections() {
+		section()
+	}
+}
+
+// sections are the report's sections after the answer, in order: each
+// opens with a level-2 heading (the HTML report folds each one away under
+// it). A new section is one more entry here.
+func (r *renderer) sections() []func() {
+	return []func(){r.summary, r.phase1, r.phase2, r.phase3, r.missing, r.nextSteps}
 }
 
 // IsChinese reports whether lang (a --lang value or a LANG locale such as

@@ -105,6 +105,8 @@ var scenarios = []scenario{
 	{name: "mcore_phase1", backend: mcoreBackend, ready: "candidate 1 of"},
 	{name: "mcore_drill", backend: mcoreBackend, ready: "candidate 1 of", steps: keys("3", "enter")},
 	{name: "mcore_series", backend: mcoreBackend, ready: "candidate 1 of", steps: keys("enter")},
+	// Phase 2 on PP × VPP: the model's layer beside each stage-local name
+	{name: "mcore_phase2", backend: mcoreGlobalBackend, ready: "candidate 1 of", steps: keys("2")},
 	// a resize mid-session re-lays out the table (fewer groups at 100 columns)
 	{name: "resized_phase3", backend: fixtureBackend, ready: "earliest first",
 		steps: append(keys("3"), step{resize: [2]int{100, 30}})},

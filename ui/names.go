@@ -434,26 +434,67 @@ var layerToken = regexp.MustCompile(`\bL(\d+)\b`)
 // stage-local (a pipeline stage's "layers.0" is the model's layer 3); ""
 // when the name's layer is the model's own or unknown.
 func globalMark(a *model.Anomaly) string {
-	if a == nil || a.GlobalLayer == nil {
+	if a == nil {
 		return ""
 	}
-	if n, ok := model.LayerIndex(a.TargetName); ok && n == *a.GlobalLayer {
+	return layerMark(a.TargetName, a.GlobalLayer)
+}
+
+// layerMark is " (L3)" for a parameter name whose model layer is *g
+// ("" when g is nil or the name's own layer is the model's).
+func layerMark(name string, g *int) string {
+	if g == nil {
 		return ""
 	}
-	return " (L" + strconv.Itoa(*a.GlobalLayer) + ")"
+	if n, ok := model.LayerIndex(name); ok && n == *g {
+		return ""
+	}
+	return " (L" + strconv.Itoa(*g) + ")"
 }
 
 // withGlobal puts a candidate's model layer right after the stage-local
 // layer of its shortened name: "pp1:vpp1:L0 (L3) mlp.dense_4h_to_h.weight".
 func withGlobal(short string, a *model.Anomaly) string {
-	g := globalMark(a)
-	if g == "" {
+	return withMark(short, globalMark(a))
+}
+
+// withMark puts mark (a layerMark) right after the layer of a shortened
+// name, or at its end when the name shows no layer.
+func withMark(short, mark string) string {
+	if mark == "" {
 		return short
 	}
 	if loc := layerToken.FindStringIndex(short); loc != nil {
-		return short[:loc[1]] + g + short[loc[1]:]
+		return short[:loc[1]] + mark + short[loc[1]:]
 	}
-	return short + g
+	return short + mark
+}
+
+// pairLayer is the model layer of a cross-step pair's parameter on a
+// pipeline stage: a Phase 1 candidate's of that name (and chunk), else the
+// stage layout's; nil when unknown.
+func pairLayer(d *Data, c *model.CrossStepPair) *int {
+	if d == nil || d.P1 == nil {
+		return nil
+	}
+	for i := range d.P1.Anomalies {
+		a := &d.P1.Anomalies[i]
+		if a.GlobalLayer != nil && a.TargetName == c.TargetName && (c.VPPStage == nil || *c.VPPStage == a.VPPStage) {
+			return a.GlobalLayer
+		}
+	}
+	n, ok := model.LayerIndex(c.TargetName)
+	if !ok || c.PPStage == nil {
+		return nil
+	}
+	vpp := 0
+	if c.VPPStage != nil {
+		vpp = *c.VPPStage
+	}
+	if g := d.P1.Sharding.Pipeline.GlobalLayer(*c.PPStage, vpp, n); g >= 0 {
+		return &g
+	}
+	return nil
 }
 
 // fitA is a candidate's parameter in at most w cells with its model layer.

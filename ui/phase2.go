@@ -244,6 +244,11 @@ func (p *phase2Pane) crossStepLines(r *model.Phase2Result) []string {
 	cols := []p2col{{head: "pair"}, {head: "parameter", name: true}, {head: "median", right: true}, {head: "max", right: true},
 		{head: over, right: true}, {head: "verdict", wrap: true}}
 	rows := make([][]string, len(r.CrossStep))
+	marks := make([]string, len(r.CrossStep))
+	for i := range r.CrossStep {
+		marks[i] = layerMark(r.CrossStep[i].TargetName, pairLayer(p.data, &r.CrossStep[i]))
+	}
+	cols[1].marks = marks
 	for i, c := range r.CrossStep {
 		verdict := pairVerdict(r, c)
 		if c.BaselineGrowth != nil && *c.BaselineGrowth {
@@ -305,6 +310,11 @@ func (p *phase2Pane) candidateLines(r *model.Phase2Result, out []string) []strin
 		cols = append(cols, p2col{head: "baseline", right: true}, p2col{head: "ratio", right: true}, p2col{head: "verdict", wrap: true})
 	}
 	rows := make([][]string, len(r.Candidates))
+	marks := make([]string, len(r.Candidates))
+	for i := range r.Candidates {
+		marks[i] = globalMark(&r.Candidates[i].Anomaly)
+	}
+	cols[2].marks = marks
 	for i, c := range r.Candidates {
 		a := &c.Anomaly
 		row := []string{p2Step(a), strconv.Itoa(a.Rank), namesOf(p.data).param(a), fmtNum(float64(c.Value))}
