@@ -8,6 +8,7 @@ import (
 	"spikescope/ingest"
 	"spikescope/memlimit"
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // DetectSummaryCap is how many anomalies a summary Detect keeps (reference:
@@ -69,5 +70,6 @@ func Select(phase1, baseline string, pin *analysis.Pin, opt analysis.Phase2Optio
 	}
 	// what the monitor data can tell
 	res.Verdict = analysis.Verdict(analysis.VerdictInput{P1: p1, P1Baseline: bp1, P2: res})
+	words.Verdict(res.Verdict, words.Default)
 	return res, nil
 }

@@ -9,6 +9,7 @@ import (
 	"spikescope/memlimit"
 	"spikescope/model"
 	"spikescope/report"
+	"spikescope/words"
 )
 
 // Inputs are the paths and options of one analysis.
@@ -44,6 +45,9 @@ type Inputs struct {
 	P1  analysis.Phase1Options
 	P2  analysis.Phase2Options
 	P3  analysis.Phase3Options
+	// Lang is the language of the results' texts (the JSON): words.Default
+	// unless the command has --lang.
+	Lang words.Lang
 }
 
 // Session is what was loaded and concluded. Copies made by WithPin and
@@ -106,6 +110,7 @@ func (s *Session) ReportInput() report.Input {
 // Phase 2 and Phase 3 results, so that every face shows the same one.
 func (s *Session) judge() {
 	s.Verdict = analysis.Verdict(analysis.VerdictInput{P1: s.P1, P1Baseline: s.P1Baseline, P2: s.P2, P3: s.P3})
+	words.Verdict(s.Verdict, s.In.Lang)
 	if s.P2 != nil {
 		s.P2.Verdict = s.Verdict
 	}
