@@ -106,6 +106,16 @@ func (s *Session) ReportInput() report.Input {
 	return in
 }
 
+// sayLoad says the readers' warnings of the loaded data (their reasons)
+// in the results' language, before the phases copy them.
+func (s *Session) sayLoad() {
+	words.Monitor(s.Monitor, s.In.Lang)
+	words.Monitor(s.BaselineMonitor, s.In.Lang)
+	for _, t := range []*model.DumpTree{s.ATree, s.BTree, s.CTree, s.DTree} {
+		words.DumpTree(t, s.In.Lang)
+	}
+}
+
 // judge computes the verdict from every phase that ran and hands it to the
 // Phase 2 and Phase 3 results, so that every face shows the same one.
 func (s *Session) judge() {
