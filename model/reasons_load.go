@@ -458,3 +458,17 @@ func (FollowDBUnreadable) Rule() string { return "load.follow.db_unreadable" }
 type FollowNowReading struct{ File, Was string }
 
 func (FollowNowReading) Rule() string { return "load.follow.now_reading" }
+
+// RankMissingSteps: Rank has Have of Total steps (Missing: the steps it
+// lacks, as a compact list "0-1,5").
+type RankMissingSteps struct {
+	Rank, Have, Total int
+	Missing           string
+}
+
+func (RankMissingSteps) Rule() string { return "load.rank_missing_steps" }
+
+// MoreRanksMissingSteps: Count more ranks miss steps.
+type MoreRanksMissingSteps struct{ Count int }
+
+func (MoreRanksMissingSteps) Rule() string { return "load.more_ranks_missing_steps" }

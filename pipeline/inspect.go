@@ -65,7 +65,7 @@ func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budg
 	rep.ReadMode = d.ReadMode
 	words.Monitor(d, words.Default)
 	rep.Warnings = append(rep.Warnings, d.Warnings...)
-	rep.Warnings = append(rep.Warnings, ingest.StepCoverage(d)...)
+	rep.Warnings = append(rep.Warnings, words.All(ingest.StepCoverage(d), words.Default)...)
 	return rep, nil
 }
 

@@ -438,3 +438,13 @@ func init() {
 		return pick(zh, fmt.Sprintf("now reading %s (was %s)", r.File, r.Was), fmt.Sprintf("现在读取 %s（之前为 %s）", r.File, r.Was))
 	})
 }
+
+func init() {
+	register(func(r model.RankMissingSteps, zh bool) string {
+		return pick(zh, fmt.Sprintf("rank %d has %d of %d steps (missing %s)", r.Rank, r.Have, r.Total, r.Missing),
+			fmt.Sprintf("rank %d 只有 %d/%d 个 step（缺少 %s）", r.Rank, r.Have, r.Total, r.Missing))
+	})
+	register(func(r model.MoreRanksMissingSteps, zh bool) string {
+		return pick(zh, fmt.Sprintf("… and %d more rank(s) missing steps", r.Count), fmt.Sprintf("… 另有 %d 个 rank 缺少 step", r.Count))
+	})
+}

@@ -110,6 +110,8 @@ func TestLoadReasonsChinese(t *testing.T) {
 		model.FollowRereadFailed{Err: p},
 		model.FollowDBUnreadable{Err: p},
 		model.FollowNowReading{File: "b.db", Was: "a.db"},
+		model.RankMissingSteps{Rank: 1, Have: 2, Total: 4, Missing: "0-1"},
+		model.MoreRanksMissingSteps{Count: 3},
 	} {
 		sayBoth(t, r)
 	}
