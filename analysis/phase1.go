@@ -86,6 +86,7 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 	}
 	res.DBPath, res.Format = d.Path, d.Format
 	res.Warnings = append(res.Warnings, d.Warnings...)
+	res.WarningsReasons = append(res.WarningsReasons, d.WarningsReasons...)
 	res.Thresholds = map[string]float64{
 		"iqr_mult": opt.IQRMult, "mad_mult": opt.MADMult, "min_effect": opt.MinEffect,
 		"mad_scale": madScale, "zero_spread_mult": zeroSpreadMult,

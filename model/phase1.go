@@ -13,7 +13,11 @@ type Phase1Result struct {
 	Reasoning       []string                   `json:"reasoning"`
 	Thresholds      map[string]float64         `json:"thresholds,omitempty"`
 	Warnings        []string                   `json:"warnings,omitempty"`
-	Missing         []string                   `json:"missing,omitempty"`
+	// WarningsReasons are the reasons behind Warnings where they are
+	// typed (the readers' warnings, copied from the monitor data): the
+	// reports say them in their language.
+	WarningsReasons []Reason `json:"-"`
+	Missing         []string `json:"missing,omitempty"`
 	// DataKind is "step", "micro_step" or "dump": how Phase 1 detected.
 	DataKind string `json:"data_kind,omitempty"`
 	// Metric is the metric analysed (e.g. grad_unreduced).

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // trendSteps is how many optimizer steps before and after the earliest
@@ -56,7 +57,7 @@ func (r *renderer) phase1() {
 		}
 	}
 	r.phase1Figures()
-	r.notes(p1.Reasoning, p1.Warnings)
+	r.notes(p1.Reasoning, words.Texts(p1.Warnings, p1.WarningsReasons, words.Of(r.lang())))
 	r.writeConclusion(r.phase1Conclusion(p1, cands))
 }
 
