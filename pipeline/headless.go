@@ -73,6 +73,6 @@ func Select(phase1, baseline string, pin *analysis.Pin, opt analysis.Phase2Optio
 	}
 	// what the monitor data can tell
 	res.Verdict = analysis.Verdict(analysis.VerdictInput{P1: p1, P1Baseline: bp1, P2: res})
-	words.Verdict(res.Verdict, words.Default)
+	words.Verdict(res.Verdict, words.Of(lang))
 	return res, nil
 }
