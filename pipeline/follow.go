@@ -9,6 +9,7 @@ import (
 	"spikescope/ingest"
 	"spikescope/memlimit"
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // Following a run (`detect --follow`, the TUI's follow mode): the monitor
@@ -200,8 +201,9 @@ func (f *Follower) analyse() {
 	f.P1, f.analysed = analysis.Phase1Data(f.Data, f.opt.P1)
 	f.P1.DBPath = f.path
 	if f.opt.P1.Metric != "" && f.P1.Metric != f.opt.P1.Metric {
-		f.P1.Warnings = append(f.P1.Warnings, fmt.Sprintf("metric %q not found: analysed %q", f.opt.P1.Metric, f.P1.Metric))
+		f.P1.WarningsReasons = append(f.P1.WarningsReasons, model.MetricNotFound{Asked: f.opt.P1.Metric, Used: f.P1.Metric})
 	}
+	words.Phase1(f.P1, words.Default)
 	f.P2 = nil
 	if p2, err := analysis.Phase2(f.P1, nil, nil, f.opt.P2); err == nil {
 		f.P2 = p2

@@ -8,6 +8,7 @@ import (
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // The one A/B/C/D group picker: the TUI, `report` and `trace` all take
@@ -168,7 +169,7 @@ func (s *Session) mapDumpSteps(rank int) {
 		return
 	}
 	s.StepOffset = &off
-	s.Notes = append(s.Notes, analysis.StepOffsetNote(matches))
+	s.Notes = append(s.Notes, words.Say(analysis.StepOffsetNote(matches), words.Default))
 }
 
 // p1InDumpSteps is Phase 1 in dump steps (analysis.Phase1InDumpSteps)

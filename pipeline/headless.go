@@ -2,12 +2,12 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
 
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/memlimit"
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // DetectSummaryCap is how many anomalies a summary Detect keeps (reference:
@@ -41,8 +41,9 @@ func Detect(ctx context.Context, path string, f model.Format, opt analysis.Phase
 	res := analysis.Phase1(d, opt)
 	res.DBPath = path
 	if opt.Metric != "" && res.Metric != opt.Metric {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("metric %q not found: analysed %q", opt.Metric, res.Metric))
+		res.WarningsReasons = append(res.WarningsReasons, model.MetricNotFound{Asked: opt.Metric, Used: res.Metric})
 	}
+	words.Phase1(res, words.Default)
 	if summary && len(res.Anomalies) > DetectSummaryCap {
 		res.Anomalies = res.Anomalies[:DetectSummaryCap]
 	}

@@ -14,6 +14,7 @@ import (
 	"spikescope/ingest"
 	"spikescope/memlimit"
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // InspectReport is what `spikescope inspect --json` prints.
@@ -43,7 +44,7 @@ func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budg
 		if err != nil {
 			return nil, err
 		}
-		rep.Dump = ingest.SummariseDumps(t, analysis.InferPipeline)
+		rep.Dump = ingest.SummariseDumps(t, inferPipeline)
 		rep.Warnings = append(rep.Warnings, t.Warnings...) // repeats the dumps' own
 		return rep, nil
 	}
@@ -59,11 +60,18 @@ func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budg
 	if err != nil {
 		return nil, err
 	}
-	rep.Monitor = ingest.SummariseMonitor(d, analysis.InferPipeline)
+	rep.Monitor = ingest.SummariseMonitor(d, inferPipeline)
 	rep.ReadMode = d.ReadMode
 	rep.Warnings = append(rep.Warnings, d.Warnings...)
 	rep.Warnings = append(rep.Warnings, ingest.StepCoverage(d)...)
 	return rep, nil
+}
+
+// inferPipeline is analysis.InferPipeline with its method and note said.
+func inferPipeline(d *model.MonitorData) *model.PipelineStages {
+	p := analysis.InferPipeline(d)
+	words.Pipeline(p, words.Default)
+	return p
 }
 
 func rangeText(r *ingest.IntRange, unit string) string {
