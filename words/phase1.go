@@ -486,7 +486,7 @@ func init() {
 	})
 	register(func(r model.StagesByMarkers, zh bool) string {
 		if zh {
-			s := fmt.Sprintf("标记: %s 持有 embedding, %s 持有 final norm / output layer", rankList(r.First, zh), rankList(r.Last, zh))
+			s := fmt.Sprintf("标记: embedding 在 %s 上, final norm / output layer 在 %s 上", rankList(r.First, zh), rankList(r.Last, zh))
 			if len(r.Middle) > 0 {
 				s += fmt.Sprintf(", %s 两者都不持有 (中间 stage 按 rank 顺序)", rankList(r.Middle, zh))
 			}
