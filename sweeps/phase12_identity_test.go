@@ -18,8 +18,8 @@ import (
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
-	"spikescope/words"
 	"spikescope/testdata/synth"
+	"spikescope/words"
 )
 
 // The identity golden holds the Phase 1–2 results of every synthetic case

@@ -10,8 +10,8 @@ import (
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
-	"spikescope/words"
 	"spikescope/testdata/synth"
+	"spikescope/words"
 )
 
 // loadPipeline writes a synthetic PP run without VPP as a monitor CSV tree
