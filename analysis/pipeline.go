@@ -553,13 +553,13 @@ func (c *p1) pipelineShape() {
 	cp := *p
 	c.res.Sharding.Pipeline = &cp
 	if p.NoteReason != nil {
-		c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.PipelineNotInferred{Note: p.NoteReason})
+		c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.StagesNotInferred{Note: p.NoteReason})
 		c.res.WarningsReasons = append(c.res.WarningsReasons, p.NoteReason)
 	}
 	if !p.Inferred || p.Stages < 2 {
 		return
 	}
-	c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.PipelineInferred{Stages: p.Stages, Method: p.MethodReason,
+	c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.StagesInferred{Stages: p.Stages, Method: p.MethodReason,
 		LayersPerStage: p.LayersPerStage, LayerOffsets: p.LayerOffsets, ChunkLayers: p.ChunkLayers})
 }
 

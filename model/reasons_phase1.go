@@ -394,16 +394,16 @@ type StagesByLevels struct {
 
 func (StagesByLevels) Rule() string { return "phase1.pp.method.levels" }
 
-// PipelineNotInferred is the reasoning line of a pipeline Note.
-type PipelineNotInferred struct {
+// StagesNotInferred is the reasoning line of a pipeline Note.
+type StagesNotInferred struct {
 	Note Reason
 }
 
-func (PipelineNotInferred) Rule() string { return "phase1.pp.note" }
+func (StagesNotInferred) Rule() string { return "phase1.pp.note" }
 
-// PipelineInferred: Stages stages found by Method; the layer counts per
+// StagesInferred: Stages stages found by Method; the layer counts per
 // stage and offsets, or ChunkLayers per VPP chunk, when known.
-type PipelineInferred struct {
+type StagesInferred struct {
 	Stages         int
 	Method         Reason
 	LayersPerStage []int
@@ -411,7 +411,7 @@ type PipelineInferred struct {
 	ChunkLayers    int
 }
 
-func (PipelineInferred) Rule() string { return "phase1.pp.inferred" }
+func (StagesInferred) Rule() string { return "phase1.pp.inferred" }
 
 // DumpStepMatch is one dump step matched to an optimizer step: the
 // gradient norms agree on Agree of Shared parameters.

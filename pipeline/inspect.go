@@ -70,7 +70,7 @@ func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budg
 // inferPipeline is analysis.InferPipeline with its method and note said.
 func inferPipeline(d *model.MonitorData) *model.PipelineStages {
 	p := analysis.InferPipeline(d)
-	words.Pipeline(p, words.Default)
+	words.Stages(p, words.Default)
 	return p
 }
 

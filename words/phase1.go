@@ -38,11 +38,11 @@ func Phase1(res *model.Phase1Result, l Lang) {
 	if res.Summary.PassUnitReason != nil {
 		res.Summary.PassUnit = Say(res.Summary.PassUnitReason, l)
 	}
-	Pipeline(sa.Pipeline, l)
+	Stages(sa.Pipeline, l)
 }
 
-// Pipeline fills the pipeline stages' method and note from their reasons.
-func Pipeline(p *model.PipelineStages, l Lang) {
+// Stages fills the pipeline stages' method and note from their reasons.
+func Stages(p *model.PipelineStages, l Lang) {
 	if p == nil {
 		return
 	}
@@ -144,21 +144,23 @@ func microNumbering(kind string, zh bool) string {
 	return "no micro steps: step as written in the input"
 }
 
+// passUnit is the pass unit: the reference's tuple in English (the JSON's
+// pass_unit), words in Chinese (as the report's overview says it).
 func passUnit(u model.PassUnit, zh bool) string {
 	switch u.Kind {
 	case model.PassExplicit:
 		if zh {
-			return "一个 step 中的一个 micro step (按输入中的编号)"
+			return "一个 step 中的一个 micro step（按输入中的编号）"
 		}
 		return "(step, micro_step)"
 	case model.PassAccumWind:
 		if zh {
-			return fmt.Sprintf("一个 optimizer step 中的一个 micro step, 累积窗口=%d", u.Window)
+			return fmt.Sprintf("一个 optimizer step 中的一个 micro step（每个 optimizer step %d 个）", u.Window)
 		}
 		return fmt.Sprintf("(optimizer_step, micro_step), 累积窗口=%d", u.Window)
 	}
 	if zh {
-		return "一个 step (无 micro step)"
+		return "一个 step（无 micro step）"
 	}
 	return "(step,)"
 }
@@ -514,10 +516,10 @@ func init() {
 		return fmt.Sprintf("gradient levels: every rank holds the same names and no embedding / final norm is monitored; under a %s rank order of %d stages the ranks of each stage agree on %d of %d parameters and the stages sit ≥ %.1f× apart",
 			r.Layout, r.Stages, r.Agree, r.Params, r.Gap)
 	})
-	register(func(r model.PipelineNotInferred, zh bool) string {
+	register(func(r model.StagesNotInferred, zh bool) string {
 		return pick(zh, "pipeline stages: ", "流水线 stage: ") + Say(r.Note, langOf(zh))
 	})
-	register(func(r model.PipelineInferred, zh bool) string {
+	register(func(r model.StagesInferred, zh bool) string {
 		var b strings.Builder
 		if zh {
 			fmt.Fprintf(&b, "流水线: %d 个 stage (%s); 不同 stage 的同名参数是不同参数, 分开分析 (候选所在 stage 见 pp_stage)", r.Stages, Say(r.Method, Chinese))

@@ -61,10 +61,10 @@ func phase1Examples() []model.Reason {
 		model.StagesByNameSets{},
 		model.StagesByLevels{Layout: "blocked", Stages: 4, Agree: 11, Params: 12, Gap: 1.5},
 		model.StagesByLevels{Layout: "strided", Stages: 2, Agree: 9, Params: 10, Gap: 1.5},
-		model.PipelineNotInferred{Note: model.StagesLayersDiffer{Stage: 1}},
-		model.PipelineInferred{Stages: 4, Method: markers, LayersPerStage: []int{3, 2, 2, 3}, LayerOffsets: []int{0, 3, 5, 7}},
-		model.PipelineInferred{Stages: 2, Method: model.StagesByNameSets{}, ChunkLayers: 5},
-		model.PipelineInferred{Stages: 3, Method: model.StagesByNameSets{}},
+		model.StagesNotInferred{Note: model.StagesLayersDiffer{Stage: 1}},
+		model.StagesInferred{Stages: 4, Method: markers, LayersPerStage: []int{3, 2, 2, 3}, LayerOffsets: []int{0, 3, 5, 7}},
+		model.StagesInferred{Stages: 2, Method: model.StagesByNameSets{}, ChunkLayers: 5},
+		model.StagesInferred{Stages: 3, Method: model.StagesByNameSets{}},
 		model.DumpStepsMapped{Matches: []model.DumpStepMatch{{DumpStep: 12, OptStep: 2, Agree: 30, Shared: 31}, {DumpStep: 13, OptStep: 3, Agree: 29, Shared: 31}}},
 	}
 }
@@ -139,7 +139,7 @@ func TestPhase1Fill(t *testing.T) {
 	}
 	Phase1(res, Chinese)
 	if len(res.Reasoning) != 1 || !strings.Contains(res.Reasoning[0], "3 个 step") || len(res.Warnings) != 1 ||
-		res.Sharding.PassUnit != "一个 step 中的一个 micro step (按输入中的编号)" || !strings.Contains(res.Sharding.Pipeline.Note, "stage 1") {
+		res.Sharding.PassUnit != "一个 step 中的一个 micro step（按输入中的编号）" || !strings.Contains(res.Sharding.Pipeline.Note, "stage 1") {
 		t.Errorf("filled %q %q %q %q", res.Reasoning, res.Warnings, res.Sharding.PassUnit, res.Sharding.Pipeline.Note)
 	}
 	saved := &model.Phase1Result{Reasoning: []string{"as read"}, Sharding: model.ShardingAnalysis{PassUnit: "(step,)", Conclusion: "PP=1"}}
