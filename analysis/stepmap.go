@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -247,12 +248,12 @@ func DumpStepOffset(mon *model.MonitorData, p1 *model.Phase1Result, tree *model.
 }
 
 // StepOffsetNote says how dump steps were mapped to optimizer steps.
-func StepOffsetNote(m []StepMatch) model.Reason {
-	r := model.DumpStepsMapped{Matches: make([]model.DumpStepMatch, len(m))}
+func StepOffsetNote(m []StepMatch) string {
+	parts := make([]string, len(m))
 	for i, x := range m {
-		r.Matches[i] = model.DumpStepMatch{DumpStep: x.DumpStep, OptStep: x.OptStep, Agree: x.Agree, Shared: x.Shared}
+		parts[i] = fmt.Sprintf("dump step %d = optimizer step %d (gradient norms agree on %d of %d parameters)", x.DumpStep, x.OptStep, x.Agree, x.Shared)
 	}
-	return r
+	return "dump steps are not optimizer steps (trend.db steps re-based by data2db): " + strings.Join(parts, "; ")
 }
 
 // Phase1InDumpSteps is p1 with its candidates' optimizer steps shifted by

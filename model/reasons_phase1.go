@@ -412,17 +412,3 @@ type StagesInferred struct {
 }
 
 func (StagesInferred) Rule() string { return "phase1.pp.inferred" }
-
-// DumpStepMatch is one dump step matched to an optimizer step: the
-// gradient norms agree on Agree of Shared parameters.
-type DumpStepMatch struct {
-	DumpStep, OptStep, Agree, Shared int
-}
-
-// DumpStepsMapped: dump steps are not optimizer steps; Matches says how
-// each maps.
-type DumpStepsMapped struct {
-	Matches []DumpStepMatch
-}
-
-func (DumpStepsMapped) Rule() string { return "phase1.dumpsteps" }

@@ -8,7 +8,6 @@ import (
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
-	"spikescope/words"
 )
 
 // The one A/B/C/D group picker: the TUI, `report` and `trace` all take
@@ -169,7 +168,7 @@ func (s *Session) mapDumpSteps(rank int) {
 		return
 	}
 	s.StepOffset = &off
-	s.Notes = append(s.Notes, words.Say(analysis.StepOffsetNote(matches), words.Default))
+	s.Notes = append(s.Notes, analysis.StepOffsetNote(matches))
 }
 
 // p1InDumpSteps is Phase 1 in dump steps (analysis.Phase1InDumpSteps)

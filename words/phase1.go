@@ -544,17 +544,6 @@ func init() {
 		}
 		return b.String()
 	})
-	register(func(r model.DumpStepsMapped, zh bool) string {
-		parts := make([]string, len(r.Matches))
-		for i, x := range r.Matches {
-			if zh {
-				parts[i] = fmt.Sprintf("dump step %d = optimizer step %d (%d / %d 个参数的梯度 norm 一致)", x.DumpStep, x.OptStep, x.Agree, x.Shared)
-			} else {
-				parts[i] = fmt.Sprintf("dump step %d = optimizer step %d (gradient norms agree on %d of %d parameters)", x.DumpStep, x.OptStep, x.Agree, x.Shared)
-			}
-		}
-		return pick(zh, "dump steps are not optimizer steps (trend.db steps re-based by data2db): ", "dump step 不是 optimizer step (data2db 重新编号了 trend.db 的 step): ") + strings.Join(parts, "; ")
-	})
 }
 
 // langOf is the Lang of a register function's zh flag.

@@ -65,7 +65,6 @@ func phase1Examples() []model.Reason {
 		model.StagesInferred{Stages: 4, Method: markers, LayersPerStage: []int{3, 2, 2, 3}, LayerOffsets: []int{0, 3, 5, 7}},
 		model.StagesInferred{Stages: 2, Method: model.StagesByNameSets{}, ChunkLayers: 5},
 		model.StagesInferred{Stages: 3, Method: model.StagesByNameSets{}},
-		model.DumpStepsMapped{Matches: []model.DumpStepMatch{{DumpStep: 12, OptStep: 2, Agree: 30, Shared: 31}, {DumpStep: 13, OptStep: 3, Agree: 29, Shared: 31}}},
 	}
 }
 
