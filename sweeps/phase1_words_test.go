@@ -2,6 +2,7 @@ package sweeps
 
 import (
 	"context"
+	"html"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -33,21 +34,28 @@ var (
 	htmlTag  = regexp.MustCompile(`<[^>]*>`)
 	htmlCode = regexp.MustCompile(`(?s)<code>.*?</code>`)
 	htmlSVG  = regexp.MustCompile(`(?s)<svg.*?</svg>`)
+	h2       = regexp.MustCompile(`<h2[ >]`)
 )
 
-// phase1PartHTML is the Phase 1 section of an HTML report as text.
+// phase1PartHTML is the Phase 1 section of an HTML report as text: from
+// the heading that names Phase 1 to the next section heading.
 func phase1PartHTML(page string) string {
-	i := strings.Index(page, "Phase 1: ")
-	if i < 0 {
-		return ""
+	heads := h2.FindAllStringIndex(page, -1)
+	for k, h := range heads {
+		end := len(page)
+		if k+1 < len(heads) {
+			end = heads[k+1][0]
+		}
+		part := page[h[0]:end]
+		title, _, _ := strings.Cut(htmlTag.ReplaceAllString(part[:min(len(part), 200)], ""), "\n")
+		if !strings.HasPrefix(strings.TrimSpace(title), "Phase 1") {
+			continue
+		}
+		part = htmlSVG.ReplaceAllString(part, " ")
+		part = htmlCode.ReplaceAllString(part, " ")
+		return htmlTag.ReplaceAllString(part, "\n")
 	}
-	part := page[i:]
-	if j := strings.Index(part, "<h2"); j >= 0 {
-		part = part[:j]
-	}
-	part = htmlSVG.ReplaceAllString(part, " ")
-	part = htmlCode.ReplaceAllString(part, " ")
-	return htmlTag.ReplaceAllString(part, "\n")
+	return ""
 }
 
 // englishLines lists the lines of text holding an English sentence.
@@ -128,8 +136,11 @@ func TestPhase1ChineseReport(t *testing.T) {
 		// the run shape and the first notes are there, said in Chinese
 		for _, r := range all[:min(len(all), 4)] {
 			zh := words.Say(r, words.Chinese)
-			if !strings.Contains(md, zh) {
-				t.Errorf("%s: the zh report does not say %q", c.name, zh)
+			if !strings.Contains(part, zh) {
+				t.Errorf("%s: the zh report's Phase 1 section does not say %q", c.name, zh)
+			}
+			if !strings.Contains(partHTML, html.EscapeString(zh)) {
+				t.Errorf("%s: the zh HTML report's Phase 1 section does not say %q", c.name, zh)
 			}
 		}
 		en := report.Render(in, "en")
