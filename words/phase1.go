@@ -213,8 +213,8 @@ func conclusion(c model.ShardingConclusion, zh bool) string {
 	return fmt.Sprintf("%s. %s. 前反向单位: %s. %s", pp, micro, passUnit(c.Unit, false), whole)
 }
 
-// pick is zhs when zh, else en.
-func pick(zh bool, en, zhs string) string {
+// inLang is zhs when zh, else en.
+func inLang(zh bool, en, zhs string) string {
 	if zh {
 		return zhs
 	}
@@ -223,11 +223,11 @@ func pick(zh bool, en, zhs string) string {
 
 func init() {
 	register(func(_ model.Phase1NoMonitor, zh bool) string {
-		return pick(zh, "no monitor data", "无 monitor 数据")
+		return inLang(zh, "no monitor data", "无 monitor 数据")
 	})
-	register(func(_ model.Phase1NoGradRows, zh bool) string { return pick(zh, "no gradient rows", "无梯度行") })
+	register(func(_ model.Phase1NoGradRows, zh bool) string { return inLang(zh, "no gradient rows", "无梯度行") })
 	register(func(_ model.Phase1NoRows, zh bool) string {
-		return pick(zh, "no rows to analyse", "没有可分析的行")
+		return inLang(zh, "no rows to analyse", "没有可分析的行")
 	})
 	register(func(r model.MetricAnalysed, zh bool) string {
 		if zh {
@@ -249,10 +249,10 @@ func init() {
 	})
 	register(func(r model.DumpShape, zh bool) string {
 		if r.Calls {
-			return pick(zh, "dump statistics, one step: parameter gradients of the step's last parameters_grad call; the calls before it (one per micro-batch, accumulated main_grad) give each candidate's micro step",
+			return inLang(zh, "dump statistics, one step: parameter gradients of the step's last parameters_grad call; the calls before it (one per micro-batch, accumulated main_grad) give each candidate's micro step",
 				"dump 统计量, 单个 step: 参数梯度取该 step 最后一次 parameters_grad 调用; 之前的各次调用 (每个微批次一次, 累积的 main_grad) 给出每个候选的 micro step")
 		}
-		return pick(zh, "dump statistics: parameter gradients per step, no micro steps (no accumulation window)",
+		return inLang(zh, "dump statistics: parameter gradients per step, no micro steps (no accumulation window)",
 			"dump 统计量: 每个 step 的参数梯度, 无 micro step (无累积窗口)")
 	})
 	register(func(r model.ExplicitMicro, zh bool) string {
@@ -270,7 +270,7 @@ func init() {
 		return note + fmt.Sprintf("; %d micro steps per optimizer step", r.Window)
 	})
 	register(func(_ model.WindowOff, zh bool) string {
-		return pick(zh, "--window 1: no accumulation (step level), as requested", "--window 1: 按要求不做累积 (step 级)")
+		return inLang(zh, "--window 1: no accumulation (step level), as requested", "--window 1: 按要求不做累积 (step 级)")
 	})
 	register(func(r model.WindowGiven, zh bool) string {
 		if zh {
@@ -279,7 +279,7 @@ func init() {
 		return fmt.Sprintf("--window %d given: accumulation window %d, phase %d (best fit of the norm resets)", r.W, r.W, r.Phase)
 	})
 	register(func(_ model.WindowTooFewSteps, zh bool) string {
-		return pick(zh, "fewer than 5 steps, or steps too sparse for a window: treated as step level (no accumulation)",
+		return inLang(zh, "fewer than 5 steps, or steps too sparse for a window: treated as step level (no accumulation)",
 			"step 少于 5 个或过于稀疏, 无法确定窗口: 按 step 级处理 (无累积)")
 	})
 	register(func(r model.WindowPeriodic, zh bool) string {
@@ -394,9 +394,9 @@ func init() {
 			}
 		}
 		if r.More > 0 {
-			parts = append(parts, pick(zh, fmt.Sprintf("%d more", r.More), fmt.Sprintf("另 %d 个", r.More)))
+			parts = append(parts, inLang(zh, fmt.Sprintf("%d more", r.More), fmt.Sprintf("另 %d 个", r.More)))
 		}
-		return w + pick(zh, "; not flagged: ", "; 未标记: ") + strings.Join(parts, ", ")
+		return w + inLang(zh, "; not flagged: ", "; 未标记: ") + strings.Join(parts, ", ")
 	})
 	register(func(r model.MicroPoolsSkipped, zh bool) string {
 		if zh {
@@ -501,7 +501,7 @@ func init() {
 		return s
 	})
 	register(func(_ model.StagesByNameSets, zh bool) string {
-		return pick(zh, "parameter-name sets: no embedding / final-norm parameters in the data; ranks grouped by identical names, stages numbered in rank order (Megatron places pipeline stages outermost)",
+		return inLang(zh, "parameter-name sets: no embedding / final-norm parameters in the data; ranks grouped by identical names, stages numbered in rank order (Megatron places pipeline stages outermost)",
 			"参数名集合: 数据中无 embedding / final norm 参数; 按参数名相同对 rank 分组, 按 rank 顺序为 stage 编号 (Megatron 将流水线 stage 放在最外层)")
 	})
 	register(func(r model.StagesByLevels, zh bool) string {
@@ -517,7 +517,7 @@ func init() {
 			r.Layout, r.Stages, r.Agree, r.Params, r.Gap)
 	})
 	register(func(r model.StagesNotInferred, zh bool) string {
-		return pick(zh, "pipeline stages: ", "流水线 stage: ") + Say(r.Note, langOf(zh))
+		return inLang(zh, "pipeline stages: ", "流水线 stage: ") + Say(r.Note, langOf(zh))
 	})
 	register(func(r model.StagesInferred, zh bool) string {
 		var b strings.Builder

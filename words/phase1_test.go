@@ -68,7 +68,7 @@ func phase1Examples() []model.Reason {
 	}
 }
 
-var number = regexp.MustCompile(`\d+(?:\.\d+)?`)
+var phase1Number = regexp.MustCompile(`\d+(?:\.\d+)?`)
 
 // Every Phase 1 reason says the same numbers in English and Chinese, and
 // its Chinese holds no English sentence; every Phase 1 reason type has an
@@ -88,11 +88,11 @@ func TestPhase1ReasonsBothLanguages(t *testing.T) {
 			t.Errorf("%s: Chinese holds no Chinese: %q", r.Rule(), zh)
 		}
 		want := map[string]int{}
-		for _, n := range number.FindAllString(en, -1) {
+		for _, n := range phase1Number.FindAllString(en, -1) {
 			want[n]++
 		}
 		got := map[string]int{}
-		for _, n := range number.FindAllString(zh, -1) {
+		for _, n := range phase1Number.FindAllString(zh, -1) {
 			got[n]++
 		}
 		for n, k := range want {
