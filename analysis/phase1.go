@@ -164,11 +164,16 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 	return res
 }
 
-// loadWarnings are the readers' warnings about d, first among Phase 1's.
+// loadWarnings are the readers' warnings about d, first among Phase 1's:
+// their reasons (model/reasons_load.go), or their texts when d was made
+// without (by hand, or a reader not yet keeping reasons).
 func loadWarnings(d *model.MonitorData) []model.Reason {
-	var out []model.Reason
-	for _, w := range d.Warnings {
-		out = append(out, model.Sentence(w)) // the readers' own texts (their reasons: model/reasons_load.go)
+	if len(d.WarningsReasons) > 0 || len(d.Warnings) == 0 {
+		return d.WarningsReasons
+	}
+	out := make([]model.Reason, len(d.Warnings))
+	for i, w := range d.Warnings {
+		out[i] = model.Sentence(w)
 	}
 	return out
 }

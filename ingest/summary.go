@@ -80,7 +80,7 @@ type DumpReport struct {
 // StepCoverage warns about ranks that lack steps the others have (a rank
 // whose monitor files were lost or cut short): the analysis then judges
 // those steps without that rank.
-func StepCoverage(d *model.MonitorData) []string {
+func StepCoverage(d *model.MonitorData) []model.Reason {
 	perRank := map[int32]map[int32]struct{}{}
 	all := map[int32]struct{}{}
 	lastRank, lastStep := int32(math.MinInt32), int32(math.MinInt32)
@@ -107,10 +107,10 @@ func StepCoverage(d *model.MonitorData) []string {
 		}
 	}
 	sort.Ints(ranks)
-	var out []string
+	var out []model.Reason
 	for i, rk := range ranks {
 		if i == SummaryExamples {
-			out = append(out, fmt.Sprintf("… and %d more rank(s) missing steps", len(ranks)-i))
+			out = append(out, model.MoreRanksMissingSteps{Count: len(ranks) - i})
 			break
 		}
 		var missing []int
@@ -120,7 +120,7 @@ func StepCoverage(d *model.MonitorData) []string {
 			}
 		}
 		sort.Ints(missing)
-		out = append(out, fmt.Sprintf("rank %d has %d of %d steps (missing %s)", rk, len(all)-len(missing), len(all), CompactInts(missing)))
+		out = append(out, model.RankMissingSteps{Rank: rk, Have: len(all) - len(missing), Total: len(all), Missing: CompactInts(missing)})
 	}
 	return out
 }

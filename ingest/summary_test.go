@@ -35,7 +35,7 @@ func TestSummariseMonitorTrendDB(t *testing.T) {
 		t.Error("no stage function: pipeline set")
 	}
 	// formats.md §2.1 lists rank 1's rows of opt step 1 only
-	if got := StepCoverage(d); !reflect.DeepEqual(got, []string{"rank 1 has 2 of 4 steps (missing 0-1)"}) {
+	if got := said(StepCoverage(d)); !reflect.DeepEqual(got, []string{"rank 1 has 2 of 4 steps (missing 0-1)"}) {
 		t.Errorf("coverage %q", got)
 	}
 }

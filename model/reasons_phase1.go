@@ -26,14 +26,6 @@ type MetricAnalysed struct {
 
 func (MetricAnalysed) Rule() string { return "phase1.metric" }
 
-// MetricNotFound: the metric the user asked for (Asked) is not in the data;
-// Used was analysed.
-type MetricNotFound struct {
-	Asked, Used string
-}
-
-func (MetricNotFound) Rule() string { return "phase1.metric.notfound" }
-
 // FinalMicroOnly: every row of Metric is its step's only one and none is
 // the first micro-batch: the step's final gradient, judged at step level.
 type FinalMicroOnly struct {

@@ -364,8 +364,11 @@ type MonitorData struct {
 	// (names "pp<s>:<name>"): the stages Phase 1 inferred.
 	Pipeline *PipelineStages
 	// Warnings are problems that did not stop the load (skipped files,
-	// missing columns, ...): the output repeats them.
-	Warnings []string
+	// missing columns, ...): the output repeats them. The readers (ingest)
+	// write WarningsReasons; package words says them into Warnings
+	// (the pipeline, right after the load).
+	Warnings        []string
+	WarningsReasons []Reason
 	// ReadMode says how a trend.db was opened (ingest.ReadModeReadOnly or
 	// ReadModeImmutable, with why); "" for other formats.
 	ReadMode string

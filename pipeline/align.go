@@ -6,6 +6,7 @@ import (
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // AlignReport is what `spikescope inspect A --against B` adds: how many of
@@ -49,6 +50,7 @@ func loadNonEmptyTree(ctx context.Context, path string) (*model.DumpTree, error)
 	if err != nil {
 		return nil, err
 	}
+	words.DumpTree(t, words.Default)
 	if len(t.Dumps) == 0 {
 		return nil, &ingest.InputError{Path: path, Problem: "no dump.json found"}
 	}

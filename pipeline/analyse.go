@@ -19,12 +19,14 @@ func (s *Session) Analyse() error {
 	s.P1, s.P1Baseline = nil, nil
 	if s.Monitor == nil && s.ATree != nil {
 		s.Monitor = ingest.GradientsFromDumps(s.ATree)
+		words.Monitor(s.Monitor, s.In.Lang)
 	}
 	// B's dump tree stands in for a baseline monitor only when Phase 1 runs
 	// on dumps too: parameter names of dumps and monitors differ.
 	if s.BaselineMonitor == nil && s.BTree != nil && s.In.Baseline == "" &&
 		s.Monitor != nil && s.Monitor.Format == model.FormatDump {
 		s.BaselineMonitor = ingest.GradientsFromDumps(s.BTree)
+		words.Monitor(s.BaselineMonitor, s.In.Lang)
 	}
 	// the data as analysed: with pipeline stages, targets split per stage
 	// ("pp1:layers.2…"), so that the TUI draws the series a candidate names

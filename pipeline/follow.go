@@ -150,8 +150,8 @@ func StartFollow(ctx context.Context, path string, f model.Format, opt FollowOpt
 	start.IntervalS = &iv
 	start.Message = fmt.Sprintf("following %s: %s read, %s; polling every %s until interrupted", path, count(fl.Data.Rows.Len(), "row"), count(len(fl.P1.Anomalies), "candidate"), opt.Interval)
 	evs := []FollowEvent{start}
-	if memWarning != "" {
-		evs = append(evs, fl.warning(memWarning))
+	if memWarning != nil {
+		evs = append(evs, fl.warning(words.Say(memWarning, words.Default)))
 	}
 	for _, w := range fl.P1.Warnings {
 		evs = append(evs, fl.warning(w))
@@ -198,10 +198,11 @@ func (f *Follower) warning(msg string) FollowEvent {
 func (f *Follower) analyse() {
 	f.Version++
 	f.Data = f.mon.Data()
+	words.Monitor(f.Data, words.Default)
 	f.P1, f.analysed = analysis.Phase1Data(f.Data, f.opt.P1)
 	f.P1.DBPath = f.path
 	if f.opt.P1.Metric != "" && f.P1.Metric != f.opt.P1.Metric {
-		f.P1.WarningsReasons = append(f.P1.WarningsReasons, model.MetricNotFound{Asked: f.opt.P1.Metric, Used: f.P1.Metric})
+		f.P1.WarningsReasons = append(f.P1.WarningsReasons, model.MetricNotFound{Asked: f.opt.P1.Metric, Analysed: f.P1.Metric})
 	}
 	words.Phase1(f.P1, words.Default)
 	f.P2 = nil
@@ -240,7 +241,7 @@ func (f *Follower) Poll(ctx context.Context) ([]FollowEvent, error) {
 	}
 	var evs []FollowEvent
 	for _, w := range p.Warnings {
-		evs = append(evs, f.warning(w))
+		evs = append(evs, f.warning(words.Say(w, words.Default)))
 	}
 	if p.Changed {
 		f.LastData = f.now()

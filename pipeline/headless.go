@@ -35,13 +35,14 @@ func Detect(ctx context.Context, path string, f model.Format, opt analysis.Phase
 	if err != nil {
 		return nil, err
 	}
-	if memWarning != "" {
-		d.Warnings = append([]string{memWarning}, d.Warnings...)
+	if memWarning != nil {
+		d.WarningsReasons = append([]model.Reason{memWarning}, d.WarningsReasons...)
 	}
+	words.Monitor(d, words.Default)
 	res := analysis.Phase1(d, opt)
 	res.DBPath = path
 	if opt.Metric != "" && res.Metric != opt.Metric {
-		res.WarningsReasons = append(res.WarningsReasons, model.MetricNotFound{Asked: opt.Metric, Used: res.Metric})
+		res.WarningsReasons = append(res.WarningsReasons, model.MetricNotFound{Asked: opt.Metric, Analysed: res.Metric})
 	}
 	words.Phase1(res, words.Default)
 	if summary && len(res.Anomalies) > DetectSummaryCap {
@@ -70,5 +71,6 @@ func Select(phase1, baseline string, pin *analysis.Pin, opt analysis.Phase2Optio
 	}
 	// what the monitor data can tell
 	res.Verdict = analysis.Verdict(analysis.VerdictInput{P1: p1, P1Baseline: bp1, P2: res})
+	words.Verdict(res.Verdict, words.Default)
 	return res, nil
 }

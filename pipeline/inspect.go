@@ -45,6 +45,7 @@ func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budg
 			return nil, err
 		}
 		rep.Dump = ingest.SummariseDumps(t, inferPipeline)
+		words.DumpTree(t, words.Default)
 		rep.Warnings = append(rep.Warnings, t.Warnings...) // repeats the dumps' own
 		return rep, nil
 	}
@@ -53,8 +54,8 @@ func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budg
 		return nil, err
 	}
 	notify(ctx, plan.notice)
-	if plan.warning != "" {
-		rep.Warnings = append(rep.Warnings, plan.warning)
+	if plan.warning != nil {
+		rep.Warnings = append(rep.Warnings, words.Say(plan.warning, words.Default))
 	}
 	d, err := readMonitorPlanned(ctx, plan, path, f, nil)
 	if err != nil {
@@ -62,8 +63,9 @@ func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budg
 	}
 	rep.Monitor = ingest.SummariseMonitor(d, inferPipeline)
 	rep.ReadMode = d.ReadMode
+	words.Monitor(d, words.Default)
 	rep.Warnings = append(rep.Warnings, d.Warnings...)
-	rep.Warnings = append(rep.Warnings, ingest.StepCoverage(d)...)
+	rep.Warnings = append(rep.Warnings, words.All(ingest.StepCoverage(d), words.Default)...)
 	return rep, nil
 }
 

@@ -154,9 +154,10 @@ func load(ctx context.Context, in Inputs, progress model.ProgressFunc, follow bo
 		}
 	}
 	s.ATree, s.BTree, s.CTree, s.DTree = treeOf(ja), treeOf(jb), treeOf(jc), treeOf(jd)
-	if memWarning != "" && s.Monitor != nil {
-		s.Monitor.Warnings = append([]string{memWarning}, s.Monitor.Warnings...)
+	if memWarning != nil && s.Monitor != nil {
+		s.Monitor.WarningsReasons = append([]model.Reason{memWarning}, s.Monitor.WarningsReasons...)
 	}
+	s.sayLoad()
 	if err := s.Analyse(); err != nil {
 		return nil, nil, err
 	}

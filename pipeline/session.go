@@ -9,6 +9,7 @@ import (
 	"spikescope/memlimit"
 	"spikescope/model"
 	"spikescope/report"
+	"spikescope/words"
 )
 
 // Inputs are the paths and options of one analysis.
@@ -44,6 +45,9 @@ type Inputs struct {
 	P1  analysis.Phase1Options
 	P2  analysis.Phase2Options
 	P3  analysis.Phase3Options
+	// Lang is the language of the results' texts (the JSON): words.Default
+	// unless the command has --lang.
+	Lang words.Lang
 }
 
 // Session is what was loaded and concluded. Copies made by WithPin and
@@ -102,10 +106,21 @@ func (s *Session) ReportInput() report.Input {
 	return in
 }
 
+// sayLoad says the readers' warnings of the loaded data (their reasons)
+// in the results' language, before the phases copy them.
+func (s *Session) sayLoad() {
+	words.Monitor(s.Monitor, s.In.Lang)
+	words.Monitor(s.BaselineMonitor, s.In.Lang)
+	for _, t := range []*model.DumpTree{s.ATree, s.BTree, s.CTree, s.DTree} {
+		words.DumpTree(t, s.In.Lang)
+	}
+}
+
 // judge computes the verdict from every phase that ran and hands it to the
 // Phase 2 and Phase 3 results, so that every face shows the same one.
 func (s *Session) judge() {
 	s.Verdict = analysis.Verdict(analysis.VerdictInput{P1: s.P1, P1Baseline: s.P1Baseline, P2: s.P2, P3: s.P3})
+	words.Verdict(s.Verdict, s.In.Lang)
 	if s.P2 != nil {
 		s.P2.Verdict = s.Verdict
 	}

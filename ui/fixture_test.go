@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // fixture builds a small, complete session: 4 ranks × 24 steps of two
@@ -142,7 +143,7 @@ func fixture() *Data {
 		Direction: &fwd, Layer: model.IntPtr(3), Operator: &op,
 		Evidence: []model.Evidence{{Rule: model.EvP3Divergence, Numbers: map[string]model.Float{"layer": 3},
 			Names: map[string]string{"direction": "fwd", "operator": op}}}}
-	p2.Verdict.Action = p2.Verdict.ActionText("en")
+	p2.Verdict.Action = words.Action(p2.Verdict, words.English)
 	// any other layer: three operators, the second flagged
 	opsFor := func(anchor string, layer int, dir string) []model.DrillOp {
 		var out []model.DrillOp

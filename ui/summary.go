@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // summaryTop is how many candidates the text summary lists.
@@ -99,9 +100,9 @@ func verdictSummary(v *model.Verdict) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "verdict: %s\n", strings.TrimPrefix(v.Headline("en"), "Verdict: "))
 	for i := range v.Evidence {
-		fmt.Fprintf(&b, "  evidence: %s\n", v.Evidence[i].Render("en"))
+		fmt.Fprintf(&b, "  evidence: %s\n", words.Evidence(&v.Evidence[i], words.English))
 	}
-	fmt.Fprintf(&b, "  action: %s\n", v.ActionText("en"))
+	fmt.Fprintf(&b, "  action: %s\n", words.Action(v, words.English))
 	if v.Decide != "" && v.ActionID != "collect" {
 		fmt.Fprintf(&b, "  would decide: %s\n", v.Decide)
 	}

@@ -235,12 +235,6 @@ func init() {
 		}
 		return fmt.Sprintf("metric %q analysed (of %d metrics); grad_reduced rows never join its curves", r.Metric, r.Metrics)
 	})
-	register(func(r model.MetricNotFound, zh bool) string {
-		if zh {
-			return fmt.Sprintf("未找到指标 %q: 改为分析 %q", r.Asked, r.Used)
-		}
-		return fmt.Sprintf("metric %q not found: analysed %q", r.Asked, r.Used)
-	})
 	register(func(r model.FinalMicroOnly, zh bool) string {
 		if zh {
 			return fmt.Sprintf("每行 %s 都是其 step 中唯一的一行, 且都不是首个微批次 (monitor v2 未开启 monitor_mbs_grad 时以 micro_step = W 写出该 step 的最终梯度): 按 step 级判定", r.Metric)

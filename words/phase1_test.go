@@ -16,7 +16,6 @@ func phase1Examples() []model.Reason {
 	return []model.Reason{
 		model.Phase1NoMonitor{}, model.Phase1NoGradRows{}, model.Phase1NoRows{},
 		model.MetricAnalysed{Metric: "grad_unreduced", Metrics: 3},
-		model.MetricNotFound{Asked: "grad_x", Used: "grad_unreduced"},
 		model.FinalMicroOnly{Metric: "grad_unreduced"},
 		model.DumpShape{}, model.DumpShape{Calls: true},
 		model.ExplicitMicro{Window: 6}, model.ExplicitMicro{Dump: true, Window: 7},
@@ -132,7 +131,7 @@ func TestPhase1EnglishAsBefore(t *testing.T) {
 func TestPhase1Fill(t *testing.T) {
 	res := &model.Phase1Result{
 		ReasoningReasons: []model.Reason{model.CrossStepNorms{Steps: 3}},
-		WarningsReasons:  []model.Reason{model.MetricNotFound{Asked: "a", Used: "b"}},
+		WarningsReasons:  []model.Reason{model.MetricNotFound{Asked: "a", Analysed: "b"}},
 		Sharding: model.ShardingAnalysis{PassUnitReason: model.PassUnit{Kind: model.PassExplicit},
 			Pipeline: &model.PipelineStages{NoteReason: model.StagesLayersDiffer{Stage: 1}}},
 	}
