@@ -23,7 +23,7 @@ func example1() *monBuilder {
 func TestExample1StepLevel(t *testing.T) {
 	res := example1().run(t)
 	sa := res.Sharding
-	if sa.AccumulationWindow != 0 || sa.AccumulationDetected || sa.HasMicroStep || sa.PassUnit != "(step,)" {
+	if sa.AccumulationWindow != 0 || sa.AccumulationDetected || sa.HasMicroStep || sa.PassUnitReason != (model.PassUnit{Kind: model.PassStep}) {
 		t.Fatalf("sharding = %+v, want step level", sa)
 	}
 	if len(res.Anomalies) != 1 {
@@ -76,7 +76,7 @@ func TestExample2MicroStepTrendDB(t *testing.T) {
 	res := example2().run(t)
 	sa := res.Sharding
 	if sa.AccumulationWindow != 4 || sa.WindowPhase != 0 || !sa.AccumulationDetected || sa.OptimizerStepCount != 3 ||
-		sa.PassUnit != "(optimizer_step, micro_step), 累积窗口=4" {
+		sa.PassUnitReason != (model.PassUnit{Kind: model.PassAccumWind, Window: 4}) {
 		t.Fatalf("sharding = %+v", sa)
 	}
 	// The reference's two spikes are found, the first one first. Judged
@@ -144,7 +144,7 @@ func TestExample3ExplicitMicroCSVKeptPerStep(t *testing.T) {
 		}
 	}
 	res := b.run(t)
-	if !res.Sharding.ExplicitMicroStep || res.Sharding.PassUnit != "(step, micro_step)" || res.Sharding.OptimizerStepCount != 2 {
+	if !res.Sharding.ExplicitMicroStep || res.Sharding.PassUnitReason != (model.PassUnit{Kind: model.PassExplicit}) || res.Sharding.OptimizerStepCount != 2 {
 		t.Fatalf("sharding = %+v", res.Sharding)
 	}
 	if len(res.Anomalies) != 1 {
@@ -174,8 +174,8 @@ func TestExplicitMicroOneBased(t *testing.T) {
 	}
 	res := b.run(t)
 	sa := res.Sharding
-	if got := sa.MicroStepRange; len(got) != 4 || got[0] != 1 || got[3] != 4 || sa.AccumulationWindow != 4 || sa.MicroStepBase != 1 || !strings.Contains(sa.MicroStepNumbering, "1..W") {
-		t.Fatalf("micro range = %v, window %d, base %d %q", got, sa.AccumulationWindow, sa.MicroStepBase, sa.MicroStepNumbering)
+	if got := sa.MicroStepRange; len(got) != 4 || got[0] != 1 || got[3] != 4 || sa.AccumulationWindow != 4 || sa.MicroStepBase != 1 || sa.MicroStepNumberingReason != (model.MicroNumbering{Kind: model.NumberingMonitorV2}) {
+		t.Fatalf("micro range = %v, window %d, base %d %v", got, sa.AccumulationWindow, sa.MicroStepBase, sa.MicroStepNumberingReason)
 	}
 }
 

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"hash/fnv"
 	"slices"
 	"sort"
@@ -151,29 +150,26 @@ func inferStages(d *model.MonitorData, ix *seriesIndex) *stageInference {
 		return res // every rank holds the model's head: one stage
 	case anyMarker && (len(first) > 0 || len(last) > 0) && len(first)+len(last)+len(middle) == nR &&
 		!(len(first) == nR || len(middle) == nR):
-		var why string
+		var why model.Reason
 		stage, why = stagesFromMarkers(ix.ranks, first, middle, last)
 		if stage == nil {
-			res.info.Note = why
+			res.info.NoteReason = why
 			return res
 		}
-		res.info.Method = fmt.Sprintf("markers: the embedding on %s, the final norm / output layer on %s", rankList(ix.ranks, first), rankList(ix.ranks, last))
-		if len(middle) > 0 {
-			res.info.Method += fmt.Sprintf(", neither on %s (middle stages in rank order)", rankList(ix.ranks, middle))
-		}
+		res.info.MethodReason = model.StagesByMarkers{First: ranksAt(ix.ranks, first), Last: ranksAt(ix.ranks, last), Middle: ranksAt(ix.ranks, middle)}
 	default:
 		// no markers, or every rank alike: distinct name sets may still
 		// tell stages apart (uneven layer counts)
-		var why string
+		var why model.Reason
 		stage = stagesFromNameSets(ix.ranks, sig)
-		res.info.Method = "parameter-name sets: no embedding / final-norm parameters in the data; ranks grouped by identical names, stages numbered in rank order (Megatron places pipeline stages outermost)"
+		res.info.MethodReason = model.StagesByNameSets{}
 		if stage == nil && !anyMarker {
 			// gradient levels of the names every rank holds, if unmistakable
-			stage, res.info.Method, why = stagesFromLevels(ix)
+			stage, res.info.MethodReason, why = stagesFromLevels(ix)
 		}
 		if stage == nil {
-			res.info.Method = ""
-			res.info.Note = why
+			res.info.MethodReason = nil
+			res.info.NoteReason = why
 			return res
 		}
 	}
@@ -189,7 +185,7 @@ func inferStages(d *model.MonitorData, ix *seriesIndex) *stageInference {
 				continue
 			}
 			if seen && lsig[p] != ref {
-				res.info.Note = fmt.Sprintf("ranks of pipeline stage %d (numbered from the embedding / final-norm ranks in rank order) hold different transformer layers: stages not inferred, same-named parameters of all ranks are analysed together", s)
+				res.info.NoteReason = model.StagesLayersDiffer{Stage: s}
 				return res
 			}
 			ref, seen = lsig[p], true
@@ -253,24 +249,24 @@ func layerSignatures(d *model.MonitorData, ix *seriesIndex) []uint64 {
 // of the first or last stage), in Megatron's rank order — blocked (stage =
 // rank / ranks-per-stage, the default "tp-cp-ep-dp-pp") or strided (stage =
 // rank mod PP), whichever agrees with the marker ranks.
-func stagesFromMarkers(ranks []int, first, middle, last []int) ([]int, string) {
+func stagesFromMarkers(ranks []int, first, middle, last []int) ([]int, model.Reason) {
 	nR := len(ranks)
 	stage := make([]int, nR)
 	if len(middle) == 0 {
 		for _, p := range last {
 			stage[p] = 1
 		}
-		return stage, ""
+		return stage, nil
 	}
 	n := len(first)
 	if n == 0 || (len(last) > 0 && len(last) != n) {
 		n = len(last)
 	}
 	if len(first) > 0 && len(last) > 0 && len(first) != len(last) {
-		return nil, fmt.Sprintf("the first pipeline stage (embedding) has %d ranks and the last (final norm) %d: middle stages cannot be numbered", len(first), len(last))
+		return nil, model.StagesMarkersUneven{First: len(first), Last: len(last)}
 	}
 	if n == 0 || len(middle)%n != 0 {
-		return nil, fmt.Sprintf("%d ranks hold neither the embedding nor the final norm, not a multiple of the %d ranks per stage: middle stages cannot be numbered", len(middle), n)
+		return nil, model.StagesMiddleNotMultiple{Middle: len(middle), PerStage: n}
 	}
 	pp := len(middle)/n + boolInt(len(first) > 0) + boolInt(len(last) > 0)
 	want := func(stg []int) bool {
@@ -296,17 +292,16 @@ func stagesFromMarkers(ranks []int, first, middle, last []int) ([]int, string) {
 		blocked[p] = p * pp / nR
 	}
 	if nR%pp == 0 && want(blocked) {
-		return blocked, ""
+		return blocked, nil
 	}
 	strided := make([]int, nR)
 	for p := range strided {
 		strided[p] = ranks[p] % pp
 	}
 	if want(strided) {
-		return strided, ""
+		return strided, nil
 	}
-	return nil, fmt.Sprintf("the ranks holding the embedding (%s) and the final norm (%s) fit neither a blocked nor a strided rank order of %d stages: middle stages cannot be numbered",
-		rankList(ranks, first), rankList(ranks, last), pp)
+	return nil, model.StagesNoRankOrder{First: ranksAt(ranks, first), Last: ranksAt(ranks, last), Stages: pp}
 }
 
 // stagesFromNameSets groups ranks by identical parameter-name sets when
@@ -401,16 +396,13 @@ func (s *stageInference) layerCounts(d *model.MonitorData, ix *seriesIndex, stag
 	}
 }
 
-// rankList formats the ranks at positions ps for a reasoning line.
-func rankList(ranks []int, ps []int) string {
+// ranksAt is the ranks at positions ps.
+func ranksAt(ranks []int, ps []int) []int {
 	xs := make([]int, len(ps))
 	for i, p := range ps {
 		xs[i] = ranks[p]
 	}
-	if len(xs) == 1 {
-		return "rank " + strconv.Itoa(xs[0])
-	}
-	return "ranks " + intsString(xs, 8)
+	return xs
 }
 
 // splitStages returns the monitor data with every target held by ranks of
@@ -555,51 +547,38 @@ func (c *p1) pipelineShape() {
 	if p == nil {
 		p = c.unsplit
 	}
-	if p == nil || !p.Inferred && p.Note == "" {
+	if p == nil || !p.Inferred && p.NoteReason == nil {
 		return
 	}
 	cp := *p
 	c.res.Sharding.Pipeline = &cp
-	if p.Note != "" {
-		c.res.Reasoning = append(c.res.Reasoning, "pipeline stages: "+p.Note)
-		c.res.Warnings = append(c.res.Warnings, p.Note)
+	if p.NoteReason != nil {
+		c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.StagesNotInferred{Note: p.NoteReason})
+		c.res.WarningsReasons = append(c.res.WarningsReasons, p.NoteReason)
 	}
 	if !p.Inferred || p.Stages < 2 {
 		return
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "pipeline: %d stages (%s); same-named parameters of different stages are different parameters, analysed apart (a candidate's stage is in pp_stage)", p.Stages, p.Method)
-	switch {
-	case len(p.LayersPerStage) > 0:
-		fmt.Fprintf(&b, "; layers per stage %s, so the global layer of stage s's layers.N is %s + N", intsString(p.LayersPerStage, 16), offsetsText(p.LayerOffsets))
-	case p.ChunkLayers > 0:
-		fmt.Fprintf(&b, "; %d layers per model chunk, global layer = (vpp·%d + stage)·%d + N", p.ChunkLayers, p.Stages, p.ChunkLayers)
-	default:
-		b.WriteString("; layer counts per stage unknown (layer numbers are stage-local)")
-	}
-	c.res.Reasoning = append(c.res.Reasoning, b.String())
+	c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.StagesInferred{Stages: p.Stages, Method: p.MethodReason,
+		LayersPerStage: p.LayersPerStage, LayerOffsets: p.LayerOffsets, ChunkLayers: p.ChunkLayers})
 }
 
-// ppShape is runShape's pipeline part: pp_stages is the inferred stage
-// count when stages were inferred, else the number of vpp_stage values
-// (the reference's rule); and the conclusion's wording of it, which says
-// what the ranks' parameter sets show (experts: expertLayout).
-func ppShape(sa *model.ShardingAnalysis, experts expertSets) (pp, whole string) {
-	ep := ""
+// ppShape is runShape's pipeline part of the conclusion: pp_stages is the
+// inferred stage count when stages were inferred, else the number of
+// vpp_stage values (the reference's rule), and what the ranks' parameter
+// sets show (experts: expertLayout).
+func ppShape(sa *model.ShardingAnalysis, experts expertSets) model.ShardingConclusion {
+	c := model.ShardingConclusion{PP: sa.PPStages}
 	switch experts {
 	case expertsDiffer:
-		ep = " 各 rank 持有的 MoE 专家参数 (experts) 不同 (专家并行): 专家参数只在持有它的 rank 上, 只与这些 rank 比较。"
+		c.Experts = model.ExpertsDiffer
 	case expertsSameNames:
-		ep = " 含 MoE 专家参数 (experts), 各 rank 上的专家名相同: 专家并行时同名专家可能是不同专家 (本地编号), 数据中无法分辨。"
+		c.Experts = model.ExpertsSameNames
 	}
 	if p := sa.Pipeline; p != nil && p.Inferred && p.Stages > 1 {
-		return fmt.Sprintf("PP=%d (由各 rank 持有的参数推断: 首 stage 含 embedding, 末 stage 含 final norm / output layer)", p.Stages),
-			"每个 stage 的同名参数是不同参数, 分开分析 (所在 stage 见 pp_stage)。" + ep
+		c.PP, c.PPInferred = p.Stages, true
 	}
-	if experts != expertsNone {
-		return fmt.Sprintf("PP=%d", sa.PPStages), "每个 rank 持有全部层, 独立构成一次前反向。" + ep
-	}
-	return fmt.Sprintf("PP=%d", sa.PPStages), "每个 rank 有完整模型，独立构成一次前反向。"
+	return c
 }
 
 // expertSets is what the ranks' parameter sets say about MoE experts.
@@ -654,15 +633,6 @@ func expertLayout(d *model.MonitorData, ix *seriesIndex) expertSets {
 	return expertsSameNames
 }
 
-// offsetsText is "0/4/8" for the layer offsets of the stages.
-func offsetsText(off []int) string {
-	parts := make([]string, len(off))
-	for i, o := range off {
-		parts[i] = strconv.Itoa(o)
-	}
-	return strings.Join(parts, "/")
-}
-
 // InferPipeline reads the pipeline stages of monitor data (over the metric
 // Phase 1 would analyse) without analysing it, for `inspect`: nil when the
 // run has one stage and nothing needs saying.
@@ -678,7 +648,7 @@ func InferPipeline(d *model.MonitorData) *model.PipelineStages {
 		return nil
 	}
 	si := inferStages(d, buildSeriesIndex(d, m))
-	if si.info.Inferred && si.info.Stages > 1 || si.info.Note != "" {
+	if si.info.Inferred && si.info.Stages > 1 || si.info.NoteReason != nil {
 		return &si.info
 	}
 	return nil

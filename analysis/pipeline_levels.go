@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -70,12 +69,12 @@ func seriesLevels(ix *seriesIndex) [][]float64 {
 // stagesFromLevels tries every stage count p (≥ 2 ranks per stage) in the
 // blocked and the strided rank order and keeps the one under which, for
 // ≥ levelShare of the parameters, every stage's ranks agree and every two
-// stages sit apart. It returns nil and a note (or "") otherwise.
-func stagesFromLevels(ix *seriesIndex) ([]int, string, string) {
+// stages sit apart. It returns nil and a note (or nil) otherwise.
+func stagesFromLevels(ix *seriesIndex) ([]int, model.Reason, model.Reason) {
 	nR := len(ix.ranks)
 	lv := seriesLevels(ix)
 	if nR < 4 || len(lv) == 0 {
-		return nil, "", ""
+		return nil, nil, nil
 	}
 	stage := make([]int, nR)
 	for p := 2; p <= nR/2; p++ {
@@ -100,8 +99,7 @@ func stagesFromLevels(ix *seriesIndex) ([]int, string, string) {
 				}
 			}
 			if float64(good) >= levelShare*float64(len(lv)) {
-				return slices.Clone(stage), fmt.Sprintf("gradient levels: every rank holds the same names and no embedding / final norm is monitored; under a %s rank order of %d stages the ranks of each stage agree on %d of %d parameters and the stages sit ≥ %.1f× apart",
-					layout, p, good, len(lv), math.Exp(levelMinGap)), ""
+				return slices.Clone(stage), model.StagesByLevels{Layout: layout, Stages: p, Agree: good, Params: len(lv), Gap: math.Exp(levelMinGap)}, nil
 			}
 		}
 	}
@@ -111,9 +109,9 @@ func stagesFromLevels(ix *seriesIndex) ([]int, string, string) {
 		spreads = append(spreads, slices.Max(l)-slices.Min(l))
 	}
 	if s := medianInPlace(spreads); s > levelNoteSpread {
-		return nil, "", fmt.Sprintf("every rank holds the same parameter names and no embedding / final norm is monitored, but the ranks' gradient levels of one parameter differ up to %.1f× (median over parameters): with pipeline parallelism these are different stages' parameters, which could not be told apart — same-named parameters of all ranks are analysed together; monitor the embedding and the final norm too", math.Exp(s))
+		return nil, nil, model.StagesLevelsUnseparable{Ratio: math.Exp(s)}
 	}
-	return nil, "", ""
+	return nil, nil, nil
 }
 
 // balanced: every stage has the same number of ranks.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // stageData builds monitor rows: ranks[i] holds names[i], one value per
@@ -81,13 +82,13 @@ func TestInferStagesRules(t *testing.T) {
 			if si.info.Inferred && si.info.Stages > 1 {
 				t.Errorf("%s: inferred %d stages %v", tc.name, si.info.Stages, si.stages)
 			}
-			if (si.info.Note != "") != tc.note {
-				t.Errorf("%s: note %q", tc.name, si.info.Note)
+			if (si.info.NoteReason != nil) != tc.note {
+				t.Errorf("%s: note %v", tc.name, si.info.NoteReason)
 			}
 			continue
 		}
 		if !si.info.Inferred || !equalInts(si.stages, tc.stages) {
-			t.Errorf("%s: stages %v (inferred %v, note %q), want %v", tc.name, si.stages, si.info.Inferred, si.info.Note, tc.stages)
+			t.Errorf("%s: stages %v (inferred %v, note %v), want %v", tc.name, si.stages, si.info.Inferred, si.info.NoteReason, tc.stages)
 		}
 		if !equalInts(si.info.LayerOffsets, tc.layers) {
 			t.Errorf("%s: layer offsets %v, want %v", tc.name, si.info.LayerOffsets, tc.layers)
@@ -104,7 +105,7 @@ func TestInferStagesVPP(t *testing.T) {
 	d := stageData([][]string{s0, s1}, []int{0})
 	si := inferStages(d, buildSeriesIndex(d, 0))
 	if !si.info.Inferred || !equalInts(si.stages, []int{0, 1}) || si.info.ChunkLayers != 2 {
-		t.Fatalf("stages %v chunk layers %d note %q", si.stages, si.info.ChunkLayers, si.info.Note)
+		t.Fatalf("stages %v chunk layers %d note %v", si.stages, si.info.ChunkLayers, si.info.NoteReason)
 	}
 	if g := si.info.GlobalLayer(1, 1, 1); g != 7 { // chunk 1 of stage 1: layers 6, 7
 		t.Errorf("global layer of stage 1 chunk 1 layers.1 = %d, want 7", g)
@@ -209,7 +210,7 @@ func TestRunShapeExperts(t *testing.T) {
 		{"same expert names", [][]string{exp(0, 1), exp(0, 1)}, "各 rank 上的专家名相同", "完整模型"},
 	} {
 		res := Phase1(stageData(c.ranks, nil), DefaultPhase1Options())
-		got := res.Sharding.Conclusion
+		got := words.Say(res.Sharding.ConclusionReason, words.English)
 		if !strings.Contains(got, c.want) || strings.Contains(got, c.not) {
 			t.Errorf("%s: conclusion %q, want %q and not %q", c.name, got, c.want, c.not)
 		}

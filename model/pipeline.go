@@ -35,6 +35,10 @@ type PipelineStages struct {
 	ChunkLayers int `json:"chunk_layers,omitempty"`
 	// Note explains a shape that could not be inferred, in the user's terms.
 	Note string `json:"note,omitempty"`
+	// MethodReason and NoteReason are Method and Note as data (words
+	// fills the texts).
+	MethodReason Reason `json:"-"`
+	NoteReason   Reason `json:"-"`
 }
 
 // StageOf returns the stage of a rank, -1 when unknown.

@@ -39,6 +39,8 @@ func (s *Session) Analyse() error {
 	if s.BaselineMonitor != nil {
 		s.P1Baseline, s.BaselineMonitor = analysis.Phase1Data(s.BaselineMonitor, s.In.P1)
 	}
+	words.Phase1(s.P1, words.Default) // a saved result (In.Phase1) has no reasons: kept as read
+	words.Phase1(s.P1Baseline, words.Default)
 	s.pin = nil
 	if strings.TrimSpace(s.In.Pin) != "" {
 		p, err := analysis.ParsePin(s.In.Pin)

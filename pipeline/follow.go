@@ -202,10 +202,9 @@ func (f *Follower) analyse() {
 	f.P1, f.analysed = analysis.Phase1Data(f.Data, f.opt.P1)
 	f.P1.DBPath = f.path
 	if f.opt.P1.Metric != "" && f.P1.Metric != f.opt.P1.Metric {
-		r := model.MetricNotFound{Asked: f.opt.P1.Metric, Analysed: f.P1.Metric}
-		f.P1.Warnings = append(f.P1.Warnings, words.Say(r, words.Default))
-		f.P1.WarningsReasons = append(f.P1.WarningsReasons, r)
+		f.P1.WarningsReasons = append(f.P1.WarningsReasons, model.MetricNotFound{Asked: f.opt.P1.Metric, Analysed: f.P1.Metric})
 	}
+	words.Phase1(f.P1, words.Default)
 	f.P2 = nil
 	if p2, err := phase2(f.P1, nil, nil, f.opt.P2, words.Default); err == nil {
 		f.P2 = p2

@@ -42,10 +42,9 @@ func Detect(ctx context.Context, path string, f model.Format, opt analysis.Phase
 	res := analysis.Phase1(d, opt)
 	res.DBPath = path
 	if opt.Metric != "" && res.Metric != opt.Metric {
-		r := model.MetricNotFound{Asked: opt.Metric, Analysed: res.Metric}
-		res.Warnings = append(res.Warnings, words.Say(r, words.Default))
-		res.WarningsReasons = append(res.WarningsReasons, r)
+		res.WarningsReasons = append(res.WarningsReasons, model.MetricNotFound{Asked: opt.Metric, Analysed: res.Metric})
 	}
+	words.Phase1(res, words.Default)
 	if summary && len(res.Anomalies) > DetectSummaryCap {
 		res.Anomalies = res.Anomalies[:DetectSummaryCap]
 	}

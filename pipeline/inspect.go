@@ -44,7 +44,7 @@ func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budg
 		if err != nil {
 			return nil, err
 		}
-		rep.Dump = ingest.SummariseDumps(t, analysis.InferPipeline)
+		rep.Dump = ingest.SummariseDumps(t, inferPipeline)
 		words.DumpTree(t, words.Default)
 		rep.Warnings = append(rep.Warnings, t.Warnings...) // repeats the dumps' own
 		return rep, nil
@@ -61,12 +61,19 @@ func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budg
 	if err != nil {
 		return nil, err
 	}
-	rep.Monitor = ingest.SummariseMonitor(d, analysis.InferPipeline)
+	rep.Monitor = ingest.SummariseMonitor(d, inferPipeline)
 	rep.ReadMode = d.ReadMode
 	words.Monitor(d, words.Default)
 	rep.Warnings = append(rep.Warnings, d.Warnings...)
 	rep.Warnings = append(rep.Warnings, words.All(ingest.StepCoverage(d), words.Default)...)
 	return rep, nil
+}
+
+// inferPipeline is analysis.InferPipeline with its method and note said.
+func inferPipeline(d *model.MonitorData) *model.PipelineStages {
+	p := analysis.InferPipeline(d)
+	words.Stages(p, words.Default)
+	return p
 }
 
 func rangeText(r *ingest.IntRange, unit string) string {

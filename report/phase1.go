@@ -25,8 +25,8 @@ func (r *renderer) phase1() {
 	}
 	r.line(r.t("p1.t1"))
 	r.table(r.overview(p1))
-	if c := oneLine(p1.Sharding.Conclusion); c != "" && (r.zh || !hasHan(c)) {
-		r.line(r.t("p1.sharding") + " " + passUnitInWords(c, p1.Sharding, r.zh))
+	if c := oneLine(r.said1(p1.Sharding.Conclusion, p1.Sharding.ConclusionReason)); c != "" && (r.zh || !hasHan(c)) {
+		r.line(r.t("p1.sharding") + " " + passUnitInWords(c, p1.Sharding, r.zh)) // a saved result's tuple in words
 	}
 
 	r.line(r.t("p1.t2"))
@@ -57,7 +57,7 @@ func (r *renderer) phase1() {
 		}
 	}
 	r.phase1Figures()
-	r.notes(p1.Reasoning, words.Texts(p1.Warnings, p1.WarningsReasons, words.Of(r.lang())))
+	r.notes(r.said(p1.Reasoning, p1.ReasoningReasons), r.said(p1.Warnings, p1.WarningsReasons))
 	r.writeConclusion(r.phase1Conclusion(p1, cands))
 }
 
@@ -155,6 +155,24 @@ func prefixedRange(vs []int, p string) string {
 		return p + strconv.Itoa(lo)
 	}
 	return p + strconv.Itoa(lo) + "-" + p + strconv.Itoa(hi)
+}
+
+// said is a result's texts in the report's language: the Chinese report
+// says the reasons in Chinese when the result holds them (a result read
+// back from JSON has only its texts, written in the JSON's language).
+func (r *renderer) said(texts []string, reasons []model.Reason) []string {
+	if r.zh && reasons != nil {
+		return words.All(reasons, words.Chinese)
+	}
+	return texts
+}
+
+// said1 is said for one text.
+func (r *renderer) said1(text string, reason model.Reason) string {
+	if r.zh && reason != nil {
+		return words.Say(reason, words.Chinese)
+	}
+	return text
 }
 
 // notes prints the analysis's own reasoning and warnings (capped).

@@ -19,6 +19,7 @@ import (
 	"spikescope/ingest"
 	"spikescope/model"
 	"spikescope/testdata/synth"
+	"spikescope/words"
 )
 
 // The identity golden holds the Phase 1–2 results of every synthetic case
@@ -59,9 +60,11 @@ func idPhases(a, b *model.MonitorData) idResult {
 		}
 	}
 	p1 := analysis.Phase1(a, analysis.DefaultPhase1Options())
+	words.Phase1(p1, words.Default)
 	var pb *model.Phase1Result
 	if b != nil {
 		pb = analysis.Phase1(b, analysis.DefaultPhase1Options())
+		words.Phase1(pb, words.Default)
 	}
 	out := idResult{Count: len(p1.Anomalies), Order: orderDigest(p1.Anomalies), Anomalies: p1.Anomalies[:min(idFull, len(p1.Anomalies))], Sharding: p1.Sharding}
 	j1, err := viaJSON(p1)

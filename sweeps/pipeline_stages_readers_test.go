@@ -11,6 +11,7 @@ import (
 	"spikescope/ingest"
 	"spikescope/model"
 	"spikescope/testdata/synth"
+	"spikescope/words"
 )
 
 // loadPipeline writes a synthetic PP run without VPP as a monitor CSV tree
@@ -241,6 +242,7 @@ func TestPipelineStagesFromLevels(t *testing.T) {
 		r, data := loadPipeline(t, synth.PipelineConfig{PP: pp, DP: 2, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 5, Fault: f, LayersOnly: true})
 		for format, d := range data {
 			res := analysis.Phase1(d, analysis.DefaultPhase1Options())
+			words.Phase1(res, words.Default)
 			pl := res.Sharding.Pipeline
 			if res.Sharding.PPStages != pp || pl == nil || !strings.HasPrefix(pl.Method, "gradient levels") {
 				t.Fatalf("PP=%d %s: pp_stages %d pipeline %+v", pp, format, res.Sharding.PPStages, pl)
@@ -271,6 +273,7 @@ func TestPipelineStagesFromLevels(t *testing.T) {
 func TestPipelineStagesNotInferred(t *testing.T) {
 	_, data := loadPipeline(t, synth.PipelineConfig{PP: 4, DP: 1, LayersPerStage: 3, Window: 4, OptSteps: 6, Seed: 4, LayersOnly: true})
 	res := analysis.Phase1(data["trenddb"], analysis.DefaultPhase1Options())
+	words.Phase1(res, words.Default)
 	pl := res.Sharding.Pipeline
 	if res.Sharding.PPStages != 1 || pl == nil || pl.Inferred || !strings.Contains(pl.Note, "could not be told apart") {
 		t.Fatalf("pp_stages %d pipeline %+v", res.Sharding.PPStages, pl)
