@@ -155,12 +155,12 @@ func TestMaskedPair(t *testing.T) {
 // said, with how many records; one dtype everywhere says nothing.
 func TestDtypeWarning(t *testing.T) {
 	p := newP3(synth.TraceQuad{Layers: 4, Noise: 0.01, Bias: 1, Seed: 3, BF16VsFP32: true}.Build())
-	w := p.dtypeWarning()
+	w := say(p.dtypeWarning())
 	if !strings.Contains(w, "A has bfloat16 where B has float32") || !strings.Contains(w, "C has bfloat16 where D has float32") || !strings.Contains(w, "precision") {
 		t.Errorf("warning %q", w)
 	}
 	p = newP3(synth.TraceQuad{Layers: 4, Noise: 0.01, Bias: 1, Seed: 3}.Build())
-	if w := p.dtypeWarning(); w != "" {
-		t.Errorf("one dtype, yet %q", w)
+	if w := p.dtypeWarning(); w != nil {
+		t.Errorf("one dtype, yet %v", w)
 	}
 }

@@ -186,6 +186,11 @@ type P3ControlGiven struct{}
 
 func (P3ControlGiven) Rule() string { return "phase3.control.given" }
 
+// P3ControlUser: C was chosen by the user at Step/Rank.
+type P3ControlUser struct{ Step, Rank int }
+
+func (P3ControlUser) Rule() string { return "phase3.control.user" }
+
 // P3ControlNotInTree: no dump at At in the --dump-c tree Path (which holds
 // Has).
 type P3ControlNotInTree struct{ At, Path, Has string }

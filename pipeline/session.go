@@ -68,7 +68,7 @@ type Session struct {
 	StepOffset *int
 	// Notes say how the analysis read the data (e.g. the step mapping);
 	// Phase 3's warnings repeat them so that the report and TUI show them.
-	Notes []string
+	Notes []model.Reason
 	// ComparedWithC is set when no baseline dump B exists and Phase 3
 	// compared A with the nearby normal sample C in B's place.
 	ComparedWithC bool

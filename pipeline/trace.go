@@ -7,6 +7,7 @@ import (
 
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // GroupNames are the four Phase 3 groups' flag suffixes, in A, B, C, D order.
@@ -44,6 +45,18 @@ func Trace(ctx context.Context, in Inputs) (*model.Phase3Result, error) {
 	}
 	res.Warnings = append(warnings, res.Warnings...)
 	return res, nil
+}
+
+// OpsForLayer lists the operators of one layer and pass of Phase 3's A
+// against the drill-down band (analysis.Tracer.OpsForLayer) with why each
+// unaligned one is not compared; nil when Phase 3 did not run.
+func (s *Session) OpsForLayer(anchor string, layer int, dir string) []model.DrillOp {
+	if s.Tracer == nil {
+		return nil
+	}
+	ops := s.Tracer.OpsForLayer(anchor, layer, dir)
+	words.Phase3Ops(ops, words.Default)
+	return ops
 }
 
 func prefixAll(p string, xs []string) []string {
