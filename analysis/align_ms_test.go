@@ -147,7 +147,7 @@ func TestAlignMindSporeVsPyTorchNull(t *testing.T) {
 func TestAlignDumpsCount(t *testing.T) {
 	a, b, _, _ := synth.TraceCrossQuad(4, synth.TraceLegacy, 1, synth.TraceFault{})
 	s := AlignDumps(a, b, nil)
-	if s.Records != len(a.Ops) || !strings.Contains(s.Note, "built-in map") {
+	if _, builtin := s.NoteReason.(model.P3NameMapBuiltin); s.Records != len(a.Ops) || !builtin {
 		t.Fatalf("summary %+v", s)
 	}
 	perLayer := 2*(5+5) + 2*2 // per layer, both passes

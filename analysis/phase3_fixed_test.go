@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,7 +64,7 @@ func TestFixedKinds(t *testing.T) {
 func TestFixedRatiosBand(t *testing.T) {
 	p := &p3{opt: DefaultPhase3Options(), hasCD: true}
 	b := p.band([]float64{fixedSample, fixedSample, math.NaN()})
-	if !b.Usable || math.Abs(float64(b.Upper)-1.03) > 1e-12 || !strings.Contains(b.Note, "fixed by construction") {
+	if !b.Usable || math.Abs(float64(b.Upper)-1.03) > 1e-12 || !slices.Equal(b.NoteReasons, []model.Reason{model.P3BandAllFixed{N: 2}}) {
 		t.Errorf("all fixed: %+v, want the usable 3%% floor band", b)
 	}
 	with := p.band([]float64{fixedSample, fixedSample, fixedSample, 0.9, 1.1, 1.05, 0.95})

@@ -483,11 +483,11 @@ func TestControlBand(t *testing.T) {
 	}
 	// Sign change (Mean of a centred tensor): shown, not used.
 	b = controlBand([]float64{0.5, -2, 3, 1.1}, 3, 0.03)
-	if b.Usable || !strings.Contains(b.Note, "sign") || outside(&b, 100) {
+	if b.Usable || !slices.Equal(b.NoteReasons, []model.Reason{model.P3BandSignChange{}}) || outside(&b, 100) {
 		t.Errorf("sign band %+v", b)
 	}
 	b = controlBand([]float64{0.1, 5, 0.2, 9}, 3, 0.03)
-	if b.Usable || !strings.Contains(b.Note, "scatter") {
+	if b.Usable || !slices.Equal(b.NoteReasons, []model.Reason{model.P3BandScatter{}}) {
 		t.Errorf("scatter band %+v", b)
 	}
 	if b = controlBand(nil, 3, 0.03); b.Usable || b.Samples != 0 {

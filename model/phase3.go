@@ -283,6 +283,9 @@ type Phase3Result struct {
 	Verdict *Verdict `json:"verdict"`
 }
 
+// StandInPath follows C's path where it stands in B's place (Dirs["B"]).
+const StandInPath = " (C in B's place: no baseline dump)"
+
 // DumpStage is the pipeline stage of a dump.
 type DumpStage struct {
 	// Stage is the stage number; nil when only its position is known.

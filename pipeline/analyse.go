@@ -164,7 +164,7 @@ func (s *Session) runPhase3() {
 		s.P3.DegradedNoteReason = model.P3NoBaselineDump{Step: s.C.Step, Rank: s.C.Rank}
 		s.P3.WarningsReasons = append([]model.Reason{s.P3.DegradedNoteReason}, s.P3.WarningsReasons...)
 		if s.P3.Dirs != nil {
-			s.P3.Dirs["B"] = s.C.Path + " (C in B's place: no baseline dump)"
+			s.P3.Dirs["B"] = s.C.Path + model.StandInPath
 		}
 	}
 	if len(s.Notes) > 0 {

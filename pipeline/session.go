@@ -87,7 +87,7 @@ func (s *Session) ReportInput() report.Input {
 	in := report.Input{
 		Path: s.In.Path, Format: s.In.Format, BaselinePath: s.In.Baseline,
 		P1: s.P1, P1Baseline: s.P1Baseline, P2: s.P2, P3: s.P3,
-		Control: s.Control.Reason, Missing: s.Missing, Verdict: s.Verdict,
+		Control: s.Control.Reason, ControlWhy: s.Control.Why, Missing: s.Missing, Verdict: s.Verdict,
 	}
 	if p := s.Plan(nil); !p.Nothing {
 		in.Plan = &p

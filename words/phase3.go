@@ -452,7 +452,7 @@ func init() {
 	// --- why two records are not compared ---
 	register(func(r model.P3Unaligned, zh bool) string {
 		if zh {
-			return dirWord(r.Dir) + " " + r.Pair + ": " + sayZh(r.Why, zh)
+			return dirWord(r.Dir) + " " + r.Pair + " 未对齐: " + sayZh(r.Why, zh)
 		}
 		return r.Dir + " " + r.Pair + ": " + sayZh(r.Why, zh)
 	})
@@ -861,6 +861,21 @@ func Phase3In(res *model.Phase3Result, l Lang) *model.Phase3Result {
 	if s.DataFeature != nil {
 		df := *s.DataFeature
 		s.DataFeature = &df
+	}
+	if res.Conclusion != nil { // its directions and operator are the copy's
+		pc := *res.Conclusion
+		for i := range s.Directions {
+			switch d := &s.Directions[i]; {
+			case pc.Fwd != nil && pc.Fwd == &res.DivergenceSummary.Directions[i]:
+				pc.Fwd = d
+			case pc.Bwd != nil && pc.Bwd == &res.DivergenceSummary.Directions[i]:
+				pc.Bwd = d
+			}
+		}
+		if pc.Operator != nil && pc.Operator == res.DivergenceSummary.Drilldown {
+			pc.Operator = s.Drilldown
+		}
+		c.Conclusion = &pc
 	}
 	Phase3(&c, l)
 	return &c
