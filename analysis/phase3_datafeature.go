@@ -14,14 +14,14 @@ import (
 
 // Data-feature verdicts.
 const (
-	dataConsistent   = "consistent"
-	dataNotCause     = "data not the cause"
-	dataToVerify     = "to verify"
-	dataMaybeCause   = "data may be the cause"
-	baselineSame     = "same difference"
-	baselineNone     = "no difference"
-	baselineUnknown  = "unknown"
-	baselineDiffers  = "different difference"
+	dataConsistent  = "consistent"
+	dataNotCause    = "data not the cause"
+	dataToVerify    = "to verify"
+	dataMaybeCause  = "data may be the cause"
+	baselineSame    = "same difference"
+	baselineNone    = "no difference"
+	baselineUnknown = "unknown"
+	baselineDiffers = "different difference"
 )
 
 // noShapeAvailable: no input shape found.
