@@ -135,6 +135,11 @@ func TestChineseReportSaysPhase3InChinese(t *testing.T) {
 			}
 		}
 		html := report.RenderHTML(in, "zh")
+		for _, line := range strings.Split(htmlText(t, html), "\n") {
+			if e := words.EnglishSentence(line); e != "" {
+				t.Errorf("%s: the Chinese HTML report's Phase 3 holds English %q in\n%s", name, e, line)
+			}
+		}
 		for _, x := range en {
 			if strings.Contains(html, htmlEscape(x)) && words.EnglishSentence(x) != "" {
 				t.Errorf("%s: the Chinese HTML report holds the English %q", name, x)
@@ -157,6 +162,47 @@ func stripCode(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// htmlText is the text of the Phase 3 section of an HTML report, one line
+// per element, without code (names, paths), figures or tags.
+func htmlText(t *testing.T, h string) string {
+	t.Helper()
+	i := strings.Index(h, "<h2>Phase 3")
+	if i < 0 {
+		t.Fatal("no Phase 3 section in the HTML report")
+	}
+	h = h[i:]
+	if j := strings.Index(h[1:], "<h2"); j >= 0 {
+		h = h[:j+1]
+	}
+	for _, el := range []string{"code", "svg", "style"} {
+		for {
+			a := strings.Index(h, "<"+el)
+			if a < 0 {
+				break
+			}
+			b := strings.Index(h[a:], "</"+el+">")
+			if b < 0 {
+				break
+			}
+			h = h[:a] + h[a+b+len(el)+3:]
+		}
+	}
+	var out strings.Builder
+	in := false
+	for _, r := range h {
+		switch {
+		case r == '<':
+			in = true
+			out.WriteRune('\n')
+		case r == '>':
+			in = false
+		case !in:
+			out.WriteRune(r)
+		}
+	}
+	return strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">", "&#34;", `"`, "&#39;", "'", "&quot;", `"`).Replace(out.String())
 }
 
 func htmlEscape(s string) string {
