@@ -94,7 +94,7 @@ func TestOwnSpreadGuard(t *testing.T) {
 	b := p.ownSpreadGuard(pooled, own)
 	sigma := math.Sqrt((math.Log(0.9)*math.Log(0.9) + math.Log(1.01)*math.Log(1.01)) / chi2Lower(2))
 	want := math.Exp(math.Sqrt2 * 3 * familyFactor(3, 40) * iqrPerSigma * sigma)
-	if math.Abs(float64(b.Upper)-want) > 1e-9 || !strings.Contains(b.Note, "own 2 control ratios") {
+	if math.Abs(float64(b.Upper)-want) > 1e-9 || !slices.Contains(b.NoteReasons, model.Reason(model.P3BandWidened{N: 2})) {
 		t.Errorf("widened band %+v, want upper %v", b, want)
 	}
 	if q := p.ownSpreadGuard(pooled, []float64{1.0001, 0.9999}); q.Upper != pooled.Upper {
