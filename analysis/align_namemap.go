@@ -230,7 +230,7 @@ func keyClass(key string) string { return classOf(&model.Op{Key: key}) }
 
 // noCounterpart says why op i of x has no counterpart in y when a split
 // projection meets a fused one ("no counterpart in B: wq is one of the
-// split projections where B has the fused query_key_value"); "" otherwise.
+// split projections where B has the fused query_key_value"); nil otherwise.
 func noCounterpart(x *dumpIndex, i int32, y *dumpIndex, ny string) model.Reason {
 	if x == nil || y == nil || x.nm == nil || y.subs == nil || i < 0 {
 		return nil

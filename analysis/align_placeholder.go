@@ -39,7 +39,7 @@ func isPlaceholder(op *model.Op) bool {
 
 // placeholderMismatch is the reason two module records cannot be compared
 // because one is a placeholder and the other a real module
-// ("class differs: RMSNorm vs IdentityOp"); "" otherwise.
+// ("class differs: RMSNorm vs IdentityOp"); nil otherwise.
 func placeholderMismatch(a, b *model.Op) model.Reason {
 	if a.Kind != model.KindModule || b.Kind != model.KindModule || pairPlaceholders {
 		return nil

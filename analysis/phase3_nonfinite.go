@@ -126,7 +126,7 @@ func dtypeMax(dtype string) float64 {
 }
 
 // nonFiniteReason says why a pair with non-finite statistics is unaligned
-// ("" when the pair has none or is a non-finite divergence): non-finite on
+// (nil when the pair has none or is a non-finite divergence): non-finite on
 // the baseline only (the baseline itself is broken), or on both sides.
 func nonFiniteReason(x *dumpIndex, i int32, y *dumpIndex, j int32, nx, ny string) model.Reason {
 	kind, _ := nonFiniteStats(x, i, y, j)
