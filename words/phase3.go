@@ -45,21 +45,20 @@ func layerList(ls []int) string {
 	return strings.Join(parts, ", ")
 }
 
-// joined says rs in l, joined by "; " (a note of several reasons).
-func joined(rs []model.Reason, zh bool) string {
-	l := English
+// lang is the language a register function says (zh or English).
+func lang(zh bool) Lang {
 	if zh {
-		l = Chinese
+		return Chinese
 	}
-	return strings.Join(All(rs, l), "; ")
+	return English
 }
 
-func sayZh(r model.Reason, zh bool) string {
-	if zh {
-		return Say(r, Chinese)
-	}
-	return Say(r, English)
-}
+// joined says rs joined by "; " (a note of several reasons), in Chinese
+// when zh.
+func joined(rs []model.Reason, zh bool) string { return notes(rs, lang(zh)) }
+
+// sayIn says r, in Chinese when zh (a reason inside another).
+func sayIn(r model.Reason, zh bool) string { return Say(r, lang(zh)) }
 
 func init() {
 	// --- warnings of the run ---
@@ -185,7 +184,7 @@ func init() {
 	register(func(r model.P3PassUnjudgeable, zh bool) string {
 		why := make([]string, len(r.Why))
 		for i, w := range r.Why {
-			why[i] = w.Metric + ": " + sayZh(w.Note, zh)
+			why[i] = w.Metric + ": " + sayIn(w.Note, zh)
 		}
 		if zh {
 			return fmt.Sprintf("%s没有可判定的统计量，其各层都无法标注（%s）", dirWord(r.Dir), strings.Join(why, "; "))
@@ -452,9 +451,9 @@ func init() {
 	// --- why two records are not compared ---
 	register(func(r model.P3Unaligned, zh bool) string {
 		if zh {
-			return dirWord(r.Dir) + " " + r.Pair + " 未对齐: " + sayZh(r.Why, zh)
+			return dirWord(r.Dir) + " " + r.Pair + " 未对齐: " + sayIn(r.Why, zh)
 		}
-		return r.Dir + " " + r.Pair + ": " + sayZh(r.Why, zh)
+		return r.Dir + " " + r.Pair + ": " + sayIn(r.Why, zh)
 	})
 	register(func(r model.P3NoDump, zh bool) string {
 		if zh {
@@ -535,9 +534,9 @@ func init() {
 	})
 	register(func(r model.P3ComparedAtNext, zh bool) string {
 		if zh {
-			return sayZh(r.Why, zh) + "；改在下一条已对齐记录 " + r.Key + " 比较"
+			return sayIn(r.Why, zh) + "；改在下一条已对齐记录 " + r.Key + " 比较"
 		}
-		return sayZh(r.Why, zh) + "; compared at the next aligned record, " + r.Key
+		return sayIn(r.Why, zh) + "; compared at the next aligned record, " + r.Key
 	})
 	register(func(_ model.P3Masked, zh bool) string {
 		if zh {
