@@ -179,11 +179,7 @@ func (s *Session) mapDumpSteps(rank int) {
 		return
 	}
 	s.StepOffset = &off
-	why := model.P3StepOffset{Matches: make([]model.P3StepMatch, len(matches))}
-	for i, m := range matches {
-		why.Matches[i] = model.P3StepMatch{DumpStep: m.DumpStep, OptStep: m.OptStep, Agree: m.Agree, Shared: m.Shared}
-	}
-	s.Notes = append(s.Notes, why)
+	s.Notes = append(s.Notes, analysis.StepOffsetReason(matches))
 }
 
 // p1InDumpSteps is Phase 1 in dump steps (analysis.Phase1InDumpSteps)
