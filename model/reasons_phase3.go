@@ -27,6 +27,12 @@ type P3NeedsAB struct{}
 
 func (P3NeedsAB) Rule() string { return "phase3.needs_ab" }
 
+// P3RootDump: A is the dump at Step/Rank of A's tree, the root-cause
+// coordinate of Phase 2 (trace's warning when no --step/--rank chose it).
+type P3RootDump struct{ Step, Rank int }
+
+func (P3RootDump) Rule() string { return "phase3.root_dump" }
+
 // P3OneControl: only one of C/D was given.
 type P3OneControl struct{}
 

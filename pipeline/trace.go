@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"spikescope/ingest"
@@ -37,7 +36,7 @@ func Trace(ctx context.Context, in Inputs) (*model.Phase3Result, error) {
 		return nil, err
 	}
 	if (in.StepA == nil || in.RankA == nil) && len(s.ATree.Dumps) > 1 {
-		warnings = append(warnings, fmt.Sprintf("A: step %d rank %d is the root-cause coordinate (Phase 2)", s.A.Step, s.A.Rank))
+		warnings = append(warnings, words.Say(model.P3RootDump{Step: s.A.Step, Rank: s.A.Rank}, words.Default))
 	}
 	res := s.P3
 	if len(res.ControlCandidates) == 0 { // trace's JSON lists what the choice of C considered

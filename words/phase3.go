@@ -85,6 +85,12 @@ func init() {
 		}
 		return "Phase 3 needs at least dumps A and B"
 	})
+	register(func(r model.P3RootDump, zh bool) string {
+		if zh {
+			return fmt.Sprintf("A: step %d rank %d 为根因坐标（Phase 2）", r.Step, r.Rank)
+		}
+		return fmt.Sprintf("A: step %d rank %d is the root-cause coordinate (Phase 2)", r.Step, r.Rank)
+	})
 	register(func(_ model.P3OneControl, zh bool) string {
 		if zh {
 			return "只给了 C/D 之一：对照组需要两者；比较降级为 A/B"

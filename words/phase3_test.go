@@ -19,6 +19,7 @@ func phase3Samples() []model.Reason {
 		model.P3CallOfAnomaly{MicroBatch: 4},
 		model.P3CallMostDivergent{MicroBatch: 2, Calls: 4},
 		model.P3NeedsAB{}, model.P3OneControl{}, model.P3NoControlGroup{},
+		model.P3RootDump{Step: 5, Rank: 3},
 		model.P3NoBaselineDump{Step: 5, Rank: 7},
 		model.P3SameDumpC{}, model.P3SameDumpD{},
 		model.P3NameMapFile{Side: "B", Path: "/maps/layer_mapping.yaml"},
