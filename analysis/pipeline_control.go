@@ -1,23 +1,21 @@
 package analysis
 
 import (
-	"fmt"
-
 	"spikescope/model"
 )
 
 // otherStage says why a control candidate on rank rc holds other layers
 // than A on rank ra when Phase 1 put them on different pipeline stages
 // (both dumps number their layers from 0, so their module paths match);
-// "" when the stages are the same or unknown.
-func otherStage(p1 *model.Phase1Result, ra, rc int) string {
+// nil when the stages are the same or unknown.
+func otherStage(p1 *model.Phase1Result, ra, rc int) model.Reason {
 	if p1 == nil {
-		return ""
+		return nil
 	}
 	pl := p1.Sharding.Pipeline
 	sa, sc := pl.StageOf(ra), pl.StageOf(rc)
 	if sa < 0 || sc < 0 || sa == sc {
-		return ""
+		return nil
 	}
-	return fmt.Sprintf("on pipeline stage %d, A on stage %d: other layers under the same layer numbers", sc, sa)
+	return model.P3CandOtherStage{Stage: sc, AStage: sa}
 }

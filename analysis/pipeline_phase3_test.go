@@ -25,7 +25,7 @@ func TestPhase3LaterStageLayers(t *testing.T) {
 	p1 := &model.Phase1Result{Sharding: model.ShardingAnalysis{PPStages: 2, Pipeline: &model.PipelineStages{
 		Stages: 2, Inferred: true, RankStages: map[string]int{"0": 0, "1": 0, "2": 1, "3": 1},
 		LayersPerStage: []int{4, 4}, LayerOffsets: []int{0, 4}}}}
-	res := Phase3(Phase3Input{A: a, B: b, C: c, D: d, Phase1: p1}, DefaultPhase3Options())
+	res := phase3T(Phase3Input{A: a, B: b, C: c, D: d, Phase1: p1}, DefaultPhase3Options())
 	ds := res.PipelineStage
 	if ds == nil || ds.Stage == nil || *ds.Stage != 1 || ds.Stages != 2 || ds.LayerOffset == nil || *ds.LayerOffset != 4 {
 		t.Fatalf("pipeline stage %+v", ds)
@@ -43,7 +43,7 @@ func TestPhase3LaterStageLayers(t *testing.T) {
 	}
 	// stage 0: layer numbers are global already, nothing to add
 	a.Rank = 1
-	res = Phase3(Phase3Input{A: a, B: b, C: c, D: d, Phase1: p1}, DefaultPhase3Options())
+	res = phase3T(Phase3Input{A: a, B: b, C: c, D: d, Phase1: p1}, DefaultPhase3Options())
 	if res.PipelineStage == nil || *res.PipelineStage.Stage != 0 || res.Anchors[0].Layers[0].GlobalLayer != nil {
 		t.Errorf("stage 0: %+v, global %v", res.PipelineStage, res.Anchors[0].Layers[0].GlobalLayer)
 	}
@@ -59,18 +59,18 @@ func TestPhase3StageFromDump(t *testing.T) {
 		x.Ops = append(x.Ops, model.Op{Key: "Module." + path + "." + class + ".forward.0", Kind: model.KindModule, Prefix: "Module",
 			ModulePath: path, Class: class, Direction: model.Forward, Layer: -1, Order: len(x.Ops)})
 	}
-	if res := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options()); res.PipelineStage != nil {
+	if res := phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options()); res.PipelineStage != nil {
 		t.Errorf("the builder's dump (embedding, layers) is the first stage or the whole model: stage %+v", res.PipelineStage)
 	}
 	synth.DropOps(a, func(op *model.Op) bool { return strings.Contains(op.ModulePath, "embedding") })
 	addModule(a, "module.module.decoder.final_layernorm", "RMSNorm")
-	res := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+	res := phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 	ds := res.PipelineStage
 	if ds == nil || ds.Position != "last" || ds.Stage != nil || ds.LayerOffset != nil || !strings.Contains(ds.Source, "scope/list") {
 		t.Fatalf("stage %+v", ds)
 	}
 	addModule(a, "module.module.embedding.word_embeddings", "VocabParallelEmbedding")
-	if res = Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options()); res.PipelineStage != nil {
+	if res = phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options()); res.PipelineStage != nil {
 		t.Errorf("whole model: stage %+v", res.PipelineStage)
 	}
 }
@@ -90,14 +90,14 @@ func TestChooseControlSameStage(t *testing.T) {
 	bTree := tTree(1, 8, func(int, int) float64 { return 1 })
 	a := aTree.Find(0, 5)
 	p1 := &model.Phase1Result{Anomalies: []model.Anomaly{{Rank: 5, Step: 0}}}
-	if ch := ChooseControl(aTree, a, bTree, p1); ch.C == nil || ch.C.Rank%2 != 0 {
+	if ch := chooseControlT(aTree, a, bTree, p1); ch.C == nil || ch.C.Rank%2 != 0 {
 		t.Fatalf("without stages the test needs a C of the other stage (an even rank), got %v", ch.Reason)
 	}
 	p1.Sharding.Pipeline = &model.PipelineStages{Stages: 2, Inferred: true, RankStages: map[string]int{}}
 	for r := 0; r < 8; r++ {
 		p1.Sharding.Pipeline.RankStages[strconv.Itoa(r)] = r % 2
 	}
-	ch := ChooseControl(aTree, a, bTree, p1)
+	ch := chooseControlT(aTree, a, bTree, p1)
 	if ch.C == nil || ch.C.Rank%2 != 1 {
 		t.Fatalf("C: %s, want an odd rank (stage 1)", ch.Reason)
 	}

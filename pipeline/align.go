@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"sort"
 
 	"spikescope/analysis"
 	"spikescope/ingest"
@@ -41,7 +42,18 @@ func AlignDumpTrees(ctx context.Context, path, against, mapping string) (*AlignR
 	if b == nil {
 		b = tb.Dumps[0]
 	}
-	return &AlignReport{A: a.Path, B: b.Path, AlignmentSummary: analysis.AlignDumps(a, b, lm)}, nil
+	sum := analysis.AlignDumps(a, b, lm)
+	if sum.NoteReason != nil {
+		sum.Note = words.Say(sum.NoteReason, words.Default)
+	}
+	for i := range sum.Reasons {
+		sum.Reasons[i].Reason = words.Say(sum.Reasons[i].Why, words.Default)
+	}
+	sort.SliceStable(sum.Reasons, func(i, j int) bool { // most frequent first, then by what they say
+		ri, rj := sum.Reasons[i], sum.Reasons[j]
+		return ri.Count > rj.Count || ri.Count == rj.Count && ri.Reason < rj.Reason
+	})
+	return &AlignReport{A: a.Path, B: b.Path, AlignmentSummary: sum}, nil
 }
 
 // loadNonEmptyTree loads a dump tree that must hold at least one dump.

@@ -131,7 +131,8 @@ func (s *Session) WithControl(step, rank int) (*Session, error) {
 	}
 	// Keep the automatic candidates (the UI lists them) with the user's pick.
 	c.Control.C, c.Control.D = c.C, c.D
-	c.Control.Reason = fmt.Sprintf("C chosen by the user: step %d rank %d", step, rank)
+	c.Control.Why = model.P3ControlUser{Step: step, Rank: rank}
+	c.Control.Reason = words.Say(c.Control.Why, words.Default)
 	if err := c.fromPhase2(); err != nil {
 		return nil, err
 	}
@@ -156,7 +157,7 @@ func (s *Session) runPhase3() {
 	if s.A == nil {
 		return
 	}
-	in := analysis.Phase3Input{A: s.A, Phase1: s.P1, ControlNote: s.Control.Reason, LayerMapping: s.LayerMapping, Anchors: s.In.Anchors}
+	in := analysis.Phase3Input{A: s.A, Phase1: s.P1, ControlNote: s.Control.Why, LayerMapping: s.LayerMapping, Anchors: s.In.Anchors}
 	switch {
 	case s.B != nil:
 		in.B = s.B
@@ -175,14 +176,15 @@ func (s *Session) runPhase3() {
 	s.Tracer = analysis.NewTracer(in, s.In.P3)
 	s.P3 = s.Tracer.Result()
 	if s.ComparedWithC {
-		s.P3.DegradedNote = fmt.Sprintf("no baseline dump: A is compared with the nearby normal sample C (step %d rank %d) of the same device in B's place; ratios include the data differences of the two samples, and device bias cannot be separated", s.C.Step, s.C.Rank)
-		s.P3.Warnings = append([]string{s.P3.DegradedNote}, s.P3.Warnings...)
+		s.P3.DegradedNoteReason = model.P3NoBaselineDump{Step: s.C.Step, Rank: s.C.Rank}
+		s.P3.WarningsReasons = append([]model.Reason{s.P3.DegradedNoteReason}, s.P3.WarningsReasons...)
 		if s.P3.Dirs != nil {
-			s.P3.Dirs["B"] = s.C.Path + " (C in B's place: no baseline dump)"
+			s.P3.Dirs["B"] = s.C.Path + model.StandInPath
 		}
 	}
 	if len(s.Notes) > 0 {
-		s.P3.Warnings = append(append([]string(nil), s.Notes...), s.P3.Warnings...)
+		s.P3.WarningsReasons = append(append([]model.Reason(nil), s.Notes...), s.P3.WarningsReasons...)
 	}
+	words.Phase3(s.P3, words.Default)
 	s.P3.Conclusion = analysis.ConcludePhase3(s.P3)
 }

@@ -8,6 +8,7 @@ import (
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // The one A/B/C/D group picker: the TUI, `report` and `trace` all take
@@ -130,17 +131,17 @@ func (s *Session) pickGroups() {
 	case s.CTree != nil && (len(s.CTree.Dumps) == 1 || s.In.AtC.given()):
 		s.C = pickGiven(s.CTree, s.In.AtC)
 		if s.C == nil {
-			s.Control = analysis.ControlChoice{Reason: fmt.Sprintf("no dump at %s in --dump-c %s (has %s)", coordText(s.In.AtC), s.CTree.Path, treeCoords(s.CTree))}
+			s.setControl(analysis.ControlChoice{Why: model.P3ControlNotInTree{At: coordText(s.In.AtC), Path: s.CTree.Path, Has: treeCoords(s.CTree)}})
 			return
 		}
 		s.D = pickAt(s.DTree, s.In.AtD, s.C)
-		s.Control = analysis.ControlChoice{C: s.C, D: s.D, Reason: "C given by --dump-c"}
+		s.setControl(analysis.ControlChoice{C: s.C, D: s.D, Why: model.P3ControlGiven{}})
 	case s.CTree != nil:
 		// Several dumps given as C: choose among them with the seed's filters.
-		s.Control = analysis.ChooseControl(s.CTree, s.A, bt, s.p1InDumpSteps())
+		s.setControl(analysis.ChooseControl(s.CTree, s.A, bt, s.p1InDumpSteps()))
 		s.C, s.D = s.Control.C, s.Control.D
 	default:
-		s.Control = analysis.ChooseControl(s.ATree, s.A, bt, s.p1InDumpSteps())
+		s.setControl(analysis.ChooseControl(s.ATree, s.A, bt, s.p1InDumpSteps()))
 		s.C, s.D = s.Control.C, s.Control.D
 	}
 	if s.C != nil && s.D == nil && s.DTree != nil {
@@ -148,14 +149,24 @@ func (s *Session) pickGroups() {
 	}
 }
 
+// setControl keeps the choice of C with its reasons said (the TUI and the
+// JSON read the strings).
+func (s *Session) setControl(ch analysis.ControlChoice) {
+	if ch.Why != nil {
+		ch.Reason = words.Say(ch.Why, words.Default)
+	}
+	words.ControlCandidates(ch.Candidates, words.Default)
+	s.Control = ch
+}
+
 // sameDumpNotes warn when the control group is no control: C is A's own
 // dump, or D is C's (A and B come from the same tree).
 func (s *Session) sameDumpNotes() {
 	switch {
 	case s.C != nil && s.C == s.A:
-		s.Notes = append(s.Notes, "C is the same dump as A: the control group shows no noise")
+		s.Notes = append(s.Notes, model.P3SameDumpC{})
 	case s.C != nil && s.C == s.D:
-		s.Notes = append(s.Notes, "D is the same dump as C (A and B come from the same tree): the control group shows no noise")
+		s.Notes = append(s.Notes, model.P3SameDumpD{})
 	}
 }
 
@@ -168,7 +179,7 @@ func (s *Session) mapDumpSteps(rank int) {
 		return
 	}
 	s.StepOffset = &off
-	s.Notes = append(s.Notes, analysis.StepOffsetNote(matches))
+	s.Notes = append(s.Notes, analysis.StepOffsetReason(matches))
 }
 
 // p1InDumpSteps is Phase 1 in dump steps (analysis.Phase1InDumpSteps)

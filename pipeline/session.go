@@ -72,7 +72,7 @@ type Session struct {
 	StepOffset *int
 	// Notes say how the analysis read the data (e.g. the step mapping);
 	// Phase 3's warnings repeat them so that the report and TUI show them.
-	Notes []string
+	Notes []model.Reason
 	// ComparedWithC is set when no baseline dump B exists and Phase 3
 	// compared A with the nearby normal sample C in B's place.
 	ComparedWithC bool
@@ -91,7 +91,7 @@ func (s *Session) ReportInput() report.Input {
 	in := report.Input{
 		Path: s.In.Path, Format: s.In.Format, BaselinePath: s.In.Baseline,
 		P1: s.P1, P1Baseline: s.P1Baseline, P2: s.P2, P3: s.P3,
-		Control: s.Control.Reason, Missing: s.Missing, Verdict: s.Verdict,
+		Control: s.Control.Reason, ControlWhy: s.Control.Why, Missing: s.Missing, Verdict: s.Verdict,
 	}
 	if p := s.Plan(nil); !p.Nothing {
 		in.Plan = &p

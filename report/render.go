@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // renderer walks the results once and hands every heading, paragraph, list,
@@ -38,6 +39,13 @@ func Render(in Input, lang string) string {
 // walk renders the whole report of in into out.
 func walk(in Input, lang string, out sink) {
 	r := &renderer{out: out, zh: IsChinese(lang), in: in, max: in.MaxRows}
+	if r.zh {
+		// the analysis' texts said in Chinese where their reasons are kept
+		r.in.P3 = words.Phase3In(in.P3, words.Chinese)
+		if in.ControlWhy != nil {
+			r.in.Control = words.Say(in.ControlWhy, words.Chinese)
+		}
+	}
 	if r.max <= 0 {
 		r.max = DefaultMaxRows
 	}

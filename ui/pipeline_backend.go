@@ -164,7 +164,7 @@ func (b *PipelineBackend) data(s *pipeline.Session) *Data {
 		d.OpsForLayer = func(anchor string, layer int, dir string) []model.DrillOp {
 			mu.Lock()
 			defer mu.Unlock()
-			return s.Tracer.OpsForLayer(anchor, layer, dir)
+			return s.OpsForLayer(anchor, layer, dir)
 		}
 	}
 	src := s.CTree

@@ -79,7 +79,7 @@ func pick(zh bool, en, z string) string {
 	return en
 }
 
-func lang(zh bool) string {
+func langCode(zh bool) string {
 	if zh {
 		return "zh"
 	}
@@ -101,7 +101,7 @@ func spot(s model.VerdictSpot) string {
 // loc is an action's Phase 3 place, or the root coordinate when none.
 func loc(l model.VerdictLoc, zh bool) string {
 	if l.Has {
-		if p := model.LocPhrase(l.Direction, l.Layer, l.Operator, lang(zh)); p != "" {
+		if p := model.LocPhrase(l.Direction, l.Layer, l.Operator, langCode(zh)); p != "" {
 			return p
 		}
 	}
@@ -220,7 +220,7 @@ func init() {
 	register(func(r model.ActionCollect, zh bool) string {
 		d := ""
 		if r.Decide.BaselineMonitor || r.Decide.Dumps {
-			d = Say(r.Decide, Of(lang(zh)))
+			d = Say(r.Decide, Of(langCode(zh)))
 		}
 		return pick(zh, "collect the data that decides it: ", "收集可判定的数据: ") + d
 	})
