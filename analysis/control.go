@@ -207,7 +207,7 @@ func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, 
 			}
 			c.Reason = fmt.Sprintf("gradient norm %.4g ≤ P75 %.4g, not a Phase 1 anomaly", n, p75)
 			if why := otherStage(p1, a.Rank, d.Rank); why != "" {
-				c.SameLayers = false // the same layer numbers, other layers (pipeline_control.go)
+				c.SameLayers = false // the same layer numbers, other layers (stages_control.go)
 				c.Reason += "; " + why
 			} else if !c.SameLayers {
 				c.Reason += "; holds other layers than A (pipeline stage?)"

@@ -11,7 +11,7 @@
 //   - pipeline stages: from the parameter names per rank [inferStages]
 //     ([stagesFromMarkers], [stagesFromNameSets]), from gradient levels when
 //     every rank holds the same names [stagesFromLevels], then
-//     [splitStages]; [InferPipeline] for other callers; MoE expert
+//     [splitStages]; [InferStages] for other callers; MoE expert
 //     parameters per rank for the conclusion's wording [expertLayout];
 //   - the accumulation window (norms that reset periodically mean step is a
 //     micro step): [accumulationWindow] with [tallyTransitions] and

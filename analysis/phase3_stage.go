@@ -17,7 +17,7 @@ func dumpStage(a *model.Dump, p1 *model.Phase1Result) *model.DumpStage {
 		return nil
 	}
 	if p1 != nil {
-		if pl := p1.Sharding.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
+		if pl := p1.Sharding.Stages; pl != nil && pl.Inferred && pl.Stages > 1 {
 			if st := pl.StageOf(a.Rank); st >= 0 {
 				ds := &model.DumpStage{Stage: model.IntPtr(st), Stages: pl.Stages, Position: stagePosition(st, pl.Stages),
 					Source: fmt.Sprintf("Phase 1 pipeline stages: rank %d is on stage %d of %d", a.Rank, st, pl.Stages)}
@@ -79,7 +79,7 @@ func (p *p3) annotateStage(in Phase3Input, res *model.Phase3Result) {
 	if ds == nil {
 		return
 	}
-	res.PipelineStage = ds
+	res.DumpStage = ds
 	if ds.LayerOffset == nil || len(p.scheme.Stacks) > 1 || *ds.LayerOffset == 0 && ds.Stage != nil && *ds.Stage == 0 {
 		return
 	}

@@ -85,7 +85,7 @@ func isExpertParam(name string) bool {
 
 // stageInference is the result of inferStages.
 type stageInference struct {
-	info   model.PipelineStages
+	info   model.StageLayout
 	ranks  []int // ranks with a known stage, ascending
 	stages []int // stage of ranks[i]
 }
@@ -101,7 +101,7 @@ func (s *stageInference) stageOf(rk int) int {
 // inferStages reads each rank's pipeline stage from the (target, rank)
 // series of the index (no pass over the rows).
 func inferStages(d *model.MonitorData, ix *seriesIndex) *stageInference {
-	res := &stageInference{info: model.PipelineStages{Stages: 1}}
+	res := &stageInference{info: model.StageLayout{Stages: 1}}
 	nR := len(ix.ranks)
 	if nR < 2 || len(ix.groups) == 0 {
 		return res
@@ -514,14 +514,14 @@ func splitStages(d *model.MonitorData, si *stageInference) *model.MonitorData {
 	}
 	out.Rows = rows
 	info := si.info
-	out.Pipeline = &info
+	out.Stages = &info
 	return &out
 }
 
 // pipelineStages infers the pipeline stages of the analysed metric's ranks
 // and, with several stages, splits the targets per stage and re-indexes.
-func (c *p1) pipelineStages(metric int) {
-	if c.d.Pipeline != nil {
+func (c *p1) splitByStage(metric int) {
+	if c.d.Stages != nil {
 		return // already split (Phase1Data's output)
 	}
 	si := inferStages(c.d, c.ix)
@@ -535,7 +535,7 @@ func (c *p1) pipelineStages(metric int) {
 
 // stageFields sets a candidate's pipeline stage and global layer.
 func (c *p1) stageFields(a *model.Anomaly) {
-	p := c.d.Pipeline
+	p := c.d.Stages
 	st := p.StageOf(a.Rank)
 	if st < 0 {
 		return
@@ -550,8 +550,8 @@ func (c *p1) stageFields(a *model.Anomaly) {
 
 // pipelineShape writes the inferred stages into sharding_analysis, the
 // warnings and the reasoning, before runShape words the conclusion.
-func (c *p1) pipelineShape() {
-	p := c.d.Pipeline
+func (c *p1) stageShape() {
+	p := c.d.Stages
 	if p == nil {
 		p = c.unsplit
 	}
@@ -559,7 +559,7 @@ func (c *p1) pipelineShape() {
 		return
 	}
 	cp := *p
-	c.res.Sharding.Pipeline = &cp
+	c.res.Sharding.Stages = &cp
 	if p.Note != "" {
 		c.res.Reasoning = append(c.res.Reasoning, "pipeline stages: "+p.Note)
 		c.res.Warnings = append(c.res.Warnings, p.Note)
@@ -592,7 +592,7 @@ func ppShape(sa *model.ShardingAnalysis, experts expertSets) (pp, whole string) 
 	case expertsSameNames:
 		ep = " 含 MoE 专家参数 (experts), 各 rank 上的专家名相同: 专家并行时同名专家可能是不同专家 (本地编号), 数据中无法分辨。"
 	}
-	if p := sa.Pipeline; p != nil && p.Inferred && p.Stages > 1 {
+	if p := sa.Stages; p != nil && p.Inferred && p.Stages > 1 {
 		return fmt.Sprintf("PP=%d (由各 rank 持有的参数推断: 首 stage 含 embedding, 末 stage 含 final norm / output layer)", p.Stages),
 			"每个 stage 的同名参数是不同参数, 分开分析 (所在 stage 见 pp_stage)。" + ep
 	}
@@ -663,15 +663,15 @@ func offsetsText(off []int) string {
 	return strings.Join(parts, "/")
 }
 
-// InferPipeline reads the pipeline stages of monitor data (over the metric
+// InferStages reads the pipeline stages of monitor data (over the metric
 // Phase 1 would analyse) without analysing it, for `inspect`: nil when the
 // run has one stage and nothing needs saying.
-func InferPipeline(d *model.MonitorData) *model.PipelineStages {
+func InferStages(d *model.MonitorData) *model.StageLayout {
 	if d == nil {
 		return nil
 	}
-	if d.Pipeline != nil {
-		return d.Pipeline
+	if d.Stages != nil {
+		return d.Stages
 	}
 	m := chooseMetric(d, "")
 	if m < 0 {

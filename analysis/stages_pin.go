@@ -33,7 +33,7 @@ func resolveStageParam(p1 *model.Phase1Result, names []string, pin *Pin) (string
 			pin.VPP = model.IntPtr(v)
 		}
 	}
-	pl := p1.Sharding.Pipeline
+	pl := p1.Sharding.Stages
 	if pl == nil || !pl.Inferred || pl.Stages < 2 {
 		return resolveParam(names, want)
 	}

@@ -26,7 +26,7 @@ var stagedValue = regexp.MustCompile(`"pp\d+:`)
 func TestNamesAsWrittenRoundTripVPP(t *testing.T) {
 	run := synth.GenerateSweep(synth.SweepWith("pp2-vpp2", func(c *synth.Sweep) { c.PP = 2; c.VPP = 2 }))
 	p1 := Phase1(run.Monitor(0), DefaultPhase1Options())
-	if p1.Sharding.Pipeline == nil || p1.Sharding.Pipeline.Stages != 2 || len(p1.Sharding.VPPStages) != 2 || len(p1.Anomalies) == 0 {
+	if p1.Sharding.Stages == nil || p1.Sharding.Stages.Stages != 2 || len(p1.Sharding.VPPStages) != 2 || len(p1.Anomalies) == 0 {
 		t.Fatalf("sharding %+v, %d candidates", p1.Sharding, len(p1.Anomalies))
 	}
 	internal := make([]string, len(p1.Anomalies))

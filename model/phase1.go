@@ -72,9 +72,9 @@ type ShardingAnalysis struct {
 	// reported in the input's own numbering (method.md).
 	MicroStepBase      int    `json:"micro_step_base"`
 	MicroStepNumbering string `json:"micro_step_numbering"`
-	// Pipeline is how the pipeline stages were read from the ranks'
+	// Stages is how the pipeline stages were read from the ranks'
 	// parameter sets (nil for dumps of one rank or single-rank data).
-	Pipeline *PipelineStages `json:"pipeline,omitempty"`
+	Stages *StageLayout `json:"pipeline,omitempty"`
 }
 
 // TargetRankNorms is the final norm of one parameter on every rank at one

@@ -242,9 +242,9 @@ type Phase3Result struct {
 	ControlCandidates []ControlCandidate `json:"control_candidates,omitempty"`
 	DivergenceSummary DivergenceSummary  `json:"divergence_summary"`
 	Warnings          []string           `json:"warnings,omitempty"`
-	// PipelineStage is A's pipeline stage: its dump holds the stage's own
+	// DumpStage is A's pipeline stage: its dump holds the stage's own
 	// layer numbers (every stage counts from 0).
-	PipelineStage *DumpStage `json:"pipeline_stage,omitempty"`
+	DumpStage *DumpStage `json:"pipeline_stage,omitempty"`
 	// Call is the call (micro-batch, 0-based in the order the dump holds
 	// them) of each anchor module the four groups were compared at, Calls
 	// how many calls the anchors have; for the TUI's status line, not part

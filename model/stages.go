@@ -5,13 +5,13 @@ import (
 	"strings"
 )
 
-// PipelineStages is the pipeline-parallel shape Phase 1 inferred from the
+// StageLayout is the pipeline-parallel shape Phase 1 inferred from the
 // parameter set each rank holds (method.md, Phase 1 step 1): with PP and
 // one chunk per stage msprobe writes vpp_stage 0 everywhere and every stage
 // numbers its layers from 0, so the stage of a rank is read from what it
 // holds — the embedding on the first stage, the final norm / output layer
 // on the last, the same names on the ranks of one stage.
-type PipelineStages struct {
+type StageLayout struct {
 	// Stages is the number of pipeline stages (1 when the run has one, or
 	// when they could not be inferred: see Inferred and Note).
 	Stages int `json:"stages"`
@@ -38,7 +38,7 @@ type PipelineStages struct {
 }
 
 // StageOf returns the stage of a rank, -1 when unknown.
-func (p *PipelineStages) StageOf(rank int) int {
+func (p *StageLayout) StageOf(rank int) int {
 	if p == nil || !p.Inferred {
 		return -1
 	}
@@ -50,7 +50,7 @@ func (p *PipelineStages) StageOf(rank int) int {
 
 // GlobalLayer is the global number of local layer n of (stage, vpp chunk);
 // -1 when the layer counts are unknown.
-func (p *PipelineStages) GlobalLayer(stage, vpp, n int) int {
+func (p *StageLayout) GlobalLayer(stage, vpp, n int) int {
 	if p == nil || !p.Inferred || stage < 0 || n < 0 {
 		return -1
 	}
@@ -142,7 +142,7 @@ func LayerIndex(name string) (int, bool) {
 
 // GlobalLayerOf is the global layer of a candidate's parameter (name with
 // or without its stage prefix) on rank; -1 when unknown.
-func (p *PipelineStages) GlobalLayerOf(rank, vpp int, name string) int {
+func (p *StageLayout) GlobalLayerOf(rank, vpp int, name string) int {
 	n, ok := LayerIndex(name)
 	if !ok {
 		return -1
@@ -151,7 +151,7 @@ func (p *PipelineStages) GlobalLayerOf(rank, vpp int, name string) int {
 }
 
 // StageRanks lists the ranks of every stage, ascending.
-func (p *PipelineStages) StageRanks() [][]int {
+func (p *StageLayout) StageRanks() [][]int {
 	if p == nil || !p.Inferred || p.Stages < 1 {
 		return nil
 	}
@@ -176,7 +176,7 @@ func (p *PipelineStages) StageRanks() [][]int {
 // StageSummary is one line per stage: "stage 1: ranks 2-3, layers 4-7"
 // (layers only when the counts are known). words are the user's words for
 // "stage", "ranks" and "layers".
-func (p *PipelineStages) StageSummary(stage, ranks, layers string) []string {
+func (p *StageLayout) StageSummary(stage, ranks, layers string) []string {
 	var out []string
 	for s, rs := range p.StageRanks() {
 		line := stage + " " + strconv.Itoa(s) + ": " + ranks + " " + intSpans(rs)

@@ -101,7 +101,7 @@ func writtenTexts(xs []string) []string {
 // staged tells whether the pipeline stages were inferred and the
 // parameters named per stage.
 func (r *Phase1Result) staged() bool {
-	p := r.Sharding.Pipeline
+	p := r.Sharding.Stages
 	return p != nil && p.Inferred && p.Stages > 1
 }
 
@@ -161,10 +161,10 @@ func (r *Phase1Result) AsWritten() *Phase1Result {
 	out.Warnings = writtenTexts(r.Warnings)
 	out.Missing = writtenTexts(r.Missing)
 	out.Sharding.Conclusion = WrittenText(r.Sharding.Conclusion)
-	if p := r.Sharding.Pipeline; p != nil {
+	if p := r.Sharding.Stages; p != nil {
 		cp := *p
 		cp.Note = WrittenText(p.Note)
-		out.Sharding.Pipeline = &cp
+		out.Sharding.Stages = &cp
 	}
 	return &out
 }
@@ -212,7 +212,7 @@ func (r *Phase1Result) Restage() {
 	if r == nil || !r.staged() {
 		return
 	}
-	p := r.Sharding.Pipeline
+	p := r.Sharding.Stages
 	chunks := len(r.Sharding.VPPStages) > 1
 	for i := range r.Anomalies {
 		a := &r.Anomalies[i]
@@ -387,7 +387,7 @@ func (r *Phase2Result) Restage(p1 *Phase1Result) {
 		if _, _, ok := SplitStageName(a.TargetName); ok {
 			continue
 		}
-		st := p1.Sharding.Pipeline.StageOf(a.Rank)
+		st := p1.Sharding.Stages.StageOf(a.Rank)
 		if a.PPStage != nil {
 			st = *a.PPStage
 		}

@@ -43,7 +43,7 @@ func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budg
 		if err != nil {
 			return nil, err
 		}
-		rep.Dump = ingest.SummariseDumps(t, analysis.InferPipeline)
+		rep.Dump = ingest.SummariseDumps(t, analysis.InferStages)
 		rep.Warnings = append(rep.Warnings, t.Warnings...) // repeats the dumps' own
 		return rep, nil
 	}
@@ -59,7 +59,7 @@ func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budg
 	if err != nil {
 		return nil, err
 	}
-	rep.Monitor = ingest.SummariseMonitor(d, analysis.InferPipeline)
+	rep.Monitor = ingest.SummariseMonitor(d, analysis.InferStages)
 	rep.ReadMode = d.ReadMode
 	rep.Warnings = append(rep.Warnings, d.Warnings...)
 	rep.Warnings = append(rep.Warnings, ingest.StepCoverage(d)...)
@@ -109,7 +109,7 @@ func writeMonitorText(w io.Writer, m *ingest.MonitorReport, indent string) {
 		fmt.Fprintf(w, "%smicro steps: not recorded\n", indent)
 	}
 	fmt.Fprintf(w, "%svpp stages:  %s\n", indent, ingest.CompactInts(m.VPPStages))
-	if p := m.Pipeline; p != nil && p.Inferred {
+	if p := m.Stages; p != nil && p.Inferred {
 		fmt.Fprintf(w, "%spipeline:    PP %d (%s); same-named parameters of different stages are analysed apart (pp1:…)\n", indent, p.Stages, strings.Join(p.StageSummary("stage", "ranks", "layers"), "; "))
 	} else if p != nil {
 		fmt.Fprintf(w, "%spipeline:    %s\n", indent, p.Note)

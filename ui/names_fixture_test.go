@@ -24,7 +24,7 @@ func mcoreFixture() *Data {
 	p1.Anomalies[2].TargetName = fc1
 	p1.Targets = []string{qkv, fc1, "pp0:vpp0:module.embedding.word_embeddings.weight"}
 	p1.Sharding.PPStages, p1.Sharding.VPPStages = 2, []int{0, 1}
-	p1.Sharding.Pipeline = &model.PipelineStages{Stages: 2, Inferred: true,
+	p1.Sharding.Stages = &model.StageLayout{Stages: 2, Inferred: true,
 		RankStages: map[string]int{"0": 0, "1": 0, "2": 1, "3": 1}}
 	d.P1 = &p1
 	p3 := *d.P3

@@ -551,7 +551,7 @@ func (p *phase3Pane) View() []string {
 	for _, l := range p.loadedLines() {
 		lines = append(lines, p.st.Dim.Render(l))
 	}
-	if ln := stageLine(r.PipelineStage); ln != "" {
+	if ln := stageLine(r.DumpStage); ln != "" {
 		lines = append(lines, ln)
 	}
 	t := p.anchorTable()

@@ -131,7 +131,7 @@ func runShape(d *Data) string {
 	}
 	sa := d.P1.Sharding
 	pp := 1
-	if pl := sa.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
+	if pl := sa.Stages; pl != nil && pl.Inferred && pl.Stages > 1 {
 		pp = pl.Stages
 	}
 	vpp := len(sa.VPPStages)
