@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"spikescope/analysis"
 	"spikescope/memlimit"
 	"spikescope/model"
 	"spikescope/outfile"
@@ -21,7 +20,7 @@ import (
 func runDetect(args []string, stdout, stderr io.Writer) int {
 	var out string
 	fs := jsonFlagSet("detect", stderr, &out)
-	def := analysis.DefaultPhase1Options()
+	def := pipeline.DefaultPhase1Options()
 	opt := def // the flags below set it
 	format := fs.String("format", "auto", "input format: auto, trenddb, csv or dump")
 	csvFlag := fs.Bool("csv", false, "PATH is a monitor CSV file or folder (same as --format csv)")

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"strconv"
 
-	"spikescope/analysis"
 	"spikescope/model"
 	"spikescope/pipeline"
 )
@@ -15,6 +14,7 @@ import (
 type inputFlags struct {
 	in                 pipeline.Inputs
 	format, step, rank string
+	pin                string // --pin as typed: inputs parses it, once
 	mem                memFlag
 }
 
@@ -27,7 +27,7 @@ func (f *inputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.in.DumpD, "dump-d", "", "C's baseline dump (D)")
 	fs.StringVar(&f.step, "step", "", "step of A inside its dump tree")
 	fs.StringVar(&f.rank, "rank", "", "rank of A inside its dump tree")
-	fs.StringVar(&f.in.Pin, "pin", "", "pin the root-cause coordinate, e.g. opt=3,ms=2,rank=5,param=NAME")
+	fs.StringVar(&f.pin, "pin", "", "pin the root-cause coordinate, e.g. opt=3,ms=2,rank=5,param=NAME")
 	fs.StringVar(&f.in.LayerMapping, "layer-mapping", "", "msprobe layer-mapping YAML `FILE` for dumps of two frameworks")
 	fs.StringVar(&f.format, "format", "auto", "format of PATH: auto, trenddb, csv or dump")
 	f.mem.register(fs)
@@ -61,8 +61,8 @@ func (f *inputFlags) inputs(cmd string, paths []string) (in pipeline.Inputs, tit
 	if err := cmp.Or(errStep, errRank, checkFormat(cmd, in.Format, f.format), errMem); err != nil {
 		return in, "", nil, err
 	}
-	if in.Pin != "" {
-		if _, err := analysis.ParsePin(in.Pin); err != nil {
+	if f.pin != "" {
+		if in.Pin, err = model.ParseCoord(f.pin); err != nil {
 			return in, "", nil, cmdError(cmd, "--pin: "+err.Error())
 		}
 	}

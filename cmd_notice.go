@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"spikescope/ingest"
 	"spikescope/pipeline"
 )
 
@@ -13,7 +12,7 @@ import (
 // one line each, beside the results rather than in them.
 func noticeCtx(stderr io.Writer) context.Context {
 	return pipeline.WithNotice(context.Background(), func(line string) {
-		msg, _ := ingest.EscapeControl(line) // a path may hold control characters
+		msg, _ := pipeline.EscapeControl(line) // a path may hold control characters
 		fmt.Fprintln(stderr, "spikescope:", msg)
 	})
 }

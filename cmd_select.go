@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"spikescope/analysis"
+	"spikescope/model"
 	"spikescope/outfile"
 	"spikescope/pipeline"
 )
@@ -16,7 +16,7 @@ import (
 func runSelect(args []string, stdout, stderr io.Writer) int {
 	var out string
 	fs := jsonFlagSet("select", stderr, &out)
-	def := analysis.DefaultPhase2Options()
+	def := pipeline.DefaultPhase2Options()
 	opt := def // the flags below set it
 	p1Path := fs.String("phase1", "", "Phase 1 JSON of the anomalous side")
 	npu := fs.String("npu", "", "same as --phase1 (reference spelling)")
@@ -50,19 +50,18 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	if !inFlagRange(opt.Growth) || !(opt.RankShare > 0) || opt.RankShare > 1 || !inFlagRange(opt.DeviceRatio) {
 		return exitCode(usageError{fmt.Sprintf("select: --growth and --device-ratio must be above 0 and at most %g, --rank-share in (0, 1]", maxMultFlag)}, stderr)
 	}
-	var pin *analysis.Pin
+	var pin *model.Coord
 	if *pinText != "" {
-		p, err := analysis.ParsePin(*pinText)
-		if err != nil {
+		var err error
+		if pin, err = model.ParseCoord(*pinText); err != nil {
 			return exitCode(usageError{"select: " + err.Error()}, stderr)
 		}
-		pin = &p
 	}
 	if err := outfile.RefuseInput(out, p1File, base); err != nil {
 		return exitCode(err, stderr)
 	}
 	res, err := pipeline.Select(p1File, base, pin, opt)
-	var pe *analysis.PinError
+	var pe *pipeline.PinError
 	if errors.As(err, &pe) {
 		err = usageError{"select: " + err.Error()}
 	}

@@ -10,8 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"spikescope/analysis"
-	"spikescope/ingest"
+	"spikescope/model"
 	"spikescope/outfile"
 	"spikescope/pipeline"
 )
@@ -24,7 +23,7 @@ const traceMemoryLimit = 1536 << 20
 // the groups are those the TUI and `report` compare on the same inputs.
 func runTrace(args []string, stdout, stderr io.Writer) int {
 	var out, phase1, anchors string
-	in := pipeline.Inputs{P3: analysis.DefaultPhase3Options()}
+	in := pipeline.Inputs{P3: pipeline.DefaultPhase3Options()}
 	dumps := [4]*string{&in.DumpA, &in.DumpB, &in.DumpC, &in.DumpD}
 	at := map[string]*string{} // --step, --rank, --step-X, --rank-X as given ("" = not given)
 	fs := jsonFlagSet("trace", stderr, &out)
@@ -125,11 +124,11 @@ func traceInputs(in *pipeline.Inputs, given map[string]*string, phase1 string) (
 		}
 	}
 	in.StepA, in.RankA = cmp.Or(at["step-a"], at["step"]), cmp.Or(at["rank-a"], at["rank"])
-	in.AtB = pipeline.Coord{Step: at["step-b"], Rank: at["rank-b"]}
-	in.AtC = pipeline.Coord{Step: at["step-c"], Rank: at["rank-c"]}
-	in.AtD = pipeline.Coord{Step: at["step-d"], Rank: at["rank-d"]}
+	in.AtB = model.Coord{Step: at["step-b"], Rank: at["rank-b"]}
+	in.AtC = model.Coord{Step: at["step-c"], Rank: at["rank-c"]}
+	in.AtD = model.Coord{Step: at["step-d"], Rank: at["rank-d"]}
 	if phase1 != "" {
-		in.Phase1, err = ingest.ReadPhase1(phase1)
+		in.Phase1, err = pipeline.ReadPhase1(phase1)
 	}
 	return err
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 
-	"spikescope/ingest"
 	"spikescope/memlimit"
 	"spikescope/pipeline"
 	"spikescope/report"
@@ -60,7 +59,7 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 	if err := pipeline.CheckMemoryFor(noticeCtx(stderr), in, follow.on); err != nil {
 		return exitCode(err, stderr) // before the screen is taken
 	}
-	title, _ = ingest.EscapeControl(title) // the path as typed may hold control characters
+	title, _ = pipeline.EscapeControl(title) // the path as typed may hold control characters
 	inputs := backend.Inputs()
 	var store *ui.PinStore
 	if dir := ui.DefaultStateDir(); dir != "" {
@@ -90,9 +89,9 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 // reopens it, and whether the pin is kept for this input (why not: no
 // state folder, neither XDG_STATE_HOME nor HOME set, or the save failed).
 func pinExitText(args []string, pin, notKept string) string {
-	line, _ := ingest.EscapeControl(reuseCommand(args, pin))
+	line, _ := pipeline.EscapeControl(reuseCommand(args, pin))
 	if notKept != "" {
-		why, _ := ingest.EscapeControl(notKept)
+		why, _ := pipeline.EscapeControl(notKept)
 		return fmt.Sprintf("the pin is not kept (%s); to reopen it:\n  %s\n", why, line)
 	}
 	return fmt.Sprintf("the pin is kept for this input; to reopen it elsewhere:\n  %s\n", line)

@@ -108,7 +108,7 @@ func TestPipelineBackendOnDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.P1.Anomalies) < 4 || d.P3 == nil || d.Pin != "" {
+	if len(d.P1.Anomalies) < 4 || d.P3 == nil || d.Pin != nil {
 		t.Fatalf("demo: %d candidates, P3 %v, pin %q", len(d.P1.Anomalies), d.P3 != nil, d.Pin)
 	}
 	a := d.P1.Anomalies[3]
@@ -118,11 +118,11 @@ func TestPipelineBackendOnDemo(t *testing.T) {
 	}
 	want := "opt=" + strconv.Itoa(a.OptStep()) + ",ms=" + strconv.Itoa(a.Micro()) + ",rank=" + strconv.Itoa(a.Rank) + ",param=" + a.TargetName
 	c := pd.P2.RootCauseCoordinate
-	if pd.Pin != want || !pd.P2.Pinned || c == nil || c.Rank != a.Rank || c.TargetName != a.TargetName {
+	if pd.Pin.String() != want || !pd.P2.Pinned || c == nil || c.Rank != a.Rank || c.TargetName != a.TargetName {
 		t.Fatalf("pin %q (want %q), pinned %v, coordinate %+v", pd.Pin, want, pd.P2.Pinned, c)
 	}
 	ud, err := b.Pin(context.Background(), pd, nil)
-	if err != nil || ud.Pin != "" || ud.P2.Pinned {
+	if err != nil || ud.Pin != nil || ud.P2.Pinned {
 		t.Fatalf("unpin: %v %q", err, ud.Pin)
 	}
 	step, _ := strconv.Atoi(truthField(t, "fault_optimizer_step"))

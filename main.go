@@ -9,8 +9,8 @@ import (
 	"io"
 	"os"
 
-	"spikescope/ingest"
 	"spikescope/outfile"
+	"spikescope/pipeline"
 )
 
 const usage = `spikescope — find the earliest gradient spike and its root cause
@@ -84,9 +84,9 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.As(err, &se) {
 		return 1 // worded once by outfile.StdoutFailed
 	}
-	msg, _ := ingest.EscapeControl(err.Error()) // a path may hold control characters
+	msg, _ := pipeline.EscapeControl(err.Error()) // a path may hold control characters
 	fmt.Fprintln(stderr, "spikescope:", msg)
-	var ie *ingest.InputError
+	var ie *pipeline.InputError
 	var ue usageError
 	if errors.As(err, &ie) || errors.As(err, &ue) {
 		return 2

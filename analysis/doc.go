@@ -64,8 +64,8 @@
 // [p2.judgeParameter]; the value compared with the baseline [coordValue], checked against the baseline at the same place (≥ 2× or
 // missing: device-specific) [p2.pickCoordinate], [baselineMatch],
 // [baselineVerdictOf], by global layer on another pipeline layout
-// [baselineKey]. A pinned coordinate skips the phase: [ParsePin],
-// [p2.applyPin].
+// [baselineKey]. A pinned coordinate (a model.Coord, read once from --pin)
+// skips the phase: [p2.applyPin], [resolveStageParam].
 //
 // # The verdict ([Verdict])
 //

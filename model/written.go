@@ -16,41 +16,6 @@ import (
 // spikescope's own names when it is read again (select --phase1, trace
 // --phase1, the TUI on saved results).
 
-// StageParts splits a stage-qualified name: its stage, its chunk (-1
-// without a "vpp<N>:" part) and the input's own name; ok is false for a
-// name without a "pp<N>:" prefix.
-func StageParts(s string) (stage, vpp int, own string, ok bool) {
-	stage, rest, ok := SplitStageName(s)
-	if !ok {
-		return -1, -1, s, false
-	}
-	vpp = -1
-	if strings.HasPrefix(rest, "vpp") {
-		if i := strings.IndexByte(rest, ':'); i > 3 {
-			if v, err := strconv.Atoi(rest[3:i]); err == nil && v >= 0 && rest[3] != '+' {
-				vpp, rest = v, rest[i+1:]
-			}
-		}
-	}
-	return stage, vpp, rest, true
-}
-
-// OwnName is a parameter name as the input wrote it: a stage-qualified
-// name without its "pp<N>:" and "vpp<N>:" parts, any other name as is.
-func OwnName(s string) string {
-	_, _, own, _ := StageParts(s)
-	return own
-}
-
-// QualifiedName is the name inside spikescope of the input's own name of
-// pipeline stage st (and model chunk v when the run has several chunks).
-func QualifiedName(st, v int, chunks bool, own string) string {
-	if chunks {
-		own = ChunkName(v, own)
-	}
-	return StageName(st, own)
-}
-
 // stageKeys are the pp_stage and vpp_stage keys of a stage-qualified name
 // (nil, nil for another name; vpp nil without a chunk part).
 func stageKeys(s string) (pp, vpp *int, own string) {

@@ -52,7 +52,7 @@ func Detect(ctx context.Context, path string, f model.Format, opt analysis.Phase
 // Select is the headless Phase 2 of `spikescope select`: it reads the saved
 // Phase 1 (and the baseline's, when baseline is not "") and runs Phase 2. A
 // pin that matches nothing is an *analysis.PinError.
-func Select(phase1, baseline string, pin *analysis.Pin, opt analysis.Phase2Options) (*model.Phase2Result, error) {
+func Select(phase1, baseline string, pin *model.Coord, opt analysis.Phase2Options) (*model.Phase2Result, error) {
 	p1, err := ingest.ReadPhase1(phase1)
 	if err != nil {
 		return nil, err

@@ -208,11 +208,11 @@ func TestStagesPin(t *testing.T) {
 		{"opt=1,param=layers.2.mlp.linear_fc2.weight", "", "ambiguous"},
 		{"opt=3,rank=0,param=" + r.FaultTarget(), "", "stage 1, rank 0 is on stage 0"},
 	} {
-		pin, err := analysis.ParsePin(tc.pin)
+		pin, err := model.ParseCoord(tc.pin)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p2, err := analysis.Phase2(p1, nil, &pin, analysis.DefaultPhase2Options())
+		p2, err := analysis.Phase2(p1, nil, pin, analysis.DefaultPhase2Options())
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%s: error %v, want %q", tc.pin, err, tc.err)

@@ -67,10 +67,10 @@ func (p *phase1Pane) marks() []string {
 		for i := range p.anoms {
 			a := &p.anoms[i]
 			nonFinite = nonFinite || a.NonFinite
-			pre, base := splitPrefixes(a.TargetName)
+			pre, base := model.SplitNamePrefixes(a.TargetName)
 			stage = stage || strings.HasPrefix(pre, "pp")
 			if !layer {
-				_, _, _, layer = layerSpan(base)
+				_, _, _, layer = model.LayerSpan(base)
 			}
 		}
 		var out []string
