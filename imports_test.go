@@ -9,8 +9,8 @@ import (
 
 // The layout's import rules (docs/architecture.md, issue 11), from `go
 // list` of every package's imports (tests excluded, as in the issue): the pipeline
-// is the only package besides main that joins the readers (ingest) and the
-// method (analysis); the TUI reaches both only through the pipeline; and
+// is the only package that joins the readers (ingest) and the method
+// (analysis), and main imports neither; the TUI reaches both only through the pipeline; and
 // nothing outside ui/ depends on the TUI.
 func TestImportRules(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}: {{.Imports}}", "./...").CombinedOutput()
@@ -31,6 +31,11 @@ func TestImportRules(t *testing.T) {
 		has := func(p string) bool { return slices.Contains(imports, p) }
 		if pkg != mod && has(mod+"/ingest") && has(mod+"/analysis") {
 			both = append(both, pkg)
+		}
+		// main holds flags and printing: it reaches the readers and the
+		// method only through the pipeline.
+		if pkg == mod && (has(mod+"/ingest") || has(mod+"/analysis")) {
+			t.Errorf("main imports ingest or analysis: a face calls the pipeline")
 		}
 		// Sentences are made from reasons in words, never by the rules
 		// (analysis) or the readers (ingest); words says only model's data.
