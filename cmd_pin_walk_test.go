@@ -91,7 +91,8 @@ func TestPinWalk(t *testing.T) {
 
 	// on exit: the command that reopens it carries the same coordinate
 	back, err := model.ParseCoord(m.Pin())
-	if err != nil || !back.Equal(want) || !strings.Contains(reuseCommand(nil, m.Pin()), "--pin "+want.String()) {
-		t.Errorf("exit pin %q reads %q (%v)", m.Pin(), back, err)
+	reopen := ui.Ending{Pin: back}.ReopenText(nil, false)
+	if err != nil || !back.Equal(want) || !strings.Contains(reopen, "spikescope --pin "+want.String()+"\n") {
+		t.Errorf("exit pin %q reads %q (%v); on exit: %q", m.Pin(), back, err, reopen)
 	}
 }

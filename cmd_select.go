@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"spikescope/cliflags"
 	"spikescope/model"
 	"spikescope/outfile"
 	"spikescope/pipeline"
@@ -15,7 +16,7 @@ import (
 // stdout, or -o FILE).
 func runSelect(args []string, stdout, stderr io.Writer) int {
 	var out string
-	fs := jsonFlagSet("select", stderr, &out)
+	fs := cliflags.JSONFlagSet("select", stderr, &out)
 	def := pipeline.DefaultPhase2Options()
 	opt := def // the flags below set it
 	p1Path := fs.String("phase1", "", "Phase 1 JSON of the anomalous side")
@@ -47,8 +48,8 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	if p1File == "" {
 		return exitCode(usageError{"select: --phase1 P1.json (or --npu) is required"}, stderr)
 	}
-	if !inFlagRange(opt.Growth) || !(opt.RankShare > 0) || opt.RankShare > 1 || !inFlagRange(opt.DeviceRatio) {
-		return exitCode(usageError{fmt.Sprintf("select: --growth and --device-ratio must be above 0 and at most %g, --rank-share in (0, 1]", maxMultFlag)}, stderr)
+	if !cliflags.InRange(opt.Growth) || !(opt.RankShare > 0) || opt.RankShare > 1 || !cliflags.InRange(opt.DeviceRatio) {
+		return exitCode(usageError{fmt.Sprintf("select: --growth and --device-ratio must be above 0 and at most %g, --rank-share in (0, 1]", cliflags.MaxMult)}, stderr)
 	}
 	var pin *model.Coord
 	if *pinText != "" {
@@ -75,7 +76,7 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 // error of cmd when both are given, with different values.
 func spelling(cmd, name, v, alias, av string) (string, error) {
 	if v != "" && av != "" && v != av {
-		return "", cmdError(cmd, "give "+name+" or "+alias+", not both")
+		return "", cliflags.CmdError(cmd, "give "+name+" or "+alias+", not both")
 	}
 	return cmp.Or(v, av), nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"spikescope/cliflags"
+	"spikescope/pipeline"
 	"spikescope/ui"
 )
 
@@ -234,4 +237,10 @@ func tuiData(t *testing.T, args []string) *ui.Data {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// tuiInputs parses the TUI's flags; no PATH and no --dump-a is the demo run.
+func tuiInputs(args []string, stdout io.Writer) (in pipeline.Inputs, title string, cleanup func(), err error) {
+	var follow cliflags.Follow
+	return tuiInputsFollow(args, stdout, &follow)
 }

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"spikescope/analysis"
 	"spikescope/ingest"
-	"spikescope/model"
 )
 
 // What the faces (package main) need of the readers and the method, so
@@ -36,6 +35,3 @@ func DefaultPhase3Options() Phase3Options { return analysis.DefaultPhase3Options
 // path, a name) visibly, so that a printed line stays one line; changed
 // says whether there were any.
 func EscapeControl(s string) (out string, changed bool) { return ingest.EscapeControl(s) }
-
-// ReadPhase1 reads a saved Phase 1 result (select --phase1, trace --phase1).
-func ReadPhase1(path string) (*model.Phase1Result, error) { return ingest.ReadPhase1(path) }

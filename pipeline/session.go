@@ -30,6 +30,8 @@ type Inputs struct {
 	// Phase1 is a saved Phase 1 result (trace --phase1) that stands for
 	// Phase 1 when no monitor is given; Phase 2 runs on it.
 	Phase1 *model.Phase1Result
+	// Phase1File is a saved Phase 1 JSON that Trace reads into Phase1.
+	Phase1File string
 	// Anchors are the Phase 3 anchor modules (trace --anchors); nil: automatic.
 	Anchors []string
 	// Pin is the pinned coordinate (--pin, parsed once by model.ParseCoord,

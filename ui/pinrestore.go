@@ -218,7 +218,15 @@ func (m *Model) Pin() string {
 	if m.data == nil {
 		return ""
 	}
-	return m.data.Pin.String()
+	return m.pin().String()
+}
+
+// pin is the pinned coordinate, nil when none.
+func (m *Model) pin() *model.Coord {
+	if m.data == nil {
+		return nil
+	}
+	return m.data.Pin
 }
 
 // savedPin is the pin of the saved state (its text, --pin syntax); nil
