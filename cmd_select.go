@@ -23,7 +23,7 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	npu := fs.String("npu", "", "same as --phase1 (reference spelling)")
 	basePath := fs.String("baseline", "", "Phase 1 JSON of the baseline side (optional)")
 	gpu := fs.String("gpu", "", "same as --baseline (reference spelling; the baseline need not be a GPU)")
-	pinText := fs.String("pin", "", "pin the coordinate, e.g. opt=3,ms=2,rank=5,param=<name> (also step=N)")
+	pinFlag := fs.String("pin", "", "pin the coordinate, e.g. opt=3,ms=2,rank=5,param=<name> (also step=N)")
 	fs.Float64Var(&opt.Growth, "growth", def.Growth, "final-norm growth between adjacent optimizer steps")
 	fs.Float64Var(&opt.RankShare, "rank-share", def.RankShare, "share of ranks that must grow")
 	fs.Float64Var(&opt.DeviceRatio, "device-ratio", def.DeviceRatio, "anomalous/baseline ratio that makes a coordinate device-specific")
@@ -52,9 +52,9 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 		return exitCode(usageError{fmt.Sprintf("select: --growth and --device-ratio must be above 0 and at most %g, --rank-share in (0, 1]", cliflags.MaxMult)}, stderr)
 	}
 	var pin *model.Coord
-	if *pinText != "" {
+	if *pinFlag != "" {
 		var err error
-		if pin, err = model.ParseCoord(*pinText); err != nil {
+		if pin, err = model.ParseCoord(*pinFlag); err != nil {
 			return exitCode(usageError{"select: " + err.Error()}, stderr)
 		}
 	}
