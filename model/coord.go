@@ -57,20 +57,11 @@ func ParseCoord(s string) (*Coord, error) {
 		if err != nil || n < 0 {
 			return nil, fmt.Errorf("pin %q: %s=%q is not a non-negative integer", s, key, item)
 		}
-		switch pinKeys[key] {
-		case "opt":
-			p.OptStep = &n
-		case "ms":
-			p.MicroStep = &n
-		case "rank":
-			p.Rank = &n
-		case "step":
-			p.Step = &n
-		case "vpp":
-			p.VPP = &n
-		default:
+		f := p.field(pinKeys[key])
+		if f == nil {
 			return nil, fmt.Errorf("pin %q: unknown key %q (opt, ms, rank, step, vpp, param)", s, key)
 		}
+		*f = &n
 	}
 	if p.IsZero() {
 		return nil, fmt.Errorf("pin %q: no coordinate", s)
@@ -78,57 +69,55 @@ func ParseCoord(s string) (*Coord, error) {
 	return &p, nil
 }
 
-// IsZero reports whether no field is given.
-func (c Coord) IsZero() bool {
-	return c.OptStep == nil && c.MicroStep == nil && c.Rank == nil && c.Step == nil && c.VPP == nil && c.Param == ""
+// IsZero reports whether no field is given (a nil pin gives none).
+func (c *Coord) IsZero() bool {
+	return c == nil || c.OptStep == nil && c.MicroStep == nil && c.Rank == nil && c.Step == nil && c.VPP == nil && c.Param == ""
+}
+
+// field is the number field of a key ("opt", "ms", "rank", "step",
+// "vpp"), nil for another key.
+func (c *Coord) field(key string) **int {
+	switch key {
+	case "opt":
+		return &c.OptStep
+	case "ms":
+		return &c.MicroStep
+	case "rank":
+		return &c.Rank
+	case "step":
+		return &c.Step
+	case "vpp":
+		return &c.VPP
+	}
+	return nil
+}
+
+// text writes the given fields as key=value in the order of keys, then
+// param (the rest of a pin is the name); "" for a nil pin.
+func (c *Coord) text(keys ...string) string {
+	if c == nil {
+		return ""
+	}
+	var parts []string
+	for _, k := range keys {
+		if v := *c.field(k); v != nil {
+			parts = append(parts, k+"="+strconv.Itoa(*v))
+		}
+	}
+	if c.Param != "" {
+		parts = append(parts, "param="+c.Param)
+	}
+	return strings.Join(parts, ",")
 }
 
 // String is the pin as ParseCoord reads it, in one spelling: keys opt, ms,
 // rank, step, vpp, param, the given ones only. A nil pin is "".
-func (c *Coord) String() string {
-	if c == nil {
-		return ""
-	}
-	var parts []string
-	add := func(k string, v *int) {
-		if v != nil {
-			parts = append(parts, k+"="+strconv.Itoa(*v))
-		}
-	}
-	add("opt", c.OptStep)
-	add("ms", c.MicroStep)
-	add("rank", c.Rank)
-	add("step", c.Step)
-	add("vpp", c.VPP)
-	if c.Param != "" {
-		parts = append(parts, "param="+c.Param)
-	}
-	return strings.Join(parts, ",")
-}
+func (c *Coord) String() string { return c.text("opt", "ms", "rank", "step", "vpp") }
 
 // Label is the coordinate as the screens name it, the step first:
 // "opt=3,ms=2,rank=5,param=<name>", "step=9,rank=1,param=<name>" on
 // step-level data (the given fields only; ParseCoord reads it too).
-func (c *Coord) Label() string {
-	if c == nil {
-		return ""
-	}
-	var parts []string
-	add := func(k string, v *int) {
-		if v != nil {
-			parts = append(parts, k+"="+strconv.Itoa(*v))
-		}
-	}
-	add("opt", c.OptStep)
-	add("step", c.Step)
-	add("ms", c.MicroStep)
-	add("rank", c.Rank)
-	add("vpp", c.VPP)
-	if c.Param != "" {
-		parts = append(parts, "param="+c.Param)
-	}
-	return strings.Join(parts, ",")
-}
+func (c *Coord) Label() string { return c.text("opt", "step", "ms", "rank", "vpp") }
 
 // Equal reports whether two pins give the same fields the same values
 // (nil equals nil only).
