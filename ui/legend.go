@@ -67,8 +67,9 @@ func (p *phase1Pane) marks() []string {
 		for i := range p.anoms {
 			a := &p.anoms[i]
 			nonFinite = nonFinite || a.NonFinite
-			pre, base := model.SplitNamePrefixes(a.TargetName)
-			stage = stage || strings.HasPrefix(pre, "pp")
+			_, _, staged := model.SplitStageName(a.TargetName)
+			base := model.StageBaseName(a.TargetName)
+			stage = stage || staged
 			if !layer {
 				_, _, _, layer = model.LayerSpan(base)
 			}
