@@ -208,7 +208,7 @@ func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, 
 			}
 			c.Why = []model.Reason{model.P3CandNormal{Norm: n, P75: p75}}
 			if why := otherStage(p1, a.Rank, d.Rank); why != nil {
-				c.SameLayers = false // the same layer numbers, other layers (pipeline_control.go)
+				c.SameLayers = false // the same layer numbers, other layers (stages_control.go)
 				c.Why = append(c.Why, why)
 			} else if !c.SameLayers {
 				c.Why = append(c.Why, model.P3CandOtherLayers{})

@@ -54,8 +54,8 @@ type p1 struct {
 	// num reports micro-step positions in the input's numbering
 	num microNumbering
 	// unsplit is the pipeline inference when it found one stage or none
-	// (nil when the data was split: c.d.Pipeline holds it)
-	unsplit *model.PipelineStages
+	// (nil when the data was split: c.d.Stages holds it)
+	unsplit *model.StageLayout
 }
 
 // Phase1 finds the candidate spike coordinates of a monitor run (or of the
@@ -109,12 +109,12 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 		res.ReasoningReasons = append(res.ReasoningReasons, model.MetricAnalysed{Metric: c.metric, Metrics: len(d.Metrics)})
 	}
 	c.index(metric)
-	c.pipelineStages(metric)
+	c.splitByStage(metric)
 	d = c.d
 	if analysed != nil {
 		*analysed = d
 	}
-	c.pipelineShape()
+	c.stageShape()
 	shaped := d
 	if d.ExplicitMicro && d.Format != model.FormatDump && finalMicroOnly(c.ix) {
 		// one row per step, never the first micro-batch: the step's final

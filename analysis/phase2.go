@@ -62,7 +62,7 @@ func (c *p2) finish() *model.Phase2Result {
 // the coordinate is the largest delta/norm of that step, checked against a
 // baseline when one is given (which only labels, never moves the step). A
 // pin replaces the choice; a pin that matches no data is the only error.
-func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*model.Phase2Result, error) {
+func Phase2(p1, baseline *model.Phase1Result, pin *model.Coord, opt Phase2Options) (*model.Phase2Result, error) {
 	def := DefaultPhase2Options()
 	if !(opt.Growth > 0) {
 		opt.Growth = def.Growth
@@ -99,6 +99,7 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 		c.res.TopTargetsPerStep = topTargetsPerStep(p1.Anomalies)
 	}
 	if pin != nil {
+		pin := new(*pin) // resolving the name fills in the copy, never the caller's pin
 		if err := c.applyPin(p1, baseline, pin, kind, opt); err != nil {
 			return nil, err
 		}

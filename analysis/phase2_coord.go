@@ -58,7 +58,7 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 	idx := map[string][]*model.Anomaly{}
 	for i := range baseline.Anomalies {
 		b := &baseline.Anomalies[i]
-		idx[baselineKey(b)] = append(idx[baselineKey(b)], b) // pipeline layouts may differ (pipeline_baseline.go)
+		idx[baselineKey(b)] = append(idx[baselineKey(b)], b) // pipeline layouts may differ (stages_baseline.go)
 	}
 	// Every candidate gets its verdict against the baseline (the table shows
 	// them all); the walk from the most anomalous selects the first

@@ -235,7 +235,7 @@ func baselineIndex(baseline *model.Phase1Result) map[string][]*model.Anomaly {
 	}
 	for i := range baseline.Anomalies {
 		b := &baseline.Anomalies[i]
-		idx[baselineKey(b)] = append(idx[baselineKey(b)], b) // pipeline layouts may differ (pipeline_baseline.go)
+		idx[baselineKey(b)] = append(idx[baselineKey(b)], b) // pipeline layouts may differ (stages_baseline.go)
 	}
 	return idx
 }

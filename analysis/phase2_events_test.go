@@ -282,8 +282,8 @@ func TestEventsNonFiniteMatchesSameStepOnly(t *testing.T) {
 // event; no candidate gives an empty list (never null).
 func TestEventsPinnedAndEmpty(t *testing.T) {
 	p1 := conductedRun()
-	pin, _ := ParsePin("step=9,rank=3,param=" + qkv)
-	p2, err := phase2Said(p1, nil, &pin, DefaultPhase2Options())
+	pin, _ := model.ParseCoord("step=9,rank=3,param=" + qkv)
+	p2, err := phase2Said(p1, nil, pin, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}

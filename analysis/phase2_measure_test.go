@@ -64,8 +64,8 @@ func TestPinnedResultKeepsTheAutomaticChoice(t *testing.T) {
 	if auto.Automatic != nil || auto.AutomaticOptStep != nil {
 		t.Fatal("an unpinned result with an automatic choice")
 	}
-	pin, _ := ParsePin("opt=0,ms=1,rank=2,param=" + qkv)
-	p2, err := phase2Said(p1, nil, &pin, DefaultPhase2Options())
+	pin, _ := model.ParseCoord("opt=0,ms=1,rank=2,param=" + qkv)
+	p2, err := phase2Said(p1, nil, pin, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}

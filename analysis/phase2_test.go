@@ -188,27 +188,12 @@ func TestPhase2NeverCrashes(t *testing.T) {
 	}
 }
 
-func TestParsePin(t *testing.T) {
-	p, err := ParsePin("opt=3,ms=2,rank=5,param=layers.0.mlp,odd.weight")
-	if err != nil || pv(p.OptStep) != 3 || pv(p.MicroStep) != 2 || pv(p.Rank) != 5 || p.Param != "layers.0.mlp,odd.weight" || p.Step != nil {
-		t.Fatalf("pin = %+v %v", p, err)
-	}
-	if p, err = ParsePin(" step=7, rank=0 "); err != nil || pv(p.Step) != 7 || pv(p.Rank) != 0 {
-		t.Fatalf("pin = %+v %v", p, err)
-	}
-	for _, bad := range []string{"", "opt=x", "foo=1", "rank", "param=", "opt=-1"} {
-		if _, err := ParsePin(bad); err == nil {
-			t.Fatalf("%q accepted", bad)
-		}
-	}
-}
-
 // A pin replaces the selection (unique suffix resolves the name); a pin
 // that matches no data is an error.
 func TestPinnedCoordinate(t *testing.T) {
 	p1 := example2().run(t)
-	pin, _ := ParsePin("opt=2,ms=3,rank=1,param=linear_fc1.weight")
-	p2, err := phase2Said(p1, nil, &pin, DefaultPhase2Options())
+	pin, _ := model.ParseCoord("opt=2,ms=3,rank=1,param=linear_fc1.weight")
+	p2, err := phase2Said(p1, nil, pin, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,17 +203,17 @@ func TestPinnedCoordinate(t *testing.T) {
 		t.Fatalf("pinned = %s", jsn(p2))
 	}
 	// a valid coordinate that is no candidate: taken as given
-	pin, _ = ParsePin("opt=0,ms=1,rank=2,param=" + qkv)
-	if p2, err = phase2Said(p1, nil, &pin, DefaultPhase2Options()); err != nil || p2.RootCauseCoordinate.Rank != 2 || pv(p2.RootOptStep) != 0 {
+	pin, _ = model.ParseCoord("opt=0,ms=1,rank=2,param=" + qkv)
+	if p2, err = phase2Said(p1, nil, pin, DefaultPhase2Options()); err != nil || p2.RootCauseCoordinate.Rank != 2 || pv(p2.RootOptStep) != 0 {
 		t.Fatalf("pinned = %v %v", p2, err)
 	}
 	for _, bad := range []string{"opt=2,rank=9,param=" + fc1, "opt=7,rank=0,param=" + fc1, "opt=1,ms=4,rank=0,param=" + fc1,
 		"opt=1,rank=0,param=nosuch.weight", "opt=1,rank=0,param=weight", "step=99"} {
-		pin, err := ParsePin(bad)
+		pin, err := model.ParseCoord(bad)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = phase2Said(p1, nil, &pin, DefaultPhase2Options())
+		_, err = phase2Said(p1, nil, pin, DefaultPhase2Options())
 		var pe *PinError
 		if !errors.As(err, &pe) {
 			t.Fatalf("pin %q: err = %v", bad, err)

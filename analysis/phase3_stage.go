@@ -15,7 +15,7 @@ func dumpStage(a *model.Dump, p1 *model.Phase1Result) *model.DumpStage {
 		return nil
 	}
 	if p1 != nil {
-		if pl := p1.Sharding.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
+		if pl := p1.Sharding.Stages; pl != nil && pl.Inferred && pl.Stages > 1 {
 			if st := pl.StageOf(a.Rank); st >= 0 {
 				ds := &model.DumpStage{Stage: model.IntPtr(st), Stages: pl.Stages, Position: stagePosition(st, pl.Stages),
 					SourceReason: model.P3StagePhase1{Rank: a.Rank, Stage: st, Stages: pl.Stages}}
@@ -75,7 +75,7 @@ func (p *p3) annotateStage(in Phase3Input, res *model.Phase3Result) {
 	if ds == nil {
 		return
 	}
-	res.PipelineStage = ds
+	res.DumpStage = ds
 	if ds.LayerOffset == nil || len(p.scheme.Stacks) > 1 || *ds.LayerOffset == 0 && ds.Stage != nil && *ds.Stage == 0 {
 		return
 	}

@@ -87,8 +87,8 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 		sa.VPPStages = []int{0}
 	}
 	sa.PPStages = len(sa.VPPStages)
-	if p := sa.Pipeline; p != nil && p.Inferred && p.Stages > 1 {
-		sa.PPStages = p.Stages // stages read from the ranks' parameter sets (pipeline.go)
+	if p := sa.Stages; p != nil && p.Inferred && p.Stages > 1 {
+		sa.PPStages = p.Stages // stages read from the ranks' parameter sets (stages.go)
 	}
 
 	var m stepMapper

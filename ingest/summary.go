@@ -17,9 +17,9 @@ import (
 // summary lists.
 const SummaryExamples = 5
 
-// StageFunc infers the pipeline stages of monitor data (analysis.InferPipeline:
-// a method rule, so the caller passes it in); nil leaves Pipeline unset.
-type StageFunc func(*model.MonitorData) *model.PipelineStages
+// StageFunc infers the pipeline stages of monitor data (analysis.InferStages:
+// a method rule, so the caller passes it in); nil leaves Stages unset.
+type StageFunc func(*model.MonitorData) *model.StageLayout
 
 // IntRange is a range of integers with the number of distinct values seen.
 type IntRange struct {
@@ -51,13 +51,13 @@ type MonitorReport struct {
 	MicroSteps    *IntRange `json:"micro_steps,omitempty"`
 	Window        int       `json:"window,omitempty"` // micro steps per optimizer step, when explicit
 	VPPStages     []int     `json:"vpp_stages"`
-	// Pipeline is the pipeline stages read from the ranks' parameter sets
+	// Stages is the pipeline stages read from the ranks' parameter sets
 	// (as detect infers them); nil for one stage.
-	Pipeline   *model.PipelineStages `json:"pipeline,omitempty"`
-	Parameters int                   `json:"parameters"`
-	Examples   []string              `json:"parameter_examples"`
-	Stats      []string              `json:"stats"`
-	Metrics    []*MetricReport       `json:"metrics"`
+	Stages     *model.StageLayout `json:"pipeline,omitempty"`
+	Parameters int                `json:"parameters"`
+	Examples   []string           `json:"parameter_examples"`
+	Stats      []string           `json:"stats"`
+	Metrics    []*MetricReport    `json:"metrics"`
 }
 
 // DumpReport summarises a dump tree.
@@ -208,7 +208,7 @@ func SummariseMonitor(d *model.MonitorData, stages StageFunc) *MonitorReport {
 	r.Steps = steps.rangeOf()
 	r.VPPStages = vpps.sorted()
 	if stages != nil {
-		r.Pipeline = stages(d)
+		r.Stages = stages(d)
 	}
 	switch {
 	case d.Format == model.FormatDump:

@@ -84,9 +84,9 @@ type ShardingAnalysis struct {
 	PassUnitReason           Reason `json:"-"`
 	ConclusionReason         Reason `json:"-"`
 	MicroStepNumberingReason Reason `json:"-"`
-	// Pipeline is how the pipeline stages were read from the ranks'
+	// Stages is how the pipeline stages were read from the ranks'
 	// parameter sets (nil for dumps of one rank or single-rank data).
-	Pipeline *PipelineStages `json:"pipeline,omitempty"`
+	Stages *StageLayout `json:"pipeline,omitempty"`
 }
 
 // TargetRankNorms is the final norm of one parameter on every rank at one

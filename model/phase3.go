@@ -265,9 +265,9 @@ type Phase3Result struct {
 	WarningsReasons     []Reason `json:"-"`
 	DegradedNoteReason  Reason   `json:"-"`
 	ControlChoiceReason Reason   `json:"-"`
-	// PipelineStage is A's pipeline stage: its dump holds the stage's own
+	// DumpStage is A's pipeline stage: its dump holds the stage's own
 	// layer numbers (every stage counts from 0).
-	PipelineStage *DumpStage `json:"pipeline_stage,omitempty"`
+	DumpStage *DumpStage `json:"pipeline_stage,omitempty"`
 	// Call is the call (micro-batch, 0-based in the order the dump holds
 	// them) of each anchor module the four groups were compared at, Calls
 	// how many calls the anchors have; for the TUI's status line, not part

@@ -19,6 +19,16 @@ type AlignReport struct {
 	analysis.AlignmentSummary
 }
 
+// AlignAgainst aligns the inspected dump with the dump of against (inspect
+// --against; mapping: msprobe's layer-mapping YAML, optional) into
+// rep.Alignment; nothing without against.
+func (rep *InspectReport) AlignAgainst(ctx context.Context, against, mapping string) (err error) {
+	if against != "" {
+		rep.Alignment, err = AlignDumpTrees(ctx, rep.Path, against, mapping)
+	}
+	return err
+}
+
 // AlignDumpTrees aligns the dump of path with the dump of against at the
 // same step and rank (else against's first dump).
 func AlignDumpTrees(ctx context.Context, path, against, mapping string) (*AlignReport, error) {

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"strings"
 
 	"spikescope/analysis"
 	"spikescope/ingest"
@@ -11,9 +10,9 @@ import (
 )
 
 // Analyse runs Phase 1 (and the baseline's Phase 1), Phase 2 (with the pin
-// of In.Pin), picks A/B/C/D and runs Phase 3 — as far as the data allows.
+// at In.Pin), picks A/B/C/D and runs Phase 3 — as far as the data allows.
 // Missing data is recorded in Missing, not returned as an error; the only
-// errors are a malformed pin and a pin that matches no data (InputError on
+// error is a pin that matches no data (InputError on
 // "--pin").
 func (s *Session) Analyse() error {
 	s.P1, s.P1Baseline = nil, nil
@@ -41,14 +40,6 @@ func (s *Session) Analyse() error {
 	}
 	words.Phase1(s.P1, words.Default) // a saved result (In.Phase1) has no reasons: kept as read
 	words.Phase1(s.P1Baseline, words.Default)
-	s.pin = nil
-	if strings.TrimSpace(s.In.Pin) != "" {
-		p, err := analysis.ParsePin(s.In.Pin)
-		if err != nil {
-			return pinError(err)
-		}
-		s.pin = &p
-	}
 	return s.fromPhase2()
 }
 
@@ -65,7 +56,7 @@ func (s *Session) fromPhase2() error {
 		s.C, s.D, s.Control = nil, nil, analysis.ControlChoice{}
 	}
 	if s.P1 != nil {
-		p2, err := phase2(s.P1, s.P1Baseline, s.pin, s.In.P2, words.Default)
+		p2, err := phase2(s.P1, s.P1Baseline, s.In.Pin, s.In.P2, words.Default)
 		if err != nil {
 			return pinError(err)
 		}
@@ -80,7 +71,7 @@ func (s *Session) fromPhase2() error {
 
 // phase2 runs Phase 2 and says its reasons in l (words.Default: the
 // drop-in JSON's languages).
-func phase2(p1, baseline *model.Phase1Result, pin *analysis.Pin, opt analysis.Phase2Options, l words.Lang) (*model.Phase2Result, error) {
+func phase2(p1, baseline *model.Phase1Result, pin *model.Coord, opt analysis.Phase2Options, l words.Lang) (*model.Phase2Result, error) {
 	res, err := analysis.Phase2(p1, baseline, pin, opt)
 	if err != nil {
 		return nil, err
@@ -91,10 +82,9 @@ func phase2(p1, baseline *model.Phase1Result, pin *analysis.Pin, opt analysis.Ph
 
 // WithPin returns a copy of s with Phase 2 and 3 re-run under pin (nil =
 // unpin). Phase 1 is not recomputed; the copy shares the loaded data.
-func (s *Session) WithPin(pin *analysis.Pin) (*Session, error) {
+func (s *Session) WithPin(pin *model.Coord) (*Session, error) {
 	c := *s
-	c.pin = pin
-	c.In.Pin = formatPin(pin)
+	c.In.Pin = pin
 	c.userControl = false
 	if err := c.fromPhase2(); err != nil {
 		return nil, err
@@ -137,14 +127,6 @@ func (s *Session) WithControl(step, rank int) (*Session, error) {
 		return nil, err
 	}
 	return &c, nil
-}
-
-// formatPin writes a pin back in ParsePin's syntax ("" for nil).
-func formatPin(p *analysis.Pin) string {
-	if p == nil {
-		return ""
-	}
-	return p.String()
 }
 
 // runPhase3 runs Phase 3 when A and B are there. C without D (or D

@@ -14,12 +14,6 @@ import (
 // The one A/B/C/D group picker: the TUI, `report` and `trace` all take
 // their four dumps from here, so they compare the same groups.
 
-// Coord picks a dump inside a tree (trace's --step-b, --rank-c, …); a nil
-// part is not given.
-type Coord struct{ Step, Rank *int }
-
-func (c Coord) given() bool { return c.Step != nil || c.Rank != nil }
-
 // rootStepRank is where A is taken: StepA/RankA when given, else the Phase
 // 2 root coordinate (dump step = optimizer step). ok is false when neither
 // says.
@@ -65,7 +59,7 @@ func pickIn(t *model.DumpTree, step, rank int) *model.Dump {
 
 // pickGiven is the dump of t that the given parts of c leave, when exactly
 // one does; a tree of a single dump is that dump.
-func pickGiven(t *model.DumpTree, c Coord) *model.Dump {
+func pickGiven(t *model.DumpTree, c model.Coord) *model.Dump {
 	if t == nil || len(t.Dumps) == 0 {
 		return nil
 	}
@@ -85,7 +79,7 @@ func pickGiven(t *model.DumpTree, c Coord) *model.Dump {
 
 // pickAt is the dump of t at c, its parts not given taken from ref (B at
 // A's coordinates, D at C's).
-func pickAt(t *model.DumpTree, c Coord, ref *model.Dump) *model.Dump {
+func pickAt(t *model.DumpTree, c model.Coord, ref *model.Dump) *model.Dump {
 	step, rank := ref.Step, ref.Rank
 	if c.Step != nil {
 		step = *c.Step
@@ -114,7 +108,7 @@ func (s *Session) pickGroups() {
 	} else {
 		// No root coordinate: the dump the given part leaves, or the
 		// tree's only dump.
-		s.A = pickGiven(s.ATree, Coord{s.In.StepA, s.In.RankA})
+		s.A = pickGiven(s.ATree, model.Coord{Step: s.In.StepA, Rank: s.In.RankA})
 	}
 	if s.A == nil {
 		return
@@ -128,7 +122,7 @@ func (s *Session) pickGroups() {
 		bt = s.BTree
 	}
 	switch {
-	case s.CTree != nil && (len(s.CTree.Dumps) == 1 || s.In.AtC.given()):
+	case s.CTree != nil && (len(s.CTree.Dumps) == 1 || !s.In.AtC.IsZero()):
 		s.C = pickGiven(s.CTree, s.In.AtC)
 		if s.C == nil {
 			s.setControl(analysis.ControlChoice{Why: model.P3ControlNotInTree{At: coordText(s.In.AtC), Path: s.CTree.Path, Has: treeCoords(s.CTree)}})
@@ -204,13 +198,13 @@ func (s *Session) Phase3Problem() error {
 	t := s.ATree
 	if s.A == nil {
 		step, rank, ok := s.rootStepRank()
-		given := Coord{s.In.StepA, s.In.RankA}
+		given := model.Coord{Step: s.In.StepA, Rank: s.In.RankA}
 		switch {
 		case ok && s.StepOffset != nil:
 			return &ingest.InputError{Path: t.Path, Problem: fmt.Sprintf("A: no dump at step %d rank %d (optimizer step %d, dump steps = optimizer steps %+d by gradient norms; has %s)", step+*s.StepOffset, rank, step, *s.StepOffset, treeCoords(t))}
 		case ok:
 			return &ingest.InputError{Path: t.Path, Problem: fmt.Sprintf("A: no dump at step %d rank %d, the root-cause coordinate (has %s): pick A with --step/--rank", step, rank, treeCoords(t))}
-		case given.given():
+		case !given.IsZero():
 			what := "no dump"
 			if matchCount(t, given) > 1 {
 				what = "several dumps"
@@ -230,7 +224,7 @@ func (s *Session) Phase3Problem() error {
 }
 
 // matchCount is how many dumps of t the given parts of c leave.
-func matchCount(t *model.DumpTree, c Coord) int {
+func matchCount(t *model.DumpTree, c model.Coord) int {
 	n := 0
 	for _, d := range t.Dumps {
 		if (c.Step == nil || d.Step == *c.Step) && (c.Rank == nil || d.Rank == *c.Rank) {
@@ -241,7 +235,7 @@ func matchCount(t *model.DumpTree, c Coord) int {
 }
 
 // coordText prints a partly given coordinate ("step 7 rank any").
-func coordText(c Coord) string {
+func coordText(c model.Coord) string {
 	part := func(v *int) string {
 		if v == nil {
 			return "any"

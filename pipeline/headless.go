@@ -55,7 +55,7 @@ func Detect(ctx context.Context, path string, f model.Format, opt analysis.Phase
 // Phase 1 (and the baseline's, when baseline is not "") and runs Phase 2,
 // its texts in lang (--lang: "en", "zh"; "" keeps the drop-in JSON's
 // languages). A pin that matches nothing is an *analysis.PinError.
-func Select(phase1, baseline string, pin *analysis.Pin, opt analysis.Phase2Options, lang string) (*model.Phase2Result, error) {
+func Select(phase1, baseline string, pin *model.Coord, opt analysis.Phase2Options, lang string) (*model.Phase2Result, error) {
 	p1, err := ingest.ReadPhase1(phase1)
 	if err != nil {
 		return nil, err

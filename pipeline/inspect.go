@@ -44,7 +44,7 @@ func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budg
 		if err != nil {
 			return nil, err
 		}
-		rep.Dump = ingest.SummariseDumps(t, inferPipeline)
+		rep.Dump = ingest.SummariseDumps(t, inferStages)
 		words.DumpTree(t, words.Default)
 		rep.Warnings = append(rep.Warnings, t.Warnings...) // repeats the dumps' own
 		return rep, nil
@@ -61,7 +61,7 @@ func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budg
 	if err != nil {
 		return nil, err
 	}
-	rep.Monitor = ingest.SummariseMonitor(d, inferPipeline)
+	rep.Monitor = ingest.SummariseMonitor(d, inferStages)
 	rep.ReadMode = d.ReadMode
 	words.Monitor(d, words.Default)
 	rep.Warnings = append(rep.Warnings, d.Warnings...)
@@ -70,8 +70,8 @@ func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budg
 }
 
 // inferPipeline is analysis.InferPipeline with its method and note said.
-func inferPipeline(d *model.MonitorData) *model.PipelineStages {
-	p := analysis.InferPipeline(d)
+func inferStages(d *model.MonitorData) *model.StageLayout {
+	p := analysis.InferStages(d)
 	words.Stages(p, words.Default)
 	return p
 }
@@ -119,7 +119,7 @@ func writeMonitorText(w io.Writer, m *ingest.MonitorReport, indent string) {
 		fmt.Fprintf(w, "%smicro steps: not recorded\n", indent)
 	}
 	fmt.Fprintf(w, "%svpp stages:  %s\n", indent, ingest.CompactInts(m.VPPStages))
-	if p := m.Pipeline; p != nil && p.Inferred {
+	if p := m.Stages; p != nil && p.Inferred {
 		fmt.Fprintf(w, "%spipeline:    PP %d (%s); same-named parameters of different stages are analysed apart (pp1:…)\n", indent, p.Stages, strings.Join(p.StageSummary("stage", "ranks", "layers"), "; "))
 	} else if p != nil {
 		fmt.Fprintf(w, "%spipeline:    %s\n", indent, p.Note)

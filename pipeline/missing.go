@@ -34,7 +34,7 @@ func (s *Session) missing() []model.Missing {
 		return out
 	}
 	step, rank, ok := s.rootStepRank()
-	if !ok && len(s.P1.Anomalies) == 0 && s.In.Pin == "" {
+	if !ok && len(s.P1.Anomalies) == 0 && s.In.Pin == nil {
 		// No anomaly is a conclusion, not missing data: nothing to trace.
 		return out
 	}

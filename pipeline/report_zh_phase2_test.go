@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"spikescope/analysis"
 	"spikescope/model"
 	"spikescope/report"
 	"spikescope/words"
@@ -69,13 +68,13 @@ func phase2Runs(t *testing.T) map[string]*Session {
 	if co == nil || co.OptimizerStep == nil {
 		t.Fatal("the demo has no root coordinate")
 	}
-	pinned, err := demo.WithPin(&analysis.Pin{OptStep: model.IntPtr(*co.OptimizerStep), Rank: model.IntPtr(co.Rank), Param: co.TargetName})
+	pinned, err := demo.WithPin(&model.Coord{OptStep: model.IntPtr(*co.OptimizerStep), Rank: model.IntPtr(co.Rank), Param: co.TargetName})
 	if err != nil {
 		t.Fatal(err)
 	}
 	runs["pinned"] = pinned
 	other := (co.Rank + 1) % 8
-	pinnedElsewhere, err := alone.WithPin(&analysis.Pin{OptStep: model.IntPtr(*co.OptimizerStep), Rank: model.IntPtr(other), Param: co.TargetName})
+	pinnedElsewhere, err := alone.WithPin(&model.Coord{OptStep: model.IntPtr(*co.OptimizerStep), Rank: model.IntPtr(other), Param: co.TargetName})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func phase3Texts(p3 *model.Phase3Result) []string {
 	if w := p3.AnchorWarning; w != nil {
 		add(w.Message)
 	}
-	if ds := p3.PipelineStage; ds != nil {
+	if ds := p3.DumpStage; ds != nil {
 		add(ds.Source)
 	}
 	bands := func(th map[string]map[string]model.Band) {

@@ -27,14 +27,17 @@ type Inputs struct {
 	// AtB, AtC, AtD pick B, C, D inside their trees (trace's --step-b,
 	// --rank-c, …); not given: B at A's coordinates, C chosen
 	// (analysis.ChooseControl), D at C's.
-	AtB, AtC, AtD Coord
+	AtB, AtC, AtD model.Coord
 	// Phase1 is a saved Phase 1 result (trace --phase1) that stands for
 	// Phase 1 when no monitor is given; Phase 2 runs on it.
 	Phase1 *model.Phase1Result
+	// Phase1File is a saved Phase 1 JSON that Trace reads into Phase1.
+	Phase1File string
 	// Anchors are the Phase 3 anchor modules (trace --anchors); nil: automatic.
 	Anchors []string
-	// Pin is a coordinate such as "opt=3,ms=2,rank=5,param=<name>".
-	Pin string
+	// Pin is the pinned coordinate (--pin, parsed once by model.ParseCoord,
+	// or the TUI's p); nil: Phase 2 chooses.
+	Pin *model.Coord
 	// LayerMapping is msprobe's layer-mapping YAML for dumps of two
 	// frameworks (--layer-mapping), optional.
 	LayerMapping string
@@ -81,7 +84,6 @@ type Session struct {
 	// nothing is anomalous.
 	Verdict *model.Verdict
 
-	pin *analysis.Pin // the parsed pin, nil when none
 	// userControl is set when the user chose C (WithControl).
 	userControl bool
 }

@@ -17,6 +17,13 @@ var GroupNames = [4]string{"a", "b", "c", "d"}
 // inputs, with each tree's warnings prefixed by its group and the control
 // candidates the choice of C considered.
 func Trace(ctx context.Context, in Inputs) (*model.Phase3Result, error) {
+	if in.Phase1File != "" {
+		p1, err := ingest.ReadPhase1(in.Phase1File)
+		if err != nil {
+			return nil, err
+		}
+		in.Phase1 = p1
+	}
 	s, err := Load(ctx, in, nil)
 	if err != nil {
 		return nil, err

@@ -120,11 +120,11 @@ func (r *renderer) overview(p1 *model.Phase1Result) *table {
 	}
 	if sh.PPStages > 1 {
 		v := strconv.Itoa(sh.PPStages)
-		if pl := sh.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
+		if pl := sh.Stages; pl != nil && pl.Inferred && pl.Stages > 1 {
 			v += " (" + r.t("ov.ppinferred") + ": " + strings.Join(pl.StageSummary("stage", r.t("w.ranks"), r.t("w.layers")), "; ") + ")"
 		}
 		t.add(r.t("ov.pp"), v)
-	} else if pl := sh.Pipeline; pl != nil && pl.Note != "" {
+	} else if pl := sh.Stages; pl != nil && pl.Note != "" {
 		t.add(r.t("ov.pp"), r.t("ov.ppunknown"))
 	}
 	n := p1.Summary.AnomalyCount

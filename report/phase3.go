@@ -216,7 +216,7 @@ func (r *renderer) anchorTable(a *model.AnchorTable, n int) {
 	}
 	r.line(r.tf("p3.t1", n, code(a.Name), metric, formula))
 	lh := "L"
-	if ds := r.in.P3.PipelineStage; ds != nil {
+	if ds := r.in.P3.DumpStage; ds != nil {
 		r.line(r.stageText(ds))
 		if ds.LayerOffset != nil && *ds.LayerOffset > 0 {
 			lh = r.t("h.layerpp")

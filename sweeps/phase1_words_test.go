@@ -81,13 +81,13 @@ func TestPhase1ChineseReport(t *testing.T) {
 	if err := vpp.WriteCSV(vppDir, 0, true); err != nil {
 		t.Fatal(err)
 	}
-	markers := synth.GeneratePipeline(synth.PipelineConfig{PP: 2, DP: 2, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 5,
-		Fault: &synth.PipelineFault{OptStep: 3, MicroStep: 1, Rank: 3, Layer: 1, Scale: 4}})
+	markers := synth.GenerateStages(synth.StagesConfig{PP: 2, DP: 2, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 5,
+		Fault: &synth.StageFault{OptStep: 3, MicroStep: 1, Rank: 3, Layer: 1, Scale: 4}})
 	markersDB := filepath.Join(dir, "markers.trend.db")
 	if err := markers.WriteTrendDB(markersDB); err != nil {
 		t.Fatal(err)
 	}
-	hidden := synth.GeneratePipeline(synth.PipelineConfig{PP: 4, DP: 1, LayersPerStage: 3, Window: 4, OptSteps: 6, Seed: 4, LayersOnly: true})
+	hidden := synth.GenerateStages(synth.StagesConfig{PP: 4, DP: 1, LayersPerStage: 3, Window: 4, OptSteps: 6, Seed: 4, LayersOnly: true})
 	hiddenDB := filepath.Join(dir, "hidden.trend.db")
 	if err := hidden.WriteTrendDB(hiddenDB); err != nil {
 		t.Fatal(err)

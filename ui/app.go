@@ -589,7 +589,7 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 	case key.Matches(msg, k.Pin):
 		return true, m.pinSelected()
 	case key.Matches(msg, k.Unpin):
-		if m.data.Pin == "" {
+		if m.data.Pin == nil {
 			m.status = "nothing is pinned"
 			return true, nil
 		}

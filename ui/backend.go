@@ -20,8 +20,8 @@ type Data struct {
 	// Controls are the candidate C dumps when C is missing (the chooser).
 	Controls    []ControlOption
 	ControlNote string
-	Missing     []string // what was missing, one line each
-	Pin         string   // the pinned coordinate ("" = none), as shown in the header
+	Missing     []string     // what was missing, one line each
+	Pin         *model.Coord // the pinned coordinate (nil = none), as the header shows it
 	// PlanText is the next-collection plan (PLAN.md), PlanFiles its files
 	// (none when nothing is missing): `n` shows and writes them.
 	PlanText  string

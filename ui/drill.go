@@ -388,7 +388,7 @@ func (p *drillPane) modelLayer() string {
 	if p.data == nil || p.data.P3 == nil {
 		return ""
 	}
-	if ds := p.data.P3.PipelineStage; ds != nil && ds.LayerOffset != nil && *ds.LayerOffset > 0 {
+	if ds := p.data.P3.DumpStage; ds != nil && ds.LayerOffset != nil && *ds.LayerOffset > 0 {
 		return fmt.Sprintf(" = model layer %d", p.layer+*ds.LayerOffset)
 	}
 	return ""

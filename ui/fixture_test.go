@@ -212,11 +212,11 @@ func (f *fakeBackend) Pin(ctx context.Context, cur *Data, a *model.Anomaly) (*Da
 	p2 := *cur.P2
 	nd.P2 = &p2
 	if a == nil {
-		nd.Pin, p2.Pinned = "", false
+		nd.Pin, p2.Pinned = nil, false
 		f.pins = append(f.pins, "")
 		return &nd, nil
 	}
-	nd.Pin = coordString(a)
+	nd.Pin = a.Coord()
 	p2.Pinned = true
 	p2.RootCauseCoordinate = &model.Coordinate{Step: model.IntPtr(a.Step), Rank: a.Rank, TargetName: a.TargetName, Norm: a.Norm, DeviationRatio: a.DeviationRatio}
 	if p2.Verdict != nil {
@@ -224,7 +224,7 @@ func (f *fakeBackend) Pin(ctx context.Context, cur *Data, a *model.Anomaly) (*Da
 		v.Coordinate = p2.RootCauseCoordinate
 		p2.Verdict = &v
 	}
-	f.pins = append(f.pins, nd.Pin)
+	f.pins = append(f.pins, nd.Pin.Label())
 	return &nd, nil
 }
 

@@ -94,7 +94,7 @@ func TestPhase2TablesModelLayer(t *testing.T) {
 	}
 	// without a layout nothing is guessed
 	p1 := *d.P1
-	p1.Sharding.Pipeline = nil
+	p1.Sharding.Stages = nil
 	d.P1 = &p1
 	if g := pairLayer(d, &p2.CrossStep[0]); g != nil {
 		t.Fatalf("model layer %d without a stage layout", *g)

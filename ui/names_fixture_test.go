@@ -24,7 +24,7 @@ func mcoreFixture() *Data {
 	p1.Anomalies[2].TargetName = fc1
 	p1.Targets = []string{qkv, fc1, "pp0:vpp0:module.embedding.word_embeddings.weight"}
 	p1.Sharding.PPStages, p1.Sharding.VPPStages = 2, []int{0, 1}
-	p1.Sharding.Pipeline = &model.PipelineStages{Stages: 2, Inferred: true,
+	p1.Sharding.Stages = &model.StageLayout{Stages: 2, Inferred: true,
 		RankStages: map[string]int{"0": 0, "1": 0, "2": 1, "3": 1}}
 	d.P1 = &p1
 	p3 := *d.P3
@@ -57,9 +57,9 @@ func mcoreGlobalFixture() *Data {
 	d := mcoreFixture()
 	p1 := *d.P1
 	p1.Anomalies = append([]model.Anomaly{}, p1.Anomalies...)
-	pl := *p1.Sharding.Pipeline
+	pl := *p1.Sharding.Stages
 	pl.ChunkLayers = 3
-	p1.Sharding.Pipeline = &pl
+	p1.Sharding.Stages = &pl
 	for i := range p1.Anomalies {
 		p1.Anomalies[i].GlobalLayer = model.IntPtr(pl.GlobalLayer(1, 1, 2))
 	}

@@ -123,7 +123,7 @@ func (p *phase1Pane) overviewLines() []string {
 	// what a pass is, then how many candidates while the width allows
 	l2 := fitJoin(p.width, passUnitText(sa), fmt.Sprintf("%d candidates, earliest first", len(p.anoms)))
 	out := []string{l1, l2}
-	if pl := sa.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
+	if pl := sa.Stages; pl != nil && pl.Inferred && pl.Stages > 1 {
 		out = append(out, "pipeline: "+runShape(d)+" · "+strings.Join(pl.StageSummary("stage", "ranks", "layers"), " · "))
 	} else if pl != nil && pl.Note != "" {
 		out = append(out, "pipeline: "+pl.Note)
@@ -324,10 +324,11 @@ func (p *phase1Pane) marks() []string {
 		for i := range p.anoms {
 			a := &p.anoms[i]
 			nonFinite = nonFinite || a.NonFinite
-			pre, base := splitPrefixes(a.TargetName)
-			stage = stage || strings.HasPrefix(pre, "pp")
+			_, _, staged := model.SplitStageName(a.TargetName)
+			base := model.StageBaseName(a.TargetName)
+			stage = stage || staged
 			if !layer {
-				_, _, _, layer = layerSpan(base)
+				_, _, _, layer = model.LayerSpan(base)
 			}
 		}
 		var out []string
@@ -370,7 +371,7 @@ func (p *phase1Pane) spikeMark() string {
 	return p.st.Spike.Render("▆") + " (coloured)"
 }
 
-func (p *phase1Pane) copyText() (string, string) { return anomalyPin(p.candidate()), "coordinate" }
+func (p *phase1Pane) copyText() (string, string) { return p.candidate().Coord().String(), "coordinate" }
 
 func (p *phase1Pane) View() []string {
 	st := p.st

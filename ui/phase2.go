@@ -585,12 +585,12 @@ func (p *phase2Pane) marks() []string {
 // pins), else the root-cause coordinate.
 func (p *phase2Pane) copyText() (string, string) {
 	if a := p.candidate(); a != nil {
-		return anomalyPin(a), "coordinate"
+		return a.Coord().String(), "coordinate"
 	}
 	if p.data == nil || p.data.P2 == nil {
 		return "", "coordinate"
 	}
-	return coordinatePin(p.data.P2.RootCauseCoordinate), "coordinate"
+	return p.data.P2.RootCauseCoordinate.Coord().String(), "coordinate"
 }
 
 func (p *phase2Pane) navigate(msg tea.KeyPressMsg, k keyMap) bool {

@@ -45,13 +45,13 @@ func demoRun() {
 func phase2Backend(pinned bool) func() *fakeBackend {
 	return func() *fakeBackend {
 		demoRun()
-		var pin *analysis.Pin
+		var pin *model.Coord
 		d := &Data{Monitor: demoMon[0], BaselineMonitor: demoMon[1], P1: demoP1[0], P1Baseline: demoP1[1]}
 		if pinned {
 			for i := range demoP1[0].Anomalies {
 				if a := &demoP1[0].Anomalies[i]; a.OptStep() == 6 {
-					pin = &analysis.Pin{OptStep: model.IntPtr(6), MicroStep: a.MicroStep, Rank: model.IntPtr(a.Rank), Param: a.TargetName}
-					d.Pin = pin.String()
+					pin = &model.Coord{OptStep: model.IntPtr(6), MicroStep: a.MicroStep, Rank: model.IntPtr(a.Rank), Param: a.TargetName}
+					d.Pin = pin
 					break
 				}
 			}

@@ -519,7 +519,7 @@ func (p *phase3Pane) copyText() (string, string) {
 	if p.data == nil || p.data.P2 == nil {
 		return "", "coordinate"
 	}
-	return coordinatePin(p.data.P2.RootCauseCoordinate), "coordinate"
+	return p.data.P2.RootCauseCoordinate.Coord().String(), "coordinate"
 }
 
 // selectedLayer returns the layer row under the cursor.
@@ -582,7 +582,7 @@ func (p *phase3Pane) View() []string {
 	for _, l := range p.loadedLines() {
 		lines = append(lines, p.st.Dim.Render(l))
 	}
-	if ln := stageLine(r.PipelineStage); ln != "" {
+	if ln := stageLine(r.DumpStage); ln != "" {
 		lines = append(lines, ln)
 	}
 	t := p.anchorTable()

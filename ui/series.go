@@ -185,7 +185,7 @@ func (s *seriesPane) marks() []string {
 	return append(out, legendLine(rank, "the candidate's rank"), legendLine("heat map", heat))
 }
 
-func (s *seriesPane) copyText() (string, string) { return anomalyPin(s.a), "coordinate" }
+func (s *seriesPane) copyText() (string, string) { return s.a.Coord().String(), "coordinate" }
 
 func (s *seriesPane) View() []string {
 	key := fmt.Sprintf("%dx%d/%d/%d", s.width, s.height, s.metric, s.rankTop)

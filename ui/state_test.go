@@ -189,12 +189,12 @@ func TestPinUnpinAndStaleReplies(t *testing.T) {
 	stale := c
 	c2 := press(m, "p") // a second request supersedes the first
 	run(t, m, stale)
-	if m.data.Pin != "" {
+	if m.data.Pin != nil {
 		t.Fatal("a superseded reply was applied")
 	}
 	run(t, m, c2)
 	want := "step=14,rank=2,param=layers.3.mlp.weight"
-	if m.data.Pin != want || !strings.Contains(screenText(m), "PIN "+want) {
+	if m.data.Pin.Label() != want || !strings.Contains(screenText(m), "PIN "+want) {
 		t.Fatalf("pin %q; header:\n%s", m.data.Pin, screenText(m))
 	}
 	press(m, "3") // the pin stays in the header on every screen
@@ -202,7 +202,7 @@ func TestPinUnpinAndStaleReplies(t *testing.T) {
 		t.Fatal("pin missing from the Phase 3 header")
 	}
 	run(t, m, press(m, "P"))
-	if m.data.Pin != "" || strings.Contains(screenText(m), "PIN") {
+	if m.data.Pin != nil || strings.Contains(screenText(m), "PIN") {
 		t.Fatal("P did not unpin")
 	}
 	if m.p1().tbl.cursor != 1 {
@@ -396,7 +396,7 @@ func TestPhase2CandidateCursorPinsAndOpensSeries(t *testing.T) {
 		t.Fatalf("Phase 2 selection %+v", a)
 	}
 	run(t, m, press(m, "p"))
-	if m.data.Pin != "step=14,rank=2,param=layers.3.mlp.weight" {
+	if m.data.Pin.Label() != "step=14,rank=2,param=layers.3.mlp.weight" {
 		t.Fatalf("pin from Phase 2: %q", m.data.Pin)
 	}
 	press(m, "enter")

@@ -27,7 +27,7 @@ func Summary(d *Data) string {
 	for _, w := range p1.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
-	if pl := p1.Sharding.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
+	if pl := p1.Sharding.Stages; pl != nil && pl.Inferred && pl.Stages > 1 {
 		fmt.Fprintf(&b, "pipeline: %s (%s)\n", runShape(d), strings.Join(pl.StageSummary("stage", "ranks", "layers"), "; "))
 	}
 	if len(p1.Anomalies) == 0 {

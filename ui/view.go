@@ -69,8 +69,8 @@ func (m *Model) header() []string {
 	title := m.opt.Title
 	pinText := "no pin"
 	pin := st.Dim.Render(pinText)
-	if m.data != nil && m.data.Pin != "" {
-		pinText = "PIN " + m.data.Pin
+	if m.data != nil && m.data.Pin != nil {
+		pinText = "PIN " + m.data.Pin.Label()
 		pin = st.Accent.Render(pinText)
 		if n := m.noteInHeader(); n != "" {
 			pinText += n
@@ -131,7 +131,7 @@ func runShape(d *Data) string {
 	}
 	sa := d.P1.Sharding
 	pp := 1
-	if pl := sa.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
+	if pl := sa.Stages; pl != nil && pl.Inferred && pl.Stages > 1 {
 		pp = pl.Stages
 	}
 	vpp := len(sa.VPPStages)

@@ -38,11 +38,11 @@ func Phase1(res *model.Phase1Result, l Lang) {
 	if res.Summary.PassUnitReason != nil {
 		res.Summary.PassUnit = Say(res.Summary.PassUnitReason, l)
 	}
-	Stages(sa.Pipeline, l)
+	Stages(sa.Stages, l)
 }
 
 // Stages fills the pipeline stages' method and note from their reasons.
-func Stages(p *model.PipelineStages, l Lang) {
+func Stages(p *model.StageLayout, l Lang) {
 	if p == nil {
 		return
 	}

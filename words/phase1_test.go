@@ -133,12 +133,12 @@ func TestPhase1Fill(t *testing.T) {
 		ReasoningReasons: []model.Reason{model.CrossStepNorms{Steps: 3}},
 		WarningsReasons:  []model.Reason{model.MetricNotFound{Asked: "a", Analysed: "b"}},
 		Sharding: model.ShardingAnalysis{PassUnitReason: model.PassUnit{Kind: model.PassExplicit},
-			Pipeline: &model.PipelineStages{NoteReason: model.StagesLayersDiffer{Stage: 1}}},
+			Stages: &model.StageLayout{NoteReason: model.StagesLayersDiffer{Stage: 1}}},
 	}
 	Phase1(res, Chinese)
 	if len(res.Reasoning) != 1 || !strings.Contains(res.Reasoning[0], "3 个 step") || len(res.Warnings) != 1 ||
-		res.Sharding.PassUnit != "一个 step 中的一个 micro step（按输入中的编号）" || !strings.Contains(res.Sharding.Pipeline.Note, "stage 1") {
-		t.Errorf("filled %q %q %q %q", res.Reasoning, res.Warnings, res.Sharding.PassUnit, res.Sharding.Pipeline.Note)
+		res.Sharding.PassUnit != "一个 step 中的一个 micro step（按输入中的编号）" || !strings.Contains(res.Sharding.Stages.Note, "stage 1") {
+		t.Errorf("filled %q %q %q %q", res.Reasoning, res.Warnings, res.Sharding.PassUnit, res.Sharding.Stages.Note)
 	}
 	saved := &model.Phase1Result{Reasoning: []string{"as read"}, Sharding: model.ShardingAnalysis{PassUnit: "(step,)", Conclusion: "PP=1"}}
 	Phase1(saved, Chinese)

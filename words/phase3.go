@@ -791,7 +791,7 @@ func Phase3(res *model.Phase3Result, l Lang) {
 	if w := res.AnchorWarning; w != nil && w.MessageReason != nil {
 		w.Message = Say(w.MessageReason, l)
 	}
-	if ds := res.PipelineStage; ds != nil && ds.SourceReason != nil {
+	if ds := res.DumpStage; ds != nil && ds.SourceReason != nil {
 		ds.Source = Say(ds.SourceReason, l)
 	}
 	for i := range res.Anchors {
@@ -839,9 +839,9 @@ func Phase3In(res *model.Phase3Result, l Lang) *model.Phase3Result {
 		w := *res.AnchorWarning
 		c.AnchorWarning = &w
 	}
-	if res.PipelineStage != nil {
-		ds := *res.PipelineStage
-		c.PipelineStage = &ds
+	if res.DumpStage != nil {
+		ds := *res.DumpStage
+		c.DumpStage = &ds
 	}
 	if res.Anchors != nil {
 		c.Anchors = make([]model.AnchorTable, len(res.Anchors))

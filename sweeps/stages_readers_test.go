@@ -14,11 +14,11 @@ import (
 	"spikescope/words"
 )
 
-// loadPipeline writes a synthetic PP run without VPP as a monitor CSV tree
+// loadStages writes a synthetic PP run without VPP as a monitor CSV tree
 // and as a trend.db and reads both back through the real readers.
-func loadPipeline(t *testing.T, cfg synth.PipelineConfig) (*synth.PipelineRun, map[string]*model.MonitorData) {
+func loadStages(t *testing.T, cfg synth.StagesConfig) (*synth.StagesRun, map[string]*model.MonitorData) {
 	t.Helper()
-	r := synth.GeneratePipeline(cfg)
+	r := synth.GenerateStages(cfg)
 	dir := t.TempDir()
 	csvDir, db := filepath.Join(dir, "monitor_output"), filepath.Join(dir, "monitor_data.trend.db")
 	if err := r.WriteCSVTree(csvDir); err != nil {
@@ -38,29 +38,29 @@ func loadPipeline(t *testing.T, cfg synth.PipelineConfig) (*synth.PipelineRun, m
 	return r, out
 }
 
-// TestPipelineWithoutVPPSpikeOnLaterStage: PP=2 and PP=4 runs without VPP
+// TestStagesWithoutVPPSpikeOnLaterStage: PP=2 and PP=4 runs without VPP
 // (vpp_stage 0 everywhere, layer names restart per stage) with a spike on a
 // rank of the last stage: Phase 1 infers the stages from the parameter
 // sets, names the candidate pp<stage>:<local name> with its global layer,
 // and Phase 2 roots it on that rank, step and micro step.
-func TestPipelineWithoutVPPSpikeOnLaterStage(t *testing.T) {
+func TestStagesWithoutVPPSpikeOnLaterStage(t *testing.T) {
 	for _, pp := range []int{2, 4} {
 		const dp = 2
-		f := &synth.PipelineFault{OptStep: 3, MicroStep: 2, Rank: (pp-1)*dp + 1, Layer: 2, Scale: 4}
-		r, data := loadPipeline(t, synth.PipelineConfig{PP: pp, DP: dp, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 7, Fault: f})
+		f := &synth.StageFault{OptStep: 3, MicroStep: 2, Rank: (pp-1)*dp + 1, Layer: 2, Scale: 4}
+		r, data := loadStages(t, synth.StagesConfig{PP: pp, DP: dp, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 7, Fault: f})
 		for format, d := range data {
 			res := analysis.Phase1(d, analysis.DefaultPhase1Options())
 			sa := res.Sharding
-			if sa.PPStages != pp || sa.Pipeline == nil || !sa.Pipeline.Inferred {
-				t.Fatalf("PP=%d %s: pp_stages %d, pipeline %+v", pp, format, sa.PPStages, sa.Pipeline)
+			if sa.PPStages != pp || sa.Stages == nil || !sa.Stages.Inferred {
+				t.Fatalf("PP=%d %s: pp_stages %d, pipeline %+v", pp, format, sa.PPStages, sa.Stages)
 			}
 			for rk := 0; rk < pp*dp; rk++ {
-				if got := sa.Pipeline.StageOf(rk); got != r.StageOf(rk) {
+				if got := sa.Stages.StageOf(rk); got != r.StageOf(rk) {
 					t.Errorf("PP=%d %s: rank %d in stage %d, want %d", pp, format, rk, got, r.StageOf(rk))
 				}
 			}
-			if want := []int{0, 4, 8, 12}[:pp]; !slices.Equal(sa.Pipeline.LayerOffsets, want) {
-				t.Errorf("PP=%d %s: layer offsets %v, want %v", pp, format, sa.Pipeline.LayerOffsets, want)
+			if want := []int{0, 4, 8, 12}[:pp]; !slices.Equal(sa.Stages.LayerOffsets, want) {
+				t.Errorf("PP=%d %s: layer offsets %v, want %v", pp, format, sa.Stages.LayerOffsets, want)
 			}
 			if len(res.Anomalies) == 0 {
 				t.Fatalf("PP=%d %s: no candidate", pp, format)
@@ -90,14 +90,14 @@ func TestPipelineWithoutVPPSpikeOnLaterStage(t *testing.T) {
 	}
 }
 
-// TestPipelineWithoutVPPNoSpike: the same runs without a fault give no
+// TestStagesWithoutVPPNoSpike: the same runs without a fault give no
 // candidate. Pooling the stages' same-named parameters (what Phase 1 did
 // before stages were inferred, forced here by marking the data as already
 // analysed for stages) gives step-0 "spikes" on the first stage: the stage
 // split is what removes them.
-func TestPipelineWithoutVPPNoSpike(t *testing.T) {
+func TestStagesWithoutVPPNoSpike(t *testing.T) {
 	for _, pp := range []int{2, 4} {
-		_, data := loadPipeline(t, synth.PipelineConfig{PP: pp, DP: 2, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 11})
+		_, data := loadStages(t, synth.StagesConfig{PP: pp, DP: 2, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 11})
 		for format, d := range data {
 			res := analysis.Phase1(d, analysis.DefaultPhase1Options())
 			if res.Sharding.PPStages != pp {
@@ -108,7 +108,7 @@ func TestPipelineWithoutVPPNoSpike(t *testing.T) {
 				t.Errorf("PP=%d %s: %d candidates without a spike, first rank %d opt %d %s %.3g×", pp, format, len(res.Anomalies), a.Rank, a.OptStep(), a.TargetName, float64(a.DeviationRatio))
 			}
 			pooled := *d
-			pooled.Pipeline = &model.PipelineStages{Stages: 1}
+			pooled.Stages = &model.StageLayout{Stages: 1}
 			old := analysis.Phase1(&pooled, analysis.DefaultPhase1Options())
 			if len(old.Anomalies) == 0 || old.Anomalies[0].OptStep() != 0 || old.Anomalies[0].Rank >= 2 || !(old.Anomalies[0].DeviationRatio > 3) {
 				t.Errorf("PP=%d %s: pooled stages should give a false step-0 candidate on stage 0 (the data must show the problem); got %d", pp, format, len(old.Anomalies))
@@ -117,13 +117,13 @@ func TestPipelineWithoutVPPNoSpike(t *testing.T) {
 	}
 }
 
-// TestPipelineDataFeedsViewer: analysis.Phase1Data returns the stage-split data; a
+// TestStagesDataFeedsViewer: analysis.Phase1Data returns the stage-split data; a
 // second Phase 1 on it infers nothing again and gives the same candidates.
-func TestPipelineDataFeedsViewer(t *testing.T) {
-	f := &synth.PipelineFault{OptStep: 2, MicroStep: 1, Rank: 3, Layer: 1, Scale: 4}
-	r, data := loadPipeline(t, synth.PipelineConfig{PP: 2, DP: 2, LayersPerStage: 3, Window: 4, OptSteps: 6, Seed: 3, Fault: f})
+func TestStagesDataFeedsViewer(t *testing.T) {
+	f := &synth.StageFault{OptStep: 2, MicroStep: 1, Rank: 3, Layer: 1, Scale: 4}
+	r, data := loadStages(t, synth.StagesConfig{PP: 2, DP: 2, LayersPerStage: 3, Window: 4, OptSteps: 6, Seed: 3, Fault: f})
 	res, split := analysis.Phase1Data(data["csv"], analysis.DefaultPhase1Options())
-	if split.Pipeline == nil || split == data["csv"] {
+	if split.Stages == nil || split == data["csv"] {
 		t.Fatal("analysis.Phase1Data did not return the split data")
 	}
 	has := map[string]bool{}
@@ -144,21 +144,21 @@ func TestPipelineDataFeedsViewer(t *testing.T) {
 	}
 }
 
-// TestPipelineBaselineOtherLayout: the anomalous run has PP 2 (the spike on
+// TestStagesBaselineOtherLayout: the anomalous run has PP 2 (the spike on
 // stage 1's layers.2 = global layer 6), the baseline runs the same model
 // with PP 1 (layers.0…7 on every rank). The cross-device check compares the
 // same global layer: with the baseline spiking there too the candidate is
 // shared, without it device-specific.
-func TestPipelineBaselineOtherLayout(t *testing.T) {
-	f := &synth.PipelineFault{OptStep: 3, MicroStep: 2, Rank: 3, Layer: 2, Scale: 4}
-	r, data := loadPipeline(t, synth.PipelineConfig{PP: 2, DP: 2, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 7, Fault: f})
+func TestStagesBaselineOtherLayout(t *testing.T) {
+	f := &synth.StageFault{OptStep: 3, MicroStep: 2, Rank: 3, Layer: 2, Scale: 4}
+	r, data := loadStages(t, synth.StagesConfig{PP: 2, DP: 2, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 7, Fault: f})
 	p1 := analysis.Phase1(data["csv"], analysis.DefaultPhase1Options())
 	for _, shared := range []bool{true, false} {
-		bc := synth.PipelineConfig{PP: 1, DP: 4, LayersPerStage: 8, Window: 4, OptSteps: 6, Seed: 8}
+		bc := synth.StagesConfig{PP: 1, DP: 4, LayersPerStage: 8, Window: 4, OptSteps: 6, Seed: 8}
 		if shared {
-			bc.Fault = &synth.PipelineFault{OptStep: 3, MicroStep: 2, Rank: 3, Layer: 6, Scale: 4}
+			bc.Fault = &synth.StageFault{OptStep: 3, MicroStep: 2, Rank: 3, Layer: 6, Scale: 4}
 		}
-		_, bdata := loadPipeline(t, bc)
+		_, bdata := loadStages(t, bc)
 		bp1 := analysis.Phase1(bdata["csv"], analysis.DefaultPhase1Options())
 		if shared && (len(bp1.Anomalies) == 0 || bp1.Anomalies[0].TargetName != "layers.6.mlp.linear_fc2.weight") {
 			t.Fatalf("baseline candidates %+v", bp1.Anomalies)
@@ -192,12 +192,12 @@ func TestPipelineBaselineOtherLayout(t *testing.T) {
 	}
 }
 
-// TestPipelinePin: a pin on a PP run takes the stage name, or the
+// TestStagesPin: a pin on a PP run takes the stage name, or the
 // stage-local name of the pinned rank's stage; a bare name without a rank
 // is ambiguous, a stage name on a rank of another stage is refused.
-func TestPipelinePin(t *testing.T) {
-	f := &synth.PipelineFault{OptStep: 3, MicroStep: 2, Rank: 3, Layer: 2, Scale: 4}
-	r, data := loadPipeline(t, synth.PipelineConfig{PP: 2, DP: 2, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 7, Fault: f})
+func TestStagesPin(t *testing.T) {
+	f := &synth.StageFault{OptStep: 3, MicroStep: 2, Rank: 3, Layer: 2, Scale: 4}
+	r, data := loadStages(t, synth.StagesConfig{PP: 2, DP: 2, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 7, Fault: f})
 	p1 := analysis.Phase1(data["csv"], analysis.DefaultPhase1Options())
 	for _, tc := range []struct {
 		pin, want, err string
@@ -209,11 +209,11 @@ func TestPipelinePin(t *testing.T) {
 		{"opt=1,param=layers.2.mlp.linear_fc2.weight", "", "ambiguous"},
 		{"opt=3,rank=0,param=" + r.FaultTarget(), "", "stage 1, rank 0 is on stage 0"},
 	} {
-		pin, err := analysis.ParsePin(tc.pin)
+		pin, err := model.ParseCoord(tc.pin)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p2, err := phase2Said(analysis.Phase2(p1, nil, &pin, analysis.DefaultPhase2Options()))
+		p2, err := phase2Said(analysis.Phase2(p1, nil, pin, analysis.DefaultPhase2Options()))
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%s: error %v, want %q", tc.pin, err, tc.err)
@@ -230,20 +230,20 @@ func TestPipelinePin(t *testing.T) {
 	}
 }
 
-// TestPipelineStagesFromLevels: a target list limited to the transformer
+// TestStagesFromLevels: a target list limited to the transformer
 // layers (no embedding, no final norm) on PP=2 and PP=4: every rank holds
 // the same names, the stages' gradient levels (5× apart) tell them, and
 // the spike on a later stage is found under its stage's name. Levels only
 // 1.3× apart cannot be told from data noise: no stages, no note, and still
 // no false candidate; a data-parallel run (PP=1) gets no note either.
-func TestPipelineStagesFromLevels(t *testing.T) {
+func TestStagesFromLevels(t *testing.T) {
 	for _, pp := range []int{2, 4} {
-		f := &synth.PipelineFault{OptStep: 3, MicroStep: 1, Rank: (pp-1)*2 + 1, Layer: 1, Scale: 4}
-		r, data := loadPipeline(t, synth.PipelineConfig{PP: pp, DP: 2, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 5, Fault: f, LayersOnly: true})
+		f := &synth.StageFault{OptStep: 3, MicroStep: 1, Rank: (pp-1)*2 + 1, Layer: 1, Scale: 4}
+		r, data := loadStages(t, synth.StagesConfig{PP: pp, DP: 2, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 5, Fault: f, LayersOnly: true})
 		for format, d := range data {
 			res := analysis.Phase1(d, analysis.DefaultPhase1Options())
 			words.Phase1(res, words.Default)
-			pl := res.Sharding.Pipeline
+			pl := res.Sharding.Stages
 			if res.Sharding.PPStages != pp || pl == nil || !strings.HasPrefix(pl.Method, "gradient levels") {
 				t.Fatalf("PP=%d %s: pp_stages %d pipeline %+v", pp, format, res.Sharding.PPStages, pl)
 			}
@@ -256,10 +256,10 @@ func TestPipelineStagesFromLevels(t *testing.T) {
 		pp    int
 		level float64
 	}{{1, 0.2}, {2, 0.77}} {
-		_, data := loadPipeline(t, synth.PipelineConfig{PP: tc.pp, DP: 4, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 9, LayersOnly: true, StageLevel: tc.level})
+		_, data := loadStages(t, synth.StagesConfig{PP: tc.pp, DP: 4, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 9, LayersOnly: true, StageLevel: tc.level})
 		res := analysis.Phase1(data["csv"], analysis.DefaultPhase1Options())
-		if res.Sharding.PPStages != 1 || res.Sharding.Pipeline != nil {
-			t.Errorf("PP=%d level %g: pp_stages %d pipeline %+v", tc.pp, tc.level, res.Sharding.PPStages, res.Sharding.Pipeline)
+		if res.Sharding.PPStages != 1 || res.Sharding.Stages != nil {
+			t.Errorf("PP=%d level %g: pp_stages %d pipeline %+v", tc.pp, tc.level, res.Sharding.PPStages, res.Sharding.Stages)
 		}
 		if len(res.Anomalies) != 0 {
 			t.Errorf("PP=%d level %g: %d false candidates", tc.pp, tc.level, len(res.Anomalies))
@@ -267,14 +267,14 @@ func TestPipelineStagesFromLevels(t *testing.T) {
 	}
 }
 
-// TestPipelineStagesNotInferred: one rank per stage and no embedding /
+// TestStagesNotInferred: one rank per stage and no embedding /
 // final norm in the targets: the levels differ far beyond data noise but
 // nothing tells which ranks share a stage — the output says so.
-func TestPipelineStagesNotInferred(t *testing.T) {
-	_, data := loadPipeline(t, synth.PipelineConfig{PP: 4, DP: 1, LayersPerStage: 3, Window: 4, OptSteps: 6, Seed: 4, LayersOnly: true})
+func TestStagesNotInferred(t *testing.T) {
+	_, data := loadStages(t, synth.StagesConfig{PP: 4, DP: 1, LayersPerStage: 3, Window: 4, OptSteps: 6, Seed: 4, LayersOnly: true})
 	res := analysis.Phase1(data["trenddb"], analysis.DefaultPhase1Options())
 	words.Phase1(res, words.Default)
-	pl := res.Sharding.Pipeline
+	pl := res.Sharding.Stages
 	if res.Sharding.PPStages != 1 || pl == nil || pl.Inferred || !strings.Contains(pl.Note, "could not be told apart") {
 		t.Fatalf("pp_stages %d pipeline %+v", res.Sharding.PPStages, pl)
 	}

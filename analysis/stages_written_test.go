@@ -26,7 +26,7 @@ var stagedValue = regexp.MustCompile(`"pp\d+:`)
 func TestNamesAsWrittenRoundTripVPP(t *testing.T) {
 	run := synth.GenerateSweep(synth.SweepWith("pp2-vpp2", func(c *synth.Sweep) { c.PP = 2; c.VPP = 2 }))
 	p1 := Phase1(run.Monitor(0), DefaultPhase1Options())
-	if p1.Sharding.Pipeline == nil || p1.Sharding.Pipeline.Stages != 2 || len(p1.Sharding.VPPStages) != 2 || len(p1.Anomalies) == 0 {
+	if p1.Sharding.Stages == nil || p1.Sharding.Stages.Stages != 2 || len(p1.Sharding.VPPStages) != 2 || len(p1.Anomalies) == 0 {
 		t.Fatalf("sharding %+v, %d candidates", p1.Sharding, len(p1.Anomalies))
 	}
 	internal := make([]string, len(p1.Anomalies))
@@ -108,11 +108,11 @@ func TestNamesAsWrittenRoundTripVPP(t *testing.T) {
 			if !strings.Contains(text, ":") && !strings.Contains(text, "vpp=") {
 				want = first
 			}
-			pin, err := ParsePin(text)
+			pin, err := model.ParseCoord(text)
 			if err != nil {
 				t.Fatal(err)
 			}
-			p2, err := phase2Said(&back, nil, &pin, DefaultPhase2Options())
+			p2, err := phase2Said(&back, nil, pin, DefaultPhase2Options())
 			if err != nil {
 				t.Errorf("pin %s: %v", text, err)
 				continue
@@ -132,8 +132,8 @@ func TestNamesAsWrittenRoundTripVPP(t *testing.T) {
 	// negative: the other chunk's name, given by vpp=, is not the candidate
 	a := p1.Anomalies[0]
 	_, v, own, _ := model.StageParts(a.TargetName)
-	pin, _ := ParsePin(fmt.Sprintf("opt=%d,rank=%d,vpp=%d,param=%s", a.OptStep(), a.Rank, 1-v, own))
-	if p2, err := phase2Said(&back, nil, &pin, DefaultPhase2Options()); err == nil && p2.RootCauseCoordinate != nil && p2.RootCauseCoordinate.TargetName == a.TargetName {
+	pin, _ := model.ParseCoord(fmt.Sprintf("opt=%d,rank=%d,vpp=%d,param=%s", a.OptStep(), a.Rank, 1-v, own))
+	if p2, err := phase2Said(&back, nil, pin, DefaultPhase2Options()); err == nil && p2.RootCauseCoordinate != nil && p2.RootCauseCoordinate.TargetName == a.TargetName {
 		t.Errorf("vpp=%d pinned chunk %d's parameter %s", 1-v, v, a.TargetName)
 	}
 	// the written Phase 2 result has no stage-qualified name either

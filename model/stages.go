@@ -5,13 +5,13 @@ import (
 	"strings"
 )
 
-// PipelineStages is the pipeline-parallel shape Phase 1 inferred from the
+// StageLayout is the pipeline-parallel shape Phase 1 inferred from the
 // parameter set each rank holds (method.md, Phase 1 step 1): with PP and
 // one chunk per stage msprobe writes vpp_stage 0 everywhere and every stage
 // numbers its layers from 0, so the stage of a rank is read from what it
 // holds — the embedding on the first stage, the final norm / output layer
 // on the last, the same names on the ranks of one stage.
-type PipelineStages struct {
+type StageLayout struct {
 	// Stages is the number of pipeline stages (1 when the run has one, or
 	// when they could not be inferred: see Inferred and Note).
 	Stages int `json:"stages"`
@@ -42,7 +42,7 @@ type PipelineStages struct {
 }
 
 // StageOf returns the stage of a rank, -1 when unknown.
-func (p *PipelineStages) StageOf(rank int) int {
+func (p *StageLayout) StageOf(rank int) int {
 	if p == nil || !p.Inferred {
 		return -1
 	}
@@ -54,7 +54,7 @@ func (p *PipelineStages) StageOf(rank int) int {
 
 // GlobalLayer is the global number of local layer n of (stage, vpp chunk);
 // -1 when the layer counts are unknown.
-func (p *PipelineStages) GlobalLayer(stage, vpp, n int) int {
+func (p *StageLayout) GlobalLayer(stage, vpp, n int) int {
 	if p == nil || !p.Inferred || stage < 0 || n < 0 {
 		return -1
 	}
@@ -67,86 +67,9 @@ func (p *PipelineStages) GlobalLayer(stage, vpp, n int) int {
 	return p.LayerOffsets[stage] + n
 }
 
-// StageName is the name of a parameter of pipeline stage s: "pp1:layers.2…".
-func StageName(stage int, name string) string {
-	return "pp" + strconv.Itoa(stage) + ":" + name
-}
-
-// SplitStageName undoes StageName: the stage and the parameter's own name;
-// ok is false for a name without a "pp<N>:" prefix.
-func SplitStageName(s string) (stage int, name string, ok bool) {
-	if !strings.HasPrefix(s, "pp") {
-		return -1, s, false
-	}
-	i := strings.IndexByte(s, ':')
-	if i < 3 {
-		return -1, s, false
-	}
-	n, err := strconv.Atoi(s[2:i])
-	if err != nil || n < 0 || s[2] == '+' || s[2] == '-' {
-		return -1, s, false
-	}
-	return n, s[i+1:], true
-}
-
-// ChunkName is the name of a parameter of VPP model chunk v: "vpp1:…".
-func ChunkName(v int, name string) string {
-	return "vpp" + strconv.Itoa(v) + ":" + name
-}
-
-// StageBaseName is the parameter's own name without its stage and chunk
-// prefixes.
-func StageBaseName(s string) string {
-	_, n, _ := SplitStageName(s)
-	if strings.HasPrefix(n, "vpp") {
-		if i := strings.IndexByte(n, ':'); i > 3 {
-			if _, err := strconv.Atoi(n[3:i]); err == nil {
-				return n[i+1:]
-			}
-		}
-	}
-	return n
-}
-
-// layerWords are the containers of transformer layer lists in parameter
-// names (Megatron/MindFormers "layers", HF GPT-2 "h", "blocks").
-var layerWords = map[string]bool{"layers": true, "layer": true, "blocks": true, "h": true}
-
-// LayerIndex returns the transformer layer number of a parameter name
-// ("layers.3.…", "layer.3.…"; MindSpore "….layers.3.…") and whether it has
-// one. MoE expert indices and other list indices are not layers.
-func LayerIndex(name string) (int, bool) {
-	for i := 0; i < len(name); {
-		j := strings.IndexByte(name[i:], '.')
-		if j < 0 {
-			return -1, false
-		}
-		seg := name[i : i+j]
-		if c := strings.LastIndexByte(seg, ':'); c >= 0 {
-			seg = seg[c+1:] // "pp1:layers", "0:layers"
-		}
-		// a layer-list word followed by a number segment
-		if layerWords[seg] && i+j+1 < len(name) {
-			k := i + j + 1
-			e := k
-			for e < len(name) && name[e] >= '0' && name[e] <= '9' {
-				e++
-			}
-			if e > k && (e == len(name) || name[e] == '.') {
-				n, err := strconv.Atoi(name[k:e])
-				if err == nil {
-					return n, true
-				}
-			}
-		}
-		i += j + 1
-	}
-	return -1, false
-}
-
 // GlobalLayerOf is the global layer of a candidate's parameter (name with
 // or without its stage prefix) on rank; -1 when unknown.
-func (p *PipelineStages) GlobalLayerOf(rank, vpp int, name string) int {
+func (p *StageLayout) GlobalLayerOf(rank, vpp int, name string) int {
 	n, ok := LayerIndex(name)
 	if !ok {
 		return -1
@@ -155,7 +78,7 @@ func (p *PipelineStages) GlobalLayerOf(rank, vpp int, name string) int {
 }
 
 // StageRanks lists the ranks of every stage, ascending.
-func (p *PipelineStages) StageRanks() [][]int {
+func (p *StageLayout) StageRanks() [][]int {
 	if p == nil || !p.Inferred || p.Stages < 1 {
 		return nil
 	}
@@ -180,7 +103,7 @@ func (p *PipelineStages) StageRanks() [][]int {
 // StageSummary is one line per stage: "stage 1: ranks 2-3, layers 4-7"
 // (layers only when the counts are known). words are the user's words for
 // "stage", "ranks" and "layers".
-func (p *PipelineStages) StageSummary(stage, ranks, layers string) []string {
+func (p *StageLayout) StageSummary(stage, ranks, layers string) []string {
 	var out []string
 	for s, rs := range p.StageRanks() {
 		line := stage + " " + strconv.Itoa(s) + ": " + ranks + " " + intSpans(rs)
@@ -210,31 +133,4 @@ func intSpans(xs []int) string {
 		i = j + 1
 	}
 	return b.String()
-}
-
-// WithLayerIndex returns name with its transformer layer number (the one
-// LayerIndex reads) replaced by n; name unchanged without one.
-func WithLayerIndex(name string, n int) string {
-	for i := 0; i < len(name); {
-		j := strings.IndexByte(name[i:], '.')
-		if j < 0 {
-			return name
-		}
-		seg := name[i : i+j]
-		if c := strings.LastIndexByte(seg, ':'); c >= 0 {
-			seg = seg[c+1:]
-		}
-		if layerWords[seg] {
-			k := i + j + 1
-			e := k
-			for e < len(name) && name[e] >= '0' && name[e] <= '9' {
-				e++
-			}
-			if e > k && (e == len(name) || name[e] == '.') {
-				return name[:k] + strconv.Itoa(n) + name[e:]
-			}
-		}
-		i += j + 1
-	}
-	return name
 }

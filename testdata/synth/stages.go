@@ -9,7 +9,7 @@ import (
 	"strconv"
 )
 
-// PipelineConfig shapes a pipeline-parallel monitor run without VPP (one
+// StagesConfig shapes a pipeline-parallel monitor run without VPP (one
 // model chunk per stage): msprobe writes vpp_stage 0 on every stage and
 // every stage numbers its layers from 0 (Megatron builds each stage's
 // layers with local indices), so stage 0 and stage 1 both hold
@@ -17,7 +17,7 @@ import (
 // different gradient levels. Ranks are laid out as Megatron's default order
 // (pipeline outermost): rank = stage·DP + dp. Stage 0 also holds the
 // embedding, the last stage the final norm and the output layer.
-type PipelineConfig struct {
+type StagesConfig struct {
 	PP, DP         int // stages; data-parallel ranks per stage
 	LayersPerStage int
 	Window         int // micro steps per optimizer step (cumulative main_grad)
@@ -28,24 +28,24 @@ type PipelineConfig struct {
 	// lower); 0 = 0.2.
 	StageLevel float64
 	// Fault is the planted spike; nil for a run without any.
-	Fault *PipelineFault
+	Fault *StageFault
 	// LayersOnly limits the monitored targets to the transformer layers
 	// (a filtered target list): no embedding, final norm or output layer
 	// tells the stages apart.
 	LayersOnly bool
 }
 
-// PipelineFault is the planted spike: at optimizer step OptStep, micro step
+// StageFault is the planted spike: at optimizer step OptStep, micro step
 // MicroStep, on rank Rank, the increment of the stage-local layer Layer's
 // mlp.linear_fc2 weight is multiplied by Scale (linear_fc1 less).
-type PipelineFault struct {
+type StageFault struct {
 	OptStep, MicroStep, Rank, Layer int
 	Scale                           float64
 }
 
-// PipelineRun is a generated pipeline run held in memory.
-type PipelineRun struct {
-	Cfg PipelineConfig
+// StagesRun is a generated pipeline run held in memory.
+type StagesRun struct {
+	Cfg StagesConfig
 	// Stage[s] are the parameters of stage s (squashed names as msprobe
 	// writes them; Layer is the stage-local layer, -1 outside the stack).
 	Stage [][]Param
@@ -57,14 +57,14 @@ type PipelineRun struct {
 }
 
 // StageOf is the pipeline stage of a rank.
-func (r *PipelineRun) StageOf(rank int) int { return rank / r.Cfg.DP }
+func (r *StagesRun) StageOf(rank int) int { return rank / r.Cfg.DP }
 
 // Ranks is the number of ranks (PP·DP).
-func (r *PipelineRun) Ranks() int { return r.Cfg.PP * r.Cfg.DP }
+func (r *StagesRun) Ranks() int { return r.Cfg.PP * r.Cfg.DP }
 
 // FaultTarget is the name spikescope gives the faulty parameter: the stage
 // and the stage-local name, "pp1:layers.2.mlp.linear_fc2.weight".
-func (r *PipelineRun) FaultTarget() string {
+func (r *StagesRun) FaultTarget() string {
 	f := r.Cfg.Fault
 	if f == nil {
 		return ""
@@ -73,7 +73,7 @@ func (r *PipelineRun) FaultTarget() string {
 }
 
 // FaultGlobalLayer is the global layer number of the faulty layer.
-func (r *PipelineRun) FaultGlobalLayer() int {
+func (r *StagesRun) FaultGlobalLayer() int {
 	f := r.Cfg.Fault
 	if f == nil {
 		return -1
@@ -81,11 +81,11 @@ func (r *PipelineRun) FaultGlobalLayer() int {
 	return r.StageOf(f.Rank)*r.Cfg.LayersPerStage + f.Layer
 }
 
-// pipelineStageParams lists stage s's weights: the embedding on stage 0,
+// stageParams lists stage s's weights: the embedding on stage 0,
 // the stage's layers with local numbers, the final norm and the output
 // layer on the last stage. Layer weights of stage s sit at level^s of
 // stage 0's, and shrink a little with depth inside the stage.
-func pipelineStageParams(c PipelineConfig, s int) []Param {
+func stageParams(c StagesConfig, s int) []Param {
 	all := buildParams(c.LayersPerStage)
 	scale := math.Pow(c.StageLevel, float64(s))
 	var ps []Param
@@ -103,8 +103,8 @@ func pipelineStageParams(c PipelineConfig, s int) []Param {
 	return ps
 }
 
-// GeneratePipeline builds the run. Same config → same values.
-func GeneratePipeline(c PipelineConfig) *PipelineRun {
+// GenerateStages builds the run. Same config → same values.
+func GenerateStages(c StagesConfig) *StagesRun {
 	if c.PP < 1 {
 		c.PP = 1
 	}
@@ -123,9 +123,9 @@ func GeneratePipeline(c PipelineConfig) *PipelineRun {
 	if c.StageLevel <= 0 {
 		c.StageLevel = 0.2
 	}
-	r := &PipelineRun{Cfg: c}
+	r := &StagesRun{Cfg: c}
 	for s := 0; s < c.PP; s++ {
-		r.Stage = append(r.Stage, pipelineStageParams(c, s))
+		r.Stage = append(r.Stage, stageParams(c, s))
 	}
 	rng := rand.New(rand.NewPCG(c.Seed, 0x9199e11e))
 	n := r.Ranks()
@@ -184,7 +184,7 @@ func GeneratePipeline(c PipelineConfig) *PipelineRun {
 }
 
 // rankDir is a rank's monitor folder name.
-func (r *PipelineRun) rankDir(rank int) string {
+func (r *StagesRun) rankDir(rank int) string {
 	t := runStart[Anomalous].Add(secondsDur(rank))
 	return fmt.Sprintf("%s-rank%d-%s", t.Format("Jan02_15-04-05"), rank, r.dirTag[rank])
 }
@@ -192,7 +192,7 @@ func (r *PipelineRun) rankDir(rank int) string {
 // WriteCSVTree writes the monitor_output tree: one folder per rank with
 // grad_unreduced_{s}-{s}.csv (micro_step column, vpp_stage 0 on every
 // stage) and grad_reduced_{s}-{s}.csv, as msprobe's CSV writer does.
-func (r *PipelineRun) WriteCSVTree(dir string) error {
+func (r *StagesRun) WriteCSVTree(dir string) error {
 	c := r.Cfg
 	for rank := 0; rank < r.Ranks(); rank++ {
 		rd := filepath.Join(dir, r.rankDir(rank))
@@ -246,7 +246,7 @@ func (r *PipelineRun) WriteCSVTree(dir string) error {
 // from its CSV tree: one target per distinct (name, vpp_stage 0) — the
 // stages' same-named parameters share a target id — and step the global
 // micro-step index.
-func (r *PipelineRun) WriteTrendDB(path string) error {
+func (r *StagesRun) WriteTrendDB(path string) error {
 	c := r.Cfg
 	var union []Param
 	id := map[string]int{}

@@ -171,8 +171,8 @@ func TestSplitStagesSparseRanks(t *testing.T) {
 		}
 	}
 	res, split := Phase1Data(d, DefaultPhase1Options())
-	if res.Sharding.PPStages != 2 || split.Pipeline.StageOf(1<<24) != 1 {
-		t.Fatalf("pp_stages %d, pipeline %+v", res.Sharding.PPStages, split.Pipeline)
+	if res.Sharding.PPStages != 2 || split.Stages.StageOf(1<<24) != 1 {
+		t.Fatalf("pp_stages %d, pipeline %+v", res.Sharding.PPStages, split.Stages)
 	}
 	for i := range split.Rows.Len() {
 		tg := split.Rows.TargetOf(i)

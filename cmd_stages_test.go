@@ -16,14 +16,14 @@ import (
 	"spikescope/testdata/synth"
 )
 
-// TestPipelineStagesEndToEnd: a PP=2 run without VPP (vpp_stage 0 on both
+// TestStagesEndToEnd: a PP=2 run without VPP (vpp_stage 0 on both
 // stages, layer names restarting per stage) with a spike on a rank of
 // stage 1, as a monitor CSV tree and as a trend.db: detect's JSON says PP 2
 // and names the candidate with its stage and global layer, the report and
 // the text summary show the stages, and the root is the spike.
-func TestPipelineStagesEndToEnd(t *testing.T) {
-	f := &synth.PipelineFault{OptStep: 3, MicroStep: 2, Rank: 3, Layer: 2, Scale: 4}
-	r := synth.GeneratePipeline(synth.PipelineConfig{PP: 2, DP: 2, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 7, Fault: f})
+func TestStagesEndToEnd(t *testing.T) {
+	f := &synth.StageFault{OptStep: 3, MicroStep: 2, Rank: 3, Layer: 2, Scale: 4}
+	r := synth.GenerateStages(synth.StagesConfig{PP: 2, DP: 2, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 7, Fault: f})
 	dir := t.TempDir()
 	csvDir, db := filepath.Join(dir, "monitor_output"), filepath.Join(dir, "monitor_data.trend.db")
 	if err := r.WriteCSVTree(csvDir); err != nil {
@@ -41,7 +41,7 @@ func TestPipelineStagesEndToEnd(t *testing.T) {
 		if err := json.Unmarshal(out.Bytes(), &p1); err != nil {
 			t.Fatal(err)
 		}
-		if p1.Sharding.PPStages != 2 || p1.Sharding.Pipeline == nil || p1.Sharding.Pipeline.RankStages["3"] != 1 {
+		if p1.Sharding.PPStages != 2 || p1.Sharding.Stages == nil || p1.Sharding.Stages.RankStages["3"] != 1 {
 			t.Errorf("%s: sharding %+v", path, p1.Sharding)
 		}
 		// the JSON names the parameter as the input wrote it; the stage and
@@ -112,9 +112,9 @@ func TestPipelineStagesEndToEnd(t *testing.T) {
 // detect --follow on a PP=2 run writes candidates and the root by the
 // input's own names, the stage in pp_stage: no JSON line carries a
 // stage-prefixed name.
-func TestPipelineFollowNamesAsWritten(t *testing.T) {
-	f := &synth.PipelineFault{OptStep: 3, MicroStep: 2, Rank: 3, Layer: 2, Scale: 4}
-	r := synth.GeneratePipeline(synth.PipelineConfig{PP: 2, DP: 2, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 7, Fault: f})
+func TestStagesFollowNamesAsWritten(t *testing.T) {
+	f := &synth.StageFault{OptStep: 3, MicroStep: 2, Rank: 3, Layer: 2, Scale: 4}
+	r := synth.GenerateStages(synth.StagesConfig{PP: 2, DP: 2, LayersPerStage: 4, Window: 4, OptSteps: 6, Seed: 7, Fault: f})
 	dir := filepath.Join(t.TempDir(), "monitor_output")
 	if err := r.WriteCSVTree(dir); err != nil {
 		t.Fatal(err)

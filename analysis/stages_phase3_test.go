@@ -22,11 +22,11 @@ func TestPhase3LaterStageLayers(t *testing.T) {
 	}
 	a, b, c, d := tQuad(4, fault)
 	a.Rank, b.Rank = 3, 3
-	p1 := &model.Phase1Result{Sharding: model.ShardingAnalysis{PPStages: 2, Pipeline: &model.PipelineStages{
+	p1 := &model.Phase1Result{Sharding: model.ShardingAnalysis{PPStages: 2, Stages: &model.StageLayout{
 		Stages: 2, Inferred: true, RankStages: map[string]int{"0": 0, "1": 0, "2": 1, "3": 1},
 		LayersPerStage: []int{4, 4}, LayerOffsets: []int{0, 4}}}}
 	res := phase3T(Phase3Input{A: a, B: b, C: c, D: d, Phase1: p1}, DefaultPhase3Options())
-	ds := res.PipelineStage
+	ds := res.DumpStage
 	if ds == nil || ds.Stage == nil || *ds.Stage != 1 || ds.Stages != 2 || ds.LayerOffset == nil || *ds.LayerOffset != 4 {
 		t.Fatalf("pipeline stage %+v", ds)
 	}
@@ -44,8 +44,8 @@ func TestPhase3LaterStageLayers(t *testing.T) {
 	// stage 0: layer numbers are global already, nothing to add
 	a.Rank = 1
 	res = phase3T(Phase3Input{A: a, B: b, C: c, D: d, Phase1: p1}, DefaultPhase3Options())
-	if res.PipelineStage == nil || *res.PipelineStage.Stage != 0 || res.Anchors[0].Layers[0].GlobalLayer != nil {
-		t.Errorf("stage 0: %+v, global %v", res.PipelineStage, res.Anchors[0].Layers[0].GlobalLayer)
+	if res.DumpStage == nil || *res.DumpStage.Stage != 0 || res.Anchors[0].Layers[0].GlobalLayer != nil {
+		t.Errorf("stage 0: %+v, global %v", res.DumpStage, res.Anchors[0].Layers[0].GlobalLayer)
 	}
 }
 
@@ -59,19 +59,19 @@ func TestPhase3StageFromDump(t *testing.T) {
 		x.Ops = append(x.Ops, model.Op{Key: "Module." + path + "." + class + ".forward.0", Kind: model.KindModule, Prefix: "Module",
 			ModulePath: path, Class: class, Direction: model.Forward, Layer: -1, Order: len(x.Ops)})
 	}
-	if res := phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options()); res.PipelineStage != nil {
-		t.Errorf("the builder's dump (embedding, layers) is the first stage or the whole model: stage %+v", res.PipelineStage)
+	if res := phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options()); res.DumpStage != nil {
+		t.Errorf("the builder's dump (embedding, layers) is the first stage or the whole model: stage %+v", res.DumpStage)
 	}
 	synth.DropOps(a, func(op *model.Op) bool { return strings.Contains(op.ModulePath, "embedding") })
 	addModule(a, "module.module.decoder.final_layernorm", "RMSNorm")
 	res := phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
-	ds := res.PipelineStage
+	ds := res.DumpStage
 	if ds == nil || ds.Position != "last" || ds.Stage != nil || ds.LayerOffset != nil || !strings.Contains(ds.Source, "scope/list") {
 		t.Fatalf("stage %+v", ds)
 	}
 	addModule(a, "module.module.embedding.word_embeddings", "VocabParallelEmbedding")
-	if res = phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options()); res.PipelineStage != nil {
-		t.Errorf("whole model: stage %+v", res.PipelineStage)
+	if res = phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options()); res.DumpStage != nil {
+		t.Errorf("whole model: stage %+v", res.DumpStage)
 	}
 }
 
@@ -93,9 +93,9 @@ func TestChooseControlSameStage(t *testing.T) {
 	if ch := chooseControlT(aTree, a, bTree, p1); ch.C == nil || ch.C.Rank%2 != 0 {
 		t.Fatalf("without stages the test needs a C of the other stage (an even rank), got %v", ch.Reason)
 	}
-	p1.Sharding.Pipeline = &model.PipelineStages{Stages: 2, Inferred: true, RankStages: map[string]int{}}
+	p1.Sharding.Stages = &model.StageLayout{Stages: 2, Inferred: true, RankStages: map[string]int{}}
 	for r := 0; r < 8; r++ {
-		p1.Sharding.Pipeline.RankStages[strconv.Itoa(r)] = r % 2
+		p1.Sharding.Stages.RankStages[strconv.Itoa(r)] = r % 2
 	}
 	ch := chooseControlT(aTree, a, bTree, p1)
 	if ch.C == nil || ch.C.Rank%2 != 1 {

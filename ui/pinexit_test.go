@@ -1,11 +1,9 @@
-package main
+package ui
 
 import (
 	"os/exec"
 	"strings"
 	"testing"
-
-	"spikescope/ui"
 )
 
 // The command printed on exit reopens the pin: the user's words without
@@ -28,7 +26,7 @@ func TestReuseCommandQuotesAndReplacesPin(t *testing.T) {
 func TestPinExitTextSaysWhetherKept(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", "")
 	t.Setenv("HOME", "")
-	if d := ui.DefaultStateDir(); d != "" {
+	if d := DefaultStateDir(); d != "" {
 		t.Fatalf("no XDG_STATE_HOME and no HOME, yet a state folder: %q", d)
 	}
 	got := pinExitText([]string{"run"}, "opt=3,rank=0", "no folder to keep it in")

@@ -7,12 +7,12 @@ import (
 	"spikescope/model"
 )
 
-// FuzzPipelineStages builds runs whose ranks hold arbitrary subsets of
+// FuzzStageInference builds runs whose ranks hold arbitrary subsets of
 // embedding, final-norm, output-layer, layer and expert parameters (ranks
 // far apart too) and checks that stage inference and the split never
 // panic, that every row of a rank with a stage names that stage, and that
 // the JSON stays valid.
-func FuzzPipelineStages(f *testing.F) {
+func FuzzStageInference(f *testing.F) {
 	f.Add([]byte{0x0f, 0x0e, 0xf0, 0xf1, 0x3c, 0x3d}, uint8(0))
 	f.Add([]byte{0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80}, uint8(1))
 	f.Add([]byte("pipeline stages seed"), uint8(2))
@@ -59,12 +59,12 @@ func FuzzPipelineStages(f *testing.F) {
 		if _, err := json.Marshal(res); err != nil {
 			t.Fatal(err)
 		}
-		if split.Pipeline == nil {
+		if split.Stages == nil {
 			return
 		}
 		for i := range split.Rows.Len() {
 			tg := split.Rows.TargetOf(i)
-			st := split.Pipeline.StageOf(int(split.Rows.RankOf(i)))
+			st := split.Stages.StageOf(int(split.Rows.RankOf(i)))
 			s, _, ok := model.SplitStageName(split.Targets[tg].Name)
 			if st >= 0 && (!ok || s != st) {
 				t.Fatalf("row %d rank %d (stage %d) names %s", i, split.Rows.RankOf(i), st, split.Targets[tg].Name)

@@ -6,11 +6,11 @@ import (
 	"spikescope/model"
 )
 
-// benchPipeline is benchMonitor's CSV run laid out as PP=2 without VPP:
+// benchStages is benchMonitor's CSV run laid out as PP=2 without VPP:
 // ranks 0-3 also hold the embedding, ranks 4-7 the final norm, so Phase 1
 // splits every parameter in two stages (one pass over the rows, a second
 // index).
-func benchPipeline(n int) *model.MonitorData {
+func benchStages(n int) *model.MonitorData {
 	d := benchMonitor(n, true)
 	emb, fin := int32(len(d.Targets)), int32(len(d.Targets)+1)
 	d.Targets = append(d.Targets, model.Target{Name: "embedding.word_embeddings.weight"}, model.Target{Name: "final_layernorm.weight"})
@@ -26,14 +26,14 @@ func benchPipeline(n int) *model.MonitorData {
 	return d
 }
 
-// BenchmarkPhase12Pipeline: Phase 1 + 2 of the same rows as one stage and
+// BenchmarkPhase12Stages: Phase 1 + 2 of the same rows as one stage and
 // as two inferred stages (alternating, so that machine load hits both),
 // and the stage inference alone.
-func BenchmarkPhase12Pipeline(b *testing.B) {
+func BenchmarkPhase12Stages(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		d    func() *model.MonitorData
-	}{{"pp1-csv-1M", func() *model.MonitorData { return benchMonitor(1_000_000, true) }}, {"pp2-csv-1M", func() *model.MonitorData { return benchPipeline(1_000_000) }}} {
+	}{{"pp1-csv-1M", func() *model.MonitorData { return benchMonitor(1_000_000, true) }}, {"pp2-csv-1M", func() *model.MonitorData { return benchStages(1_000_000) }}} {
 		b.Run(c.name, func(b *testing.B) {
 			d := c.d()
 			b.ResetTimer()

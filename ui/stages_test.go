@@ -7,14 +7,14 @@ import (
 	"spikescope/model"
 )
 
-// TestPipelineOverviewAndNames: with inferred pipeline stages the Phase 1
+// TestStagesOverviewAndNames: with inferred pipeline stages the Phase 1
 // overview says PP and which ranks and layers each stage holds, a
 // shortened parameter keeps its stage prefix, the text summary names the
 // global layer, and the Phase 3 header says A's stage.
-func TestPipelineOverviewAndNames(t *testing.T) {
+func TestStagesOverviewAndNames(t *testing.T) {
 	d := fixture()
 	d.P1.Sharding.PPStages = 2
-	d.P1.Sharding.Pipeline = &model.PipelineStages{Stages: 2, Inferred: true,
+	d.P1.Sharding.Stages = &model.StageLayout{Stages: 2, Inferred: true,
 		RankStages:     map[string]int{"0": 0, "1": 0, "2": 1, "3": 1},
 		LayersPerStage: []int{4, 4}, LayerOffsets: []int{0, 4}}
 	d.P1.Anomalies[0].TargetName = "pp1:layers.3.mlp.weight"

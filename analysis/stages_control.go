@@ -12,7 +12,7 @@ func otherStage(p1 *model.Phase1Result, ra, rc int) model.Reason {
 	if p1 == nil {
 		return nil
 	}
-	pl := p1.Sharding.Pipeline
+	pl := p1.Sharding.Stages
 	sa, sc := pl.StageOf(ra), pl.StageOf(rc)
 	if sa < 0 || sc < 0 || sa == sc {
 		return nil

@@ -3,8 +3,6 @@ package analysis
 import (
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"spikescope/model"
 )
@@ -19,12 +17,12 @@ import (
 // coordinate copied from the JSON with its vpp_stage pins what it names). Without stages, or without a
 // rank, the plain rule (exact name or unique suffix) applies: a bare name
 // held by several stages is ambiguous and the error lists them.
-func resolveStageParam(p1 *model.Phase1Result, names []string, pin *Pin) (string, error) {
+func resolveStageParam(p1 *model.Phase1Result, names []string, pin *model.Coord) (string, error) {
 	want, vpp := pin.Param, -1
 	if pin.VPP != nil {
 		vpp = *pin.VPP
 	}
-	if v, own, ok := chunkPrefix(want); ok {
+	if v, own, ok := model.ChunkPrefix(want); ok {
 		if vpp >= 0 && v != vpp {
 			return "", fmt.Errorf("parameter %q is of model chunk %d, the pin says vpp=%d", pin.Param, v, vpp)
 		}
@@ -33,7 +31,7 @@ func resolveStageParam(p1 *model.Phase1Result, names []string, pin *Pin) (string
 			pin.VPP = model.IntPtr(v)
 		}
 	}
-	pl := p1.Sharding.Pipeline
+	pl := p1.Sharding.Stages
 	if pl == nil || !pl.Inferred || pl.Stages < 2 {
 		return resolveParam(names, want)
 	}
@@ -92,24 +90,6 @@ func resolveStageParam(p1 *model.Phase1Result, names []string, pin *Pin) (string
 	return "", fmt.Errorf("parameter %q is held by %d model chunks of pipeline stage %d and no Phase 1 candidate agrees with the pin: give vpp=N (the vpp_stage)", pin.Param, len(hits), st)
 }
 
-// chunkPrefix splits a model chunk prefix off a name: "vpp1:…" (the TUI)
-// or "1:…" (monitor v2 as written).
-func chunkPrefix(s string) (vpp int, own string, ok bool) {
-	i := strings.IndexByte(s, ':')
-	if i <= 0 {
-		return -1, s, false
-	}
-	num := strings.TrimPrefix(s[:i], "vpp")
-	if num == "" || num[0] < '0' || num[0] > '9' {
-		return -1, s, false
-	}
-	v, err := strconv.Atoi(num)
-	if err != nil {
-		return -1, s, false
-	}
-	return v, s[i+1:], true
-}
-
 func uniqueStrings(xs []string) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -122,7 +102,7 @@ func uniqueStrings(xs []string) []string {
 	return out
 }
 
-func rankWords(pin *Pin) string {
+func rankWords(pin *model.Coord) string {
 	if pin.Rank == nil {
 		return ""
 	}

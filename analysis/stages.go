@@ -84,7 +84,7 @@ func isExpertParam(name string) bool {
 
 // stageInference is the result of inferStages.
 type stageInference struct {
-	info   model.PipelineStages
+	info   model.StageLayout
 	ranks  []int // ranks with a known stage, ascending
 	stages []int // stage of ranks[i]
 }
@@ -100,7 +100,7 @@ func (s *stageInference) stageOf(rk int) int {
 // inferStages reads each rank's pipeline stage from the (target, rank)
 // series of the index (no pass over the rows).
 func inferStages(d *model.MonitorData, ix *seriesIndex) *stageInference {
-	res := &stageInference{info: model.PipelineStages{Stages: 1}}
+	res := &stageInference{info: model.StageLayout{Stages: 1}}
 	nR := len(ix.ranks)
 	if nR < 2 || len(ix.groups) == 0 {
 		return res
@@ -506,14 +506,14 @@ func splitStages(d *model.MonitorData, si *stageInference) *model.MonitorData {
 	}
 	out.Rows = rows
 	info := si.info
-	out.Pipeline = &info
+	out.Stages = &info
 	return &out
 }
 
 // pipelineStages infers the pipeline stages of the analysed metric's ranks
 // and, with several stages, splits the targets per stage and re-indexes.
-func (c *p1) pipelineStages(metric int) {
-	if c.d.Pipeline != nil {
+func (c *p1) splitByStage(metric int) {
+	if c.d.Stages != nil {
 		return // already split (Phase1Data's output)
 	}
 	si := inferStages(c.d, c.ix)
@@ -527,7 +527,7 @@ func (c *p1) pipelineStages(metric int) {
 
 // stageFields sets a candidate's pipeline stage and global layer.
 func (c *p1) stageFields(a *model.Anomaly) {
-	p := c.d.Pipeline
+	p := c.d.Stages
 	st := p.StageOf(a.Rank)
 	if st < 0 {
 		return
@@ -542,8 +542,8 @@ func (c *p1) stageFields(a *model.Anomaly) {
 
 // pipelineShape writes the inferred stages into sharding_analysis, the
 // warnings and the reasoning, before runShape words the conclusion.
-func (c *p1) pipelineShape() {
-	p := c.d.Pipeline
+func (c *p1) stageShape() {
+	p := c.d.Stages
 	if p == nil {
 		p = c.unsplit
 	}
@@ -551,7 +551,7 @@ func (c *p1) pipelineShape() {
 		return
 	}
 	cp := *p
-	c.res.Sharding.Pipeline = &cp
+	c.res.Sharding.Stages = &cp
 	if p.NoteReason != nil {
 		c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.StagesNotInferred{Note: p.NoteReason})
 		c.res.WarningsReasons = append(c.res.WarningsReasons, p.NoteReason)
@@ -575,7 +575,7 @@ func ppShape(sa *model.ShardingAnalysis, experts expertSets) model.ShardingConcl
 	case expertsSameNames:
 		c.Experts = model.ExpertsSameNames
 	}
-	if p := sa.Pipeline; p != nil && p.Inferred && p.Stages > 1 {
+	if p := sa.Stages; p != nil && p.Inferred && p.Stages > 1 {
 		c.PP, c.PPInferred = p.Stages, true
 	}
 	return c
@@ -633,15 +633,15 @@ func expertLayout(d *model.MonitorData, ix *seriesIndex) expertSets {
 	return expertsSameNames
 }
 
-// InferPipeline reads the pipeline stages of monitor data (over the metric
+// InferStages reads the pipeline stages of monitor data (over the metric
 // Phase 1 would analyse) without analysing it, for `inspect`: nil when the
 // run has one stage and nothing needs saying.
-func InferPipeline(d *model.MonitorData) *model.PipelineStages {
+func InferStages(d *model.MonitorData) *model.StageLayout {
 	if d == nil {
 		return nil
 	}
-	if d.Pipeline != nil {
-		return d.Pipeline
+	if d.Stages != nil {
+		return d.Stages
 	}
 	m := chooseMetric(d, "")
 	if m < 0 {
