@@ -37,9 +37,9 @@ type GradNorm struct {
 	// Model[i] is the model's norm at Steps[i]: sqrt of the sum of n² over
 	// ModelRanks, the lowest rank of every stage (NaN when one of them has
 	// no row there).
-	StageRanks [][]int `json:"stage_ranks,omitempty"`
-	ModelRanks []int   `json:"model_ranks,omitempty"`
-	Model      []Float `json:"model,omitempty"`
+	StageRanks [][]int       `json:"stage_ranks,omitempty"`
+	ModelRanks []int         `json:"model_ranks,omitempty"`
+	Model      []Float       `json:"model,omitempty"`
 	Share      GradNormShare `json:"share"`
 }
 
