@@ -62,7 +62,20 @@ func GradNormAround(d *model.MonitorData, p1 *model.Phase1Result, root *int) *mo
 	g.Ranks = vals.ranks()
 	gradNormPerRank(g, vals)
 	gradNormModel(g, d.Pipeline, vals)
-	g.Share = gradNormShare(g, d, p1, vals, params)
+	ri := g.RootIndex()
+	for i, s := range g.Steps {
+		var sh model.GradNormShare
+		switch {
+		case ri < 0:
+			sh.Outcome = model.ShareNoRoot
+		case i < ri:
+			sh.Outcome = model.ShareReference
+		default:
+			sh = gradNormShare(g, d, p1, vals, params, ri, i)
+		}
+		sh.Step = s
+		g.Shares = append(g.Shares, sh)
+	}
 	return g
 }
 
@@ -302,15 +315,12 @@ func gradLayer(p gnParam, rank int, pl *model.PipelineStages, unsplit *model.Pip
 	return layerKey{layer: n, stage: -1, vpp: p.vpp}
 }
 
-// gradNormShare shares the root step's increase of Σ n² out over the
-// (rank, parameter) pairs, and sums it per parameter, layer and rank.
-func gradNormShare(g *model.GradNorm, d *model.MonitorData, p1 *model.Phase1Result, vals gnVals, params []gnParam) model.GradNormShare {
+// gradNormShare shares the increase of Σ n² at window step si (the root
+// step ri or a later one) over the reference level (the steps before ri)
+// out over the (rank, parameter) pairs, and sums it per parameter, layer
+// and rank.
+func gradNormShare(g *model.GradNorm, d *model.MonitorData, p1 *model.Phase1Result, vals gnVals, params []gnParam, ri, si int) model.GradNormShare {
 	var sh model.GradNormShare
-	if g.Root == nil {
-		sh.Outcome = model.ShareNoRoot
-		return sh
-	}
-	ri := slices.Index(g.Steps, *g.Root)
 	for _, s := range g.Steps[:ri] {
 		sh.Reference = append(sh.Reference, s)
 	}
@@ -318,7 +328,7 @@ func gradNormShare(g *model.GradNorm, d *model.MonitorData, p1 *model.Phase1Resu
 	keys := vals.sorted()
 	for _, k := range keys {
 		v := vals[k]
-		if k.step != ri || !(math.IsNaN(v.v) || math.IsInf(v.v, 0)) {
+		if k.step != si || !(math.IsNaN(v.v) || math.IsInf(v.v, 0)) {
 			continue
 		}
 		sh.NonFiniteCount++
@@ -349,7 +359,7 @@ func gradNormShare(g *model.GradNorm, d *model.MonitorData, p1 *model.Phase1Resu
 		}
 		p := pair{k.rank, k.param}
 		switch {
-		case k.step == ri:
+		case k.step == si:
 			root[p] = v.v * v.v
 			order = append(order, p)
 		case k.step < ri:

@@ -37,10 +37,44 @@ type GradNorm struct {
 	// Model[i] is the model's norm at Steps[i]: sqrt of the sum of n² over
 	// ModelRanks, the lowest rank of every stage (NaN when one of them has
 	// no row there).
-	StageRanks [][]int       `json:"stage_ranks,omitempty"`
-	ModelRanks []int         `json:"model_ranks,omitempty"`
-	Model      []Float       `json:"model,omitempty"`
-	Share      GradNormShare `json:"share"`
+	StageRanks [][]int `json:"stage_ranks,omitempty"`
+	ModelRanks []int   `json:"model_ranks,omitempty"`
+	Model      []Float `json:"model,omitempty"`
+	// Shares[i] is Steps[i]'s Σ n² against the reference level before the
+	// root step and its decomposition: the root step's and every later
+	// step's (the log's spike may come a step after the root); the
+	// reference steps have ShareReference, every step ShareNoRoot without
+	// a root.
+	Shares []GradNormShare `json:"shares"`
+}
+
+// RootShare is the root step's share (nil without a root step).
+func (g *GradNorm) RootShare() *GradNormShare {
+	if i := g.RootIndex(); i >= 0 && i < len(g.Shares) {
+		return &g.Shares[i]
+	}
+	return nil
+}
+
+// Peak is the position of the step, from the root step on, whose Σ n² is
+// the largest (a non-finite one first): the step whose norm the log shows
+// as the spike; -1 when no step from the root on rose.
+func (g *GradNorm) Peak() int {
+	best := -1
+	for i := range g.Shares {
+		s := &g.Shares[i]
+		switch {
+		case s.Outcome == ShareNonFinite:
+			if best < 0 || g.Shares[best].Outcome != ShareNonFinite {
+				best = i
+			}
+		case s.Outcome == ShareIncrease:
+			if best < 0 || g.Shares[best].Outcome == ShareIncrease && s.RootSq > g.Shares[best].RootSq {
+				best = i
+			}
+		}
+	}
+	return best
 }
 
 // ShareOutcome says whether the increase could be shared out.
@@ -59,12 +93,15 @@ const (
 	ShareNoReference ShareOutcome = "no_reference"
 	// ShareNoRoot: the run has no root step.
 	ShareNoRoot ShareOutcome = "no_root"
+	// ShareReference: a step before the root step (part of the reference).
+	ShareReference ShareOutcome = "reference"
 )
 
-// GradNormShare is the root step's Σ n² against the reference level (each
+// GradNormShare is one step's Σ n² (the root step's or a later one's) against the reference level (each
 // (rank, parameter)'s median n² over the Reference steps), and the exact
 // decomposition of the difference: Δ = Σ over (rank, parameter) of Δn².
 type GradNormShare struct {
+	Step    int          `json:"step"`
 	Outcome ShareOutcome `json:"outcome"`
 	// Reference are the steps before the root step the reference level is
 	// the median of.
@@ -113,4 +150,52 @@ type GradNormPart struct {
 	Ref   Float `json:"ref_sq"`
 	Root  Float `json:"root_sq"`
 	Share Float `json:"share"`
+}
+
+// GradNormMoved says what moved the norm: one parameter, one layer, one
+// rank, or everything (no part holds DominantShare of the increase).
+type GradNormMoved int
+
+const (
+	MovedNothing GradNormMoved = iota // no increase was shared out
+	MovedParam
+	MovedLayer
+	MovedRank
+	MovedSpread
+)
+
+// DominantShare is the share of the increase one part must hold to be
+// named as what moved: more than half, so that at most one part of each
+// kind can be.
+const DominantShare = 0.5
+
+// Moved is what moved the norm, finest first (a parameter before its layer,
+// a layer before a rank), and the part that holds the share (nil for
+// MovedSpread and MovedNothing).
+func (s *GradNormShare) Moved() (GradNormMoved, *GradNormPart) {
+	if s.Outcome != ShareIncrease {
+		return MovedNothing, nil
+	}
+	for _, k := range []struct {
+		m     GradNormMoved
+		parts []GradNormPart
+	}{{MovedParam, s.ByParam}, {MovedLayer, s.ByLayer}, {MovedRank, s.ByRank}} {
+		if len(k.parts) > 0 && float64(k.parts[0].Share) > DominantShare {
+			return k.m, &k.parts[0]
+		}
+	}
+	return MovedSpread, nil
+}
+
+// RootIndex is the position of the root step in Steps, -1 without one.
+func (g *GradNorm) RootIndex() int {
+	if g == nil || g.Root == nil {
+		return -1
+	}
+	for i, s := range g.Steps {
+		if s == *g.Root {
+			return i
+		}
+	}
+	return -1
 }

@@ -66,6 +66,7 @@ func (s *Session) fromPhase2() error {
 		}
 		s.P2 = p2
 	}
+	s.gradNorm()
 	s.pickGroups()
 	s.runPhase3()
 	s.judge()
@@ -170,3 +171,34 @@ func (s *Session) runPhase3() {
 	}
 	s.P3.Conclusion = analysis.ConcludePhase3(s.P3)
 }
+
+// gradNorm computes the grad-norm view for the root step; it is kept when
+// the data and the root step did not change (a control choice).
+func (s *Session) gradNorm() {
+	root := rootStep(s.P2)
+	if g := s.GradNorm; g != nil && s.gnFrom == s.Monitor && s.gnP1 == s.P1 && sameStep(g.Root, root) {
+		return
+	}
+	s.GradNorm, s.gnFrom, s.gnP1 = nil, s.Monitor, s.P1
+	if s.Monitor != nil && s.P1 != nil {
+		s.GradNorm = analysis.GradNormAround(s.Monitor, s.P1, root)
+	}
+}
+
+// rootStep is Phase 2's root optimizer step (the step, on data without
+// optimizer steps), nil when there is none.
+func rootStep(p2 *model.Phase2Result) *int {
+	switch {
+	case p2 == nil:
+		return nil
+	case p2.RootOptStep != nil:
+		return p2.RootOptStep
+	case p2.RootCauseCoordinate == nil:
+		return nil
+	case p2.RootCauseCoordinate.OptimizerStep != nil:
+		return p2.RootCauseCoordinate.OptimizerStep
+	}
+	return p2.RootCauseCoordinate.Step
+}
+
+func sameStep(a, b *int) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }

@@ -40,6 +40,8 @@ li.sub{margin-left:1.5em;list-style-type:circle}
 figure{margin:.8em 0 1.6em}
 figure svg{max-width:100%;height:auto;display:block}
 figcaption{font-size:.9em;color:#444;margin-top:.3em}
+details.sec>summary{cursor:pointer}
+details.sec>summary>h2{display:inline-block;margin-top:1.2em}
 `
 
 // htmlSink writes the blocks as HTML.
@@ -97,6 +99,17 @@ func (h *htmlSink) subList(head string, items []string) {
 }
 
 func (h *htmlSink) endList() { h.closeList() }
+
+// openSection starts a folded section (no script: the browser opens it).
+func (h *htmlSink) openSection(title string) {
+	h.closeList()
+	h.b.WriteString("<details class=\"sec\">\n<summary><h2>" + inlineHTML(oneLine(title)) + "</h2></summary>\n")
+}
+
+func (h *htmlSink) closeSection() {
+	h.closeList()
+	h.b.WriteString("</details>\n")
+}
 
 // table writes t with every row as wide as the header, like the Markdown.
 func (h *htmlSink) table(t *table) {

@@ -43,6 +43,7 @@ func walk(in Input, lang string, out sink) {
 	r.summary()
 	r.phase1()
 	r.phase2()
+	r.gradNorm()
 	r.phase3()
 	r.missing()
 	r.nextSteps()

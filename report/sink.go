@@ -16,6 +16,11 @@ type sink interface {
 	// figure is a plot; f returns its caption and SVG (empty SVG: nothing
 	// to draw) and is called only by sinks that draw.
 	figure(f func() (caption, svg string))
+	// openSection starts a section the reader can fold (HTML: a closed
+	// <details> whose summary is the title; Markdown: a level-2 heading),
+	// closeSection ends it.
+	openSection(title string)
+	closeSection()
 }
 
 // mdSink writes GitHub-flavoured Markdown.
@@ -43,6 +48,10 @@ func (m *mdSink) endList() { m.b.WriteString("\n") }
 func (m *mdSink) table(t *table) { t.write(&m.b) }
 
 func (m *mdSink) figure(func() (string, string)) {}
+
+func (m *mdSink) openSection(title string) { m.heading(2, title) }
+
+func (m *mdSink) closeSection() {}
 
 // String is the finished Markdown, ending in exactly one newline.
 func (m *mdSink) String() string { return strings.TrimRight(m.b.String(), "\n") + "\n" }
