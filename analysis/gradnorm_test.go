@@ -59,11 +59,12 @@ func TestGradNormLargestShare(t *testing.T) {
 	cases := []struct {
 		name  string
 		spike func(r *synth.Run) synth.Spike
+		moved model.GradNormMoved
 		check func(t *testing.T, r *synth.Run, sh model.GradNormShare)
 	}{
 		{"one parameter", func(*synth.Run) synth.Spike {
 			return synth.Spike{OptStep: step, Ranks: []int{2}, Kernel: true, Layer: 3, Scale: 30}
-		}, func(t *testing.T, r *synth.Run, sh model.GradNormShare) {
+		}, model.MovedParam, func(t *testing.T, r *synth.Run, sh model.GradNormShare) {
 			if sh.ByParam[0].Param != fc2(r) || sh.ByParam[0].Share < 0.5 {
 				t.Errorf("largest parameter %s %.3f, want %s above half", sh.ByParam[0].Param, sh.ByParam[0].Share, fc2(r))
 			}
@@ -73,7 +74,7 @@ func TestGradNormLargestShare(t *testing.T) {
 		}},
 		{"one layer", func(r *synth.Run) synth.Spike {
 			return synth.Spike{OptStep: step, Names: layerNames(r, 4), Scale: 4}
-		}, func(t *testing.T, r *synth.Run, sh model.GradNormShare) {
+		}, model.MovedLayer, func(t *testing.T, r *synth.Run, sh model.GradNormShare) {
 			if sh.ByLayer[0].Layer != 4 || sh.ByLayer[0].Share < 0.5 {
 				t.Errorf("largest layer %d %.3f, want layer 4 above half", sh.ByLayer[0].Layer, sh.ByLayer[0].Share)
 			}
@@ -86,7 +87,7 @@ func TestGradNormLargestShare(t *testing.T) {
 		}},
 		{"one rank", func(*synth.Run) synth.Spike {
 			return synth.Spike{OptStep: step, Ranks: []int{6}, All: true, Scale: 5}
-		}, func(t *testing.T, r *synth.Run, sh model.GradNormShare) {
+		}, model.MovedRank, func(t *testing.T, r *synth.Run, sh model.GradNormShare) {
 			if sh.ByRank[0].Rank != 6 || sh.ByRank[0].Share < 0.8 {
 				t.Errorf("largest rank %d %.3f, want rank 6 above 0.8", sh.ByRank[0].Rank, sh.ByRank[0].Share)
 			}
@@ -96,7 +97,7 @@ func TestGradNormLargestShare(t *testing.T) {
 		}},
 		{"everything", func(*synth.Run) synth.Spike {
 			return synth.Spike{OptStep: step, All: true, Scale: 4}
-		}, func(t *testing.T, r *synth.Run, sh model.GradNormShare) {
+		}, model.MovedSpread, func(t *testing.T, r *synth.Run, sh model.GradNormShare) {
 			if top := sh.ByRank[0].Share; float64(top) > 2.0/float64(r.Cfg.Ranks) {
 				t.Errorf("rank %d holds %.3f of a run-wide spike", sh.ByRank[0].Rank, top)
 			}
@@ -111,7 +112,7 @@ func TestGradNormLargestShare(t *testing.T) {
 				base := synth.EventsRun(window, 14)
 				r := synth.EventsRun(window, 14, tc.spike(base))
 				g, _ := gradNormOf(t, r, model.IntPtr(step))
-				sh := g.Share
+				sh := *g.RootShare()
 				if sh.Outcome != model.ShareIncrease {
 					t.Fatalf("window %d: outcome %s, want increase", window, sh.Outcome)
 				}
@@ -124,6 +125,9 @@ func TestGradNormLargestShare(t *testing.T) {
 				}
 				checkSums(t, sh)
 				tc.check(t, r, sh)
+				if m, _ := sh.Moved(); m != tc.moved {
+					t.Errorf("window %d: moved %d, want %d", window, m, tc.moved)
+				}
 			})
 		}
 	}
@@ -161,15 +165,15 @@ func TestGradNormPerRank(t *testing.T) {
 	if g.Model != nil || g.StageRanks != nil {
 		t.Errorf("one stage: no model norm expected, got %v", g.Model)
 	}
-	if g.Share.Outcome != model.ShareIncrease {
-		t.Fatalf("outcome %s", g.Share.Outcome)
+	if g.RootShare().Outcome != model.ShareIncrease {
+		t.Fatalf("outcome %s", g.RootShare().Outcome)
 	}
 	// the decomposition is exact: Σ Δ of the ranks = RootSq − RefSq
 	d := 0.0
-	for _, p := range g.Share.ByRank {
+	for _, p := range g.RootShare().ByRank {
 		d += float64(p.Root - p.Ref)
 	}
-	if want := float64(g.Share.RootSq - g.Share.RefSq); math.Abs(d-want) > 1e-9*want {
+	if want := float64(g.RootShare().RootSq - g.RootShare().RefSq); math.Abs(d-want) > 1e-9*want {
 		t.Errorf("Σ Δ by rank %.9g, RootSq−RefSq %.9g", d, want)
 	}
 }
@@ -180,7 +184,7 @@ func TestGradNormNoShare(t *testing.T) {
 	overflow := synth.EventsRun(4, 12, synth.Spike{OptStep: 6, MicroStep: 1, Overflow: true,
 		Names: []string{"output_layer.weight"}})
 	g, _ := gradNormOf(t, overflow, model.IntPtr(6))
-	sh := g.Share
+	sh := *g.RootShare()
 	if sh.Outcome != model.ShareNonFinite || sh.NonFiniteCount != overflow.Cfg.Ranks || len(sh.ByParam) != 0 {
 		t.Errorf("overflow: outcome %s, %d non-finite, %d parts", sh.Outcome, sh.NonFiniteCount, len(sh.ByParam))
 	}
@@ -193,15 +197,15 @@ func TestGradNormNoShare(t *testing.T) {
 	}
 
 	drop := synth.EventsRun(1, 12, synth.Spike{OptStep: 8, All: true, Scale: 0.3})
-	if g, _ := gradNormOf(t, drop, model.IntPtr(8)); g.Share.Outcome != model.ShareDecrease || g.Share.ByRank != nil ||
-		!(g.Share.RootSq < g.Share.RefSq) {
-		t.Errorf("decrease: outcome %s, root %v ref %v", g.Share.Outcome, g.Share.RootSq, g.Share.RefSq)
+	if g, _ := gradNormOf(t, drop, model.IntPtr(8)); g.RootShare().Outcome != model.ShareDecrease || g.RootShare().ByRank != nil ||
+		!(g.RootShare().RootSq < g.RootShare().RefSq) {
+		t.Errorf("decrease: outcome %s, root %v ref %v", g.RootShare().Outcome, g.RootShare().RootSq, g.RootShare().RefSq)
 	}
 
 	first := synth.EventsRun(1, 12)
-	if g, _ := gradNormOf(t, first, model.IntPtr(0)); g.Share.Outcome != model.ShareNoReference ||
+	if g, _ := gradNormOf(t, first, model.IntPtr(0)); g.RootShare().Outcome != model.ShareNoReference ||
 		!slices.Equal(g.Steps, []int{0, 1, 2}) {
-		t.Errorf("first step: outcome %s steps %v", g.Share.Outcome, g.Steps)
+		t.Errorf("first step: outcome %s steps %v", g.RootShare().Outcome, g.Steps)
 	}
 
 	noise := synth.EventsRun(4, 12)
@@ -211,8 +215,13 @@ func TestGradNormNoShare(t *testing.T) {
 		t.Fatal(err)
 	}
 	g = GradNormAround(d, p1, p2.RootOptStep)
-	if p2.RootOptStep != nil || g.Root != nil || g.Share.Outcome != model.ShareNoRoot || g.Share.ByParam != nil {
-		t.Errorf("noise only: root %v, outcome %s", p2.RootOptStep, g.Share.Outcome)
+	if p2.RootOptStep != nil || g.Root != nil || g.RootShare() != nil || g.Peak() != -1 {
+		t.Errorf("noise only: root %v, peak %d", p2.RootOptStep, g.Peak())
+	}
+	for _, sh := range g.Shares {
+		if sh.Outcome != model.ShareNoRoot || sh.ByParam != nil {
+			t.Errorf("noise only: step %d outcome %s with %d parts", sh.Step, sh.Outcome, len(sh.ByParam))
+		}
 	}
 	if !slices.Equal(g.Steps, []int{6, 7, 8, 9, 10, 11}) {
 		t.Errorf("noise only: steps %v, want the latest six", g.Steps)
@@ -259,12 +268,32 @@ func TestGradNormPipeline(t *testing.T) {
 			t.Errorf("step %d: model %v, want %v", g.Steps[i], g.Model[i], want)
 		}
 	}
-	sh := g.Share
+	sh := *g.RootShare()
 	checkSums(t, sh)
 	if top := sh.ByLayer[0]; top.Layer != 3 || !top.GlobalLayer || top.Ranks != 2 {
 		t.Errorf("largest layer %+v, want global layer 3 on the two ranks of stage 1", top)
 	}
 	if sh.ByParam[0].Param != "pp1:decoder.layers.1.mlp.linear_fc2.weight" || sh.ByRank[0].Rank != 3 {
 		t.Errorf("largest parameter %s rank %d", sh.ByParam[0].Param, sh.ByRank[0].Rank)
+	}
+}
+
+// TestGradNormPeak: when the norm explodes a step after the root step (the
+// propagated, larger spike the log shows), that step is the peak and its
+// increase is shared out too, against the same reference before the root.
+func TestGradNormPeak(t *testing.T) {
+	r := synth.Generate(synth.DefaultConfig()) // fault at step 5, explosion at 6
+	g, _ := gradNormOf(t, r, model.IntPtr(5))
+	pk := g.Peak()
+	if pk < 0 || g.Steps[pk] != 6 {
+		t.Fatalf("peak %d in steps %v, want step 6", pk, g.Steps)
+	}
+	sh := &g.Shares[pk]
+	if sh.Outcome != model.ShareIncrease || !slices.Equal(sh.Reference, []int{2, 3, 4}) {
+		t.Fatalf("peak: outcome %s reference %v", sh.Outcome, sh.Reference)
+	}
+	checkSums(t, *sh)
+	if g.Shares[0].Outcome != model.ShareReference || g.RootShare().Step != 5 {
+		t.Errorf("shares: %s first, root share of step %d", g.Shares[0].Outcome, g.RootShare().Step)
 	}
 }
