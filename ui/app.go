@@ -33,6 +33,7 @@ const (
 	screenChooser
 	screenPlan
 	screenVerdict
+	screenGradNorm
 )
 
 // Layout: three header lines (title + pin, tabs + breadcrumb, the verdict) and two
@@ -105,17 +106,18 @@ type Model struct {
 	quitting    bool
 
 	// the panes (pane.go); screen says which one is active
-	loading *loadingPane
-	errPane *errorPane
-	p1      *phase1Pane
-	series  *seriesPane
-	p2      *phase2Pane
-	p3      *phase3Pane
-	drill   *drillPane
-	chain   *chainPane
-	chooser *chooserPane
-	plan    *planPane
-	verdict *verdictPane
+	loading  *loadingPane
+	errPane  *errorPane
+	p1       *phase1Pane
+	series   *seriesPane
+	p2       *phase2Pane
+	p3       *phase3Pane
+	drill    *drillPane
+	chain    *chainPane
+	chooser  *chooserPane
+	plan     *planPane
+	verdict  *verdictPane
+	gradNorm *gradNormPane
 
 	keep      restore     // the saved pin (pinrestore.go)
 	typeahead typeahead   // keys typed while loading (typeahead.go)
@@ -350,7 +352,7 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		if m.screen == screenChooser {
 			m.screen, m.stack = screenPhase3, nil
 		}
-		if m.screen == screenDrill || m.screen == screenChain || m.screen == screenPlan || m.screen == screenVerdict { // their data is the old one
+		if m.screen == screenDrill || m.screen == screenChain || m.screen == screenPlan || m.screen == screenVerdict || m.screen == screenGradNorm { // their data is the old one
 			m.screen, m.stack = screenPhase3, nil
 		}
 		m.layout()
@@ -427,7 +429,7 @@ func (m *Model) common() common {
 
 // paneAt is the pane of a screen, nil when it has none yet.
 func (m *Model) paneAt(s screen) pane {
-	if s < screenLoading || s > screenVerdict {
+	if s < screenLoading || s > screenGradNorm {
 		return nil
 	}
 	return [...]pane{
@@ -435,6 +437,7 @@ func (m *Model) paneAt(s screen) pane {
 		screenPhase1: paneOrNil(m.p1), screenSeries: paneOrNil(m.series), screenPhase2: paneOrNil(m.p2),
 		screenPhase3: paneOrNil(m.p3), screenDrill: paneOrNil(m.drill), screenChain: paneOrNil(m.chain),
 		screenChooser: paneOrNil(m.chooser), screenPlan: paneOrNil(m.plan), screenVerdict: paneOrNil(m.verdict),
+		screenGradNorm: paneOrNil(m.gradNorm),
 	}[s]
 }
 
@@ -455,7 +458,7 @@ func (m *Model) active() pane { return m.paneAt(m.screen) }
 // panes lists the panes that exist.
 func (m *Model) panes() []pane {
 	var out []pane
-	for s := screenLoading; s <= screenVerdict; s++ {
+	for s := screenLoading; s <= screenGradNorm; s++ {
 		if p := m.paneAt(s); p != nil {
 			out = append(out, p)
 		}
@@ -479,6 +482,8 @@ func (m *Model) open(p pane) {
 		m.plan, s = p, screenPlan
 	case *verdictPane:
 		m.verdict, s = p, screenVerdict
+	case *gradNormPane:
+		m.gradNorm, s = p, screenGradNorm
 	default:
 		return
 	}
@@ -640,6 +645,10 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 		return true, m.showPlan()
 	case key.Matches(msg, k.Verdict) && m.screen != screenVerdict:
 		m.open(newVerdictPane(m.common()))
+		m.layout()
+		return true, nil
+	case key.Matches(msg, k.GradNorm) && m.screen != screenGradNorm:
+		m.open(newGradNormPane(m.common()))
 		m.layout()
 		return true, nil
 	case key.Matches(msg, k.Note):
