@@ -44,6 +44,7 @@ var gradNormDict = map[string][2]string{
 	"gn.uncompared":   {"%d 个 (rank, 参数) 只在一侧有有限值，未计入。", "%d (rank, parameter) pairs with a finite value on one side only are left out."},
 	"gn.moved.param":  {"一个参数：%s 占增量的 %s。", "One parameter moved: %s holds %s of the increase."},
 	"gn.moved.layer":  {"一层：%s 占增量的 %s。", "One layer moved: %s holds %s of the increase."},
+	"gn.onrank":       {"其中 rank %d 占 %s。", " Rank %d holds %s."},
 	"gn.moved.rank":   {"一个 rank：rank %d 占增量的 %s。", "One rank moved: rank %d holds %s of the increase."},
 	"gn.moved.spread": {"整体上升：没有哪个参数、层或 rank 占增量的一半以上（最大：参数 %s，层 %s，rank %s）。", "Everything moved: no parameter, layer or rank holds half of the increase (largest: parameter %s, layer %s, rank %s)."},
 	"gn.peak":         {"日志中的尖刺可能在第 %d 步：本窗口从根因步起 Σ n² 最大的一步。", "The log's spike is likely at step %d: the step from the root step on with the largest Σ n² in this window."},
@@ -153,8 +154,11 @@ func (r *renderer) gradNormWhat(g *model.GradNorm) string {
 	return s + " " + r.t("gn.whole")
 }
 
-// stepList prints steps as "5, 6, 7".
+// stepList prints steps as "5, 6, 8", consecutive ones as "5–7".
 func stepList(s []int) string {
+	if n := len(s); n >= 3 && s[n-1]-s[0] == n-1 {
+		return strconv.Itoa(s[0]) + "–" + strconv.Itoa(s[n-1])
+	}
 	parts := make([]string, len(s))
 	for i, v := range s {
 		parts[i] = strconv.Itoa(v)
@@ -262,11 +266,15 @@ func (r *renderer) gradNormLayer(p *model.GradNormPart) string {
 // gradNormMoved is the one sentence that says what moved.
 func (r *renderer) gradNormMoved(sh *model.GradNormShare) string {
 	m, p := sh.Moved()
+	onRank := ""
+	if top := sh.ByRank; m != model.MovedRank && len(top) > 0 && float64(top[0].Share) > model.DominantShare {
+		onRank = r.tf("gn.onrank", top[0].Rank, pct(top[0].Share))
+	}
 	switch m {
 	case model.MovedParam:
-		return r.tf("gn.moved.param", code(p.Param), pct(p.Share))
+		return r.tf("gn.moved.param", code(p.Param), pct(p.Share)) + onRank
 	case model.MovedLayer:
-		return r.tf("gn.moved.layer", r.gradNormLayer(p), pct(p.Share))
+		return r.tf("gn.moved.layer", r.gradNormLayer(p), pct(p.Share)) + onRank
 	case model.MovedRank:
 		return r.tf("gn.moved.rank", p.Rank, pct(p.Share))
 	}

@@ -265,7 +265,7 @@ func (p *gradNormPane) share(g *model.GradNorm, w int) []string {
 			wrap("A non-finite norm is the answer by itself: the log's global norm is NaN/Inf at this step, and nothing is shared out. "+strings.Join(where, ", "), w)...)
 	case model.ShareDecrease:
 		return wrap(step+": Σn² "+fmtNum(float64(sh.RootSq))+" did not rise above the reference level "+fmtNum(float64(sh.RefSq))+
-			" (median of "+steps(sh.Reference)+"): there is no increase to share out.", w)
+			" (median of steps "+steps(sh.Reference)+"): there is no increase to share out.", w)
 	}
 	out := wrap(step+" vs the reference (median of steps "+steps(sh.Reference)+"): Σn² "+fmtNum(float64(sh.RefSq))+" → "+
 		fmtNum(float64(sh.RootSq))+" (norm ×"+fmtNum(math.Sqrt(float64(sh.RootSq/sh.RefSq)))+")", w)
