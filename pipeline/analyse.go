@@ -179,10 +179,17 @@ func (s *Session) gradNorm() {
 	if g := s.GradNorm; g != nil && s.gnFrom == s.Monitor && s.gnP1 == s.P1 && sameStep(g.Root, root) {
 		return
 	}
-	s.GradNorm, s.gnFrom, s.gnP1 = nil, s.Monitor, s.P1
-	if s.Monitor != nil && s.P1 != nil {
-		s.GradNorm = analysis.GradNormAround(s.Monitor, s.P1, root)
+	s.GradNorm, s.gnFrom, s.gnP1 = GradNormOf(s.Monitor, s.P1, s.P2), s.Monitor, s.P1
+}
+
+// GradNormOf is the grad-norm view (analysis.GradNormAround) of monitor
+// data d as Phase 1 analysed it (p1) at Phase 2's root step (p2 may be
+// nil: no root); nil without data.
+func GradNormOf(d *model.MonitorData, p1 *model.Phase1Result, p2 *model.Phase2Result) *model.GradNorm {
+	if d == nil || p1 == nil {
+		return nil
 	}
+	return analysis.GradNormAround(d, p1, rootStep(p2))
 }
 
 // rootStep is Phase 2's root optimizer step (the step, on data without
