@@ -76,6 +76,7 @@ func GradNormAround(d *model.MonitorData, p1 *model.Phase1Result, root *int) *mo
 		sh.Step = s
 		g.Shares = append(g.Shares, sh)
 	}
+	g.PeakStep = gradNormPeak(g, DefaultMinEffect)
 	return g
 }
 
@@ -449,4 +450,27 @@ func gradParts[K comparable](m map[K]*model.GradNormPart, delta float64) []model
 			cmp.Compare(a.Rank, b.Rank), cmp.Compare(a.Param, b.Param)) < 0
 	})
 	return out
+}
+
+// gradNormPeak is the step the log shows as the spike, from the root step
+// on: the first non-finite one, else the largest Σ n² whose all-rank norm
+// rose at least minEffect times the reference's (a rise within the noise
+// is no spike); nil when none.
+func gradNormPeak(g *model.GradNorm, minEffect float64) *int {
+	best := -1
+	for i := range g.Shares {
+		s := &g.Shares[i]
+		switch s.Outcome {
+		case model.ShareNonFinite:
+			return model.IntPtr(s.Step)
+		case model.ShareIncrease:
+			if float64(s.RootSq) >= minEffect*minEffect*float64(s.RefSq) && (best < 0 || s.RootSq > g.Shares[best].RootSq) {
+				best = i
+			}
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	return model.IntPtr(g.Shares[best].Step)
 }

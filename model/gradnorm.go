@@ -46,6 +46,11 @@ type GradNorm struct {
 	// reference steps have ShareReference, every step ShareNoRoot without
 	// a root.
 	Shares []GradNormShare `json:"shares"`
+	// PeakStep is the step, from the root step on, the log shows as the
+	// spike: a non-finite one first, else the largest Σ n² that rose
+	// clearly (the all-rank norm at least Phase 1's minimum effect times
+	// the reference's); nil when none did.
+	PeakStep *int `json:"peak_step"`
 }
 
 // RootShare is the root step's share (nil without a root step).
@@ -56,25 +61,17 @@ func (g *GradNorm) RootShare() *GradNormShare {
 	return nil
 }
 
-// Peak is the position of the step, from the root step on, whose Σ n² is
-// the largest (a non-finite one first): the step whose norm the log shows
-// as the spike; -1 when no step from the root on rose.
+// Peak is the position of PeakStep in Steps, -1 without one.
 func (g *GradNorm) Peak() int {
-	best := -1
-	for i := range g.Shares {
-		s := &g.Shares[i]
-		switch {
-		case s.Outcome == ShareNonFinite:
-			if best < 0 || g.Shares[best].Outcome != ShareNonFinite {
-				best = i
-			}
-		case s.Outcome == ShareIncrease:
-			if best < 0 || g.Shares[best].Outcome == ShareIncrease && s.RootSq > g.Shares[best].RootSq {
-				best = i
-			}
+	if g == nil || g.PeakStep == nil {
+		return -1
+	}
+	for i, s := range g.Steps {
+		if s == *g.PeakStep {
+			return i
 		}
 	}
-	return best
+	return -1
 }
 
 // ShareOutcome says whether the increase could be shared out.
