@@ -48,6 +48,11 @@ var gradNormDict = map[string][2]string{
 	"gn.moved.rank":   {"一个 rank：rank %d 占增量的 %s。", "One rank moved: rank %d holds %s of the increase."},
 	"gn.moved.spread": {"整体上升：没有哪个参数、层或 rank 占增量的一半以上（最大：参数 %s，层 %s，rank %s）。", "Everything moved: no parameter, layer or rank holds half of the increase (largest: parameter %s, layer %s, rank %s)."},
 	"gn.peak":         {"日志中的尖刺可能在第 %d 步：本窗口从根因步起 Σ n² 最大的一步。", "The log's spike is likely at step %d: the step from the root step on with the largest Σ n² in this window."},
+	"fig.gn":          {"第 %s 步各 rank 的全局梯度范数（对数坐标；虚线为根因步）", "Each rank's global grad norm at steps %s (log scale; the dashed line is the root step)"},
+	"fig.gn.alt":      {"第 %s 步各 rank 的全局梯度范数", "Global grad norm per rank at steps %s"},
+	"fig.gn.axis":     {"范数", "norm"},
+	"fig.gn.others":   {"其他 rank", "other ranks"},
+	"fig.gn.root":     {"根因步", "root step"},
 	"gn.param":        {"参数", "parameter"},
 	"gn.layer":        {"层", "layer"},
 	"gn.ranks":        {"rank 数", "ranks"},
@@ -85,6 +90,7 @@ func (r *renderer) gradNorm() {
 	}
 	r.line(r.gradNormWhat(g))
 	r.table(r.gradNormTable(g))
+	r.gradNormFigure(g)
 	ri := g.RootIndex()
 	if ri < 0 {
 		r.line(r.t("gn.noroot"))
