@@ -273,14 +273,15 @@ func (p *gradNormPane) share(g *model.GradNorm, w int) []string {
 		out = append(out, st.Accent.Render(l))
 	}
 	rn := namesOf(p.data)
-	longest := 0
+	longest, layerW := 0, len("layer")+1
 	for _, pt := range sh.ByParam[:min(3, len(sh.ByParam))] {
 		longest = max(longest, ansi.StringWidth(rn.params.fit(pt.Param, 1000)))
+		layerW = max(layerW, ansi.StringWidth(layerWord(&pt))+1)
 	}
-	nameW := max(10, min(w-2-10-6-7, longest+2))
-	out = append(out, st.Header.Render("  "+fit("parameter", nameW, false)+fit("layer", 10, false)+fit("ranks", 6, true)+fit("share", 7, true)))
+	nameW := max(10, min(w-2-layerW-6-7, longest+2))
+	out = append(out, st.Header.Render("  "+fit("parameter", nameW, false)+fit("layer", layerW, false)+fit("ranks", 6, true)+fit("share", 7, true)))
 	for _, pt := range sh.ByParam[:min(3, len(sh.ByParam))] {
-		out = append(out, "  "+fit(rn.params.fit(pt.Param, nameW-1), nameW, false)+fit(layerWord(&pt), 10, false)+
+		out = append(out, "  "+fit(rn.params.fit(pt.Param, nameW-1), nameW, false)+fit(layerWord(&pt), layerW, false)+
 			fit(strconv.Itoa(pt.Ranks), 6, true)+fit(pctText(pt.Share), 7, true))
 	}
 	var ls, rs []string
