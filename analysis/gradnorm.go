@@ -17,6 +17,9 @@ const (
 	// gradNormNonFinite is how many non-finite (rank, parameter) pairs of
 	// the root step the result lists by name (it counts them all).
 	gradNormNonFinite = 10
+	// gradNormReduced is the metric of the gradient after the data-parallel
+	// average: what the optimizer sees and the log's norm sums.
+	gradNormReduced = "grad_reduced"
 )
 
 // GradNormAround is the global gradient norm of every rank at the root
@@ -62,6 +65,9 @@ func GradNormAround(d *model.MonitorData, p1 *model.Phase1Result, root *int) *mo
 	g.Ranks = vals.ranks()
 	gradNormPerRank(g, vals)
 	gradNormModel(g, d.Pipeline, vals)
+	if ri := d.MetricIndex(gradNormReduced); ri >= 0 && ri != mi {
+		gradNormReducedNorm(g, d, ri, optOf)
+	}
 	ri := g.RootIndex()
 	for i, s := range g.Steps {
 		var sh model.GradNormShare
@@ -473,4 +479,60 @@ func gradNormPeak(g *model.GradNorm, minEffect float64) *int {
 		return nil
 	}
 	return model.IntPtr(g.Shares[best].Step)
+}
+
+// gradNormReducedNorm fills Reduced: the model's norm in grad_reduced per
+// window step, over the lowest rank holding reduced rows of every stage
+// (one rank when the run has one stage).
+func gradNormReducedNorm(g *model.GradNorm, d *model.MonitorData, mi int, optOf func(int32) int) {
+	vals, _ := gradNormFinal(d, mi, optOf, g.Steps)
+	has := map[int]bool{}
+	for k := range vals {
+		has[k.rank] = true
+	}
+	var ranks []int
+	if g.StageRanks != nil {
+		for _, rs := range g.StageRanks {
+			pick := -1
+			for _, r := range rs {
+				if has[r] {
+					pick = r
+					break
+				}
+			}
+			if pick < 0 {
+				return // a stage without reduced rows: no model norm
+			}
+			ranks = append(ranks, pick)
+		}
+	} else {
+		for r := range has {
+			if len(ranks) == 0 || r < ranks[0] {
+				ranks = []int{r}
+			}
+		}
+	}
+	if len(ranks) == 0 {
+		return
+	}
+	sq := make([]float64, len(g.Steps))
+	seen := make([]map[int]bool, len(g.Steps)) // the ranks with rows at each step
+	for _, k := range vals.sorted() {
+		if slices.Contains(ranks, k.rank) {
+			v := vals[k].v
+			sq[k.step] += v * v
+			if seen[k.step] == nil {
+				seen[k.step] = map[int]bool{}
+			}
+			seen[k.step][k.rank] = true
+		}
+	}
+	g.ReducedRanks = ranks
+	for i := range g.Steps {
+		v := math.Sqrt(sq[i])
+		if len(seen[i]) < len(ranks) {
+			v = math.NaN() // a stage without its rows: no model norm
+		}
+		g.Reduced = append(g.Reduced, model.Float(v))
+	}
 }

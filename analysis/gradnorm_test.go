@@ -165,6 +165,21 @@ func TestGradNormPerRank(t *testing.T) {
 	if g.Model != nil || g.StageRanks != nil {
 		t.Errorf("one stage: no model norm expected, got %v", g.Model)
 	}
+	// grad_reduced is alike on every rank: the model's norm after the
+	// data-parallel average, from one rank
+	if !slices.Equal(g.ReducedRanks, []int{0}) || len(g.Reduced) != len(g.Steps) {
+		t.Fatalf("reduced ranks %v, %d reduced norms", g.ReducedRanks, len(g.Reduced))
+	}
+	for i, s := range g.Steps {
+		sum := 0.0
+		for p := range r.Params {
+			n := r.Reduced(synth.Anomalous, s, p).Norm
+			sum += n * n
+		}
+		if want, got := math.Sqrt(sum), float64(g.Reduced[i]); math.Abs(got-want) > 1e-5*want {
+			t.Errorf("step %d: reduced norm %.9g, want %.9g", s, got, want)
+		}
+	}
 	if g.RootShare().Outcome != model.ShareIncrease {
 		t.Fatalf("outcome %s", g.RootShare().Outcome)
 	}

@@ -40,6 +40,13 @@ type GradNorm struct {
 	StageRanks [][]int `json:"stage_ranks,omitempty"`
 	ModelRanks []int   `json:"model_ranks,omitempty"`
 	Model      []Float `json:"model,omitempty"`
+	// Reduced[i] is the model's norm at Steps[i] in grad_reduced (the
+	// gradient after the data-parallel average, alike on every rank of a
+	// stage): sqrt(Σ n²) over ReducedRanks, one rank of every stage — the
+	// number the training log prints before clipping, up to tensor-parallel
+	// shards. nil when the data holds no grad_reduced, or Metric is it.
+	Reduced      []Float `json:"reduced,omitempty"`
+	ReducedRanks []int   `json:"reduced_ranks,omitempty"`
 	// Shares[i] is Steps[i]'s Σ n² against the reference level before the
 	// root step and its decomposition: the root step's and every later
 	// step's (the log's spike may come a step after the root); the

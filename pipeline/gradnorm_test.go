@@ -111,6 +111,9 @@ func TestGradNormPipelineStages(t *testing.T) {
 			t.Errorf("step %d: model norm %v, want %v", g.Steps[i], g.Model[i], want)
 		}
 	}
+	if len(g.ReducedRanks) != 2 || g.ReducedRanks[0] != 0 || g.ReducedRanks[1] != 2 || len(g.Reduced) != len(g.Steps) {
+		t.Errorf("reduced over ranks %v (%d norms), want one rank of each stage", g.ReducedRanks, len(g.Reduced))
+	}
 	top := g.RootShare().ByLayer[0]
 	if top.Layer != r.FaultGlobalLayer() || !top.GlobalLayer {
 		t.Errorf("largest layer %+v, want global layer %d", top, r.FaultGlobalLayer())

@@ -53,6 +53,8 @@ var gradNormDict = map[string][2]string{
 	"fig.gn.axis":     {"范数", "norm"},
 	"fig.gn.others":   {"其他 rank", "other ranks"},
 	"fig.gn.root":     {"根因步", "root step"},
+	"gn.reduced.col":  {"grad_reduced（日志）", "grad_reduced (log)"},
+	"gn.reduced.what": {"「grad_reduced（日志）」列：模型在 `grad_reduced`（数据并行平均之后的梯度）中的范数，每个流水线分段取一个 rank（rank %s）：即训练日志在梯度裁剪前打印的数值（TP 分片与整个参数同名时除外）。", "Column \"grad_reduced (log)\": the model's norm in `grad_reduced`, the gradient after the data-parallel average, over one rank per pipeline stage (rank %s): the number the training log prints before clipping, unless tensor-parallel shards carry the whole parameter's name."},
 	"gn.param":        {"参数", "parameter"},
 	"gn.layer":        {"层", "layer"},
 	"gn.ranks":        {"rank 数", "ranks"},
@@ -150,6 +152,9 @@ func (r *renderer) gradNormWhat(g *model.GradNorm) string {
 	case "grad_reduced":
 		s += " " + r.t("gn.reduced")
 	}
+	if g.Reduced != nil {
+		s += " " + r.tf("gn.reduced.what", stepList(g.ReducedRanks))
+	}
 	if len(g.ModelRanks) > 0 {
 		var rs []string
 		for _, x := range g.ModelRanks {
@@ -176,6 +181,9 @@ func stepList(s []int) string {
 // every rank (few ranks) or the largest, median and smallest.
 func (r *renderer) gradNormTable(g *model.GradNorm) *table {
 	t := &table{header: []string{r.t("gn.step")}}
+	if g.Reduced != nil {
+		t.header = append(t.header, r.t("gn.reduced.col"))
+	}
 	if g.Model != nil {
 		t.header = append(t.header, r.t("gn.model"))
 	}
@@ -193,6 +201,9 @@ func (r *renderer) gradNormTable(g *model.GradNorm) *table {
 			step = "**" + r.tf("gn.root", s) + "**"
 		}
 		row := []string{step}
+		if g.Reduced != nil {
+			row = append(row, num(float64(g.Reduced[i])))
+		}
 		if g.Model != nil {
 			row = append(row, num(float64(g.Model[i])))
 		}

@@ -148,9 +148,15 @@ func (p *gradNormPane) table(g *model.GradNorm, w int) []string {
 	if g.Model != nil {
 		model0 = numW + 1
 	}
+	if g.Reduced != nil {
+		model0 += numW + 1
+	}
 	fitRanks := (w - 2 - stepW - model0) / (numW + 1)
 	few := len(g.Ranks) <= fitRanks
 	hdr := "  " + fit("step", stepW, false)
+	if g.Reduced != nil {
+		hdr += fit("reduced", numW, true) + " "
+	}
 	if g.Model != nil {
 		hdr += fit("model", numW, true) + " "
 	}
@@ -174,6 +180,9 @@ func (p *gradNormPane) table(g *model.GradNorm, w int) []string {
 			mark = " peak"
 		}
 		row := fit(strconv.Itoa(s)+mark, stepW, false)
+		if g.Reduced != nil {
+			row += fit(fmtNum(float64(g.Reduced[i])), numW, true) + " "
+		}
 		if g.Model != nil {
 			row += fit(fmtNum(float64(g.Model[i])), numW, true) + " "
 		}
@@ -391,6 +400,9 @@ func (p *gradNormPane) what(g *model.GradNorm) []string {
 		out = append(out, "grad_unreduced is each rank's own gradient before the data-parallel average; the log prints the norm after it, usually smaller.")
 	case "grad_reduced":
 		out = append(out, "grad_reduced is the gradient after the data-parallel average: what the optimizer sees.")
+	}
+	if g.Reduced != nil {
+		out = append(out, "Column reduced: the model's norm in grad_reduced, the gradient after the data-parallel average (ranks "+steps(g.ReducedRanks)+", one per pipeline stage): the number the training log prints before clipping, unless tensor-parallel shards carry the whole parameter's name.")
 	}
 	if len(g.ModelRanks) > 0 {
 		out = append(out, "The ranks of the "+strconv.Itoa(len(g.StageRanks))+" pipeline stages hold disjoint parameters: the model's norm (column model) sums one rank of each stage (ranks "+steps(g.ModelRanks)+"). The rows cannot tell tensor-parallel shards from data-parallel replicas.")
