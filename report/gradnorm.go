@@ -54,7 +54,7 @@ var gradNormDict = map[string][2]string{
 	"fig.gn.others":   {"其他 rank", "other ranks"},
 	"fig.gn.root":     {"根因步", "root step"},
 	"gn.reduced.col":  {"grad_reduced（日志）", "grad_reduced (log)"},
-	"gn.reduced.what": {"「grad_reduced（日志）」列：模型在 `grad_reduced`（数据并行平均之后的梯度）中的范数，每个流水线分段取一个 rank（rank %s）：即训练日志在梯度裁剪前打印的数值（TP 分片与整个参数同名时除外）。", "Column \"grad_reduced (log)\": the model's norm in `grad_reduced`, the gradient after the data-parallel average, over one rank per pipeline stage (rank %s): the number the training log prints before clipping, unless tensor-parallel shards carry the whole parameter's name."},
+	"gn.reduced.what": {"「grad_reduced（日志）」列：模型在 `grad_reduced`（数据并行平均之后的梯度）中的范数，每个流水线分段取一个 rank（rank %s；同一分段各 rank 相同）：即训练日志在梯度裁剪前打印的数值（TP 分片与整个参数同名时除外）。", "Column \"grad_reduced (log)\": the model's norm in `grad_reduced`, the gradient after the data-parallel average, over one rank of each pipeline stage (rank %s; it is alike on every rank of a stage): the number the training log prints before clipping, unless tensor-parallel shards carry the whole parameter's name."},
 	"gn.param":        {"参数", "parameter"},
 	"gn.layer":        {"层", "layer"},
 	"gn.ranks":        {"rank 数", "ranks"},

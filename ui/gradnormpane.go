@@ -402,7 +402,11 @@ func (p *gradNormPane) what(g *model.GradNorm) []string {
 		out = append(out, "grad_reduced is the gradient after the data-parallel average: what the optimizer sees.")
 	}
 	if g.Reduced != nil {
-		out = append(out, "Column reduced: the model's norm in grad_reduced, the gradient after the data-parallel average (ranks "+steps(g.ReducedRanks)+", one per pipeline stage): the number the training log prints before clipping, unless tensor-parallel shards carry the whole parameter's name.")
+		from := "rank " + steps(g.ReducedRanks) + ": it is alike on every rank"
+		if len(g.ReducedRanks) > 1 {
+			from = "ranks " + steps(g.ReducedRanks) + ": one per pipeline stage"
+		}
+		out = append(out, "Column reduced: the model's norm in grad_reduced, the gradient after the data-parallel average ("+from+"): the number the training log prints before clipping, unless tensor-parallel shards carry the whole parameter's name.")
 	}
 	if len(g.ModelRanks) > 0 {
 		out = append(out, "The ranks of the "+strconv.Itoa(len(g.StageRanks))+" pipeline stages hold disjoint parameters: the model's norm (column model) sums one rank of each stage (ranks "+steps(g.ModelRanks)+"). The rows cannot tell tensor-parallel shards from data-parallel replicas.")
