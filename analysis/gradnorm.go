@@ -190,13 +190,18 @@ func gradNormFinal(d *model.MonitorData, mi int, optOf func(int32) int, window [
 	}
 	vals := gnVals{}
 	r := &d.Rows
+	first, last := window[0], window[len(window)-1]
 	for run := range r.Runs() {
 		if int(run.Metric) != mi {
 			continue
 		}
 		t := &d.Targets[run.Target]
 		for i := run.Lo; i < run.Hi; i++ {
-			si, ok := at[optOf(r.Step[i])]
+			o := optOf(r.Step[i])
+			if o < first || o > last { // most rows: no map lookup
+				continue
+			}
+			si, ok := at[o]
 			if !ok {
 				continue
 			}
