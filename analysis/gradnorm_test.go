@@ -312,3 +312,27 @@ func TestGradNormPeak(t *testing.T) {
 		t.Errorf("shares: %s first, root share of step %d", g.Shares[0].Outcome, g.RootShare().Step)
 	}
 }
+
+// Under PP×VPP a parameter's layer is the model's: (chunk·PP + stage)·
+// layers per chunk + its local number; without the layer counts, the
+// stage-local number with its stage and chunk; outside the layers, -1.
+func TestGradNormLayerPPVPP(t *testing.T) {
+	pl := &model.PipelineStages{Stages: 2, Inferred: true, ChunkLayers: 2, RankStages: map[string]int{"0": 0, "1": 1}}
+	for _, c := range []struct {
+		p    gnParam
+		rank int
+		want layerKey
+	}{
+		{gnParam{"pp1:vpp1:decoder.layers.1.mlp.linear_fc2.weight", 1}, 1, layerKey{layer: 7, stage: -1, global: true}},
+		{gnParam{"pp0:vpp0:decoder.layers.0.mlp.linear_fc2.weight", 0}, 0, layerKey{layer: 0, stage: -1, global: true}},
+		{gnParam{"pp1:output_layer.weight", 1}, 1, layerKey{layer: -1, stage: -1, global: true}},
+	} {
+		if got := gradLayer(c.p, c.rank, pl, nil); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.p.name, got, c.want)
+		}
+	}
+	unknown := &model.PipelineStages{Stages: 2, Inferred: true, RankStages: map[string]int{"0": 0, "1": 1}}
+	if got := gradLayer(gnParam{"pp1:vpp1:decoder.layers.1.mlp.linear_fc2.weight", 1}, 1, unknown, nil); got != (layerKey{layer: 1, stage: 1, vpp: 1}) {
+		t.Errorf("without layer counts: %+v, want stage 1 chunk 1 local layer 1", got)
+	}
+}
