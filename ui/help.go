@@ -38,9 +38,12 @@ func (m *Model) keyHelp() screenKeys {
 		return screenKeys{short: p.ShortHelp(), full: append(p.FullHelp(), []key.Binding{k.Suspend})}
 	}
 	full := append([][]key.Binding{{k.Phase1, k.Phase2, k.Phase3, k.Back, k.Help, k.Quit, k.Suspend}}, p.FullHelp()...)
-	root := []key.Binding{k.Verdict, k.GradNorm, k.Pin, k.Unpin, k.Note, k.Report, k.Follow}
+	root := []key.Binding{k.Verdict, k.Pin, k.Unpin, k.Note, k.Report, k.Follow}
 	if m.screen == screenPhase2 || m.screen == screenPhase3 {
 		root = append(root, k.Plan)
+	}
+	if m.screen != screenGradNorm {
+		root = append(root, k.GradNorm)
 	}
 	if isCopySource(p) {
 		root = append(root, k.Copy)
