@@ -67,6 +67,11 @@
 // [baselineKey]. A pinned coordinate (a model.Coord, read once from --pin)
 // skips the phase: [p2.applyPin], [resolveStageParam].
 //
+// The root step as the training log sees it: the global gradient norm of
+// every rank around the root step and the share of its increase by
+// parameter, layer and rank [GradNormAround] ([gradNormFinal],
+// [gradNormShare]).
+//
 // # The verdict ([Verdict])
 //
 // All phases that ran, summed up once: Phase 3 against a real baseline dump

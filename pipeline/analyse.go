@@ -62,6 +62,7 @@ func (s *Session) fromPhase2() error {
 		}
 		s.P2 = p2
 	}
+	s.gradNorm()
 	s.pickGroups()
 	s.runPhase3()
 	s.judge()
@@ -170,3 +171,41 @@ func (s *Session) runPhase3() {
 	words.Phase3(s.P3, words.Default)
 	s.P3.Conclusion = analysis.ConcludePhase3(s.P3)
 }
+
+// gradNorm computes the grad-norm view for the root step; it is kept when
+// the data and the root step did not change (a control choice).
+func (s *Session) gradNorm() {
+	root := rootStep(s.P2)
+	if g := s.GradNorm; g != nil && s.gnFrom == s.Monitor && s.gnP1 == s.P1 && sameStep(g.Root, root) {
+		return
+	}
+	s.GradNorm, s.gnFrom, s.gnP1 = GradNormOf(s.Monitor, s.P1, s.P2), s.Monitor, s.P1
+}
+
+// GradNormOf is the grad-norm view (analysis.GradNormAround) of monitor
+// data d as Phase 1 analysed it (p1) at Phase 2's root step (p2 may be
+// nil: no root); nil without data.
+func GradNormOf(d *model.MonitorData, p1 *model.Phase1Result, p2 *model.Phase2Result) *model.GradNorm {
+	if d == nil || p1 == nil {
+		return nil
+	}
+	return analysis.GradNormAround(d, p1, rootStep(p2))
+}
+
+// rootStep is Phase 2's root optimizer step (the step, on data without
+// optimizer steps), nil when there is none.
+func rootStep(p2 *model.Phase2Result) *int {
+	switch {
+	case p2 == nil:
+		return nil
+	case p2.RootOptStep != nil:
+		return p2.RootOptStep
+	case p2.RootCauseCoordinate == nil:
+		return nil
+	case p2.RootCauseCoordinate.OptimizerStep != nil:
+		return p2.RootCauseCoordinate.OptimizerStep
+	}
+	return p2.RootCauseCoordinate.Step
+}
+
+func sameStep(a, b *int) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }

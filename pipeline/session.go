@@ -83,7 +83,14 @@ type Session struct {
 	// computed once; P2.Verdict and P3.Verdict point to it. nil when
 	// nothing is anomalous.
 	Verdict *model.Verdict
+	// GradNorm is the global gradient norm per rank around the root step
+	// and the share of its increase (analysis.GradNormAround); nil without
+	// monitor rows.
+	GradNorm *model.GradNorm
 
+	// gnFrom and gnP1 are the data GradNorm was computed from.
+	gnFrom *model.MonitorData
+	gnP1   *model.Phase1Result
 	// userControl is set when the user chose C (WithControl).
 	userControl bool
 }
@@ -105,6 +112,7 @@ func (s *Session) ReportInput() report.Input {
 		in.BaselinePath = s.BaselineMonitor.Path
 	}
 	in.Series = s.rootSeries()
+	in.GradNorm = s.GradNorm
 	return in
 }
 

@@ -37,6 +37,9 @@ type Input struct {
 	// Plan is the next-collection plan (the "next steps" section), nil
 	// when none was made.
 	Plan *plan.Plan
+	// GradNorm is the global gradient norm around the root step (the
+	// "where did the grad norm come from" section); nil: not shown.
+	GradNorm *model.GradNorm
 	// MaxRows caps the candidate tables (0 = DefaultMaxRows).
 	MaxRows int
 }

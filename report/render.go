@@ -60,7 +60,7 @@ func walk(in Input, lang string, out sink) {
 // opens with a level-2 heading (the HTML report folds each one away under
 // it). A new section is one more entry here.
 func (r *renderer) sections() []func() {
-	return []func(){r.summary, r.phase1, r.phase2, r.phase3, r.missing, r.nextSteps}
+	return []func(){r.summary, r.phase1, r.phase2, r.gradNorm, r.phase3, r.missing, r.nextSteps}
 }
 
 // IsChinese reports whether lang (a --lang value or a LANG locale such as

@@ -35,6 +35,7 @@ const (
 	screenChooser
 	screenPlan
 	screenVerdict
+	screenGradNorm
 	numScreens // the number of screens, not one
 )
 
@@ -602,6 +603,10 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 		return true, m.showPlan()
 	case key.Matches(msg, k.Verdict) && m.screen != screenVerdict:
 		m.open(screenVerdict, newVerdictPane(m.common()))
+		m.layout()
+		return true, nil
+	case key.Matches(msg, k.GradNorm) && m.screen != screenGradNorm:
+		m.open(screenGradNorm, newGradNormPane(m.common()))
 		m.layout()
 		return true, nil
 	case key.Matches(msg, k.Note):

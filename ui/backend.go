@@ -16,7 +16,10 @@ type Data struct {
 	P1, P1Baseline  *model.Phase1Result
 	P2              *model.Phase2Result
 	P3              *model.Phase3Result
-	A, B, C, D      *model.Dump
+	// GradNorm is the global gradient norm around the root step (the `t`
+	// screen); nil without monitor rows.
+	GradNorm   *model.GradNorm
+	A, B, C, D *model.Dump
 	// Controls are the candidate C dumps when C is missing (the chooser).
 	Controls    []ControlOption
 	ControlNote string

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"spikescope/model"
+	"spikescope/pipeline"
 	"spikescope/words"
 )
 
@@ -163,7 +164,7 @@ func fixture() *Data {
 	}
 	return &Data{
 		Inputs:  []Input{{Role: "monitor", Path: md.Path}, {Role: "A", Path: "/data/run/dump/step10/rank2"}},
-		Monitor: md, P1: p1, P2: p2, P3: p3, OpsForLayer: opsFor,
+		Monitor: md, P1: p1, P2: p2, P3: p3, OpsForLayer: opsFor, GradNorm: pipeline.GradNormOf(md, p1, p2),
 		Controls: []ControlOption{
 			{Step: 10, Rank: 1, Label: "/data/run/dump/step10/rank1", Reason: "not a candidate; norm below p75", Usable: true},
 			{Step: 9, Rank: 2, Label: "/data/run/dump/step9/rank2", Reason: "not a candidate; norm below p75", Usable: true},

@@ -92,6 +92,9 @@ var scenarios = []scenario{
 	{name: "op_chain", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "enter", "enter")},
 	{name: "help", backend: fixtureBackend, ready: "earliest first", steps: keys("?")},
 	{name: "verdict", backend: fixtureBackend, ready: "earliest first", steps: keys("v")},
+	// where the global grad norm came from: the peak step, then the step before the root
+	{name: "gradnorm", backend: fixtureBackend, ready: "earliest first", steps: keys("t")},
+	{name: "gradnorm_reference", backend: fixtureBackend, ready: "earliest first", steps: keys("t", "g")},
 	{name: "chooser", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "c")},
 	{name: "empty", backend: emptyBackend, ready: "No anomaly"},
 	{name: "empty_phase3", backend: emptyBackend, ready: "No anomaly", steps: keys("3")},

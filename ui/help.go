@@ -42,12 +42,18 @@ func (m *Model) keyHelp() screenKeys {
 	if m.plans() {
 		root = append(root, k.Plan)
 	}
+	if m.screen != screenGradNorm {
+		root = append(root, k.GradNorm)
+	}
 	if copies(p) {
 		root = append(root, k.Copy)
 	}
 	short := p.ShortHelp()
 	if m.screen != screenVerdict {
 		short = append(short, k.Verdict)
+	}
+	if m.screen == screenPhase1 || m.screen == screenPhase2 || m.screen == screenPhase3 {
+		short = append(short, k.GradNorm)
 	}
 	return screenKeys{short: short, full: append(full, root)}
 }
@@ -106,6 +112,7 @@ func helpOverlay(h help.Model, keys help.KeyMap, st Styles, width, height int, f
 		"tab/shift+tab anchor · m/M metric (Norm/Max/Min/Mean) · c chooses the control C.",
 		"y copies the coordinate (--pin form) or the operator key · :N jumps to a step.",
 		"r writes the report (m Markdown, h HTML) · w (Phase 2/3) what to collect next.",
+		"t shows the global grad norm per rank around the root step and what its increase came from (one parameter, layer, rank, or everything).",
 		"F follows the run while the job writes: new candidates come in marked +, the selection stays; F again pauses.",
 	} {
 		lines = append(lines, wrap(t, width)...)
