@@ -107,7 +107,7 @@ func TestGradNormSectionShares(t *testing.T) {
 	}
 
 	html := RenderHTML(in, "en")
-	i := strings.Index(html, "<details class=\"sec\">\n<summary><h2>Where did the global grad norm come from</h2></summary>")
+	i := strings.Index(html, "<details>\n<summary><h2>Where did the global grad norm come from</h2></summary>")
 	if i < 0 || !strings.Contains(html[i:], "</details>") {
 		t.Error("the HTML section is not a folded <details>")
 	}
