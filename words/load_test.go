@@ -1,6 +1,7 @@
 package words
 
 import (
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -148,5 +149,17 @@ func TestVerdictReasonsChinese(t *testing.T) {
 		model.Decide{Dumps: true},
 	} {
 		sayBoth(t, r)
+	}
+}
+
+// A NaN/Inf gradient against the baseline device's finite one has no ratio:
+// the evidence says so instead of printing "NaN×".
+func TestDeviceSpecificNonFiniteSaysNoRatio(t *testing.T) {
+	r := model.EvidenceDeviceSpecific{Rank: 0, Step: 1, Parameter: "p", Ratio: math.NaN(), Threshold: 2}
+	for _, l := range []Lang{English, Chinese} {
+		s := Say(r, l)
+		if strings.Contains(s, "NaN×") || strings.Contains(s, "NaN 倍") || !strings.Contains(s, "NaN/Inf") {
+			t.Errorf("%s: %q", l, s)
+		}
 	}
 }

@@ -114,6 +114,10 @@ func init() {
 			return pick(zh, fmt.Sprintf("device-specific: rank %d, step %d, %s is anomalous here and the baseline device has no anomaly on it", r.Rank, r.Step, r.Parameter),
 				fmt.Sprintf("设备特异: rank %d, step %d, %s 在本设备异常，标杆设备同参数无异常", r.Rank, r.Step, r.Parameter))
 		}
+		if math.IsNaN(r.Ratio) || math.IsInf(r.Ratio, -1) { // a NaN/Inf gradient against a finite one has no ratio to say
+			return pick(zh, fmt.Sprintf("device-specific: rank %d, step %d, %s is NaN/Inf here and finite on the baseline device", r.Rank, r.Step, r.Parameter),
+				fmt.Sprintf("设备特异: rank %d, step %d, %s 在本设备为 NaN/Inf，标杆设备为有限值", r.Rank, r.Step, r.Parameter))
+		}
 		return pick(zh, fmt.Sprintf("device-specific: rank %d, step %d, %s is %s× the baseline device's value (threshold %s×)", r.Rank, r.Step, r.Parameter, g3(r.Ratio), g3(r.Threshold)),
 			fmt.Sprintf("设备特异: rank %d, step %d, %s 为标杆设备的 %s 倍（阈值 %s 倍）", r.Rank, r.Step, r.Parameter, g3(r.Ratio), g3(r.Threshold)))
 	})
