@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"spikescope/analysis"
+	"spikescope/cliflags"
 	"spikescope/memlimit"
 	"spikescope/model"
 	"spikescope/outfile"
@@ -20,8 +19,8 @@ import (
 // "Headless contract"). Flags may follow PATH.
 func runDetect(args []string, stdout, stderr io.Writer) int {
 	var out string
-	fs := jsonFlagSet("detect", stderr, &out)
-	def := analysis.DefaultPhase1Options()
+	fs := cliflags.JSONFlagSet("detect", stderr, &out)
+	def := pipeline.DefaultPhase1Options()
 	opt := def // the flags below set it
 	format := fs.String("format", "auto", "input format: auto, trenddb, csv or dump")
 	csvFlag := fs.Bool("csv", false, "PATH is a monitor CSV file or folder (same as --format csv)")
@@ -32,10 +31,10 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&opt.MinEffect, "min-effect", def.MinEffect, "minimum effect: a candidate is at least this many times its baseline median")
 	fs.StringVar(&opt.Metric, "metric", "", "metric to analyse: a name, or the reference ids 1 (grad_unreduced) / 2 (grad_reduced); default grad_unreduced")
 	summary := fs.Bool("summary", false, fmt.Sprintf("keep only the first %d anomalies (anomaly_count stays the full count)", pipeline.DetectSummaryCap))
-	var follow followFlags
-	follow.register(fs, false)
-	var mem memFlag
-	mem.register(fs)
+	var follow cliflags.Follow
+	follow.Register(fs, false)
+	var mem cliflags.Mem
+	mem.Register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: spikescope detect PATH [--format auto|trenddb|csv|dump] [--csv] [--dump] [--window N]\n"+
 			"                        [--iqr-mult %g] [--mad-mult %g] [--min-effect %g] [--metric NAME] [-o FILE] [--summary]\n"+
@@ -58,25 +57,28 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	case *csvFlag:
 		f = model.FormatCSV
 	}
-	if err := checkFormat("detect", f, *format); err != nil {
+	if err := cliflags.CheckFormat("detect", f, *format); err != nil {
 		return exitCode(err, stderr)
 	}
-	if opt.Window < 0 || opt.Window > maxWindowFlag || !inFlagRange(opt.IQRMult) || !inFlagRange(opt.MADMult) || !inFlagRange(opt.MinEffect) {
-		return exitCode(usageError{fmt.Sprintf("detect: --window must be 0 to %d and --iqr-mult, --mad-mult, --min-effect above 0 and at most %g", maxWindowFlag, maxMultFlag)}, stderr)
+	if opt.Window < 0 || opt.Window > cliflags.MaxWindow || !cliflags.InRange(opt.IQRMult) || !cliflags.InRange(opt.MADMult) || !cliflags.InRange(opt.MinEffect) {
+		return exitCode(usageError{fmt.Sprintf("detect: --window must be 0 to %d and --iqr-mult, --mad-mult, --min-effect above 0 and at most %g", cliflags.MaxWindow, cliflags.MaxMult)}, stderr)
 	}
-	if err := follow.check("detect", fs); err != nil {
+	if err := follow.Check("detect", fs); err != nil {
 		return exitCode(err, stderr)
 	}
-	budget, err := mem.budget("detect")
+	budget, err := mem.Budget("detect")
 	if err != nil {
 		return exitCode(err, stderr)
 	}
 	defer memlimit.Apply(budget)()
-	if follow.on {
+	if follow.On {
 		if out != "" || *summary {
 			return exitCode(usageError{"detect: --follow writes JSON lines to standard output: -o and --summary do not apply"}, stderr)
 		}
-		return detectFollow(paths[0], f, pipeline.FollowOptions{Interval: follow.interval, P1: opt, Mem: budget}, stdout, stderr)
+		// JSON lines until SIGINT or SIGTERM, then the stop line and exit 0
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return detectFollowCtx(ctx, paths[0], f, pipeline.FollowOptions{Interval: follow.Interval, P1: opt, Mem: budget}, stdout, stderr)
 	}
 	if err := outfile.RefuseInput(out, paths[0]); err != nil {
 		return exitCode(err, stderr)
@@ -88,36 +90,8 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	return exitCode(outfile.WriteJSON(res.AsWritten(), out, stdout, stderr), stderr)
 }
 
-// detectFollow is detect --follow: JSON lines on stdout, one Write per
-// line (unbuffered: each line is out at once), until SIGINT or SIGTERM,
-// then the stop line and exit 0.
-func detectFollow(path string, f model.Format, opt pipeline.FollowOptions, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return detectFollowCtx(ctx, path, f, opt, stdout, stderr)
-}
-
-// detectFollowCtx is detectFollow until ctx is done.
+// detectFollowCtx is detect --follow until ctx is done: JSON lines on
+// stdout (pipeline.FollowLines).
 func detectFollowCtx(ctx context.Context, path string, f model.Format, opt pipeline.FollowOptions, stdout, stderr io.Writer) int {
-	emit := func(e pipeline.FollowEvent) error {
-		b, err := json.Marshal(e.AsWritten())
-		if err != nil {
-			return err
-		}
-		_, err = stdout.Write(append(b, '\n'))
-		return err
-	}
-	fl, first, err := pipeline.StartFollow(ctx, path, f, opt, nil)
-	if err != nil {
-		if ctx.Err() != nil { // interrupted during the first read: still the last line
-			return exitCode(emit(pipeline.StopBeforeStart(path)), stderr)
-		}
-		return exitCode(err, stderr)
-	}
-	for _, e := range first {
-		if err := emit(e); err != nil {
-			return exitCode(err, stderr)
-		}
-	}
-	return exitCode(fl.Run(ctx, emit), stderr)
+	return exitCode(pipeline.FollowLines(ctx, path, f, opt, stdout), stderr)
 }

@@ -5,7 +5,7 @@ import (
 	"flag"
 	"strconv"
 
-	"spikescope/analysis"
+	"spikescope/cliflags"
 	"spikescope/model"
 	"spikescope/pipeline"
 )
@@ -15,7 +15,8 @@ import (
 type inputFlags struct {
 	in                 pipeline.Inputs
 	format, step, rank string
-	mem                memFlag
+	pin                string // --pin as typed: inputs parses it, once
+	mem                cliflags.Mem
 }
 
 // register defines the flags on fs.
@@ -27,10 +28,10 @@ func (f *inputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.in.DumpD, "dump-d", "", "C's baseline dump (D)")
 	fs.StringVar(&f.step, "step", "", "step of A inside its dump tree")
 	fs.StringVar(&f.rank, "rank", "", "rank of A inside its dump tree")
-	fs.StringVar(&f.in.Pin, "pin", "", "pin the root-cause coordinate, e.g. opt=3,ms=2,rank=5,param=NAME")
+	fs.StringVar(&f.pin, "pin", "", "pin the root-cause coordinate, e.g. opt=3,ms=2,rank=5,param=NAME")
 	fs.StringVar(&f.in.LayerMapping, "layer-mapping", "", "msprobe layer-mapping YAML `FILE` for dumps of two frameworks")
 	fs.StringVar(&f.format, "format", "auto", "format of PATH: auto, trenddb, csv or dump")
-	f.mem.register(fs)
+	f.mem.Register(fs)
 }
 
 // paths lists every input path given, for the -o check.
@@ -50,20 +51,20 @@ func (f *inputFlags) inputs(cmd string, paths []string) (in pipeline.Inputs, tit
 		if cmd == "" { // a mistyped subcommand lands here
 			msg += "; subcommands: inspect, detect, select, trace, report, plan"
 		}
-		return in, "", nil, cmdError(cmd, msg)
+		return in, "", nil, cliflags.CmdError(cmd, msg)
 	}
 	var errStep, errRank error
-	in.StepA, errStep = optInt(cmd, "--step", f.step, 0)
-	in.RankA, errRank = optInt(cmd, "--rank", f.rank, 0)
+	in.StepA, errStep = cliflags.OptInt(cmd, "--step", f.step, 0)
+	in.RankA, errRank = cliflags.OptInt(cmd, "--rank", f.rank, 0)
 	in.Format = model.Format(f.format)
 	var errMem error
-	in.Mem, errMem = f.mem.budget(cmd)
-	if err := cmp.Or(errStep, errRank, checkFormat(cmd, in.Format, f.format), errMem); err != nil {
+	in.Mem, errMem = f.mem.Budget(cmd)
+	if err := cmp.Or(errStep, errRank, cliflags.CheckFormat(cmd, in.Format, f.format), errMem); err != nil {
 		return in, "", nil, err
 	}
-	if in.Pin != "" {
-		if _, err := analysis.ParsePin(in.Pin); err != nil {
-			return in, "", nil, cmdError(cmd, "--pin: "+err.Error())
+	if f.pin != "" {
+		if in.Pin, err = model.ParseCoord(f.pin); err != nil {
+			return in, "", nil, cliflags.CmdError(cmd, "--pin: "+err.Error())
 		}
 	}
 	switch {

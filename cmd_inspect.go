@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"spikescope/cliflags"
 	"spikescope/memlimit"
 	"spikescope/model"
 	"spikescope/outfile"
@@ -31,8 +32,8 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "auto", "input format: auto, trenddb, csv or dump")
 	against := fs.String("against", "", "a dump to align PATH's dump with")
 	mapping := fs.String("layer-mapping", "", "msprobe layer-mapping YAML for --against")
-	var mem memFlag
-	mem.register(fs)
+	var mem cliflags.Mem
+	mem.Register(fs)
 	paths, code, ok := parseArgs(fs, args, inspectUsage, stdout, stderr)
 	if !ok {
 		return code
@@ -41,13 +42,13 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 		return exitCode(usageError{fmt.Sprintf("inspect: want exactly one PATH, got %d (see spikescope inspect -h)", len(paths))}, stderr)
 	}
 	f := model.Format(*format)
-	if err := checkFormat("inspect", f, *format); err != nil {
+	if err := cliflags.CheckFormat("inspect", f, *format); err != nil {
 		return exitCode(err, stderr)
 	}
 	if *mapping != "" && *against == "" {
 		return exitCode(usageError{"inspect: --layer-mapping goes with --against"}, stderr)
 	}
-	budget, err := mem.budget("inspect")
+	budget, err := mem.Budget("inspect")
 	if err != nil {
 		return exitCode(err, stderr)
 	}
@@ -56,13 +57,11 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	if *against != "" {
-		if rep.Dump == nil {
-			return exitCode(usageError{fmt.Sprintf("inspect: --against needs a dump as PATH, %s is %s", paths[0], rep.Format)}, stderr)
-		}
-		if rep.Alignment, err = pipeline.AlignDumpTrees(context.Background(), paths[0], *against, *mapping); err != nil {
-			return exitCode(err, stderr)
-		}
+	if *against != "" && rep.Dump == nil {
+		return exitCode(usageError{fmt.Sprintf("inspect: --against needs a dump as PATH, %s is %s", paths[0], rep.Format)}, stderr)
+	}
+	if err := rep.AlignAgainst(context.Background(), *against, *mapping); err != nil {
+		return exitCode(err, stderr)
 	}
 	if *asJSON {
 		return exitCode(outfile.WriteJSON(rep, "", stdout, stderr), stderr)

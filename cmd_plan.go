@@ -6,7 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
-	"spikescope/memlimit"
+	"spikescope/cliflags"
 	"spikescope/outfile"
 	"spikescope/pipeline"
 	"spikescope/plan"
@@ -49,7 +49,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	if out == "" {
 		return exitCode(usageError{"plan: -o DIR is required (the folder to write the configs and PLAN.md into)"}, stderr)
 	}
-	stepOffset, err := optInt("plan", "--step-offset", offset, 0)
+	stepOffset, err := cliflags.OptInt("plan", "--step-offset", offset, 0)
 	if err != nil {
 		return exitCode(err, stderr)
 	}
@@ -59,8 +59,8 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 			return exitCode(err, stderr)
 		}
 	}
-	if window < 0 || window > maxWindowFlag {
-		return exitCode(usageError{fmt.Sprintf("plan: --window %d is out of range (0 … %d)", window, maxWindowFlag)}, stderr)
+	if window < 0 || window > cliflags.MaxWindow {
+		return exitCode(usageError{fmt.Sprintf("plan: --window %d is out of range (0 … %d)", window, cliflags.MaxWindow)}, stderr)
 	}
 	in, _, cleanup, err := f.inputs("plan", paths)
 	if cleanup != nil {
@@ -70,9 +70,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		return exitCode(err, stderr)
 	}
 	in.P1.Window = window
-	restore := memlimit.Apply(in.Mem)
-	s, err := pipeline.Load(noticeCtx(stderr), in, nil)
-	restore()
+	s, err := pipeline.LoadWithin(noticeCtx(stderr), in)
 	if err != nil {
 		return exitCode(err, stderr)
 	}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"strconv"
 
-	"spikescope/memlimit"
 	"spikescope/outfile"
 	"spikescope/pipeline"
 	"spikescope/report"
@@ -84,8 +83,6 @@ func (f *reportFlags) session(paths []string, stderr io.Writer) (*pipeline.Sessi
 	if err != nil {
 		return nil, cleanup, err
 	}
-	restore := memlimit.Apply(in.Mem)
-	s, err := pipeline.Load(noticeCtx(stderr), in, nil)
-	restore()
+	s, err := pipeline.LoadWithin(noticeCtx(stderr), in)
 	return s, cleanup, err
 }

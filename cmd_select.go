@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"spikescope/analysis"
+	"spikescope/cliflags"
+	"spikescope/model"
 	"spikescope/outfile"
 	"spikescope/pipeline"
 )
@@ -15,20 +16,21 @@ import (
 // stdout, or -o FILE).
 func runSelect(args []string, stdout, stderr io.Writer) int {
 	var out string
-	fs := jsonFlagSet("select", stderr, &out)
-	def := analysis.DefaultPhase2Options()
+	fs := cliflags.JSONFlagSet("select", stderr, &out)
+	def := pipeline.DefaultPhase2Options()
 	opt := def // the flags below set it
 	p1Path := fs.String("phase1", "", "Phase 1 JSON of the anomalous side")
 	npu := fs.String("npu", "", "same as --phase1 (reference spelling)")
 	basePath := fs.String("baseline", "", "Phase 1 JSON of the baseline side (optional)")
 	gpu := fs.String("gpu", "", "same as --baseline (reference spelling; the baseline need not be a GPU)")
-	pinText := fs.String("pin", "", "pin the coordinate, e.g. opt=3,ms=2,rank=5,param=<name> (also step=N)")
+	pinFlag := fs.String("pin", "", "pin the coordinate, e.g. opt=3,ms=2,rank=5,param=<name> (also step=N)")
 	fs.Float64Var(&opt.Growth, "growth", def.Growth, "final-norm growth between adjacent optimizer steps")
 	fs.Float64Var(&opt.RankShare, "rank-share", def.RankShare, "share of ranks that must grow")
 	fs.Float64Var(&opt.DeviceRatio, "device-ratio", def.DeviceRatio, "anomalous/baseline ratio that makes a coordinate device-specific")
+	lang := fs.String("lang", "", "language of the texts: en or zh (default: reasoning and mode in Chinese as the reference scripts write them, the rest in English)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: spikescope select --phase1 P1.json [--baseline P1B.json] [--npu P1.json --gpu P1B.json]\n"+
-			"                        [--pin COORD] [--growth %g] [--rank-share %g] [--device-ratio %g] [-o FILE]\n\n"+
+			"                        [--pin COORD] [--growth %g] [--rank-share %g] [--device-ratio %g] [--lang en|zh] [-o FILE]\n\n"+
 			"Phase 2: the root-cause coordinate chosen from a Phase 1 result (JSON).\n", def.Growth, def.RankShare, def.DeviceRatio)
 		fs.PrintDefaults()
 	}
@@ -47,22 +49,24 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	if p1File == "" {
 		return exitCode(usageError{"select: --phase1 P1.json (or --npu) is required"}, stderr)
 	}
-	if !inFlagRange(opt.Growth) || !(opt.RankShare > 0) || opt.RankShare > 1 || !inFlagRange(opt.DeviceRatio) {
-		return exitCode(usageError{fmt.Sprintf("select: --growth and --device-ratio must be above 0 and at most %g, --rank-share in (0, 1]", maxMultFlag)}, stderr)
+	if !cliflags.InRange(opt.Growth) || !(opt.RankShare > 0) || opt.RankShare > 1 || !cliflags.InRange(opt.DeviceRatio) {
+		return exitCode(usageError{fmt.Sprintf("select: --growth and --device-ratio must be above 0 and at most %g, --rank-share in (0, 1]", cliflags.MaxMult)}, stderr)
 	}
-	var pin *analysis.Pin
-	if *pinText != "" {
-		p, err := analysis.ParsePin(*pinText)
-		if err != nil {
+	if *lang != "" && *lang != "en" && *lang != "zh" {
+		return exitCode(usageError{fmt.Sprintf("select: --lang %q: want en or zh", *lang)}, stderr)
+	}
+	var pin *model.Coord
+	if *pinFlag != "" {
+		var err error
+		if pin, err = model.ParseCoord(*pinFlag); err != nil {
 			return exitCode(usageError{"select: " + err.Error()}, stderr)
 		}
-		pin = &p
 	}
 	if err := outfile.RefuseInput(out, p1File, base); err != nil {
 		return exitCode(err, stderr)
 	}
-	res, err := pipeline.Select(p1File, base, pin, opt)
-	var pe *analysis.PinError
+	res, err := pipeline.Select(p1File, base, pin, opt, *lang)
+	var pe *pipeline.PinError
 	if errors.As(err, &pe) {
 		err = usageError{"select: " + err.Error()}
 	}
@@ -76,7 +80,7 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 // error of cmd when both are given, with different values.
 func spelling(cmd, name, v, alias, av string) (string, error) {
 	if v != "" && av != "" && v != av {
-		return "", cmdError(cmd, "give "+name+" or "+alias+", not both")
+		return "", cliflags.CmdError(cmd, "give "+name+" or "+alias+", not both")
 	}
 	return cmp.Or(v, av), nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,6 +69,54 @@ func TestSelectDemo(t *testing.T) {
 	}
 }
 
+// --lang says every text of the JSON in one language; without it the
+// reasoning, mode and cross-device verification are the reference
+// scripts' Chinese and the decisions English, as before.
+func TestSelectLang(t *testing.T) {
+	npu, gpu := demoPhase1(t, "npu"), demoPhase1(t, "gpu")
+	han := func(s string) bool {
+		for _, r := range s {
+			if r >= 0x4e00 && r <= 0x9fff {
+				return true
+			}
+		}
+		return false
+	}
+	def, _, _ := selectRun(t, "--npu", npu, "--gpu", gpu)
+	en, _, _ := selectRun(t, "--npu", npu, "--gpu", gpu, "--lang", "en")
+	zh, _, _ := selectRun(t, "--npu", npu, "--gpu", gpu, "--lang", "zh")
+	if def == nil || en == nil || zh == nil {
+		t.Fatal("select failed")
+	}
+	if !han(def.Reasoning) || !han(def.Mode) || !han(def.CrossDeviceVerification) || han(def.Decisions[0]) {
+		t.Errorf("default: reasoning %q mode %q verification %q decision %q", def.Reasoning, def.Mode, def.CrossDeviceVerification, def.Decisions[0])
+	}
+	texts := func(r *model.Phase2Result) []string {
+		out := append([]string{r.Reasoning, r.Mode, r.CrossDeviceVerification}, r.Decisions...)
+		for _, c := range r.CrossStep {
+			out = append(out, c.Verdict)
+		}
+		return out
+	}
+	for _, s := range texts(en) {
+		if han(s) {
+			t.Errorf("--lang en: %q", s)
+		}
+	}
+	for _, s := range texts(zh) {
+		if !han(s) {
+			t.Errorf("--lang zh: %q", s)
+		}
+	}
+	if !slices.Equal(def.Decisions, en.Decisions) || len(zh.Decisions) != len(en.Decisions) {
+		t.Errorf("decisions: default %q, en %q, zh %q", def.Decisions, en.Decisions, zh.Decisions)
+	}
+	// the same answer in every language
+	if *en.RootOptStep != *zh.RootOptStep || en.RootCauseCoordinate.Rank != zh.RootCauseCoordinate.Rank {
+		t.Errorf("en root %d rank %d, zh root %d rank %d", *en.RootOptStep, en.RootCauseCoordinate.Rank, *zh.RootOptStep, zh.RootCauseCoordinate.Rank)
+	}
+}
+
 // Reference-made Phase 1 files (bare NaN/Infinity tokens, no data_kind)
 // and empty ones are read; nothing crashes.
 func TestSelectReferenceJSONAndEmpty(t *testing.T) {
@@ -118,6 +167,7 @@ func TestSelectErrors(t *testing.T) {
 		{[]string{"select", "--phase1", npu, "--pin", "opt=5,rank=3,param=no.such.weight"}, "matches no parameter"},
 		{[]string{"select", "--phase1", npu, "--pin", "opt=99,rank=3"}, "optimizer step 99 is not in the data"},
 		{[]string{"select", "--phase1", npu, "--rank-share", "1.5"}, "--rank-share"},
+		{[]string{"select", "--phase1", npu, "--lang", "fr"}, "--lang"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(c.args, &out, &errb); code != 2 || !strings.Contains(errb.String(), c.want) || out.Len() != 0 {

@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"runtime/debug"
 	"slices"
 	"strings"
 
-	"spikescope/analysis"
-	"spikescope/ingest"
+	"spikescope/cliflags"
+	"spikescope/memlimit"
+	"spikescope/model"
 	"spikescope/outfile"
 	"spikescope/pipeline"
 )
@@ -24,10 +23,10 @@ const traceMemoryLimit = 1536 << 20
 // the groups are those the TUI and `report` compare on the same inputs.
 func runTrace(args []string, stdout, stderr io.Writer) int {
 	var out, phase1, anchors string
-	in := pipeline.Inputs{P3: analysis.DefaultPhase3Options()}
+	in := pipeline.Inputs{P3: pipeline.DefaultPhase3Options()}
 	dumps := [4]*string{&in.DumpA, &in.DumpB, &in.DumpC, &in.DumpD}
 	at := map[string]*string{} // --step, --rank, --step-X, --rank-X as given ("" = not given)
-	fs := jsonFlagSet("trace", stderr, &out)
+	fs := cliflags.JSONFlagSet("trace", stderr, &out)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: spikescope trace [PATH [--baseline PATH] | --phase1 P1.json] --dump-a A [--dump-b B]
                         [--dump-c C --dump-d D] [--anchors a,b,c] [--step N] [--rank R]
@@ -61,8 +60,8 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	fs.IntVar(&in.P3.Call, "call", in.P3.Call, "call number (micro-batch order) of the anchor modules to compare (default: Phase 1's micro step, else 0)")
 	fs.StringVar(&in.Baseline, "baseline", "", "baseline device's monitor or dump `PATH` (Phase 2's cross-device check)")
 	fs.StringVar(&in.LayerMapping, "layer-mapping", "", "msprobe layer-mapping YAML `FILE`: module names of A's framework → B's")
-	var mem memFlag
-	mem.register(fs)
+	var mem cliflags.Mem
+	mem.Register(fs)
 	paths, code, ok := parseArgs(fs, args, "", stdout, stderr)
 	if !ok {
 		return code
@@ -73,25 +72,23 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	if len(paths) == 1 {
 		in.Path = paths[0]
 	}
-	if in.P3.Call < -1 || in.P3.Call > maxCallFlag {
-		return exitCode(usageError{fmt.Sprintf("trace: --call must be -1 (automatic) to %d (got %d)", maxCallFlag, in.P3.Call)}, stderr)
+	if in.P3.Call < -1 || in.P3.Call > cliflags.MaxCall {
+		return exitCode(usageError{fmt.Sprintf("trace: --call must be -1 (automatic) to %d (got %d)", cliflags.MaxCall, in.P3.Call)}, stderr)
 	}
 	if err := outfile.RefuseInput(out, in.DumpA, in.DumpB, in.DumpC, in.DumpD, phase1, in.Path, in.Baseline, in.LayerMapping); err != nil {
 		return exitCode(err, stderr)
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// Four large dumps are held at once: ask the GC to stay near the
-		// documented budget instead of doubling the live heap (soft limit;
-		// the runtime caps the GC's CPU share when the live heap is larger).
-		debug.SetMemoryLimit(traceMemoryLimit)
-	}
+	// Four large dumps are held at once: the GC stays near the documented
+	// budget instead of doubling the live heap (a soft limit; GOMEMLIMIT wins).
+	defer memlimit.Apply(memlimit.Budget{Bytes: traceMemoryLimit})()
 	err := traceInputs(&in, at, phase1)
+	in.Phase1File = phase1
 	if err != nil {
 		return exitCode(err, stderr)
 	}
 	// The budget checks PATH's rows; the runtime's limit stays trace's
 	// own (set above) for the four dumps.
-	if in.Mem, err = mem.budget("trace"); err != nil {
+	if in.Mem, err = mem.Budget("trace"); err != nil {
 		return exitCode(err, stderr)
 	}
 	for _, a := range strings.Split(anchors, ",") {
@@ -106,9 +103,9 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	return exitCode(outfile.WriteJSON(res, out, stdout, stderr), stderr)
 }
 
-// traceInputs checks the groups, maps the --step/--rank flags given (-1: a
-// tree without step or rank folders; A's default to --step/--rank) onto in
-// and reads the saved Phase 1.
+// traceInputs checks the groups and maps the --step/--rank flags given
+// (-1: a tree without step or rank folders; A's default to --step/--rank)
+// onto in.
 func traceInputs(in *pipeline.Inputs, given map[string]*string, phase1 string) (err error) {
 	switch {
 	case in.DumpA == "":
@@ -120,16 +117,13 @@ func traceInputs(in *pipeline.Inputs, given map[string]*string, phase1 string) (
 	}
 	at := map[string]*int{}
 	for _, name := range slices.Sorted(maps.Keys(given)) {
-		if at[name], err = optInt("trace", "--"+name, *given[name], -1); err != nil {
+		if at[name], err = cliflags.OptInt("trace", "--"+name, *given[name], -1); err != nil {
 			return err
 		}
 	}
 	in.StepA, in.RankA = cmp.Or(at["step-a"], at["step"]), cmp.Or(at["rank-a"], at["rank"])
-	in.AtB = pipeline.Coord{Step: at["step-b"], Rank: at["rank-b"]}
-	in.AtC = pipeline.Coord{Step: at["step-c"], Rank: at["rank-c"]}
-	in.AtD = pipeline.Coord{Step: at["step-d"], Rank: at["rank-d"]}
-	if phase1 != "" {
-		in.Phase1, err = ingest.ReadPhase1(phase1)
-	}
-	return err
+	in.AtB = model.Coord{Step: at["step-b"], Rank: at["rank-b"]}
+	in.AtC = model.Coord{Step: at["step-c"], Rank: at["rank-c"]}
+	in.AtD = model.Coord{Step: at["step-d"], Rank: at["rank-d"]}
+	return nil
 }

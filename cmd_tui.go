@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
-	"spikescope/ingest"
+	"spikescope/cliflags"
 	"spikescope/memlimit"
 	"spikescope/pipeline"
 	"spikescope/report"
@@ -33,7 +32,7 @@ UI); --bell rings the terminal bell when the root-cause coordinate changes.
 
 // runTUI is spikescope without a subcommand.
 func runTUI(args []string, stdout, stderr io.Writer) int {
-	var follow followFlags
+	var follow cliflags.Follow
 	in, title, cleanup, err := tuiInputsFollow(args, stdout, &follow)
 	if cleanup != nil {
 		defer cleanup()
@@ -47,7 +46,7 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 	defer memlimit.Apply(in.Mem)()
 	backend := &ui.PipelineBackend{In: in, Lang: report.Lang("")}
 	if !ui.IsTerminal(stdout) {
-		if follow.on {
+		if follow.On {
 			return exitCode(usageError{"--follow without a terminal: for a pipe or a log, spikescope detect PATH --follow prints JSON lines"}, stderr)
 		}
 		d, err := backend.Load(context.Background(), nil)
@@ -57,18 +56,15 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 		_, err = io.WriteString(stdout, ui.Summary(d))
 		return exitCode(err, stderr)
 	}
-	if err := pipeline.CheckMemoryFor(noticeCtx(stderr), in, follow.on); err != nil {
+	if err := pipeline.CheckMemoryFor(noticeCtx(stderr), in, follow.On); err != nil {
 		return exitCode(err, stderr) // before the screen is taken
 	}
-	title, _ = ingest.EscapeControl(title) // the path as typed may hold control characters
+	title, _ = pipeline.EscapeControl(title) // the path as typed may hold control characters
 	inputs := backend.Inputs()
-	var store *ui.PinStore
-	if dir := ui.DefaultStateDir(); dir != "" {
-		store = &ui.PinStore{Dir: dir, Key: ui.StateKey(inputs, cleanup != nil), Inputs: inputs}
-	}
+	store := ui.DefaultPinStore(inputs, cleanup != nil)
 	e := ui.Run(ui.Options{Backend: backend, Inputs: inputs, NoColor: ui.NoColorFromEnv(), Title: title,
 		State: store, Mouse: os.Getenv("SPIKESCOPE_MOUSE") == "1",
-		Follow: follow.on, FollowInterval: follow.interval, Bell: follow.bell}, stdout)
+		Follow: follow.On, FollowInterval: follow.Interval, Bell: follow.Bell}, stdout)
 	if e.Panic != "" {
 		fmt.Fprintln(stderr, "spikescope: internal error:", e.Panic)
 		return 1
@@ -76,75 +72,18 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 	if code, ok := e.SignalCode(); ok {
 		return code
 	}
-	if e.Err == nil && e.Pin != "" { // the terminal is restored: a line to reuse
-		why := e.PinNotKept
-		if store == nil {
-			why = "no folder to keep it in: set XDG_STATE_HOME or HOME"
-		}
-		io.WriteString(stdout, pinExitText(args, e.Pin, why))
-	}
+	io.WriteString(stdout, e.ReopenText(args, store == nil)) // the terminal is restored: a line to reuse
 	return exitCode(e.Err, stderr)
 }
 
-// pinExitText is what the TUI prints on exit with a pin: the command that
-// reopens it, and whether the pin is kept for this input (why not: no
-// state folder, neither XDG_STATE_HOME nor HOME set, or the save failed).
-func pinExitText(args []string, pin, notKept string) string {
-	line, _ := ingest.EscapeControl(reuseCommand(args, pin))
-	if notKept != "" {
-		why, _ := ingest.EscapeControl(notKept)
-		return fmt.Sprintf("the pin is not kept (%s); to reopen it:\n  %s\n", why, line)
-	}
-	return fmt.Sprintf("the pin is kept for this input; to reopen it elsewhere:\n  %s\n", line)
-}
-
-// reuseCommand is the command line that reopens the run at pin: args
-// without any --pin, then --pin, each word quoted for a POSIX shell.
-func reuseCommand(args []string, pin string) string {
-	words := []string{"spikescope"}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if strings.HasPrefix(a, "-") && name == "pin" {
-			if !hasValue {
-				i++ // the value is the next word
-			}
-			continue
-		}
-		words = append(words, shellQuote(a))
-	}
-	return strings.Join(append(words, "--pin", shellQuote(pin)), " ")
-}
-
-// shellQuote quotes s for a POSIX shell unless it is plain.
-func shellQuote(s string) string {
-	plain := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=,:+@%", r)) {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// tuiInputs parses the flags; no PATH and no --dump-a is the demo run.
-func tuiInputs(args []string, stdout io.Writer) (in pipeline.Inputs, title string, cleanup func(), err error) {
-	var follow followFlags
-	return tuiInputsFollow(args, stdout, &follow)
-}
-
 // tuiInputsFollow is tuiInputs with the follow flags read into follow.
-func tuiInputsFollow(args []string, stdout io.Writer, follow *followFlags) (in pipeline.Inputs, title string, cleanup func(), err error) {
+func tuiInputsFollow(args []string, stdout io.Writer, follow *cliflags.Follow) (in pipeline.Inputs, title string, cleanup func(), err error) {
 	var f inputFlags
 	fs := flag.NewFlagSet("spikescope", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	f.register(fs)
-	follow.register(fs, true)
-	paths, err := parseInterspersed(fs, args)
+	follow.Register(fs, true)
+	paths, err := cliflags.ParseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, tuiUsage)
 		return in, "", nil, err
@@ -152,7 +91,7 @@ func tuiInputsFollow(args []string, stdout io.Writer, follow *followFlags) (in p
 	if err != nil {
 		return in, "", nil, usageError{err.Error() + " (spikescope -h for help)"}
 	}
-	if err := follow.check("", fs); err != nil {
+	if err := follow.Check("", fs); err != nil {
 		return in, "", nil, err
 	}
 	return f.inputs("", paths)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"spikescope/cliflags"
+	"spikescope/pipeline"
 	"spikescope/ui"
 )
 
@@ -108,7 +111,7 @@ func TestPipelineBackendOnDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.P1.Anomalies) < 4 || d.P3 == nil || d.Pin != "" {
+	if len(d.P1.Anomalies) < 4 || d.P3 == nil || d.Pin != nil {
 		t.Fatalf("demo: %d candidates, P3 %v, pin %q", len(d.P1.Anomalies), d.P3 != nil, d.Pin)
 	}
 	a := d.P1.Anomalies[3]
@@ -118,11 +121,11 @@ func TestPipelineBackendOnDemo(t *testing.T) {
 	}
 	want := "opt=" + strconv.Itoa(a.OptStep()) + ",ms=" + strconv.Itoa(a.Micro()) + ",rank=" + strconv.Itoa(a.Rank) + ",param=" + a.TargetName
 	c := pd.P2.RootCauseCoordinate
-	if pd.Pin != want || !pd.P2.Pinned || c == nil || c.Rank != a.Rank || c.TargetName != a.TargetName {
+	if pd.Pin.String() != want || !pd.P2.Pinned || c == nil || c.Rank != a.Rank || c.TargetName != a.TargetName {
 		t.Fatalf("pin %q (want %q), pinned %v, coordinate %+v", pd.Pin, want, pd.P2.Pinned, c)
 	}
 	ud, err := b.Pin(context.Background(), pd, nil)
-	if err != nil || ud.Pin != "" || ud.P2.Pinned {
+	if err != nil || ud.Pin != nil || ud.P2.Pinned {
 		t.Fatalf("unpin: %v %q", err, ud.Pin)
 	}
 	step, _ := strconv.Atoi(truthField(t, "fault_optimizer_step"))
@@ -234,4 +237,10 @@ func tuiData(t *testing.T, args []string) *ui.Data {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// tuiInputs parses the TUI's flags; no PATH and no --dump-a is the demo run.
+func tuiInputs(args []string, stdout io.Writer) (in pipeline.Inputs, title string, cleanup func(), err error) {
+	var follow cliflags.Follow
+	return tuiInputsFollow(args, stdout, &follow)
 }

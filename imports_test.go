@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -9,8 +12,8 @@ import (
 
 // The layout's import rules (docs/architecture.md, issue 11), from `go
 // list` of every package's imports (tests excluded, as in the issue): the pipeline
-// is the only package besides main that joins the readers (ingest) and the
-// method (analysis); the TUI reaches both only through the pipeline; and
+// is the only package that joins the readers (ingest) and the method
+// (analysis), and main imports neither; the TUI reaches both only through the pipeline; and
 // nothing outside ui/ depends on the TUI.
 func TestImportRules(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}: {{.Imports}}", "./...").CombinedOutput()
@@ -31,6 +34,11 @@ func TestImportRules(t *testing.T) {
 		has := func(p string) bool { return slices.Contains(imports, p) }
 		if pkg != mod && has(mod+"/ingest") && has(mod+"/analysis") {
 			both = append(both, pkg)
+		}
+		// main holds flags and printing: it reaches the readers and the
+		// method only through the pipeline.
+		if pkg == mod && (has(mod+"/ingest") || has(mod+"/analysis")) {
+			t.Errorf("main imports ingest or analysis: a face calls the pipeline")
 		}
 		// Sentences are made from reasons in words, never by the rules
 		// (analysis) or the readers (ingest); words says only model's data.
@@ -60,5 +68,29 @@ func TestImportRules(t *testing.T) {
 	}
 	if !slices.Equal(both, []string{mod + "/pipeline"}) {
 		t.Errorf("packages besides main importing both ingest and analysis: %v, want only %s/pipeline", both, mod)
+	}
+}
+
+// main holds flags and printing (docs/architecture.md): its non-test Go
+// files stay within 900 lines; what grows past that is work for pipeline.
+func TestMainStaysSmall(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, counted := 0, 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines += bytes.Count(b, []byte("\n"))
+		counted++
+	}
+	if counted < 3 || lines > 900 {
+		t.Errorf("package main: %d lines in %d non-test files, want at most 900", lines, counted)
 	}
 }

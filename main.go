@@ -4,13 +4,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
-	"spikescope/ingest"
+	"spikescope/cliflags"
 	"spikescope/outfile"
+	"spikescope/pipeline"
 )
 
 const usage = `spikescope — find the earliest gradient spike and its root cause
@@ -84,12 +86,22 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.As(err, &se) {
 		return 1 // worded once by outfile.StdoutFailed
 	}
-	msg, _ := ingest.EscapeControl(err.Error()) // a path may hold control characters
+	msg, _ := pipeline.EscapeControl(err.Error()) // a path may hold control characters
 	fmt.Fprintln(stderr, "spikescope:", msg)
-	var ie *ingest.InputError
+	var ie *pipeline.InputError
 	var ue usageError
-	if errors.As(err, &ie) || errors.As(err, &ue) {
+	var fe cliflags.UsageError
+	if errors.As(err, &ie) || errors.As(err, &ue) || errors.As(err, &fe) {
 		return 2
 	}
 	return 1
+}
+
+// noticeCtx carries the load's notices (a run read out of core) to stderr,
+// one line each, beside the results rather than in them.
+func noticeCtx(stderr io.Writer) context.Context {
+	return pipeline.WithNotice(context.Background(), func(line string) {
+		msg, _ := pipeline.EscapeControl(line) // a path may hold control characters
+		fmt.Fprintln(stderr, "spikescope:", msg)
+	})
 }

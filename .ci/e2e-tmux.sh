@@ -144,6 +144,16 @@ walk() { # walk COLS ROWS
     wait_re "^ *L F-anomaly" "the first columns after ←"
   fi
 
+  # 4d. t: where the global grad norm came from — the root step's row, the
+  # peak step (the log's spike) selected with what moved; esc comes back
+  tm send-keys -t "$S" t
+  wait_for "global grad norm per rank"
+  wait_re "^(  |▸ )$OPT root" "the root step's row on the grad-norm screen"
+  wait_re "^▸ [0-9]+ (root·)?peak" "the peak step selected"
+  wait_re "^(one parameter|one layer|one rank|everything) moved" "what moved the norm"
+  tm send-keys -t "$S" Escape
+  wait_for "F-anomaly"
+
   # 5. enter on the (preselected) earliest divergent layer names the operator
   tm send-keys -t "$S" Enter
   wait_for "ops ("

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"sort"
 
 	"spikescope/model"
@@ -15,12 +16,17 @@ type AlignmentSummary struct {
 	Reasons []ReasonCount `json:"reasons"`
 	// Note says which name map was used ("" when both name alike).
 	Note string `json:"note,omitempty"`
+	// NoteReason is what Note says (words fills Note).
+	NoteReason model.Reason `json:"-"`
 }
 
 // ReasonCount is one reason and how many records it holds back.
 type ReasonCount struct {
 	Reason string `json:"reason"`
 	Count  int    `json:"count"`
+	// Why is what Reason says (words fills Reason; ties in Count are then
+	// ordered by it).
+	Why model.Reason `json:"-"`
 }
 
 // AlignDumps pairs every record of a with b the way Phase 3 does (the same
@@ -38,26 +44,32 @@ func AlignDumps(a, b *model.Dump, lm *model.LayerMapping) AlignmentSummary {
 		s = learnLayerSchemeMapped(maps, dumps...)
 		na, nb = maps[0], maps[1]
 	}
-	out.Note = note
+	out.NoteReason = note
 	xa, xb := indexDumpMapped(a, s, na), indexDumpMapped(b, s, nb)
-	why := map[string]int{}
+	// reasons counted by their values (a NaN is not equal to itself: the
+	// printed values are the key)
+	why := map[string]*ReasonCount{}
 	for i := range a.Ops {
 		out.Records++
 		j := pair(xa, int32(i), xb)
 		if ok, r := checkPair(xa, int32(i), xb, j, "A", "B"); ok {
 			out.Aligned++
 		} else {
-			why[r]++
+			k := fmt.Sprintf("%T %v", r, r)
+			if why[k] == nil {
+				why[k] = &ReasonCount{Why: r}
+			}
+			why[k].Count++
 		}
 	}
-	for r, n := range why {
-		out.Reasons = append(out.Reasons, ReasonCount{r, n})
+	keys := make([]string, 0, len(why))
+	for k := range why {
+		keys = append(keys, k)
 	}
-	sort.Slice(out.Reasons, func(i, j int) bool {
-		if out.Reasons[i].Count != out.Reasons[j].Count {
-			return out.Reasons[i].Count > out.Reasons[j].Count
-		}
-		return out.Reasons[i].Reason < out.Reasons[j].Reason
-	})
+	sort.Strings(keys)
+	for _, k := range keys {
+		out.Reasons = append(out.Reasons, *why[k])
+	}
+	sort.SliceStable(out.Reasons, func(i, j int) bool { return out.Reasons[i].Count > out.Reasons[j].Count })
 	return out
 }

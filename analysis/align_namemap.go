@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -231,10 +230,10 @@ func keyClass(key string) string { return classOf(&model.Op{Key: key}) }
 
 // noCounterpart says why op i of x has no counterpart in y when a split
 // projection meets a fused one ("no counterpart in B: wq is one of the
-// split projections where B has the fused query_key_value"); "" otherwise.
-func noCounterpart(x *dumpIndex, i int32, y *dumpIndex, ny string) string {
+// split projections where B has the fused query_key_value"); nil otherwise.
+func noCounterpart(x *dumpIndex, i int32, y *dumpIndex, ny string) model.Reason {
 	if x == nil || y == nil || x.nm == nil || y.subs == nil || i < 0 {
-		return ""
+		return nil
 	}
 	segs := strings.Split(x.info[i].Sub, ".")
 	for k, seg := range segs {
@@ -261,13 +260,11 @@ func noCounterpart(x *dumpIndex, i int32, y *dumpIndex, ny string) string {
 			if len(found) == 0 {
 				continue
 			}
-			if containsStr(f.split, seg) {
-				return fmt.Sprintf("no counterpart in %s: %s is one of the split projections where %s has the fused %s", ny, seg, ny, strings.Join(found, "/"))
-			}
-			return fmt.Sprintf("no counterpart in %s: %s is fused where %s has the split %s", ny, seg, ny, strings.Join(found, "/"))
+			// the names joined: the reason stays comparable (counted by value)
+			return model.P3SplitFused{Group: ny, Seg: seg, Found: strings.Join(found, "/"), Split: containsStr(f.split, seg)}
 		}
 	}
-	return ""
+	return nil
 }
 
 // frameworkOf names a dump's framework: dump.json's own "framework", else
@@ -295,9 +292,9 @@ func frameworkOf(d *model.Dump) string {
 // come from different frameworks. The file is written for the target side
 // of msprobe's comparison (the anomalous device): it translates A and C,
 // unless its classes are B's. note says what was done, for the output.
-func nameMaps(lm *model.LayerMapping, word string, dumps []*model.Dump) (maps []*nameMapper, note string) {
+func nameMaps(lm *model.LayerMapping, word string, dumps []*model.Dump) (maps []*nameMapper, note model.Reason) {
 	if len(dumps) < 2 || dumps[0] == nil || dumps[1] == nil {
-		return nil, ""
+		return nil, nil
 	}
 	fa, fb := frameworkOf(dumps[0]), frameworkOf(dumps[1])
 	cross := fa != fb && fa != "" && fb != ""
@@ -331,7 +328,7 @@ func nameMaps(lm *model.LayerMapping, word string, dumps []*model.Dump) (maps []
 		if src[0] == 1 {
 			side = "B"
 		}
-		return maps, fmt.Sprintf("%s's names translated with the layer mapping %s", side, lm.Path)
+		return maps, model.P3NameMapFile{Side: side, Path: lm.Path}
 	}
 	target := map[string]bool{}
 	addTargets := func(classAt map[string]string) {
@@ -365,7 +362,7 @@ func nameMaps(lm *model.LayerMapping, word string, dumps []*model.Dump) (maps []
 			}
 		}
 		if !renames {
-			return nil, ""
+			return nil, nil
 		}
 		for _, i := range []int{2, 3} {
 			if i < len(maps) && maps[i] != nil {
@@ -375,9 +372,9 @@ func nameMaps(lm *model.LayerMapping, word string, dumps []*model.Dump) (maps []
 		if len(maps) > 3 && maps[3] != nil {
 			addTargets(maps[3].classAt)
 		}
-		return maps, "A and B name their layers' modules differently: A's names translated into B's with the built-in map of the Megatron families (give msprobe's layer-mapping file with --layer-mapping to control it)"
+		return maps, model.P3NameMapMegatron{}
 	}
-	return maps, fmt.Sprintf("A (%s) and B (%s) name their modules differently: A's names translated with the built-in map of the MindFormers/Megatron families (give msprobe's layer-mapping file with --layer-mapping to control it)", fa, fb)
+	return maps, model.P3NameMapBuiltin{FrameworkA: fa, FrameworkB: fb}
 }
 
 // moduleClasses maps every module path of a dump (its records and their

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"strings"
 
 	"spikescope/model"
@@ -40,23 +39,23 @@ func isPlaceholder(op *model.Op) bool {
 
 // placeholderMismatch is the reason two module records cannot be compared
 // because one is a placeholder and the other a real module
-// ("class differs: RMSNorm vs IdentityOp"); "" otherwise.
-func placeholderMismatch(a, b *model.Op) string {
+// ("class differs: RMSNorm vs IdentityOp"); nil otherwise.
+func placeholderMismatch(a, b *model.Op) model.Reason {
 	if a.Kind != model.KindModule || b.Kind != model.KindModule || pairPlaceholders {
-		return ""
+		return nil
 	}
 	if isPlaceholder(a) == isPlaceholder(b) {
-		return ""
+		return nil
 	}
-	return fmt.Sprintf("class differs: %s vs %s", classOf(a), classOf(b))
+	return model.P3ClassDiffers{A: classOf(a), B: classOf(b)}
 }
 
 // placeholderPair reports whether op i of x and op j of y fail only because
 // one of them is a placeholder (the anchor then falls back to the next
 // aligned record of the layer).
-func placeholderPair(x *dumpIndex, i int32, y *dumpIndex, j int32) string {
+func placeholderPair(x *dumpIndex, i int32, y *dumpIndex, j int32) model.Reason {
 	if x == nil || y == nil || i < 0 || j < 0 {
-		return ""
+		return nil
 	}
 	return placeholderMismatch(&x.d.Ops[i], &y.d.Ops[j])
 }

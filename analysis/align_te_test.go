@@ -69,7 +69,7 @@ func TestAlignTEPlaceholder(t *testing.T) {
 			q := synth.TraceQuad{Layers: 12, Noise: 0.005, Bias: 1, Seed: seed, FlavA: synth.TraceMcore, FlavB: synth.TraceTE, APIShift: 7, Level: level,
 				Fault: synth.TraceFwdFault(2, site.role, 1.4)}
 			a, b, c, d := synth.TraceBuildTEIdentity(q)
-			r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+			r := phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 			s := r.DivergenceSummary
 			if s.EarliestFwdDivergence == nil || *s.EarliestFwdDivergence != 2 {
 				t.Errorf("%s: forward start %v, want L2 (%s)", name, fmtIntPtr(s.EarliestFwdDivergence), teVerdicts(s.Directions))
@@ -127,7 +127,7 @@ func TestAlignTEPlaceholder(t *testing.T) {
 // with or without placeholders).
 func TestAlignTEPlaceholderNull(t *testing.T) {
 	verdicts := func(a, b, c, d *model.Dump) (fwd, bwd model.DirectionVerdict) {
-		r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+		r := phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 		for _, v := range r.DivergenceSummary.Directions {
 			if v.Direction == "fwd" {
 				fwd = v
@@ -159,14 +159,14 @@ func TestAlignPlaceholderMismatch(t *testing.T) {
 	teID := &model.Op{Kind: model.KindModule, Class: "TEIdentityOp"}
 	ln := &model.Op{Kind: model.KindModule, Class: "LlamaRMSNorm"}
 	api := &model.Op{Kind: model.KindAPI, Key: "Tensor.__add__.0.forward"}
-	if got := placeholderMismatch(rms, id); got != "class differs: RMSNorm vs IdentityOp" {
+	if got := placeholderMismatch(rms, id); got != (model.P3ClassDiffers{A: "RMSNorm", B: "IdentityOp"}) {
 		t.Errorf("RMSNorm vs IdentityOp: %q", got)
 	}
-	if got := placeholderMismatch(teID, ln); got != "class differs: TEIdentityOp vs LlamaRMSNorm" {
+	if got := placeholderMismatch(teID, ln); got != (model.P3ClassDiffers{A: "TEIdentityOp", B: "LlamaRMSNorm"}) {
 		t.Errorf("TEIdentityOp vs LlamaRMSNorm: %q", got)
 	}
 	for _, p := range [][2]*model.Op{{id, teID}, {rms, ln}, {api, id}} {
-		if got := placeholderMismatch(p[0], p[1]); got != "" {
+		if got := placeholderMismatch(p[0], p[1]); got != nil {
 			t.Errorf("%s vs %s: %q", p[0].Class, p[1].Class, got)
 		}
 	}
@@ -184,13 +184,13 @@ func TestAlignTEPlaceholderOldPairing(t *testing.T) {
 	for seed := uint64(1); seed <= 6; seed++ {
 		q := synth.TraceQuad{Layers: 12, Noise: 0.005, Bias: 1, Seed: seed, FlavA: synth.TraceMcore, FlavB: synth.TraceTE, APIShift: 7, Fault: synth.TraceFwdFault(2, "ln1", 1.4)}
 		a, b, c, d := synth.TraceBuildTEIdentity(q)
-		r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+		r := phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 		if st := r.DivergenceSummary.EarliestFwdDivergence; st != nil && *st == 0 {
 			falseL0++
 		}
 		q.Fault, q.Noise = synth.TraceFault{}, 0.01
 		a, b, c, d = synth.TraceBuildTEIdentity(q)
-		r = Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+		r = phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 		for _, v := range r.DivergenceSummary.Directions {
 			if v.Direction == "fwd" && len(v.Flagged) > 0 {
 				nullFlags++

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -110,12 +109,7 @@ func anchorWarning(aligned int) *model.AnchorWarning {
 	if aligned >= minAnchors {
 		return nil
 	}
-	return &model.AnchorWarning{
-		AnchorsFound: aligned,
-		Message: fmt.Sprintf("only %d alignable anchor(s) found (<%d): the divergence verdict may be incomplete; "+
-			"add anchors (--anchors) or check the dump's op naming (仅发现 %d 个可对齐锚点 (<3), 分叉判定可能不完整)",
-			aligned, minAnchors, aligned),
-	}
+	return &model.AnchorWarning{AnchorsFound: aligned, MessageReason: model.P3FewAnchors{Found: aligned, Min: minAnchors}}
 }
 
 // representative picks the op that stands for anchor ak in dump x and its
@@ -123,13 +117,13 @@ func anchorWarning(aligned int) *model.AnchorWarning {
 // `call`, else the first), falling back to the largest-Norm op below the
 // anchor that aligns. When nothing aligns it returns the first candidate
 // and why it failed.
-func representative(x, y *dumpIndex, ak anchorKey, call int, nx, ny string) (i, j int32, ok bool, reason string) {
+func representative(x, y *dumpIndex, ak anchorKey, call int, nx, ny string) (i, j int32, ok bool, reason model.Reason) {
 	if x == nil {
-		return -1, -1, false, "no dump " + nx
+		return -1, -1, false, model.P3NoDump{Group: nx}
 	}
 	a := x.anchors[ak]
 	if a == nil {
-		return -1, -1, false, "missing in " + nx
+		return -1, -1, false, model.P3MissingIn{Group: nx}
 	}
 	var first []int32
 	lo, hi := int32(-1), int32(math.MaxInt32) // the call's run of the anchor (fallback range)
@@ -150,7 +144,7 @@ func representative(x, y *dumpIndex, ak anchorKey, call int, nx, ny string) (i, 
 		cj := pair(x, c, y)
 		cok, why := checkPair(x, c, y, cj, nx, ny)
 		if cok {
-			i, j, ok, reason = c, cj, true, ""
+			i, j, ok, reason = c, cj, true, nil
 			return true
 		}
 		if i < 0 {
@@ -187,14 +181,14 @@ func representative(x, y *dumpIndex, ak anchorKey, call int, nx, ny string) (i, 
 	// into the next linear): the next aligned record of the layer stands
 	// for it, and the reason stays on the row.
 	if len(first) > 0 {
-		if why := placeholderPair(x, first[0], y, pair(x, first[0], y)); why != "" {
+		if why := placeholderPair(x, first[0], y, pair(x, first[0], y)); why != nil {
 			if ni, nj := nextAligned(x, y, first[0], nx, ny); ni >= 0 {
-				return ni, nj, true, why + "; compared at the next aligned record, " + x.d.Ops[ni].Key
+				return ni, nj, true, model.P3ComparedAtNext{Why: why, Key: x.d.Ops[ni].Key}
 			}
 		}
 	}
 	if i < 0 {
-		reason = "no comparable op in " + nx
+		reason = model.P3NoComparableOp{Group: nx}
 	}
 	return
 }
@@ -211,49 +205,49 @@ func normOf(x *dumpIndex, i int32) float64 {
 // exist, both have a floating-point output with equal element counts, a
 // finite Norm, and no NaN/Inf statistic. Otherwise the pair is unaligned:
 // no ratio, never "consistent".
-func checkPair(x *dumpIndex, i int32, y *dumpIndex, j int32, nx, ny string) (bool, string) {
+func checkPair(x *dumpIndex, i int32, y *dumpIndex, j int32, nx, ny string) (bool, model.Reason) {
 	if x == nil || i < 0 {
-		return false, "missing in " + nx
+		return false, model.P3MissingIn{Group: nx}
 	}
 	if y == nil || j < 0 {
-		if why := noCounterpart(x, i, y, ny); why != "" {
+		if why := noCounterpart(x, i, y, ny); why != nil {
 			return false, why
 		}
-		return false, "missing key in " + ny
+		return false, model.P3MissingKeyIn{Group: ny}
 	}
-	if why := placeholderMismatch(&x.d.Ops[i], &y.d.Ops[j]); why != "" {
+	if why := placeholderMismatch(&x.d.Ops[i], &y.d.Ops[j]); why != nil {
 		return false, why
 	}
 	ta := primaryTensor(&x.d.Ops[i])
 	tb := primaryTensor(&y.d.Ops[j])
 	switch {
 	case ta == nil:
-		return false, "no floating-point output in " + nx
+		return false, model.P3NoFloatOutput{Group: nx}
 	case tb == nil:
-		return false, "no floating-point output in " + ny
+		return false, model.P3NoFloatOutput{Group: ny}
 	case ta.Elements != tb.Elements:
-		return false, fmt.Sprintf("element count %d vs %d", ta.Elements, tb.Elements)
+		return false, model.P3ElementCount{A: ta.Elements, B: tb.Elements}
 	}
-	if why := badStats(ta, nx); why != "" {
+	if why := badStats(ta, nx); why != nil {
 		return false, why
 	}
-	if why := badStats(tb, ny); why != "" {
+	if why := badStats(tb, ny); why != nil {
 		return false, why
 	}
-	return true, ""
+	return true, nil
 }
 
 // badStats names a NaN/Inf or missing Norm in a tensor record.
-func badStats(t *model.TensorStat, name string) string {
+func badStats(t *model.TensorStat, name string) model.Reason {
 	if !t.Has[model.StatNorm] {
-		return "Norm is None in " + name
+		return model.P3NormNone{Group: name}
 	}
 	for s := model.Stat(0); s < model.NumStats; s++ {
 		if t.Has[s] && !model.Finite(t.Stat[s]) {
-			return fmt.Sprintf("%s is %v in %s", metricName(s), t.Stat[s], name)
+			return model.P3StatNonFinite{Stat: metricName(s), Value: t.Stat[s], Group: name}
 		}
 	}
-	return ""
+	return nil
 }
 
 // statsOf returns the four statistics of op i (NaN where absent).

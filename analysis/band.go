@@ -42,11 +42,11 @@ const (
 // its own median: no widening.
 const degreeSpreadFactor = math.Sqrt2
 
-// bandRuleCD / bandRuleDegraded describe the flag rule in the output
-// thresholds.
-const (
-	bandRuleCD       = "flag when (A/B)/(C/D) < lower or > upper; upper = 1/lower = exp(max(√2·k·IQR⁺(ln C/D), ln 1.03)), IQR⁺ = IQR·(1 + 1.16/√n) (its one-standard-error upper bound over n layers), k = 3·z(α/N)/z(α) (α = the two-sided rate of 3·IQR for one comparison, N = comparisons of the pass: one comparison's false-flag rate kept for the whole pass); √2 because the degree divides two ratios that each carry the control's noise; log scale because device noise is multiplicative (0.5x is as far from 1 as 2x)"
-	bandRuleDegraded = "flag when (A/B)/median(A/B) < lower or > upper and A/B also leaves the band of every aligned op of the pass; upper = 1/lower = exp(max(k·2·MAD⁺(ln A/B), ln 1.03)), 2·MAD the IQR of normal noise but robust to half the layers being off (a fault that spans layers cannot widen its own band), MAD⁺ its one-standard-error upper bound, k as with a control group, no √2 (the band is learned from the ratio it judges)"
+// bandRuleCD / bandRuleDegraded are the flag rule of the output's
+// thresholds (package words says it).
+var (
+	bandRuleCD       model.Reason = model.P3RuleControl{}
+	bandRuleDegraded model.Reason = model.P3RuleDegraded{}
 )
 
 // familyFactor widens the seed's IQR multiplier for the number of
@@ -119,11 +119,11 @@ func logBand(ratios []float64, iqrMult, floor float64, comparisons int, factor f
 }
 
 // Band notes (shown with a metric that is not used for flags).
-const (
-	noteNoControl  = "no ratio to learn a band from (the statistic is missing, or near zero like the Mean of a centred tensor): not used for flags"
-	noteSignChange = "control ratios change sign or reach zero (values near zero, e.g. the Mean of a centred tensor): shown, not used for flags"
-	noteScatter    = "control ratios scatter wider than their median: shown, not used for flags"
-	noteDegraded   = "no control group: band from A/B across layers around its median; A/B may include device bias"
+var (
+	noteNoControl  model.Reason = model.P3BandNoRatio{}
+	noteSignChange model.Reason = model.P3BandSignChange{}
+	noteScatter    model.Reason = model.P3BandScatter{}
+	noteDegraded   model.Reason = model.P3BandDegraded{}
 )
 
 // controlBand learns the band of one metric and direction from the control
@@ -142,7 +142,7 @@ func controlBand(ratios []float64, iqrMult, floor float64) model.Band {
 	if len(vals) == 0 {
 		nan := model.Float(math.NaN())
 		b.Median, b.IQR, b.Lower, b.Upper = nan, nan, nan, nan
-		b.Note = noteNoControl
+		b.NoteReasons = []model.Reason{noteNoControl}
 		return b
 	}
 	sort.Float64s(vals)
@@ -158,9 +158,9 @@ func controlBand(ratios []float64, iqrMult, floor float64) model.Band {
 	case med <= 0 || vals[0] < 0:
 		// A zero ratio alone is a real finding (a vanished value), but
 		// ratios on both sides of zero mean values near zero.
-		b.Note = noteSignChange
+		b.NoteReasons = []model.Reason{noteSignChange}
 	case iqr > math.Abs(med):
-		b.Note = noteScatter
+		b.NoteReasons = []model.Reason{noteScatter}
 	default:
 		b.Usable = true
 	}

@@ -1,11 +1,9 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"spikescope/model"
 )
@@ -28,12 +26,15 @@ const sameLayersShare = 0.9
 type ControlCandidate = model.ControlCandidate
 
 // ControlChoice is the result of ChooseControl. C is nil when no candidate
-// qualifies; Reason then says why (the UI asks the user).
+// qualifies; Reason then says why (the UI asks the user). Why is what
+// Reason says (words fills Reason from it, and the candidates' Reason from
+// theirs).
 type ControlChoice struct {
 	C, D       *model.Dump        `json:"-"`
 	Candidates []ControlCandidate `json:"candidates"`
 	P75        model.Float        `json:"p75"`
 	Reason     string             `json:"reason"`
+	Why        model.Reason       `json:"-"`
 }
 
 // gradNormOver is a dump's total parameter-gradient norm: the last
@@ -91,7 +92,7 @@ func combinedParamNorm[I int | int32](d *model.Dump, ops []I) float64 {
 func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, p1 *model.Phase1Result) ControlChoice {
 	ch := ControlChoice{Candidates: []ControlCandidate{}, P75: model.Float(math.NaN())}
 	if aTree == nil || a == nil {
-		ch.Reason = "no dump tree for A: provide C/D (--dump-c/--dump-d)"
+		ch.Why = model.P3ControlNoTree{}
 		return ch
 	}
 	// Gradient norms of the whole tree → P75, over the parameters every
@@ -172,7 +173,7 @@ func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, 
 	})
 	cands := append(append(sameStep, sameRank...), others...)
 	if len(cands) == 0 {
-		ch.Reason = "A's dump tree holds no other rank of its step and no other step of its rank: provide a normal sample (--dump-c/--dump-d)"
+		ch.Why = model.P3ControlNoCandidate{}
 		return ch
 	}
 	aPaths := modulePathSet(a)
@@ -185,19 +186,19 @@ func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, 
 		c := ControlCandidate{Step: d.Step, Rank: d.Rank, GradNorm: model.Float(n)}
 		switch {
 		case anomalous[[2]int{d.Step, d.Rank}]:
-			c.Reason = "a Phase 1 anomaly"
+			c.Why = []model.Reason{model.P3CandAnomaly{}}
 			spiking++
 		case math.IsNaN(n) && !hasParamGrad(d):
-			c.Reason = "no parameters_grad: normal level undecidable"
+			c.Why = []model.Reason{model.P3CandNoParamGrad{}}
 			undecidable++
 		case !model.Finite(n):
-			c.Reason = "non-finite gradient norm"
+			c.Why = []model.Reason{model.P3CandNonFinite{}}
 			spiking++
 		case math.IsNaN(p75):
-			c.Reason = "fewer than two gradient norms in the tree: normal level undecidable"
+			c.Why = []model.Reason{model.P3CandTooFew{}}
 			undecidable++
 		case n > p75:
-			c.Reason = fmt.Sprintf("gradient norm %.4g above the tree's P75 %.4g", n, p75)
+			c.Why = []model.Reason{model.P3CandAboveP75{Norm: n, P75: p75}}
 			spiking++
 		default:
 			c.Accepted = true
@@ -205,12 +206,12 @@ func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, 
 			if bTree != nil {
 				c.HasD = bTree.Find(d.Step, d.Rank) != nil
 			}
-			c.Reason = fmt.Sprintf("gradient norm %.4g ≤ P75 %.4g, not a Phase 1 anomaly", n, p75)
-			if why := otherStage(p1, a.Rank, d.Rank); why != "" {
-				c.SameLayers = false // the same layer numbers, other layers (pipeline_control.go)
-				c.Reason += "; " + why
+			c.Why = []model.Reason{model.P3CandNormal{Norm: n, P75: p75}}
+			if why := otherStage(p1, a.Rank, d.Rank); why != nil {
+				c.SameLayers = false // the same layer numbers, other layers (stages_control.go)
+				c.Why = append(c.Why, why)
 			} else if !c.SameLayers {
-				c.Reason += "; holds other layers than A (pipeline stage?)"
+				c.Why = append(c.Why, model.P3CandOtherLayers{})
 			}
 			dist := stageDistance(a, d)
 			c.ProfileDistance = floatPtr(dist)
@@ -230,29 +231,24 @@ func ChooseControl(aTree *model.DumpTree, a *model.Dump, bTree *model.DumpTree, 
 	if best < 0 {
 		switch {
 		case undecidable == 0:
-			ch.Reason = fmt.Sprintf("every candidate spikes (%d Phase 1 anomalies or above P75): provide a normal sample (--dump-c/--dump-d)", spiking)
+			ch.Why = model.P3ControlAllSpike{Spiking: spiking}
 		case spiking == 0:
-			ch.Reason = "\"normal\" cannot be decided for any candidate (no parameters_grad): provide a normal sample (--dump-c/--dump-d)"
+			ch.Why = model.P3ControlUndecidable{}
 		default:
-			ch.Reason = fmt.Sprintf("no candidate qualifies (%d spike, %d undecidable): provide a normal sample (--dump-c/--dump-d)", spiking, undecidable)
+			ch.Why = model.P3ControlNone{Spiking: spiking, Undecidable: undecidable}
 		}
 		return ch
 	}
 	c := ch.Candidates[best]
 	ch.C = aTree.Find(c.Step, c.Rank)
-	parts := []string{fmt.Sprintf("C = step %d rank %d (%s)", c.Step, c.Rank, c.Reason)}
 	if bTree != nil {
 		ch.D = bTree.Find(c.Step, c.Rank)
 	}
-	if ch.D != nil {
-		parts = append(parts, fmt.Sprintf("D = baseline step %d rank %d", c.Step, c.Rank))
-	} else {
-		parts = append(parts, "no baseline dump at C's step/rank: D missing, comparison degraded")
-	}
+	why := model.P3ControlChosen{Step: c.Step, Rank: c.Rank, Why: c.Why, HasD: ch.D != nil}
 	if common != nil {
-		parts = append(parts, fmt.Sprintf("gradient norms over the %d modules with gradients in every dump (pipeline stages hold different parameters)", len(common)))
+		why.Common = model.IntPtr(len(common))
 	}
-	ch.Reason = strings.Join(parts, "; ")
+	ch.Why = why
 	return ch
 }
 

@@ -20,7 +20,7 @@ func TestChooseControlNonFiniteA(t *testing.T) {
 				a.Ops[i].Params[j].Stat[model.StatNorm] = bad
 			}
 		}
-		ch := ChooseControl(aTree, a, bTree, nil)
+		ch := chooseControlT(aTree, a, bTree, nil)
 		if ch.C == nil || ch.C.Rank != 1 || ch.D != bTree.Find(0, 1) {
 			t.Fatalf("A norm %v: choice %+v", bad, ch)
 		}
@@ -38,7 +38,7 @@ func TestChooseControlNonFiniteA(t *testing.T) {
 			a.Ops[i].Params[j].Stat[model.StatNorm] = math.NaN()
 		}
 	}
-	ch := ChooseControl(aTree, a, nil, nil)
+	ch := chooseControlT(aTree, a, nil, nil)
 	n1, n2, n3 := gradNormOver(aTree.Find(0, 1), nil), gradNormOver(aTree.Find(0, 2), nil), gradNormOver(aTree.Find(0, 3), nil)
 	if got, want := float64(ch.P75), n2+0.5*(n3-n2); math.Abs(got-want) > 1e-9*want || n1 >= n2 {
 		t.Fatalf("P75 %v want %v", got, want)

@@ -44,7 +44,7 @@ func StageControlRanks(p1 *model.Phase1Result, rank int) (stage, stages int, oth
 	if p1 == nil {
 		return -1, 0, nil
 	}
-	pl := p1.Sharding.Pipeline
+	pl := p1.Sharding.Stages
 	st := pl.StageOf(rank)
 	if st < 0 {
 		return -1, 0, nil

@@ -44,7 +44,7 @@ func TestChooseControl(t *testing.T) {
 	bTree := tTree(1, 8, func(int, int) float64 { return 1 })
 	p1 := &model.Phase1Result{Anomalies: []model.Anomaly{{Rank: 1, Step: 0}, {Rank: 0, Step: 0}}}
 	a := aTree.Find(0, 0)
-	ch := ChooseControl(aTree, a, bTree, p1)
+	ch := chooseControlT(aTree, a, bTree, p1)
 	if ch.C == nil || ch.C.Rank != 3 || ch.D != bTree.Find(0, 3) {
 		t.Fatalf("choice %+v", ch)
 	}
@@ -64,7 +64,7 @@ func TestChooseControl(t *testing.T) {
 
 	// Every candidate spikes: no C, with the reason.
 	p1all := &model.Phase1Result{Anomalies: []model.Anomaly{{Rank: 1}, {Rank: 2}, {Rank: 3}, {Rank: 4}, {Rank: 5}, {Rank: 6}, {Rank: 7}}}
-	ch = ChooseControl(aTree, a, bTree, p1all)
+	ch = chooseControlT(aTree, a, bTree, p1all)
 	if ch.C != nil || !strings.Contains(ch.Reason, "every candidate spikes") {
 		t.Fatalf("all spike: %+v", ch)
 	}
@@ -73,14 +73,14 @@ func TestChooseControl(t *testing.T) {
 	for _, d := range aTree.Dumps {
 		synth.DropOps(d, func(op *model.Op) bool { return op.Direction == model.ParamGrad })
 	}
-	ch = ChooseControl(aTree, a, bTree, nil)
+	ch = chooseControlT(aTree, a, bTree, nil)
 	if ch.C != nil || !strings.Contains(ch.Reason, "cannot be decided") {
 		t.Fatalf("undecidable: %+v", ch)
 	}
 
 	// Alone in its tree.
 	solo := tTree(1, 1, func(int, int) float64 { return 1 })
-	if ch = ChooseControl(solo, solo.Dumps[0], nil, nil); ch.C != nil || !strings.Contains(ch.Reason, "no other rank") {
+	if ch = chooseControlT(solo, solo.Dumps[0], nil, nil); ch.C != nil || !strings.Contains(ch.Reason, "no other rank") {
 		t.Fatalf("solo: %+v", ch)
 	}
 }
@@ -99,7 +99,7 @@ func TestChooseControlPrefersSameLayers(t *testing.T) {
 	for i := range d.Ops {
 		d.Ops[i].ModulePath = strings.Replace(d.Ops[i].ModulePath, "decoder.layers", "decoder.stage2.layers", 1)
 	}
-	ch := ChooseControl(aTree, aTree.Find(1, 0), nil, nil)
+	ch := chooseControlT(aTree, aTree.Find(1, 0), nil, nil)
 	if ch.C == nil || ch.C.Step != 1 || ch.C.Rank != 2 {
 		t.Fatalf("choice %+v", ch)
 	}
@@ -117,7 +117,7 @@ func TestChooseControlPrefersSameLayers(t *testing.T) {
 func TestChooseControlSeparateTree(t *testing.T) {
 	cTree := tTree(3, 2, func(step, rank int) float64 { return 1 + 0.01*float64(step+rank) })
 	a := buildDump("a/step1/rank0", tSpec{Layers: 2, Step: 1, Rank: 0})
-	ch := ChooseControl(cTree, a, nil, nil)
+	ch := chooseControlT(cTree, a, nil, nil)
 	// the same coordinate in another run is a legitimate (the nearest) candidate
 	if ch.C == nil || ch.C.Step != 1 || ch.C.Rank != 0 || len(ch.Candidates) != 6 {
 		t.Fatalf("choice %+v", ch)
@@ -130,7 +130,7 @@ func TestChooseControlSeparateTree(t *testing.T) {
 		t.Errorf("order %s", order)
 	}
 	a.Path = "tree/step1/rank1/"
-	ch = ChooseControl(cTree, a, nil, nil)
+	ch = chooseControlT(cTree, a, nil, nil)
 	for _, c := range ch.Candidates {
 		if c.Step == 1 && c.Rank == 1 {
 			t.Fatalf("A itself is a candidate: %+v", ch.Candidates)
@@ -157,12 +157,12 @@ func TestChooseControlDumpRankingIsNoVerdict(t *testing.T) {
 		ranking = append(ranking, model.Anomaly{Rank: r, Step: 0, Trigger: "dump_abs_norm"})
 	}
 	a := aTree.Find(0, 0)
-	ch := ChooseControl(aTree, a, bTree, &model.Phase1Result{Anomalies: ranking})
+	ch := chooseControlT(aTree, a, bTree, &model.Phase1Result{Anomalies: ranking})
 	if ch.C == nil || ch.C.Rank != 1 {
 		t.Fatalf("ranking taken as verdicts: %+v", ch)
 	}
 	ranking[1].Trigger = "iqr"
-	ch = ChooseControl(aTree, a, bTree, &model.Phase1Result{Anomalies: ranking})
+	ch = chooseControlT(aTree, a, bTree, &model.Phase1Result{Anomalies: ranking})
 	if ch.C == nil || ch.C.Rank == 1 {
 		t.Fatalf("a step-level verdict on rank 1 must exclude it: %+v", ch)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 
 	"spikescope/model"
 )
@@ -141,14 +140,14 @@ func directionVerdict(dir string, flagged, unaligned []int, usable bool, start *
 			v.PeakValue = &pv
 		}
 		if len(unaligned) > 0 {
-			v.Note = fmt.Sprintf("layers %s could not be compared", layerList(unaligned))
+			v.NoteReasons = addNote(v.NoteReasons, model.P3DirUncompared{Layers: unaligned})
 		}
 	case len(unaligned) > 0:
 		v.Verdict = verdictUndetermined
-		v.Note = fmt.Sprintf("no flagged layer, but layers %s could not be compared: not consistent", layerList(unaligned))
+		v.NoteReasons = addNote(v.NoteReasons, model.P3DirUndetermined{Layers: unaligned})
 	case !usable:
 		v.Verdict = verdictUndetermined
-		v.Note = "no usable control band for this direction"
+		v.NoteReasons = addNote(v.NoteReasons, model.P3DirNoBand{})
 	default:
 		v.Verdict = verdictConsistent
 	}
@@ -165,14 +164,14 @@ func chooseP0(fwd, bwd *model.DirectionVerdict) {
 		fwd.P0 = true
 		if bwd.Verdict == verdictDivergent {
 			bwd.Amplified = true
-			bwd.Note = joinNote(bwd.Note, fmt.Sprintf("backward divergence follows the forward divergence at L%d: propagated/amplified, trace the forward first", *fwd.Start))
+			bwd.NoteReasons = addNote(bwd.NoteReasons, model.P3DirAmplified{Layer: *fwd.Start})
 		}
 	case bwd.Verdict == verdictDivergent && fwd.Verdict == verdictConsistent:
 		bwd.P0 = true
-		bwd.Note = joinNote(bwd.Note, "forward consistent: the backward itself produced the divergence")
+		bwd.NoteReasons = addNote(bwd.NoteReasons, model.P3DirBackwardItself{})
 	case bwd.Verdict == verdictDivergent:
 		bwd.P0 = true
-		bwd.Note = joinNote(bwd.Note, "forward could not be fully compared: a forward origin is not excluded")
+		bwd.NoteReasons = addNote(bwd.NoteReasons, model.P3DirForwardUnsure{})
 	}
 }
 
@@ -193,14 +192,10 @@ func peakOf(degrees map[int]float64) (*int, float64) {
 	return best, bestV
 }
 
-func joinNote(a, b string) string {
-	if a == "" {
-		return b
-	}
-	if b == "" {
-		return a
-	}
-	return a + "; " + b
+// addNote returns rs with r added, never writing into rs's array (bands
+// and verdicts are copied by value and share it).
+func addNote(rs []model.Reason, r ...model.Reason) []model.Reason {
+	return append(rs[:len(rs):len(rs)], r...)
 }
 
 func nonNilInts(x []int) []int {
@@ -208,24 +203,4 @@ func nonNilInts(x []int) []int {
 		return []int{}
 	}
 	return x
-}
-
-// layerList formats layers as "L1, L5-L7".
-func layerList(ls []int) string {
-	s := append([]int(nil), ls...)
-	sort.Ints(s)
-	var parts []string
-	for i := 0; i < len(s); {
-		j := i
-		for j+1 < len(s) && s[j+1] == s[j]+1 {
-			j++
-		}
-		if j == i {
-			parts = append(parts, fmt.Sprintf("L%d", s[i]))
-		} else {
-			parts = append(parts, fmt.Sprintf("L%d-L%d", s[i], s[j]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ", ")
 }

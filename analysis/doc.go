@@ -11,7 +11,7 @@
 //   - pipeline stages: from the parameter names per rank [inferStages]
 //     ([stagesFromMarkers], [stagesFromNameSets]), from gradient levels when
 //     every rank holds the same names [stagesFromLevels], then
-//     [splitStages]; [InferPipeline] for other callers; MoE expert
+//     [splitStages]; [InferStages] for other callers; MoE expert
 //     parameters per rank for the conclusion's wording [expertLayout];
 //   - the accumulation window (norms that reset periodically mean step is a
 //     micro step): [accumulationWindow] with [tallyTransitions] and
@@ -64,8 +64,13 @@
 // [p2.judgeParameter]; the value compared with the baseline [coordValue], checked against the baseline at the same place (≥ 2× or
 // missing: device-specific) [p2.pickCoordinate], [baselineMatch],
 // [baselineVerdictOf], by global layer on another pipeline layout
-// [baselineKey]. A pinned coordinate skips the phase: [ParsePin],
-// [p2.applyPin].
+// [baselineKey]. A pinned coordinate (a model.Coord, read once from --pin)
+// skips the phase: [p2.applyPin], [resolveStageParam].
+//
+// The root step as the training log sees it: the global gradient norm of
+// every rank around the root step and the share of its increase by
+// parameter, layer and rank [GradNormAround] ([gradNormFinal],
+// [gradNormShare]).
 //
 // # The verdict ([Verdict])
 //

@@ -50,7 +50,7 @@ func TestDrilldown_SeveralMicroBatches(t *testing.T) {
 		if v.explicit {
 			opt.Call = 2
 		}
-		tr := NewTracer(Phase3Input{A: a, B: b, C: c, D: d}, opt)
+		tr := newTracerT(Phase3Input{A: a, B: b, C: c, D: d}, opt)
 		dd := tr.Result().DivergenceSummary.Drilldown
 		dirName := map[bool]string{false: "fwd", true: "bwd"}[bwd]
 		want := synth.TracePlantedKey(a, q)
@@ -105,7 +105,7 @@ func TestDrilldown_CallFallbackSaysSo(t *testing.T) {
 	a, b, c, d := q.Build()
 	opt := DefaultPhase3Options()
 	opt.Call = 3
-	dd := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, opt).DivergenceSummary.Drilldown
+	dd := phase3T(Phase3Input{A: a, B: b, C: c, D: d}, opt).DivergenceSummary.Drilldown
 	if dd == nil || dd.Call == nil || *dd.Call != 0 || dd.Calls != 2 || !strings.Contains(dd.Note, "compared at micro-batch 1") {
 		t.Fatalf("drill-down %s call %v/%d", ddSummary(dd), dd.Call, dd.Calls)
 	}

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 
 	"spikescope/model"
@@ -22,7 +21,7 @@ func (p *p3) drillDown(dir model.Direction, dirName string, layer int, bands map
 	call := sc.call
 	dd.Call, dd.Calls = &call, sc.calls
 	if len(sc.ops) == 0 {
-		dd.Note = "dump A has no ops in this layer and pass"
+		dd.NoteReasons = []model.Reason{model.P3DrillNoOps{}}
 		return dd
 	}
 	flagged := make([]bool, len(sc.ops))
@@ -42,7 +41,7 @@ func (p *p3) drillDown(dir model.Direction, dirName string, layer int, bands map
 	// would take its place here)
 	first := firstDivergent(sc, flagged)
 	if first < 0 {
-		dd.Note = joinNote(sc.callNote(), "no op of this layer leaves the band: the layer's divergence is below single-op resolution or lies in unaligned ops")
+		dd.NoteReasons = append(sc.callNote(), model.P3DrillNoneLeaves{})
 		return dd
 	}
 	dd.Operator = p.ia.d.Ops[sc.ops[first]].Key
@@ -60,18 +59,19 @@ func (p *p3) drillDown(dir model.Direction, dirName string, layer int, bands map
 			break
 		}
 	}
+	notes := sc.callNote()
 	switch {
 	case clean:
-		dd.Note = fmt.Sprintf("upstream checked until no difference (%s)", dd.Chain[len(dd.Chain)-1])
+		notes = append(notes, model.P3DrillUpstreamClean{Op: dd.Chain[len(dd.Chain)-1]})
 	case upstream == 0:
-		dd.Note = "first op of the layer in this pass: nothing upstream inside the layer"
+		notes = append(notes, model.P3DrillFirstOp{})
 	default:
-		dd.Note = "upstream ops of the layer could not be compared (unaligned): an earlier origin is not excluded"
+		notes = append(notes, model.P3DrillUpstreamUnaligned{})
 	}
 	if dd.Largest != "" && dd.Largest != dd.Operator {
-		dd.Note = joinNote(dd.Note, fmt.Sprintf("the largest difference (%s) is computed after the operator: the divergence starts at the first divergent op and grows downstream", dd.Largest))
+		notes = append(notes, model.P3DrillLargestAfter{Op: dd.Largest})
 	}
-	dd.Note = joinNote(sc.callNote(), dd.Note)
+	dd.NoteReasons = notes
 	return dd
 }
 
@@ -136,11 +136,11 @@ func largestLeaf(sc *drillScope, ops []model.DrillOp, flagged []bool, dirName st
 
 // callNote warns when the layer ran fewer times than the call the anchors
 // compare (the drill-down then compares call 0, as the layer table does).
-func (s *drillScope) callNote() string {
+func (s *drillScope) callNote() []model.Reason {
 	if s.fellBack {
-		return fmt.Sprintf("this layer ran %d times in this pass, fewer than micro-batch %d: operators compared at micro-batch 1, as the layer table", s.calls, s.asked+1)
+		return []model.Reason{model.P3DrillCallFellBack{Calls: s.calls, Asked: s.asked + 1}}
 	}
-	return ""
+	return nil
 }
 
 // drillOp compares one op of A with its counterparts.
@@ -159,9 +159,9 @@ func (p *p3) drillOp(i int32, dirName string, bands map[string]map[string]model.
 	}
 	out.Aligned = c.abOK && (!p.hasCD || c.cdOK)
 	if !c.abOK {
-		out.Why = c.abWhy
+		out.WhyReason = c.abWhy
 		if c.b >= 0 && maskedPair(p.ia, c.a, p.ib, c.b) && (!p.hasCD || maskedPair(p.ia, c.a, p.ic, c.c) && maskedPair(p.ia, c.a, p.id, c.d)) {
-			out.Why = whyMasked
+			out.WhyReason = whyMasked
 		}
 	}
 	c.va, c.vb, c.vc, c.vd = statsOf(p.ia, c.a), statsOf(p.ib, c.b), statsOf(p.ic, c.c), statsOf(p.id, c.d)

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"slices"
 
 	"spikescope/model"
@@ -75,23 +74,23 @@ func numberMicroSteps(d *model.MonitorData, metric int, kind string, sa *model.S
 			for k := 0; k < w; k++ {
 				sa.MicroStepRange = append(sa.MicroStepRange, k)
 			}
-			sa.PassUnit = "(step, micro_step)"
+			sa.PassUnitReason = model.PassUnit{Kind: model.PassExplicit}
 		}
 	}
 	if !sa.HasMicroStep {
-		sa.MicroStepNumbering = "no micro steps: step as written in the input"
+		sa.MicroStepNumberingReason = model.MicroNumbering{Kind: model.NumberingNone}
 		return
 	}
 	sa.MicroStepBase = n.base
 	switch {
 	case d.Format == model.FormatDump:
-		sa.MicroStepNumbering = "dump: micro_step is N of parameters_grad.N as written in dump.json (one call per micro-batch; micro_index is its 0-based order in the step); step is the step folder"
+		sa.MicroStepNumberingReason = model.MicroNumbering{Kind: model.NumberingDump}
 	case !sa.ExplicitMicroStep:
-		sa.MicroStepNumbering = "step is the global micro-step index as stored; optimizer_step and micro_step (0..W-1) are derived from the accumulation window"
+		sa.MicroStepNumberingReason = model.MicroNumbering{Kind: model.NumberingDerived}
 	case n.base == 1:
-		sa.MicroStepNumbering = "monitor v2: micro_step as written, 1..W within each step (grad_reduced rows carry W); step is the optimizer step"
+		sa.MicroStepNumberingReason = model.MicroNumbering{Kind: model.NumberingMonitorV2}
 	default:
-		sa.MicroStepNumbering = "micro_step as written, 0..W-1 within each step; step is the optimizer step"
+		sa.MicroStepNumberingReason = model.MicroNumbering{Kind: model.NumberingWritten}
 	}
 	if !sa.ExplicitMicroStep {
 		return // derived micro steps are positions
@@ -154,12 +153,13 @@ func dumpCallCount(d *model.MonitorData, metric int) int {
 }
 
 // microNumberingNote is the reasoning line of a numbering that differs
-// from the positions, "" otherwise.
-func microNumberingNote(sa *model.ShardingAnalysis) string {
+// from the positions, nil otherwise.
+func microNumberingNote(sa *model.ShardingAnalysis) model.Reason {
 	if !sa.HasMicroStep || !sa.ExplicitMicroStep || len(sa.MicroStepRange) == 0 || sa.MicroStepRange[0] == 0 && sa.MicroStepBase == 0 {
-		return ""
+		return nil
 	}
-	return fmt.Sprintf("micro steps reported as the input numbers them (%d..%d): %s", sa.MicroStepRange[0], sa.MicroStepRange[len(sa.MicroStepRange)-1], sa.MicroStepNumbering)
+	n, _ := sa.MicroStepNumberingReason.(model.MicroNumbering)
+	return model.MicroNumberingNote{First: sa.MicroStepRange[0], Last: sa.MicroStepRange[len(sa.MicroStepRange)-1], Numbering: n}
 }
 
 // finalMicroOnly reports whether every (parameter, rank) series holds one

@@ -13,7 +13,7 @@ import (
 // for a stable A/B.
 func BenchmarkNonFiniteOverhead_200k(bm *testing.B) {
 	a, b, c, d := benchQuad(200000)
-	tr := NewTracer(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+	tr := newTracerT(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 	p := tr.p
 	anchors := tr.Result().AnchorsUsed
 	layers := layerIDs(p.ia, p.ib, p.ic, p.id)

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 
 	"spikescope/model"
@@ -55,8 +54,8 @@ type p1 struct {
 	// num reports micro-step positions in the input's numbering
 	num microNumbering
 	// unsplit is the pipeline inference when it found one stage or none
-	// (nil when the data was split: c.d.Pipeline holds it)
-	unsplit *model.PipelineStages
+	// (nil when the data was split: c.d.Stages holds it)
+	unsplit *model.StageLayout
 }
 
 // Phase1 finds the candidate spike coordinates of a monitor run (or of the
@@ -81,11 +80,11 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 	}
 	res := &model.Phase1Result{Phase: 1, Anomalies: []model.Anomaly{}}
 	if d == nil {
-		res.Missing = append(res.Missing, "no monitor data")
+		res.MissingReasons = append(res.MissingReasons, model.Phase1NoMonitor{})
 		return res
 	}
 	res.DBPath, res.Format = d.Path, d.Format
-	res.Warnings = append(res.Warnings, d.Warnings...)
+	res.WarningsReasons = append(res.WarningsReasons, loadWarnings(d)...)
 	res.Thresholds = map[string]float64{
 		"iqr_mult": opt.IQRMult, "mad_mult": opt.MADMult, "min_effect": opt.MinEffect,
 		"mad_scale": madScale, "zero_spread_mult": zeroSpreadMult,
@@ -94,10 +93,11 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 	c := &p1{d: d, opt: opt, res: res}
 	c.judge.rule = robustRule{IQRMult: opt.IQRMult, MADMult: opt.MADMult, MinEffect: opt.MinEffect}
 	if metric < 0 {
-		res.Missing = append(res.Missing, "no gradient rows")
-		res.Reasoning = append(res.Reasoning, "no rows to analyse")
-		res.Sharding = model.ShardingAnalysis{PPStages: 1, VPPStages: []int{0}, MicroStepRange: []int{0}, PassUnit: "(step,)"}
-		res.Summary.PassUnit = "(step,)"
+		res.MissingReasons = append(res.MissingReasons, model.Phase1NoGradRows{})
+		res.ReasoningReasons = append(res.ReasoningReasons, model.Phase1NoRows{})
+		step := model.PassUnit{Kind: model.PassStep}
+		res.Sharding = model.ShardingAnalysis{PPStages: 1, VPPStages: []int{0}, MicroStepRange: []int{0}, PassUnitReason: step}
+		res.Summary.PassUnitReason = step
 		res.Summary.TotalRows = d.Rows.Len()
 		res.Summary.TotalTargets = len(d.Targets)
 		res.Summary.Steps, res.Summary.Ranks = []int{}, []int{}
@@ -106,28 +106,28 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 	c.metric = d.Metrics[metric]
 	res.Metric = c.metric
 	if len(d.Metrics) > 1 {
-		res.Reasoning = append(res.Reasoning, fmt.Sprintf("metric %q analysed (of %d metrics); grad_reduced rows never join its curves", c.metric, len(d.Metrics)))
+		res.ReasoningReasons = append(res.ReasoningReasons, model.MetricAnalysed{Metric: c.metric, Metrics: len(d.Metrics)})
 	}
 	c.index(metric)
-	c.pipelineStages(metric)
+	c.splitByStage(metric)
 	d = c.d
 	if analysed != nil {
 		*analysed = d
 	}
-	c.pipelineShape()
+	c.stageShape()
 	shaped := d
 	if d.ExplicitMicro && d.Format != model.FormatDump && finalMicroOnly(c.ix) {
 		// one row per step, never the first micro-batch: the step's final
 		// gradient (monitor v2 without monitor_mbs_grad), step level
-		res.Reasoning = append(res.Reasoning, fmt.Sprintf("every %s row is the only one of its step and none is the first micro-batch (monitor v2 without monitor_mbs_grad writes the step's final gradient with micro_step = W): judged at step level", d.Metrics[metric]))
+		res.ReasoningReasons = append(res.ReasoningReasons, model.FinalMicroOnly{Metric: d.Metrics[metric]})
 		flat := *d
 		flat.ExplicitMicro = false
 		shaped = &flat
 	}
 	c.m, c.kind = runShape(shaped, c.ix, metric, opt, res, c.dumpMicro)
 	c.num = newMicroNumbering(d, metric)
-	if note := microNumberingNote(&res.Sharding); note != "" {
-		res.Reasoning = append(res.Reasoning, note)
+	if note := microNumberingNote(&res.Sharding); note != nil {
+		res.ReasoningReasons = append(res.ReasoningReasons, note)
 	}
 	res.DataKind = c.kind
 	if c.kind == kindMicro && !c.m.Explicit {
@@ -160,8 +160,22 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 			nf++
 		}
 	}
-	res.Reasoning = append(res.Reasoning, fmt.Sprintf("%d candidates (%d non-finite), ordered earliest first: optimizer step, micro step, non-finite first, then deviation", len(res.Anomalies), nf))
+	res.ReasoningReasons = append(res.ReasoningReasons, model.CandidatesOrdered{Count: len(res.Anomalies), NonFinite: nf})
 	return res
+}
+
+// loadWarnings are the readers' warnings about d, first among Phase 1's:
+// their reasons (model/reasons_load.go), or their texts when d was made
+// without (by hand, or a reader not yet keeping reasons).
+func loadWarnings(d *model.MonitorData) []model.Reason {
+	if len(d.WarningsReasons) > 0 || len(d.Warnings) == 0 {
+		return d.WarningsReasons
+	}
+	out := make([]model.Reason, len(d.Warnings))
+	for i, w := range d.Warnings {
+		out[i] = model.Sentence(w)
+	}
+	return out
 }
 
 // index builds the series index of the analysed metric.
@@ -234,7 +248,7 @@ func (c *p1) summary() {
 	s := &res.Summary
 	s.TotalTargets = len(c.d.Targets)
 	s.TotalRows = r.Len()
-	s.PassUnit = res.Sharding.PassUnit
+	s.PassUnitReason = res.Sharding.PassUnitReason
 	s.Ranks = append([]int{}, c.ix.ranks...)
 	s.Steps = append([]int{}, c.ix.distinctSteps(c.d)...)
 	for t := range c.d.Targets {

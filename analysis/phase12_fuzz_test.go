@@ -54,7 +54,7 @@ func FuzzPhase12(f *testing.F) {
 				t.Fatalf("not earliest first at %d: %s / %s", i, jsn(a), jsn(c))
 			}
 		}
-		p2, err := Phase2(p1, p1, nil, DefaultPhase2Options())
+		p2, err := phase2Said(p1, p1, nil, DefaultPhase2Options())
 		if err != nil {
 			t.Fatal(err)
 		}

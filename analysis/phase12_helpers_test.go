@@ -147,3 +147,14 @@ func jsonRoundTrip(r *model.Phase1Result) (*model.Phase1Result, error) {
 	err = json.Unmarshal(b, &out)
 	return &out, err
 }
+
+// reasonOf is the first reason of type R in rs.
+func reasonOf[R model.Reason](rs []model.Reason) (R, bool) {
+	for _, r := range rs {
+		if x, ok := r.(R); ok {
+			return x, true
+		}
+	}
+	var zero R
+	return zero, false
+}

@@ -69,7 +69,7 @@ func TestFallbackPersistentStart(t *testing.T) {
 	p1 := &model.Phase1Result{DataKind: kindMicro, Anomalies: []model.Anomaly{mk(3, 2.9), mk(4, 3.1), mk(5, 3.0), mk(6, 3.4), mk(8, 5)}}
 	p1.Anomalies[4].Rank = 5 // another rank at step 8, not contiguous
 	p1.Anomalies[4].TargetName = qkv
-	p2, err := Phase2(p1, nil, nil, DefaultPhase2Options())
+	p2, err := phase2Said(p1, nil, nil, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestFallbackPersistentStart(t *testing.T) {
 		t.Errorf("root %d, want 8 (largest deviation, no run behind it)", pv(p2.RootOptStep))
 	}
 	p1.Anomalies = p1.Anomalies[:4]
-	p2, _ = Phase2(p1, nil, nil, DefaultPhase2Options())
+	p2, _ = phase2Said(p1, nil, nil, DefaultPhase2Options())
 	if pv(p2.RootOptStep) != 3 || p2.RootCauseCoordinate == nil || pv(p2.RootCauseCoordinate.OptimizerStep) != 3 {
 		t.Errorf("root %d, want 3 (start of the persisting anomaly peaking at 6)", pv(p2.RootOptStep))
 	}

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"slices"
 
@@ -42,7 +41,5 @@ func (c *p1) dumpSpikes() {
 		c.res.Anomalies = append(c.res.Anomalies, a)
 	}
 	c.res.Thresholds["dump_top_n"] = float64(c.opt.DumpTopN)
-	c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf(
-		"single-step dump: the %d largest of %d parameter-gradient norms, deviation against the median of all of them (%.6g)",
-		n, len(rows), med))
+	c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.DumpTopN{N: n, Of: len(rows), Median: med})
 }

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 
 	"spikescope/model"
@@ -180,16 +179,8 @@ func (c *p1) dumpCallMicroSteps(metric int) {
 		}
 		named++
 	}
-	how := "pooled over all calls"
-	if perCall {
-		how = fmt.Sprintf("per call (≥ %d curves each)", minMicroPool)
-	}
-	msg := fmt.Sprintf("parameters_grad calls as micro steps: each call's increment sqrt(N_k²−N_{k−1}²) relative to the median of its curve's other increments, %s, judged with the thresholds above (≥ %g× the median, delta ≥ %g× the curve's other deltas): %d of %d (parameter, rank) curves jump; %d of %d candidates name the call where their gradient jumps (or turns non-finite), the others grew evenly (micro_step null)",
-		how, c.opt.MinEffect, c.opt.MinEffect, jumps, len(curves), named, len(c.res.Anomalies))
-	if skipped > 0 {
-		msg += fmt.Sprintf("; %d curves not judged (a call missing, or the norm fell on more than %.0f%% of the calls)", skipped, 100*maxDecreaseShare)
-	}
-	c.res.Reasoning = append(c.res.Reasoning, msg)
+	c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.DumpCallMicro{PerCall: perCall, MinPool: minMicroPool, MinEffect: c.opt.MinEffect,
+		Jumps: jumps, Curves: len(curves), Named: named, Candidates: len(c.res.Anomalies), Skipped: skipped, MaxDecreasePct: 100 * maxDecreaseShare})
 }
 
 // medianOthers is the median of the finite vals other than vals[k].

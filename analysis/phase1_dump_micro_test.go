@@ -70,7 +70,7 @@ func TestSingleDumpCallJump(t *testing.T) {
 		if biggest.TargetName == jumpy {
 			t.Fatalf("seed %d: the test needs a larger, even gradient", seed)
 		}
-		p2, err := Phase2(res, nil, nil, DefaultPhase2Options())
+		p2, err := phase2Said(res, nil, nil, DefaultPhase2Options())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,7 +23,7 @@ func example1() *monBuilder {
 func TestExample1StepLevel(t *testing.T) {
 	res := example1().run(t)
 	sa := res.Sharding
-	if sa.AccumulationWindow != 0 || sa.AccumulationDetected || sa.HasMicroStep || sa.PassUnit != "(step,)" {
+	if sa.AccumulationWindow != 0 || sa.AccumulationDetected || sa.HasMicroStep || sa.PassUnitReason != (model.PassUnit{Kind: model.PassStep}) {
 		t.Fatalf("sharding = %+v, want step level", sa)
 	}
 	if len(res.Anomalies) != 1 {
@@ -38,7 +38,7 @@ func TestExample1StepLevel(t *testing.T) {
 	if res.Summary.TotalRows != 12 || len(res.Summary.Steps) != 6 || res.Summary.AnomalyCount != 1 {
 		t.Fatalf("summary = %+v", res.Summary)
 	}
-	p2, err := Phase2(res, nil, nil, DefaultPhase2Options())
+	p2, err := phase2Said(res, nil, nil, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestExample2MicroStepTrendDB(t *testing.T) {
 	res := example2().run(t)
 	sa := res.Sharding
 	if sa.AccumulationWindow != 4 || sa.WindowPhase != 0 || !sa.AccumulationDetected || sa.OptimizerStepCount != 3 ||
-		sa.PassUnit != "(optimizer_step, micro_step), 累积窗口=4" {
+		sa.PassUnitReason != (model.PassUnit{Kind: model.PassAccumWind, Window: 4}) {
 		t.Fatalf("sharding = %+v", sa)
 	}
 	// The reference's two spikes are found, the first one first. Judged
@@ -109,7 +109,7 @@ func TestExample2MicroStepTrendDB(t *testing.T) {
 		pv(e.NextStep) != 2 || e.NextRanks["0"] != 16 || e.NextRanks["1"] != 91 || e.NextRanks["2"] != 16 {
 		t.Fatalf("target_rank_norms[1] = %s", jsn(e))
 	}
-	p2, err := Phase2(res, nil, nil, DefaultPhase2Options())
+	p2, err := phase2Said(res, nil, nil, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestExample3ExplicitMicroCSVKeptPerStep(t *testing.T) {
 		}
 	}
 	res := b.run(t)
-	if !res.Sharding.ExplicitMicroStep || res.Sharding.PassUnit != "(step, micro_step)" || res.Sharding.OptimizerStepCount != 2 {
+	if !res.Sharding.ExplicitMicroStep || res.Sharding.PassUnitReason != (model.PassUnit{Kind: model.PassExplicit}) || res.Sharding.OptimizerStepCount != 2 {
 		t.Fatalf("sharding = %+v", res.Sharding)
 	}
 	if len(res.Anomalies) != 1 {
@@ -154,7 +154,7 @@ func TestExample3ExplicitMicroCSVKeptPerStep(t *testing.T) {
 	if a.Rank != 0 || a.Step != 11 || pv(a.OptimizerStep) != 11 || pv(a.MicroStep) != 2 || fpv(a.Delta) != 28 || fpv(a.SuspectFinalNorm) != 31 {
 		t.Fatalf("anomaly = %s", jsn(a))
 	}
-	p2, _ := Phase2(res, nil, nil, DefaultPhase2Options())
+	p2, _ := phase2Said(res, nil, nil, DefaultPhase2Options())
 	co := p2.RootCauseCoordinate
 	if pv(p2.RootOptStep) != 11 || co.Rank != 0 || pv(co.MicroStep) != 2 || fpv(co.Delta) != 28 {
 		t.Fatalf("phase 2 = %s", jsn(p2))
@@ -174,8 +174,8 @@ func TestExplicitMicroOneBased(t *testing.T) {
 	}
 	res := b.run(t)
 	sa := res.Sharding
-	if got := sa.MicroStepRange; len(got) != 4 || got[0] != 1 || got[3] != 4 || sa.AccumulationWindow != 4 || sa.MicroStepBase != 1 || !strings.Contains(sa.MicroStepNumbering, "1..W") {
-		t.Fatalf("micro range = %v, window %d, base %d %q", got, sa.AccumulationWindow, sa.MicroStepBase, sa.MicroStepNumbering)
+	if got := sa.MicroStepRange; len(got) != 4 || got[0] != 1 || got[3] != 4 || sa.AccumulationWindow != 4 || sa.MicroStepBase != 1 || sa.MicroStepNumberingReason != (model.MicroNumbering{Kind: model.NumberingMonitorV2}) {
+		t.Fatalf("micro range = %v, window %d, base %d %v", got, sa.AccumulationWindow, sa.MicroStepBase, sa.MicroStepNumberingReason)
 	}
 }
 
@@ -214,13 +214,13 @@ func TestExample4DumpSingleStep(t *testing.T) {
 	if !near(float64(npu.Anomalies[0].DeviationRatio), 50/2.55, 1e-12) {
 		t.Fatalf("deviation = %v", npu.Anomalies[0].DeviationRatio)
 	}
-	p2, _ := Phase2(npu, nil, nil, DefaultPhase2Options())
+	p2, _ := phase2Said(npu, nil, nil, DefaultPhase2Options())
 	if p2.RootOptStep != nil || p2.RootCauseCoordinate.Rank != 0 || !strings.HasSuffix(p2.RootCauseCoordinate.TargetName, "layers.0.mlp.linear_fc1.ColumnParallelLinear.weight") ||
 		float64(p2.RootCauseCoordinate.Norm) != 50 || p2.Reasoning != "dump 数据（单点快照），跳过跨 step 判定; 无标杆，取偏离自身基线最大者 (rank=0 step=0, 19.6×)" {
 		t.Fatalf("single device = %s", jsn(p2))
 	}
 	gpu := example4("gpu")
-	x, err := Phase2(npu, gpu, nil, DefaultPhase2Options())
+	x, err := phase2Said(npu, gpu, nil, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,6 @@
 package analysis
 
 import (
-	"fmt"
-	"strings"
-
 	"spikescope/model"
 )
 
@@ -68,33 +65,25 @@ func (c *p1) shortHistory(a model.Anomaly, n int) {
 	c.res.TooLittleHistory = append(c.res.TooLittleHistory, model.ShortHistory{Anomaly: a, Samples: n, MinSamples: minHistory})
 }
 
-// historyNotes adds the reasoning and the warning about short series.
-func (c *p1) historyNotes(unit string) {
+// historyNotes adds the reasoning and the warning about short series
+// (pools: (parameter, micro step) pools, else parameters).
+func (c *p1) historyNotes(pools bool) {
 	h := &c.hist
 	c.res.Thresholds["min_history"] = minHistory
 	if h.short == 0 {
 		return
 	}
 	earliestFirstShort(c.res.TooLittleHistory)
-	count := fmt.Sprintf("%d", h.minN)
-	if h.maxN != h.minN {
-		count = fmt.Sprintf("%d–%d", h.minN, h.maxN)
-	}
-	c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf(
-		"too little history: %d of %d %s have %s values to compare, fewer than the %d a spike test needs (below that the spread of the baseline is not known within a factor of 2): not judged, %d value(s) that passed the thresholds reported under too_little_history instead of as candidates",
-		h.short, h.series, unit, count, minHistory, h.shortUnflagged))
-	w := fmt.Sprintf("too little history to call a spike: %d of %d %s have only %s values to compare (at least %d needed)", h.short, h.series, unit, count, minHistory)
-	if n := len(c.res.TooLittleHistory); n > 0 {
-		var parts []string
-		for i := range c.res.TooLittleHistory {
-			if i == 3 {
-				parts = append(parts, fmt.Sprintf("%d more", n-3))
-				break
-			}
-			s := &c.res.TooLittleHistory[i]
-			parts = append(parts, fmt.Sprintf("%s step %d rank %d (%.3g× its median)", s.TargetName, s.Step, s.Rank, float64(s.DeviationRatio)))
+	c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.HistoryTooShort{Short: h.short, Series: h.series, Pools: pools,
+		MinN: h.minN, MaxN: h.maxN, Need: minHistory, Unflagged: h.shortUnflagged})
+	w := model.HistoryTooShortWarning{Short: h.short, Series: h.series, Pools: pools, MinN: h.minN, MaxN: h.maxN, Need: minHistory}
+	for i := range c.res.TooLittleHistory {
+		if i == 3 {
+			w.More = len(c.res.TooLittleHistory) - 3
+			break
 		}
-		w += "; not flagged: " + strings.Join(parts, ", ")
+		s := &c.res.TooLittleHistory[i]
+		w.Examples = append(w.Examples, model.HistoryExample{Target: s.TargetName, Step: s.Step, Rank: s.Rank, Ratio: float64(s.DeviationRatio)})
 	}
-	c.res.Warnings = append(c.res.Warnings, w)
+	c.res.WarningsReasons = append(c.res.WarningsReasons, w)
 }

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 
 	"spikescope/model"
@@ -53,12 +52,10 @@ type microScratch struct {
 func (c *p1) microStepSpikes() {
 	var s microScratch
 	judged, perMicro, found := 0, 0, 0
-	defer c.historyNotes("(parameter, micro step) pools")
+	defer c.historyNotes(true)
 	defer func() {
 		if s.skipped > 0 {
-			c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf(
-				"%d (parameter, micro step) pools not judged: in more than %.0f%% of their curves the cumulative norm fell (N_k < N_{k−1}), so the increments are noise",
-				s.skipped, 100*maxDecreaseShare))
+			c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.MicroPoolsSkipped{Pools: s.skipped, MaxDecreasePct: 100 * maxDecreaseShare})
 		}
 	}()
 	for t := range c.d.Targets {
@@ -91,9 +88,9 @@ func (c *p1) microStepSpikes() {
 	c.res.Thresholds["level_history"] = levelHistory
 	c.res.Thresholds["level_persist"] = levelPersist
 	c.res.Thresholds["series_head_steps"] = seriesHeadSteps
-	c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf(
-		"micro steps: each micro-batch's increment sqrt(N_k²−N_{k−1}²), relative to its optimizer step's common level (median over ranks and micro steps; a common rise ≥ %g× the previous %d steps' level that does not hold %d steps stays anomalous: %d such (parameter, step)s) and to its series' own scale over its first steps (%d series of ≥ %d optimizer steps), judged per parameter (%d parameters; %d with baselines per micro step of ≥ %d samples, the rest pooled over micro steps) without the judged point; candidate when > q3 + %g·IQR or > median + %g·MAD×%.4f, ≥ %g× the median, and its delta N_k−N_{k−1} ≥ %g× the usual delta: %d found",
-		c.opt.MinEffect, levelHistory, levelPersist, s.jumps, s.scaled, 2*seriesHeadSteps, judged, perMicro, minMicroPool, c.opt.IQRMult, c.opt.MADMult, madScale, c.opt.MinEffect, c.opt.MinEffect, found))
+	c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.MicroStepRule{MinEffect: c.opt.MinEffect, LevelHistory: levelHistory, LevelPersist: levelPersist,
+		Jumps: s.jumps, Scaled: s.scaled, HeadSteps: 2 * seriesHeadSteps, Judged: judged, PerMicro: perMicro, MinPool: minMicroPool,
+		IQRMult: c.opt.IQRMult, MADMult: c.opt.MADMult, MADScale: madScale, Found: found})
 }
 
 // microJudgePool judges the normalised increments at positions pos.

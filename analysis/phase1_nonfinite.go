@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 
 	"spikescope/model"
@@ -60,11 +59,7 @@ func (c *p1) nonFiniteCandidates() {
 		}
 	}
 	if series > 0 {
-		msg := fmt.Sprintf("non-finite norms (NaN/Inf/NULL): %d candidates, each onset of non-finite values in a (parameter, rank) series", series)
-		if whole > 0 {
-			msg += fmt.Sprintf("; %d parameters have no finite value at all (one candidate each)", whole)
-		}
-		c.res.Reasoning = append(c.res.Reasoning, msg)
+		c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.NonFiniteOnsets{Candidates: series, Whole: whole})
 	}
 }
 

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -133,7 +132,7 @@ func (c *p1) targetRankNorms() {
 		out[strconv.Itoa(k)] = e
 	}
 	c.res.TargetRankNorms = out
-	c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf("for the cross-step rule: the final norm on every rank of each candidate step's focus parameter, at that step and the next (%d steps)", len(steps)))
+	c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.CrossStepNorms{Steps: len(steps)})
 }
 
 // recordedOptSteps are the distinct optimizer steps of the analysed rows,

@@ -107,7 +107,7 @@ func TestAccumulationWindowAndPhase(t *testing.T) {
 					}
 				}
 			}
-			if c.first != w.Base && !strings.Contains(strings.Join(w.Notes, " "), "partial optimizer step") {
+			if _, ok := reasonOf[model.WindowPartial](w.Notes); c.first != w.Base && !ok {
 				t.Fatalf("W=%d: partial window not explained: %v", W, w.Notes)
 			}
 		}
@@ -124,8 +124,8 @@ func TestGradReducedNeverEntersUnreducedCurve(t *testing.T) {
 	if res.Metric != "grad_unreduced" || res.Sharding.AccumulationWindow != 4 || res.Sharding.WindowPhase != 2 {
 		t.Fatalf("metric %q sharding %s", res.Metric, jsn(res.Sharding))
 	}
-	if !strings.Contains(strings.Join(res.Reasoning, "\n"), "grad_reduced rows (stored at each optimizer step's first micro step)") {
-		t.Fatalf("reasoning = %v", res.Reasoning)
+	if r, ok := reasonOf[model.WindowReduced](res.ReasoningReasons); !ok || r.W != 4 || r.Phase != 2 {
+		t.Fatalf("reasoning = %v", res.ReasoningReasons)
 	}
 	if len(res.Anomalies) != 0 {
 		t.Fatalf("anomalies = %s", jsn(res.Anomalies))
@@ -157,8 +157,8 @@ func TestStepLevelDataHasNoAccumulation(t *testing.T) {
 			}
 		}
 		res := b.run(t)
-		if res.Sharding.AccumulationWindow != 0 || res.Sharding.AccumulationDetected || res.Sharding.PassUnit != "(step,)" || res.DataKind != "step" {
-			t.Fatalf("trend %v: sharding %s, reasoning %v", trend, jsn(res.Sharding), res.Reasoning)
+		if res.Sharding.AccumulationWindow != 0 || res.Sharding.AccumulationDetected || res.Sharding.PassUnitReason != (model.PassUnit{Kind: model.PassStep}) || res.DataKind != "step" {
+			t.Fatalf("trend %v: sharding %s, reasoning %v", trend, jsn(res.Sharding), res.ReasoningReasons)
 		}
 		if len(res.Anomalies) != 0 {
 			t.Fatalf("trend %v: %d anomalies in noise", trend, len(res.Anomalies))
@@ -216,7 +216,7 @@ func TestNonFiniteFirstOnOneRankIsFirstCandidate(t *testing.T) {
 		if nf != 1 {
 			t.Fatalf("%d non-finite candidates, want 1 (the first of the series)", nf)
 		}
-		p2, err := Phase2(res, nil, nil, DefaultPhase2Options())
+		p2, err := phase2Said(res, nil, nil, DefaultPhase2Options())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -269,8 +269,8 @@ func TestAllNaNSeriesGivesOneCandidate(t *testing.T) {
 	if n != 1 || len(res.Anomalies) != 2 {
 		t.Fatalf("%d dead candidates, %d total", n, len(res.Anomalies))
 	}
-	if !strings.Contains(strings.Join(res.Reasoning, "\n"), "1 parameters have no finite value at all") {
-		t.Fatalf("reasoning = %v", res.Reasoning)
+	if r, ok := reasonOf[model.NonFiniteOnsets](res.ReasoningReasons); !ok || r.Whole != 1 {
+		t.Fatalf("reasoning = %v", res.ReasoningReasons)
 	}
 }
 
@@ -302,7 +302,7 @@ func TestEarliestBeatsLargest(t *testing.T) {
 	if bigger == 0 {
 		t.Fatal("test data should hold larger candidates at k+1")
 	}
-	p2, err := Phase2(res, nil, nil, DefaultPhase2Options())
+	p2, err := phase2Said(res, nil, nil, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +372,7 @@ func TestMultiStepDumpUsesStepLevelRule(t *testing.T) {
 	if a.Step != 3 || a.Rank != 1 || a.TargetName != "Module.layers.2.weight" || a.Trigger == "dump_abs_norm" {
 		t.Fatalf("first = %s", jsn(a))
 	}
-	p2, _ := Phase2(res, nil, nil, DefaultPhase2Options())
+	p2, _ := phase2Said(res, nil, nil, DefaultPhase2Options())
 	if pv(p2.RootOptStep) != 3 || p2.RootCauseCoordinate.Rank != 1 || !p2.CrossStep[0].Qualifies || p2.Thresholds["rank_share"] != 0.6 {
 		t.Fatalf("phase 2 = %s", jsn(p2))
 	}
@@ -382,10 +382,10 @@ func TestMultiStepDumpUsesStepLevelRule(t *testing.T) {
 func TestPhase1EmptyData(t *testing.T) {
 	for _, d := range []*model.MonitorData{nil, {}, {Metrics: []string{"grad_unreduced"}, Targets: []model.Target{{Name: "w"}}}} {
 		res := Phase1(d, DefaultPhase1Options())
-		if res == nil || res.Anomalies == nil || len(res.Anomalies) != 0 || len(res.Missing) == 0 {
+		if res == nil || res.Anomalies == nil || len(res.Anomalies) != 0 || len(res.MissingReasons) == 0 {
 			t.Fatalf("result = %s", jsn(res))
 		}
-		if _, err := Phase2(res, nil, nil, DefaultPhase2Options()); err != nil {
+		if _, err := phase2Said(res, nil, nil, DefaultPhase2Options()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -431,7 +431,7 @@ func TestEarliestBeatsLargestWhenExplosionSparesFaultyParameter(t *testing.T) {
 		return 1
 	}}.build()
 	res := b.run(t)
-	p2, err := Phase2(res, nil, nil, DefaultPhase2Options())
+	p2, err := phase2Said(res, nil, nil, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}

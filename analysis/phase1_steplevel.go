@@ -1,8 +1,6 @@
 package analysis
 
 import (
-	"fmt"
-
 	"spikescope/model"
 )
 
@@ -88,8 +86,8 @@ func (c *p1) stepLevelSpikes() {
 	c.res.Thresholds["level_history"] = levelHistory
 	c.res.Thresholds["level_persist"] = levelPersist
 	c.res.Thresholds["series_head_steps"] = seriesHeadSteps
-	defer c.historyNotes("parameters")
-	c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf(
-		"step level: %d parameters judged against their own baseline over all ranks and steps without the judged point, each value relative to its step's common level (median over ranks: warm-up, drift and loss-scale shifts move every rank together; a common rise ≥ %g× the previous %d steps' level that does not hold %d steps stays anomalous: %d such steps) and to its series' own scale over its first steps (%d series of ≥ %d steps: pipeline stages reuse layer names); candidate when > q3 + %g·IQR or > median + %g·MAD×%.4f, and ≥ %g× the median: %d found",
-		judged, c.opt.MinEffect, levelHistory, levelPersist, jumps, scaled, 2*seriesHeadSteps, c.opt.IQRMult, c.opt.MADMult, madScale, c.opt.MinEffect, found))
+	defer c.historyNotes(false)
+	c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.StepLevelRule{Judged: judged, MinEffect: c.opt.MinEffect, LevelHistory: levelHistory,
+		LevelPersist: levelPersist, Jumps: jumps, Scaled: scaled, HeadSteps: 2 * seriesHeadSteps,
+		IQRMult: c.opt.IQRMult, MADMult: c.opt.MADMult, MADScale: madScale, Found: found})
 }

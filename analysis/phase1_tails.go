@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
@@ -173,8 +172,7 @@ func (c *p1) noiseFloor() {
 		for _, p := range t.pend {
 			c.res.Anomalies = append(c.res.Anomalies, p.a)
 		}
-		c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf(
-			"heavy tails: too few step-to-step changes before step %d (fewer than %d) to measure the run's noise: the robust thresholds decide alone", first, minHistory))
+		c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.TailsUnmeasured{First: int(first), Need: minHistory})
 		return
 	}
 	for _, p := range t.pend {
@@ -187,8 +185,6 @@ func (c *p1) noiseFloor() {
 		c.res.Anomalies = append(c.res.Anomalies, p.a)
 	}
 	if t.dropped > 0 {
-		c.res.Reasoning = append(c.res.Reasoning, fmt.Sprintf(
-			"heavy tails: %d value(s) passed the robust thresholds but stay within %g spreads of the run's step-to-step noise above their median (the run's spread of log(norm) before step %d is %.3g, a parameter's own when larger): ordinary batch noise on real gradients, not candidates (the largest was %.2f spreads)",
-			t.dropped, tailSpreads, first, run, t.maxZ))
+		c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.TailsDropped{Dropped: t.dropped, Spreads: tailSpreads, First: int(first), Spread: run, MaxZ: t.maxZ})
 	}
 }

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -22,13 +21,6 @@ const (
 	minCommonRanks = 3
 )
 
-// Reference strings of Phase 2 (kept for output compatibility).
-const (
-	modeSingle   = "单设备"
-	modeBaseline = "NPU (+GPU 标杆)"
-	noBaseline   = "无标杆数据"
-)
-
 // Phase2Options are the thresholds of Phase 2; flags override them.
 type Phase2Options struct {
 	Growth, RankShare, DeviceRatio float64
@@ -42,17 +34,26 @@ func DefaultPhase2Options() Phase2Options {
 // p2 collects the reasoning of one Phase 2 run.
 type p2 struct {
 	res       *model.Phase2Result
-	rs        []string     // reasoning parts (reference-compatible)
-	minCommon int          // common ranks a cross-step pair needs (minCommonRanks, or all of a smaller run)
-	pre       *prePairRoot // the root came from a pre-pair: a step without candidates
-	sameStep  bool         // the baseline covers the same optimizer steps: match coordinates at the same step
+	rs        []model.Reason // reasoning notes (the reference scripts')
+	minCommon int            // common ranks a cross-step pair needs (minCommonRanks, or all of a smaller run)
+	pre       *prePairRoot   // the root came from a pre-pair: a step without candidates
+	sameStep  bool           // the baseline covers the same optimizer steps: match coordinates at the same step
 }
 
-func (c *p2) reason(s string)  { c.rs = append(c.rs, s) }
-func (c *p2) decide(s string)  { c.res.Decisions = append(c.res.Decisions, s) }
-func (c *p2) both(r, d string) { c.reason(r); c.decide(d) }
+func (c *p2) reason(r model.Reason)  { c.rs = append(c.rs, r) }
+func (c *p2) decide(d model.Reason)  { c.res.DecisionsReasons = append(c.res.DecisionsReasons, d) }
+func (c *p2) both(r, d model.Reason) { c.reason(r); c.decide(d) }
+
+// verify sets the cross-device verification.
+func (c *p2) verify(r model.Reason) { c.res.CrossDeviceVerificationReason = r }
+
+// finish returns the result; its texts are said from the reasons by
+// package words (pipeline fills them).
 func (c *p2) finish() *model.Phase2Result {
-	c.res.Reasoning = strings.Join(c.rs, "; ")
+	if c.rs == nil {
+		c.rs = []model.Reason{}
+	}
+	c.res.ReasoningReasons = c.rs
 	return c.res
 }
 
@@ -61,7 +62,7 @@ func (c *p2) finish() *model.Phase2Result {
 // the coordinate is the largest delta/norm of that step, checked against a
 // baseline when one is given (which only labels, never moves the step). A
 // pin replaces the choice; a pin that matches no data is the only error.
-func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*model.Phase2Result, error) {
+func Phase2(p1, baseline *model.Phase1Result, pin *model.Coord, opt Phase2Options) (*model.Phase2Result, error) {
 	def := DefaultPhase2Options()
 	if !(opt.Growth > 0) {
 		opt.Growth = def.Growth
@@ -72,26 +73,33 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 	if !(opt.DeviceRatio > 0) {
 		opt.DeviceRatio = def.DeviceRatio
 	}
-	c := &p2{res: &model.Phase2Result{Phase: 2, Mode: modeSingle, CrossDeviceVerification: noBaseline,
-		Decisions: []string{}, CrossStep: []model.CrossStepPair{}, Candidates: []model.CandidateVerdict{},
-		Events: []model.SpikeEvent{}}}
+	c := &p2{res: &model.Phase2Result{
+		Phase:                         2,
+		ModeReason:                    model.P2Mode{Baseline: baseline != nil},
+		CrossDeviceVerificationReason: model.P2NoBaselineData{},
+		Decisions:                     []string{},
+		DecisionsReasons:              []model.Reason{},
+		CrossStep:                     []model.CrossStepPair{},
+		Candidates:                    []model.CandidateVerdict{},
+		Events:                        []model.SpikeEvent{},
+	}}
 	if baseline != nil {
-		c.res.Mode = modeBaseline
 		c.sameStep = alignedSteps(p1, baseline)
 	}
 	c.res.Thresholds = map[string]float64{"growth": opt.Growth, "rank_share": opt.RankShare,
 		"device_ratio": opt.DeviceRatio, "min_common_ranks": minCommonRanks}
 	if p1 == nil {
-		c.both("无 Phase 1 结果", "no Phase 1 result given: nothing to choose")
+		c.both(model.P2NoPhase1Brief{}, model.P2NoPhase1{})
 		return c.finish(), nil
 	}
 	kind := dataKindOf(p1)
-	c.decide(fmt.Sprintf("%s; thresholds: growth %.2f×, rank share %.0f%%, device ratio %.2f×, at least %d ranks common to both steps of a pair",
-		kindWords(kind, p1.Sharding.AccumulationWindow), opt.Growth, 100*opt.RankShare, opt.DeviceRatio, minCommonRanks))
+	c.decide(model.P2DataKind{Kind: kind, Window: p1.Sharding.AccumulationWindow, Growth: opt.Growth,
+		RankShare: opt.RankShare, DeviceRatio: opt.DeviceRatio, MinCommon: minCommonRanks})
 	if kind != kindDump {
 		c.res.TopTargetsPerStep = topTargetsPerStep(p1.Anomalies)
 	}
 	if pin != nil {
+		pin := new(*pin) // resolving the name fills in the copy, never the caller's pin
 		if err := c.applyPin(p1, baseline, pin, kind, opt); err != nil {
 			return nil, err
 		}
@@ -103,17 +111,17 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 		return c.finish(), nil
 	}
 	if len(p1.Anomalies) == 0 {
-		c.both("Phase 1 无候选坐标", "Phase 1 found no candidate: no root-cause coordinate (nothing anomalous in the data analysed)")
-		c.res.CrossDeviceVerification = "无候选坐标"
+		c.both(model.P2NoCandidatesBrief{}, model.P2NoCandidates{})
+		c.verify(model.P2NoCandidateBrief{})
 		if baseline == nil {
-			c.res.CrossDeviceVerification = noBaseline
+			c.verify(model.P2NoBaselineData{})
 		}
 		return c.finish(), nil
 	}
 	var root *int
 	snapshot := kind == kindDump && (len(p1.Summary.Steps) == 1 || len(p1.Summary.Steps) == 0 && singleStep(p1.Anomalies))
 	if snapshot {
-		c.both("dump 数据（单点快照），跳过跨 step 判定", "single-step dump: no cross-step decision; candidates are every parameter gradient of the step")
+		c.both(model.P2SnapshotBrief{}, model.P2Snapshot{})
 	} else {
 		root = c.crossStepRoot(p1, baseline, opt)
 		if root == nil {
@@ -140,23 +148,6 @@ func Phase2(p1, baseline *model.Phase1Result, pin *Pin, opt Phase2Options) (*mod
 	c.markRootEvent(evs, ei, root)
 	c.res.Events = evs
 	return c.finish(), nil
-}
-
-// kindWords says a data kind in words; window is the accumulation window
-// (with one micro step per optimizer step nothing accumulates: each
-// micro step's gradient is the whole step's).
-func kindWords(kind string, window int) string {
-	switch {
-	case kind == kindMicro && window == 1:
-		return "micro-step data with one micro step per optimizer step (window 1: no accumulation, each gradient is the whole step's)"
-	case kind == kindMicro:
-		return "micro-step data (cumulative gradients per micro step)"
-	case kind == kindStep:
-		return "step-level data (one gradient per step)"
-	case kind == kindDump:
-		return "dump statistics (parameter gradients)"
-	}
-	return kind + " data"
 }
 
 // dataKindOf is the Phase 1 data kind; for reference-made Phase 1 files it
@@ -240,26 +231,24 @@ func (c *p2) fallbackRoot(as []model.Anomaly) *int {
 	switch {
 	case firstNF >= 0 && (best < 0 || as[firstNF].OptStep() < as[best].OptStep()):
 		k := as[firstNF].OptStep()
-		msg := fmt.Sprintf("跨 step 梯度无明显跳跃增长；opt_step %d 首次出现非有限值 (NaN/Inf)，早于最大偏离", k)
-		d := fmt.Sprintf("no qualifying adjacent pair; the first non-finite value (rank %d, %s) is at optimizer step %d", as[firstNF].Rank, as[firstNF].TargetName, k)
+		d := model.P2FallbackNonFinite{Rank: as[firstNF].Rank, Target: as[firstNF].TargetName, Step: k}
 		if best >= 0 {
-			d += fmt.Sprintf(", earlier than the largest deviation %.3g× at step %d: earliest wins", bestDev, as[best].OptStep())
+			d.HasDev, d.Dev, d.DevStep = true, bestDev, as[best].OptStep()
 		}
-		c.both(msg, d)
+		c.both(model.P2FallbackNonFiniteBrief{Step: k}, d)
 		return &k
 	case best >= 0:
 		k := as[best].OptStep()
-		c.both(fmt.Sprintf("跨 step 梯度无明显跳跃增长，取异常偏离最大的 opt_step %d", k),
-			fmt.Sprintf("no qualifying adjacent pair: the root is then the step of the largest deviation, %.3g× (rank %d, %s) at optimizer step %d", bestDev, as[best].Rank, as[best].TargetName, k))
+		c.both(model.P2FallbackLargestBrief{Step: k},
+			model.P2FallbackLargest{Dev: bestDev, Rank: as[best].Rank, Target: as[best].TargetName, Step: k})
 		if s := persistentStart(as, as[best].Rank, as[best].TargetName, k); s < k {
-			c.both(fmt.Sprintf("该坐标 (rank %d) 自 opt_step %d 起连续异常，取起点", as[best].Rank, s),
-				fmt.Sprintf("the same rank and parameter is a candidate at every optimizer step from %d to %d: one persisting anomaly, which starts at step %d (earliest wins)", s, k, s))
+			c.both(model.P2PersistingBrief{Rank: as[best].Rank, From: s}, model.P2Persisting{Rank: as[best].Rank, From: s, To: k})
 			k = s
 		}
 		return &k
 	}
 	k := as[0].OptStep()
-	c.both(fmt.Sprintf("无有效偏离，取最早的 opt_step %d", k), fmt.Sprintf("no finite deviation: the earliest candidate's step %d", k))
+	c.both(model.P2FallbackEarliestBrief{Step: k}, model.P2FallbackEarliest{Step: k})
 	return &k
 }
 

@@ -2,9 +2,7 @@ package analysis
 
 import (
 	"cmp"
-	"fmt"
 	"math"
-	"strconv"
 
 	"spikescope/model"
 )
@@ -27,7 +25,7 @@ func coordValue(a *model.Anomaly, kind string) (float64, string) {
 // labelled shared.
 func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.Phase1Result, opt Phase2Options) {
 	if len(cands) == 0 {
-		c.both("无候选坐标", "no candidate in the root step")
+		c.both(model.P2NoCandidateBrief{}, model.P2NoRootCandidate{})
 		return
 	}
 	sortForCoordinate(cands)
@@ -42,35 +40,25 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		v, key := coordValue(a, kind)
 		verdicts[0].Selected = true
 		c.res.RootCauseCoordinate = coordOf(a)
+		c.reason(model.P2NoBaselinePickBrief{NonFinite: a.NonFinite, Rank: a.Rank, Micro: microOf(a), Step: a.Step,
+			Dev: float64(a.DeviationRatio)})
+		way := model.P2PickDeviation
 		switch {
 		case a.NonFinite:
-			if a.MicroStep != nil {
-				c.reason(fmt.Sprintf("无标杆，取最早的非有限值 (rank=%d ms=%d)", a.Rank, a.Micro()))
-			} else {
-				c.reason(fmt.Sprintf("无标杆，取最早的非有限值 (rank=%d step=%d)", a.Rank, a.Step))
-			}
-		case a.MicroStep != nil:
-			c.reason(fmt.Sprintf("无标杆，取偏离自身基线最大者 (rank=%d ms=%d, %.3g×)", a.Rank, a.Micro(), float64(a.DeviationRatio)))
-		default:
-			c.reason(fmt.Sprintf("无标杆，取偏离自身基线最大者 (rank=%d step=%d, %.3g×)", a.Rank, a.Step, float64(a.DeviationRatio)))
-		}
-		what := fmt.Sprintf("the largest deviation from its own baseline (%.3g×; Phase 1's first candidate of the step)", float64(a.DeviationRatio))
-		switch {
-		case a.NonFinite:
-			what = "the first non-finite value (NaN/Inf)"
+			way = model.P2PickNonFinite
 		case kind == kindDump && a.MicroStep != nil:
-			what = fmt.Sprintf("the earliest parameters_grad call where a gradient jumps, then the largest deviation (%.3g×)", float64(a.DeviationRatio))
+			way = model.P2PickDumpCall
 		case kind == kindMicro:
-			what = fmt.Sprintf("the earliest micro step, then the largest deviation from its own increments (%.3g×; Phase 1's first candidate of the step)", float64(a.DeviationRatio))
+			way = model.P2PickMicro
 		}
-		c.decide(fmt.Sprintf("no baseline: coordinate = %s of the root step's %d candidates: %s %.6g at rank %d, %s, step %d%s (never the raw %s across parameters of different sizes)",
-			what, len(cands), key, v, a.Rank, a.TargetName, a.Step, microText(a, ", micro step "), key))
+		c.decide(model.P2NoBaselinePick{Way: way, Dev: float64(a.DeviationRatio), N: len(cands), Key: key, Value: v,
+			Rank: a.Rank, Target: a.TargetName, Step: a.Step, Micro: microOf(a)})
 		return
 	}
 	idx := map[string][]*model.Anomaly{}
 	for i := range baseline.Anomalies {
 		b := &baseline.Anomalies[i]
-		idx[baselineKey(b)] = append(idx[baselineKey(b)], b) // pipeline layouts may differ (pipeline_baseline.go)
+		idx[baselineKey(b)] = append(idx[baselineKey(b)], b) // pipeline layouts may differ (stages_baseline.go)
 	}
 	// Every candidate gets its verdict against the baseline (the table shows
 	// them all); the walk from the most anomalous selects the first
@@ -78,7 +66,7 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 	selected := -1
 	// deviceSpecific labels candidate i; the first one is selected, with
 	// msg as the cross-device verification and decision in the log.
-	deviceSpecific := func(i int, a *model.Anomaly, msg, decision string) {
+	deviceSpecific := func(i int, a *model.Anomaly, msg, decision model.Reason) {
 		verdicts[i].Verdict = "device-specific"
 		if selected >= 0 {
 			return
@@ -86,7 +74,7 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		selected = i
 		verdicts[i].Selected = true
 		c.res.RootCauseCoordinate = coordOf(a)
-		c.res.CrossDeviceVerification = msg
+		c.verify(msg)
 		c.reason(msg)
 		c.decide(decision)
 	}
@@ -95,9 +83,8 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		v, key := coordValue(a, kind)
 		b := baselineMatch(a, idx[baselineKey(a)], kind, c.sameStep)
 		if b == nil {
-			deviceSpecific(i, a, fmt.Sprintf("NPU %s=%.4g (rank=%d), GPU 同参数无异常 → NPU 独有", key, v, a.Rank),
-				fmt.Sprintf("candidate rank %d %s%s: the baseline has no candidate on the same parameter%s → device-specific, selected",
-					a.Rank, a.TargetName, microText(a, " micro step "), map[bool]string{true: " and micro step", false: ""}[kind == kindMicro]))
+			deviceSpecific(i, a, model.P2SpecificNoMatchBrief{Key: key, Value: v, Rank: a.Rank},
+				model.P2SpecificNoMatch{Rank: a.Rank, Target: a.TargetName, Micro: microOf(a), MicroData: kind == kindMicro})
 			continue
 		}
 		bv, _ := coordValue(b, kind)
@@ -111,16 +98,15 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		}
 		verdicts[i].Ratio = model.FloatPtr(r)
 		if r >= opt.DeviceRatio || a.NonFinite && !b.NonFinite {
-			deviceSpecific(i, a, fmt.Sprintf("NPU %s=%.4g (rank=%d), GPU %s=%.4g (rank=%d), NPU/GPU=%.1fx ≥ %.1fx → NPU 设备特异性异常",
-				key, v, a.Rank, key, bv, b.Rank, r, opt.DeviceRatio),
-				fmt.Sprintf("candidate rank %d %s%s: %s %.4g vs baseline %.4g (rank %d) = %.2f× ≥ %.2f× → device-specific, selected",
-					a.Rank, a.TargetName, microText(a, " micro step "), key, v, bv, b.Rank, r, opt.DeviceRatio))
+			deviceSpecific(i, a, model.P2SpecificRatioBrief{Key: key, Value: v, BValue: bv, Rank: a.Rank, BRank: b.Rank, Ratio: r, Threshold: opt.DeviceRatio},
+				model.P2SpecificRatio{Rank: a.Rank, Target: a.TargetName, Micro: microOf(a), Key: key, Value: v, BValue: bv,
+					BRank: b.Rank, Ratio: r, Threshold: opt.DeviceRatio})
 			continue
 		}
 		verdicts[i].Verdict = "shared"
 		if selected < 0 {
-			c.decide(fmt.Sprintf("candidate rank %d %s%s: %s %.4g vs baseline %.4g = %.2f× < %.2f× → close on both devices (shared), skipped",
-				a.Rank, a.TargetName, microText(a, " micro step "), key, v, bv, r, opt.DeviceRatio))
+			c.decide(model.P2SharedSkipped{Rank: a.Rank, Target: a.TargetName, Micro: microOf(a), Key: key, Value: v, BValue: bv,
+				Ratio: r, Threshold: opt.DeviceRatio})
 		}
 	}
 	if selected >= 0 {
@@ -130,11 +116,10 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 	v, key := coordValue(a, kind)
 	verdicts[0].Selected = true
 	c.res.RootCauseCoordinate = coordOf(a)
-	msg := fmt.Sprintf("所有坐标 GPU 侧接近 (双端共有)。偏离最大: rank=%d (NPU %s %.4g)", a.Rank, key, v)
-	c.res.CrossDeviceVerification = msg
+	msg := model.P2AllSharedBrief{Rank: a.Rank, Key: key, Value: v}
+	c.verify(msg)
 	c.reason(msg)
-	_ = key
-	c.decide(fmt.Sprintf("every candidate of the root step is close to the baseline (< %.2f×): shared anomaly; coordinate = Phase 1's first candidate of the step (largest deviation from its own baseline, %.3g×), rank %d %s", opt.DeviceRatio, float64(a.DeviationRatio), a.Rank, a.TargetName))
+	c.decide(model.P2AllShared{Threshold: opt.DeviceRatio, Dev: float64(a.DeviationRatio), Rank: a.Rank, Target: a.TargetName})
 }
 
 // baselineMatch finds the baseline candidate for a: same parameter (and
@@ -171,13 +156,13 @@ func baselineMatch(a *model.Anomaly, bs []*model.Anomaly, kind string, sameStep 
 	return best
 }
 
-// microText is prefix + the micro step, or "" when the candidate has none
+// microOf is the candidate's micro step, or nil when it has none
 // (step-level data, dumps).
-func microText(a *model.Anomaly, prefix string) string {
+func microOf(a *model.Anomaly) *int {
 	if a.MicroStep == nil {
-		return ""
+		return nil
 	}
-	return prefix + strconv.Itoa(*a.MicroStep)
+	return model.IntPtr(*a.MicroStep)
 }
 
 // alignedSteps tells whether the anomalous run and its baseline cover
@@ -205,9 +190,9 @@ func alignedSteps(p1, baseline *model.Phase1Result) bool {
 // its candidates are the largest gradients, not spikes) only the
 // non-finite case applies. Returns the verdict and, when false, why (with
 // the numbers).
-func ParameterLocatesOrigin(co *model.Coordinate, cands []model.Anomaly, perRank int, snapshot bool) (bool, string) {
+func ParameterLocatesOrigin(co *model.Coordinate, cands []model.Anomaly, perRank int, snapshot bool) (bool, model.Reason) {
 	if co == nil {
-		return true, ""
+		return true, nil
 	}
 	pos := -1
 	switch {
@@ -231,17 +216,13 @@ func ParameterLocatesOrigin(co *model.Coordinate, cands []model.Anomaly, perRank
 	}
 	n := len(names)
 	if n < 2 || perRank <= 0 || float64(n) < dataLikeShare*float64(perRank) {
-		return true, ""
+		return true, nil
 	}
-	switch {
-	case allNF:
-		return false, fmt.Sprintf("all %d parameters of rank %d that are candidates (of about %d a rank holds) are non-finite at the same step: a NaN/Inf reaches every gradient of the rank in one backward pass, so the parameter does not locate the origin; %s is named only to keep the coordinate (Phase 1's first candidate); the first non-finite layer and operator come from Phase 3 (dumps of this step)",
-			n, co.Rank, perRank, co.TargetName)
-	case !snapshot:
-		return false, fmt.Sprintf("%d parameters of rank %d (of about %d a rank holds, ≥ %.0f%%) spike together at the same step: the parameter does not locate the origin; %s is named only to keep the coordinate (Phase 1's first candidate); the layer and operator come from Phase 3 (dumps of this step)",
-			n, co.Rank, perRank, 100*dataLikeShare, co.TargetName)
+	if allNF || !snapshot {
+		return false, model.P2ParamNotLocating{AllNonFinite: allNF, N: n, Rank: co.Rank, PerRank: perRank,
+			Share: dataLikeShare, Target: co.TargetName}
 	}
-	return true, ""
+	return true, nil
 }
 
 // judgeParameter applies ParameterLocatesOrigin to the root coordinate.
@@ -253,7 +234,7 @@ func (c *p2) judgeParameter(p1 *model.Phase1Result, cands []model.Anomaly, snaps
 	ok, why := ParameterLocatesOrigin(co, cands, parametersPerRank(p1), snapshot)
 	co.ParameterDecides = model.BoolPtr(ok)
 	if !ok {
-		co.ParameterNote = why
-		c.both("该 rank 的参数同时异常，参数名不定位根因，见 Phase 3", why)
+		co.ParameterNoteReason = why
+		c.both(model.P2ParamNotLocatingBrief{}, why)
 	}
 }

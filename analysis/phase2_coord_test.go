@@ -27,7 +27,7 @@ func TestCoordinateByDeviationNotRawNorm(t *testing.T) {
 	p1 := stepRun(names,
 		model.Anomaly{Rank: 0, Step: 5, TargetName: fc2, Norm: 0.2175, DeviationRatio: 1.6, Trigger: "iqr"},
 		model.Anomaly{Rank: 0, Step: 5, TargetName: fc1, Norm: 0.2111, DeviationRatio: 1.86, Trigger: "iqr"})
-	p2, err := Phase2(p1, nil, nil, DefaultPhase2Options())
+	p2, err := phase2Said(p1, nil, nil, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestParameterDoesNotDecideAllNonFinite(t *testing.T) {
 	p1 := stepRun(names, cands...)
 	p1.Summary.Ranks = []int{0, 1}
 	for run := 0; run < 2; run++ { // deterministic
-		p2, _ := Phase2(p1, nil, nil, DefaultPhase2Options())
+		p2, _ := phase2Said(p1, nil, nil, DefaultPhase2Options())
 		co := p2.RootCauseCoordinate
 		if co == nil || co.ParamDecides() || co.TargetName != names[0] || !strings.Contains(co.ParameterNote, "all 5 parameters of rank 1") ||
 			!strings.Contains(p2.Reasoning, "Phase 3") {
@@ -66,7 +66,7 @@ func TestParameterDoesNotDecideAllNonFinite(t *testing.T) {
 	}
 	// two of five NaN: the parameter still decides (below half the rank)
 	p1 = stepRun(names, cands[:2]...)
-	p2, _ := Phase2(p1, nil, nil, DefaultPhase2Options())
+	p2, _ := phase2Said(p1, nil, nil, DefaultPhase2Options())
 	if !p2.RootCauseCoordinate.ParamDecides() {
 		t.Fatalf("2 of 5 non-finite: %s", jsn(p2.RootCauseCoordinate))
 	}
@@ -82,7 +82,7 @@ func TestParameterDoesNotDecideSpikeTogether(t *testing.T) {
 		cands = append(cands, model.Anomaly{Rank: 0, Step: 4, TargetName: n, Norm: 10, DeviationRatio: model.Float(5 + i), Trigger: "iqr"})
 	}
 	p1 := stepRun(names, cands...)
-	p2, _ := Phase2(p1, nil, nil, DefaultPhase2Options())
+	p2, _ := phase2Said(p1, nil, nil, DefaultPhase2Options())
 	if co := p2.RootCauseCoordinate; co.ParamDecides() || co.TargetName != "c.weight" || !strings.Contains(co.ParameterNote, "spike together") {
 		t.Fatalf("coordinate = %s", jsn(co))
 	}

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 
@@ -22,20 +21,19 @@ import (
 func (c *p2) crossStepRoot(p1, baseline *model.Phase1Result, opt Phase2Options) *int {
 	trn := p1.TargetRankNorms
 	if len(trn) == 0 {
-		c.both("该数据类型无跨 step 判定依据 (无 target_rank_norms)，跳过",
-			"the Phase 1 result has no per-rank final norms of the candidate steps: the cross-step rule cannot be applied")
+		c.both(model.P2NoRankNormsBrief{}, model.P2NoRankNorms{})
 		return nil
 	}
 	candSteps := map[int]bool{}
 	for i := range p1.Anomalies {
 		candSteps[p1.Anomalies[i].OptStep()] = true
 	}
-	c.reason(fmt.Sprintf("增长阈值: %.2fx, rank 占比阈值: %.0f%%", opt.Growth, 100*opt.RankShare))
+	c.reason(model.P2ThresholdsBrief{Growth: opt.Growth, RankShare: opt.RankShare})
 	c.minCommon = minCommonRanks
 	if n := len(p1.Summary.Ranks); n > 0 && n < minCommonRanks {
 		// a run of one or two ranks: every rank it has is enough
 		c.minCommon = n
-		c.decide(fmt.Sprintf("the run has %d rank(s): a pair is judged when all of them are present at both steps (instead of %d common ranks)", n, minCommonRanks))
+		c.decide(model.P2FewRanks{N: n, Need: minCommonRanks})
 	}
 	var root *int
 	for _, k := range sortedStepKeys(trn) {
@@ -49,11 +47,11 @@ func (c *p2) crossStepRoot(p1, baseline *model.Phase1Result, opt Phase2Options) 
 		// the step after may explode on another parameter: compare that
 		// parameter with itself at k as well (same parameter, adjacent steps)
 		if n, ok := trn[strconv.Itoa(nk)]; !q && ok && n.TargetName != e.TargetName && n.PrevStep != nil && *n.PrevStep == k && len(n.PrevRanks) > 0 {
-			c.judgePair(k, nk, n.TargetName, n.PrevRanks, n.Ranks, "", baselinePair(baseline, k, n.TargetName), opt, &root)
+			c.judgePair(k, nk, n.TargetName, n.PrevRanks, n.Ranks, nil, baselinePair(baseline, k, n.TargetName), opt, &root)
 		}
 	}
 	if root != nil {
-		c.reason(fmt.Sprintf("  → 大多数 rank 梯度显著增长，根因在 opt_step %d", *root))
+		c.reason(model.P2RootBrief{Step: *root})
 	}
 	return root
 }
@@ -61,19 +59,19 @@ func (c *p2) crossStepRoot(p1, baseline *model.Phase1Result, opt Phase2Options) 
 // nextRanks finds the final norms of e's parameter at the step after k: the
 // entry's own next_ranks, or a reference-made k+1 entry of the same
 // parameter. Different parameters are never compared.
-func nextRanks(trn map[string]model.TargetRankNorms, k int, e model.TargetRankNorms) (map[string]model.Float, string) {
+func nextRanks(trn map[string]model.TargetRankNorms, k int, e model.TargetRankNorms) (map[string]model.Float, model.Reason) {
 	nk := nextStepOf(e, k)
 	if e.NextStep != nil && len(e.NextRanks) > 0 {
-		return e.NextRanks, ""
+		return e.NextRanks, nil
 	}
 	n, ok := trn[strconv.Itoa(nk)]
 	switch {
 	case !ok:
-		return nil, fmt.Sprintf("no data at optimizer step %d: pair not judged", nk)
+		return nil, model.P2PairNoData{Next: nk}
 	case n.TargetName != e.TargetName:
-		return nil, fmt.Sprintf("optimizer step %d lists another parameter (%s): different parameters are not compared", nk, n.TargetName)
+		return nil, model.P2PairOtherParam{Next: nk, Other: n.TargetName}
 	}
-	return n.Ranks, ""
+	return n.Ranks, nil
 }
 
 // nextStepOf is the optimizer step after k that Phase 1 recorded for the
@@ -132,25 +130,22 @@ func growthSpread(prev, next map[string]model.Float) (median, maximum *model.Flo
 // recorded step nk (k+1 unless the monitor skipped steps), records
 // the CrossStepPair row and its reasoning, sets *root at the first
 // qualifying pair, and reports whether this pair qualifies.
-func (c *p2) judgePair(k, nk int, target string, prev, next map[string]model.Float, why string, base [2]map[string]model.Float, opt Phase2Options, root **int) bool {
+func (c *p2) judgePair(k, nk int, target string, prev, next map[string]model.Float, why model.Reason, base [2]map[string]model.Float, opt Phase2Options, root **int) bool {
 	row := model.CrossStepPair{From: k, To: nk, TargetName: target, Threshold: opt.Growth, MinCommonRanks: c.minCommon}
 	if next == nil {
-		row.Verdict = why
+		row.VerdictReason = why
 		c.res.CrossStep = append(c.res.CrossStep, row)
-		c.decide(fmt.Sprintf("optimizer step %d → %d (%s): %s", k, nk, target, why))
+		c.decide(model.P2PairUnjudged{From: k, To: nk, Target: target, Why: why})
 		return false
 	}
 	over, total := growthCount(prev, next, opt.Growth)
 	row.RanksOver, row.RanksTotal = over, total
 	row.GrowthMedian, row.GrowthMax = growthSpread(prev, next)
 	if total < c.minCommon {
-		row.Verdict = fmt.Sprintf("only %d ranks with a finite final norm at both steps (needs %d): not judged", total, c.minCommon)
-		if total == 0 {
-			row.Verdict = "no rank has a finite final norm at both steps: not judged"
-		}
+		row.VerdictReason = model.P2PairFewRanks{Total: total, Need: c.minCommon}
 		c.res.CrossStep = append(c.res.CrossStep, row)
-		c.reason(fmt.Sprintf("opt_step %d → %d: 重叠 rank 不足 (%d)", k, nk, total))
-		c.decide(fmt.Sprintf("optimizer step %d → %d (%s): %s", k, nk, target, row.Verdict))
+		c.reason(model.P2PairFewRanksBrief{From: k, To: nk, Total: total})
+		c.decide(model.P2PairUnjudged{From: k, To: nk, Target: target, Why: row.VerdictReason})
 		return false
 	}
 	row.Judged = true
@@ -161,32 +156,23 @@ func (c *p2) judgePair(k, nk int, target string, prev, next map[string]model.Flo
 		shared := bt >= c.minCommon && float64(bo)/float64(bt) >= opt.RankShare
 		row.BaselineGrowth = &shared
 	}
-	c.reason(fmt.Sprintf("opt_step %d → %d (%s): %d/%d ranks (%.0f%%) 的最终 norm >= %.2fx 增长",
-		k, nk, lastSegment(target), over, total, 100*row.Share, opt.Growth))
-	d := fmt.Sprintf("optimizer step %d → %d, parameter %s: %d of %d ranks grew ≥ %.2f× (%.0f%%, needs ≥ %.0f%%)",
-		k, nk, target, over, total, opt.Growth, 100*row.Share, 100*opt.RankShare)
+	c.reason(model.P2PairBrief{From: k, To: nk, Target: target, Over: over, Total: total, Share: row.Share, Growth: opt.Growth})
+	d := model.P2Pair{From: k, To: nk, Target: target, Over: over, Total: total, Growth: opt.Growth, Share: row.Share,
+		RankShare: opt.RankShare, BaselineGrows: row.BaselineGrowth}
 	if row.GrowthMedian != nil {
-		d += fmt.Sprintf("; measured growth median %.3g×, max %.3g×", float64(*row.GrowthMedian), float64(*row.GrowthMax))
+		d.HasGrowth, d.Median, d.Max = true, float64(*row.GrowthMedian), float64(*row.GrowthMax)
 	}
 	switch {
 	case row.Qualifies && *root == nil:
-		row.Verdict = fmt.Sprintf("root cause in optimizer step %d", k)
+		row.VerdictReason = model.P2PairVerdict{Outcome: model.P2PairRoot, Step: k}
 		kk := k
 		*root = &kk
-		d += fmt.Sprintf(" → qualifies: the root cause is in the earlier step %d (earliest qualifying pair)", k)
+		d.Outcome = model.P2PairRoot
 	case row.Qualifies:
-		row.Verdict = fmt.Sprintf("qualifies, but the earlier optimizer step %d already does", **root)
-		d += " → qualifies, but an earlier pair already did (propagation)"
+		row.VerdictReason = model.P2PairVerdict{Outcome: model.P2PairLater, Step: **root}
+		d.Outcome = model.P2PairLater
 	default:
-		row.Verdict = "no clear turning point"
-		d += " → does not qualify"
-	}
-	if row.BaselineGrowth != nil {
-		if *row.BaselineGrowth {
-			d += "; the baseline grows too (shared by both devices): this does not move the root step"
-		} else {
-			d += "; the baseline does not grow"
-		}
+		row.VerdictReason = model.P2PairVerdict{Outcome: model.P2PairNone}
 	}
 	c.decide(d)
 	c.res.CrossStep = append(c.res.CrossStep, row)

@@ -16,7 +16,7 @@ func TestCrossStepJudgedField(t *testing.T) {
 		p1 := &model.Phase1Result{DataKind: "micro_step", Summary: model.Phase1Summary{Ranks: summaryRanks},
 			Anomalies:       []model.Anomaly{microAnomaly(0, 1, 2, fc1, 5, 4, 6, 4)},
 			TargetRankNorms: map[string]model.TargetRankNorms{"1": {TargetName: fc1, Ranks: prev, NextStep: model.IntPtr(2), NextRanks: next}}}
-		p2, err := Phase2(p1, nil, nil, DefaultPhase2Options())
+		p2, err := phase2Said(p1, nil, nil, DefaultPhase2Options())
 		if err != nil || len(p2.CrossStep) != 1 {
 			t.Fatalf("phase 2 = %s (%v)", jsn(p2), err)
 		}
@@ -48,7 +48,7 @@ func TestCrossStepJudgedField(t *testing.T) {
 	// no data at the next step: not judged, with the requirement it would have had
 	p1 := &model.Phase1Result{DataKind: "micro_step", Anomalies: []model.Anomaly{microAnomaly(0, 1, 2, fc1, 5, 4, 6, 4)},
 		TargetRankNorms: map[string]model.TargetRankNorms{"1": {TargetName: fc1, Ranks: ranks(6, 1, 1)}}}
-	p2, _ := Phase2(p1, nil, nil, DefaultPhase2Options())
+	p2, _ := phase2Said(p1, nil, nil, DefaultPhase2Options())
 	if r := p2.CrossStep[0]; r.Judged || r.MinCommonRanks != 3 {
 		t.Errorf("no next step: %s", jsn(r))
 	}

@@ -1,11 +1,9 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"spikescope/model"
 )
@@ -237,7 +235,7 @@ func baselineIndex(baseline *model.Phase1Result) map[string][]*model.Anomaly {
 	}
 	for i := range baseline.Anomalies {
 		b := &baseline.Anomalies[i]
-		idx[baselineKey(b)] = append(idx[baselineKey(b)], b) // pipeline layouts may differ (pipeline_baseline.go)
+		idx[baselineKey(b)] = append(idx[baselineKey(b)], b) // pipeline layouts may differ (stages_baseline.go)
 	}
 	return idx
 }
@@ -292,7 +290,7 @@ func describeEvents(p1, baseline *model.Phase1Result, evs []*eventBuild, kind st
 		}
 		pick := 0
 		if baseline != nil {
-			ev.Baseline, ev.BaselineReason = eventShared, ""
+			ev.Baseline, ev.BaselineReasonReason = eventShared, nil
 			nShared := 0
 			for j := range cs {
 				specific, b, r := baselineVerdictOf(&cs[j], idx, kind, sameStep, opt)
@@ -301,11 +299,11 @@ func describeEvents(p1, baseline *model.Phase1Result, evs []*eventBuild, kind st
 					continue
 				}
 				ev.Baseline, pick = eventSpecific, j
-				ev.BaselineReason = specificReason(&cs[j], b, r, kind, opt)
+				ev.BaselineReasonReason = specificReason(&cs[j], b, r, kind, opt)
 				break
 			}
 			if ev.Baseline == eventShared {
-				ev.BaselineReason = sharedReason(cs, nShared, kind, opt)
+				ev.BaselineReasonReason = sharedReason(cs, nShared, opt)
 			}
 		}
 		ev.Coordinate = coordOf(&cs[pick])
@@ -315,33 +313,26 @@ func describeEvents(p1, baseline *model.Phase1Result, evs []*eventBuild, kind st
 	return out
 }
 
-func specificReason(a, b *model.Anomaly, r float64, kind string, opt Phase2Options) string {
+func specificReason(a, b *model.Anomaly, r float64, kind string, opt Phase2Options) model.Reason {
 	v, key := coordValue(a, kind)
 	if b == nil {
-		return fmt.Sprintf("rank %d %s: the baseline has no candidate on this parameter%s", a.Rank, a.TargetName,
-			map[bool]string{true: " and micro step", false: ""}[kind == kindMicro])
+		return model.P2EventSpecificNoMatch{Rank: a.Rank, Target: a.TargetName, MicroData: kind == kindMicro}
 	}
 	bv, _ := coordValue(b, kind)
 	if a.NonFinite && !b.NonFinite {
-		return fmt.Sprintf("rank %d %s: non-finite here, finite on the baseline (%s %.4g)", a.Rank, a.TargetName, key, bv)
+		return model.P2EventSpecificNonFinite{Rank: a.Rank, Target: a.TargetName, Key: key, BValue: bv}
 	}
-	return fmt.Sprintf("rank %d %s: %s %.4g vs the baseline's %.4g = %.2f× ≥ %.2f×", a.Rank, a.TargetName, key, v, bv, r, opt.DeviceRatio)
+	return model.P2EventSpecificRatio{Rank: a.Rank, Target: a.TargetName, Key: key, Value: v, BValue: bv, Ratio: r, Threshold: opt.DeviceRatio}
 }
 
-func sharedReason(cs []model.Anomaly, n int, kind string, opt Phase2Options) string {
+func sharedReason(cs []model.Anomaly, n int, opt Phase2Options) model.Reason {
 	nf := 0
 	for i := range cs {
 		if cs[i].NonFinite {
 			nf++
 		}
 	}
-	switch {
-	case nf == len(cs):
-		return fmt.Sprintf("all %d candidate(s) are non-finite on the baseline too, at the same step", n)
-	case nf > 0:
-		return fmt.Sprintf("all %d candidate(s) are on the baseline too (%d non-finite on both devices, the others within %.2f×)", n, nf, opt.DeviceRatio)
-	}
-	return fmt.Sprintf("all %d candidate(s) are within %.2f× of the baseline", n, opt.DeviceRatio)
+	return model.P2EventShared{N: n, NonFinite: nf, All: nf == len(cs), Threshold: opt.DeviceRatio}
 }
 
 // eventHolding is the event of optimizer step k: the one that holds it,
@@ -403,21 +394,18 @@ func (c *p2) eventRoot(evs []model.SpikeEvent, seedRoot *int, kind string, withB
 		}
 		if first < 0 {
 			r, i := pick(0)
-			c.both(fmt.Sprintf("所有 %d 个异常事件双端共有，取最早的事件 opt_step %d", len(evs), *r),
-				fmt.Sprintf("events: all %d are on the baseline too (shared): the root is the earliest, event 1 at optimizer step %d, labelled shared", len(evs), *r))
+			c.both(model.P2EventsAllSharedBrief{N: len(evs), Step: *r}, model.P2EventsAllShared{N: len(evs), Step: *r})
 			return r, i
 		}
 		r, i := pick(first)
 		switch {
 		case seedRoot == nil || *r == *seedRoot:
-			c.decide(fmt.Sprintf("events: the root is the earliest device-specific event, event %d at optimizer step %d", first+1, *r))
+			c.decide(model.P2EventsEarliestSpecific{Event: first + 1, Step: *r})
 		default:
-			why := fmt.Sprintf("it comes before the step the rules chose first, optimizer step %d (earliest wins)", *seedRoot)
-			if seedEv >= 0 && evs[seedEv].Baseline == eventShared {
-				why = fmt.Sprintf("the step the rules chose first, optimizer step %d, is in event %d, which the baseline has too (shared)", *seedRoot, seedEv+1)
-			}
-			c.both(fmt.Sprintf("双端共有的事件不作根因: 取最早的设备特异事件 opt_step %d", *r),
-				fmt.Sprintf("events: the root is the earliest device-specific event, event %d at optimizer step %d: %s; %d earlier shared event(s) stay listed", first+1, *r, why, sharedBefore(evs, first)))
+			c.both(model.P2EventsSpecificMovedBrief{Step: *r},
+				model.P2EventsSpecificMoved{Event: first + 1, Step: *r, Seed: *seedRoot,
+					SeedShared: seedEv >= 0 && evs[seedEv].Baseline == eventShared, SeedEvent: seedEv + 1,
+					SharedBefore: sharedBefore(evs, first)})
 		}
 		return r, i
 	}
@@ -426,14 +414,12 @@ func (c *p2) eventRoot(evs []model.SpikeEvent, seedRoot *int, kind string, withB
 	}
 	r, i := pick(0)
 	if seedRoot != nil && *seedRoot != *r && seedEv == i {
-		c.both(fmt.Sprintf("step 级数据: opt_step %d 属于始于 opt_step %d 的事件，取其起点", *seedRoot, *r),
-			fmt.Sprintf("events (step-level data): optimizer step %d, the step the rules chose first, belongs to event 1, which starts at optimizer step %d and reaches it: the root is the event's start (earliest, not largest)", *seedRoot, *r))
+		c.both(model.P2EventsStepStartBrief{Seed: *seedRoot, Step: *r}, model.P2EventsStepStart{Seed: *seedRoot, Step: *r})
 	} else if seedRoot != nil && *seedRoot != *r {
-		later := seedEv
-		c.both(fmt.Sprintf("step 级数据: 取最早的异常事件 opt_step %d (而非偏离最大的 opt_step %d)", *r, *seedRoot),
-			fmt.Sprintf("events (step-level data, where the cross-step rule does not apply): the root is the earliest event, event 1 at optimizer step %d; the step the rules chose first, optimizer step %d (event %d), stays listed as a later event (earliest, not largest)", *r, *seedRoot, later+1))
+		c.both(model.P2EventsStepEarliestBrief{Step: *r, Seed: *seedRoot},
+			model.P2EventsStepEarliest{Step: *r, Seed: *seedRoot, SeedEvent: seedEv + 1})
 	} else if len(evs) > 1 {
-		c.decide(fmt.Sprintf("events (step-level data): the root is the earliest of %d events, event 1 at optimizer step %d", len(evs), *r))
+		c.decide(model.P2EventsStepMany{N: len(evs), Step: *r})
 	}
 	return r, i
 }
@@ -453,31 +439,16 @@ func (c *p2) eventsDecision(evs []model.SpikeEvent) {
 	if len(evs) == 0 {
 		return
 	}
-	parts := make([]string, len(evs))
+	lines := make([]model.P2EventLine, len(evs))
 	for i := range evs {
 		e := &evs[i]
-		s := fmt.Sprintf("%d) optimizer step %d, %s (%d of %d ranks, %d parameter(s))", e.ID, e.RootStep, extentWords(e.Extent), len(e.Ranks), e.RanksTotal, e.Parameters)
+		lines[i] = model.P2EventLine{ID: e.ID, Step: e.RootStep, Extent: e.Extent, Ranks: len(e.Ranks), RanksTotal: e.RanksTotal,
+			Parameters: e.Parameters, Baseline: e.Baseline, Cause: e.Cause, Likely: e.Likely}
 		if e.Conducts {
-			s += fmt.Sprintf(", conducts into %s", joinInts(e.ConductsInto))
+			lines[i].Into = slices.Clone(e.ConductsInto)
 		}
-		if e.Baseline != "" {
-			s += ", " + e.Baseline
-		}
-		if e.Cause != "" {
-			c := (&model.Verdict{Cause: e.Cause, Likely: e.Likely}).CauseText("en")
-			s += ", cause " + c
-		}
-		parts[i] = s
 	}
-	c.decide(fmt.Sprintf("%d independent spike event(s), earliest first: %s", len(evs), strings.Join(parts, "; ")))
-}
-
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ", ")
+	c.decide(model.P2Events{Events: lines})
 }
 
 // markRootEvent marks event i as the root's and gives it the final
@@ -514,21 +485,4 @@ func (c *p2) listPinnedEvents(p1, baseline *model.Phase1Result, kind string, opt
 		}
 	}
 	c.res.Events = evs
-}
-
-// extentWords is an event's extent in words.
-func extentWords(x string) string {
-	switch x {
-	case extentKernel:
-		return "a few parameters of one rank"
-	case extentData:
-		return "most parameters of few ranks"
-	case extentRunWide:
-		return "most ranks"
-	case extentPartial:
-		return "a few parameters of a few ranks"
-	case extentNotJudge:
-		return "one dumped step (extent not judged)"
-	}
-	return x
 }

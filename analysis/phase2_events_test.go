@@ -23,7 +23,7 @@ func evPhases(t *testing.T, a, b *model.MonitorData) (*model.Phase1Result, *mode
 			t.Fatal(err)
 		}
 	}
-	p2, err := Phase2(p1, pb, nil, DefaultPhase2Options())
+	p2, err := phase2Said(p1, pb, nil, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func conductedRun() *model.Phase1Result {
 // event before it (it conducts); a later spike on one rank is an event of
 // its own; the root is the earliest event's root step.
 func TestEventsConductionStepLevel(t *testing.T) {
-	p2, err := Phase2(conductedRun(), nil, nil, DefaultPhase2Options())
+	p2, err := phase2Said(conductedRun(), nil, nil, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,14 +242,14 @@ func TestEventsBaselineNeverMovesRootInsideEvent(t *testing.T) {
 		stepAnomaly(1, 4, fc1, 5, 5), // the step-4 spike: shared
 		stepAnomaly(3, 9, qkv, 8, 6), // the step-9 spike: shared too
 	}}
-	p2, _ := Phase2(p1, base, nil, DefaultPhase2Options())
+	p2, _ := phase2Said(p1, base, nil, DefaultPhase2Options())
 	if pv(p2.RootOptStep) != 4 || len(p2.Events) != 2 || p2.Events[0].Baseline != eventShared || !p2.Events[0].Root ||
 		p2.Events[1].Baseline != eventShared || !strings.Contains(p2.CrossDeviceVerification, "双端共有") {
 		t.Fatalf("all shared: root %d events %s verification %q", pv(p2.RootOptStep), jsn(p2.Events), p2.CrossDeviceVerification)
 	}
 	wantCoord(t, "all shared", p2.RootCauseCoordinate, 4, -1, 1, fc1)
 	base.Anomalies = base.Anomalies[:1] // the step-9 spike is device-specific now
-	p2, _ = Phase2(p1, base, nil, DefaultPhase2Options())
+	p2, _ = phase2Said(p1, base, nil, DefaultPhase2Options())
 	if pv(p2.RootOptStep) != 9 || p2.Events[0].Root || !p2.Events[1].Root || p2.Events[1].Baseline != eventSpecific {
 		t.Fatalf("device-specific later: root %d events %s", pv(p2.RootOptStep), jsn(p2.Events))
 	}
@@ -267,12 +267,12 @@ func TestEventsNonFiniteMatchesSameStepOnly(t *testing.T) {
 		Anomalies: []model.Anomaly{inf, stepAnomaly(2, 7, fc1, 9, 8)}}
 	binf := inf
 	binf.Step = 2
-	p2, _ := Phase2(p1, &model.Phase1Result{DataKind: kindStep, Anomalies: []model.Anomaly{binf}}, nil, DefaultPhase2Options())
+	p2, _ := phase2Said(p1, &model.Phase1Result{DataKind: kindStep, Anomalies: []model.Anomaly{binf}}, nil, DefaultPhase2Options())
 	if len(p2.Events) != 2 || p2.Events[0].Baseline != eventSpecific || p2.Events[1].Baseline != eventSpecific || pv(p2.RootOptStep) != 5 {
 		t.Fatalf("events %s root %d", jsn(p2.Events), pv(p2.RootOptStep))
 	}
 	binf.Step = 5 // now the same coordinate: shared; the spike at 7 is the root
-	p2, _ = Phase2(p1, &model.Phase1Result{DataKind: kindStep, Anomalies: []model.Anomaly{binf}}, nil, DefaultPhase2Options())
+	p2, _ = phase2Said(p1, &model.Phase1Result{DataKind: kindStep, Anomalies: []model.Anomaly{binf}}, nil, DefaultPhase2Options())
 	if p2.Events[0].Baseline != eventShared || p2.Events[1].Baseline != eventSpecific || pv(p2.RootOptStep) != 7 {
 		t.Fatalf("events %s root %d", jsn(p2.Events), pv(p2.RootOptStep))
 	}
@@ -282,15 +282,15 @@ func TestEventsNonFiniteMatchesSameStepOnly(t *testing.T) {
 // event; no candidate gives an empty list (never null).
 func TestEventsPinnedAndEmpty(t *testing.T) {
 	p1 := conductedRun()
-	pin, _ := ParsePin("step=9,rank=3,param=" + qkv)
-	p2, err := Phase2(p1, nil, &pin, DefaultPhase2Options())
+	pin, _ := model.ParseCoord("step=9,rank=3,param=" + qkv)
+	p2, err := phase2Said(p1, nil, pin, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !p2.Pinned || len(p2.Events) != 2 || p2.Events[0].Root || !p2.Events[1].Root {
 		t.Fatalf("pinned: %s", jsn(p2.Events))
 	}
-	p2, _ = Phase2(&model.Phase1Result{Anomalies: []model.Anomaly{}}, nil, nil, DefaultPhase2Options())
+	p2, _ = phase2Said(&model.Phase1Result{Anomalies: []model.Anomaly{}}, nil, nil, DefaultPhase2Options())
 	if !strings.Contains(jsn(p2), `"events":[]`) {
 		t.Fatalf("empty: %s", jsn(p2))
 	}

@@ -20,7 +20,7 @@ func TestPhase2KindSentenceWindowOne(t *testing.T) {
 	} {
 		p1 := &model.Phase1Result{DataKind: "micro_step", Sharding: model.ShardingAnalysis{HasMicroStep: true, AccumulationWindow: c.window},
 			Anomalies: []model.Anomaly{microAnomaly(0, 1, 0, fc1, 5, 4, 6, 4)}}
-		p2, err := Phase2(p1, nil, nil, DefaultPhase2Options())
+		p2, err := phase2Said(p1, nil, nil, DefaultPhase2Options())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,7 +31,7 @@ func TestGrowthSpread(t *testing.T) {
 // qualifies grows more on its median rank than the threshold.
 func TestCrossStepRowsCarryMeasuredGrowth(t *testing.T) {
 	p1 := example2().run(t)
-	p2, err := Phase2(p1, nil, nil, DefaultPhase2Options())
+	p2, err := phase2Said(p1, nil, nil, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,15 +57,15 @@ func TestCrossStepRowsCarryMeasuredGrowth(t *testing.T) {
 // an unpinned one does not.
 func TestPinnedResultKeepsTheAutomaticChoice(t *testing.T) {
 	p1 := example2().run(t)
-	auto, err := Phase2(p1, nil, nil, DefaultPhase2Options())
+	auto, err := phase2Said(p1, nil, nil, DefaultPhase2Options())
 	if err != nil || auto.RootCauseCoordinate == nil {
 		t.Fatalf("automatic: %v %v", auto, err)
 	}
 	if auto.Automatic != nil || auto.AutomaticOptStep != nil {
 		t.Fatal("an unpinned result with an automatic choice")
 	}
-	pin, _ := ParsePin("opt=0,ms=1,rank=2,param=" + qkv)
-	p2, err := Phase2(p1, nil, &pin, DefaultPhase2Options())
+	pin, _ := model.ParseCoord("opt=0,ms=1,rank=2,param=" + qkv)
+	p2, err := phase2Said(p1, nil, pin, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}

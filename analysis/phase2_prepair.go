@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -53,25 +52,23 @@ func (c *p2) prePair(p1, baseline *model.Phase1Result, k int, opt Phase2Options)
 	ok, why := prePairPolluted(p1, k, e.TargetName, e.PrevRanks, e.Ranks, opt)
 	if !ok {
 		if over, total := growthCount(e.PrevRanks, e.Ranks, opt.Growth); total >= c.minCommon && float64(over)/float64(total) >= opt.RankShare {
-			c.decide(fmt.Sprintf("optimizer step %d → %d (%s): %d of %d ranks grew ≥ %.2f×, but optimizer step %d has no candidate and step %d's candidates %s: an in-step fault of step %d, the pair is not judged (the root stays at %d)",
-				pk, k, e.TargetName, over, total, opt.Growth, pk, k, why, k, k))
+			c.decide(model.P2PrePairInStep{Prev: pk, Step: k, Target: e.TargetName, Over: over, Total: total, Growth: opt.Growth, Why: why})
 		}
 		return &k
 	}
-	c.decide(fmt.Sprintf("optimizer step %d has no candidate, but step %d's candidates %s: the weights were polluted before step %d, so the pair %d → %d is judged",
-		pk, k, why, k, pk, k))
-	c.reason(fmt.Sprintf("opt_step %d 各 micro step 普遍抬升 (权重污染)，补判 opt_step %d → %d", k, pk, k))
+	c.decide(model.P2PrePairPolluted{Prev: pk, Step: k, Why: why})
+	c.reason(model.P2PrePairBrief{Prev: pk, Step: k})
 	var root *int
-	c.judgePair(pk, k, e.TargetName, e.PrevRanks, e.Ranks, "", baselinePair(baseline, pk, e.TargetName), opt, &root)
+	c.judgePair(pk, k, e.TargetName, e.PrevRanks, e.Ranks, nil, baselinePair(baseline, pk, e.TargetName), opt, &root)
 	// the table lists pairs in step order
 	slices.SortStableFunc(c.res.CrossStep, func(a, b model.CrossStepPair) int { return a.From - b.From })
 	if root == nil {
 		return &k
 	}
-	c.reason(fmt.Sprintf("  → 根因前移至 opt_step %d", pk))
+	c.reason(model.P2PrePairRootBrief{Prev: pk})
 	for i := range c.res.CrossStep { // a later pair that chose k is now propagation
 		if r := &c.res.CrossStep[i]; r.Qualifies && r.From > pk {
-			r.Verdict = fmt.Sprintf("qualifies, but the earlier optimizer step %d already does", pk)
+			r.VerdictReason = model.P2PairVerdict{Outcome: model.P2PairLater, Step: pk}
 		}
 	}
 	c.pre = &prePairRoot{step: pk, target: e.TargetName, ranks: e.PrevRanks}
@@ -84,10 +81,10 @@ func (c *p2) prePair(p1, baseline *model.Phase1Result, k int, opt Phase2Options)
 // candidates cover more than pollutionMicroShare of the accumulation
 // window. Only micro-step data with a window of ≥ minPollutionWindow can
 // show it. why describes the finding either way.
-func prePairPolluted(p1 *model.Phase1Result, k int, target string, prev, cur map[string]model.Float, opt Phase2Options) (ok bool, why string) {
+func prePairPolluted(p1 *model.Phase1Result, k int, target string, prev, cur map[string]model.Float, opt Phase2Options) (ok bool, why model.Reason) {
 	w := p1.Sharding.AccumulationWindow
 	if dataKindOf(p1) != kindMicro || w < minPollutionWindow {
-		return false, fmt.Sprintf("cannot show pollution (needs micro-step data with a window ≥ %d, window %d)", minPollutionWindow, w)
+		return false, model.P2PollutionUnshowable{MinWindow: minPollutionWindow, Window: w}
 	}
 	micro := map[int]map[int]bool{} // rank → micro steps with a candidate of target at k
 	for i := range p1.Anomalies {
@@ -116,8 +113,7 @@ func prePairPolluted(p1 *model.Phase1Result, k int, target string, prev, cur map
 			polluted++
 		}
 	}
-	why = fmt.Sprintf("start at the first micro-batch and cover > %.0f%% of the %d micro steps on %d of the %d grown ranks (needs ≥ %.0f%%)",
-		100*pollutionMicroShare, w, polluted, grown, 100*opt.RankShare)
+	why = model.P2Pollution{Share: pollutionMicroShare, Window: w, Polluted: polluted, Grown: grown, RankShare: opt.RankShare}
 	return grown > 0 && float64(polluted)/float64(grown) >= opt.RankShare, why
 }
 
@@ -144,8 +140,7 @@ func (c *p2) prePairCoordinate(pre *prePairRoot) {
 		}
 	}
 	if best < 0 {
-		c.both(fmt.Sprintf("opt_step %d 无候选且无有限的最终 norm，无法给出坐标", pre.step),
-			fmt.Sprintf("root step %d has no candidate and no finite final norm of %s: no coordinate", pre.step, pre.target))
+		c.both(model.P2PreNoNormBrief{Step: pre.step}, model.P2PreNoNorm{Step: pre.step, Target: pre.target})
 		return
 	}
 	dev := 0.0
@@ -154,11 +149,10 @@ func (c *p2) prePairCoordinate(pre *prePairRoot) {
 	}
 	c.res.RootCauseCoordinate = &model.Coordinate{OptimizerStep: model.IntPtr(pre.step), Rank: best, TargetName: pre.target,
 		Norm: model.Float(bestV), DeviationRatio: model.Float(dev)}
-	c.reason(fmt.Sprintf("opt_step %d 无候选，取该参数最终 norm 最大的 rank=%d (micro step 未知)", pre.step, best))
-	c.decide(fmt.Sprintf("root step %d has no candidate (its fault was too weak for Phase 1): coordinate = the rank with the largest final norm of %s at step %d, rank %d (%.6g, %.3g× the ranks' median); micro step unknown",
-		pre.step, pre.target, pre.step, best, bestV, dev))
-	if c.res.Mode == modeBaseline {
-		c.res.CrossDeviceVerification = fmt.Sprintf("opt_step %d 无候选坐标，未做跨设备比对", pre.step)
-		c.decide("no candidate at the root step: no cross-device comparison of the coordinate")
+	c.reason(model.P2PreCoordBrief{Step: pre.step, Rank: best})
+	c.decide(model.P2PreCoord{Step: pre.step, Target: pre.target, Rank: best, Norm: bestV, Dev: dev})
+	if m, _ := c.res.ModeReason.(model.P2Mode); m.Baseline {
+		c.verify(model.P2PreNoCompareBrief{Step: pre.step})
+		c.decide(model.P2PreNoCompare{})
 	}
 }

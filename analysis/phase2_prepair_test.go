@@ -48,7 +48,7 @@ func allMicro(ranks []int, ms ...int) map[int][]int {
 func TestPrePairPollutionMovesRootBack(t *testing.T) {
 	p1 := prePairRun(allMicro([]int{0, 1, 2, 3}, 0, 1, 2, 3), prePrev, preCur)
 	for _, base := range []*model.Phase1Result{nil, p1} {
-		p2, err := Phase2(p1, base, nil, DefaultPhase2Options())
+		p2, err := phase2Said(p1, base, nil, DefaultPhase2Options())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func TestPrePairPollutionMovesRootBack(t *testing.T) {
 	e := p1.TargetRankNorms["3"]
 	e.NextRanks = ranks(50, 60, 80, 45, 12)
 	p1.TargetRankNorms["3"] = e
-	p2, _ := Phase2(p1, nil, nil, DefaultPhase2Options())
+	p2, _ := phase2Said(p1, nil, nil, DefaultPhase2Options())
 	if pv(p2.RootOptStep) != 2 || p2.RootCauseCoordinate.Rank != 2 || len(p2.CrossStep) != 2 || p2.CrossStep[0].From != 2 ||
 		!p2.CrossStep[1].Qualifies || p2.CrossStep[1].Verdict != "qualifies, but the earlier optimizer step 2 already does" {
 		t.Fatalf("growing explosion: %s", jsn(p2))
@@ -79,15 +79,15 @@ func TestPrePairPollutionMovesRootBack(t *testing.T) {
 	// 3 of the 4 grown ranks polluted (75% ≥ 60%) still qualifies; 2 of 4 does not
 	c := allMicro([]int{0, 1, 2}, 0, 1, 2, 3)
 	c[3] = []int{2}
-	if p2, _ := Phase2(prePairRun(c, prePrev, preCur), nil, nil, DefaultPhase2Options()); pv(p2.RootOptStep) != 2 {
+	if p2, _ := phase2Said(prePairRun(c, prePrev, preCur), nil, nil, DefaultPhase2Options()); pv(p2.RootOptStep) != 2 {
 		t.Fatalf("3 of 4 polluted: %s", jsn(p2))
 	}
 	c[2] = []int{1, 2, 3}
-	if p2, _ := Phase2(prePairRun(c, prePrev, preCur), nil, nil, DefaultPhase2Options()); pv(p2.RootOptStep) != 3 {
+	if p2, _ := phase2Said(prePairRun(c, prePrev, preCur), nil, nil, DefaultPhase2Options()); pv(p2.RootOptStep) != 3 {
 		t.Fatalf("2 of 4 polluted: %s", jsn(p2))
 	}
 	// candidates on exactly half the window (0 and 1 of 4) are not "most"
-	if p2, _ := Phase2(prePairRun(allMicro([]int{0, 1, 2, 3}, 0, 1), prePrev, preCur), nil, nil, DefaultPhase2Options()); pv(p2.RootOptStep) != 3 {
+	if p2, _ := phase2Said(prePairRun(allMicro([]int{0, 1, 2, 3}, 0, 1), prePrev, preCur), nil, nil, DefaultPhase2Options()); pv(p2.RootOptStep) != 3 {
 		t.Fatalf("half the window: %s", jsn(p2))
 	}
 	// a candidate at step 2 itself: the pre-pair is not needed (the
@@ -95,7 +95,7 @@ func TestPrePairPollutionMovesRootBack(t *testing.T) {
 	p1 = prePairRun(allMicro([]int{0, 1, 2, 3}, 0, 1, 2, 3), prePrev, preCur)
 	p1.Anomalies = append(p1.Anomalies, microAnomaly(2, 2, 1, fc1, 1.8, 1, 1.8, 3))
 	p1.TargetRankNorms["2"] = model.TargetRankNorms{TargetName: fc1, Ranks: ranks(prePrev...), NextStep: model.IntPtr(3), NextRanks: ranks(preCur...)}
-	p2, _ = Phase2(p1, nil, nil, DefaultPhase2Options())
+	p2, _ = phase2Said(p1, nil, nil, DefaultPhase2Options())
 	if pv(p2.RootOptStep) != 2 || pv(p2.RootCauseCoordinate.MicroStep) != 1 || len(p2.CrossStep) != 2 || p2.CrossStep[1].From != 3 {
 		t.Fatalf("candidate at step 2: %s", jsn(p2))
 	}
@@ -104,7 +104,7 @@ func TestPrePairPollutionMovesRootBack(t *testing.T) {
 // (2) An in-step fault at micro step 2 of step 3 on every rank (raising
 // micro steps 2 and 3): step 2 → 3 grows on most ranks, but the root stays 3.
 func TestPrePairInStepFaultLaterMicroStep(t *testing.T) {
-	p2, _ := Phase2(prePairRun(allMicro([]int{0, 1, 2, 3, 4}, 2, 3), prePrev, preCur), nil, nil, DefaultPhase2Options())
+	p2, _ := phase2Said(prePairRun(allMicro([]int{0, 1, 2, 3, 4}, 2, 3), prePrev, preCur), nil, nil, DefaultPhase2Options())
 	if pv(p2.RootOptStep) != 3 || p2.RootCauseCoordinate == nil || pv(p2.RootCauseCoordinate.MicroStep) != 2 || len(p2.CrossStep) != 1 || p2.CrossStep[0].From != 3 {
 		t.Fatalf("phase 2 = %s", jsn(p2))
 	}
@@ -116,7 +116,7 @@ func TestPrePairInStepFaultLaterMicroStep(t *testing.T) {
 // (3) A fault at micro step 0 of step 3 on every rank, affecting only that
 // micro-batch: it starts at 0 but covers 1 of 4 micro steps → root 3.
 func TestPrePairInStepFaultMicroStepZero(t *testing.T) {
-	p2, _ := Phase2(prePairRun(allMicro([]int{0, 1, 2, 3, 4}, 0), prePrev, preCur), nil, nil, DefaultPhase2Options())
+	p2, _ := phase2Said(prePairRun(allMicro([]int{0, 1, 2, 3, 4}, 0), prePrev, preCur), nil, nil, DefaultPhase2Options())
 	if pv(p2.RootOptStep) != 3 || pv(p2.RootCauseCoordinate.MicroStep) != 0 || pv(p2.RootCauseCoordinate.OptimizerStep) != 3 || len(p2.CrossStep) != 1 {
 		t.Fatalf("phase 2 = %s", jsn(p2))
 	}
@@ -130,7 +130,7 @@ func TestPrePairStepLevelUnchanged(t *testing.T) {
 	for r := 0; r < 4; r++ {
 		p1.Anomalies = append(p1.Anomalies, model.Anomaly{Rank: r, Step: 3, TargetName: fc1, Norm: fl(preCur[r]), DeviationRatio: fl(5 + float64(r)), Trigger: "iqr"})
 	}
-	p2, _ := Phase2(p1, nil, nil, DefaultPhase2Options())
+	p2, _ := phase2Said(p1, nil, nil, DefaultPhase2Options())
 	// the coordinate is the largest deviation from its own history (rank 3,
 	// 8×), not the largest raw norm (rank 2, 8)
 	if pv(p2.RootOptStep) != 3 || p2.RootCauseCoordinate.Rank != 3 || len(p2.CrossStep) != 1 {
@@ -138,7 +138,7 @@ func TestPrePairStepLevelUnchanged(t *testing.T) {
 	}
 	p1 = prePairRun(allMicro([]int{0, 1, 2, 3}, 0), prePrev, preCur)
 	p1.Sharding.AccumulationWindow = 1
-	p2, _ = Phase2(p1, nil, nil, DefaultPhase2Options())
+	p2, _ = phase2Said(p1, nil, nil, DefaultPhase2Options())
 	if pv(p2.RootOptStep) != 3 || len(p2.CrossStep) != 1 {
 		t.Fatalf("window 1: %s", jsn(p2))
 	}
@@ -164,7 +164,7 @@ func TestPrePairEndToEnd(t *testing.T) {
 				t.Fatalf("step 6 has a candidate: %s", jsn(a))
 			}
 		}
-		p2, _ := Phase2(res, nil, nil, DefaultPhase2Options())
+		p2, _ := phase2Said(res, nil, nil, DefaultPhase2Options())
 		co := p2.RootCauseCoordinate
 		switch {
 		case !inStep && (pv(p2.RootOptStep) != 6 || co.Rank != 1 || co.MicroStep != nil):

@@ -41,7 +41,7 @@ func TestCrossStepAdjacentPairsSameParameter(t *testing.T) {
 			"2": {TargetName: fc1, Ranks: ranks(6, 1, 1, 1)},
 			"5": {TargetName: fc1, Ranks: ranks(30, 90, 30, 30)}, // 5× vs step 2 on every rank
 		}}
-	p2, err := Phase2(p1, nil, nil, DefaultPhase2Options())
+	p2, err := phase2Said(p1, nil, nil, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestCrossStepAdjacentPairsSameParameter(t *testing.T) {
 		"3": {TargetName: qkv, Ranks: ranks(30, 90, 30, 30)},
 	}
 	p1.Anomalies[1] = microAnomaly(1, 3, 3, qkv, 90, 80, 90, 40)
-	p2, _ = Phase2(p1, nil, nil, DefaultPhase2Options())
+	p2, _ = phase2Said(p1, nil, nil, DefaultPhase2Options())
 	if pv(p2.RootOptStep) != 3 || !strings.Contains(p2.CrossStep[0].Verdict, "different parameters are not compared") {
 		t.Fatalf("phase 2 = %s", jsn(p2.CrossStep))
 	}
@@ -70,14 +70,14 @@ func TestCrossStepAdjacentPairsSameParameter(t *testing.T) {
 	e := p1.TargetRankNorms["2"]
 	e.NextStep, e.NextRanks = model.IntPtr(3), ranks(6, 5, 5, 1.5)
 	p1.TargetRankNorms["2"] = e
-	p2, _ = Phase2(p1, nil, nil, DefaultPhase2Options())
+	p2, _ = phase2Said(p1, nil, nil, DefaultPhase2Options())
 	row := p2.CrossStep[0]
 	if pv(p2.RootOptStep) != 3 || row.Qualifies || row.RanksOver != 2 || row.RanksTotal != 4 || row.Share != 0.5 {
 		t.Fatalf("phase 2 = %s", jsn(p2))
 	}
 	opt := DefaultPhase2Options()
 	opt.RankShare = 0.5
-	p2, _ = Phase2(p1, nil, nil, opt)
+	p2, _ = phase2Said(p1, nil, nil, opt)
 	if pv(p2.RootOptStep) != 2 || p2.RootCauseCoordinate.Rank != 0 || pv(p2.RootCauseCoordinate.MicroStep) != 1 {
 		t.Fatalf("rank share 0.5: %s", jsn(p2))
 	}
@@ -87,7 +87,7 @@ func TestCrossStepAdjacentPairsSameParameter(t *testing.T) {
 func TestCrossStepNeedsThreeCommonRanks(t *testing.T) {
 	p1 := &model.Phase1Result{DataKind: "micro_step", Anomalies: []model.Anomaly{microAnomaly(0, 1, 2, fc1, 5, 4, 6, 4)},
 		TargetRankNorms: map[string]model.TargetRankNorms{"1": {TargetName: fc1, Ranks: ranks(6, 1), NextStep: model.IntPtr(2), NextRanks: ranks(60, 10)}}}
-	p2, _ := Phase2(p1, nil, nil, DefaultPhase2Options())
+	p2, _ := phase2Said(p1, nil, nil, DefaultPhase2Options())
 	if len(p2.CrossStep) != 1 || p2.CrossStep[0].Qualifies || !strings.Contains(p2.Reasoning, "重叠 rank 不足 (2)") {
 		t.Fatalf("phase 2 = %s", jsn(p2))
 	}
@@ -97,7 +97,7 @@ func TestCrossStepNeedsThreeCommonRanks(t *testing.T) {
 // step-level data found every coordinate close. Example 1 as both sides.
 func TestCrossDeviceAllCloseStepLevelNoKeyError(t *testing.T) {
 	p1 := example1().run(t)
-	p2, err := Phase2(p1, p1, nil, DefaultPhase2Options())
+	p2, err := phase2Said(p1, p1, nil, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,13 +121,13 @@ func TestCrossDeviceStepLevel(t *testing.T) {
 	if len(gpu.Anomalies) != 0 {
 		t.Fatalf("baseline anomalies %s", jsn(gpu.Anomalies))
 	}
-	p2, _ := Phase2(npu, gpu, nil, DefaultPhase2Options())
+	p2, _ := phase2Said(npu, gpu, nil, DefaultPhase2Options())
 	if p2.RootCauseCoordinate.Rank != 0 || !strings.Contains(p2.CrossDeviceVerification, "GPU 同参数无异常 → NPU 独有") || p2.Candidates[0].Verdict != "device-specific" {
 		t.Fatalf("phase 2 = %s", jsn(p2))
 	}
 	// … and when it lists the same parameter 10× smaller at the same rank
 	gpu.Anomalies = []model.Anomaly{{Rank: 0, Step: 5, TargetName: fc1, Norm: 2, DeviationRatio: 2, Trigger: "iqr"}}
-	p2, _ = Phase2(npu, gpu, nil, DefaultPhase2Options())
+	p2, _ = phase2Said(npu, gpu, nil, DefaultPhase2Options())
 	if fpv(p2.Candidates[0].Ratio) != 10 || !strings.Contains(p2.CrossDeviceVerification, "NPU/GPU=10.0x ≥ 2.0x") {
 		t.Fatalf("phase 2 = %s", jsn(p2))
 	}
@@ -151,7 +151,7 @@ func TestBaselineLabelsButNeverMovesRoot(t *testing.T) {
 	}, TargetRankNorms: map[string]model.TargetRankNorms{
 		"1": {TargetName: fc1, Ranks: ranks(30, 4, 4, 4), NextStep: model.IntPtr(2), NextRanks: ranks(16, 16, 16, 16)},
 	}}
-	p2, err := Phase2(npu, gpu, nil, DefaultPhase2Options())
+	p2, err := phase2Said(npu, gpu, nil, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestPhase2NeverCrashes(t *testing.T) {
 		{Anomalies: []model.Anomaly{{Rank: 1, Step: 0, TargetName: fc1, Norm: 5, Trigger: "dump_abs_norm"}}},
 		{Anomalies: []model.Anomaly{{Rank: 1, Step: 3, TargetName: fc1, Norm: 5, DeviationRatio: fl(0), Trigger: "iqr"}}},
 	} {
-		p2, err := Phase2(p1, &model.Phase1Result{}, nil, DefaultPhase2Options())
+		p2, err := phase2Said(p1, &model.Phase1Result{}, nil, DefaultPhase2Options())
 		if err != nil || p2 == nil || p2.Reasoning == "" {
 			t.Fatalf("case %d: %v %v", i, p2, err)
 		}
@@ -182,24 +182,9 @@ func TestPhase2NeverCrashes(t *testing.T) {
 			t.Fatalf("case %d: no coordinate: %s", i, jsn(p2))
 		}
 	}
-	p2, _ := Phase2(&model.Phase1Result{Anomalies: []model.Anomaly{}}, nil, nil, DefaultPhase2Options())
+	p2, _ := phase2Said(&model.Phase1Result{Anomalies: []model.Anomaly{}}, nil, nil, DefaultPhase2Options())
 	if p2.RootCauseCoordinate != nil || p2.RootOptStep != nil || p2.Reasoning != "Phase 1 无候选坐标" {
 		t.Fatalf("empty = %s", jsn(p2))
-	}
-}
-
-func TestParsePin(t *testing.T) {
-	p, err := ParsePin("opt=3,ms=2,rank=5,param=layers.0.mlp,odd.weight")
-	if err != nil || pv(p.OptStep) != 3 || pv(p.MicroStep) != 2 || pv(p.Rank) != 5 || p.Param != "layers.0.mlp,odd.weight" || p.Step != nil {
-		t.Fatalf("pin = %+v %v", p, err)
-	}
-	if p, err = ParsePin(" step=7, rank=0 "); err != nil || pv(p.Step) != 7 || pv(p.Rank) != 0 {
-		t.Fatalf("pin = %+v %v", p, err)
-	}
-	for _, bad := range []string{"", "opt=x", "foo=1", "rank", "param=", "opt=-1"} {
-		if _, err := ParsePin(bad); err == nil {
-			t.Fatalf("%q accepted", bad)
-		}
 	}
 }
 
@@ -207,8 +192,8 @@ func TestParsePin(t *testing.T) {
 // that matches no data is an error.
 func TestPinnedCoordinate(t *testing.T) {
 	p1 := example2().run(t)
-	pin, _ := ParsePin("opt=2,ms=3,rank=1,param=linear_fc1.weight")
-	p2, err := Phase2(p1, nil, &pin, DefaultPhase2Options())
+	pin, _ := model.ParseCoord("opt=2,ms=3,rank=1,param=linear_fc1.weight")
+	p2, err := phase2Said(p1, nil, pin, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,17 +203,17 @@ func TestPinnedCoordinate(t *testing.T) {
 		t.Fatalf("pinned = %s", jsn(p2))
 	}
 	// a valid coordinate that is no candidate: taken as given
-	pin, _ = ParsePin("opt=0,ms=1,rank=2,param=" + qkv)
-	if p2, err = Phase2(p1, nil, &pin, DefaultPhase2Options()); err != nil || p2.RootCauseCoordinate.Rank != 2 || pv(p2.RootOptStep) != 0 {
+	pin, _ = model.ParseCoord("opt=0,ms=1,rank=2,param=" + qkv)
+	if p2, err = phase2Said(p1, nil, pin, DefaultPhase2Options()); err != nil || p2.RootCauseCoordinate.Rank != 2 || pv(p2.RootOptStep) != 0 {
 		t.Fatalf("pinned = %v %v", p2, err)
 	}
 	for _, bad := range []string{"opt=2,rank=9,param=" + fc1, "opt=7,rank=0,param=" + fc1, "opt=1,ms=4,rank=0,param=" + fc1,
 		"opt=1,rank=0,param=nosuch.weight", "opt=1,rank=0,param=weight", "step=99"} {
-		pin, err := ParsePin(bad)
+		pin, err := model.ParseCoord(bad)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = Phase2(p1, nil, &pin, DefaultPhase2Options())
+		_, err = phase2Said(p1, nil, pin, DefaultPhase2Options())
 		var pe *PinError
 		if !errors.As(err, &pe) {
 			t.Fatalf("pin %q: err = %v", bad, err)
@@ -249,7 +234,7 @@ func TestEveryCandidateGetsABaselineVerdict(t *testing.T) {
 		microAnomaly(2, 1, 3, qkv, 2, 1, 2, 2),    // 6×: device-specific, selected
 		microAnomaly(3, 1, 1, fc1, 7, 5, 7, 4),    // equal: shared, after the selection
 	}}
-	p2, err := Phase2(npu, gpu, nil, DefaultPhase2Options())
+	p2, err := phase2Said(npu, gpu, nil, DefaultPhase2Options())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -24,7 +23,7 @@ type Phase3Input struct {
 	Phase1  *model.Phase1Result
 	// ControlNote says how C/D were chosen (ChooseControl's reason) and
 	// ControlCandidates what was considered.
-	ControlNote       string
+	ControlNote       model.Reason
 	ControlCandidates []model.ControlCandidate
 	// BaselineGroup is "C" when B is the nearby normal sample C of A's own
 	// device standing in for a missing baseline dump (the output then names
@@ -58,22 +57,22 @@ func DefaultPhase3Options() Phase3Options {
 // does not say the call: its micro steps count parameters_grad records
 // across the dumped steps, and a cumulative gradient can cross the
 // threshold before the faulty micro-batch.
-func anchorCall(opt Phase3Options, a *model.Dump, p1 *model.Phase1Result) (int, string) {
+func anchorCall(opt Phase3Options, a *model.Dump, p1 *model.Phase1Result) (int, model.Reason) {
 	if opt.Call >= 0 {
-		return opt.Call, ""
+		return opt.Call, nil
 	}
 	if p1 != nil && p1.Format != model.FormatDump {
 		for _, an := range p1.Anomalies {
 			if an.Rank == a.Rank && an.OptStep() == a.Step && an.MicroPos() >= 0 {
-				why := fmt.Sprintf("layers compared at micro-batch %d, the one of A's Phase 1 anomaly", an.MicroPos()+1)
+				why := model.P3CallOfAnomaly{MicroBatch: an.MicroPos() + 1}
 				if an.MicroStep != nil {
-					why = fmt.Sprintf("layers compared at micro-batch %d (Phase 1 micro step %d of A's anomaly)", an.MicroPos()+1, *an.MicroStep)
+					why.MicroStep = model.IntPtr(*an.MicroStep)
 				}
 				return an.MicroPos(), why
 			}
 		}
 	}
-	return 0, ""
+	return 0, nil
 }
 
 // inferredLayerPrefix is the layer prefix reported for layers inferred
@@ -90,8 +89,8 @@ var p3Dirs = []struct {
 type cell struct {
 	a, b, c, d  int32
 	abOK, cdOK  bool
-	abWhy       string
-	cdWhy       string
+	abWhy       model.Reason
+	cdWhy       model.Reason
 	present     bool
 	va, vb      [model.NumStats]float64
 	vc, vd      [model.NumStats]float64
@@ -210,7 +209,7 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	if opt.SpreadFloor <= 0 {
 		opt.SpreadFloor = bandSpreadFloor
 	}
-	res := &model.Phase3Result{Phase: 3, Dirs: map[string]string{}, ControlChoice: in.ControlNote, ControlCandidates: in.ControlCandidates,
+	res := &model.Phase3Result{Phase: 3, Dirs: map[string]string{}, ControlChoiceReason: in.ControlNote, ControlCandidates: in.ControlCandidates,
 		Anchors: []model.AnchorTable{}, AnchorsUsed: []string{}, LayerPrefix: defaultLayerWord + "."}
 	for name, d := range map[string]*model.Dump{"A": in.A, "B": in.B, "C": in.C, "D": in.D} {
 		if d != nil {
@@ -219,7 +218,7 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	}
 	t.res = res
 	if in.A == nil || in.B == nil {
-		res.Warnings = append(res.Warnings, "Phase 3 needs at least dumps A and B")
+		res.WarningsReasons = append(res.WarningsReasons, model.P3NeedsAB{})
 		res.DivergenceSummary = emptySummary()
 		return t
 	}
@@ -231,15 +230,15 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	t.p = p
 	call, callNote := anchorCall(opt, in.A, in.Phase1)
 	p.opt.Call = call
-	if callNote != "" {
-		res.Warnings = append(res.Warnings, callNote)
+	if callNote != nil {
+		res.WarningsReasons = append(res.WarningsReasons, callNote)
 	}
 	p.hasCD = in.C != nil && in.D != nil
 	if !p.hasCD {
 		res.Degraded = true
-		res.DegradedNote = "no control group: A/B may include device bias"
+		res.DegradedNoteReason = model.P3NoControlGroup{}
 		if in.C != nil || in.D != nil {
-			res.Warnings = append(res.Warnings, "only one of C/D given: the control group needs both; comparison degraded to A/B")
+			res.WarningsReasons = append(res.WarningsReasons, model.P3OneControl{})
 		}
 	}
 	dumps := []*model.Dump{in.A, in.B}
@@ -250,7 +249,7 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	maps, mapNote := nameMaps(in.LayerMapping, p.scheme.Word, dumps)
 	if maps != nil {
 		p.scheme = learnLayerSchemeMapped(maps, dumps...)
-		res.Warnings = append(res.Warnings, mapNote)
+		res.WarningsReasons = append(res.WarningsReasons, mapNote)
 	}
 	res.LayerPrefix = p.scheme.Prefix()
 	// The dumps are indexed concurrently (the scheme is read-only now).
@@ -272,8 +271,8 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	// comparison (the indices are read-only from here on)
 	p.nfHas = nonFinitePasses(p.ia)
 	p.learnFixedKinds()
-	if w := p.dtypeWarning(); w != "" {
-		res.Warnings = append(res.Warnings, w)
+	if w := p.dtypeWarning(); w != nil {
+		res.WarningsReasons = append(res.WarningsReasons, w)
 	}
 	var nfWG sync.WaitGroup
 	nfWG.Go(func() { p.origins = p.nonFiniteOrigins() })
@@ -286,12 +285,11 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	switch {
 	case p.ia.apiAnchors:
 		res.LayerPrefix = inferredLayerPrefix
-		res.Warnings = append(res.Warnings, fmt.Sprintf("no module record names a layer (API-only dump, level L1): layers cannot be known from names; "+
-			"%d layers inferred from the repeating API sequence (%d APIs per layer and pass): layer numbers are positions in the pass, anchors are API positions in the layer", p.ia.inferredLayers, p.ia.inferredPeriod))
+		res.WarningsReasons = append(res.WarningsReasons, model.P3InferredLayers{Layers: p.ia.inferredLayers, Period: p.ia.inferredPeriod})
 	case len(layers) == 0 && apiOnly(in.A):
-		res.Warnings = append(res.Warnings, "no module record names a layer (API-only dump, level L1) and the API sequence shows no repeating layer block: layers cannot be known")
+		res.WarningsReasons = append(res.WarningsReasons, model.P3NoLayersAPI{})
 	case len(layers) == 0:
-		res.Warnings = append(res.Warnings, fmt.Sprintf("no transformer layers (%s<N>) found in the dumps", res.LayerPrefix))
+		res.WarningsReasons = append(res.WarningsReasons, model.P3NoLayers{Prefix: res.LayerPrefix})
 	}
 
 	// Several calls (micro-batches) per module and no Phase 1 micro step:
@@ -302,7 +300,7 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	// show noise.
 	var cl *callAnalysis
 	calls := p.callCount(anchors)
-	if opt.Call < 0 && callNote == "" && calls > 1 {
+	if opt.Call < 0 && callNote == nil && calls > 1 {
 		best, bestN := 0, -1
 		p.callsSearched = calls
 		for k := 0; k < calls; k++ {
@@ -314,7 +312,7 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 		}
 		p.opt.Call = best
 		if bestN > 0 {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("layers compared at micro-batch %d of %d: the one whose layers diverge most", best+1, calls))
+			res.WarningsReasons = append(res.WarningsReasons, model.P3CallMostDivergent{MicroBatch: best + 1, Calls: calls})
 		}
 	}
 	if cl == nil {
@@ -455,7 +453,7 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 	} else {
 		c.a, c.b, c.abOK, c.abWhy = representative(p.ia, p.ib, ak, p.opt.Call, "A", p.nameB)
 		if !c.abOK {
-			if why := nonFiniteReason(p.ia, c.a, p.ib, c.b, "A", p.nameB); why != "" {
+			if why := nonFiniteReason(p.ia, c.a, p.ib, c.b, "A", p.nameB); why != nil {
 				c.abWhy = why
 			}
 		}
@@ -473,12 +471,12 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 				c.d = pair(p.ic, c.c, p.id)
 				c.cdOK, c.cdWhy = checkPair(p.ic, c.c, p.id, c.d, "C", "D")
 				if !c.cdOK {
-					if why := nonFiniteReason(p.ic, c.c, p.id, c.d, "C", "D"); why != "" {
+					if why := nonFiniteReason(p.ic, c.c, p.id, c.d, "C", "D"); why != nil {
 						c.cdWhy = why
 					}
 				}
 			} else {
-				c.cdWhy = "missing key in C"
+				c.cdWhy = model.P3MissingKeyIn{Group: "C"}
 			}
 		} else {
 			c.c, c.d, c.cdOK, c.cdWhy = representative(p.ic, p.id, ak, p.opt.Call, "C", "D")
@@ -515,20 +513,20 @@ func (p *p3) anchorTable(ai int, name string, layers []int, cl *callAnalysis) mo
 			}
 			bs[di] = p.band(rs)
 			if bs[di].Samples < minBandSamples {
-				src, what := pooled[m][d.name], "every anchor's control ratios"
+				src, nOps := pooled[m][d.name], 0 // every anchor's control ratios
 				if ops := cl.opRatios(p, layers, m, di); len(ops) > len(src) {
-					src, what = ops, fmt.Sprintf("the control ratios of every aligned op of the layers (%d)", len(ops))
+					src, nOps = ops, len(ops)
 				}
 				if all := p.band(src); all.Samples > bs[di].Samples {
 					bs[di] = all
-					bs[di].Note = joinNote(bs[di].Note, fmt.Sprintf("fewer than %d layers: band learned from %s", minBandSamples, what))
+					bs[di].NoteReasons = addNote(bs[di].NoteReasons, model.P3BandFewLayers{Min: minBandSamples, Ops: nOps})
 				}
 				bs[di] = p.ownSpreadGuard(bs[di], rs)
 			}
 			bs[di] = p.spreadGuard(bs[di], ai, cl.relative[m][d.name], cl.spread[m][d.name])
 			if all := controlBand(pooled[m][d.name], p.opt.IQRMult, p.opt.SpreadFloor); !all.Usable && bs[di].Usable && all.Samples > 0 {
 				bs[di].Usable = false
-				bs[di].Note = joinNote(bs[di].Note, "over all anchors: "+all.Note)
+				bs[di].NoteReasons = addNote(bs[di].NoteReasons, model.P3BandOverAll{Notes: all.NoteReasons})
 			}
 			bs[di] = p.degradedNote(cl, layers, m, di, bs[di])
 			for li := range layers {

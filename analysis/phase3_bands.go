@@ -1,10 +1,8 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 	"sort"
-	"strings"
 
 	"spikescope/model"
 )
@@ -19,19 +17,19 @@ const controlBiasLimit = 1.2
 // controlBiasWarning checks that the control pair is aligned: a C/D median
 // Norm ratio far from 1 means a device bias or mismatched data; the degree
 // (A/B)/(C/D) removes a bias, but the data should be confirmed.
-func controlBiasWarning(th map[string]map[string]model.Band) string {
-	var parts []string
+func controlBiasWarning(th map[string]map[string]model.Band) model.Reason {
+	var parts []model.P3DirRatio
 	for _, d := range []string{"fwd", "bwd"} {
 		b := th[metricName(model.StatNorm)][d]
 		m := float64(b.Median)
 		if b.Samples > 0 && model.Finite(m) && m > 0 && (m > controlBiasLimit || m < 1/controlBiasLimit) {
-			parts = append(parts, fmt.Sprintf("%s %.3gx", d, m))
+			parts = append(parts, model.P3DirRatio{Dir: d, Median: m})
 		}
 	}
 	if len(parts) == 0 {
-		return ""
+		return nil
 	}
-	return "control pair C/D is not ≈1.0x (median Norm ratio " + strings.Join(parts, ", ") + "): a device bias or different data; confirm the data before trusting the baseline"
+	return model.P3ControlBias{Parts: parts}
 }
 
 // controlRatio is the ratio a band is learned from: C/D, or A/B when
@@ -53,9 +51,9 @@ func (p *p3) band(rs []float64) model.Band {
 	if n := fixedCount(rs); n > 0 && nonFiniteCount(rs) == len(rs) {
 		b := fixedFloorBand(p.opt.SpreadFloor, n)
 		if p.hasCD {
-			b.Rule = bandRuleCD
+			b.RuleReason = bandRuleCD
 		} else {
-			b.Rule = bandRuleDegraded
+			b.RuleReason = bandRuleDegraded
 		}
 		return b
 	}
@@ -63,12 +61,12 @@ func (p *p3) band(rs []float64) model.Band {
 		// robust spread (robustLogBand): a fault that spans several layers
 		// must not widen the band it is judged by
 		b := robustLogBand(rs, p.opt.IQRMult, p.opt.SpreadFloor, p.comparisons)
-		b.Note = joinNote(noteDegraded, b.Note)
-		b.Rule = bandRuleDegraded
+		b.NoteReasons = append([]model.Reason{noteDegraded}, b.NoteReasons...)
+		b.RuleReason = bandRuleDegraded
 		return b
 	}
 	b := degreeBand(rs, p.opt.IQRMult, p.opt.SpreadFloor, p.comparisons)
-	b.Rule = bandRuleCD
+	b.RuleReason = bandRuleCD
 	return b
 }
 
@@ -167,12 +165,12 @@ func (p *p3) spreadGuard(b model.Band, self int, relative [][]float64, spreads [
 	}
 	own := pointSpread(b, p.opt.SpreadFloor)
 	s := math.Log(float64(all.Upper))
-	note := fmt.Sprintf("band of %d peer anchors' control ratios (%d samples)", n, all.Samples)
+	var note model.Reason = model.P3BandPeers{Anchors: n, Samples: all.Samples}
 	if own > s {
-		s, note = own, fmt.Sprintf("this anchor's own spread (wider than the band of %d peer anchors)", n)
+		s, note = own, model.P3BandOwnSpread{Anchors: n}
 	}
 	b.Lower, b.Upper = model.Float(math.Exp(-s)), model.Float(math.Exp(s))
-	b.Note = joinNote(b.Note, note)
+	b.NoteReasons = addNote(b.NoteReasons, note)
 	return b
 }
 
@@ -297,7 +295,7 @@ func (p *p3) ownSpreadGuard(b model.Band, rs []float64) model.Band {
 		return b
 	}
 	b.Lower, b.Upper = model.Float(math.Exp(-s)), model.Float(math.Exp(s))
-	b.Note = joinNote(b.Note, fmt.Sprintf("widened to this anchor's own %d control ratios (their scale's one-standard-error upper bound): records scatter unequally between batches and the band of every op is too narrow for the noisiest", n))
+	b.NoteReasons = addNote(b.NoteReasons, model.P3BandWidened{N: n})
 	return b
 }
 

@@ -35,7 +35,7 @@ func benchPhase3(bm *testing.B, ops int) {
 	dumpsMiB := float64(ms.HeapAlloc) / (1 << 20) // the four dumps held in memory
 	bm.ResetTimer()
 	for bm.Loop() {
-		r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+		r := phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 		if r.DivergenceSummary.EarliestFwdDivergence == nil || *r.DivergenceSummary.EarliestFwdDivergence != 20 {
 			bm.Fatalf("fwd start %v", r.DivergenceSummary.EarliestFwdDivergence)
 		}

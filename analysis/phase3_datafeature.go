@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"slices"
 
 	"spikescope/model"
@@ -15,16 +14,18 @@ import (
 
 // Data-feature verdicts.
 const (
-	dataConsistent   = "consistent"
-	dataNotCause     = "data not the cause"
-	dataToVerify     = "to verify"
-	dataMaybeCause   = "data may be the cause"
-	baselineSame     = "same difference"
-	baselineNone     = "no difference"
-	baselineUnknown  = "unknown"
-	baselineDiffers  = "different difference"
-	noShapeAvailable = "no input shape found"
+	dataConsistent  = "consistent"
+	dataNotCause    = "data not the cause"
+	dataToVerify    = "to verify"
+	dataMaybeCause  = "data may be the cause"
+	baselineSame    = "same difference"
+	baselineNone    = "no difference"
+	baselineUnknown = "unknown"
+	baselineDiffers = "different difference"
 )
+
+// noShapeAvailable: no input shape found.
+var noShapeAvailable model.Reason = model.P3ShapeNone{}
 
 // inputShape is the shape of the first floating-point input of the first
 // forward op of the first layer (the hidden states entering the layers:
@@ -75,41 +76,42 @@ func dataFeatureCheck(a, b, c, d *dumpIndex) *model.DataFeatureCheck {
 		// Degraded: only A vs B can be checked.
 		if sa != nil && sb != nil && !slices.Equal(sa, sb) {
 			out.Differs = true
-			out.Detail = fmt.Sprintf("input shape A %v vs B %v", sa, sb)
+			out.DetailReason = model.P3ShapeAB{A: sa, B: sb}
 			out.Baseline, out.Verdict = baselineUnknown, dataMaybeCause
 			return out
 		}
 		out.Baseline = baselineUnknown
 		if sa == nil {
-			out.Detail = noShapeAvailable
+			out.DetailReason = noShapeAvailable
 		}
 		return out
 	}
 	sc := inputShape(c)
 	if sa == nil || sc == nil {
-		out.Baseline, out.Verdict, out.Detail = baselineUnknown, dataToVerify, noShapeAvailable
+		out.Baseline, out.Verdict, out.DetailReason = baselineUnknown, dataToVerify, noShapeAvailable
 		return out
 	}
 	if slices.Equal(sa, sc) {
 		if sb != nil && !slices.Equal(sa, sb) {
 			out.Differs = true
-			out.Detail = fmt.Sprintf("input shape A %v vs B %v: A/B compare different data", sa, sb)
+			out.DetailReason = model.P3ShapeAB{A: sa, B: sb, Different: true}
 			out.Baseline, out.Verdict = baselineDiffers, dataMaybeCause
 		}
 		return out
 	}
 	out.Differs = true
-	out.Detail = fmt.Sprintf("input shape A %v vs C %v", sa, sc)
+	why := model.P3ShapeAC{A: sa, C: sc}
 	sd := inputShape(d)
 	switch {
 	case sb == nil || sd == nil:
 		out.Baseline, out.Verdict = baselineUnknown, dataToVerify
 	case slices.Equal(sa, sb) && slices.Equal(sc, sd):
 		out.Baseline, out.Verdict = baselineSame, dataNotCause
-		out.Detail += fmt.Sprintf("; baseline B %v vs D %v shows the same difference", sb, sd)
+		why.B, why.D, why.Baseline, why.Same = sb, sd, true, true
 	default:
 		out.Baseline, out.Verdict = baselineDiffers, dataToVerify
-		out.Detail += fmt.Sprintf("; baseline B %v vs D %v", sb, sd)
+		why.B, why.D, why.Baseline = sb, sd, true
 	}
+	out.DetailReason = why
 	return out
 }

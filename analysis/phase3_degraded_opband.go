@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 	"sort"
 
@@ -19,8 +18,8 @@ import (
 // few remain), with a spread from the median absolute deviation (half the
 // records may be off without moving it).
 
-// bandRuleDegradedOps describes the degraded drill-down band.
-const bandRuleDegradedOps = "flag an op when (A/B)/median(A/B) < lower or > upper; median and spread over the A/B ratios of every aligned op of the other, unflagged layers of the pass; upper = 1/lower = exp(max(k·2·MAD⁺(ln A/B), ln 1.03)) (2·MAD = the IQR of normal noise, robust to half the records being off), MAD⁺ its one-standard-error upper bound, k as for the layers"
+// bandRuleDegradedOps is the degraded drill-down band's rule.
+var bandRuleDegradedOps model.Reason = model.P3RuleDegradedOps{}
 
 // drillBands are the bands the drill-down judges the ops of a layer with:
 // the summary's with a control group; degraded, the robust band of the
@@ -45,16 +44,16 @@ func (p *p3) drillBands(layer int, dirName string, th map[string]map[string]mode
 			out[m][d] = b
 		}
 	}
-	rs, what := p.otherOpRatios(layer, di, true), "unflagged"
+	rs, unflagged := p.otherOpRatios(layer, di, true), true
 	if len(rs[metricPrimary]) < minBandSamples {
-		rs, what = p.otherOpRatios(layer, di, false), "other"
+		rs, unflagged = p.otherOpRatios(layer, di, false), false
 	}
 	for _, m := range metricOrder {
 		b := robustLogBand(rs[m], p.opt.IQRMult, p.opt.SpreadFloor, p.comparisons)
 		if !b.Usable || b.Samples < minBandSamples {
 			continue
 		}
-		b.Note = joinNote(noteDegraded, fmt.Sprintf("op band: %d aligned ops of the %s layers of this pass (L%d excluded)", b.Samples, what, layer))
+		b.NoteReasons = []model.Reason{noteDegraded, model.P3BandOps{Samples: b.Samples, Unflagged: unflagged, Layer: layer}}
 		if out[metricName(m)] == nil {
 			out[metricName(m)] = map[string]model.Band{}
 		}
@@ -128,18 +127,18 @@ func robustLogBand(ratios []float64, iqrMult, floor float64, comparisons int) mo
 			vals = append(vals, r)
 		}
 	}
-	b := model.Band{Samples: len(vals), Rule: bandRuleDegradedOps}
+	b := model.Band{Samples: len(vals), RuleReason: bandRuleDegradedOps}
 	nan := model.Float(math.NaN())
 	b.Median, b.IQR, b.Lower, b.Upper = nan, nan, nan, nan
 	if len(vals) == 0 {
-		b.Note = noteNoControl
+		b.NoteReasons = []model.Reason{noteNoControl}
 		return b
 	}
 	sort.Float64s(vals)
 	med := interpQuantile(vals, 0.5)
 	b.Median = model.Float(med)
 	if med <= 0 || vals[0] <= 0 {
-		b.Note = noteSignChange
+		b.NoteReasons = []model.Reason{noteSignChange}
 		return b
 	}
 	dev := make([]float64, len(vals))
@@ -150,7 +149,7 @@ func robustLogBand(ratios []float64, iqrMult, floor float64, comparisons int) mo
 	mad := interpQuantile(dev, 0.5)
 	b.IQR = model.Float(med * (math.Exp(mad) - math.Exp(-mad)))
 	if float64(b.IQR) > med {
-		b.Note = noteScatter
+		b.NoteReasons = []model.Reason{noteScatter}
 		return b
 	}
 	iqr := 2 * mad * (1 + iqrLogSE/math.Sqrt(float64(len(vals))))
@@ -209,8 +208,7 @@ func (p *p3) degradedNote(cl *callAnalysis, layers []int, m model.Stat, di int, 
 		return b
 	}
 	if pb := cl.degradedBand(p, layers, m, di); pb.Usable {
-		b.Note = joinNote(b.Note, fmt.Sprintf("a layer is flagged only when its A/B also leaves the band of every aligned op of the pass (%d ops, median %.4g, [%.4g, %.4g] around it)",
-			pb.Samples, float64(pb.Median), float64(pb.Lower), float64(pb.Upper)))
+		b.NoteReasons = append(b.NoteReasons, model.P3BandPass{Ops: pb.Samples, Median: float64(pb.Median), Lower: float64(pb.Lower), Upper: float64(pb.Upper)})
 	}
 	return b
 }

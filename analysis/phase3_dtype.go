@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -14,8 +13,8 @@ import (
 // groups whose tensors have different dtypes (a bf16 run against an fp32
 // one) can hold statistics computed at different precisions: they differ
 // by that alone. The warning names, per pair that differs, its most common
-// difference and how often; "" when both pairs agree on every dtype.
-func (p *p3) dtypeWarning() string {
+// difference and how often; nil when both pairs agree on every dtype.
+func (p *p3) dtypeWarning() model.Reason {
 	type pairing struct {
 		x, y         *dumpIndex
 		nameX, nameY string
@@ -24,9 +23,10 @@ func (p *p3) dtypeWarning() string {
 	if p.hasCD {
 		pairs = append(pairs, pairing{p.ic, p.id, "C", "D"})
 	}
-	var parts []string
+	type dtypes struct{ x, y string } // x's dtype where y has another
+	var parts []model.P3DtypePart
 	for _, g := range pairs {
-		diff := map[string]int{}
+		diff := map[dtypes]int{}
 		n := 0
 		for i := range g.x.d.Ops {
 			op := &g.x.d.Ops[i]
@@ -43,25 +43,26 @@ func (p *p3) dtypeWarning() string {
 			}
 			n++
 			if da, db := dtypeName(ta.Dtype), dtypeName(tb.Dtype); da != db {
-				diff[da+" where "+g.nameY+" has "+db]++
+				diff[dtypes{da, db}]++
 			}
 		}
 		if len(diff) == 0 {
 			continue
 		}
-		keys := make([]string, 0, len(diff))
+		keys := make([]dtypes, 0, len(diff))
 		for k := range diff {
 			keys = append(keys, k)
 		}
+		less := func(a, b dtypes) bool { return a.x < b.x || a.x == b.x && a.y < b.y }
 		sort.Slice(keys, func(a, b int) bool {
-			return diff[keys[a]] > diff[keys[b]] || diff[keys[a]] == diff[keys[b]] && keys[a] < keys[b]
+			return diff[keys[a]] > diff[keys[b]] || diff[keys[a]] == diff[keys[b]] && less(keys[a], keys[b])
 		})
-		parts = append(parts, fmt.Sprintf("%s has %s on %d of %d compared records", g.nameX, keys[0], diff[keys[0]], n))
+		parts = append(parts, model.P3DtypePart{Group: g.nameX, Dtype: keys[0].x, Other: g.nameY, OtherDtype: keys[0].y, Count: diff[keys[0]], Of: n})
 	}
 	if len(parts) == 0 {
-		return ""
+		return nil
 	}
-	return "the groups' tensors differ in dtype (" + strings.Join(parts, "; ") + "): dump.json does not record whether msprobe computed the statistics in float32 or in the tensor's dtype, so these groups can differ by precision alone; compare dumps of the same dtype taken with the same precision setting"
+	return model.P3DtypeDiffers{Parts: parts}
 }
 
 // dtypeName is a dtype without its framework prefix ("torch.bfloat16" →

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"math"
-	"strconv"
 
 	"spikescope/model"
 )
@@ -153,15 +152,11 @@ func (p *p3) fixedStat(a, b, c, d int32, m model.Stat) bool {
 // fixed: the control shows no noise, the seed's floor is the band.
 func fixedFloorBand(floor float64, n int) model.Band {
 	return model.Band{Median: 1, IQR: 0, Lower: model.Float(1 / (1 + floor)), Upper: model.Float(1 + floor), Samples: 0, Usable: true,
-		Note: noteAllFixed(n)}
-}
-
-func noteAllFixed(n int) string {
-	return "every control ratio of this statistic (" + strconv.Itoa(n) + ") is fixed by construction (the same in every group, or exactly 1 on every record of its kind): no noise to learn, the band is the seed's 3% floor"
+		NoteReasons: []model.Reason{model.P3BandAllFixed{N: n}}}
 }
 
 // whyMasked is a masked op's reason for not being compared.
-const whyMasked = "masked alike in every group (the same null or infinite statistics): nothing to compare"
+var whyMasked model.Reason = model.P3Masked{}
 
 // maskedPair reports whether records i of x and j of y hold a tensor that
 // is masked the same way in both, so that neither a ratio nor a failure to

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,7 +64,7 @@ func TestFixedKinds(t *testing.T) {
 func TestFixedRatiosBand(t *testing.T) {
 	p := &p3{opt: DefaultPhase3Options(), hasCD: true}
 	b := p.band([]float64{fixedSample, fixedSample, math.NaN()})
-	if !b.Usable || math.Abs(float64(b.Upper)-1.03) > 1e-12 || !strings.Contains(b.Note, "fixed by construction") {
+	if !b.Usable || math.Abs(float64(b.Upper)-1.03) > 1e-12 || !slices.Equal(b.NoteReasons, []model.Reason{model.P3BandAllFixed{N: 2}}) {
 		t.Errorf("all fixed: %+v, want the usable 3%% floor band", b)
 	}
 	with := p.band([]float64{fixedSample, fixedSample, fixedSample, 0.9, 1.1, 1.05, 0.95})
@@ -93,7 +94,7 @@ func TestOwnSpreadGuard(t *testing.T) {
 	b := p.ownSpreadGuard(pooled, own)
 	sigma := math.Sqrt((math.Log(0.9)*math.Log(0.9) + math.Log(1.01)*math.Log(1.01)) / chi2Lower(2))
 	want := math.Exp(math.Sqrt2 * 3 * familyFactor(3, 40) * iqrPerSigma * sigma)
-	if math.Abs(float64(b.Upper)-want) > 1e-9 || !strings.Contains(b.Note, "own 2 control ratios") {
+	if math.Abs(float64(b.Upper)-want) > 1e-9 || !slices.Contains(b.NoteReasons, model.Reason(model.P3BandWidened{N: 2})) {
 		t.Errorf("widened band %+v, want upper %v", b, want)
 	}
 	if q := p.ownSpreadGuard(pooled, []float64{1.0001, 0.9999}); q.Upper != pooled.Upper {
@@ -155,12 +156,12 @@ func TestMaskedPair(t *testing.T) {
 // said, with how many records; one dtype everywhere says nothing.
 func TestDtypeWarning(t *testing.T) {
 	p := newP3(synth.TraceQuad{Layers: 4, Noise: 0.01, Bias: 1, Seed: 3, BF16VsFP32: true}.Build())
-	w := p.dtypeWarning()
+	w := say(p.dtypeWarning())
 	if !strings.Contains(w, "A has bfloat16 where B has float32") || !strings.Contains(w, "C has bfloat16 where D has float32") || !strings.Contains(w, "precision") {
 		t.Errorf("warning %q", w)
 	}
 	p = newP3(synth.TraceQuad{Layers: 4, Noise: 0.01, Bias: 1, Seed: 3}.Build())
-	if w := p.dtypeWarning(); w != "" {
-		t.Errorf("one dtype, yet %q", w)
+	if w := p.dtypeWarning(); w != nil {
+		t.Errorf("one dtype, yet %v", w)
 	}
 }

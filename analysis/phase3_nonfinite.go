@@ -126,26 +126,26 @@ func dtypeMax(dtype string) float64 {
 }
 
 // nonFiniteReason says why a pair with non-finite statistics is unaligned
-// ("" when the pair has none or is a non-finite divergence): non-finite on
+// (nil when the pair has none or is a non-finite divergence): non-finite on
 // the baseline only (the baseline itself is broken), or on both sides.
-func nonFiniteReason(x *dumpIndex, i int32, y *dumpIndex, j int32, nx, ny string) string {
+func nonFiniteReason(x *dumpIndex, i int32, y *dumpIndex, j int32, nx, ny string) model.Reason {
 	kind, _ := nonFiniteStats(x, i, y, j)
 	ta, tb := primaryTensor(&x.d.Ops[max(i, 0)]), primaryTensor(&y.d.Ops[max(j, 0)])
 	switch kind {
 	case nfBaseline:
 		for s := model.Stat(0); s < model.NumStats; s++ {
 			if statNonFinite(tb, s) && !statNonFinite(ta, s) {
-				return fmt.Sprintf("%s is %v in %s only (finite in %s): the baseline itself is broken", metricName(s), tb.Stat[s], ny, nx)
+				return model.P3BaselineBroken{Stat: metricName(s), Value: tb.Stat[s], Group: ny, Other: nx}
 			}
 		}
 	case nfBoth:
 		for s := model.Stat(0); s < model.NumStats; s++ {
 			if statNonFinite(ta, s) && statNonFinite(tb, s) {
-				return fmt.Sprintf("%s is %v in %s and %v in %s: not finite on either side", metricName(s), ta.Stat[s], nx, tb.Stat[s], ny)
+				return model.P3BothNonFinite{Stat: metricName(s), ValueX: ta.Stat[s], X: nx, ValueY: tb.Stat[s], Y: ny}
 			}
 		}
 	}
-	return ""
+	return nil
 }
 
 // nonFiniteAnchor: the anchor's own record (the compared call) is a
@@ -544,15 +544,6 @@ func (p *p3) nonFiniteDrill(dd *model.Drilldown, o *nfOrigin, dirName string) *m
 	key := p.ia.d.Ops[o.i].Key
 	dd.Operator, dd.Metric, dd.NonFinite = key, o.metric, true
 	dd.Chain = []string{key}
-	where := "in this layer"
-	if o.layer < 0 {
-		where = "before the layers"
-	}
-	against := "its baseline counterpart is finite"
-	if o.j < 0 {
-		against = "it has no counterpart in " + p.nameB + "; the first compared record after it turns non-finite where " + p.nameB + " is finite"
-	}
-	dd.Note = fmt.Sprintf("non-finite origin %s: the first record whose output turns non-finite (%s) while its inputs are finite; %s",
-		where, strings.Join(o.stats, ", "), against)
+	dd.NoteReasons = []model.Reason{model.P3DrillNonFinite{BeforeLayers: o.layer < 0, Stats: o.stats, NoCounterpart: o.j < 0, Baseline: p.nameB}}
 	return dd
 }

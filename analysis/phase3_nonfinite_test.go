@@ -329,7 +329,7 @@ func TestPhase3_NonFiniteMaskIsNormal(t *testing.T) {
 				t.Errorf("pre=%v: warning %q", pre, w)
 			}
 		}
-		tr := NewTracer(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+		tr := newTracerT(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 		for _, op := range tr.OpsForLayer("", 2, "fwd") {
 			if strings.HasPrefix(op.Key, "Tensor.masked_fill.") && (op.Flagged || op.Aligned) {
 				t.Errorf("pre=%v: mask op %+v", pre, op)

@@ -34,11 +34,11 @@ func (p *p3) layerRow(anchor string, l int, cs *[2]cell) model.LayerRow {
 		if !c.present {
 			continue
 		}
-		if !c.abOK || c.abWhy != "" { // an aligned pair's why: its stand-in
-			al.Reasons = append(al.Reasons, p3Dirs[di].name+" A/B: "+c.abWhy)
+		if !c.abOK || c.abWhy != nil { // an aligned pair's why: its stand-in
+			al.Why = append(al.Why, model.P3Unaligned{Dir: p3Dirs[di].name, Pair: "A/B", Why: c.abWhy})
 		}
 		if p.hasCD && !c.cdOK {
-			al.Reasons = append(al.Reasons, p3Dirs[di].name+" C/D: "+c.cdWhy)
+			al.Why = append(al.Why, model.P3Unaligned{Dir: p3Dirs[di].name, Pair: "C/D", Why: c.cdWhy})
 		}
 	}
 	return row

@@ -1,8 +1,6 @@
 package analysis
 
 import (
-	"fmt"
-
 	"spikescope/model"
 )
 
@@ -17,10 +15,10 @@ func dumpStage(a *model.Dump, p1 *model.Phase1Result) *model.DumpStage {
 		return nil
 	}
 	if p1 != nil {
-		if pl := p1.Sharding.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
+		if pl := p1.Sharding.Stages; pl != nil && pl.Inferred && pl.Stages > 1 {
 			if st := pl.StageOf(a.Rank); st >= 0 {
 				ds := &model.DumpStage{Stage: model.IntPtr(st), Stages: pl.Stages, Position: stagePosition(st, pl.Stages),
-					Source: fmt.Sprintf("Phase 1 pipeline stages: rank %d is on stage %d of %d", a.Rank, st, pl.Stages)}
+					SourceReason: model.P3StagePhase1{Rank: a.Rank, Stage: st, Stages: pl.Stages}}
 				if st < len(pl.LayerOffsets) {
 					ds.LayerOffset = model.IntPtr(pl.LayerOffsets[st])
 				}
@@ -54,11 +52,9 @@ func dumpStage(a *model.Dump, p1 *model.Phase1Result) *model.DumpStage {
 	case !layered || emb:
 		return nil
 	case fin:
-		return &model.DumpStage{Position: "last",
-			Source: "A's dump holds the final norm / output layer but no embedding: the last pipeline stage (or a dump limited by scope/list); its layer numbers are then stage-local, and the global layer needs the earlier stages' layer counts (give the monitor data)"}
+		return &model.DumpStage{Position: "last", SourceReason: model.P3StageLast{}}
 	}
-	return &model.DumpStage{Position: "middle",
-		Source: "A's dump holds neither the embedding nor the final norm / output layer: a middle pipeline stage (or a dump limited by scope/list); its layer numbers are then stage-local"}
+	return &model.DumpStage{Position: "middle", SourceReason: model.P3StageMiddle{}}
 }
 
 func stagePosition(st, n int) string {
@@ -79,7 +75,7 @@ func (p *p3) annotateStage(in Phase3Input, res *model.Phase3Result) {
 	if ds == nil {
 		return
 	}
-	res.PipelineStage = ds
+	res.DumpStage = ds
 	if ds.LayerOffset == nil || len(p.scheme.Stacks) > 1 || *ds.LayerOffset == 0 && ds.Stage != nil && *ds.Stage == 0 {
 		return
 	}

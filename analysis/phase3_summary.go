@@ -1,10 +1,8 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 	"sort"
-	"strings"
 
 	"spikescope/model"
 )
@@ -44,10 +42,10 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 			"fwd": p.band(pooled[m]["fwd"]), "bwd": p.band(pooled[m]["bwd"]),
 		}
 	}
-	res.Warnings = append(res.Warnings, p.unusablePassWarnings(anchors, layers, cells, pooled)...)
+	res.WarningsReasons = append(res.WarningsReasons, p.unusablePassWarnings(anchors, layers, cells, pooled)...)
 	if p.hasCD {
-		if w := controlBiasWarning(s.Thresholds); w != "" {
-			res.Warnings = append(res.Warnings, w)
+		if w := controlBiasWarning(s.Thresholds); w != nil {
+			res.WarningsReasons = append(res.WarningsReasons, w)
 		}
 	}
 
@@ -136,13 +134,13 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 			verdicts[di].NonFiniteOrigin = p.originModel(o)
 		}
 		if p.nameB == "C" && verdicts[di].Verdict == verdictDivergent {
-			verdicts[di].Note = joinNote(verdicts[di].Note, "compared with C in B's place (no baseline dump): the divergence may be a data difference between the two samples, not a device fault; confirm with a baseline dump")
+			verdicts[di].NoteReasons = addNote(verdicts[di].NoteReasons, model.P3DirStandIn{})
 		}
 	}
 	chooseP0(&verdicts[0], &verdicts[1])
 	if res.AnchorWarning != nil {
 		for i := range verdicts {
-			verdicts[i].Note = joinNote(verdicts[i].Note, fmt.Sprintf("only %d aligned anchor(s): verdict incomplete", res.AnchorWarning.AnchorsFound))
+			verdicts[i].NoteReasons = addNote(verdicts[i].NoteReasons, model.P3DirFewAnchors{Anchors: res.AnchorWarning.AnchorsFound})
 		}
 	}
 	s.Directions = verdicts[:]
@@ -168,8 +166,8 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 // single unusable statistic (the Mean of the backward pass, whose
 // gradients are centred) is said in its band's note only: the other
 // statistics judge the pass.
-func (p *p3) unusablePassWarnings(anchors []string, layers []int, cells [][][2]cell, pooled map[model.Stat]map[string][]float64) []string {
-	var out []string
+func (p *p3) unusablePassWarnings(anchors []string, layers []int, cells [][][2]cell, pooled map[model.Stat]map[string][]float64) []model.Reason {
+	var out []model.Reason
 	for di, d := range p3Dirs {
 		present := false
 		for ai := range anchors {
@@ -182,7 +180,7 @@ func (p *p3) unusablePassWarnings(anchors []string, layers []int, cells [][][2]c
 		if !present {
 			continue
 		}
-		var why []string
+		var why []model.P3MetricNote
 		usable := false
 		for _, m := range metricOrder {
 			if fixedCount(pooled[m][d.name]) > 0 && nonFiniteCount(pooled[m][d.name]) == len(pooled[m][d.name]) {
@@ -194,14 +192,12 @@ func (p *p3) unusablePassWarnings(anchors []string, layers []int, cells [][][2]c
 				usable = true
 				continue
 			}
-			why = append(why, metricName(m)+": "+raw.Note)
+			for _, n := range raw.NoteReasons {
+				why = append(why, model.P3MetricNote{Metric: metricName(m), Note: n})
+			}
 		}
 		if !usable {
-			pass := "forward"
-			if di == 1 {
-				pass = "backward"
-			}
-			out = append(out, fmt.Sprintf("no statistic of the %s pass can be judged, so none of its layers can be flagged (%s)", pass, strings.Join(why, "; ")))
+			out = append(out, model.P3PassUnjudgeable{Dir: d.name, Why: why})
 		}
 	}
 	return out

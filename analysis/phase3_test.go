@@ -13,7 +13,7 @@ import (
 )
 
 func runP3(a, b, c, d *model.Dump) *model.Phase3Result {
-	return Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+	return phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 }
 
 func verdict(t *testing.T, r *model.Phase3Result, dir string) model.DirectionVerdict {
@@ -75,7 +75,7 @@ func TestPhase3_ForwardMLPFault(t *testing.T) {
 		t.Errorf("no largest op")
 	}
 	// Any layer can be listed afterwards, also by anchor.
-	tr := NewTracer(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+	tr := newTracerT(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 	if ops := tr.OpsForLayer("", 5, "fwd"); len(ops) != len(tFwd) || !ops[0].Flagged {
 		t.Errorf("layer 5 ops %d", len(ops))
 	}
@@ -425,7 +425,7 @@ func TestPhase3_UnalignedLayers(t *testing.T) {
 // Fewer than three aligned anchors → anchor_warning.
 func TestPhase3_AnchorWarning(t *testing.T) {
 	a, b, c, d := tQuad(4, nil)
-	r := Phase3(Phase3Input{A: a, B: b, C: c, D: d, Anchors: []string{"mlp", "input_layernorm", "router"}}, DefaultPhase3Options())
+	r := phase3T(Phase3Input{A: a, B: b, C: c, D: d, Anchors: []string{"mlp", "input_layernorm", "router"}}, DefaultPhase3Options())
 	if r.AnchorWarning == nil || r.AnchorWarning.AnchorsFound != 2 {
 		t.Fatalf("warning %+v", r.AnchorWarning)
 	}
@@ -483,11 +483,11 @@ func TestControlBand(t *testing.T) {
 	}
 	// Sign change (Mean of a centred tensor): shown, not used.
 	b = controlBand([]float64{0.5, -2, 3, 1.1}, 3, 0.03)
-	if b.Usable || !strings.Contains(b.Note, "sign") || outside(&b, 100) {
+	if b.Usable || !slices.Equal(b.NoteReasons, []model.Reason{model.P3BandSignChange{}}) || outside(&b, 100) {
 		t.Errorf("sign band %+v", b)
 	}
 	b = controlBand([]float64{0.1, 5, 0.2, 9}, 3, 0.03)
-	if b.Usable || !strings.Contains(b.Note, "scatter") {
+	if b.Usable || !slices.Equal(b.NoteReasons, []model.Reason{model.P3BandScatter{}}) {
 		t.Errorf("scatter band %+v", b)
 	}
 	if b = controlBand(nil, 3, 0.03); b.Usable || b.Samples != 0 {
@@ -566,7 +566,7 @@ func TestPhase3_CallFromPhase1(t *testing.T) {
 	a, b, c, d := spec("A", fault), spec("B", nil), spec("C", tNoise(4)), spec("D", nil)
 	ms := 2
 	p1 := &model.Phase1Result{Anomalies: []model.Anomaly{{Step: 7, Rank: 1, MicroStep: &ms}}}
-	r := Phase3(Phase3Input{A: a, B: b, C: c, D: d, Phase1: p1}, DefaultPhase3Options())
+	r := phase3T(Phase3Input{A: a, B: b, C: c, D: d, Phase1: p1}, DefaultPhase3Options())
 	if intp(r.DivergenceSummary.EarliestFwdDivergence) != 3 || !strings.Contains(strings.Join(r.Warnings, "|"), "micro-batch 3 (Phase 1 micro step 2") {
 		t.Fatalf("start %d warnings %v", intp(r.DivergenceSummary.EarliestFwdDivergence), r.Warnings)
 	}
@@ -579,14 +579,14 @@ func TestPhase3_CallFromPhase1(t *testing.T) {
 		t.Errorf("drill %+v", dd)
 	}
 	// Without Phase 1: the first micro-batch whose layers diverge.
-	r = Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+	r = phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 	if intp(r.DivergenceSummary.EarliestFwdDivergence) != 3 || !strings.Contains(strings.Join(r.Warnings, "|"), "micro-batch 3 of 4: the one whose layers diverge most") {
 		t.Errorf("auto call: start %d warnings %v", intp(r.DivergenceSummary.EarliestFwdDivergence), r.Warnings)
 	}
 	// An explicit call 0 sees nothing.
 	opt := DefaultPhase3Options()
 	opt.Call = 0
-	r = Phase3(Phase3Input{A: a, B: b, C: c, D: d}, opt)
+	r = phase3T(Phase3Input{A: a, B: b, C: c, D: d}, opt)
 	if r.DivergenceSummary.EarliestFwdDivergence != nil {
 		t.Errorf("call 0 sees start %d", intp(r.DivergenceSummary.EarliestFwdDivergence))
 	}
@@ -694,7 +694,7 @@ func TestPhase3_DottedAnchors(t *testing.T) {
 		return 1
 	}
 	a, b, c, d := tQuad(6, mul)
-	r := Phase3(Phase3Input{A: a, B: b, C: c, D: d, Anchors: []string{"self_attention.linear_qkv", "mlp.linear_fc1", "mlp.linear_fc2"}}, DefaultPhase3Options())
+	r := phase3T(Phase3Input{A: a, B: b, C: c, D: d, Anchors: []string{"self_attention.linear_qkv", "mlp.linear_fc1", "mlp.linear_fc2"}}, DefaultPhase3Options())
 	if r.AnchorWarning != nil {
 		t.Fatalf("warning %+v", r.AnchorWarning)
 	}
@@ -718,7 +718,7 @@ func TestPhase3_FallbackSameCall(t *testing.T) {
 	synth.DropOps(b, func(op *model.Op) bool { return op.Key == "Module.module.module.decoder.layers.2.mlp.MLP.forward.1" })
 	opt := DefaultPhase3Options()
 	opt.Call = 1
-	r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, opt)
+	r := phase3T(Phase3Input{A: a, B: b, C: c, D: d}, opt)
 	var mlp model.AnchorTable
 	for _, at := range r.Anchors {
 		if at.Name == "mlp" {

@@ -9,86 +9,6 @@ import (
 	"spikescope/model"
 )
 
-// Pin is a coordinate fixed by the user (`--pin`, or `p` in the TUI); nil
-// fields are free.
-type Pin struct {
-	OptStep, MicroStep, Rank, Step *int
-	// VPP is the model chunk (vpp_stage) of the parameter: with pipeline
-	// stages and several chunks a stage holds each own name once per chunk.
-	VPP   *int
-	Param string
-}
-
-// String formats the pin as ParsePin reads it.
-func (p Pin) String() string {
-	var parts []string
-	add := func(k string, v *int) {
-		if v != nil {
-			parts = append(parts, k+"="+strconv.Itoa(*v))
-		}
-	}
-	add("opt", p.OptStep)
-	add("ms", p.MicroStep)
-	add("rank", p.Rank)
-	add("step", p.Step)
-	add("vpp", p.VPP)
-	if p.Param != "" {
-		parts = append(parts, "param="+p.Param)
-	}
-	return strings.Join(parts, ",")
-}
-
-// ParsePin reads "opt=3,ms=2,rank=5,param=<name>" (also step=N and vpp=N,
-// the model chunk; aliases optimizer_step, micro_step, vpp_stage, target,
-// name). param= comes last: the rest of the text is the name, commas
-// included.
-func ParsePin(s string) (Pin, error) {
-	var p Pin
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return p, fmt.Errorf("empty pin: want e.g. opt=3,ms=2,rank=5,param=<name>")
-	}
-	rest := s
-	for rest != "" {
-		var item string
-		key, val, ok := strings.Cut(rest, "=")
-		key = strings.ToLower(strings.TrimSpace(key))
-		if !ok {
-			return p, fmt.Errorf("pin %q: %q is not key=value", s, rest)
-		}
-		if key == "param" || key == "target" || key == "name" {
-			p.Param = strings.TrimSpace(val)
-			if p.Param == "" {
-				return p, fmt.Errorf("pin %q: empty param", s)
-			}
-			break
-		}
-		item, rest, _ = strings.Cut(val, ",")
-		n, err := strconv.Atoi(strings.TrimSpace(item))
-		if err != nil || n < 0 {
-			return p, fmt.Errorf("pin %q: %s=%q is not a non-negative integer", s, key, item)
-		}
-		switch key {
-		case "opt", "optimizer_step", "opt_step":
-			p.OptStep = &n
-		case "ms", "micro", "micro_step":
-			p.MicroStep = &n
-		case "rank":
-			p.Rank = &n
-		case "step":
-			p.Step = &n
-		case "vpp", "vpp_stage":
-			p.VPP = &n
-		default:
-			return p, fmt.Errorf("pin %q: unknown key %q (opt, ms, rank, step, vpp, param)", s, key)
-		}
-	}
-	if p.OptStep == nil && p.MicroStep == nil && p.Rank == nil && p.Step == nil && p.VPP == nil && p.Param == "" {
-		return p, fmt.Errorf("pin %q: no coordinate", s)
-	}
-	return p, nil
-}
-
 // PinError is a pin that matches no data.
 type PinError struct{ Msg string }
 
@@ -98,7 +18,7 @@ func (e *PinError) Error() string { return e.Msg }
 // steps, micro steps, parameter names: exact or unique suffix) and makes it
 // the coordinate. Free fields come from the earliest candidate that agrees
 // with the pin.
-func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *Pin, kind string, opt Phase2Options) error {
+func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *model.Coord, kind string, opt Phase2Options) error {
 	fail := func(f string, a ...any) error {
 		return &PinError{Msg: "pin " + pin.String() + ": " + fmt.Sprintf(f, a...)}
 	}
@@ -145,11 +65,8 @@ func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *Pin, kind string, o
 	var co *model.Coordinate
 	if match != nil {
 		co = coordOf(match)
-		where := fmt.Sprintf("step %d", match.Step)
-		if match.MicroStep != nil { // step-level data has no micro step to name
-			where = fmt.Sprintf("step %d (optimizer step %d, micro step %d)", match.Step, match.OptStep(), *match.MicroStep)
-		}
-		c.decide(fmt.Sprintf("pin agrees with Phase 1 candidate rank %d %s, %s", match.Rank, match.TargetName, where))
+		// step-level data has no micro step to name
+		c.decide(model.P2PinAgrees{Rank: match.Rank, Target: match.TargetName, Step: match.Step, OptStep: match.OptStep(), Micro: microOf(match)})
 	} else {
 		if pin.OptStep == nil && pin.Step == nil {
 			return fail("no Phase 1 candidate agrees with it; give opt= or step= to place it")
@@ -169,7 +86,7 @@ func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *Pin, kind string, o
 				co.Norm = v
 			}
 		}
-		c.decide("pin matches no Phase 1 candidate: coordinate taken as given (its norm from the per-rank final norms when Phase 1 has them)")
+		c.decide(model.P2PinAsGiven{})
 	}
 	if pin.OptStep != nil {
 		co.OptimizerStep = model.IntPtr(*pin.OptStep)
@@ -192,16 +109,16 @@ func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *Pin, kind string, o
 	c.res.Pinned = true
 	c.res.RootCauseCoordinate = co
 	c.res.RootOptStep = co.OptimizerStep
-	c.reason("pinned by the user")
-	c.decide(fmt.Sprintf("pinned by the user: %s", pin))
+	c.reason(model.P2PinnedBrief{})
+	c.decide(model.P2Pinned{Pin: pin.String()})
 	if baseline != nil {
-		c.res.CrossDeviceVerification = "pinned by the user: not verified against the baseline"
+		c.verify(model.P2PinnedUnverified{})
 	}
 	return nil
 }
 
 // pinAgrees: candidate a agrees with the pin's numbers (not its name).
-func pinAgrees(pin *Pin, a *model.Anomaly) bool {
+func pinAgrees(pin *model.Coord, a *model.Anomaly) bool {
 	return (pin.OptStep == nil || a.OptStep() == *pin.OptStep) && (pin.MicroStep == nil || a.Micro() == *pin.MicroStep) &&
 		(pin.Rank == nil || a.Rank == *pin.Rank) && (pin.Step == nil || a.Step == *pin.Step) &&
 		(pin.VPP == nil || a.VPPStage == *pin.VPP)

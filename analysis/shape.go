@@ -87,8 +87,8 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 		sa.VPPStages = []int{0}
 	}
 	sa.PPStages = len(sa.VPPStages)
-	if p := sa.Pipeline; p != nil && p.Inferred && p.Stages > 1 {
-		sa.PPStages = p.Stages // stages read from the ranks' parameter sets (pipeline.go)
+	if p := sa.Stages; p != nil && p.Inferred && p.Stages > 1 {
+		sa.PPStages = p.Stages // stages read from the ranks' parameter sets (stages.go)
 	}
 
 	var m stepMapper
@@ -105,11 +105,7 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 	switch {
 	case d.Format == model.FormatDump && !(explicit && dumpMicro):
 		kind = kindDump
-		note := "dump statistics: parameter gradients per step, no micro steps (no accumulation window)"
-		if d.ExplicitMicro {
-			note = "dump statistics, one step: parameter gradients of the step's last parameters_grad call; the calls before it (one per micro-batch, accumulated main_grad) give each candidate's micro step"
-		}
-		res.Reasoning = append(res.Reasoning, note)
+		res.ReasoningReasons = append(res.ReasoningReasons, model.DumpShape{Calls: d.ExplicitMicro})
 	case explicit:
 		m = stepMapper{Explicit: true}
 		kind = kindMicro
@@ -120,14 +116,10 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 		}
 		sa.AccumulationWindow = maxMs + 1
 		sa.ExplicitMicroStep = true
-		note := "explicit micro_step column: optimizer step = step, micro step as recorded (steps never collapsed)"
-		if dumpMicro {
-			note = "dump statistics with one parameters_grad call per micro step (accumulated main_grad): optimizer step = dump step, micro step = the call's parameters_grad.N (its order in the step: micro_index); judged as accumulated micro steps"
-		}
-		res.Reasoning = append(res.Reasoning, note+fmt.Sprintf("; %d micro steps per optimizer step", sa.AccumulationWindow))
+		res.ReasoningReasons = append(res.ReasoningReasons, model.ExplicitMicro{Dump: dumpMicro, Window: sa.AccumulationWindow})
 	default:
 		w := accumulationWindow(d, ix, metric, opt.Window)
-		res.Reasoning = append(res.Reasoning, w.Notes...)
+		res.ReasoningReasons = append(res.ReasoningReasons, w.Notes...)
 		if w.W > 0 || w.Bounds != nil {
 			m = stepMapper{W: w.W, Base: w.Base, Bounds: w.Bounds, First: ix.minStep}
 			kind = kindMicro
@@ -166,26 +158,26 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 			sa.MicroStepRange = append(sa.MicroStepRange, k)
 		}
 		if sa.ExplicitMicroStep {
-			sa.PassUnit = "(step, micro_step)"
+			sa.PassUnitReason = model.PassUnit{Kind: model.PassExplicit}
 		} else {
-			sa.PassUnit = fmt.Sprintf("(optimizer_step, micro_step), 累积窗口=%d", sa.AccumulationWindow)
+			sa.PassUnitReason = model.PassUnit{Kind: model.PassAccumWind, Window: sa.AccumulationWindow}
 		}
 	} else {
 		sa.MicroStepRange = []int{0}
-		sa.PassUnit = "(step,)"
+		sa.PassUnitReason = model.PassUnit{Kind: model.PassStep}
 	}
 	numberMicroSteps(d, metric, kind, sa)
-	var microNote string
+	c := ppShape(sa, expertLayout(d, ix))
 	switch {
 	case sa.AccumulationDetected:
-		microNote = fmt.Sprintf("DB step 实际为 micro_step (梯度累积), 窗口=%d, %d 个 optimizer step", sa.AccumulationWindow, sa.OptimizerStepCount)
+		c.Micro, c.Window, c.OptSteps = model.MicroAccumulated, sa.AccumulationWindow, sa.OptimizerStepCount
 	case sa.ExplicitMicroStep:
-		microNote = fmt.Sprintf("micro_step=%d..%d", sa.MicroStepRange[0], sa.MicroStepRange[len(sa.MicroStepRange)-1])
+		c.Micro, c.First, c.Last = model.MicroExplicit, sa.MicroStepRange[0], sa.MicroStepRange[len(sa.MicroStepRange)-1]
 	default:
-		microNote = "无 micro_step"
+		c.Micro = model.MicroNone
 	}
-	pp, whole := ppShape(sa, expertLayout(d, ix))
-	sa.Conclusion = fmt.Sprintf("%s. %s. 前反向单位: %s. %s", pp, microNote, sa.PassUnit, whole)
+	c.Unit, _ = sa.PassUnitReason.(model.PassUnit)
+	sa.ConclusionReason = c
 	return m, kind
 }
 

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -247,13 +246,13 @@ func DumpStepOffset(mon *model.MonitorData, p1 *model.Phase1Result, tree *model.
 	return offset, matches, len(matches) > 0
 }
 
-// StepOffsetNote says how dump steps were mapped to optimizer steps.
-func StepOffsetNote(m []StepMatch) string {
-	parts := make([]string, len(m))
+// StepOffsetReason says how dump steps were mapped to optimizer steps.
+func StepOffsetReason(m []StepMatch) model.Reason {
+	r := model.P3StepOffset{Matches: make([]model.P3StepMatch, len(m))}
 	for i, x := range m {
-		parts[i] = fmt.Sprintf("dump step %d = optimizer step %d (gradient norms agree on %d of %d parameters)", x.DumpStep, x.OptStep, x.Agree, x.Shared)
+		r.Matches[i] = model.P3StepMatch{DumpStep: x.DumpStep, OptStep: x.OptStep, Agree: x.Agree, Shared: x.Shared}
 	}
-	return "dump steps are not optimizer steps (trend.db steps re-based by data2db): " + strings.Join(parts, "; ")
+	return r
 }
 
 // Phase1InDumpSteps is p1 with its candidates' optimizer steps shifted by

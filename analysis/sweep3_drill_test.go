@@ -40,7 +40,7 @@ func TestDrilldown_ContainersNeverTheOperator(t *testing.T) {
 					t.Fatalf("pre-order build: first record of L6 %q", first)
 				}
 			}
-			r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+			r := phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 			dd := r.DivergenceSummary.Drilldown
 			if dd == nil || dd.Layer == nil || *dd.Layer != 6 || dd.Direction != "fwd" {
 				t.Fatalf("noconstruct=%v pre=%v: drill-down %+v", noParents, pre, dd)
@@ -81,7 +81,7 @@ func TestDrilldown_ContainersNeverTheOperator(t *testing.T) {
 func TestDrilldown_PreOrderFirstInFileIsTheLayer(t *testing.T) {
 	q := synth.TraceQuad{Layers: 12, Noise: 0.005, Bias: 1, Seed: 3, PreOrder: true, Fault: synth.TraceFwdFault(6, "swi", 1.5)}
 	a, b, c, d := q.Build()
-	r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+	r := phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 	dd := r.DivergenceSummary.Drilldown
 	firstInFile := ""
 	order := -1
@@ -106,7 +106,7 @@ func TestDrilldown_MoEExpertLinearL0(t *testing.T) {
 		q := synth.TraceQuad{Layers: 8, Noise: 0.005, Bias: 1, Seed: 5, FlavA: synth.TraceMoE, FlavB: synth.TraceMoE, Level: "L0", PreOrder: pre,
 			Fault: synth.TraceFwdFault(3, "fc1#1", 1.5)}
 		a, b, c, d := q.Build()
-		r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+		r := phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 		dd := r.DivergenceSummary.Drilldown
 		want := ".layers.3.mlp.experts.local_experts.1.linear_fc1.ColumnParallelLinear.forward.0"
 		if dd == nil || dd.Layer == nil || *dd.Layer != 3 || dd.Direction != "fwd" || !strings.HasSuffix(dd.Operator, want) {
@@ -170,7 +170,7 @@ func TestOpsForLayer_AnchorKeepsItsAPIs(t *testing.T) {
 	for _, noParents := range []bool{false, true} {
 		q := synth.TraceQuad{Layers: 6, Noise: 0.005, Bias: 1, Seed: 2, NoParents: noParents, Fault: synth.TraceFwdFault(3, "swi", 1.5)}
 		a, b, c, d := q.Build()
-		tr := NewTracer(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+		tr := newTracerT(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 		var keys []string
 		for _, o := range tr.OpsForLayer("mlp", 3, "fwd") {
 			keys = append(keys, o.Key)
@@ -202,7 +202,7 @@ func TestDrilldown_LargestDisagreesSaysWhy(t *testing.T) {
 		}
 		return 1.3
 	})
-	dd := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options()).DivergenceSummary.Drilldown
+	dd := phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options()).DivergenceSummary.Drilldown
 	if dd == nil || dd.Layer == nil || *dd.Layer != 5 || dd.Direction != "fwd" ||
 		dd.Operator != "Module."+tPrefix+"5.mlp.linear_fc1.ColumnParallelLinear.forward.0" {
 		t.Fatalf("drill-down %s", ddSummary(dd))

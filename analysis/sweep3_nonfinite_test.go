@@ -115,7 +115,7 @@ func TestSweep3_NonFinite(t *testing.T) {
 				}
 			}
 		}
-		r := Phase3(Phase3Input{A: a, B: b, C: cc, D: d}, DefaultPhase3Options())
+		r := phase3T(Phase3Input{A: a, B: b, C: cc, D: d}, DefaultPhase3Options())
 		f := nfFault{dir: model.Forward, layer: c.q.Fault.Layer}
 		if c.q.Fault.Bwd {
 			f.dir = model.Backward

@@ -20,7 +20,7 @@ type s3Case = synth.TraceCase
 
 // s3Phase3 is the trace under test: Phase 3 with the default options.
 func s3Phase3(a, b, c, d *model.Dump) *model.Phase3Result {
-	return Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+	return phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 }
 
 // s3Check evaluates one case; "" = pass.
@@ -308,7 +308,7 @@ func TestSweep3_TwoLayers(t *testing.T) {
 		t.Error(why)
 	}
 	a, b, c, d := q.Build()
-	r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+	r := phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 	bd := r.Anchors[0].Thresholds["Norm"]["fwd"]
 	if bd.Samples != 2*10 || !strings.Contains(bd.Note, "every aligned op") { // 10 distinct tensors per layer
 		t.Errorf("band %+v", bd)
@@ -334,7 +334,7 @@ func TestSweep3_ControlSameStage(t *testing.T) {
 			btree.Dumps = append(btree.Dumps, synth.TraceBuildDump(c))
 		}
 		a := tree.Find(0, 4)
-		ch := ChooseControl(tree, a, btree, nil)
+		ch := chooseControlT(tree, a, btree, nil)
 		if ch.C == nil || ch.C.Rank/4 != 1 || ch.D == nil || ch.D.Rank != ch.C.Rank {
 			t.Fatalf("weights %v: choice %+v", weights, ch)
 		}
@@ -423,7 +423,7 @@ func TestFindAPIStack(t *testing.T) {
 	// L1 dump: the warning says the layers are inferred, not named.
 	q := synth.TraceQuad{Layers: 6, Noise: 0.005, Bias: 1, Seed: 1, Level: "L1"}
 	a, b, c, d := q.Build()
-	r := Phase3(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
+	r := phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 	if r.LayerPrefix != inferredLayerPrefix || len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], "6 layers inferred from the repeating API sequence (10 APIs per layer") {
 		t.Errorf("prefix %q warnings %v", r.LayerPrefix, r.Warnings)
 	}
@@ -457,7 +457,7 @@ func TestSweep3_ControlStageWithEmbedding(t *testing.T) {
 		c.Name, c.Device, c.GradScale = fmt.Sprintf("ppb/rank%d", r), 2, 1
 		btree.Dumps = append(btree.Dumps, synth.TraceBuildDump(c))
 	}
-	ch := ChooseControl(tree, tree.Find(0, 1), btree, nil)
+	ch := chooseControlT(tree, tree.Find(0, 1), btree, nil)
 	if ch.C == nil || ch.C.Rank != 0 {
 		t.Fatalf("choice %+v", ch)
 	}

@@ -2,8 +2,6 @@ package analysis
 
 import (
 	"math"
-	"strconv"
-	"strings"
 
 	"spikescope/model"
 )
@@ -48,31 +46,21 @@ func Verdict(in VerdictInput) *model.Verdict {
 	v.classify()
 	v.act()
 	out := &v.res
-	for i := range out.Evidence {
-		out.Evidence[i].Text = out.Evidence[i].Render("en")
-	}
 	if out.Evidence == nil {
 		out.Evidence = []model.Evidence{}
 	}
-	out.Action = out.ActionText("en")
 	return out
 }
 
 type verdictBuild struct {
-	in   VerdictInput
-	res  model.Verdict
-	root *model.SpikeEvent
+	in     VerdictInput
+	res    model.Verdict
+	root   *model.SpikeEvent
+	decide model.Decide // the data that would decide an undetermined cause
 }
 
-func (v *verdictBuild) add(rule string, nums map[string]float64, names map[string]string) {
-	e := model.Evidence{Rule: rule, Names: names}
-	if len(nums) > 0 {
-		e.Numbers = map[string]model.Float{}
-		for k, x := range nums {
-			e.Numbers[k] = model.Float(x)
-		}
-	}
-	v.res.Evidence = append(v.res.Evidence, e)
+func (v *verdictBuild) add(r model.EvidenceReason) {
+	v.res.Evidence = append(v.res.Evidence, model.NewEvidence(r))
 }
 
 // spikeEvent is whether Phase 2's root comes from a spike: any data but a
@@ -159,7 +147,7 @@ func (v *verdictBuild) classify() {
 		}
 	}
 	if p3 != nil && !realB && v.p3Divergent() {
-		v.add(model.EvP3AgainstC, nil, nil)
+		v.add(model.EvidenceP3AgainstC{})
 	}
 	if v.in.P1Baseline != nil && v.root != nil && v.root.Baseline != "" {
 		v.fromBaseline()
@@ -175,23 +163,16 @@ func (v *verdictBuild) fromPhase3(p3 *model.Phase3Result, c *model.Phase3Conclus
 	if c.FwdDivergent || c.BwdDivergent {
 		v.res.Cause = model.CauseDevice
 		if c.Operator != nil && c.Operator.NonFinite {
-			v.add(model.EvP3NonFinite, nil, map[string]string{"operator": c.Operator.Operator})
+			v.add(model.EvidenceP3NonFinite{Operator: c.Operator.Operator})
 		}
-		nums := map[string]float64{}
-		if v.res.Layer != nil {
-			nums["layer"] = float64(*v.res.Layer)
-		}
-		names := map[string]string{"direction": v.res.DirectionName(), "operator": v.res.OperatorName()}
+		ev := model.EvidenceP3Divergence{Direction: v.res.DirectionName(), Layer: v.res.Layer, Operator: v.res.OperatorName(), Degraded: p3.Degraded}
 		if d := ds.Drilldown; d != nil {
 			if b, ok := ds.Thresholds[d.Metric][d.Direction]; ok && b.Usable && model.Finite(float64(b.Upper)) {
-				nums["band"] = float64(b.Upper) - 1
-				names["metric"] = d.Metric
+				band := float64(b.Upper) - 1
+				ev.Band, ev.Metric = &band, d.Metric
 			}
 		}
-		if p3.Degraded {
-			names["degraded"] = "yes"
-		}
-		v.add(model.EvP3Divergence, nums, names)
+		v.add(ev)
 		if v.root != nil && v.root.Baseline == eventSpecific {
 			v.baselineEvidence()
 		}
@@ -208,18 +189,18 @@ func (v *verdictBuild) fromPhase3(p3 *model.Phase3Result, c *model.Phase3Conclus
 	if len(p3.Anchors) > 0 {
 		layers = len(p3.Anchors[0].Layers)
 	}
-	v.add(model.EvP3Consistent, map[string]float64{"layers": float64(layers)}, nil)
+	v.add(model.EvidenceP3Consistent{Layers: layers})
 	if df := ds.DataFeature; df != nil && df.Differs && df.Baseline == baselineSame {
-		v.add(model.EvDataFeature, nil, map[string]string{"detail": df.Detail})
+		v.add(model.EvidenceDataFeature{Detail: df.Detail})
 	}
 	switch {
 	case v.root != nil && v.root.Baseline == eventSpecific:
 		v.res.Cause, v.res.Likely = model.CauseUndetermined, model.CauseDevice
-		v.add(model.EvConflict, nil, nil)
+		v.add(model.EvidenceConflict{})
 		v.baselineEvidence()
 	case v.root != nil && v.root.NonFinite:
 		v.res.Cause = model.CauseNumerics
-		v.nonFiniteEvidence(model.EvSharedNonFinite)
+		v.nonFiniteEvidence(true)
 	default:
 		v.res.Cause = model.CauseData
 	}
@@ -236,13 +217,13 @@ func (v *verdictBuild) fromBaseline() {
 		v.recurs()
 	case e.NonFinite:
 		v.res.Cause = model.CauseNumerics
-		v.nonFiniteEvidence(model.EvSharedNonFinite)
+		v.nonFiniteEvidence(true)
 	case v.dynamics():
 		v.res.Cause = model.CauseDynamics
-		v.add(model.EvShared, map[string]float64{"candidates": float64(e.Candidates), "step": float64(e.RootStep), "threshold": v.deviceRatio()}, nil)
+		v.add(model.EvidenceShared{Candidates: e.Candidates, Step: e.RootStep, Threshold: v.deviceRatio()})
 	default:
 		v.res.Cause = model.CauseData
-		v.add(model.EvShared, map[string]float64{"candidates": float64(e.Candidates), "step": float64(e.RootStep), "threshold": v.deviceRatio()}, nil)
+		v.add(model.EvidenceShared{Candidates: e.Candidates, Step: e.RootStep, Threshold: v.deviceRatio()})
 		v.extentEvidence()
 	}
 }
@@ -269,8 +250,7 @@ func (v *verdictBuild) baselineEvidence() {
 			ratio = float64(*cv.Ratio)
 		}
 	}
-	v.add(model.EvDeviceSpecific, map[string]float64{"rank": float64(co.Rank), "step": float64(coordStepOf(co)), "ratio": ratio, "threshold": v.deviceRatio()},
-		map[string]string{"parameter": co.TargetName})
+	v.add(model.EvidenceDeviceSpecific{Rank: co.Rank, Step: coordStepOf(co), Parameter: co.TargetName, Ratio: ratio, Threshold: v.deviceRatio()})
 }
 
 func coordStepOf(co *model.Coordinate) int {
@@ -298,11 +278,13 @@ func (v *verdictBuild) recurs() {
 		}
 	}
 	if n >= 2 {
-		v.add(model.EvRecurs, map[string]float64{"rank": float64(co.Rank), "events": float64(n)}, nil)
+		v.add(model.EvidenceRecurs{Rank: co.Rank, Events: n})
 	}
 }
 
-func (v *verdictBuild) nonFiniteEvidence(rule string) {
+// nonFiniteEvidence adds the counts of a non-finite root event: on both
+// devices (shared) or on the one device analysed.
+func (v *verdictBuild) nonFiniteEvidence(shared bool) {
 	e := v.root
 	if e == nil {
 		return
@@ -315,7 +297,12 @@ func (v *verdictBuild) nonFiniteEvidence(rule string) {
 			}
 		}
 	}
-	v.add(rule, map[string]float64{"step": float64(e.RootStep), "ranks": float64(len(e.Ranks)), "ranks_total": float64(e.RanksTotal), "candidates": float64(max(nf, 1))}, nil)
+	c := model.NonFiniteCounts{Step: e.RootStep, Ranks: len(e.Ranks), RanksTotal: e.RanksTotal, Candidates: max(nf, 1)}
+	if shared {
+		v.add(model.EvidenceSharedNonFinite{NonFiniteCounts: c})
+	} else {
+		v.add(model.EvidenceNonFinite{NonFiniteCounts: c})
+	}
 }
 
 func (v *verdictBuild) extentEvidence() {
@@ -323,10 +310,9 @@ func (v *verdictBuild) extentEvidence() {
 	if e == nil {
 		return
 	}
-	v.add(model.EvExtent, map[string]float64{"step": float64(e.RootStep), "ranks": float64(len(e.Ranks)), "ranks_total": float64(e.RanksTotal),
-		"parameters": float64(e.Parameters), "parameters_per_rank": float64(e.ParametersPerRank)}, nil)
+	v.add(model.EvidenceExtent{Step: e.RootStep, Ranks: len(e.Ranks), RanksTotal: e.RanksTotal, Parameters: e.Parameters, ParametersPerRank: e.ParametersPerRank})
 	if co := v.res.Coordinate; co != nil && !co.ParamDecides() {
-		v.add(model.EvParamUndecided, map[string]float64{"rank": float64(co.Rank), "parameters": float64(e.Parameters)}, nil)
+		v.add(model.EvidenceParamUndecided{Rank: co.Rank, Parameters: e.Parameters})
 	}
 }
 
@@ -354,8 +340,7 @@ func (v *verdictBuild) oneDevice() {
 		if p2 := v.in.P2; p2 != nil && p2.Thresholds["rank_share"] > 0 {
 			share = 100 * p2.Thresholds["rank_share"]
 		}
-		v.add(model.EvRunWideGrowth, map[string]float64{"ranks": float64(len(e.Ranks)), "ranks_total": float64(e.RanksTotal), "step": float64(e.RootStep),
-			"share": share, "events": float64(len(v.in.P2.Events))}, nil)
+		v.add(model.EvidenceRunWideGrowth{Ranks: len(e.Ranks), RanksTotal: e.RanksTotal, Step: e.RootStep, Share: share, Events: len(v.in.P2.Events)})
 		return
 	}
 	v.res.Cause = model.CauseUndetermined
@@ -367,7 +352,7 @@ func (v *verdictBuild) oneDevice() {
 		one.Baseline = "" // one device's reading
 		_, v.res.Likely = EventCause(&one)
 		if e.NonFinite {
-			v.nonFiniteEvidence(model.EvNonFiniteOne)
+			v.nonFiniteEvidence(false)
 		} else if !v.res.Coordinate.ParamDecides() && v.res.Likely == model.CauseDevice {
 			v.res.Likely = model.CauseData // every parameter of the rank at once
 		}
@@ -376,18 +361,11 @@ func (v *verdictBuild) oneDevice() {
 		}
 	}
 	v.extentEvidence()
-	var want []string
-	if v.in.P1Baseline == nil {
-		want = append(want, "the baseline device's monitor of the same steps and data (report PATH --baseline BASELINE)")
+	p3, _ := v.p3()
+	v.decide = model.Decide{BaselineMonitor: v.in.P1Baseline == nil, Dumps: p3 == nil || p3.BaselineGroup != "", Spot: model.SpotOf(v.res.Coordinate)}
+	if v.decide.BaselineMonitor || v.decide.Dumps {
+		v.res.DecideReason = v.decide
 	}
-	if p3, _ := v.p3(); p3 == nil || p3.BaselineGroup != "" {
-		step := ""
-		if co := v.res.Coordinate; co != nil {
-			step = " at step " + strconv.Itoa(coordStepOf(co)) + ", rank " + strconv.Itoa(co.Rank)
-		}
-		want = append(want, "dumps of both devices"+step+" (spikescope plan writes the msprobe config)")
-	}
-	v.res.Decide = strings.Join(want, "; ")
 }
 
 // act names the action of the class.
@@ -409,6 +387,7 @@ func (v *verdictBuild) act() {
 	default:
 		v.res.ActionID = "collect"
 	}
+	v.res.ActionReason = model.ActionReasonOf(&v.res, v.decide)
 }
 
 // EventCause is one event's cause class from Phase 2 alone: with a

@@ -74,8 +74,13 @@ func TestVerdictRules(t *testing.T) {
 		for _, e := range v.Evidence {
 			found = found || e.Rule == c.rule
 		}
-		if !found || v.Action == "" || v.ActionID == "" {
-			t.Errorf("%s: evidence %s action %q", c.name, jsn(v.Evidence), v.Action)
+		if !found || v.ActionReason == nil || v.ActionID == "" {
+			t.Errorf("%s: evidence %s action %v", c.name, jsn(v.Evidence), v.ActionReason)
+		}
+		for _, e := range v.Evidence {
+			if e.Reason == nil || e.Text != "" || v.Action != "" {
+				t.Errorf("%s: the rule wrote a sentence or kept no reason: %s", c.name, jsn(e))
+			}
 		}
 		if (v.Layer == nil) != (c.layer < 0) || v.Layer != nil && *v.Layer != c.layer {
 			t.Errorf("%s: layer %v", c.name, v.Layer)

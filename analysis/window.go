@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 
 	"spikescope/model"
@@ -47,7 +46,7 @@ type windowResult struct {
 	Base       int   // a window start ≤ the first recorded step
 	Bounds     []int // explicit window starts (non-periodic); nil = periodic
 	Overridden bool
-	Notes      []string
+	Notes      []model.Reason
 }
 
 // stepTally counts, per step t, how many series drop (N(t) < N(t-1)) or
@@ -120,9 +119,9 @@ func (f boundaryFit) ok(riseShare float64) bool {
 
 func (f boundaryFit) score() float64 { return f.Accuracy }
 
-func (f boundaryFit) String() string {
-	return fmt.Sprintf("%.0f%% of transitions at window starts drop (mean factor %.2f×, %d drops), %.0f%% inside windows rise",
-		100*f.DropAt, f.DropFactor, f.Drops, 100*f.RiseElse)
+// reset is the fit as a reason's values.
+func (f boundaryFit) reset() model.ResetFit {
+	return model.ResetFit{DropAt: f.DropAt, DropFactor: f.DropFactor, Drops: f.Drops, RiseElse: f.RiseElse}
 }
 
 func fitOf(dAt, uAt int, lAt float64, t *stepTally) boundaryFit {
@@ -173,7 +172,7 @@ func (t *stepTally) periodicFit(W, p int) boundaryFit {
 func accumulationWindow(d *model.MonitorData, ix *seriesIndex, metric int, override int) windowResult {
 	var res windowResult
 	if override == 1 {
-		res.Notes = append(res.Notes, "--window 1: no accumulation (step level), as requested")
+		res.Notes = append(res.Notes, model.WindowOff{})
 		return res
 	}
 	if w, ok := reducedWindow(d, ix, metric); ok && (override == 0 || override == w.W) {
@@ -191,11 +190,11 @@ func accumulationWindow(d *model.MonitorData, ix *seriesIndex, metric int, overr
 			}
 		}
 		res.Base = windowBase(ix.minStep, res.W, res.Phase)
-		res.Notes = append(res.Notes, fmt.Sprintf("--window %d given: accumulation window %d, phase %d (best fit of the norm resets)", override, override, res.Phase))
+		res.Notes = append(res.Notes, model.WindowGiven{W: override, Phase: res.Phase})
 		return res
 	}
 	if t == nil || t.distinctSteps < 5 {
-		res.Notes = append(res.Notes, "fewer than 5 steps, or steps too sparse for a window: treated as step level (no accumulation)")
+		res.Notes = append(res.Notes, model.WindowTooFewSteps{})
 		return res
 	}
 	// 2. periodic fit
@@ -215,11 +214,9 @@ func accumulationWindow(d *model.MonitorData, ix *seriesIndex, metric int, overr
 	if bestW > 0 {
 		res.W, res.Phase = bestW, bestP
 		res.Base = windowBase(ix.minStep, bestW, bestP)
-		res.Notes = append(res.Notes, fmt.Sprintf("accumulation window %d, phase %d, from the recurrence of norm resets over %d series: %s",
-			bestW, bestP, t.series, bestF))
+		res.Notes = append(res.Notes, model.WindowPeriodic{W: bestW, Phase: bestP, Series: t.series, Fit: bestF.reset()})
 		if ix.minStep != res.Base {
-			res.Notes = append(res.Notes, fmt.Sprintf("first recorded step %d is not a window start: steps %d..%d form a partial optimizer step",
-				ix.minStep, ix.minStep, res.Base+bestW-1))
+			res.Notes = append(res.Notes, model.WindowPartial{First: ix.minStep, Last: res.Base + bestW - 1})
 		}
 		return res
 	}
@@ -243,12 +240,11 @@ func accumulationWindow(d *model.MonitorData, ix *seriesIndex, metric int, overr
 				prev = b
 			}
 			res.W = longest
-			res.Notes = append(res.Notes, fmt.Sprintf("reset points common to several series at steps %s (%s): optimizer steps start there, micro steps restart at each; longest window %d",
-				intsString(bounds, 10), f, longest))
+			res.Notes = append(res.Notes, model.WindowCommonResets{Bounds: bounds, Fit: f.reset(), Longest: longest})
 			return res
 		}
 	}
-	res.Notes = append(res.Notes, fmt.Sprintf("no accumulation window: the norms of %d series over %d steps show no recurring resets (step level)", t.series, t.distinctSteps))
+	res.Notes = append(res.Notes, model.WindowNone{Series: t.series, Steps: t.distinctSteps})
 	return res
 }
 
@@ -304,8 +300,7 @@ func reducedWindow(d *model.MonitorData, ix *seriesIndex, metric int) (windowRes
 		}
 		out.Phase = steps[0] % out.W
 		out.Base = windowBase(ix.minStep, out.W, out.Phase)
-		out.Notes = append(out.Notes, fmt.Sprintf("accumulation window %d, phase %d: grad_reduced rows (stored at each optimizer step's first micro step) every %d steps from step %d",
-			out.W, out.Phase, out.W, steps[0]))
+		out.Notes = append(out.Notes, model.WindowReduced{W: out.W, Phase: out.Phase, From: steps[0]})
 		return out, true
 	}
 	common, best := 0, 0
@@ -316,6 +311,6 @@ func reducedWindow(d *model.MonitorData, ix *seriesIndex, metric int) (windowRes
 	}
 	out.W = common
 	out.Bounds = steps
-	out.Notes = append(out.Notes, fmt.Sprintf("optimizer steps start at the %d grad_reduced steps (irregular spacing, most often %d)", len(steps), common))
+	out.Notes = append(out.Notes, model.WindowReducedIrregular{Steps: len(steps), Common: common})
 	return out, true
 }

@@ -170,7 +170,7 @@ type csvResult struct {
 	hasStat  [model.NumStats]bool
 	micro    bool
 	oneBased bool // micro steps counted from 1 in the file (v2 weight_grad)
-	warnings []string
+	warnings []model.Reason
 	bad      csvBadLines
 }
 
@@ -341,7 +341,7 @@ func (p *csvParser) parse(ctx context.Context, f csvFile, size int64, bufs *csvR
 			if errors.As(err, &se) {
 				start := se.startLine
 				if incompleteTail() {
-					res.warnings = append(res.warnings, fmt.Sprintf("%s: last line %d is incomplete (file still being written?): skipped", f.path, start))
+					res.warnings = append(res.warnings, model.CSVIncompleteLine{Path: f.path, Line: start})
 					break
 				}
 				if err := res.bad.add(csvParseError(f.path, err), res.rows.Len()); err != nil {
@@ -354,7 +354,7 @@ func (p *csvParser) parse(ctx context.Context, f csvFile, size int64, bufs *csvR
 		line := sc.recLine
 		if nf != h.nFields {
 			if nf < h.nFields && incompleteTail() {
-				res.warnings = append(res.warnings, fmt.Sprintf("%s: last line %d is incomplete (file still being written?): skipped", f.path, line))
+				res.warnings = append(res.warnings, model.CSVIncompleteLine{Path: f.path, Line: line})
 				break
 			}
 			if err := res.bad.add(inputErr(f.path, nil, "line %d: %d fields, the header has %d", line, nf, h.nFields), res.rows.Len()); err != nil {
@@ -457,11 +457,11 @@ func (p *csvParser) parse(ctx context.Context, f csvFile, size int64, bufs *csvR
 	if err := res.bad.finish(f.path, res.rows.Len()); err != nil {
 		return nil, err
 	}
-	if w := res.bad.warning(f.path); w != "" {
+	if w := res.bad.warning(f.path); w != nil {
 		res.warnings = append(res.warnings, w)
 	}
 	if res.rows.Len() == 0 && res.bad.n == 0 {
-		res.warnings = append(res.warnings, fmt.Sprintf("%s: header only, no data rows: rank %d has nothing from this file", f.path, f.rank))
+		res.warnings = append(res.warnings, model.CSVHeaderOnly{Path: f.path, Rank: f.rank})
 	}
 	return res, nil
 }

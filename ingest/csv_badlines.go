@@ -2,8 +2,8 @@ package ingest
 
 import (
 	"errors"
-	"fmt"
-	"strings"
+
+	"spikescope/model"
 )
 
 // csvBadLines counts the lines of one monitor CSV that are not data (a bad
@@ -56,10 +56,10 @@ func (b *csvBadLines) refusal() error {
 	return err
 }
 
-// warning is the data-problem line of a file with bad lines, or "".
-func (b *csvBadLines) warning(path string) string {
+// warning is the data problem of a file with bad lines, or nil.
+func (b *csvBadLines) warning(path string) model.Reason {
 	if b.n == 0 {
-		return ""
+		return nil
 	}
 	var ex []string
 	for _, err := range b.first {
@@ -70,9 +70,5 @@ func (b *csvBadLines) warning(path string) string {
 			ex = append(ex, err.Error())
 		}
 	}
-	more := ""
-	if b.n > len(b.first) {
-		more = "; …"
-	}
-	return fmt.Sprintf("%s: %d line(s) are not data and were skipped, the file's other rows were read: %s%s", path, b.n, strings.Join(ex, "; "), more)
+	return model.CSVBadLines{Path: path, Count: b.n, Problems: ex, More: b.n > len(b.first)}
 }

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"spikescope/model"
 )
 
 // Monitor output names (formats.md §1.2, §1.6, §5.1).
@@ -90,7 +92,7 @@ func parseCSVName(base string) (metric string, start, part int, v2, ok bool) {
 // discovery is the outcome of looking for monitor CSVs under a path.
 type discovery struct {
 	files    []csvFile
-	warnings []string
+	warnings []model.Reason
 	seen     int  // regular files looked at
 	single   bool // path was one file, not a folder tree
 	// runs lists the run folders of every rank that has several; runOrder
@@ -123,7 +125,7 @@ func findMonitorCSVs(path string) (*discovery, error) {
 			if p == root {
 				return openError(p, werr)
 			}
-			disc.warnings = append(disc.warnings, fmt.Sprintf("%s: skipped (%v)", p, unwrapPathError(werr)))
+			disc.warnings = append(disc.warnings, model.CSVUnreadable{Path: p, Err: fmt.Sprint(unwrapPathError(werr))})
 			if e != nil && e.IsDir() {
 				return filepath.SkipDir
 			}
@@ -206,11 +208,11 @@ func findMonitorCSVs(path string) (*discovery, error) {
 		disc.warnings = append(disc.warnings, runsWarning(r, disc.runs[r], false, 0))
 	}
 	if len(noRank) > 0 {
-		disc.warnings = append(disc.warnings, fmt.Sprintf("%d monitor CSV file(s) lie in no rank folder (…-rank<R>-…, rank_<R>, rank<R>), e.g. %s: rank 0 assumed", len(noRank), noRank[0]))
+		disc.warnings = append(disc.warnings, model.CSVNoRankFolder{Count: len(noRank), Example: noRank[0]})
 	}
 	if len(ignored) > 0 {
 		sort.Strings(ignored)
-		disc.warnings = append(disc.warnings, fmt.Sprintf("%d CSV file(s) are not monitor metric files and were ignored, e.g. %s", len(ignored), ignored[0]))
+		disc.warnings = append(disc.warnings, model.CSVNotMonitor{Count: len(ignored), Example: ignored[0]})
 	}
 	return disc, nil
 }
@@ -228,14 +230,14 @@ func singleCSV(path string, st os.FileInfo) (*discovery, error) {
 	metric, start, part, v2, ok := parseCSVNameIn(base, filepath.Base(dir))
 	if !ok {
 		metric = strings.TrimSuffix(base, filepath.Ext(base))
-		disc.warnings = append(disc.warnings, fmt.Sprintf("%s: file name is not <metric>_<a>-<b>.csv; metric named %q", path, metric))
+		disc.warnings = append(disc.warnings, model.CSVFileName{Path: path, Metric: metric})
 	}
 	rank, _, isRank := rankOfDir(filepath.Base(dir))
 	f := csvFile{path: path, rank: rank, metric: metric, v2Name: v2, start: start, part: part, size: st.Size()}
 	if isRank {
 		f.rankDir = dir
 	} else {
-		disc.warnings = append(disc.warnings, fmt.Sprintf("%s: its folder is not a rank folder; rank 0 assumed", path))
+		disc.warnings = append(disc.warnings, model.CSVNotRankFolder{Path: path})
 	}
 	disc.files = []csvFile{f}
 	return disc, nil

@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"strings"
@@ -115,7 +114,7 @@ func parseCSVLegacy(ctx context.Context, f csvFile, in io.Reader, size int64) (*
 			}
 			var pe *csv.ParseError
 			if errors.As(err, &pe) && incompleteTail() {
-				res.warnings = append(res.warnings, fmt.Sprintf("%s: last line %d is incomplete (file still being written?): skipped", f.path, pe.StartLine))
+				res.warnings = append(res.warnings, model.CSVIncompleteLine{Path: f.path, Line: pe.StartLine})
 				break
 			}
 			if errors.As(err, &pe) && !errors.Is(err, errCSVLineTooLong) {
@@ -129,7 +128,7 @@ func parseCSVLegacy(ctx context.Context, f csvFile, in io.Reader, size int64) (*
 		line, _ := cr.FieldPos(0)
 		if len(rec) != h.nFields {
 			if len(rec) < h.nFields && incompleteTail() {
-				res.warnings = append(res.warnings, fmt.Sprintf("%s: last line %d is incomplete (file still being written?): skipped", f.path, line))
+				res.warnings = append(res.warnings, model.CSVIncompleteLine{Path: f.path, Line: line})
 				break
 			}
 			if err := res.bad.add(inputErr(f.path, nil, "line %d: %d fields, the header has %d", line, len(rec), h.nFields), res.rows.Len()); err != nil {
@@ -225,11 +224,11 @@ func parseCSVLegacy(ctx context.Context, f csvFile, in io.Reader, size int64) (*
 	if err := res.bad.finish(f.path, res.rows.Len()); err != nil {
 		return nil, err
 	}
-	if w := res.bad.warning(f.path); w != "" {
+	if w := res.bad.warning(f.path); w != nil {
 		res.warnings = append(res.warnings, w)
 	}
 	if res.rows.Len() == 0 && res.bad.n == 0 {
-		res.warnings = append(res.warnings, fmt.Sprintf("%s: header only, no data rows: rank %d has nothing from this file", f.path, f.rank))
+		res.warnings = append(res.warnings, model.CSVHeaderOnly{Path: f.path, Rank: f.rank})
 	}
 	return res, nil
 }

@@ -3,7 +3,6 @@ package ingest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -78,15 +77,15 @@ func loadCSV(ctx context.Context, path string, p model.ProgressFunc, ooc *OutOfC
 			}
 		}
 	}
-	d.Warnings = append(disc.warnings, d.Warnings...)
+	d.WarningsReasons = append(disc.warnings, d.WarningsReasons...)
 	if skip != nil && len(skip.errs) > 0 {
 		if len(skip.errs) == len(disc.files) {
 			return nil, inputErr(path, skip.errs[0], "none of the %d monitor CSV files could be read; the first: %v", len(disc.files), skip.errs[0])
 		}
-		d.Warnings = append(skip.warnings(len(disc.files)), d.Warnings...)
+		d.WarningsReasons = append(skip.warnings(len(disc.files)), d.WarningsReasons...)
 	}
 	if d.Rows.Len() == 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("the %d monitor CSV file(s) hold no data rows", len(disc.files)))
+		d.WarningsReasons = append(d.WarningsReasons, model.CSVNoRows{Files: len(disc.files)})
 	}
 	return d, nil
 }
@@ -104,14 +103,14 @@ type csvSkips struct {
 }
 
 // warnings says how many files were skipped and why, naming the first few.
-func (s *csvSkips) warnings(total int) []string {
-	out := []string{fmt.Sprintf("%d of %d monitor CSV files could not be read and were skipped: their rows are missing from the analysis", len(s.errs), total)}
+func (s *csvSkips) warnings(total int) []model.Reason {
+	out := []model.Reason{model.CSVSkippedFiles{Skipped: len(s.errs), Total: total}}
 	for i, e := range s.errs {
 		if i == maxSkipWarnings {
-			out = append(out, fmt.Sprintf("… and %d more skipped file(s)", len(s.errs)-maxSkipWarnings))
+			out = append(out, model.CSVMoreSkipped{Count: len(s.errs) - maxSkipWarnings})
 			break
 		}
-		out = append(out, "skipped "+e.Error())
+		out = append(out, model.CSVSkippedFile{Err: e.Error()})
 	}
 	return out
 }
@@ -299,7 +298,7 @@ func (m *csvMerger) add(f csvFile, r *csvResult) error {
 			o = int16(min(v, 1<<15-1))
 		}
 	}
-	d.Warnings = append(d.Warnings, r.warnings...)
+	d.WarningsReasons = append(d.WarningsReasons, r.warnings...)
 	if m.sink != nil {
 		err := m.sink.add(m.spilled, &r.rows, tmap, mmap, o)
 		m.spilled += int64(r.rows.Len())

@@ -1,10 +1,8 @@
 package ingest
 
 import (
-	"fmt"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"spikescope/model"
@@ -98,18 +96,14 @@ func dropSupersededRuns(rows *model.Rows, folderOrder []int16) map[int32]int {
 }
 
 // runsWarning says how a rank's several run folders were combined.
-func runsWarning(rank int, dirs map[string]bool, ordered bool, dropped int) string {
+func runsWarning(rank int, dirs map[string]bool, ordered bool, dropped int) model.Reason {
 	var names []string
 	for d := range dirs {
 		names = append(names, filepath.Base(d))
 	}
 	sort.Strings(names)
-	list := strings.Join(names, ", ")
 	if !ordered {
-		return fmt.Sprintf("rank %d has %d run folders (%s): their time tags do not order them, rows of all are kept", rank, len(dirs), list)
+		dropped = 0
 	}
-	if dropped == 0 {
-		return fmt.Sprintf("rank %d has %d run folders (%s): they share no step, rows of all are kept", rank, len(dirs), list)
-	}
-	return fmt.Sprintf("rank %d has %d run folders (%s): where they share steps (a resumed run) the latest run's rows are kept by time tag, %d rows of earlier runs dropped", rank, len(dirs), list, dropped)
+	return model.CSVRuns{Rank: rank, Folders: names, Ordered: ordered, Dropped: dropped}
 }

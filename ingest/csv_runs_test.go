@@ -59,8 +59,8 @@ func TestCSVResumedRunSupersedesOverlap(t *testing.T) {
 			t.Errorf("%s = %v, want %v", k, got[k], v)
 		}
 	}
-	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "rank 0 has 2 run folders") || !strings.Contains(d.Warnings[0], "6 rows of earlier runs dropped") {
-		t.Errorf("warnings %q", d.Warnings)
+	if len(said(d.WarningsReasons)) != 1 || !strings.Contains(said(d.WarningsReasons)[0], "rank 0 has 2 run folders") || !strings.Contains(said(d.WarningsReasons)[0], "6 rows of earlier runs dropped") {
+		t.Errorf("warnings %q", said(d.WarningsReasons))
 	}
 }
 
@@ -77,7 +77,7 @@ func TestCSVUnorderedRunsKeepAll(t *testing.T) {
 	if d.Rows.Len() != 2 {
 		t.Errorf("rows %d, want 2", d.Rows.Len())
 	}
-	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "do not order them, rows of all are kept") {
-		t.Errorf("warnings %q", d.Warnings)
+	if len(said(d.WarningsReasons)) != 1 || !strings.Contains(said(d.WarningsReasons)[0], "do not order them, rows of all are kept") {
+		t.Errorf("warnings %q", said(d.WarningsReasons))
 	}
 }

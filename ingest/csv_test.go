@@ -87,8 +87,8 @@ func TestCSVv1Tree(t *testing.T) {
 	for s, want := range [model.NumStats]float64{0.5, -0.125, 0.25, 0.001} {
 		assertMonVal(t, "exp_avg "+model.StatNames[s], d.Rows.Value(model.Stat(s), e), want)
 	}
-	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "stack_info.csv") {
-		t.Errorf("warnings %q", d.Warnings)
+	if len(said(d.WarningsReasons)) != 1 || !strings.Contains(said(d.WarningsReasons)[0], "stack_info.csv") {
+		t.Errorf("warnings %q", said(d.WarningsReasons))
 	}
 }
 
@@ -176,8 +176,8 @@ func TestCSVRankFromOwnFolderName(t *testing.T) {
 	if got[4] != 4 || got[5] != 2 || got[6] != 0 {
 		t.Errorf("ranks by norm %v, want 4→4, 5→2, 6→0", got)
 	}
-	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "no rank folder") {
-		t.Errorf("warnings %q", d.Warnings)
+	if len(said(d.WarningsReasons)) != 1 || !strings.Contains(said(d.WarningsReasons)[0], "no rank folder") {
+		t.Errorf("warnings %q", said(d.WarningsReasons))
 	}
 	// a single file: rank from its own folder only
 	single := filepath.Join(root, "rank_2/sub/grad_unreduced_0-0.csv")
@@ -185,8 +185,8 @@ func TestCSVRankFromOwnFolderName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Rows.RankOf(0) != 0 || len(d.Warnings) != 1 {
-		t.Errorf("single file in sub/: rank %d warnings %q", d.Rows.RankOf(0), d.Warnings)
+	if d.Rows.RankOf(0) != 0 || len(said(d.WarningsReasons)) != 1 {
+		t.Errorf("single file in sub/: rank %d warnings %q", d.Rows.RankOf(0), said(d.WarningsReasons))
 	}
 	d, err = LoadCSV(context.Background(), filepath.Join(root, "Feb20_16-27-56-rank4-aaaa/grad_unreduced_0-0.csv"), nil)
 	if err != nil || d.Rows.RankOf(0) != 4 {
@@ -206,8 +206,8 @@ func TestCSVSeveralRunsPerRank(t *testing.T) {
 	if d.Rows.Len() != 1 || d.Rows.Value(0, 0) != 5 {
 		t.Errorf("rows %d %v", d.Rows.Len(), d.Rows.Norm)
 	}
-	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "rank 0 has 2 run folders") || !strings.Contains(d.Warnings[0], "1 rows of earlier runs dropped") {
-		t.Errorf("warnings %q", d.Warnings)
+	if len(said(d.WarningsReasons)) != 1 || !strings.Contains(said(d.WarningsReasons)[0], "rank 0 has 2 run folders") || !strings.Contains(said(d.WarningsReasons)[0], "1 rows of earlier runs dropped") {
+		t.Errorf("warnings %q", said(d.WarningsReasons))
 	}
 }
 
@@ -232,8 +232,8 @@ func TestCSVShortRow(t *testing.T) {
 	}
 	// the damaged line is a counted data problem; the good rows are kept
 	want := p + ": 1 line(s) are not data and were skipped, the file's other rows were read: line 3: 6 fields, the header has 10"
-	if d.Rows.Len() != 2 || len(d.Warnings) != 1 || d.Warnings[0] != want {
-		t.Errorf("rows %d warnings %q", d.Rows.Len(), d.Warnings)
+	if d.Rows.Len() != 2 || len(said(d.WarningsReasons)) != 1 || said(d.WarningsReasons)[0] != want {
+		t.Errorf("rows %d warnings %q", d.Rows.Len(), said(d.WarningsReasons))
 	}
 	// a file with no good row at all is refused with its problem
 	writeMonFile(t, p, v1Head+"0,w,0,1,1,2\n0,w,0,1,1,2,3\n")
@@ -344,8 +344,8 @@ func TestCSVHeaderOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Rows.Len() != 0 || len(d.Warnings) != 2 || !strings.Contains(d.Warnings[0], "header only, no data rows: rank 0 has nothing from this file") || !strings.Contains(d.Warnings[1], "hold no data rows") {
-		t.Errorf("rows %d warnings %q", d.Rows.Len(), d.Warnings)
+	if d.Rows.Len() != 0 || len(said(d.WarningsReasons)) != 2 || !strings.Contains(said(d.WarningsReasons)[0], "header only, no data rows: rank 0 has nothing from this file") || !strings.Contains(said(d.WarningsReasons)[1], "hold no data rows") {
+		t.Errorf("rows %d warnings %q", d.Rows.Len(), said(d.WarningsReasons))
 	}
 }
 
@@ -383,8 +383,8 @@ func TestCSVIncompleteLastLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Rows.Len() != 1 || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "last line 3 is incomplete") {
-		t.Errorf("rows %d warnings %q", d.Rows.Len(), d.Warnings)
+	if d.Rows.Len() != 1 || len(said(d.WarningsReasons)) != 1 || !strings.Contains(said(d.WarningsReasons)[0], "last line 3 is incomplete") {
+		t.Errorf("rows %d warnings %q", d.Rows.Len(), said(d.WarningsReasons))
 	}
 	// cut inside a quoted shape
 	q := filepath.Join(dir, "rank1", "grad_unreduced_0-0.csv")
@@ -393,14 +393,14 @@ func TestCSVIncompleteLastLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Rows.Len() != 1 || !strings.Contains(strings.Join(d.Warnings, "|"), "last line 3 is incomplete") {
-		t.Errorf("rows %d warnings %q", d.Rows.Len(), d.Warnings)
+	if d.Rows.Len() != 1 || !strings.Contains(strings.Join(said(d.WarningsReasons), "|"), "last line 3 is incomplete") {
+		t.Errorf("rows %d warnings %q", d.Rows.Len(), said(d.WarningsReasons))
 	}
 	// a short line in the middle is a counted bad line; the rest is read
 	r := filepath.Join(dir, "rank2", "grad_unreduced_0-0.csv")
 	writeMonFile(t, r, v1Head+"0,w,0,1,1,2\n0,w,0,0,1,2,3,4,[2],torch.float32")
 	d, err = LoadCSV(context.Background(), r, nil)
-	if err != nil || d.Rows.Len() != 1 || !strings.Contains(strings.Join(d.Warnings, "|"), "1 line(s) are not data and were skipped, the file's other rows were read: line 2: 6 fields, the header has 10") {
-		t.Errorf("short middle line: %v, warnings %q", err, d.Warnings)
+	if err != nil || d.Rows.Len() != 1 || !strings.Contains(strings.Join(said(d.WarningsReasons), "|"), "1 line(s) are not data and were skipped, the file's other rows were read: line 2: 6 fields, the header has 10") {
+		t.Errorf("short middle line: %v, warnings %q", err, said(d.WarningsReasons))
 	}
 }

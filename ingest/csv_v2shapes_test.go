@@ -88,8 +88,8 @@ func TestCSVv2WriterShapes(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s (out of core %v): %v", c.name, oc, err)
 			}
-			if len(d.Warnings) > 0 {
-				t.Errorf("%s (out of core %v): warnings %q", c.name, oc, d.Warnings)
+			if len(said(d.WarningsReasons)) > 0 {
+				t.Errorf("%s (out of core %v): warnings %q", c.name, oc, said(d.WarningsReasons))
 			}
 			got := monitorRowSet(d)
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -135,8 +135,8 @@ func TestCSVv2EmptyCellsAndSlugFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(d.Warnings) > 0 {
-			t.Errorf("%s: warnings %q", path, d.Warnings)
+		if len(said(d.WarningsReasons)) > 0 {
+			t.Errorf("%s: warnings %q", path, said(d.WarningsReasons))
 		}
 		if got := strings.Join(d.Metrics, ","); got != "actv,actv_grad" {
 			t.Errorf("%s: metrics %s (the slug names them)", path, got)

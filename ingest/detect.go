@@ -262,7 +262,7 @@ func trendDBPreference(base string) int {
 
 // findTrendDBFile picks the database to read inside a folder, with a warning
 // when there was a choice.
-func findTrendDBFile(dir string) (string, []string, error) {
+func findTrendDBFile(dir string) (string, []model.Reason, error) {
 	var found []string
 	root := walkRoot(dir)
 	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, werr error) error {
@@ -296,9 +296,9 @@ func findTrendDBFile(dir string) (string, []string, error) {
 		}
 		return found[i] < found[j]
 	})
-	var warn []string
+	var warn []model.Reason
 	if len(found) > 1 {
-		warn = append(warn, "several databases in "+dir+"; read "+found[0]+" (others: "+strings.Join(found[1:], ", ")+")")
+		warn = append(warn, model.TrendSeveralDBs{Dir: dir, Read: found[0], Others: found[1:]})
 	}
 	return found[0], warn, nil
 }

@@ -98,7 +98,7 @@ func TestLoadMonitorDispatch(t *testing.T) {
 	srcA, _ := os.ReadFile(filepath.Join(monitorTestdata, "gen_a_monitor_metrics.db"))
 	os.WriteFile(filepath.Join(dir, "monitor_metrics.db"), srcA, 0o644)
 	d, err = LoadMonitor(ctx, dir, model.FormatAuto, nil)
-	if err != nil || d.Rows.Len() != 11 || len(d.Warnings) == 0 || !strings.Contains(d.Warnings[0], "several databases") {
+	if err != nil || d.Rows.Len() != 11 || len(said(d.WarningsReasons)) == 0 || !strings.Contains(said(d.WarningsReasons)[0], "several databases") {
 		t.Fatalf("folder of dbs: %v %v", err, d)
 	}
 	// forcing the wrong format gives an InputError, not a panic

@@ -3,7 +3,6 @@ package ingest
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -126,16 +125,16 @@ func (p *dumpParser) document(path string) (*model.Dump, error) {
 	case dataKind != "":
 		return nil, inputErr(path, nil, "not an msprobe dump.json: \"data\" is %s, not an object", dataKind)
 	case n == 0:
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: dump.json is {} (no \"data\"): 0 ops", path))
+		d.WarningsReasons = append(d.WarningsReasons, model.DumpEmpty{Path: path, Kind: model.DumpEmptyBraces})
 	case !sawData && !sawTask:
 		return nil, inputErr(path, nil, "not an msprobe dump.json: no \"data\" or \"task\" key (top-level keys: %s)", strings.Join(topKeys, ", "))
 	case !sawData:
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: no \"data\" object: 0 ops", path))
+		d.WarningsReasons = append(d.WarningsReasons, model.DumpEmpty{Path: path, Kind: model.DumpNoData})
 	case len(d.Ops) == 0:
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: \"data\" is empty: 0 ops", path))
+		d.WarningsReasons = append(d.WarningsReasons, model.DumpEmpty{Path: path, Kind: model.DumpDataEmpty})
 	}
 	if d.Task != "" && d.Task != "statistics" && d.Task != "tensor" {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: task %q records no Max/Min/Mean/Norm statistics", path, d.Task))
+		d.WarningsReasons = append(d.WarningsReasons, model.DumpTaskNoStats{Path: path, Task: d.Task})
 	}
 	p.finish(path)
 	return d, nil
@@ -156,16 +155,16 @@ func (p *dumpParser) finish(path string) {
 		d.Index[d.Ops[i].Key] = i
 	}
 	if n, withStats := countStatTensors(d); n > 0 && withStats == 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: none of its %d tensor records has Max/Min/Mean/Norm (summary_mode md5/xor, or task %q?)", path, n, d.Task))
+		d.WarningsReasons = append(d.WarningsReasons, model.DumpNoStats{Path: path, Tensors: n, Task: d.Task})
 	}
 	if p.nBadKeys > 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %d data keys do not follow msprobe's key grammar (kept as forward API ops): %s", path, p.nBadKeys, strings.Join(p.badKeys, ", ")))
+		d.WarningsReasons = append(d.WarningsReasons, model.DumpBadKeys{Path: path, Count: p.nBadKeys, Keys: p.badKeys})
 	}
 	if p.nDupKeys > 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %d duplicate data keys (first %q); the first of each is indexed", path, p.nDupKeys, p.firstDup))
+		d.WarningsReasons = append(d.WarningsReasons, model.DumpDuplicateKeys{Path: path, Count: p.nDupKeys, First: p.firstDup})
 	}
 	if p.nNotObj > 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: %d data entries are not objects (first %q); kept without tensors", path, p.nNotObj, p.firstNObj))
+		d.WarningsReasons = append(d.WarningsReasons, model.DumpNotObjects{Path: path, Count: p.nNotObj, First: p.firstNObj})
 	}
 }
 

@@ -152,8 +152,8 @@ func TestDumpQuickStartTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tr.Dumps) != 2 || len(tr.Warnings) != 0 {
-		t.Fatalf("dumps %d warnings %v", len(tr.Dumps), tr.Warnings)
+	if len(tr.Dumps) != 2 || len(said(tr.WarningsReasons)) != 0 {
+		t.Fatalf("dumps %d warnings %v", len(tr.Dumps), said(tr.WarningsReasons))
 	}
 	if last.Done != 695347+714373 || last.Total != last.Done || last.Unit != "bytes" {
 		t.Errorf("final progress %+v", last)
@@ -372,7 +372,7 @@ func TestDumpOddStepLayout(t *testing.T) {
 	if d := tr.Dumps[0]; d.Framework != "" || len(d.Ops) != 1 { // toy dump without "framework"
 		t.Errorf("step0 rank0 framework %q ops %d", d.Framework, len(d.Ops))
 	}
-	joined := strings.Join(tr.Warnings, "\n")
+	joined := strings.Join(said(tr.WarningsReasons), "\n")
 	for _, w := range []string{
 		filepath.Join("input", "step1", "step1") + ": skipped: a step folder where a rank folder should be",
 		filepath.Join("step0", "rank1", "dump.json") + ": dump.json is {}",
@@ -388,8 +388,8 @@ func TestDumpOddStepLayout(t *testing.T) {
 	copyFile(t, visualDir+"/input/step1/step1/dump.json", filepath.Join(dir, "step4", "step4", "dump.json"))
 	tr = loadTree(t, dir)
 	if len(tr.Dumps) != 1 || tr.Dumps[0].Step != 4 || tr.Dumps[0].Rank != 0 ||
-		!strings.Contains(strings.Join(tr.Warnings, "\n"), "read as rank 0") {
-		t.Errorf("step4/step4: %+v %v", tr.Dumps, tr.Warnings)
+		!strings.Contains(strings.Join(said(tr.WarningsReasons), "\n"), "read as rank 0") {
+		t.Errorf("step4/step4: %+v %v", tr.Dumps, said(tr.WarningsReasons))
 	}
 }
 

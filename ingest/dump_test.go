@@ -20,8 +20,8 @@ const synthDump = "../testdata/dump_synthetic/step0/rank0"
 func TestDumpNonFiniteTokens(t *testing.T) {
 	tr := loadTree(t, synthDump)
 	d := tr.Dumps[0]
-	if d.Step != 0 || d.Rank != 0 || len(d.Ops) != 6 || len(tr.Warnings) != 0 {
-		t.Fatalf("step %d rank %d ops %d warnings %v", d.Step, d.Rank, len(d.Ops), tr.Warnings)
+	if d.Step != 0 || d.Rank != 0 || len(d.Ops) != 6 || len(said(tr.WarningsReasons)) != 0 {
+		t.Fatalf("step %d rank %d ops %d warnings %v", d.Step, d.Rank, len(d.Ops), said(tr.WarningsReasons))
 	}
 	bwd := mustOp(t, d, "NPU.npu_fusion_attention.0.backward")
 	if len(bwd.Outputs) != 3 || bwd.Outputs[1].Name != "output.1" || bwd.Outputs[2].Name != "output.2" {
@@ -104,7 +104,7 @@ func TestDumpBadSideFilesWarn(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "construct.json"), `nonsense`)
 	tr := loadTree(t, dir)
 	d := tr.Dumps[0]
-	w := strings.Join(tr.Warnings, "\n")
+	w := strings.Join(said(tr.WarningsReasons), "\n")
 	if len(d.Ops) != 1 || !d.HasStack || !d.HasConstruct || d.Stacks != nil ||
 		!strings.Contains(w, "stack.json: ignored: truncated JSON") || !strings.Contains(w, "construct.json: ignored: invalid JSON at byte 0") {
 		t.Errorf("warnings %q", w)
@@ -224,16 +224,16 @@ func TestDumpStatKinds(t *testing.T) {
 
 func TestDumpEmptyObjectWarns(t *testing.T) {
 	d := parse(t, ` { } `)
-	if len(d.Ops) != 0 || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "x/dump.json: dump.json is {}") {
-		t.Errorf("warnings %v", d.Warnings)
+	if len(d.Ops) != 0 || len(said(d.WarningsReasons)) != 1 || !strings.Contains(said(d.WarningsReasons)[0], "x/dump.json: dump.json is {}") {
+		t.Errorf("warnings %v", said(d.WarningsReasons))
 	}
 	d = parse(t, `{"task": "statistics", "data": {}}`)
-	if len(d.Ops) != 0 || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], `"data" is empty`) {
-		t.Errorf("empty data: %v", d.Warnings)
+	if len(d.Ops) != 0 || len(said(d.WarningsReasons)) != 1 || !strings.Contains(said(d.WarningsReasons)[0], `"data" is empty`) {
+		t.Errorf("empty data: %v", said(d.WarningsReasons))
 	}
 	d = parse(t, `{"task": "structure"}`)
-	if len(d.Ops) != 0 || len(d.Warnings) != 2 || !strings.Contains(d.Warnings[0], `no "data" object`) {
-		t.Errorf("task only: %v", d.Warnings)
+	if len(d.Ops) != 0 || len(said(d.WarningsReasons)) != 2 || !strings.Contains(said(d.WarningsReasons)[0], `no "data" object`) {
+		t.Errorf("task only: %v", said(d.WarningsReasons))
 	}
 }
 
@@ -255,8 +255,8 @@ func TestDumpDuplicateKeysAndBOM(t *testing.T) {
 	d := parse(t, "\xEF\xBB\xBF"+`{"task":"statistics","data":{"Torch.a.0.forward":{"output":[{"Norm":1}]},
 		"Torch.b.0.forward":{},"Torch.a.0.forward":{"output":[{"Norm":2}]}}}`)
 	if len(d.Ops) != 3 || len(d.Index) != 2 || d.Op("Torch.a.0.forward").Outputs[0].Stat[model.StatNorm] != 1 ||
-		len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], `1 duplicate data keys (first "Torch.a.0.forward")`) {
-		t.Errorf("ops %d index %d warnings %v", len(d.Ops), len(d.Index), d.Warnings)
+		len(said(d.WarningsReasons)) != 1 || !strings.Contains(said(d.WarningsReasons)[0], `1 duplicate data keys (first "Torch.a.0.forward")`) {
+		t.Errorf("ops %d index %d warnings %v", len(d.Ops), len(d.Index), said(d.WarningsReasons))
 	}
 }
 
@@ -296,8 +296,8 @@ func TestDumpTreeProgress(t *testing.T) {
 func TestDumpNoStatisticsWarns(t *testing.T) {
 	d := parse(t, `{"task":"statistics","data":{"Torch.a.0.forward":{"output":[
 		{"type":"torch.Tensor","dtype":"torch.float32","shape":[2],"md5":"0x00000000deadbeef","requires_grad":false}]}}}`)
-	if len(d.Ops[0].Outputs) != 1 || d.Ops[0].Outputs[0].Elements != 2 || len(d.Warnings) != 1 ||
-		!strings.Contains(d.Warnings[0], "none of its 1 tensor records has Max/Min/Mean/Norm") {
-		t.Errorf("warnings %v", d.Warnings)
+	if len(d.Ops[0].Outputs) != 1 || d.Ops[0].Outputs[0].Elements != 2 || len(said(d.WarningsReasons)) != 1 ||
+		!strings.Contains(said(d.WarningsReasons)[0], "none of its 1 tensor records has Max/Min/Mean/Norm") {
+		t.Errorf("warnings %v", said(d.WarningsReasons))
 	}
 }

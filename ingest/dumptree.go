@@ -59,7 +59,7 @@ type dumpJob struct {
 func LoadDumpTree(ctx context.Context, path string, progress model.ProgressFunc) (*model.DumpTree, error) {
 	tree := &model.DumpTree{Path: path}
 	jobs, warns, err := findDumps(path)
-	tree.Warnings = append(tree.Warnings, warns...)
+	tree.WarningsReasons = append(tree.WarningsReasons, warns...)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func LoadDumpTree(ctx context.Context, path string, progress model.ProgressFunc)
 	for i, e := range errs {
 		if e == nil {
 			tree.Dumps = append(tree.Dumps, dumps[i])
-			tree.Warnings = append(tree.Warnings, dumps[i].Warnings...)
+			tree.WarningsReasons = append(tree.WarningsReasons, dumps[i].WarningsReasons...)
 			continue
 		}
 		if errors.Is(e, context.Canceled) || errors.Is(e, context.DeadlineExceeded) {
@@ -127,24 +127,24 @@ func LoadDumpTree(ctx context.Context, path string, progress model.ProgressFunc)
 		if firstErr == nil {
 			firstErr = e
 		}
-		tree.Warnings = append(tree.Warnings, "skipped: "+e.Error())
+		tree.WarningsReasons = append(tree.WarningsReasons, model.DumpSkipped{Err: e.Error()})
 	}
 	if len(tree.Dumps) == 0 {
 		return nil, firstErr
 	}
 	sortDumps(tree.Dumps)
-	tree.Warnings = append(tree.Warnings, duplicateDumpWarnings(tree.Dumps)...)
+	tree.WarningsReasons = append(tree.WarningsReasons, duplicateDumpWarnings(tree.Dumps)...)
 	return tree, nil
 }
 
 // duplicateDumpWarnings names (step, rank) pairs that more than one folder
 // gave (e.g. "rank" and "rank0"): Find returns the first.
-func duplicateDumpWarnings(ds []*model.Dump) []string {
-	var out []string
+func duplicateDumpWarnings(ds []*model.Dump) []model.Reason {
+	var out []model.Reason
 	for i := 1; i < len(ds); i++ {
 		a, b := ds[i-1], ds[i]
 		if a.Step == b.Step && a.Rank == b.Rank && a.Mode == b.Mode {
-			out = append(out, fmt.Sprintf("%s and %s are both step %d rank %d; the first is used", a.Path, b.Path, a.Step, a.Rank))
+			out = append(out, model.DumpSameStepRank{A: a.Path, B: b.Path, Step: a.Step, Rank: a.Rank})
 		}
 	}
 	return out
@@ -170,7 +170,7 @@ func loadDumpJob(ctx context.Context, j dumpJob, progress func(int)) (*model.Dum
 			nodes, err = parseConstructJSON(b)
 		}
 		if err != nil {
-			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: ignored: %v", filepath.Join(j.dir, constructFileName), err))
+			d.WarningsReasons = append(d.WarningsReasons, model.DumpSideIgnored{Path: filepath.Join(j.dir, constructFileName), Err: err.Error()})
 		} else {
 			applyConstruct(d, nodes)
 		}
@@ -185,7 +185,7 @@ func loadDumpJob(ctx context.Context, j dumpJob, progress func(int)) (*model.Dum
 			d.Stacks = stacks
 		}
 		if err != nil {
-			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: ignored: %v", filepath.Join(j.dir, stackFileName), err))
+			d.WarningsReasons = append(d.WarningsReasons, model.DumpSideIgnored{Path: filepath.Join(j.dir, stackFileName), Err: err.Error()})
 		}
 	}
 	escapeDumpNames(d)
@@ -412,11 +412,11 @@ func subFolders(dir string) (subs []folderEntry, hasDump bool, nEntries int, err
 // treeWalker collects dump jobs and warnings.
 type treeWalker struct {
 	jobs  []dumpJob
-	warns []string
+	warns []model.Reason
 }
 
 // findDumps turns path into the list of dump.json files to read.
-func findDumps(path string) ([]dumpJob, []string, error) {
+func findDumps(path string) ([]dumpJob, []model.Reason, error) {
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -481,7 +481,7 @@ func (w *treeWalker) modeLevel(dir string, subs []folderEntry, mode string) {
 			sub := filepath.Join(dir, s.name)
 			ss, hasDump, _, err := subFolders(sub)
 			if err != nil {
-				w.warns = append(w.warns, fmt.Sprintf("%s: skipped: %v", sub, dumpPathErr(err)))
+				w.warns = append(w.warns, model.DumpFolder{Path: sub, Kind: model.FolderUnreadable, Err: fmt.Sprint(dumpPathErr(err))})
 				continue
 			}
 			if hasDump {
@@ -491,7 +491,7 @@ func (w *treeWalker) modeLevel(dir string, subs []folderEntry, mode string) {
 		}
 	}
 	if nMode > 1 {
-		w.warns = append(w.warns, fmt.Sprintf("%s: both graph and pynative dumps present: each dump keeps its Mode", dir))
+		w.warns = append(w.warns, model.DumpFolder{Path: dir, Kind: model.FolderBothModes})
 	}
 	w.stepLevel(dir, subs, mode, stepOf(dir))
 }
@@ -517,7 +517,7 @@ func (w *treeWalker) stepLevel(dir string, subs []folderEntry, mode string, dirS
 			sub := filepath.Join(dir, s.name)
 			ss, hasDump, _, err := subFolders(sub)
 			if err != nil {
-				w.warns = append(w.warns, fmt.Sprintf("%s: skipped: %v", sub, dumpPathErr(err)))
+				w.warns = append(w.warns, model.DumpFolder{Path: sub, Kind: model.FolderUnreadable, Err: fmt.Sprint(dumpPathErr(err))})
 				continue
 			}
 			if hasDump { // step<N>/dump.json: one rank, no rank level
@@ -525,7 +525,7 @@ func (w *treeWalker) stepLevel(dir string, subs []folderEntry, mode string, dirS
 			}
 			w.rankLevel(sub, ss, s.n, mode)
 		case folderBadStep:
-			w.warns = append(w.warns, fmt.Sprintf("%s: skipped: step folder name is not step<N>", filepath.Join(dir, s.name)))
+			w.warns = append(w.warns, model.DumpFolder{Path: filepath.Join(dir, s.name), Kind: model.FolderStepName})
 		}
 	}
 	w.rankLevel(dir, subs, dirStep, mode)
@@ -545,9 +545,9 @@ func (w *treeWalker) rankLevel(dir string, subs []folderEntry, step int, mode st
 		case folderRank, folderProc:
 			if _, err := os.Lstat(filepath.Join(sub, dumpFileName)); err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
-					w.warns = append(w.warns, fmt.Sprintf("%s: skipped: no dump.json", sub))
+					w.warns = append(w.warns, model.DumpFolder{Path: sub, Kind: model.FolderNoDump})
 				} else { // an unreadable folder is not an empty one
-					w.warns = append(w.warns, fmt.Sprintf("%s: skipped: cannot read the folder: %v", sub, dumpPathErr(err)))
+					w.warns = append(w.warns, model.DumpFolder{Path: sub, Kind: model.FolderCannotRead, Err: fmt.Sprint(dumpPathErr(err))})
 				}
 				continue
 			}
@@ -564,10 +564,10 @@ func (w *treeWalker) rankLevel(dir string, subs []folderEntry, step int, mode st
 				continue
 			}
 			if nRanks > 0 {
-				w.warns = append(w.warns, fmt.Sprintf("%s: skipped: a step folder where a rank folder should be", sub))
+				w.warns = append(w.warns, model.DumpFolder{Path: sub, Kind: model.FolderStepAsRank})
 				continue
 			}
-			w.warns = append(w.warns, fmt.Sprintf("%s: a step folder where a rank folder should be: read as rank 0", sub))
+			w.warns = append(w.warns, model.DumpFolder{Path: sub, Kind: model.FolderStepRank0})
 			nRanks++
 			w.addJob(sub, step, 0, "", mode)
 		}
@@ -580,11 +580,13 @@ func (w *treeWalker) addJob(dir string, step, rank int, proc, mode string) {
 
 // finish maps proc folders to ranks, sizes the files and checks that
 // something was found.
-func (w *treeWalker) finish(path string) ([]dumpJob, []string, error) {
+func (w *treeWalker) finish(path string) ([]dumpJob, []model.Reason, error) {
 	if len(w.jobs) == 0 {
 		msg := "no dump.json found (expected dump.json, rank<N>/dump.json or step<N>/rank<N>/dump.json)"
 		if len(w.warns) > 0 {
-			msg += "; " + w.warns[0]
+			if f, ok := w.warns[0].(model.DumpFolder); ok {
+				msg += "; " + folderProblem(f)
+			}
 		}
 		return nil, w.warns, inputErr(path, nil, "%s", msg)
 	}
@@ -595,6 +597,28 @@ func (w *treeWalker) finish(path string) ([]dumpJob, []string, error) {
 		}
 	}
 	return w.jobs, w.warns, nil
+}
+
+// folderProblem is a skipped folder in the error's words (the error of a
+// tree where nothing was found names the first).
+func folderProblem(f model.DumpFolder) string {
+	switch f.Kind {
+	case model.FolderUnreadable:
+		return fmt.Sprintf("%s: skipped: %s", f.Path, f.Err)
+	case model.FolderStepName:
+		return f.Path + ": skipped: step folder name is not step<N>"
+	case model.FolderNoDump:
+		return f.Path + ": skipped: no dump.json"
+	case model.FolderCannotRead:
+		return fmt.Sprintf("%s: skipped: cannot read the folder: %s", f.Path, f.Err)
+	case model.FolderStepAsRank:
+		return f.Path + ": skipped: a step folder where a rank folder should be"
+	case model.FolderStepRank0:
+		return f.Path + ": a step folder where a rank folder should be: read as rank 0"
+	case model.FolderBothModes:
+		return f.Path + ": both graph and pynative dumps present: each dump keeps its Mode"
+	}
+	return f.Path + ": skipped"
 }
 
 // mapProcRanks gives proc<pid> folders the ranks after the largest real rank,

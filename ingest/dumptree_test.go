@@ -33,7 +33,7 @@ func treeIDs(t *testing.T, dir string) ([]dumpID, []string) {
 		}
 		out = append(out, dumpID{d.Step, d.Rank, d.Proc, d.Mode, tag})
 	}
-	return out, tr.Warnings
+	return out, said(tr.WarningsReasons)
 }
 
 func sameIDs(t *testing.T, got, want []dumpID) {

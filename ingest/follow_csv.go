@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -41,7 +40,7 @@ type csvFollower struct {
 	files  map[string]*followFile
 	// warnings are the first read's (the tree's shape, skipped files);
 	// later problems go out with their poll.
-	warnings []string
+	warnings []model.Reason
 	// wholeTree: some rank has several run folders, every change re-reads
 	// the tree (see above).
 	wholeTree bool
@@ -62,9 +61,9 @@ type followFile struct {
 }
 
 // errFollowRestart asks for the tree to be read again from the start.
-type errFollowRestart struct{ why string }
+type errFollowRestart struct{ why model.Reason }
 
-func (e *errFollowRestart) Error() string { return e.why }
+func (e *errFollowRestart) Error() string { return "follow: read again (" + e.why.Rule() + ")" }
 
 func newCSVFollower(ctx context.Context, path string, p model.ProgressFunc) (*csvFollower, error) {
 	c := &csvFollower{path: path}
@@ -141,8 +140,8 @@ func (c *csvFollower) readAll(ctx context.Context, p model.ProgressFunc) error {
 		}
 	}
 	d := c.m.d
-	c.warnings = append(slices.Clone(disc.warnings), d.Warnings...)
-	d.Warnings = nil
+	c.warnings = append(slices.Clone(disc.warnings), d.WarningsReasons...)
+	d.WarningsReasons = nil
 	if len(skip.errs) > 0 {
 		if len(skip.errs) == len(disc.files) {
 			return inputErr(c.path, skip.errs[0], "none of the %d monitor CSV files could be read; the first: %v", len(disc.files), skip.errs[0])
@@ -180,7 +179,7 @@ func (c *csvFollower) resetFrom(disc *discovery, stats []os.FileInfo, d *model.M
 		}
 		c.files[f.path] = ff
 	}
-	c.warnings, d.Warnings = d.Warnings, nil
+	c.warnings, d.WarningsReasons = d.WarningsReasons, nil
 	c.escaped = 0
 	c.warnings = append(c.warnings, c.escapeNew()...)
 }
@@ -212,7 +211,7 @@ func readFollowFiles(ctx context.Context, ffs []*followFile, meter *progressMete
 
 // escapeNew escapes control characters in the names of targets added since
 // the last call (LoadMonitor does it for a full load).
-func (c *csvFollower) escapeNew() []string {
+func (c *csvFollower) escapeNew() []model.Reason {
 	d := c.m.d
 	n, first := 0, ""
 	for i := c.escaped; i < len(d.Targets); i++ {
@@ -228,7 +227,7 @@ func (c *csvFollower) escapeNew() []string {
 	if n == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("data problem: %d parameter name(s) hold control characters, shown escaped (the first: %s)", n, first)}
+	return []model.Reason{model.NamesEscaped{Count: n, First: first}}
 }
 
 // Data is a view of the rows read so far. Rows are only ever appended, so
@@ -236,8 +235,9 @@ func (c *csvFollower) escapeNew() []string {
 func (c *csvFollower) Data() *model.MonitorData {
 	d := *c.m.d
 	d.MicroOneBased = maps.Clone(d.MicroOneBased)
-	d.Warnings = slices.Clone(c.warnings)
-	d.Warnings = append(d.Warnings, statCoverageWarnings(&d)...)
+	d.Warnings = nil
+	d.WarningsReasons = slices.Clone(c.warnings)
+	d.WarningsReasons = append(d.WarningsReasons, statCoverageWarnings(&d)...)
 	return &d
 }
 
@@ -246,11 +246,11 @@ func (c *csvFollower) Poll(ctx context.Context) (FollowPoll, error) {
 	var out FollowPoll
 	disc, err := findMonitorCSVs(c.path)
 	if err != nil {
-		out.Warnings = append(out.Warnings, fmt.Sprintf("cannot list the monitor CSVs (%v): the rows read so far are kept", err))
+		out.Warnings = append(out.Warnings, model.FollowListFailed{Err: err.Error()})
 		return out, nil
 	}
 	if len(disc.runOrder) > 0 && !c.wholeTree {
-		return c.restart(ctx, out, fmt.Sprintf("%s: a rank now has several run folders (a restarted job?): the whole tree is read again", c.path))
+		return c.restart(ctx, out, model.FollowNewRunFolder{Path: c.path})
 	}
 	var changed []*followFile
 	for _, f := range disc.files {
@@ -268,14 +268,14 @@ func (c *csvFollower) Poll(ctx context.Context) (FollowPoll, error) {
 		}
 		// every truncation is one case: emptied, cut shorter or replaced,
 		// rows already read may be gone (a file emptied to 0 bytes too)
-		if why := ff.cut(st); why != "" {
+		if why := ff.cut(st); why != nil {
 			return c.restart(ctx, out, why)
 		}
 		if st.Size() == 0 {
 			continue // created, nothing written yet
 		}
 		if c.wholeTree {
-			return c.restart(ctx, out, "")
+			return c.restart(ctx, out, nil)
 		}
 		ff.f.size = st.Size()
 		changed = append(changed, ff)
@@ -292,18 +292,18 @@ func (c *csvFollower) Poll(ctx context.Context) (FollowPoll, error) {
 				return c.restart(ctx, out, rs.why)
 			}
 			ff.failed = true
-			out.Warnings = append(out.Warnings, "skipped new lines of "+err.Error())
+			out.Warnings = append(out.Warnings, model.FollowSkippedNew{Err: err.Error()})
 			continue
 		}
 		if r == nil {
 			continue
 		}
 		if err := c.m.add(ff.f, r); err != nil {
-			out.Warnings = append(out.Warnings, "skipped new lines of "+err.Error())
+			out.Warnings = append(out.Warnings, model.FollowSkippedNew{Err: err.Error()})
 			continue
 		}
-		out.Warnings = append(out.Warnings, c.m.d.Warnings...)
-		c.m.d.Warnings = c.m.d.Warnings[:0]
+		out.Warnings = append(out.Warnings, c.m.d.WarningsReasons...)
+		c.m.d.WarningsReasons = c.m.d.WarningsReasons[:0]
 	}
 	out.Warnings = append(out.Warnings, c.escapeNew()...)
 	out.NewRows = c.m.d.Rows.Len() - before
@@ -312,8 +312,8 @@ func (c *csvFollower) Poll(ctx context.Context) (FollowPoll, error) {
 }
 
 // restart reads the tree again from the start, saying why.
-func (c *csvFollower) restart(ctx context.Context, out FollowPoll, why string) (FollowPoll, error) {
-	if why != "" {
+func (c *csvFollower) restart(ctx context.Context, out FollowPoll, why model.Reason) (FollowPoll, error) {
+	if why != nil {
 		out.Warnings = append(out.Warnings, why)
 	}
 	keep := *c
@@ -322,7 +322,7 @@ func (c *csvFollower) restart(ctx context.Context, out FollowPoll, why string) (
 			return out, ctx.Err()
 		}
 		*c = keep
-		out.Warnings = append(out.Warnings, fmt.Sprintf("reading the tree again failed (%v): the rows read before are kept", err))
+		out.Warnings = append(out.Warnings, model.FollowRereadFailed{Err: err.Error()})
 		return out, nil
 	}
 	out.Changed, out.Reread, out.NewRows = true, true, c.m.d.Rows.Len()
@@ -337,7 +337,7 @@ const followTailBlock = 64 << 10
 // there are none. A partly written last line is left for the next read.
 func (ff *followFile) readNew(ctx context.Context, meter *progressMeter) (*csvResult, error) {
 	if st, err := os.Stat(ff.f.path); err == nil {
-		if why := ff.cut(st); why != "" {
+		if why := ff.cut(st); why != nil {
 			return nil, &errFollowRestart{why}
 		}
 		if st.Size() == 0 {
@@ -349,7 +349,7 @@ func (ff *followFile) readNew(ctx context.Context, meter *progressMeter) (*csvRe
 		return nil, err
 	}
 	defer fh.Close()
-	if why := ff.cut(st); why != "" {
+	if why := ff.cut(st); why != nil {
 		return nil, &errFollowRestart{why}
 	}
 	ff.info = st
@@ -387,7 +387,7 @@ func (ff *followFile) readNew(ctx context.Context, meter *progressMeter) (*csvRe
 	// (truncated and refilled past the old end): then read it again. The
 	// header and the last line read must still be there, byte for byte.
 	if !ff.sameAt(fh, 0, ff.header) || !ff.sameAt(fh, ff.offset-int64(len(ff.tail)), ff.tail) {
-		return nil, &errFollowRestart{fmt.Sprintf("%s was written anew (its line %d no longer ends where it did, or holds other bytes): the whole tree is read again", ff.f.path, ff.lines)}
+		return nil, &errFollowRestart{model.FollowWrittenAnew{Path: ff.f.path, Line: ff.lines}}
 	}
 	nl := &newlineCounter{r: io.NewSectionReader(fh, ff.offset, end-ff.offset), meter: meter}
 	r, err := parseCSVAppended(ctx, ff.f, ff.header, nl, int64(len(ff.header))+end-ff.offset)
@@ -396,7 +396,7 @@ func (ff *followFile) readNew(ctx context.Context, meter *progressMeter) (*csvRe
 		return nil, shiftErrorLines(err, shift)
 	}
 	for i, w := range r.warnings {
-		r.warnings[i] = shiftLines(w, ff.f.path, shift)
+		r.warnings[i] = shiftReasonLines(w, shift)
 	}
 	ff.offset, ff.lines = end, ff.lines+nl.n
 	ff.keepTail(fh)
@@ -407,23 +407,18 @@ func (ff *followFile) readNew(ctx context.Context, meter *progressMeter) (*csvRe
 // is kept to recognise the same file on the next poll.
 const followTailBytes = 256
 
-// cut words why the file at st cannot be what was read of it: it was
+// cut says why the file at st cannot be what was read of it: it was
 // replaced (another inode) or is shorter than what was read (emptied or cut
-// shorter); "" when it may have been appended to.
-func (ff *followFile) cut(st os.FileInfo) string {
+// shorter); nil when it may have been appended to.
+func (ff *followFile) cut(st os.FileInfo) model.Reason {
 	if ff.info == nil || ff.offset == 0 {
-		return ""
+		return nil
 	}
-	what := ""
-	switch {
-	case !os.SameFile(ff.info, st):
-		what = "was replaced"
-	case st.Size() < ff.offset:
-		what = "shrank"
-	default:
-		return ""
+	replaced := !os.SameFile(ff.info, st)
+	if !replaced && st.Size() >= ff.offset {
+		return nil
 	}
-	return fmt.Sprintf("%s %s (%d bytes read before, %d now): the whole tree is read again", ff.f.path, what, ff.offset, st.Size())
+	return model.FollowCut{Path: ff.f.path, Replaced: replaced, Before: ff.offset, Now: st.Size()}
 }
 
 // keepTail keeps the last bytes before the read offset.
@@ -507,6 +502,25 @@ func shiftLines(msg, path string, shift int) string {
 		}
 		return "line " + strconv.Itoa(n+shift)
 	})
+}
+
+// shiftReasonLines shifts the line numbers of a warning about lines of a
+// chunk read from a file's middle to the file's own.
+func shiftReasonLines(r model.Reason, shift int) model.Reason {
+	switch w := r.(type) {
+	case model.CSVIncompleteLine:
+		if w.Line >= 2 {
+			w.Line += shift
+		}
+		return w
+	case model.CSVBadLines:
+		w.Problems = slices.Clone(w.Problems)
+		for i, p := range w.Problems {
+			w.Problems[i] = shiftLines(p, "", shift)
+		}
+		return w
+	}
+	return r
 }
 
 // shiftErrorLines shifts the line numbers of an InputError's problem.

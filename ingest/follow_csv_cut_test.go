@@ -37,7 +37,7 @@ func followCutAnywhere(t *testing.T, header string) {
 		p1 := poll(t, f)
 		appendFile(t, file, body[cut:])
 		p2 := poll(t, f)
-		if w := append(p1.Warnings, p2.Warnings...); len(w) > 0 {
+		if w := append(said(p1.Warnings), said(p2.Warnings)...); len(w) > 0 {
 			t.Fatalf("cut at byte %d (%q|%q): warnings %q", cut, body[max(0, cut-3):cut], body[cut:min(len(body), cut+3)], w)
 		}
 		d := f.Data()

@@ -33,9 +33,9 @@ func TestFollowCSVNulLineAppendedIsOneBadLine(t *testing.T) {
 	}
 	got, want := norms(f.Data()), norms(full)
 	if len(got) != len(want) || len(got) != 41 || got[40] != 3 {
-		t.Fatalf("followed norms %v (warnings %q), a full read gives %v", got, p.Warnings, want)
+		t.Fatalf("followed norms %v (warnings %q), a full read gives %v", got, said(p.Warnings), want)
 	}
-	if len(p.Warnings) != 1 || strings.Contains(p.Warnings[0], "binary") || !strings.Contains(p.Warnings[0], "line 42") {
-		t.Fatalf("warnings %q: want one naming line 42, the bad line", p.Warnings)
+	if len(said(p.Warnings)) != 1 || strings.Contains(said(p.Warnings)[0], "binary") || !strings.Contains(said(p.Warnings)[0], "line 42") {
+		t.Fatalf("warnings %q: want one naming line 42, the bad line", said(p.Warnings))
 	}
 }

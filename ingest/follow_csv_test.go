@@ -71,8 +71,8 @@ func TestFollowCSVAppendsAndHalfLines(t *testing.T) {
 	if len(norms(first)) != 2 {
 		t.Fatalf("an earlier view changed: %v", norms(first))
 	}
-	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "line 5,") || !strings.Contains(p.Warnings[0], file) {
-		t.Fatalf("warnings %q, want one naming %s line 5 (the bad cell)", p.Warnings, file)
+	if len(said(p.Warnings)) != 1 || !strings.Contains(said(p.Warnings)[0], "line 5,") || !strings.Contains(said(p.Warnings)[0], file) {
+		t.Fatalf("warnings %q, want one naming %s line 5 (the bad cell)", said(p.Warnings), file)
 	}
 	if p := poll(t, f); p.Changed {
 		t.Fatalf("the same rows were read twice: %+v", p)
@@ -91,11 +91,11 @@ func TestFollowCSVNewFilesAndRanks(t *testing.T) {
 		t.Fatal(err)
 	}
 	appendFile(t, filepath.Join(r0, "grad_unreduced_0-0_part_1.csv"), "")
-	if p := poll(t, f); p.Changed || len(p.Warnings) > 0 {
+	if p := poll(t, f); p.Changed || len(said(p.Warnings)) > 0 {
 		t.Fatalf("an empty new file: %+v, want nothing", p)
 	}
 	appendFile(t, filepath.Join(r0, "grad_unreduced_0-0_part_1.csv"), followHeader)
-	if p := poll(t, f); p.Changed || len(p.Warnings) > 0 {
+	if p := poll(t, f); p.Changed || len(said(p.Warnings)) > 0 {
 		t.Fatalf("a new file with its header only: %+v, want nothing", p)
 	}
 	appendFile(t, filepath.Join(r0, "grad_unreduced_0-0_part_1.csv"), "0,v,0,0,0,0,0,7\n")
@@ -131,7 +131,7 @@ func TestFollowCSVShrunkOrReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := poll(t, f)
-	if !p.Reread || len(p.Warnings) == 0 || !strings.Contains(p.Warnings[0], "shrank") {
+	if !p.Reread || len(said(p.Warnings)) == 0 || !strings.Contains(said(p.Warnings)[0], "shrank") {
 		t.Fatalf("shrunk file: %+v, want a re-read with a warning", p)
 	}
 	if got := norms(f.Data()); len(got) != 1 || got[0] != 4 {
@@ -143,7 +143,7 @@ func TestFollowCSVShrunkOrReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	p = poll(t, f)
-	if !p.Reread || len(p.Warnings) == 0 || !strings.Contains(p.Warnings[0], "replaced") {
+	if !p.Reread || len(said(p.Warnings)) == 0 || !strings.Contains(said(p.Warnings)[0], "replaced") {
 		t.Fatalf("replaced file: %+v, want a re-read with a warning", p)
 	}
 	if got := norms(f.Data()); len(got) != 2 || got[0] != 5 || got[1] != 6 {
@@ -233,7 +233,7 @@ func TestFollowCSVRewrittenInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := poll(t, f)
-	if !p.Reread || len(p.Warnings) == 0 || !strings.Contains(p.Warnings[0], "written anew") {
+	if !p.Reread || len(said(p.Warnings)) == 0 || !strings.Contains(said(p.Warnings)[0], "written anew") {
 		t.Fatalf("poll %+v: want a re-read with a warning", p)
 	}
 	if got := norms(f.Data()); len(got) != 2 || got[0] != 7 || got[1] != 8 {

@@ -75,7 +75,7 @@ func TestFollowCSVEveryTruncationIsReadAgain(t *testing.T) {
 			}
 			c.apply(t, file)
 			p := poll(t, f)
-			if !p.Reread || !p.Changed || len(p.Warnings) == 0 || !strings.Contains(p.Warnings[0], file+" "+c.want) || !strings.Contains(p.Warnings[0], "read again") {
+			if !p.Reread || !p.Changed || len(said(p.Warnings)) == 0 || !strings.Contains(said(p.Warnings)[0], file+" "+c.want) || !strings.Contains(said(p.Warnings)[0], "read again") {
 				t.Fatalf("poll: %+v; want a re-read and a warning naming %s with %q", p, file, c.want)
 			}
 			fresh, err := LoadCSV(context.Background(), root, nil)
@@ -85,7 +85,7 @@ func TestFollowCSVEveryTruncationIsReadAgain(t *testing.T) {
 			if got, want := rowSet(f.Data()), rowSet(fresh); !slices.Equal(got, want) {
 				t.Fatalf("after the re-read:\n%q\na fresh read:\n%q", got, want)
 			}
-			if p := poll(t, f); p.Changed || len(p.Warnings) > 0 {
+			if p := poll(t, f); p.Changed || len(said(p.Warnings)) > 0 {
 				t.Fatalf("the next poll without a write: %+v", p)
 			}
 		})
@@ -103,7 +103,7 @@ func TestFollowCSVSingleFileEmptied(t *testing.T) {
 	}
 	os.Truncate(file, 0)
 	p := poll(t, f)
-	if !p.Reread || len(p.Warnings) == 0 || !strings.Contains(p.Warnings[0], "shrank") {
+	if !p.Reread || len(said(p.Warnings)) == 0 || !strings.Contains(said(p.Warnings)[0], "shrank") {
 		t.Fatalf("poll: %+v", p)
 	}
 	if n := f.Data().Rows.Len(); n != 0 {

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"time"
 
@@ -28,7 +27,7 @@ type FollowPoll struct {
 	Changed  bool // rows were added, or the data was read again
 	Reread   bool // read again from the start (a new trend.db, a replaced or shrunk CSV)
 	NewRows  int  // rows added (all rows after a re-read)
-	Warnings []string
+	Warnings []model.Reason
 }
 
 // FollowMonitor reads the monitor at path like LoadMonitor and returns a
@@ -158,11 +157,11 @@ func (t *trendDBFollower) Poll(ctx context.Context) (FollowPoll, error) {
 			return out, ctx.Err()
 		}
 		t.failedStamp = stamp
-		out.Warnings = append(out.Warnings, fmt.Sprintf("the database changed but cannot be read yet (%v): the rows read before are kept", err))
+		out.Warnings = append(out.Warnings, model.FollowDBUnreadable{Err: err.Error()})
 		return out, nil
 	}
 	if file != t.file {
-		out.Warnings = append(out.Warnings, fmt.Sprintf("now reading %s (was %s)", file, t.file))
+		out.Warnings = append(out.Warnings, model.FollowNowReading{File: file, Was: t.file})
 	}
 	t.file, t.info, t.stamp, t.d, t.failedStamp = file, info, stamp, d, ""
 	out.Changed, out.Reread, out.NewRows = true, true, d.Rows.Len()

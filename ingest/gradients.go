@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -81,7 +80,7 @@ func GradientsFromDumps(t *model.DumpTree) *model.MonitorData {
 		}
 	}
 	if len(seqs) == 0 {
-		md.Warnings = append(md.Warnings, fmt.Sprintf("%s: no parameters_grad entries in the dumps (level L0 or mix with a backward pass records them)", t.Path))
+		md.WarningsReasons = append(md.WarningsReasons, model.GradsNone{Path: t.Path})
 		return md
 	}
 	counts := make([]int, len(seqs))
@@ -91,19 +90,19 @@ func GradientsFromDumps(t *model.DumpTree) *model.MonitorData {
 		names[i] = md.Targets[s.target].Name
 	}
 	w, warn := accumulationMicroRows(counts, names)
-	if warn != "" {
-		md.Warnings = append(md.Warnings, warn)
+	if warn != nil {
+		md.WarningsReasons = append(md.WarningsReasons, warn)
 	}
 	md.ExplicitMicro = w > 1
 	if md.ExplicitMicro {
-		var warn string
+		var warn model.Reason
 		cs := make([]callSeq, len(seqs))
 		for i, s := range seqs {
 			cs[i] = callSeq{model.RankStep{Rank: s.rank, Step: s.step}, s.nums}
 		}
 		md.DumpCallNumbers, warn = dumpCallNumbers(t.Path, cs)
-		if warn != "" {
-			md.Warnings = append(md.Warnings, warn)
+		if warn != nil {
+			md.WarningsReasons = append(md.WarningsReasons, warn)
 		}
 	}
 	rowsPer := 1
@@ -125,17 +124,17 @@ func GradientsFromDumps(t *model.DumpTree) *model.MonitorData {
 // accumulationMicroRows decides whether parameters_grad calls are micro
 // steps: it returns W > 1 when every (dump, target) has exactly W calls, else
 // 0, with a warning when calls were repeated but unequally.
-func accumulationMicroRows(counts []int, names []string) (int, string) {
+func accumulationMicroRows(counts []int, names []string) (int, model.Reason) {
 	w := counts[0]
 	for i, c := range counts {
 		if c != w { // counts are ≥ 1, so one of them repeats
-			return 0, fmt.Sprintf("parameters_grad call counts differ within a step (%s: %d, %s: %d): micro steps not derived, only each step's last call is kept", names[0], w, names[i], c)
+			return 0, model.GradsCallCounts{A: names[0], CountA: w, B: names[i], CountB: c}
 		}
 	}
 	if w > 1 {
-		return w, ""
+		return w, nil
 	}
-	return 0, ""
+	return 0, nil
 }
 
 // callSeq is the parameters_grad call counters of one (dump, target).
@@ -150,13 +149,13 @@ type callSeq struct {
 // step, formats.md §3.2). nil when every dump numbers its calls 0..W-1 (the
 // positions are the numbers) or a key carries no counter; nil with a
 // warning when two modules of one dump number their calls differently.
-func dumpCallNumbers(path string, seqs []callSeq) (map[model.RankStep][]int, string) {
+func dumpCallNumbers(path string, seqs []callSeq) (map[model.RankStep][]int, model.Reason) {
 	out := map[model.RankStep][]int{}
 	same := true // every dump counts 0..W-1
 	for _, s := range seqs {
 		for k, n := range s.nums {
 			if n < 0 {
-				return nil, ""
+				return nil, nil
 			}
 			same = same && n == k
 		}
@@ -166,11 +165,11 @@ func dumpCallNumbers(path string, seqs []callSeq) (map[model.RankStep][]int, str
 			continue
 		}
 		if !slices.Equal(prev, s.nums) {
-			return nil, fmt.Sprintf("%s: parameters_grad call counters differ between modules of rank %d step %d (%v, %v): micro steps are reported as call order 0..%d", path, s.rs.Rank, s.rs.Step, prev, s.nums, len(s.nums)-1)
+			return nil, model.GradsCallCounters{Path: path, Rank: int(s.rs.Rank), Step: int(s.rs.Step), Prev: prev, Next: s.nums}
 		}
 	}
 	if same {
-		return nil, ""
+		return nil, nil
 	}
-	return out, ""
+	return out, nil
 }

@@ -12,7 +12,7 @@ import (
 
 func TestGradientsQuickStart(t *testing.T) {
 	md := GradientsFromDumps(loadTree(t, quickStart))
-	if md.Format != model.FormatDump || len(md.Metrics) != 1 || md.Metrics[0] != "grad_norm" || md.ExplicitMicro || len(md.Warnings) != 0 {
+	if md.Format != model.FormatDump || len(md.Metrics) != 1 || md.Metrics[0] != "grad_norm" || md.ExplicitMicro || len(said(md.WarningsReasons)) != 0 {
 		t.Fatalf("%+v", md)
 	}
 	// 161 parameter tensors per step; .0 and .1 keys map to the same target.
@@ -77,8 +77,8 @@ func TestGradientsAccumulation(t *testing.T) {
 		}
 	}
 	md := GradientsFromDumps(loadTree(t, dir))
-	if !md.ExplicitMicro || len(md.Targets) != 2 || md.Rows.Len() != 2*2*2*4 || len(md.Warnings) != 0 {
-		t.Fatalf("explicit %v targets %d rows %d warnings %v", md.ExplicitMicro, len(md.Targets), md.Rows.Len(), md.Warnings)
+	if !md.ExplicitMicro || len(md.Targets) != 2 || md.Rows.Len() != 2*2*2*4 || len(said(md.WarningsReasons)) != 0 {
+		t.Fatalf("explicit %v targets %d rows %d warnings %v", md.ExplicitMicro, len(md.Targets), md.Rows.Len(), said(md.WarningsReasons))
 	}
 	if md.Targets[0].Name != "Module.module.module.decoder.layers.0.mlp.linear_fc1.ColumnParallelLinear.weight" {
 		t.Errorf("target %q", md.Targets[0].Name)
@@ -101,8 +101,8 @@ func TestGradientsAccumulation(t *testing.T) {
 	dir2 := t.TempDir()
 	writeFile(t, filepath.Join(dir2, "dump.json"), gradDump(map[string]int{mods[0]: 3, mods[1]: 2}, mods, ""))
 	md = GradientsFromDumps(loadTree(t, dir2))
-	if md.ExplicitMicro || md.Rows.Len() != 2 || len(md.Warnings) != 1 || !strings.Contains(md.Warnings[0], "call counts differ") {
-		t.Fatalf("unequal: explicit %v rows %d warnings %v", md.ExplicitMicro, md.Rows.Len(), md.Warnings)
+	if md.ExplicitMicro || md.Rows.Len() != 2 || len(said(md.WarningsReasons)) != 1 || !strings.Contains(said(md.WarningsReasons)[0], "call counts differ") {
+		t.Fatalf("unequal: explicit %v rows %d warnings %v", md.ExplicitMicro, md.Rows.Len(), said(md.WarningsReasons))
 	}
 	// No step level → step 0; the last call of each module.
 	if md.Rows.Step[0] != 0 || md.Rows.Value(model.StatNorm, 0) != 30.5 || md.Rows.Value(model.StatNorm, 1) != 20.5 {
@@ -113,7 +113,7 @@ func TestGradientsAccumulation(t *testing.T) {
 func TestGradientsNone(t *testing.T) {
 	tr := loadTree(t, compareDir+"/pytorch_data")
 	md := GradientsFromDumps(tr)
-	if md.Rows.Len() != 0 || len(md.Warnings) != 1 || !strings.Contains(md.Warnings[0], "no parameters_grad entries") {
-		t.Errorf("rows %d warnings %v", md.Rows.Len(), md.Warnings)
+	if md.Rows.Len() != 0 || len(said(md.WarningsReasons)) != 1 || !strings.Contains(said(md.WarningsReasons)[0], "no parameters_grad entries") {
+		t.Errorf("rows %d warnings %v", md.Rows.Len(), said(md.WarningsReasons))
 	}
 }

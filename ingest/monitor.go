@@ -2,10 +2,8 @@ package ingest
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"os"
-	"strings"
 
 	"spikescope/model"
 )
@@ -72,7 +70,7 @@ func loadMonitorWith(ctx context.Context, path string, f model.Format, p model.P
 		}
 	}
 	d.Rows.SortSeries()
-	d.Warnings = append(d.Warnings, statCoverageWarnings(d)...)
+	d.WarningsReasons = append(d.WarningsReasons, statCoverageWarnings(d)...)
 	return d, nil
 }
 
@@ -80,28 +78,25 @@ func loadMonitorWith(ctx context.Context, path string, f model.Format, p model.P
 // norm column, or a statistic that is NULL/NaN/empty in every row. Both
 // still load (a database built with some ops is valid), but Phase 1 works
 // on norms, so the output must say when there are none to compare.
-func statCoverageWarnings(d *model.MonitorData) []string {
+func statCoverageWarnings(d *model.MonitorData) []model.Reason {
 	if d.Rows.Len() == 0 {
 		return nil
 	}
-	var out, have []string
+	var out []model.Reason
+	var have []string
 	for s := model.Stat(0); s < model.NumStats; s++ {
 		if d.HasStat[s] {
 			have = append(have, model.StatNames[s])
 		}
 	}
 	if !d.HasStat[model.StatNorm] {
-		out = append(out, fmt.Sprintf("no norm statistic recorded (only %s): spike detection compares gradient norms and has none", strings.Join(have, ", ")))
+		out = append(out, model.StatNoNorm{Have: have})
 	}
 	for s := model.Stat(0); s < model.NumStats; s++ {
 		if !d.HasStat[s] || !allNaN(&d.Rows, s) {
 			continue
 		}
-		msg := fmt.Sprintf("%s is missing (NULL, NaN or empty) in all %d rows", model.StatNames[s], d.Rows.Len())
-		if s == model.StatNorm {
-			msg += ": spike detection compares gradient norms and has none"
-		}
-		out = append(out, msg)
+		out = append(out, model.StatAllMissing{Stat: model.StatNames[s], Rows: d.Rows.Len(), Norm: s == model.StatNorm})
 	}
 	return out
 }
@@ -120,7 +115,7 @@ func allNaN(r *model.Rows, s model.Stat) bool {
 func loadMonitor(ctx context.Context, path string, f model.Format, p model.ProgressFunc, ooc *OutOfCore) (*model.MonitorData, error) {
 	switch f {
 	case model.FormatTrendDB:
-		file, warn := path, []string(nil)
+		file, warn := path, []model.Reason(nil)
 		if st, err := os.Stat(path); err == nil && st.IsDir() {
 			if file, warn, err = findTrendDBFile(path); err != nil {
 				return nil, err
@@ -130,7 +125,7 @@ func loadMonitor(ctx context.Context, path string, f model.Format, p model.Progr
 		if err != nil {
 			return nil, err
 		}
-		d.Warnings = append(warn, d.Warnings...)
+		d.WarningsReasons = append(warn, d.WarningsReasons...)
 		return d, nil
 	case model.FormatCSV:
 		return loadCSV(ctx, path, p, ooc)

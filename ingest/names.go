@@ -64,7 +64,7 @@ func escapeTargetNames(d *model.MonitorData) {
 		}
 	}
 	if n > 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("data problem: %d parameter name(s) hold control characters, shown escaped (the first: %s)", n, first))
+		d.WarningsReasons = append(d.WarningsReasons, model.NamesEscaped{Count: n, First: first})
 	}
 }
 
@@ -99,6 +99,6 @@ func escapeDumpNames(d *model.Dump) {
 		}
 	}
 	if n > 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("data problem: %d operator name(s) hold control characters, shown escaped (the first: %s)", n, first))
+		d.WarningsReasons = append(d.WarningsReasons, model.NamesEscaped{Operators: true, Count: n, First: first})
 	}
 }

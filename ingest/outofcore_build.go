@@ -3,7 +3,6 @@ package ingest
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"math"
 	"slices"
 
@@ -13,9 +12,9 @@ import (
 
 // sinkBuilt is what build dropped, for the readers' warnings.
 type sinkBuilt struct {
-	dropped  map[int32]int // rows of superseded runs, per rank (runs)
-	dups     int           // repeated rows left out (dedup)
-	firstDup string        // the first repeat in row order
+	dropped  map[int32]int            // rows of superseded runs, per rank (runs)
+	dups     int                      // repeated rows left out (dedup)
+	firstDup model.TrendDuplicateRows // the first repeat in row order
 }
 
 // outColumn is one result column, written bucket by bucket to a spill file
@@ -178,7 +177,7 @@ func (s *rowSink) build(ctx context.Context, d *model.MonitorData) (sinkBuilt, e
 						out.dups++
 						if o := bk.order[i]; o < firstDupOrder {
 							firstDupOrder = o
-							out.firstDup = fmt.Sprintf("rank %d step %d %s (%s)", key.rank, bk.step[i], d.Targets[key.target].Name, d.Metrics[key.metric])
+							out.firstDup = model.TrendDuplicateRows{Rank: int64(key.rank), Step: int64(bk.step[i]), Target: d.Targets[key.target].Name, Metric: d.Metrics[key.metric]}
 						}
 						continue
 					}

@@ -38,8 +38,8 @@ func TestOutOfCoreEmptyAndOneRow(t *testing.T) {
 			t.Fatalf("%s out of core: %v", p, err)
 		}
 		sameRows(t, p, &want.Rows, &got.Rows)
-		if !reflect.DeepEqual(want.Warnings, got.Warnings) || want.HasStat != got.HasStat {
-			t.Errorf("%s: warnings %q stats %v, want %q %v", p, got.Warnings, got.HasStat, want.Warnings, want.HasStat)
+		if !reflect.DeepEqual(said(want.WarningsReasons), said(got.WarningsReasons)) || want.HasStat != got.HasStat {
+			t.Errorf("%s: warnings %q stats %v, want %q %v", p, said(got.WarningsReasons), got.HasStat, said(want.WarningsReasons), want.HasStat)
 		}
 		if want.Rows.Len() > 0 && (got.Rows.NonFiniteStats() == nil || !reflect.DeepEqual(got.Rows.NonFiniteStats().ByMetric, want.Rows.CountStats().ByMetric)) {
 			t.Errorf("%s: counts %+v, want %+v", p, got.Rows.NonFiniteStats(), want.Rows.CountStats())

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // rowsDump is every row in row order with its series, values bitwise:
@@ -149,10 +150,10 @@ func TestOutOfCoreSortMatchesSortSeries(t *testing.T) {
 			if dedup {
 				var w string
 				if built.dups > 0 {
-					w = duplicateRowsWarning(built.dups, built.firstDup)
+					w = words.Say(duplicateRowsWarning(built.dups, built.firstDup), words.English)
 				}
-				if len(want.Warnings) != min(built.dups, 1) || (built.dups > 0 && want.Warnings[0] != w) {
-					t.Errorf("%s: warning %q, want %q", what, w, want.Warnings)
+				if len(said(want.WarningsReasons)) != min(built.dups, 1) || (built.dups > 0 && said(want.WarningsReasons)[0] != w) {
+					t.Errorf("%s: warning %q, want %q", what, w, said(want.WarningsReasons))
 				}
 			}
 		}
@@ -254,7 +255,7 @@ func TestOutOfCoreLoadsLikeInMemory(t *testing.T) {
 			for _, f := range []struct {
 				name string
 				a, b any
-			}{{"warnings", firstRepeatless(want.Warnings), firstRepeatless(got.Warnings)}, {"targets", want.Targets, got.Targets}, {"metrics", want.Metrics, got.Metrics},
+			}{{"warnings", firstRepeatless(said(want.WarningsReasons)), firstRepeatless(said(got.WarningsReasons))}, {"targets", want.Targets, got.Targets}, {"metrics", want.Metrics, got.Metrics},
 				{"stats", want.HasStat, got.HasStat}, {"micro", want.ExplicitMicro, got.ExplicitMicro}, {"one-based", want.MicroOneBased, got.MicroOneBased},
 				{"read mode", want.ReadMode, got.ReadMode}} {
 				if !reflect.DeepEqual(f.a, f.b) {

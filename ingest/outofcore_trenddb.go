@@ -19,7 +19,7 @@ func (r *trendReader) settleRows(ctx context.Context, unique bool) error {
 		return err
 	}
 	if built.dups > 0 {
-		r.d.Warnings = append(r.d.Warnings, duplicateRowsWarning(built.dups, built.firstDup))
+		r.d.WarningsReasons = append(r.d.WarningsReasons, duplicateRowsWarning(built.dups, built.firstDup))
 	}
 	return nil
 }

@@ -47,8 +47,8 @@ func TestCSVTreeKeepsGoodRowsOfDamagedFile(t *testing.T) {
 	i = mustMonRow(t, d, 1, 2, "w", "grad_unreduced")
 	assertMonVal(t, "rank 1 step 2 norm (after the bad line)", d.Rows.Value(model.StatNorm, i), 12)
 	want := bad + ": 1 line(s) are not data and were skipped, the file's other rows were read: line 3: 3 fields, the header has 10"
-	if len(d.Warnings) < 1 || d.Warnings[0] != want {
-		t.Errorf("warnings %q, want %q first", d.Warnings, want)
+	if len(said(d.WarningsReasons)) < 1 || said(d.WarningsReasons)[0] != want {
+		t.Errorf("warnings %q, want %q first", said(d.WarningsReasons), want)
 	}
 }
 
@@ -73,13 +73,13 @@ func TestCSVTreeNamesTenSkippedFiles(t *testing.T) {
 	if d.Rows.Len() != 2 {
 		t.Errorf("rows %d, want rank 0's 2", d.Rows.Len())
 	}
-	if len(d.Warnings) != 12 {
-		t.Fatalf("%d warnings, want summary + 10 files + rest: %q", len(d.Warnings), d.Warnings)
+	if len(said(d.WarningsReasons)) != 12 {
+		t.Fatalf("%d warnings, want summary + 10 files + rest: %q", len(said(d.WarningsReasons)), said(d.WarningsReasons))
 	}
-	if d.Warnings[0] != "12 of 13 monitor CSV files could not be read and were skipped: their rows are missing from the analysis" ||
-		!strings.HasSuffix(d.Warnings[1], filepath.Join("rank1", "grad_unreduced_0-1.csv")+`: line 2, column step: "x" is not a number`) ||
-		d.Warnings[11] != "… and 2 more skipped file(s)" {
-		t.Errorf("warnings %q", d.Warnings)
+	if said(d.WarningsReasons)[0] != "12 of 13 monitor CSV files could not be read and were skipped: their rows are missing from the analysis" ||
+		!strings.HasSuffix(said(d.WarningsReasons)[1], filepath.Join("rank1", "grad_unreduced_0-1.csv")+`: line 2, column step: "x" is not a number`) ||
+		said(d.WarningsReasons)[11] != "… and 2 more skipped file(s)" {
+		t.Errorf("warnings %q", said(d.WarningsReasons))
 	}
 }
 
@@ -94,8 +94,8 @@ func TestCSVSingleFileOnlyBadLinesFails(t *testing.T) {
 	// one bad line among good ones: kept, counted
 	writeMonFile(t, p, v1Head+"0,w,1\n"+fmt.Sprintf(v1Row, 2, 2))
 	d, err := LoadCSV(context.Background(), p, nil)
-	if err != nil || d.Rows.Len() != 1 || !strings.Contains(strings.Join(d.Warnings, "|"), "line 2: 3 fields, the header has 10") {
-		t.Fatalf("%v %q", err, d.Warnings)
+	if err != nil || d.Rows.Len() != 1 || !strings.Contains(strings.Join(said(d.WarningsReasons), "|"), "line 2: 3 fields, the header has 10") {
+		t.Fatalf("%v %q", err, said(d.WarningsReasons))
 	}
 }
 
@@ -130,8 +130,8 @@ func TestCSVQuoteErrorsWorded(t *testing.T) {
 	bare := filepath.Join(dir, "rank0", "grad_unreduced_0-0.csv")
 	writeMonFile(t, bare, v1Head+"0,w\"x,0,0,1,2,3,4,[2],f\n0,w,1,0,1,2,3,4,[2],f\n")
 	d, err := LoadCSV(context.Background(), bare, nil)
-	if err != nil || d.Rows.Len() != 1 || !strings.Contains(strings.Join(d.Warnings, "|"), `line 2: a stray quote (") inside an unquoted field`) {
-		t.Fatalf("%v %q", err, d.Warnings)
+	if err != nil || d.Rows.Len() != 1 || !strings.Contains(strings.Join(said(d.WarningsReasons), "|"), `line 2: a stray quote (") inside an unquoted field`) {
+		t.Fatalf("%v %q", err, said(d.WarningsReasons))
 	}
 }
 
@@ -179,11 +179,11 @@ func TestTrendDBBadKeyRowsSkipped(t *testing.T) {
 	assertMonVal(t, "rank 0 step 1", d.Rows.Value(model.StatNorm, mustMonRow(t, d, 0, 1, "w", "grad_unreduced")), 2)
 	want := "2 trend_data row(s) skipped: a key column (rank, step, target_id, metric_id) is not a usable integer; the first: trend data row "
 	found := false
-	for _, w := range d.Warnings {
+	for _, w := range said(d.WarningsReasons) {
 		found = found || strings.HasPrefix(w, want)
 	}
 	if !found {
-		t.Errorf("warnings %q lack %q", d.Warnings, want)
+		t.Errorf("warnings %q lack %q", said(d.WarningsReasons), want)
 	}
 }
 
@@ -195,7 +195,7 @@ func TestStatCoverageWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantWarning(t, d.Warnings, "no norm statistic recorded (only min, max): spike detection compares gradient norms and has none")
+	wantWarning(t, said(d.WarningsReasons), "no norm statistic recorded (only min, max): spike detection compares gradient norms and has none")
 
 	nanNorm := filepath.Join(dir, "rank1", "grad_unreduced_0-0.csv")
 	writeMonFile(t, nanNorm, "vpp_stage,name,step,norm,max\n0,w,0,,2\n0,w,1,nan,3\n")
@@ -203,8 +203,8 @@ func TestStatCoverageWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantWarning(t, d.Warnings, "norm is missing (NULL, NaN or empty) in all 2 rows: spike detection compares gradient norms and has none")
-	for _, w := range d.Warnings {
+	wantWarning(t, said(d.WarningsReasons), "norm is missing (NULL, NaN or empty) in all 2 rows: spike detection compares gradient norms and has none")
+	for _, w := range said(d.WarningsReasons) {
 		if strings.HasPrefix(w, "max ") {
 			t.Errorf("max has numbers but warned: %q", w)
 		}

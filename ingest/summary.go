@@ -17,9 +17,9 @@ import (
 // summary lists.
 const SummaryExamples = 5
 
-// StageFunc infers the pipeline stages of monitor data (analysis.InferPipeline:
-// a method rule, so the caller passes it in); nil leaves Pipeline unset.
-type StageFunc func(*model.MonitorData) *model.PipelineStages
+// StageFunc infers the pipeline stages of monitor data (analysis.InferStages:
+// a method rule, so the caller passes it in); nil leaves Stages unset.
+type StageFunc func(*model.MonitorData) *model.StageLayout
 
 // IntRange is a range of integers with the number of distinct values seen.
 type IntRange struct {
@@ -51,13 +51,13 @@ type MonitorReport struct {
 	MicroSteps    *IntRange `json:"micro_steps,omitempty"`
 	Window        int       `json:"window,omitempty"` // micro steps per optimizer step, when explicit
 	VPPStages     []int     `json:"vpp_stages"`
-	// Pipeline is the pipeline stages read from the ranks' parameter sets
+	// Stages is the pipeline stages read from the ranks' parameter sets
 	// (as detect infers them); nil for one stage.
-	Pipeline   *model.PipelineStages `json:"pipeline,omitempty"`
-	Parameters int                   `json:"parameters"`
-	Examples   []string              `json:"parameter_examples"`
-	Stats      []string              `json:"stats"`
-	Metrics    []*MetricReport       `json:"metrics"`
+	Stages     *model.StageLayout `json:"pipeline,omitempty"`
+	Parameters int                `json:"parameters"`
+	Examples   []string           `json:"parameter_examples"`
+	Stats      []string           `json:"stats"`
+	Metrics    []*MetricReport    `json:"metrics"`
 }
 
 // DumpReport summarises a dump tree.
@@ -80,7 +80,7 @@ type DumpReport struct {
 // StepCoverage warns about ranks that lack steps the others have (a rank
 // whose monitor files were lost or cut short): the analysis then judges
 // those steps without that rank.
-func StepCoverage(d *model.MonitorData) []string {
+func StepCoverage(d *model.MonitorData) []model.Reason {
 	perRank := map[int32]map[int32]struct{}{}
 	all := map[int32]struct{}{}
 	lastRank, lastStep := int32(math.MinInt32), int32(math.MinInt32)
@@ -107,10 +107,10 @@ func StepCoverage(d *model.MonitorData) []string {
 		}
 	}
 	sort.Ints(ranks)
-	var out []string
+	var out []model.Reason
 	for i, rk := range ranks {
 		if i == SummaryExamples {
-			out = append(out, fmt.Sprintf("… and %d more rank(s) missing steps", len(ranks)-i))
+			out = append(out, model.MoreRanksMissingSteps{Count: len(ranks) - i})
 			break
 		}
 		var missing []int
@@ -120,7 +120,7 @@ func StepCoverage(d *model.MonitorData) []string {
 			}
 		}
 		sort.Ints(missing)
-		out = append(out, fmt.Sprintf("rank %d has %d of %d steps (missing %s)", rk, len(all)-len(missing), len(all), CompactInts(missing)))
+		out = append(out, model.RankMissingSteps{Rank: rk, Have: len(all) - len(missing), Total: len(all), Missing: CompactInts(missing)})
 	}
 	return out
 }
@@ -208,7 +208,7 @@ func SummariseMonitor(d *model.MonitorData, stages StageFunc) *MonitorReport {
 	r.Steps = steps.rangeOf()
 	r.VPPStages = vpps.sorted()
 	if stages != nil {
-		r.Pipeline = stages(d)
+		r.Stages = stages(d)
 	}
 	switch {
 	case d.Format == model.FormatDump:

@@ -14,13 +14,13 @@ func TestSummariseMonitorTrendDB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	marker := &model.PipelineStages{Stages: 7}
-	r := SummariseMonitor(d, func(*model.MonitorData) *model.PipelineStages { return marker })
+	marker := &model.StageLayout{Stages: 7}
+	r := SummariseMonitor(d, func(*model.MonitorData) *model.StageLayout { return marker })
 	if r.Rows != 11 || !reflect.DeepEqual(r.Ranks, []int{0, 1}) || r.Steps == nil || r.Steps.Min != 0 || r.Steps.Max != 3 || r.Steps.Count != 4 {
 		t.Fatalf("rows %d ranks %v steps %+v", r.Rows, r.Ranks, r.Steps)
 	}
-	if r.Pipeline != marker {
-		t.Errorf("pipeline %+v: the stage function's answer is not kept", r.Pipeline)
+	if r.Stages != marker {
+		t.Errorf("pipeline %+v: the stage function's answer is not kept", r.Stages)
 	}
 	var unreduced *MetricReport
 	for _, m := range r.Metrics {
@@ -31,11 +31,11 @@ func TestSummariseMonitorTrendDB(t *testing.T) {
 	if unreduced == nil || unreduced.Rows != 8 || unreduced.NonFinite["norm"].NaN != 1 || unreduced.NonFinite["min"].NegInf != 1 || unreduced.NonFinite["max"].PosInf != 1 {
 		t.Errorf("grad_unreduced %+v", unreduced)
 	}
-	if SummariseMonitor(d, nil).Pipeline != nil {
+	if SummariseMonitor(d, nil).Stages != nil {
 		t.Error("no stage function: pipeline set")
 	}
 	// formats.md §2.1 lists rank 1's rows of opt step 1 only
-	if got := StepCoverage(d); !reflect.DeepEqual(got, []string{"rank 1 has 2 of 4 steps (missing 0-1)"}) {
+	if got := said(StepCoverage(d)); !reflect.DeepEqual(got, []string{"rank 1 has 2 of 4 steps (missing 0-1)"}) {
 		t.Errorf("coverage %q", got)
 	}
 }

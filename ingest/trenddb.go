@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -100,10 +101,10 @@ func loadTrendDB(ctx context.Context, path string, p model.ProgressFunc, ooc *Ou
 	d.ReadMode = plan.mode
 	if plan.why != "" {
 		d.ReadMode += ": " + plan.why
-		d.Warnings = append(d.Warnings, "opened immutable, without SQLite's locking: "+plan.why)
+		d.WarningsReasons = append(d.WarningsReasons, plan.whyR)
 	}
-	d.Warnings = append(d.Warnings, plan.warnings...)
-	d.Warnings = append(d.Warnings, plan.after(snap, rows)...)
+	d.WarningsReasons = append(d.WarningsReasons, plan.warnings...)
+	d.WarningsReasons = append(d.WarningsReasons, plan.after(snap, rows)...)
 	return d, nil
 }
 
@@ -150,7 +151,7 @@ func readTrendSnap(ctx context.Context, path string, snap *trendSnap, workers in
 		return nil, 0, sqliteProblem(path, err)
 	}
 	if r.d.Rows.Len() == 0 {
-		r.d.Warnings = append(r.d.Warnings, "the database holds no data rows")
+		r.d.WarningsReasons = append(r.d.WarningsReasons, model.TrendNoRows{})
 	}
 	return r.d, r.total, nil
 }
@@ -366,7 +367,7 @@ func (r *trendReader) readTargets() error {
 	}
 	dump := r.isDumpDB()
 	if dump {
-		r.d.Warnings = append(r.d.Warnings, "this trend.db was built from dump statistics (metrics "+strings.Join(r.d.Metrics, ", ")+"): monitoring_targets.micro_step is the call index and stays part of the target; parameters_grad rows may be missing (data2db drops them)")
+		r.d.WarningsReasons = append(r.d.WarningsReasons, model.TrendFromDump{Metrics: slices.Clone(r.d.Metrics)})
 	}
 	r.microMode = anyMicro && !dump
 	r.targetOf = make(map[int64]int32, len(raw))

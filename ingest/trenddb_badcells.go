@@ -3,7 +3,6 @@ package ingest
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"spikescope/model"
 )
@@ -61,23 +60,12 @@ func (b *badCellLog) merge(o *badCellLog) {
 
 // warning words the data problem: "3 cells in trend_data.norm are not
 // numbers: rank 2 step 1 (layers.0.mlp.weight), …; their rows were left out".
-func (b *badCellLog) warning(st model.Stat, name func(int64) string) string {
-	var ex []string
+func (b *badCellLog) warning(st model.Stat, name func(int64) string) model.TrendBadCells {
+	r := model.TrendBadCells{Cells: b.n, Stat: st.String(), More: b.n > int64(b.kept)}
 	for _, at := range b.first[:b.kept] {
-		ex = append(ex, fmt.Sprintf("rank %d step %d (%s)", at.rank, at.step, name(at.tid)))
+		r.At = append(r.At, model.CellAt{Rank: int64(at.rank), Step: int64(at.step), Target: name(at.tid)})
 	}
-	if b.n > int64(b.kept) {
-		ex = append(ex, "…")
-	}
-	what := "read as missing (NaN)"
-	if st == model.StatNorm {
-		what = "their rows were left out, not read as non-finite gradients"
-	}
-	cells, verb := "cells", "are not numbers"
-	if b.n == 1 {
-		cells, verb = "cell", "is not a number"
-	}
-	return fmt.Sprintf("data problem: %d %s in trend_data.%s %s (text or binary data): %s; %s", b.n, cells, st, verb, strings.Join(ex, ", "), what)
+	return r
 }
 
 // targetName names a target_id for a message.

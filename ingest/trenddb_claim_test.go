@@ -66,10 +66,10 @@ func TestTrendDBClaimedReadMatchesCounted(t *testing.T) {
 		if !slices.Equal(claimed.Rows.Step, counted.Rows.Step) || !sameNorm {
 			t.Errorf("%q: series order differs", broken)
 		}
-		if !slices.Equal(claimed.Warnings, counted.Warnings) || len(claimed.Targets) != len(counted.Targets) {
-			t.Errorf("%q: warnings\n%q\n%q", broken, claimed.Warnings, counted.Warnings)
+		if !slices.Equal(said(claimed.WarningsReasons), said(counted.WarningsReasons)) || len(claimed.Targets) != len(counted.Targets) {
+			t.Errorf("%q: warnings\n%q\n%q", broken, said(claimed.WarningsReasons), said(counted.WarningsReasons))
 		}
-		if broken != "" && len(claimed.Warnings) == 0 {
+		if broken != "" && len(said(claimed.WarningsReasons)) == 0 {
 			t.Errorf("%q: no warning", broken)
 		}
 	}

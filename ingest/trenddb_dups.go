@@ -1,8 +1,6 @@
 package ingest
 
 import (
-	"fmt"
-
 	"spikescope/model"
 )
 
@@ -47,7 +45,7 @@ func dropDuplicateRows(d *model.MonitorData) {
 	r := &d.Rows
 	seen := make(map[dupKey]struct{}, r.Len())
 	var n int
-	var first string
+	var first model.TrendDuplicateRows
 	for i := range r.Rank {
 		k := dupKey{r.Rank[i], r.Step[i], r.Micro[i], r.Target[i], r.Metric[i]}
 		if _, dup := seen[k]; !dup {
@@ -55,7 +53,7 @@ func dropDuplicateRows(d *model.MonitorData) {
 			continue
 		}
 		if n == 0 {
-			first = fmt.Sprintf("rank %d step %d %s (%s)", k.rank, k.step, d.Targets[k.target].Name, d.Metrics[k.metric])
+			first = model.TrendDuplicateRows{Rank: int64(k.rank), Step: int64(k.step), Target: d.Targets[k.target].Name, Metric: d.Metrics[k.metric]}
 		}
 		n++
 		r.Target[i] = badRowTarget
@@ -64,10 +62,12 @@ func dropDuplicateRows(d *model.MonitorData) {
 		return
 	}
 	compactRows(r)
-	d.Warnings = append(d.Warnings, duplicateRowsWarning(n, first))
+	d.WarningsReasons = append(d.WarningsReasons, duplicateRowsWarning(n, first))
 }
 
-// duplicateRowsWarning says that n rows repeated an earlier row's key.
-func duplicateRowsWarning(n int, first string) string {
-	return fmt.Sprintf("data problem: %d trend_data row(s) repeat the rank, step, parameter and metric of an earlier row (the table has no primary key); the first of each was kept, the repeats left out; the first repeat: %s", n, first)
+// duplicateRowsWarning says that n rows repeated an earlier row's key
+// (first: the first repeat's key).
+func duplicateRowsWarning(n int, first model.TrendDuplicateRows) model.TrendDuplicateRows {
+	first.Rows = n
+	return first
 }

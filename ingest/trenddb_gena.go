@@ -70,7 +70,7 @@ func (r *trendReader) loadGenA(ctx context.Context, have map[string]bool, tables
 			mi = len(r.d.Metrics)
 			r.metricOf[pt.metric] = mi
 			r.d.Metrics = append(r.d.Metrics, fmt.Sprintf("metric_id %d", pt.metric))
-			r.d.Warnings = append(r.d.Warnings, fmt.Sprintf("table %s: metric_id %d is absent from monitoring_metrics", pt.table, pt.metric))
+			r.d.WarningsReasons = append(r.d.WarningsReasons, model.TrendMetricAbsent{Table: pt.table, Metric: int64(pt.metric)})
 		}
 		chunks = append(chunks, &trendChunk{
 			query:  "SELECT rank, step, target_id" + statSelect(stats) + " FROM " + quoteIdent(pt.table),
@@ -84,7 +84,7 @@ func (r *trendReader) loadGenA(ctx context.Context, have map[string]bool, tables
 	for _, c := range chunks {
 		r.total += c.count
 	}
-	r.d.Warnings = append(r.d.Warnings, "older Gen A monitor_metrics.db (MSTT csv2db): step is the optimizer step; micro steps come from monitoring_targets.micro_step")
+	r.d.WarningsReasons = append(r.d.WarningsReasons, model.TrendGenA{})
 	if err := r.readChunks(ctx, chunks, p); err != nil {
 		return err
 	}

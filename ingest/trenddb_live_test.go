@@ -230,8 +230,8 @@ func TestTrendDBLiveWALWriter(t *testing.T) {
 		t.Fatalf("live WAL database: %v", err)
 	}
 	checkCommitted(t, d)
-	if d.ReadMode != ReadModeReadOnly || !strings.Contains(strings.Join(d.Warnings, "\n"), "write-ahead log (live.trend.db-wal): its committed transactions were read") {
-		t.Errorf("mode %q warnings %q", d.ReadMode, d.Warnings)
+	if d.ReadMode != ReadModeReadOnly || !strings.Contains(strings.Join(said(d.WarningsReasons), "\n"), "write-ahead log (live.trend.db-wal): its committed transactions were read") {
+		t.Errorf("mode %q warnings %q", d.ReadMode, said(d.WarningsReasons))
 	}
 	release()
 }
@@ -250,14 +250,14 @@ func TestTrendDBLiveJournalWriter(t *testing.T) {
 		t.Fatalf("live journal database: %v", err)
 	}
 	checkCommitted(t, d)
-	if d.ReadMode != ReadModeReadOnly || !strings.Contains(strings.Join(d.Warnings, "\n"), "another process holds a write transaction on it (live.trend.db-journal exists)") {
-		t.Errorf("mode %q warnings %q", d.ReadMode, d.Warnings)
+	if d.ReadMode != ReadModeReadOnly || !strings.Contains(strings.Join(said(d.WarningsReasons), "\n"), "another process holds a write transaction on it (live.trend.db-journal exists)") {
+		t.Errorf("mode %q warnings %q", d.ReadMode, said(d.WarningsReasons))
 	}
 	release()
 	// the writer's process is gone: the same file reads without a warning
 	d, err = LoadTrendDB(context.Background(), path, nil)
-	if err != nil || len(d.Warnings) != 0 {
-		t.Fatalf("after the writer: %v %q", err, d.Warnings)
+	if err != nil || len(said(d.WarningsReasons)) != 0 {
+		t.Fatalf("after the writer: %v %q", err, said(d.WarningsReasons))
 	}
 }
 
@@ -323,8 +323,8 @@ func TestTrendDBClosedWALReadsImmutableAndWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkCommitted(t, d)
-	if !strings.HasPrefix(d.ReadMode, ReadModeImmutable) || !strings.Contains(d.ReadMode, "WAL mode") || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "opened immutable, without SQLite's locking: it is in WAL mode with no -wal or -shm file") {
-		t.Errorf("mode %q warnings %q", d.ReadMode, d.Warnings)
+	if !strings.HasPrefix(d.ReadMode, ReadModeImmutable) || !strings.Contains(d.ReadMode, "WAL mode") || len(said(d.WarningsReasons)) != 1 || !strings.Contains(said(d.WarningsReasons)[0], "opened immutable, without SQLite's locking: it is in WAL mode with no -wal or -shm file") {
+		t.Errorf("mode %q warnings %q", d.ReadMode, said(d.WarningsReasons))
 	}
 	ents, _ := os.ReadDir(filepath.Dir(path))
 	if len(ents) != 1 {
@@ -381,7 +381,7 @@ func TestTrendDBWriterCommittingDuringRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkCommitted(t, d)
-		warned = strings.Contains(strings.Join(d.Warnings, "\n"), "another process committed to the database while it was read: the analysis is of the data as of ")
+		warned = strings.Contains(strings.Join(said(d.WarningsReasons), "\n"), "another process committed to the database while it was read: the analysis is of the data as of ")
 	}
 	if !warned {
 		t.Fatal("commits during five reads went unreported")

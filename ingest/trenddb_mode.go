@@ -10,6 +10,8 @@ import (
 
 	"modernc.org/libc"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"spikescope/model"
 )
 
 // How a trend.db is opened. SQLite promises a reader a committed state only
@@ -53,9 +55,10 @@ const sqlitePendingByte = 0x40000000
 // sqliteOpenPlan is the chosen mode of one trend.db.
 type sqliteOpenPlan struct {
 	uri      string
-	mode     string   // ReadModeReadOnly or ReadModeImmutable
-	why      string   // for immutable: why nothing can be writing
-	warnings []string // a live writer seen at open
+	mode     string               // ReadModeReadOnly or ReadModeImmutable
+	why      string               // for immutable: why nothing can be writing
+	whyR     model.TrendImmutable // why, as the warning's reason
+	warnings []model.Reason       // a live writer seen at open
 	abs      string
 	sideAt   map[string]bool // companions present at open: "-journal", "-wal", "-shm"
 	stampAt  string          // size and time of the file and its -wal at open
@@ -115,8 +118,10 @@ func planSQLiteOpen(path, abs string) (*sqliteOpenPlan, error) {
 	switch {
 	case !side["-journal"] && !side["-wal"] && !folderWritable(filepath.Dir(abs)):
 		p.why = "its folder is not writable and it has no journal or write-ahead log"
+		p.whyR = model.TrendImmutable{Why: model.ImmutableNotWritable}
 	case !side["-wal"] && !side["-shm"] && sqliteWALMode(abs):
 		p.why = "it is in WAL mode with no -wal or -shm file: no writer is connected"
+		p.whyR = model.TrendImmutable{Why: model.ImmutableWALNoWriter}
 	}
 	if p.why != "" {
 		p.mode, p.uri = ReadModeImmutable, sqliteURI(abs, true)
@@ -135,15 +140,16 @@ func planSQLiteOpen(path, abs string) (*sqliteOpenPlan, error) {
 		// with no journal or log, no writer's changes can be missed
 		p.mode, p.uri = ReadModeImmutable, sqliteURI(abs, true)
 		p.why = fmt.Sprintf("a read-only open failed (%s) and it has no journal or write-ahead log", oneLine(msg))
+		p.whyR = model.TrendImmutable{Why: model.ImmutableReadOnlyFail, Message: oneLine(msg)}
 		return p, nil
 	default:
 		return nil, sqliteProblem(path, fmt.Errorf("%s", msg))
 	}
 	if side["-journal"] {
-		p.warnings = append(p.warnings, fmt.Sprintf("another process holds a write transaction on it (%s exists): the last committed state was read", filepath.Base(abs)+"-journal"))
+		p.warnings = append(p.warnings, model.TrendWriteTransaction{Journal: filepath.Base(abs) + "-journal"})
 	}
 	if side["-wal"] && sqliteWALMode(abs) {
-		p.warnings = append(p.warnings, fmt.Sprintf("it has a write-ahead log (%s): its committed transactions were read, uncommitted ones were not", filepath.Base(abs)+"-wal"))
+		p.warnings = append(p.warnings, model.TrendWAL{WAL: filepath.Base(abs) + "-wal"})
 	}
 	return p, nil
 }
@@ -172,16 +178,16 @@ func probeSQLite(uri string) (int32, string) {
 // appeared (a writer that started meanwhile: an immutable read did not
 // see its changes), or commits since the state was taken, which are not
 // in the analysis.
-func (p *sqliteOpenPlan) after(snap *trendSnap, rows int) []string {
+func (p *sqliteOpenPlan) after(snap *trendSnap, rows int) []model.Reason {
 	now := sqliteSide(p.abs)
-	var out []string
+	var out []model.Reason
 	for _, suf := range []string{"-journal", "-wal"} {
 		if now[suf] && !p.sideAt[suf] {
-			out = append(out, fmt.Sprintf("%s appeared while the database was read: another process started writing it; %s", filepath.Base(p.abs)+suf, snap.asOf(rows)))
+			out = append(out, model.TrendAppeared{File: filepath.Base(p.abs) + suf, AsOf: snap.asOf(rows)})
 		}
 	}
 	if len(out) == 0 && fileStamp(p.abs) != snap.stamp {
-		out = append(out, "another process committed to the database while it was read: "+snap.asOf(rows))
+		out = append(out, model.TrendCommitted{AsOf: snap.asOf(rows)})
 	}
 	return out
 }

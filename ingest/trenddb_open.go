@@ -123,10 +123,10 @@ func planSQLiteRead(path string) (*sqliteOpenPlan, error) {
 	if err != nil {
 		return nil, inputErr(path, err, "cannot resolve path: %v", err)
 	}
-	if why := foreignWAL(abs); why != "" {
+	if why, r := foreignWALWhy(abs); why != "" {
 		// SQLite would replay another file's log over this one: immutable
 		// is the only open that leaves the -wal (and -shm) out
-		return &sqliteOpenPlan{uri: sqliteURI(abs, true), mode: ReadModeWithoutWAL, why: why, abs: abs, sideAt: sqliteSide(abs), stampAt: fileStamp(abs)}, nil
+		return &sqliteOpenPlan{uri: sqliteURI(abs, true), mode: ReadModeWithoutWAL, why: why, whyR: r, abs: abs, sideAt: sqliteSide(abs), stampAt: fileStamp(abs)}, nil
 	}
 	return planSQLiteOpen(path, abs)
 }

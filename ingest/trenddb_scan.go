@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"sync"
 
 	"spikescope/model"
@@ -354,37 +353,34 @@ func (s *trendScanner) finish() {
 		}
 	}
 	if s.unknownTarget > 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%d rows refer to target_id(s) %s absent from monitoring_targets (kept, named \"target_id N\")", s.unknownTarget, idList(s.extraTargets)))
+		list, more := idList(s.extraTargets)
+		d.WarningsReasons = append(d.WarningsReasons, model.TrendUnknownIDs{Rows: s.unknownTarget, IDs: list, More: more})
 	}
 	if s.unknownMetric > 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%d rows refer to metric_id(s) %s absent from monitoring_metrics (kept, named \"metric_id N\")", s.unknownMetric, idList(s.extraMetrics)))
+		list, more := idList(s.extraMetrics)
+		d.WarningsReasons = append(d.WarningsReasons, model.TrendUnknownIDs{Metric: true, Rows: s.unknownMetric, IDs: list, More: more})
 	}
 	if s.badRows > 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%d trend_data row(s) skipped: a key column (rank, step, target_id, metric_id) is not a usable integer; the first: %s", s.badRows, problemOf(s.firstBadErr)))
+		d.WarningsReasons = append(d.WarningsReasons, model.TrendBadKeyRows{Rows: s.badRows, Problem: problemOf(s.firstBadErr)})
 	}
 	for st := range s.badCells {
 		if b := &s.badCells[st]; b.n > 0 {
-			d.Warnings = append(d.Warnings, b.warning(model.Stat(st), s.targetName))
+			d.WarningsReasons = append(d.WarningsReasons, b.warning(model.Stat(st), s.targetName))
 		}
 	}
 	if s.textVals > 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%d statistic cell(s) held numbers written as text: read as those numbers", s.textVals))
+		d.WarningsReasons = append(d.WarningsReasons, model.TrendTextNumbers{Cells: s.textVals})
 	}
 }
 
 // idList prints up to a few ids of a map in ascending order.
-func idList[V any](m map[int64]V) string {
+func idList[V any](m map[int64]V) ([]int64, bool) {
 	ids := sortedKeys(m)
 	const maxShown = 5
-	var parts []string
-	for i, id := range ids {
-		if i == maxShown {
-			parts = append(parts, "…")
-			break
-		}
-		parts = append(parts, fmt.Sprint(id))
+	if len(ids) > maxShown {
+		return ids[:maxShown], true
 	}
-	return strings.Join(parts, ", ")
+	return ids, false
 }
 
 // parallelEach runs fn(0..n-1) on up to workers goroutines, in index order

@@ -9,6 +9,8 @@ import (
 
 	"modernc.org/libc"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"spikescope/model"
 )
 
 // One load of a trend.db reads one state of it, however many connections
@@ -300,11 +302,11 @@ func (s *trendSnap) close() {
 }
 
 // asOf words the state read, for a warning when a writer committed since.
-func (s *trendSnap) asOf(rows int) string {
+func (s *trendSnap) asOf(rows int) model.TrendAsOf {
 	if !s.locked {
-		return "the read was immutable (without SQLite's locking) and may mix its changes with what was there; run again when it has finished for a consistent view"
+		return model.TrendAsOf{}
 	}
-	return fmt.Sprintf("the analysis is of the data as of %s, when the read began (%d data rows); what was committed since is not in it — run again to include it", s.at.Format("15:04:05.000"), rows)
+	return model.TrendAsOf{Locked: true, At: s.at.Format("15:04:05.000"), Rows: rows}
 }
 
 // mainSchema is "main" as a C string; the caller frees it.

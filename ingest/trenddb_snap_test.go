@@ -154,7 +154,7 @@ func TestTrendDBLoadReadsOneStateWhileAWriterCommits(t *testing.T) {
 				if err != nil {
 					t.Fatalf("load %d of %d: %v", i+1, loads, err)
 				}
-				if m := asOfRE.FindStringSubmatch(strings.Join(d.Warnings, "\n")); m != nil {
+				if m := asOfRE.FindStringSubmatch(strings.Join(said(d.WarningsReasons), "\n")); m != nil {
 					asOf++
 					if n, _ := strconv.Atoi(m[1]); n != d.Rows.Len() {
 						t.Errorf("load %d: read %d rows, the warning says %d", i+1, d.Rows.Len(), n)

@@ -252,8 +252,8 @@ func TestTrendDBDumpDBKeepsCallIndex(t *testing.T) {
 	if d.ExplicitMicro || len(d.Targets) != 2 || d.Targets[1].MicroStep != 1 {
 		t.Fatalf("explicit %v targets %+v", d.ExplicitMicro, d.Targets)
 	}
-	if len(d.Warnings) == 0 || !strings.Contains(d.Warnings[0], "dump statistics") {
-		t.Errorf("warnings %q", d.Warnings)
+	if len(said(d.WarningsReasons)) == 0 || !strings.Contains(said(d.WarningsReasons)[0], "dump statistics") {
+		t.Errorf("warnings %q", said(d.WarningsReasons))
 	}
 }
 
@@ -271,8 +271,8 @@ func TestTrendDBUnknownIDsKept(t *testing.T) {
 	assertMonVal(t, "unknown target norm", d.Rows.Value(model.StatNorm, i), 2)
 	j := mustMonRow(t, d, 0, 0, "w", "metric_id 3")
 	assertMonVal(t, "unknown metric norm", d.Rows.Value(model.StatNorm, j), 3)
-	if len(d.Warnings) != 2 {
-		t.Errorf("warnings %q", d.Warnings)
+	if len(said(d.WarningsReasons)) != 2 {
+		t.Errorf("warnings %q", said(d.WarningsReasons))
 	}
 }
 
@@ -423,8 +423,8 @@ func TestTrendDBEmptyAndWAL(t *testing.T) {
 	}
 	// a -wal next to a database in rollback-journal mode is not its log:
 	// SQLite ignores it, and so does the reader
-	if d.Rows.Len() != 0 || len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "no data rows") || d.ReadMode != ReadModeReadOnly {
-		t.Errorf("rows %d warnings %q", d.Rows.Len(), d.Warnings)
+	if d.Rows.Len() != 0 || len(said(d.WarningsReasons)) != 1 || !strings.Contains(said(d.WarningsReasons)[0], "no data rows") || d.ReadMode != ReadModeReadOnly {
+		t.Errorf("rows %d warnings %q", d.Rows.Len(), said(d.WarningsReasons))
 	}
 }
 
@@ -450,8 +450,8 @@ func TestTrendDBTextStatCoerced(t *testing.T) {
 		"data problem: 1 cell in trend_data.norm is not a number (text or binary data): rank 0 step 1 (w); their rows were left out, not read as non-finite gradients",
 		"1 statistic cell(s) held numbers written as text: read as those numbers",
 	}
-	if len(d.Warnings) != 2 || d.Warnings[0] != want[0] || d.Warnings[1] != want[1] {
-		t.Errorf("warnings %q", d.Warnings)
+	if len(said(d.WarningsReasons)) != 2 || said(d.WarningsReasons)[0] != want[0] || said(d.WarningsReasons)[1] != want[1] {
+		t.Errorf("warnings %q", said(d.WarningsReasons))
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"spikescope/model"
 )
 
 // A -wal file is tied to its database by name only: nothing in the log
@@ -201,11 +203,18 @@ type walSighting struct {
 // Not told: a log beside a database in WAL mode of the same page size that
 // this process never saw before the replacement.
 func foreignWAL(abs string) string {
+	why, _ := foreignWALWhy(abs)
+	return why
+}
+
+// foreignWALWhy is foreignWAL with the warning's reason.
+func foreignWALWhy(abs string) (string, model.TrendImmutable) {
+	var r model.TrendImmutable
 	wal := abs + "-wal"
 	h := readWALHeader(wal)
 	st, err := os.Stat(abs)
 	if err != nil {
-		return ""
+		return "", r
 	}
 	walSeen.Lock()
 	defer walSeen.Unlock()
@@ -218,10 +227,13 @@ func foreignWAL(abs string) string {
 		case !ok:
 		case !walMode:
 			why = fmt.Sprintf("%s holds committed pages of another file: this database is in rollback-journal mode, which never has a write-ahead log of its own (a file renamed over the one the log was written for)", name)
+			r = model.TrendImmutable{Why: model.ImmutableForeignWAL, WAL: name, Foreign: model.ForeignRollback}
 		case ps != h.pageSize:
 			why = fmt.Sprintf("%s holds committed pages of another file: its page size is %d, the database's %d", name, h.pageSize, ps)
+			r = model.TrendImmutable{Why: model.ImmutableForeignWAL, WAL: name, Foreign: model.ForeignPageSize, WALPage: h.pageSize, DBPage: ps}
 		case seen && prev.wal.same(h) && (prev.foreign || !os.SameFile(prev.db, st)):
 			why = fmt.Sprintf("%s holds committed pages of another file: it was beside the file read before at this path, which has since been replaced", name)
+			r = model.TrendImmutable{Why: model.ImmutableForeignWAL, WAL: name, Foreign: model.ForeignReplaced}
 		}
 		// a log without a valid commit is ignored by SQLite: nothing to leave out
 		if why != "" && !walCommitted(wal, h) {
@@ -232,5 +244,5 @@ func foreignWAL(abs string) string {
 		}
 	}
 	walSeen.m[abs] = walSighting{db: st, wal: h, foreign: why != ""}
-	return why
+	return why, r
 }

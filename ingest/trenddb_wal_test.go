@@ -110,9 +110,9 @@ func TestTrendDBStaleWALBesideRenamedFile(t *testing.T) {
 			if d.Rows.Len() != newRows {
 				t.Fatalf("%d rows read, the new file has %d (the old one %d)", d.Rows.Len(), newRows, liveRanks*liveSteps*liveTargets)
 			}
-			w := strings.Join(d.Warnings, "\n")
+			w := strings.Join(said(d.WarningsReasons), "\n")
 			if !strings.HasPrefix(d.ReadMode, ReadModeWithoutWAL) || !strings.Contains(w, "monitor.trend.db-wal holds committed pages of another file: this database is in rollback-journal mode") {
-				t.Errorf("mode %q warnings %q", d.ReadMode, d.Warnings)
+				t.Errorf("mode %q warnings %q", d.ReadMode, said(d.WarningsReasons))
 			}
 			if after := files(t, dir); after != before {
 				t.Errorf("files next to the database changed: %s → %s", before, after)
@@ -154,8 +154,8 @@ func TestFollowTrendDBStaleWALOfReplacedFile(t *testing.T) {
 	if !p.Reread || f.Data().Rows.Len() != newRows {
 		t.Fatalf("after the poll (%+v): %d rows, the new file has %d", p, f.Data().Rows.Len(), newRows)
 	}
-	if w := strings.Join(f.Data().Warnings, "\n"); !strings.Contains(w, "monitor.trend.db-wal holds committed pages of another file: it was beside the file read before at this path") {
-		t.Errorf("warnings %q", f.Data().Warnings)
+	if w := strings.Join(said(f.Data().WarningsReasons), "\n"); !strings.Contains(w, "monitor.trend.db-wal holds committed pages of another file: it was beside the file read before at this path") {
+		t.Errorf("warnings %q", said(f.Data().WarningsReasons))
 	}
 	// read again while the old writer's log is still there: still not applied
 	d, err = LoadTrendDB(context.Background(), path, nil)
@@ -195,8 +195,8 @@ func TestTrendDBStaleWALOtherPageSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Rows.Len() != newRows || !strings.Contains(strings.Join(d.Warnings, "\n"), "its page size is 4096, the database's 1024") {
-		t.Fatalf("%d rows (want %d), warnings %q", d.Rows.Len(), newRows, d.Warnings)
+	if d.Rows.Len() != newRows || !strings.Contains(strings.Join(said(d.WarningsReasons), "\n"), "its page size is 4096, the database's 1024") {
+		t.Fatalf("%d rows (want %d), warnings %q", d.Rows.Len(), newRows, said(d.WarningsReasons))
 	}
 }
 

@@ -92,8 +92,11 @@ type Dump struct {
 	HasConstruct bool
 	HasStack     bool
 	// Stacks maps op key → call-stack frames (from stack.json, either format).
-	Stacks   map[string][]string
-	Warnings []string
+	Stacks map[string][]string
+	// Warnings are said from WarningsReasons (the reader's) by package
+	// words, as MonitorData's.
+	Warnings        []string
+	WarningsReasons []Reason
 }
 
 // Op returns the op with the given key, or nil.
@@ -107,9 +110,12 @@ func (d *Dump) Op(key string) *Op {
 // DumpTree is every dump found under one path: a step*/rank* tree or a single
 // folder with dump.json.
 type DumpTree struct {
-	Path     string
-	Dumps    []*Dump // sorted by (Step, Rank)
-	Warnings []string
+	Path  string
+	Dumps []*Dump // sorted by (Step, Rank)
+	// Warnings are said from WarningsReasons (the reader's, with its
+	// dumps') by package words, as MonitorData's.
+	Warnings        []string
+	WarningsReasons []Reason
 }
 
 // Find returns the dump at (step, rank), or nil. step -1 matches a tree

@@ -14,6 +14,12 @@ type Phase1Result struct {
 	Thresholds      map[string]float64         `json:"thresholds,omitempty"`
 	Warnings        []string                   `json:"warnings,omitempty"`
 	Missing         []string                   `json:"missing,omitempty"`
+	// ReasoningReasons, WarningsReasons and MissingReasons are what the
+	// rules said, as data: package words fills Reasoning, Warnings and
+	// Missing from them (a result read back from JSON has only the texts).
+	ReasoningReasons []Reason `json:"-"`
+	WarningsReasons  []Reason `json:"-"`
+	MissingReasons   []Reason `json:"-"`
 	// DataKind is "step", "micro_step" or "dump": how Phase 1 detected.
 	DataKind string `json:"data_kind,omitempty"`
 	// Metric is the metric analysed (e.g. grad_unreduced).
@@ -72,9 +78,15 @@ type ShardingAnalysis struct {
 	// reported in the input's own numbering (method.md).
 	MicroStepBase      int    `json:"micro_step_base"`
 	MicroStepNumbering string `json:"micro_step_numbering"`
-	// Pipeline is how the pipeline stages were read from the ranks'
+	// PassUnitReason, ConclusionReason and MicroStepNumberingReason are
+	// PassUnit, Conclusion and MicroStepNumbering as data (words fills
+	// the texts).
+	PassUnitReason           Reason `json:"-"`
+	ConclusionReason         Reason `json:"-"`
+	MicroStepNumberingReason Reason `json:"-"`
+	// Stages is how the pipeline stages were read from the ranks'
 	// parameter sets (nil for dumps of one rank or single-rank data).
-	Pipeline *PipelineStages `json:"pipeline,omitempty"`
+	Stages *StageLayout `json:"pipeline,omitempty"`
 }
 
 // TargetRankNorms is the final norm of one parameter on every rank at one
@@ -106,6 +118,8 @@ type Phase1Summary struct {
 	Ranks        []int  `json:"ranks"`
 	PassUnit     string `json:"pass_unit"`
 	AnomalyCount int    `json:"anomaly_count"`
+	// PassUnitReason is PassUnit as data (words fills it).
+	PassUnitReason Reason `json:"-"`
 }
 
 // Anomaly is one candidate spike coordinate.

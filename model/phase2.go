@@ -21,6 +21,14 @@ type Phase2Result struct {
 	// device_ratio, min_common_ranks).
 	Thresholds map[string]float64 `json:"thresholds,omitempty"`
 
+	// The reasons the texts above are said from (package words fills
+	// Mode, Reasoning, Decisions and CrossDeviceVerification from them;
+	// nil in a result read back from JSON, which has only the texts).
+	ModeReason                    Reason   `json:"-"`
+	ReasoningReasons              []Reason `json:"-"`
+	DecisionsReasons              []Reason `json:"-"`
+	CrossDeviceVerificationReason Reason   `json:"-"`
+
 	// Automatic is, with a pin, the coordinate Phase 2 would have chosen
 	// without it (nil when it would have chosen none), and AutomaticOptStep
 	// its root optimizer step.
@@ -54,6 +62,8 @@ type Coordinate struct {
 	ParameterDecides *bool `json:"parameter_decides,omitempty"`
 	// ParameterNote says why the parameter does not decide ("" when it does).
 	ParameterNote string `json:"parameter_note,omitempty"`
+	// ParameterNoteReason is the reason ParameterNote is said from.
+	ParameterNoteReason Reason `json:"-"`
 	// PPStage, VPPStage and GlobalLayer: the parameter's inferred pipeline
 	// stage, model chunk (with several) and global layer (target_name is
 	// the input's own name).
@@ -88,6 +98,7 @@ type CrossStepPair struct {
 	Share          float64 `json:"share"`
 	Qualifies      bool    `json:"qualifies"`
 	Verdict        string  `json:"verdict"`
+	VerdictReason  Reason  `json:"-"`                         // the reason Verdict is said from
 	BaselineGrowth *bool   `json:"baseline_shared,omitempty"` // baseline grew too ("双端共有")
 
 	// GrowthMedian and GrowthMax are the measured final-norm growth

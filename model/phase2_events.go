@@ -36,6 +36,8 @@ type SpikeEvent struct {
 	// BaselineReason says why, with the numbers.
 	Baseline       string `json:"baseline,omitempty"`
 	BaselineReason string `json:"baseline_reason,omitempty"`
+	// BaselineReasonReason is the reason BaselineReason is said from.
+	BaselineReasonReason Reason `json:"-"`
 	// Cause is the event's cause class in the verdict's vocabulary
 	// (model.Cause*), Likely the most likely class when Cause is
 	// "undetermined" (analysis.EventCause).

@@ -53,6 +53,9 @@ type Alignment struct {
 	BCD     bool   `json:"b_cd"`
 	// Why a pair is unaligned ("missing key", "NaN", "element count 4096 vs 2048").
 	Reasons []string `json:"reasons,omitempty"`
+	// Why are the reasons Reasons says (P3Unaligned), nil in a result
+	// read back from JSON.
+	Why []Reason `json:"-"`
 }
 
 // LayerRow is one layer of an anchor's table.
@@ -113,6 +116,10 @@ type Band struct {
 	Note    string `json:"note,omitempty"`
 	// Rule says how Lower/Upper were derived and applied.
 	Rule string `json:"rule,omitempty"`
+	// NoteReasons and RuleReason are what Note and Rule say (nil in a
+	// result read back from JSON).
+	NoteReasons []Reason `json:"-"`
+	RuleReason  Reason   `json:"-"`
 }
 
 // DrillOp is one operator of the drill-down.
@@ -135,6 +142,8 @@ type DrillOp struct {
 	// and upper: the layer table's with a control group, without one the
 	// spread of the other layers' operators — so a flag can be explained.
 	Bounds map[string][2]Float `json:"bounds,omitempty"`
+	// WhyReason is what Why says (nil in a result read back from JSON).
+	WhyReason Reason `json:"-"`
 }
 
 // Drilldown is the first divergent operator of the start layer.
@@ -158,6 +167,8 @@ type Drilldown struct {
 	// output turns NaN/Inf in A while its inputs are finite and the
 	// baseline's same record is finite).
 	NonFinite bool `json:"non_finite,omitempty"`
+	// NoteReasons are what Note says (nil in a result read back from JSON).
+	NoteReasons []Reason `json:"-"`
 }
 
 // NonFiniteOrigin is the first record of A, in execution order of outputs,
@@ -189,6 +200,8 @@ type DirectionVerdict struct {
 	FirstNonFinite  string           `json:"first_non_finite,omitempty"`
 	NonFiniteOrigin *NonFiniteOrigin `json:"non_finite_origin,omitempty"`
 	Note            string           `json:"note,omitempty"`
+	// NoteReasons are what Note says (nil in a result read back from JSON).
+	NoteReasons []Reason `json:"-"`
 }
 
 // DataFeatureCheck is the seed's data-feature consistency check.
@@ -197,6 +210,8 @@ type DataFeatureCheck struct {
 	Detail   string `json:"detail,omitempty"`
 	Baseline string `json:"baseline"` // "same difference" / "no difference" / "unknown"
 	Verdict  string `json:"verdict"`  // "data not the cause" / "to verify" / "consistent"
+	// DetailReason is what Detail says (nil in a result read back from JSON).
+	DetailReason Reason `json:"-"`
 }
 
 // DivergenceSummary collects spikescope's Phase 3 conclusion.
@@ -220,6 +235,8 @@ type DivergenceSummary struct {
 type AnchorWarning struct {
 	AnchorsFound int    `json:"anchors_found"`
 	Message      string `json:"message"`
+	// MessageReason is what Message says (nil in a result read back from JSON).
+	MessageReason Reason `json:"-"`
 }
 
 // Phase3Result is the JSON of `spikescope trace`.
@@ -242,9 +259,15 @@ type Phase3Result struct {
 	ControlCandidates []ControlCandidate `json:"control_candidates,omitempty"`
 	DivergenceSummary DivergenceSummary  `json:"divergence_summary"`
 	Warnings          []string           `json:"warnings,omitempty"`
-	// PipelineStage is A's pipeline stage: its dump holds the stage's own
+	// WarningsReasons, DegradedNoteReason and ControlChoiceReason are what
+	// Warnings, DegradedNote and ControlChoice say (words.Phase3 fills the
+	// strings from them); nil in a result read back from JSON.
+	WarningsReasons     []Reason `json:"-"`
+	DegradedNoteReason  Reason   `json:"-"`
+	ControlChoiceReason Reason   `json:"-"`
+	// DumpStage is A's pipeline stage: its dump holds the stage's own
 	// layer numbers (every stage counts from 0).
-	PipelineStage *DumpStage `json:"pipeline_stage,omitempty"`
+	DumpStage *DumpStage `json:"pipeline_stage,omitempty"`
 	// Call is the call (micro-batch, 0-based in the order the dump holds
 	// them) of each anchor module the four groups were compared at, Calls
 	// how many calls the anchors have; for the TUI's status line, not part
@@ -260,6 +283,9 @@ type Phase3Result struct {
 	Verdict *Verdict `json:"verdict"`
 }
 
+// StandInPath follows C's path where it stands in B's place (Dirs["B"]).
+const StandInPath = " (C in B's place: no baseline dump)"
+
 // DumpStage is the pipeline stage of a dump.
 type DumpStage struct {
 	// Stage is the stage number; nil when only its position is known.
@@ -273,6 +299,8 @@ type DumpStage struct {
 	LayerOffset *int `json:"layer_offset"`
 	// Source says how the stage was found.
 	Source string `json:"source"`
+	// SourceReason is what Source says (nil in a result read back from JSON).
+	SourceReason Reason `json:"-"`
 }
 
 // ControlCandidate is one candidate for the control group C (another rank
@@ -290,4 +318,7 @@ type ControlCandidate struct {
 	// pipeline stage; among equally qualified candidates a clearly closer
 	// one is chosen. nil when nothing was comparable.
 	ProfileDistance *Float `json:"profile_distance,omitempty"`
+	// Why is what Reason says, its parts joined by "; " (nil in a result
+	// read back from JSON).
+	Why []Reason `json:"-"`
 }

@@ -360,12 +360,15 @@ type MonitorData struct {
 	// keys carry no counter or the counters differ between modules.
 	DumpCallNumbers map[RankStep][]int
 	Rows            Rows
-	// Pipeline is set once the targets were split by pipeline stage
+	// Stages is set once the targets were split by pipeline stage
 	// (names "pp<s>:<name>"): the stages Phase 1 inferred.
-	Pipeline *PipelineStages
+	Stages *StageLayout
 	// Warnings are problems that did not stop the load (skipped files,
-	// missing columns, ...): the output repeats them.
-	Warnings []string
+	// missing columns, ...): the output repeats them. The readers (ingest)
+	// write WarningsReasons; package words says them into Warnings
+	// (the pipeline, right after the load).
+	Warnings        []string
+	WarningsReasons []Reason
 	// ReadMode says how a trend.db was opened (ingest.ReadModeReadOnly or
 	// ReadModeImmutable, with why); "" for other formats.
 	ReadMode string

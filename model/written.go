@@ -16,41 +16,6 @@ import (
 // spikescope's own names when it is read again (select --phase1, trace
 // --phase1, the TUI on saved results).
 
-// StageParts splits a stage-qualified name: its stage, its chunk (-1
-// without a "vpp<N>:" part) and the input's own name; ok is false for a
-// name without a "pp<N>:" prefix.
-func StageParts(s string) (stage, vpp int, own string, ok bool) {
-	stage, rest, ok := SplitStageName(s)
-	if !ok {
-		return -1, -1, s, false
-	}
-	vpp = -1
-	if strings.HasPrefix(rest, "vpp") {
-		if i := strings.IndexByte(rest, ':'); i > 3 {
-			if v, err := strconv.Atoi(rest[3:i]); err == nil && v >= 0 && rest[3] != '+' {
-				vpp, rest = v, rest[i+1:]
-			}
-		}
-	}
-	return stage, vpp, rest, true
-}
-
-// OwnName is a parameter name as the input wrote it: a stage-qualified
-// name without its "pp<N>:" and "vpp<N>:" parts, any other name as is.
-func OwnName(s string) string {
-	_, _, own, _ := StageParts(s)
-	return own
-}
-
-// QualifiedName is the name inside spikescope of the input's own name of
-// pipeline stage st (and model chunk v when the run has several chunks).
-func QualifiedName(st, v int, chunks bool, own string) string {
-	if chunks {
-		own = ChunkName(v, own)
-	}
-	return StageName(st, own)
-}
-
 // stageKeys are the pp_stage and vpp_stage keys of a stage-qualified name
 // (nil, nil for another name; vpp nil without a chunk part).
 func stageKeys(s string) (pp, vpp *int, own string) {
@@ -101,7 +66,7 @@ func writtenTexts(xs []string) []string {
 // staged tells whether the pipeline stages were inferred and the
 // parameters named per stage.
 func (r *Phase1Result) staged() bool {
-	p := r.Sharding.Pipeline
+	p := r.Sharding.Stages
 	return p != nil && p.Inferred && p.Stages > 1
 }
 
@@ -161,10 +126,10 @@ func (r *Phase1Result) AsWritten() *Phase1Result {
 	out.Warnings = writtenTexts(r.Warnings)
 	out.Missing = writtenTexts(r.Missing)
 	out.Sharding.Conclusion = WrittenText(r.Sharding.Conclusion)
-	if p := r.Sharding.Pipeline; p != nil {
+	if p := r.Sharding.Stages; p != nil {
 		cp := *p
 		cp.Note = WrittenText(p.Note)
-		out.Sharding.Pipeline = &cp
+		out.Sharding.Stages = &cp
 	}
 	return &out
 }
@@ -212,7 +177,7 @@ func (r *Phase1Result) Restage() {
 	if r == nil || !r.staged() {
 		return
 	}
-	p := r.Sharding.Pipeline
+	p := r.Sharding.Stages
 	chunks := len(r.Sharding.VPPStages) > 1
 	for i := range r.Anomalies {
 		a := &r.Anomalies[i]
@@ -387,7 +352,7 @@ func (r *Phase2Result) Restage(p1 *Phase1Result) {
 		if _, _, ok := SplitStageName(a.TargetName); ok {
 			continue
 		}
-		st := p1.Sharding.Pipeline.StageOf(a.Rank)
+		st := p1.Sharding.Stages.StageOf(a.Rank)
 		if a.PPStage != nil {
 			st = *a.PPStage
 		}

@@ -2,10 +2,12 @@ package pipeline
 
 import (
 	"context"
+	"sort"
 
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // AlignReport is what `spikescope inspect A --against B` adds: how many of
@@ -15,6 +17,16 @@ type AlignReport struct {
 	A string `json:"a"` // the dump folders compared
 	B string `json:"b"`
 	analysis.AlignmentSummary
+}
+
+// AlignAgainst aligns the inspected dump with the dump of against (inspect
+// --against; mapping: msprobe's layer-mapping YAML, optional) into
+// rep.Alignment; nothing without against.
+func (rep *InspectReport) AlignAgainst(ctx context.Context, against, mapping string) (err error) {
+	if against != "" {
+		rep.Alignment, err = AlignDumpTrees(ctx, rep.Path, against, mapping)
+	}
+	return err
 }
 
 // AlignDumpTrees aligns the dump of path with the dump of against at the
@@ -40,7 +52,18 @@ func AlignDumpTrees(ctx context.Context, path, against, mapping string) (*AlignR
 	if b == nil {
 		b = tb.Dumps[0]
 	}
-	return &AlignReport{A: a.Path, B: b.Path, AlignmentSummary: analysis.AlignDumps(a, b, lm)}, nil
+	sum := analysis.AlignDumps(a, b, lm)
+	if sum.NoteReason != nil {
+		sum.Note = words.Say(sum.NoteReason, words.Default)
+	}
+	for i := range sum.Reasons {
+		sum.Reasons[i].Reason = words.Say(sum.Reasons[i].Why, words.Default)
+	}
+	sort.SliceStable(sum.Reasons, func(i, j int) bool { // most frequent first, then by what they say
+		ri, rj := sum.Reasons[i], sum.Reasons[j]
+		return ri.Count > rj.Count || ri.Count == rj.Count && ri.Reason < rj.Reason
+	})
+	return &AlignReport{A: a.Path, B: b.Path, AlignmentSummary: sum}, nil
 }
 
 // loadNonEmptyTree loads a dump tree that must hold at least one dump.
@@ -49,6 +72,7 @@ func loadNonEmptyTree(ctx context.Context, path string) (*model.DumpTree, error)
 	if err != nil {
 		return nil, err
 	}
+	words.DumpTree(t, words.Default)
 	if len(t.Dumps) == 0 {
 		return nil, &ingest.InputError{Path: path, Problem: "no dump.json found"}
 	}

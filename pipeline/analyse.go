@@ -2,28 +2,30 @@ package pipeline
 
 import (
 	"fmt"
-	"strings"
 
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // Analyse runs Phase 1 (and the baseline's Phase 1), Phase 2 (with the pin
-// of In.Pin), picks A/B/C/D and runs Phase 3 — as far as the data allows.
+// at In.Pin), picks A/B/C/D and runs Phase 3 — as far as the data allows.
 // Missing data is recorded in Missing, not returned as an error; the only
-// errors are a malformed pin and a pin that matches no data (InputError on
+// error is a pin that matches no data (InputError on
 // "--pin").
 func (s *Session) Analyse() error {
 	s.P1, s.P1Baseline = nil, nil
 	if s.Monitor == nil && s.ATree != nil {
 		s.Monitor = ingest.GradientsFromDumps(s.ATree)
+		words.Monitor(s.Monitor, s.In.Lang)
 	}
 	// B's dump tree stands in for a baseline monitor only when Phase 1 runs
 	// on dumps too: parameter names of dumps and monitors differ.
 	if s.BaselineMonitor == nil && s.BTree != nil && s.In.Baseline == "" &&
 		s.Monitor != nil && s.Monitor.Format == model.FormatDump {
 		s.BaselineMonitor = ingest.GradientsFromDumps(s.BTree)
+		words.Monitor(s.BaselineMonitor, s.In.Lang)
 	}
 	// the data as analysed: with pipeline stages, targets split per stage
 	// ("pp1:layers.2…"), so that the TUI draws the series a candidate names
@@ -36,14 +38,8 @@ func (s *Session) Analyse() error {
 	if s.BaselineMonitor != nil {
 		s.P1Baseline, s.BaselineMonitor = analysis.Phase1Data(s.BaselineMonitor, s.In.P1)
 	}
-	s.pin = nil
-	if strings.TrimSpace(s.In.Pin) != "" {
-		p, err := analysis.ParsePin(s.In.Pin)
-		if err != nil {
-			return pinError(err)
-		}
-		s.pin = &p
-	}
+	words.Phase1(s.P1, words.Default) // a saved result (In.Phase1) has no reasons: kept as read
+	words.Phase1(s.P1Baseline, words.Default)
 	return s.fromPhase2()
 }
 
@@ -60,12 +56,13 @@ func (s *Session) fromPhase2() error {
 		s.C, s.D, s.Control = nil, nil, analysis.ControlChoice{}
 	}
 	if s.P1 != nil {
-		p2, err := analysis.Phase2(s.P1, s.P1Baseline, s.pin, s.In.P2)
+		p2, err := phase2(s.P1, s.P1Baseline, s.In.Pin, s.In.P2, words.Default)
 		if err != nil {
 			return pinError(err)
 		}
 		s.P2 = p2
 	}
+	s.gradNorm()
 	s.pickGroups()
 	s.runPhase3()
 	s.judge()
@@ -73,12 +70,22 @@ func (s *Session) fromPhase2() error {
 	return nil
 }
 
+// phase2 runs Phase 2 and says its reasons in l (words.Default: the
+// drop-in JSON's languages).
+func phase2(p1, baseline *model.Phase1Result, pin *model.Coord, opt analysis.Phase2Options, l words.Lang) (*model.Phase2Result, error) {
+	res, err := analysis.Phase2(p1, baseline, pin, opt)
+	if err != nil {
+		return nil, err
+	}
+	words.Phase2(res, l)
+	return res, nil
+}
+
 // WithPin returns a copy of s with Phase 2 and 3 re-run under pin (nil =
 // unpin). Phase 1 is not recomputed; the copy shares the loaded data.
-func (s *Session) WithPin(pin *analysis.Pin) (*Session, error) {
+func (s *Session) WithPin(pin *model.Coord) (*Session, error) {
 	c := *s
-	c.pin = pin
-	c.In.Pin = formatPin(pin)
+	c.In.Pin = pin
 	c.userControl = false
 	if err := c.fromPhase2(); err != nil {
 		return nil, err
@@ -115,19 +122,12 @@ func (s *Session) WithControl(step, rank int) (*Session, error) {
 	}
 	// Keep the automatic candidates (the UI lists them) with the user's pick.
 	c.Control.C, c.Control.D = c.C, c.D
-	c.Control.Reason = fmt.Sprintf("C chosen by the user: step %d rank %d", step, rank)
+	c.Control.Why = model.P3ControlUser{Step: step, Rank: rank}
+	c.Control.Reason = words.Say(c.Control.Why, words.Default)
 	if err := c.fromPhase2(); err != nil {
 		return nil, err
 	}
 	return &c, nil
-}
-
-// formatPin writes a pin back in ParsePin's syntax ("" for nil).
-func formatPin(p *analysis.Pin) string {
-	if p == nil {
-		return ""
-	}
-	return p.String()
 }
 
 // runPhase3 runs Phase 3 when A and B are there. C without D (or D
@@ -140,7 +140,7 @@ func (s *Session) runPhase3() {
 	if s.A == nil {
 		return
 	}
-	in := analysis.Phase3Input{A: s.A, Phase1: s.P1, ControlNote: s.Control.Reason, LayerMapping: s.LayerMapping, Anchors: s.In.Anchors}
+	in := analysis.Phase3Input{A: s.A, Phase1: s.P1, ControlNote: s.Control.Why, LayerMapping: s.LayerMapping, Anchors: s.In.Anchors}
 	switch {
 	case s.B != nil:
 		in.B = s.B
@@ -159,14 +159,53 @@ func (s *Session) runPhase3() {
 	s.Tracer = analysis.NewTracer(in, s.In.P3)
 	s.P3 = s.Tracer.Result()
 	if s.ComparedWithC {
-		s.P3.DegradedNote = fmt.Sprintf("no baseline dump: A is compared with the nearby normal sample C (step %d rank %d) of the same device in B's place; ratios include the data differences of the two samples, and device bias cannot be separated", s.C.Step, s.C.Rank)
-		s.P3.Warnings = append([]string{s.P3.DegradedNote}, s.P3.Warnings...)
+		s.P3.DegradedNoteReason = model.P3NoBaselineDump{Step: s.C.Step, Rank: s.C.Rank}
+		s.P3.WarningsReasons = append([]model.Reason{s.P3.DegradedNoteReason}, s.P3.WarningsReasons...)
 		if s.P3.Dirs != nil {
-			s.P3.Dirs["B"] = s.C.Path + " (C in B's place: no baseline dump)"
+			s.P3.Dirs["B"] = s.C.Path + model.StandInPath
 		}
 	}
 	if len(s.Notes) > 0 {
-		s.P3.Warnings = append(append([]string(nil), s.Notes...), s.P3.Warnings...)
+		s.P3.WarningsReasons = append(append([]model.Reason(nil), s.Notes...), s.P3.WarningsReasons...)
 	}
+	words.Phase3(s.P3, words.Default)
 	s.P3.Conclusion = analysis.ConcludePhase3(s.P3)
 }
+
+// gradNorm computes the grad-norm view for the root step; it is kept when
+// the data and the root step did not change (a control choice).
+func (s *Session) gradNorm() {
+	root := rootStep(s.P2)
+	if g := s.GradNorm; g != nil && s.gnFrom == s.Monitor && s.gnP1 == s.P1 && sameStep(g.Root, root) {
+		return
+	}
+	s.GradNorm, s.gnFrom, s.gnP1 = GradNormOf(s.Monitor, s.P1, s.P2), s.Monitor, s.P1
+}
+
+// GradNormOf is the grad-norm view (analysis.GradNormAround) of monitor
+// data d as Phase 1 analysed it (p1) at Phase 2's root step (p2 may be
+// nil: no root); nil without data.
+func GradNormOf(d *model.MonitorData, p1 *model.Phase1Result, p2 *model.Phase2Result) *model.GradNorm {
+	if d == nil || p1 == nil {
+		return nil
+	}
+	return analysis.GradNormAround(d, p1, rootStep(p2))
+}
+
+// rootStep is Phase 2's root optimizer step (the step, on data without
+// optimizer steps), nil when there is none.
+func rootStep(p2 *model.Phase2Result) *int {
+	switch {
+	case p2 == nil:
+		return nil
+	case p2.RootOptStep != nil:
+		return p2.RootOptStep
+	case p2.RootCauseCoordinate == nil:
+		return nil
+	case p2.RootCauseCoordinate.OptimizerStep != nil:
+		return p2.RootCauseCoordinate.OptimizerStep
+	}
+	return p2.RootCauseCoordinate.Step
+}
+
+func sameStep(a, b *int) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }

@@ -9,6 +9,7 @@ import (
 	"spikescope/ingest"
 	"spikescope/memlimit"
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // Following a run (`detect --follow`, the TUI's follow mode): the monitor
@@ -149,8 +150,8 @@ func StartFollow(ctx context.Context, path string, f model.Format, opt FollowOpt
 	start.IntervalS = &iv
 	start.Message = fmt.Sprintf("following %s: %s read, %s; polling every %s until interrupted", path, count(fl.Data.Rows.Len(), "row"), count(len(fl.P1.Anomalies), "candidate"), opt.Interval)
 	evs := []FollowEvent{start}
-	if memWarning != "" {
-		evs = append(evs, fl.warning(memWarning))
+	if memWarning != nil {
+		evs = append(evs, fl.warning(words.Say(memWarning, words.Default)))
 	}
 	for _, w := range fl.P1.Warnings {
 		evs = append(evs, fl.warning(w))
@@ -197,13 +198,15 @@ func (f *Follower) warning(msg string) FollowEvent {
 func (f *Follower) analyse() {
 	f.Version++
 	f.Data = f.mon.Data()
+	words.Monitor(f.Data, words.Default)
 	f.P1, f.analysed = analysis.Phase1Data(f.Data, f.opt.P1)
 	f.P1.DBPath = f.path
 	if f.opt.P1.Metric != "" && f.P1.Metric != f.opt.P1.Metric {
-		f.P1.Warnings = append(f.P1.Warnings, fmt.Sprintf("metric %q not found: analysed %q", f.opt.P1.Metric, f.P1.Metric))
+		f.P1.WarningsReasons = append(f.P1.WarningsReasons, model.MetricNotFound{Asked: f.opt.P1.Metric, Analysed: f.P1.Metric})
 	}
+	words.Phase1(f.P1, words.Default)
 	f.P2 = nil
-	if p2, err := analysis.Phase2(f.P1, nil, nil, f.opt.P2); err == nil {
+	if p2, err := phase2(f.P1, nil, nil, f.opt.P2, words.Default); err == nil {
 		f.P2 = p2
 	}
 }
@@ -238,7 +241,7 @@ func (f *Follower) Poll(ctx context.Context) ([]FollowEvent, error) {
 	}
 	var evs []FollowEvent
 	for _, w := range p.Warnings {
-		evs = append(evs, f.warning(w))
+		evs = append(evs, f.warning(words.Say(w, words.Default)))
 	}
 	if p.Changed {
 		f.LastData = f.now()
@@ -446,7 +449,7 @@ func LoadFollowing(ctx context.Context, in Inputs, interval time.Duration, progr
 	fl.noteWrite()
 	fl.Version = 1
 	fl.Data, fl.analysed, fl.P1 = main.mon, s.Monitor, s.P1
-	if p2, err := analysis.Phase2(fl.P1, nil, nil, opt.P2); err == nil {
+	if p2, err := phase2(fl.P1, nil, nil, opt.P2, words.Default); err == nil {
 		fl.P2 = p2
 	}
 	fl.diff() // the session's candidates count as reported

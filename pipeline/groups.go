@@ -8,16 +8,11 @@ import (
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // The one A/B/C/D group picker: the TUI, `report` and `trace` all take
 // their four dumps from here, so they compare the same groups.
-
-// Coord picks a dump inside a tree (trace's --step-b, --rank-c, …); a nil
-// part is not given.
-type Coord struct{ Step, Rank *int }
-
-func (c Coord) given() bool { return c.Step != nil || c.Rank != nil }
 
 // rootStepRank is where A is taken: StepA/RankA when given, else the Phase
 // 2 root coordinate (dump step = optimizer step). ok is false when neither
@@ -64,7 +59,7 @@ func pickIn(t *model.DumpTree, step, rank int) *model.Dump {
 
 // pickGiven is the dump of t that the given parts of c leave, when exactly
 // one does; a tree of a single dump is that dump.
-func pickGiven(t *model.DumpTree, c Coord) *model.Dump {
+func pickGiven(t *model.DumpTree, c model.Coord) *model.Dump {
 	if t == nil || len(t.Dumps) == 0 {
 		return nil
 	}
@@ -84,7 +79,7 @@ func pickGiven(t *model.DumpTree, c Coord) *model.Dump {
 
 // pickAt is the dump of t at c, its parts not given taken from ref (B at
 // A's coordinates, D at C's).
-func pickAt(t *model.DumpTree, c Coord, ref *model.Dump) *model.Dump {
+func pickAt(t *model.DumpTree, c model.Coord, ref *model.Dump) *model.Dump {
 	step, rank := ref.Step, ref.Rank
 	if c.Step != nil {
 		step = *c.Step
@@ -113,7 +108,7 @@ func (s *Session) pickGroups() {
 	} else {
 		// No root coordinate: the dump the given part leaves, or the
 		// tree's only dump.
-		s.A = pickGiven(s.ATree, Coord{s.In.StepA, s.In.RankA})
+		s.A = pickGiven(s.ATree, model.Coord{Step: s.In.StepA, Rank: s.In.RankA})
 	}
 	if s.A == nil {
 		return
@@ -127,20 +122,20 @@ func (s *Session) pickGroups() {
 		bt = s.BTree
 	}
 	switch {
-	case s.CTree != nil && (len(s.CTree.Dumps) == 1 || s.In.AtC.given()):
+	case s.CTree != nil && (len(s.CTree.Dumps) == 1 || !s.In.AtC.IsZero()):
 		s.C = pickGiven(s.CTree, s.In.AtC)
 		if s.C == nil {
-			s.Control = analysis.ControlChoice{Reason: fmt.Sprintf("no dump at %s in --dump-c %s (has %s)", coordText(s.In.AtC), s.CTree.Path, treeCoords(s.CTree))}
+			s.setControl(analysis.ControlChoice{Why: model.P3ControlNotInTree{At: coordText(s.In.AtC), Path: s.CTree.Path, Has: treeCoords(s.CTree)}})
 			return
 		}
 		s.D = pickAt(s.DTree, s.In.AtD, s.C)
-		s.Control = analysis.ControlChoice{C: s.C, D: s.D, Reason: "C given by --dump-c"}
+		s.setControl(analysis.ControlChoice{C: s.C, D: s.D, Why: model.P3ControlGiven{}})
 	case s.CTree != nil:
 		// Several dumps given as C: choose among them with the seed's filters.
-		s.Control = analysis.ChooseControl(s.CTree, s.A, bt, s.p1InDumpSteps())
+		s.setControl(analysis.ChooseControl(s.CTree, s.A, bt, s.p1InDumpSteps()))
 		s.C, s.D = s.Control.C, s.Control.D
 	default:
-		s.Control = analysis.ChooseControl(s.ATree, s.A, bt, s.p1InDumpSteps())
+		s.setControl(analysis.ChooseControl(s.ATree, s.A, bt, s.p1InDumpSteps()))
 		s.C, s.D = s.Control.C, s.Control.D
 	}
 	if s.C != nil && s.D == nil && s.DTree != nil {
@@ -148,14 +143,24 @@ func (s *Session) pickGroups() {
 	}
 }
 
+// setControl keeps the choice of C with its reasons said (the TUI and the
+// JSON read the strings).
+func (s *Session) setControl(ch analysis.ControlChoice) {
+	if ch.Why != nil {
+		ch.Reason = words.Say(ch.Why, words.Default)
+	}
+	words.ControlCandidates(ch.Candidates, words.Default)
+	s.Control = ch
+}
+
 // sameDumpNotes warn when the control group is no control: C is A's own
 // dump, or D is C's (A and B come from the same tree).
 func (s *Session) sameDumpNotes() {
 	switch {
 	case s.C != nil && s.C == s.A:
-		s.Notes = append(s.Notes, "C is the same dump as A: the control group shows no noise")
+		s.Notes = append(s.Notes, model.P3SameDumpC{})
 	case s.C != nil && s.C == s.D:
-		s.Notes = append(s.Notes, "D is the same dump as C (A and B come from the same tree): the control group shows no noise")
+		s.Notes = append(s.Notes, model.P3SameDumpD{})
 	}
 }
 
@@ -168,7 +173,7 @@ func (s *Session) mapDumpSteps(rank int) {
 		return
 	}
 	s.StepOffset = &off
-	s.Notes = append(s.Notes, analysis.StepOffsetNote(matches))
+	s.Notes = append(s.Notes, analysis.StepOffsetReason(matches))
 }
 
 // p1InDumpSteps is Phase 1 in dump steps (analysis.Phase1InDumpSteps)
@@ -193,13 +198,13 @@ func (s *Session) Phase3Problem() error {
 	t := s.ATree
 	if s.A == nil {
 		step, rank, ok := s.rootStepRank()
-		given := Coord{s.In.StepA, s.In.RankA}
+		given := model.Coord{Step: s.In.StepA, Rank: s.In.RankA}
 		switch {
 		case ok && s.StepOffset != nil:
 			return &ingest.InputError{Path: t.Path, Problem: fmt.Sprintf("A: no dump at step %d rank %d (optimizer step %d, dump steps = optimizer steps %+d by gradient norms; has %s)", step+*s.StepOffset, rank, step, *s.StepOffset, treeCoords(t))}
 		case ok:
 			return &ingest.InputError{Path: t.Path, Problem: fmt.Sprintf("A: no dump at step %d rank %d, the root-cause coordinate (has %s): pick A with --step/--rank", step, rank, treeCoords(t))}
-		case given.given():
+		case !given.IsZero():
 			what := "no dump"
 			if matchCount(t, given) > 1 {
 				what = "several dumps"
@@ -219,7 +224,7 @@ func (s *Session) Phase3Problem() error {
 }
 
 // matchCount is how many dumps of t the given parts of c leave.
-func matchCount(t *model.DumpTree, c Coord) int {
+func matchCount(t *model.DumpTree, c model.Coord) int {
 	n := 0
 	for _, d := range t.Dumps {
 		if (c.Step == nil || d.Step == *c.Step) && (c.Rank == nil || d.Rank == *c.Rank) {
@@ -230,7 +235,7 @@ func matchCount(t *model.DumpTree, c Coord) int {
 }
 
 // coordText prints a partly given coordinate ("step 7 rank any").
-func coordText(c Coord) string {
+func coordText(c model.Coord) string {
 	part := func(v *int) string {
 		if v == nil {
 			return "any"

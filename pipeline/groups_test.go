@@ -15,7 +15,7 @@ import (
 func TestGroupCoordinatesPickCAndD(t *testing.T) {
 	in := demoInputs()
 	in.DumpC, in.DumpD = in.DumpA, in.DumpB
-	in.AtC = Coord{Step: model.IntPtr(4), Rank: model.IntPtr(3)}
+	in.AtC = model.Coord{Step: model.IntPtr(4), Rank: model.IntPtr(3)}
 	s, err := Load(context.Background(), in, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -23,7 +23,7 @@ func TestGroupCoordinatesPickCAndD(t *testing.T) {
 	if s.C == nil || s.C.Step != 4 || s.C.Rank != 3 || s.D == nil || s.D.Step != 4 || s.D.Rank != 3 || s.Control.Reason != "C given by --dump-c" {
 		t.Fatalf("C %+v D %+v reason %q, want step 4 rank 3 given", s.C, s.D, s.Control.Reason)
 	}
-	in.AtC, in.AtD = Coord{Rank: model.IntPtr(5)}, Coord{Step: model.IntPtr(5), Rank: model.IntPtr(3)}
+	in.AtC, in.AtD = model.Coord{Rank: model.IntPtr(5)}, model.Coord{Step: model.IntPtr(5), Rank: model.IntPtr(3)}
 	s, err = Load(context.Background(), in, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +32,7 @@ func TestGroupCoordinatesPickCAndD(t *testing.T) {
 		t.Fatalf("C %+v D %+v, want the only rank-5 dump and D at the given step 5 rank 3", s.C, s.D)
 	}
 	// A C coordinate the tree lacks: no C, and the reason says where it looked.
-	in.AtC, in.AtD = Coord{Rank: model.IntPtr(42)}, Coord{}
+	in.AtC, in.AtD = model.Coord{Rank: model.IntPtr(42)}, model.Coord{}
 	s, err = Load(context.Background(), in, nil)
 	if err != nil {
 		t.Fatal(err)

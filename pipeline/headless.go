@@ -2,12 +2,12 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
 
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/memlimit"
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // DetectSummaryCap is how many anomalies a summary Detect keeps (reference:
@@ -35,14 +35,16 @@ func Detect(ctx context.Context, path string, f model.Format, opt analysis.Phase
 	if err != nil {
 		return nil, err
 	}
-	if memWarning != "" {
-		d.Warnings = append([]string{memWarning}, d.Warnings...)
+	if memWarning != nil {
+		d.WarningsReasons = append([]model.Reason{memWarning}, d.WarningsReasons...)
 	}
+	words.Monitor(d, words.Default)
 	res := analysis.Phase1(d, opt)
 	res.DBPath = path
 	if opt.Metric != "" && res.Metric != opt.Metric {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("metric %q not found: analysed %q", opt.Metric, res.Metric))
+		res.WarningsReasons = append(res.WarningsReasons, model.MetricNotFound{Asked: opt.Metric, Analysed: res.Metric})
 	}
+	words.Phase1(res, words.Default)
 	if summary && len(res.Anomalies) > DetectSummaryCap {
 		res.Anomalies = res.Anomalies[:DetectSummaryCap]
 	}
@@ -50,9 +52,10 @@ func Detect(ctx context.Context, path string, f model.Format, opt analysis.Phase
 }
 
 // Select is the headless Phase 2 of `spikescope select`: it reads the saved
-// Phase 1 (and the baseline's, when baseline is not "") and runs Phase 2. A
-// pin that matches nothing is an *analysis.PinError.
-func Select(phase1, baseline string, pin *analysis.Pin, opt analysis.Phase2Options) (*model.Phase2Result, error) {
+// Phase 1 (and the baseline's, when baseline is not "") and runs Phase 2,
+// its texts in lang (--lang: "en", "zh"; "" keeps the drop-in JSON's
+// languages). A pin that matches nothing is an *analysis.PinError.
+func Select(phase1, baseline string, pin *model.Coord, opt analysis.Phase2Options, lang string) (*model.Phase2Result, error) {
 	p1, err := ingest.ReadPhase1(phase1)
 	if err != nil {
 		return nil, err
@@ -63,11 +66,12 @@ func Select(phase1, baseline string, pin *analysis.Pin, opt analysis.Phase2Optio
 			return nil, err
 		}
 	}
-	res, err := analysis.Phase2(p1, bp1, pin, opt)
+	res, err := phase2(p1, bp1, pin, opt, words.Of(lang))
 	if err != nil {
 		return nil, err
 	}
 	// what the monitor data can tell
 	res.Verdict = analysis.Verdict(analysis.VerdictInput{P1: p1, P1Baseline: bp1, P2: res})
+	words.Verdict(res.Verdict, words.Of(lang))
 	return res, nil
 }

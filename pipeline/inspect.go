@@ -14,6 +14,7 @@ import (
 	"spikescope/ingest"
 	"spikescope/memlimit"
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // InspectReport is what `spikescope inspect --json` prints.
@@ -43,7 +44,8 @@ func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budg
 		if err != nil {
 			return nil, err
 		}
-		rep.Dump = ingest.SummariseDumps(t, analysis.InferPipeline)
+		rep.Dump = ingest.SummariseDumps(t, inferStages)
+		words.DumpTree(t, words.Default)
 		rep.Warnings = append(rep.Warnings, t.Warnings...) // repeats the dumps' own
 		return rep, nil
 	}
@@ -52,18 +54,26 @@ func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budg
 		return nil, err
 	}
 	notify(ctx, plan.notice)
-	if plan.warning != "" {
-		rep.Warnings = append(rep.Warnings, plan.warning)
+	if plan.warning != nil {
+		rep.Warnings = append(rep.Warnings, words.Say(plan.warning, words.Default))
 	}
 	d, err := readMonitorPlanned(ctx, plan, path, f, nil)
 	if err != nil {
 		return nil, err
 	}
-	rep.Monitor = ingest.SummariseMonitor(d, analysis.InferPipeline)
+	rep.Monitor = ingest.SummariseMonitor(d, inferStages)
 	rep.ReadMode = d.ReadMode
+	words.Monitor(d, words.Default)
 	rep.Warnings = append(rep.Warnings, d.Warnings...)
-	rep.Warnings = append(rep.Warnings, ingest.StepCoverage(d)...)
+	rep.Warnings = append(rep.Warnings, words.All(ingest.StepCoverage(d), words.Default)...)
 	return rep, nil
+}
+
+// inferPipeline is analysis.InferPipeline with its method and note said.
+func inferStages(d *model.MonitorData) *model.StageLayout {
+	p := analysis.InferStages(d)
+	words.Stages(p, words.Default)
+	return p
 }
 
 func rangeText(r *ingest.IntRange, unit string) string {
@@ -109,7 +119,7 @@ func writeMonitorText(w io.Writer, m *ingest.MonitorReport, indent string) {
 		fmt.Fprintf(w, "%smicro steps: not recorded\n", indent)
 	}
 	fmt.Fprintf(w, "%svpp stages:  %s\n", indent, ingest.CompactInts(m.VPPStages))
-	if p := m.Pipeline; p != nil && p.Inferred {
+	if p := m.Stages; p != nil && p.Inferred {
 		fmt.Fprintf(w, "%spipeline:    PP %d (%s); same-named parameters of different stages are analysed apart (pp1:…)\n", indent, p.Stages, strings.Join(p.StageSummary("stage", "ranks", "layers"), "; "))
 	} else if p != nil {
 		fmt.Fprintf(w, "%spipeline:    %s\n", indent, p.Note)

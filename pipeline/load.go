@@ -8,6 +8,7 @@ import (
 
 	"spikescope/analysis"
 	"spikescope/ingest"
+	"spikescope/memlimit"
 	"spikescope/model"
 )
 
@@ -66,6 +67,14 @@ func detect(path string, f model.Format) (model.Format, error) {
 		return f, nil
 	}
 	return ingest.DetectFormat(path)
+}
+
+// LoadWithin is Load under the Go runtime's soft memory limit of in.Mem
+// (memlimit.Apply), restored after: what a command that goes on to render
+// runs (report, plan).
+func LoadWithin(ctx context.Context, in Inputs) (*Session, error) {
+	defer memlimit.Apply(in.Mem)()
+	return Load(ctx, in, nil)
 }
 
 // Load reads every input concurrently (progress reports name their input in
@@ -154,9 +163,10 @@ func load(ctx context.Context, in Inputs, progress model.ProgressFunc, follow bo
 		}
 	}
 	s.ATree, s.BTree, s.CTree, s.DTree = treeOf(ja), treeOf(jb), treeOf(jc), treeOf(jd)
-	if memWarning != "" && s.Monitor != nil {
-		s.Monitor.Warnings = append([]string{memWarning}, s.Monitor.Warnings...)
+	if memWarning != nil && s.Monitor != nil {
+		s.Monitor.WarningsReasons = append([]model.Reason{memWarning}, s.Monitor.WarningsReasons...)
 	}
+	s.sayLoad()
 	if err := s.Analyse(); err != nil {
 		return nil, nil, err
 	}

@@ -23,7 +23,7 @@ type monitorInput struct {
 // rows held by spill files and the page cache, ingest.OutOfCore), with a
 // notice for the user.
 type memPlan struct {
-	warning string
+	warning model.Reason
 	notice  string
 	ooc     *ingest.OutOfCore
 }
@@ -127,11 +127,12 @@ func checkMemory(ctx context.Context, b memlimit.Budget, outOfCore bool, inputs 
 			subject, what, b.Describe(), dir, memlimit.Text(disk))}, nil
 	}
 	if float64(total) > memlimit.Near*float64(b.Bytes) {
-		subject := named[0].path + " holds"
+		w := model.MemoryNear{Path: named[0].path, Rows: rows, Peak: memlimit.Text(total), Limit: memlimit.Text(b.Bytes),
+			Default: b.Default, Percent: memlimit.DefaultFraction * 100}
 		if len(named) > 1 {
-			subject = named[0].path + " and its baseline " + named[1].path + " hold"
+			w.Baseline = named[1].path
 		}
-		return memPlan{warning: fmt.Sprintf("%s %s, close to %s: the run may run out of memory", subject, what, b.Describe())}, nil
+		return memPlan{warning: w}, nil
 	}
 	return memPlan{}, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"spikescope/analysis"
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // missing lists what data the analysis lacked and what to collect next, in
@@ -33,7 +34,7 @@ func (s *Session) missing() []model.Missing {
 		return out
 	}
 	step, rank, ok := s.rootStepRank()
-	if !ok && len(s.P1.Anomalies) == 0 && s.In.Pin == "" {
+	if !ok && len(s.P1.Anomalies) == 0 && s.In.Pin == nil {
 		// No anomaly is a conclusion, not missing data: nothing to trace.
 		return out
 	}
@@ -135,7 +136,11 @@ func (s *Session) addControl(out *[]model.Missing, step, rank int) {
 		zhNext = fmt.Sprintf("在标杆设备采集 step %d、rank %d 的 dump（--dump-d）", s.C.Step, s.C.Rank)
 	case s.Control.Reason != "":
 		what += ": " + s.Control.Reason
-		zhWhat += ": " + s.Control.Reason
+		zh := s.Control.Reason
+		if s.Control.Why != nil {
+			zh = words.Say(s.Control.Why, words.Chinese)
+		}
+		zhWhat += ": " + zh
 	}
 	*out = append(*out, model.Missing{What: what, ZhWhat: zhWhat, Next: next, ZhNext: zhNext})
 }

@@ -9,6 +9,7 @@ import (
 	"spikescope/memlimit"
 	"spikescope/model"
 	"spikescope/report"
+	"spikescope/words"
 )
 
 // Inputs are the paths and options of one analysis.
@@ -26,14 +27,17 @@ type Inputs struct {
 	// AtB, AtC, AtD pick B, C, D inside their trees (trace's --step-b,
 	// --rank-c, …); not given: B at A's coordinates, C chosen
 	// (analysis.ChooseControl), D at C's.
-	AtB, AtC, AtD Coord
+	AtB, AtC, AtD model.Coord
 	// Phase1 is a saved Phase 1 result (trace --phase1) that stands for
 	// Phase 1 when no monitor is given; Phase 2 runs on it.
 	Phase1 *model.Phase1Result
+	// Phase1File is a saved Phase 1 JSON that Trace reads into Phase1.
+	Phase1File string
 	// Anchors are the Phase 3 anchor modules (trace --anchors); nil: automatic.
 	Anchors []string
-	// Pin is a coordinate such as "opt=3,ms=2,rank=5,param=<name>".
-	Pin string
+	// Pin is the pinned coordinate (--pin, parsed once by model.ParseCoord,
+	// or the TUI's p); nil: Phase 2 chooses.
+	Pin *model.Coord
 	// LayerMapping is msprobe's layer-mapping YAML for dumps of two
 	// frameworks (--layer-mapping), optional.
 	LayerMapping string
@@ -44,6 +48,9 @@ type Inputs struct {
 	P1  analysis.Phase1Options
 	P2  analysis.Phase2Options
 	P3  analysis.Phase3Options
+	// Lang is the language of the results' texts (the JSON): words.Default
+	// unless the command has --lang.
+	Lang words.Lang
 }
 
 // Session is what was loaded and concluded. Copies made by WithPin and
@@ -68,7 +75,7 @@ type Session struct {
 	StepOffset *int
 	// Notes say how the analysis read the data (e.g. the step mapping);
 	// Phase 3's warnings repeat them so that the report and TUI show them.
-	Notes []string
+	Notes []model.Reason
 	// ComparedWithC is set when no baseline dump B exists and Phase 3
 	// compared A with the nearby normal sample C in B's place.
 	ComparedWithC bool
@@ -76,8 +83,14 @@ type Session struct {
 	// computed once; P2.Verdict and P3.Verdict point to it. nil when
 	// nothing is anomalous.
 	Verdict *model.Verdict
+	// GradNorm is the global gradient norm per rank around the root step
+	// and the share of its increase (analysis.GradNormAround); nil without
+	// monitor rows.
+	GradNorm *model.GradNorm
 
-	pin *analysis.Pin // the parsed pin, nil when none
+	// gnFrom and gnP1 are the data GradNorm was computed from.
+	gnFrom *model.MonitorData
+	gnP1   *model.Phase1Result
 	// userControl is set when the user chose C (WithControl).
 	userControl bool
 }
@@ -87,7 +100,7 @@ func (s *Session) ReportInput() report.Input {
 	in := report.Input{
 		Path: s.In.Path, Format: s.In.Format, BaselinePath: s.In.Baseline,
 		P1: s.P1, P1Baseline: s.P1Baseline, P2: s.P2, P3: s.P3,
-		Control: s.Control.Reason, Missing: s.Missing, Verdict: s.Verdict,
+		Control: s.Control.Reason, ControlWhy: s.Control.Why, Missing: s.Missing, Verdict: s.Verdict,
 	}
 	if p := s.Plan(nil); !p.Nothing {
 		in.Plan = &p
@@ -99,13 +112,25 @@ func (s *Session) ReportInput() report.Input {
 		in.BaselinePath = s.BaselineMonitor.Path
 	}
 	in.Series = s.rootSeries()
+	in.GradNorm = s.GradNorm
 	return in
+}
+
+// sayLoad says the readers' warnings of the loaded data (their reasons)
+// in the results' language, before the phases copy them.
+func (s *Session) sayLoad() {
+	words.Monitor(s.Monitor, s.In.Lang)
+	words.Monitor(s.BaselineMonitor, s.In.Lang)
+	for _, t := range []*model.DumpTree{s.ATree, s.BTree, s.CTree, s.DTree} {
+		words.DumpTree(t, s.In.Lang)
+	}
 }
 
 // judge computes the verdict from every phase that ran and hands it to the
 // Phase 2 and Phase 3 results, so that every face shows the same one.
 func (s *Session) judge() {
 	s.Verdict = analysis.Verdict(analysis.VerdictInput{P1: s.P1, P1Baseline: s.P1Baseline, P2: s.P2, P3: s.P3})
+	words.Verdict(s.Verdict, s.In.Lang)
 	if s.P2 != nil {
 		s.P2.Verdict = s.Verdict
 	}

@@ -152,16 +152,16 @@ func TestWithPinRerunsPhase2And3(t *testing.T) {
 	// Pin the control rank of the same step: Phase 2 follows the pin, A
 	// moves to that rank's dump and Phase 3 finds no divergence there.
 	cRank := 5
-	pin := analysis.Pin{OptStep: model.IntPtr(tr.OptStep), MicroStep: model.IntPtr(tr.MicroStep), Rank: model.IntPtr(cRank), Param: tr.Parameter}
-	p, err := s.WithPin(&pin)
+	pin := &model.Coord{OptStep: model.IntPtr(tr.OptStep), MicroStep: model.IntPtr(tr.MicroStep), Rank: model.IntPtr(cRank), Param: tr.Parameter}
+	p, err := s.WithPin(pin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !p.P2.Pinned || p.P2.RootCauseCoordinate == nil || p.P2.RootCauseCoordinate.Rank != cRank {
 		t.Fatalf("pinned P2 = %+v", p.P2.RootCauseCoordinate)
 	}
-	if p.In.Pin != pin.String() {
-		t.Errorf("In.Pin = %q, want %q", p.In.Pin, pin.String())
+	if !p.In.Pin.Equal(pin) || pin.Param != tr.Parameter {
+		t.Errorf("In.Pin = %q, want %q (the pin as given)", p.In.Pin, pin)
 	}
 	if p.A == nil || p.A.Rank != cRank || p.A.Step != tr.OptStep {
 		t.Fatalf("pinned A = %+v", p.A)
@@ -187,14 +187,14 @@ func TestWithPinRerunsPhase2And3(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkRoot(t, u.P2.RootCauseCoordinate, tr.OptStep, tr.MicroStep, tr.Rank, tr.Parameter)
-	if u.P2.Pinned || u.In.Pin != "" {
+	if u.P2.Pinned || u.In.Pin != nil {
 		t.Error("unpinned copy still pinned")
 	}
 	if u.P3 == nil || u.P3.DivergenceSummary.Drilldown == nil || u.P3.DivergenceSummary.Drilldown.Operator != tr.Operator {
 		t.Error("unpinned Phase 3 lost the planted operator")
 	}
 	// A pin that matches no data is bad input on --pin.
-	_, err = s.WithPin(&analysis.Pin{OptStep: model.IntPtr(99), Rank: model.IntPtr(0)})
+	_, err = s.WithPin(&model.Coord{OptStep: model.IntPtr(99), Rank: model.IntPtr(0)})
 	var ie *ingest.InputError
 	if !errors.As(err, &ie) || ie.Path != "--pin" {
 		t.Errorf("pin on no data: err %v, want an InputError on --pin", err)
@@ -355,10 +355,10 @@ func TestBadInputs(t *testing.T) {
 	}
 	in := demoInputs()
 	in.DumpA, in.DumpB, in.Baseline = "", "", ""
-	in.Pin = "opt=five"
+	in.Pin = &model.Coord{OptStep: model.IntPtr(99), Rank: model.IntPtr(0)}
 	_, err = Load(context.Background(), in, nil)
 	if !errors.As(err, &ie) || ie.Path != "--pin" {
-		t.Errorf("bad pin: %v, want an InputError on --pin", err)
+		t.Errorf("pin on no data: %v, want an InputError on --pin", err)
 	}
 	// A bad dump path among good inputs names that path.
 	in = demoInputs()
@@ -391,7 +391,7 @@ func TestNoAnomalyMissesNothing(t *testing.T) {
 	s := loadDemo(t)
 	p1 := *s.P1
 	p1.Anomalies = nil
-	p2, err := analysis.Phase2(&p1, s.P1Baseline, nil, analysis.DefaultPhase2Options())
+	p2, err := phase2Said(analysis.Phase2(&p1, s.P1Baseline, nil, analysis.DefaultPhase2Options()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"path/filepath"
+	"spikescope/words"
 	"strings"
 	"testing"
 
@@ -59,10 +60,10 @@ func TestStepOffsetMapsRebasedTrendDB(t *testing.T) {
 	}
 	// Both dumped steps of rank 3 (104 and 105) agree on every parameter.
 	want := "dump step 104 = optimizer step 4 (gradient norms agree on 39 of 39 parameters); dump step 105 = optimizer step 5"
-	if len(s.Notes) != 1 || !strings.Contains(s.Notes[0], want) {
+	if len(s.Notes) != 1 || !strings.Contains(words.Say(s.Notes[0], words.English), want) {
 		t.Errorf("notes = %q, want one containing %q", s.Notes, want)
 	}
-	if len(s.P3.Warnings) == 0 || s.P3.Warnings[0] != s.Notes[0] {
+	if len(s.P3.Warnings) == 0 || s.P3.Warnings[0] != words.Say(s.Notes[0], words.English) {
 		t.Errorf("Phase 3 warnings %q do not carry the note", s.P3.Warnings)
 	}
 	if len(s.Missing) != 0 {

@@ -2,11 +2,11 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // GroupNames are the four Phase 3 groups' flag suffixes, in A, B, C, D order.
@@ -17,6 +17,13 @@ var GroupNames = [4]string{"a", "b", "c", "d"}
 // inputs, with each tree's warnings prefixed by its group and the control
 // candidates the choice of C considered.
 func Trace(ctx context.Context, in Inputs) (*model.Phase3Result, error) {
+	if in.Phase1File != "" {
+		p1, err := ingest.ReadPhase1(in.Phase1File)
+		if err != nil {
+			return nil, err
+		}
+		in.Phase1 = p1
+	}
 	s, err := Load(ctx, in, nil)
 	if err != nil {
 		return nil, err
@@ -36,7 +43,7 @@ func Trace(ctx context.Context, in Inputs) (*model.Phase3Result, error) {
 		return nil, err
 	}
 	if (in.StepA == nil || in.RankA == nil) && len(s.ATree.Dumps) > 1 {
-		warnings = append(warnings, fmt.Sprintf("A: step %d rank %d is the root-cause coordinate (Phase 2)", s.A.Step, s.A.Rank))
+		warnings = append(warnings, words.Say(model.P3RootDump{Step: s.A.Step, Rank: s.A.Rank}, words.Default))
 	}
 	res := s.P3
 	if len(res.ControlCandidates) == 0 { // trace's JSON lists what the choice of C considered
@@ -44,6 +51,18 @@ func Trace(ctx context.Context, in Inputs) (*model.Phase3Result, error) {
 	}
 	res.Warnings = append(warnings, res.Warnings...)
 	return res, nil
+}
+
+// OpsForLayer lists the operators of one layer and pass of Phase 3's A
+// against the drill-down band (analysis.Tracer.OpsForLayer) with why each
+// unaligned one is not compared; nil when Phase 3 did not run.
+func (s *Session) OpsForLayer(anchor string, layer int, dir string) []model.DrillOp {
+	if s.Tracer == nil {
+		return nil
+	}
+	ops := s.Tracer.OpsForLayer(anchor, layer, dir)
+	words.Phase3Ops(ops, words.Default)
+	return ops
 }
 
 func prefixAll(p string, xs []string) []string {

@@ -10,6 +10,7 @@ import (
 
 	"spikescope/model"
 	"spikescope/testdata/synth"
+	"spikescope/words"
 )
 
 // verdictCase is one synthetic run with a planted cause and the inputs a
@@ -122,8 +123,8 @@ func TestVerdictClasses(t *testing.T) {
 			found := false
 			for _, e := range v.Evidence {
 				found = found || e.Rule == c.rule
-				if e.Text == "" || e.Render("zh") == "" || e.Render("zh") == e.Text {
-					t.Errorf("evidence %s: text %q, zh %q", e.Rule, e.Text, e.Render("zh"))
+				if zh := words.Evidence(&e, words.Chinese); e.Text == "" || zh == "" || zh == e.Text {
+					t.Errorf("evidence %s: text %q, zh %q", e.Rule, e.Text, zh)
 				}
 			}
 			if !found {
@@ -141,9 +142,10 @@ func TestVerdictClasses(t *testing.T) {
 			if c.operator != nil && v.OperatorName() != c.operator(r) {
 				t.Fatalf("operator %q, want %q", v.OperatorName(), c.operator(r))
 			}
-			if v.Action == "" || v.ActionText("zh") == v.Action {
-				t.Fatalf("action %q / zh %q", v.Action, v.ActionText("zh"))
+			if zh := words.Action(v, words.Chinese); v.Action == "" || zh == v.Action {
+				t.Fatalf("action %q / zh %q", v.Action, zh)
 			}
+			checkZhVerdict(t, s)
 			// computed once: every result carries the same value
 			if s.P2 != nil && s.P2.Verdict != v || s.P3 != nil && s.P3.Verdict != v {
 				t.Fatal("the Phase 2/3 results carry another verdict")

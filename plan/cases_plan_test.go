@@ -172,7 +172,7 @@ func TestNamedOperatorAsksForItsTensorsOnAAndB(t *testing.T) {
 
 // A pipeline-parallel run: the controls are on A's stage, the list entry
 // is the layer in the stage's own numbering, and PLAN.md gives both.
-func TestPipelineRunNarrowsToTheStagesLayer(t *testing.T) {
+func TestStagesRunNarrowsToTheStagesLayer(t *testing.T) {
 	p := Build(caseNamed(t, "PP run: L0 dumps of A and B on stage 1"))
 	c := config(t, p, AnomalousConfig)
 	if !reflect.DeepEqual(c.Rank, []int{3, 4, 6}) || c.Level != "mix" || !reflect.DeepEqual(c.Statistics.List, []string{gptPrefix + "2."}) {

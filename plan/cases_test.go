@@ -157,9 +157,9 @@ func planCases() []planCase {
 		withDrill(withDumps(run(), 5, "mix", true), "Functional.linear.10.forward"))
 
 	pp := withDrill(withDumps(run(), 5, "L0", false), "Module."+gptPrefix+"2.mlp.linear_fc1.ColumnParallelLinear.forward.0")
-	pp.P1.Sharding.Pipeline = &model.PipelineStages{Stages: 2, Inferred: true, RankStages: map[string]int{
+	pp.P1.Sharding.Stages = &model.StageLayout{Stages: 2, Inferred: true, RankStages: map[string]int{
 		"0": 0, "1": 0, "2": 0, "3": 1, "4": 1, "5": 0, "6": 1, "7": 1}}
-	pp.P3.PipelineStage = &model.DumpStage{Stage: model.IntPtr(1), Stages: 2, LayerOffset: model.IntPtr(4), Source: "test"}
+	pp.P3.DumpStage = &model.DumpStage{Stage: model.IntPtr(1), Stages: 2, LayerOffset: model.IntPtr(4), Source: "test"}
 	add("PP run: L0 dumps of A and B on stage 1", pp)
 
 	ms := run()

@@ -203,9 +203,9 @@ func TestRebasedTrendDBWithholdsTheDumpUntilTheOffsetIsKnown(t *testing.T) {
 	}
 }
 
-func TestPipelineStageKeepsControlsOnAsStage(t *testing.T) {
+func TestStageKeepsControlsOnAsStage(t *testing.T) {
 	in := run()
-	in.P1.Sharding.Pipeline = &model.PipelineStages{Stages: 2, Inferred: true, RankStages: map[string]int{
+	in.P1.Sharding.Stages = &model.StageLayout{Stages: 2, Inferred: true, RankStages: map[string]int{
 		"0": 0, "1": 0, "2": 0, "3": 1, "4": 1, "5": 0, "6": 1, "7": 1}}
 	c := config(t, Build(in), AnomalousConfig)
 	if !reflect.DeepEqual(c.Rank, []int{3, 4, 6}) {

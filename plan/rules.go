@@ -438,7 +438,7 @@ func dirWord(d string) string {
 // stage's own number and the global one.
 func layerText(in *Input, l int) string {
 	if in.P3 != nil {
-		if ds := in.P3.PipelineStage; ds != nil && ds.LayerOffset != nil && *ds.LayerOffset > 0 {
+		if ds := in.P3.DumpStage; ds != nil && ds.LayerOffset != nil && *ds.LayerOffset > 0 {
 			st := "A's pipeline stage"
 			if ds.Stage != nil {
 				st = fmt.Sprintf("pipeline stage %d", *ds.Stage)
@@ -455,7 +455,7 @@ func layerListZh(in *Input, layers []int) string {
 	for i, l := range layers {
 		s[i] = strconv.Itoa(l)
 		if in.P3 != nil {
-			if ds := in.P3.PipelineStage; ds != nil && ds.LayerOffset != nil && *ds.LayerOffset > 0 {
+			if ds := in.P3.DumpStage; ds != nil && ds.LayerOffset != nil && *ds.LayerOffset > 0 {
 				st := "A 的 pipeline stage"
 				if ds.Stage != nil {
 					st = fmt.Sprintf("pipeline stage %d", *ds.Stage)
@@ -590,7 +590,7 @@ func controlOrC(in *Input, controls []int) []int {
 }
 
 func stageOf(p1 *model.Phase1Result, rank int) int {
-	return p1.Sharding.Pipeline.StageOf(rank)
+	return p1.Sharding.Stages.StageOf(rank)
 }
 
 // divergentLayers are the first divergent layers of the trace (forward and

@@ -8,12 +8,17 @@ import (
 
 // RenderHTML writes the report of in as one self-contained HTML page in
 // lang: the sections, tables and wording of Render, plus SVG plots of the
-// evidence. Styles and plots are inline; the page loads nothing and needs
-// no script. The output depends only on in and lang.
+// evidence. The page opens with the answer — the verdict, up to three plots
+// that prove it side by side, the next step — sized to fit the first screen
+// (1,000 px at 1,280 px wide) so that it can be pasted into a ticket; every
+// other section follows folded (<details>, open with a click). Styles and
+// plots are inline; the page loads nothing and needs no script. The output
+// depends only on in and lang.
 func RenderHTML(in Input, lang string) string {
 	h := &htmlSink{zh: IsChinese(lang)}
 	walk(in, lang, h)
 	h.closeList()
+	h.closeSection()
 	htmlLang, title := "en", dict["title"][1]
 	if IsChinese(lang) {
 		htmlLang, title = "zh", dict["title"][0]
@@ -40,6 +45,17 @@ li.sub{margin-left:1.5em;list-style-type:circle}
 figure{margin:.8em 0 1.6em}
 figure svg{max-width:100%;height:auto;display:block}
 figcaption{font-size:.9em;color:#444;margin-top:.3em}
+.answer h2{margin-top:.4em}
+.answer ul{margin:.3em 0}
+.answer p{margin:.4em 0}
+.figs{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:1em;margin:.8em 0 0}
+.figs figure{margin:0}
+.figs figcaption{font-size:.8em;line-height:1.35}
+@media (max-width:800px){.figs{grid-template-columns:1fr}}
+details{border-bottom:1px solid #ddd}
+details>summary{cursor:pointer;padding:.2em 0}
+details>summary>h2{display:inline;font-size:1.3em;margin:0;padding:0;border:0}
+details[open]>summary{margin-bottom:.6em}
 `
 
 // htmlSink writes the blocks as HTML.
@@ -48,6 +64,27 @@ type htmlSink struct {
 	inList  bool
 	zh      bool
 	figures int // figures written so far (captions are numbered)
+	// answered: the answer is written (it opened the page inside <section
+	// class="answer">); each level-2 heading now opens a folded section.
+	answered, inAnswer, inSection bool
+}
+
+// closeSection ends the open folded section.
+func (h *htmlSink) closeSection() {
+	h.closeList()
+	if h.inSection {
+		h.b.WriteString("</details>\n")
+		h.inSection = false
+	}
+}
+
+func (h *htmlSink) endAnswer() {
+	h.closeList()
+	if h.inAnswer {
+		h.b.WriteString("</section>\n")
+		h.inAnswer = false
+	}
+	h.answered = true
 }
 
 func (h *htmlSink) closeList() {
@@ -60,7 +97,18 @@ func (h *htmlSink) closeList() {
 func (h *htmlSink) heading(level int, s string) {
 	h.closeList()
 	tag := "h" + string(rune('0'+level))
-	h.b.WriteString("<" + tag + ">" + inlineHTML(oneLine(s)) + "</" + tag + ">\n")
+	text := "<" + tag + ">" + inlineHTML(oneLine(s)) + "</" + tag + ">"
+	switch {
+	case level == 2 && h.answered:
+		h.closeSection()
+		h.b.WriteString("<details>\n<summary>" + text + "</summary>\n")
+		h.inSection = true
+		return
+	case level == 2 && !h.inAnswer:
+		h.b.WriteString("<section class=\"answer\">\n")
+		h.inAnswer = true
+	}
+	h.b.WriteString(text + "\n")
 }
 
 func (h *htmlSink) para(s string) {
@@ -127,6 +175,10 @@ func (h *htmlSink) figure(f func() (string, string)) {
 		return
 	}
 	h.closeList()
+	h.writeFigure(caption, svg)
+}
+
+func (h *htmlSink) writeFigure(caption, svg string) {
 	h.figures++
 	n := dict["fig.n"][1]
 	if h.zh {
@@ -134,6 +186,21 @@ func (h *htmlSink) figure(f func() (string, string)) {
 	}
 	caption = fmt.Sprintf(n, h.figures) + caption
 	h.b.WriteString("<figure>\n" + svg + "\n<figcaption>" + inlineHTML(oneLine(caption)) + "</figcaption>\n</figure>\n")
+}
+
+// figureRow writes the answer's plots side by side, numbered like the
+// other figures.
+func (h *htmlSink) figureRow(f func() [][2]string) {
+	figs := f()
+	if len(figs) == 0 {
+		return
+	}
+	h.closeList()
+	h.b.WriteString("<div class=\"figs\">\n")
+	for _, fg := range figs {
+		h.writeFigure(fg[0], fg[1])
+	}
+	h.b.WriteString("</div>\n")
 }
 
 // inlineHTML turns the report's inline Markdown — code spans (any fence

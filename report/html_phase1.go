@@ -106,6 +106,9 @@ func (r *renderer) phase1Figures() {
 }
 
 func (r *renderer) curveSVG(p *p1Plot) string {
+	if p.end-p.first < 2 { // one step (a dump's): no curve to draw
+		return ""
+	}
 	a := p.a
 	var all [][]float64
 	for _, i := range p.ranks {
@@ -116,7 +119,7 @@ func (r *renderer) curveSVG(p *p1Plot) string {
 	if !ok {
 		return ""
 	}
-	ch := newChart(plotH, r.tf("fig.p1.curve.alt", p.s.Param, a.Rank, len(p.s.Ranks)-1)+r.spikeAt(p))
+	ch := r.newChart(plotH, r.tf("fig.p1.curve.alt", p.s.Param, a.Rank, len(p.s.Ranks)-1)+r.spikeAt(p))
 	fr := ch.fr
 	xs := svg.Scale{Min: 0, Max: float64(p.end - p.first - 1), Lo: fr.Left + 6, Hi: fr.Right - 6}
 	ys := svg.Scale{Min: lo / 1.5, Max: hi * 1.5, Lo: fr.Bottom, Hi: fr.Top, Log: true}
@@ -132,7 +135,7 @@ func (r *renderer) curveSVG(p *p1Plot) string {
 		}
 	}
 	ch.c.YAxis(fr, ys, ys.Ticks(5), svg.Label, r.t("fig.axis.norm"))
-	ch.c.XAxis(fr, xs, indexTicks(p.end-p.first, 10, p.spike-p.first), func(v float64) string {
+	ch.c.XAxis(fr, xs, indexTicks(p.end-p.first, r.ticks(10), p.spike-p.first), func(v float64) string {
 		return p.stepLabel(p.first + int(v))
 	}, r.axisStep(p))
 	line := func(row []float64) []*[2]float64 {
@@ -206,6 +209,9 @@ func (r *renderer) axisStep(p *p1Plot) string {
 }
 
 func (r *renderer) heatSVG(p *p1Plot) string {
+	if (p.end-p.first)*len(p.ranks) < 2 { // one cell: nothing to compare
+		return ""
+	}
 	var all [][]float64
 	for _, i := range p.ranks {
 		all = append(all, p.s.Norm[i][p.first:p.end])
@@ -217,7 +223,11 @@ func (r *renderer) heatSVG(p *p1Plot) string {
 	nr, nc := len(p.ranks), p.end-p.first
 	cellH := math.Max(4, math.Min(18, 360/float64(nr)))
 	h := plotTop + cellH*float64(nr) + plotBottom
-	ch := newChart(h, r.tf("fig.p1.heat.alt", p.s.Param, len(p.s.Ranks))+r.spikeAt(p))
+	if r.small {
+		cellH = math.Max(2, math.Min(14, 170/float64(nr)))
+		h = smallTop + cellH*float64(nr) + smallBottom
+	}
+	ch := r.newChart(h, r.tf("fig.p1.heat.alt", p.s.Param, len(p.s.Ranks))+r.spikeAt(p))
 	fr := ch.fr
 	cellW := (fr.Right - fr.Left) / float64(nc)
 	llo, lhi := math.Log10(lo), math.Log10(hi)
@@ -248,15 +258,17 @@ func (r *renderer) heatSVG(p *p1Plot) string {
 			svg.Style{Stroke: svg.Orange, Width: 2.5}, "")
 	}
 	// rank labels on the left (about 12), steps below
-	every := max(1, (nr+11)/12)
+	every := max(1, (nr+r.ticks(12)-1)/r.ticks(12))
 	for ri, i := range p.ranks {
-		if ri%every == 0 || i == p.root {
+		// the root rank's label, and every few others not crowding it
+		near := p.root >= 0 && i != p.root && abs(i-p.root) < every
+		if (ri%every == 0 && !near) || i == p.root {
 			ch.c.Text(fr.Left-6, fr.Top+float64(ri)*cellH+cellH/2+4, strconv.Itoa(p.s.Ranks[i]), svg.End, svg.Ink, 0)
 		}
 	}
 	ch.c.Text(fr.Left-44, (fr.Top+fr.Bottom)/2, r.t("fig.axis.rank"), svg.Middle, svg.Ink, -90)
 	xs := svg.Scale{Min: 0, Max: float64(nc), Lo: fr.Left, Hi: fr.Right}
-	ticks := indexTicks(nc, 10, p.spike-p.first)
+	ticks := indexTicks(nc, r.ticks(10), p.spike-p.first)
 	for k := range ticks {
 		ticks[k] += 0.5
 	}

@@ -90,14 +90,14 @@ func (r *renderer) growthSVG(p *model.CrossStepPair, prev, next map[string]model
 	if !ok {
 		return ""
 	}
-	ch := newChart(plotH, r.tf("fig.p2.growth.alt", p.From, p.To, p.RanksOver, p.RanksTotal, ratio(p.Threshold)))
+	ch := r.newChart(plotH, r.tf("fig.p2.growth.alt", p.From, p.To, p.RanksOver, p.RanksTotal, ratio(p.Threshold)))
 	fr := ch.fr
 	ys := svg.Scale{Min: math.Min(lo, 1) / 1.5, Max: hi * 1.5, Lo: fr.Bottom, Hi: fr.Top, Log: true}
 	ch.c.YAxis(fr, ys, ys.Ticks(5), func(v float64) string { return svg.Label(v) + "x" }, r.t("fig.axis.growth"))
 	n := len(bars)
 	w := (fr.Right - fr.Left) / float64(n)
 	base, _ := ys.Px(ys.Min)
-	every := max(1, (n+19)/20)
+	every := max(1, (n+r.ticks(20)-1)/r.ticks(20))
 	for i, b := range bars {
 		x := fr.Left + float64(i)*w
 		tip := r.tf("fig.growth.tip", b.rank, ratio(b.g))
@@ -157,7 +157,7 @@ func (r *renderer) eventsSVG(p2 *model.Phase2Result) string {
 	}
 	rowH := 22.0
 	h := plotTop + rowH*float64(len(evs)) + plotBottom
-	ch := newChart(h, r.tf("fig.p2.events.alt", len(p2.Events), lo, hi))
+	ch := r.newChart(h, r.tf("fig.p2.events.alt", len(p2.Events), lo, hi))
 	fr := ch.fr
 	xs := svg.Scale{Min: float64(lo) - 0.5, Max: float64(hi) + 0.5, Lo: fr.Left, Hi: fr.Right}
 	var ticks []float64

@@ -63,7 +63,7 @@ func (r *renderer) layersSVG(a *model.AnchorTable, ds *model.DivergenceSummary, 
 	if !ok {
 		return ""
 	}
-	ch := newChart(plotH, r.tf("fig.p3.layers.alt", a.Name, r.dirName(dir), metric, n))
+	ch := r.newChart(plotH, r.tf("fig.p3.layers.alt", a.Name, r.dirName(dir), metric, n))
 	fr := ch.fr
 	xs := svg.Scale{Min: 0, Max: float64(max(n-1, 1)), Lo: fr.Left + 10, Hi: fr.Right - 10}
 	ys := svg.Scale{Min: lo / 1.5, Max: hi * 1.5, Lo: fr.Bottom, Hi: fr.Top, Log: true}
@@ -76,7 +76,7 @@ func (r *renderer) layersSVG(a *model.AnchorTable, ds *model.DivergenceSummary, 
 		}
 	}
 	ch.c.YAxis(fr, ys, ys.Ticks(5), func(v float64) string { return svg.Label(v) + "x" }, r.t("fig.axis.degree"))
-	ticks := indexTicks(n, 16, -1)
+	ticks := indexTicks(n, r.ticks(16), -1)
 	ch.c.XAxis(fr, xs, ticks, func(v float64) string { return layerLabel(&a.Layers[int(v)]) }, r.t("fig.axis.layer"))
 	// metric starts: a dashed line at each metric's first divergent layer
 	// of this anchor (its own table's starts, not the pooled summary's)
@@ -181,13 +181,13 @@ func (r *renderer) drillSVG(d *model.Drilldown) string {
 	if !ok {
 		return ""
 	}
-	ch := newChart(plotH, r.tf("fig.p3.drill.alt", len(ops), plain(code(d.Operator)), len(d.Chain)))
+	ch := r.newChart(plotH, r.tf("fig.p3.drill.alt", len(ops), plain(code(d.Operator)), len(d.Chain)))
 	fr := ch.fr
 	n := len(ops)
 	xs := svg.Scale{Min: 0, Max: float64(max(n-1, 1)), Lo: fr.Left + 10, Hi: fr.Right - 10}
 	ys := svg.Scale{Min: lo / 1.5, Max: hi * 1.5, Lo: fr.Bottom, Hi: fr.Top, Log: true}
 	ch.c.YAxis(fr, ys, ys.Ticks(5), func(v float64) string { return svg.Label(v) + "x" }, r.t("fig.axis.degree"))
-	ch.c.XAxis(fr, xs, indexTicks(n, 16, -1), func(v float64) string { return svg.Label(float64(ops[int(v)].Order)) }, r.t("fig.axis.order"))
+	ch.c.XAxis(fr, xs, indexTicks(n, r.ticks(16), -1), func(v float64) string { return svg.Label(float64(ops[int(v)].Order)) }, r.t("fig.axis.order"))
 	chain := map[string]bool{}
 	for _, c := range d.Chain {
 		chain[c] = true

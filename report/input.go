@@ -24,7 +24,10 @@ type Input struct {
 	P2           *model.Phase2Result
 	P3           *model.Phase3Result
 	Control      string // how C was chosen, or why it was not
-	Missing      []model.Missing
+	// ControlWhy is what Control says (the Chinese report says it in
+	// Chinese); nil for a Control read back from a saved result.
+	ControlWhy model.Reason
+	Missing    []model.Missing
 	// Verdict is the answer of all phases that ran (the report opens with
 	// it); nil: none given, then P2's or P3's own, else nothing anomalous.
 	Verdict *model.Verdict
@@ -34,6 +37,9 @@ type Input struct {
 	// Plan is the next-collection plan (the "next steps" section), nil
 	// when none was made.
 	Plan *plan.Plan
+	// GradNorm is the global gradient norm around the root step (the
+	// "where did the grad norm come from" section); nil: not shown.
+	GradNorm *model.GradNorm
 	// MaxRows caps the candidate tables (0 = DefaultMaxRows).
 	MaxRows int
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // trendSteps is how many optimizer steps before and after the earliest
@@ -24,8 +25,8 @@ func (r *renderer) phase1() {
 	}
 	r.line(r.t("p1.t1"))
 	r.table(r.overview(p1))
-	if c := oneLine(p1.Sharding.Conclusion); c != "" && (r.zh || !hasHan(c)) {
-		r.line(r.t("p1.sharding") + " " + c)
+	if c := oneLine(r.said1(p1.Sharding.Conclusion, p1.Sharding.ConclusionReason)); c != "" && (r.zh || !hasHan(c)) {
+		r.line(r.t("p1.sharding") + " " + passUnitInWords(c, p1.Sharding, r.zh)) // a saved result's tuple in words
 	}
 
 	r.line(r.t("p1.t2"))
@@ -56,7 +57,7 @@ func (r *renderer) phase1() {
 		}
 	}
 	r.phase1Figures()
-	r.notes(p1.Reasoning, p1.Warnings)
+	r.notes(r.said(p1.Reasoning, p1.ReasoningReasons), r.said(p1.Warnings, p1.WarningsReasons))
 	r.writeConclusion(r.phase1Conclusion(p1, cands))
 }
 
@@ -119,11 +120,11 @@ func (r *renderer) overview(p1 *model.Phase1Result) *table {
 	}
 	if sh.PPStages > 1 {
 		v := strconv.Itoa(sh.PPStages)
-		if pl := sh.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
+		if pl := sh.Stages; pl != nil && pl.Inferred && pl.Stages > 1 {
 			v += " (" + r.t("ov.ppinferred") + ": " + strings.Join(pl.StageSummary("stage", r.t("w.ranks"), r.t("w.layers")), "; ") + ")"
 		}
 		t.add(r.t("ov.pp"), v)
-	} else if pl := sh.Pipeline; pl != nil && pl.Note != "" {
+	} else if pl := sh.Stages; pl != nil && pl.Note != "" {
 		t.add(r.t("ov.pp"), r.t("ov.ppunknown"))
 	}
 	n := p1.Summary.AnomalyCount
@@ -154,6 +155,24 @@ func prefixedRange(vs []int, p string) string {
 		return p + strconv.Itoa(lo)
 	}
 	return p + strconv.Itoa(lo) + "-" + p + strconv.Itoa(hi)
+}
+
+// said is a result's texts in the report's language: the Chinese report
+// says the reasons in Chinese when the result holds them (a result read
+// back from JSON has only its texts, written in the JSON's language).
+func (r *renderer) said(texts []string, reasons []model.Reason) []string {
+	if r.zh && reasons != nil {
+		return words.All(reasons, words.Chinese)
+	}
+	return texts
+}
+
+// said1 is said for one text.
+func (r *renderer) said1(text string, reason model.Reason) string {
+	if r.zh && reason != nil {
+		return words.Say(reason, words.Chinese)
+	}
+	return text
 }
 
 // notes prints the analysis's own reasoning and warnings (capped).
@@ -278,4 +297,19 @@ func passUnitWords(sh model.ShardingAnalysis, zh bool) string {
 		return "一个 optimizer step 中的一个 micro step（每个 optimizer step " + strconv.Itoa(sh.AccumulationWindow) + " 个）"
 	}
 	return "one micro step of an optimizer step (" + strconv.Itoa(sh.AccumulationWindow) + " per optimizer step)"
+}
+
+// passUnitInWords replaces the pass unit the analysis writes into its run
+// shape note as a Python tuple ("前反向单位: (step,)", "(optimizer_step,
+// micro_step), 累积窗口=4") by passUnitWords, as the overview table says it.
+func passUnitInWords(note string, sh model.ShardingAnalysis, zh bool) string {
+	if sh.PassUnit == "" {
+		return note
+	}
+	for _, label := range []string{"前反向单位: ", "pass unit: "} {
+		if old := label + oneLine(sh.PassUnit); strings.Contains(note, old) {
+			return strings.Replace(note, old, label+passUnitWords(sh, zh), 1)
+		}
+	}
+	return note
 }

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"spikescope/model"
+	"spikescope/words"
 )
 
 func (r *renderer) phase2() {
@@ -32,11 +33,7 @@ func (r *renderer) phase2() {
 		r.line(r.t("p2.thresholds") + " " + strings.Join(parts, ", "))
 	}
 
-	if p1 := r.in.P1; p1 != nil && p1.DataKind == "step" {
-		r.line(r.t("p2.t1step")) // the cross-step growth rule reads micro-step data only
-	} else {
-		r.line(r.t("p2.t1"))
-	}
+	r.line(r.crossStepTitle())
 	if len(p2.CrossStep) == 0 {
 		if p2.Pinned { // the pin replaced the rule, whatever the data
 			r.line(r.t("p2.nocrosspin"))
@@ -160,10 +157,50 @@ func (r *renderer) phase2() {
 	}
 	r.phase2Events(p2)
 	r.phase2EventsFigure(p2)
-	var notes []string
-	notes = append(notes, p2.Decisions...)
-	r.notes(notes, p2.Warnings)
+	r.notes(r.p2Decisions(p2), p2.Warnings)
 	r.writeConclusion(r.phase2Conclusion(p2))
+}
+
+// crossStepTitle is the title of the cross-step table, saying what data
+// it was decided on: the growth rule reads micro-step data only, so on
+// step-level or dump data the title says that the rule did not apply.
+func (r *renderer) crossStepTitle() string {
+	p1 := r.in.P1
+	if p1 == nil {
+		return r.t("p2.t1any")
+	}
+	switch dataKind(p1) {
+	case "micro_step":
+		if p1.Sharding.AccumulationWindow == 1 {
+			return r.t("p2.t1w1")
+		}
+		return r.t("p2.t1")
+	case "step":
+		return r.t("p2.t1step")
+	case "dump":
+		return r.t("p2.t1dump")
+	}
+	return r.t("p2.t1any")
+}
+
+// dataKind is what Phase 1 read: its data_kind, or for a result without
+// one (made by the reference scripts) what its format and candidates say.
+func dataKind(p1 *model.Phase1Result) string {
+	if p1.DataKind != "" {
+		return p1.DataKind
+	}
+	if p1.Format == model.FormatDump {
+		return "dump"
+	}
+	for i := range p1.Anomalies {
+		if a := &p1.Anomalies[i]; a.Delta != nil || a.MicroStep != nil {
+			return "micro_step"
+		}
+	}
+	if p1.Sharding.HasMicroStep {
+		return "micro_step"
+	}
+	return "step"
 }
 
 // oneDevice tells a Phase 2 result without a baseline run: the
@@ -216,10 +253,10 @@ func (r *renderer) phase2Conclusion(p2 *model.Phase2Result) conclusion {
 	rc := p2.RootCauseCoordinate
 	if rc == nil {
 		c.problem = []string{r.t("p2c.none")}
-		if s := oneLine(p2.Reasoning); s != "" && !(!r.zh && hasHan(s)) {
+		if s := oneLine(r.p2Reasoning(p2)); s != "" && !(!r.zh && hasHan(s)) {
 			c.evidence = []string{s}
-		} else if len(p2.Decisions) > 0 {
-			c.evidence = []string{oneLine(p2.Decisions[len(p2.Decisions)-1])}
+		} else if ds := r.p2Decisions(p2); len(ds) > 0 {
+			c.evidence = []string{oneLine(ds[len(ds)-1])}
 		}
 		c.impact = []string{r.t("p2c.none.impact")}
 		c.suggestion = []string{r.t("p2c.none.sugg")}
@@ -250,14 +287,14 @@ func (r *renderer) phase2Conclusion(p2 *model.Phase2Result) conclusion {
 	// The reasoning keeps the reference scripts' Chinese wording; the
 	// English report points to the (English) decisions instead.
 	foreign := func(s string) bool { return !r.zh && hasHan(s) }
-	if s := oneLine(p2.Reasoning); s != "" {
+	if s := oneLine(r.p2Reasoning(p2)); s != "" {
 		if foreign(s) {
 			c.evidence = append(c.evidence, r.t("p2c.seenotes"))
 		} else {
 			c.evidence = append(c.evidence, r.t("p2c.reasoning")+" "+s)
 		}
 	}
-	if s := oneLine(p2.CrossDeviceVerification); s != "" && !noBaselineText(s) {
+	if s := oneLine(r.p2Verification(p2)); s != "" && !noBaselineText(s) {
 		if !foreign(s) {
 			c.evidence = append(c.evidence, r.t("p2c.crossdev")+" "+s)
 		}
@@ -275,6 +312,42 @@ func (r *renderer) phase2Conclusion(p2 *model.Phase2Result) conclusion {
 		c.suggestion = []string{r.tf("p2c.sugg.dump", intOr(opt, r.t("none")), rc.Rank)}
 	}
 	return c
+}
+
+// p2Decisions are the decisions in the report's language: said from their
+// reasons in Chinese (the strings, English, otherwise and for a result read
+// back from JSON).
+func (r *renderer) p2Decisions(p2 *model.Phase2Result) []string {
+	if r.zh && p2.DecisionsReasons != nil {
+		return words.All(p2.DecisionsReasons, words.Chinese)
+	}
+	return p2.Decisions
+}
+
+// p2Reasoning is the reasoning in the Chinese report said from its
+// reasons (some notes are English in the JSON), else as written.
+func (r *renderer) p2Reasoning(p2 *model.Phase2Result) string {
+	if r.zh && p2.ReasoningReasons != nil {
+		return strings.Join(words.All(p2.ReasoningReasons, words.Chinese), "; ")
+	}
+	return p2.Reasoning
+}
+
+// p2Verification is the cross-device verification in the report's
+// language (Chinese said from its reason).
+func (r *renderer) p2Verification(p2 *model.Phase2Result) string {
+	if r.zh && p2.CrossDeviceVerificationReason != nil {
+		return words.Say(p2.CrossDeviceVerificationReason, words.Chinese)
+	}
+	return p2.CrossDeviceVerification
+}
+
+// parameterNote is a coordinate's parameter_note in the report's language.
+func (r *renderer) parameterNote(co *model.Coordinate) string {
+	if r.zh && co.ParameterNoteReason != nil {
+		return words.Say(co.ParameterNoteReason, words.Chinese)
+	}
+	return co.ParameterNote
 }
 
 // noBaselineText recognises the analysis's "no baseline data" verification

@@ -26,7 +26,7 @@ func eventsInput(t *testing.T, spike bool) Input {
 	r := synth.Generate(c)
 	p1 := analysis.Phase1(r.Monitor(synth.Anomalous), analysis.DefaultPhase1Options())
 	pb := analysis.Phase1(r.Monitor(synth.Baseline), analysis.DefaultPhase1Options())
-	p2, err := analysis.Phase2(p1, pb, nil, analysis.DefaultPhase2Options())
+	p2, err := phase2Said(analysis.Phase2(p1, pb, nil, analysis.DefaultPhase2Options()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestReportTwoIndependentSpikes(t *testing.T) {
 	c.Spikes = []synth.Spike{{OptStep: 5, Ranks: []int{2}, Kernel: true, Layer: 3, Scale: 4},
 		{OptStep: 11, Ranks: []int{6}, All: true, Scale: 30}}
 	p1 := analysis.Phase1(synth.Generate(c).Monitor(synth.Anomalous), analysis.DefaultPhase1Options())
-	p2, err := analysis.Phase2(p1, nil, nil, analysis.DefaultPhase2Options())
+	p2, err := phase2Said(analysis.Phase2(p1, nil, nil, analysis.DefaultPhase2Options()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,9 +85,12 @@ func (r *renderer) groups(p3 *model.Phase3Result) {
 	t := &table{header: []string{r.t("h.group"), r.t("h.role"), r.t("h.path")}}
 	for _, g := range []string{"A", "B", "C", "D"} {
 		p := p3.Dirs[g]
-		if p == "" {
+		switch {
+		case p == "":
 			p = r.t("c.notgiven")
-		} else {
+		case r.zh && strings.HasSuffix(p, model.StandInPath):
+			p = code(strings.TrimSuffix(p, model.StandInPath)) + r.t("p3.standinpath")
+		default:
 			p = code(p)
 		}
 		t.add(g, r.t("role."+g), p)
@@ -119,7 +122,9 @@ func (r *renderer) groups(p3 *model.Phase3Result) {
 		note := r.t("p3.degraded")
 		// The analysis' standard note says what the translated line says;
 		// only a different note (e.g. C compared in B's place) is added.
-		if s := oneLine(p3.DegradedNote); s != "" && !strings.EqualFold(strings.TrimSuffix(s, "."), "no control group: A/B may include device bias") {
+		standard := p3.DegradedNoteReason == model.Reason(model.P3NoControlGroup{}) ||
+			strings.EqualFold(strings.TrimSuffix(oneLine(p3.DegradedNote), "."), "no control group: A/B may include device bias")
+		if s := oneLine(p3.DegradedNote); s != "" && !standard {
 			note += " (" + s + ")"
 		}
 		r.line("> " + note)
@@ -211,7 +216,7 @@ func (r *renderer) anchorTable(a *model.AnchorTable, n int) {
 	}
 	r.line(r.tf("p3.t1", n, code(a.Name), metric, formula))
 	lh := "L"
-	if ds := r.in.P3.PipelineStage; ds != nil {
+	if ds := r.in.P3.DumpStage; ds != nil {
 		r.line(r.stageText(ds))
 		if ds.LayerOffset != nil && *ds.LayerOffset > 0 {
 			lh = r.t("h.layerpp")
@@ -441,7 +446,7 @@ func (r *renderer) divergenceLines(ds *model.DivergenceSummary) {
 	if df := ds.DataFeature; df != nil {
 		s := r.t("p3.datafeature") + " " + r.featureVerdict(df.Verdict)
 		if d := oneLine(df.Detail); d != "" {
-			s += " (" + d + "; " + r.t("p3.df.baseline") + " " + oneLine(df.Baseline) + ")"
+			s += " (" + d + "; " + r.t("p3.df.baseline") + " " + r.featureBaseline(df.Baseline) + ")"
 		}
 		r.bullet(s)
 	}
@@ -752,6 +757,17 @@ func (r *renderer) featureVerdict(v string) string {
 		return r.t("df.toverify")
 	case "data not the cause":
 		return r.t("df.notcause")
+	case "data may be the cause":
+		return r.t("df.maybecause")
+	}
+	return oneLine(v)
+}
+
+// featureBaseline translates the data-feature check's baseline side.
+func (r *renderer) featureBaseline(v string) string {
+	switch k := strings.ToLower(strings.TrimSpace(v)); k {
+	case "same difference", "no difference", "unknown", "different difference":
+		return r.t("df.base." + k)
 	}
 	return oneLine(v)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // renderer walks the results once and hands every heading, paragraph, list,
@@ -21,6 +22,9 @@ type renderer struct {
 	max int
 	// sorted caches the Phase 1 candidates earliest first.
 	sorted []*model.Anomaly
+	// small: the plots being drawn are the answer's (a third of the page
+	// wide, legend below).
+	small bool
 }
 
 // Render writes the report of in as GitHub-flavoured Markdown in lang ("zh"
@@ -35,17 +39,28 @@ func Render(in Input, lang string) string {
 // walk renders the whole report of in into out.
 func walk(in Input, lang string, out sink) {
 	r := &renderer{out: out, zh: IsChinese(lang), in: in, max: in.MaxRows}
+	if r.zh {
+		// the analysis' texts said in Chinese where their reasons are kept
+		r.in.P3 = words.Phase3In(in.P3, words.Chinese)
+		if in.ControlWhy != nil {
+			r.in.Control = words.Say(in.ControlWhy, words.Chinese)
+		}
+	}
 	if r.max <= 0 {
 		r.max = DefaultMaxRows
 	}
 	r.heading(1, r.t("title"))
-	r.verdictSection()
-	r.summary()
-	r.phase1()
-	r.phase2()
-	r.phase3()
-	r.missing()
-	r.nextSteps()
+	r.answer()
+	for _, section := range r.sections() {
+		section()
+	}
+}
+
+// sections are the report's sections after the answer, in order: each
+// opens with a level-2 heading (the HTML report folds each one away under
+// it). A new section is one more entry here.
+func (r *renderer) sections() []func() {
+	return []func(){r.summary, r.phase1, r.phase2, r.gradNorm, r.phase3, r.missing, r.nextSteps}
 }
 
 // IsChinese reports whether lang (a --lang value or a LANG locale such as

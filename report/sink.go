@@ -16,6 +16,12 @@ type sink interface {
 	// figure is a plot; f returns its caption and SVG (empty SVG: nothing
 	// to draw) and is called only by sinks that draw.
 	figure(f func() (caption, svg string))
+	// figureRow is the answer's plots side by side: f returns each one's
+	// caption and SVG, called only by sinks that draw.
+	figureRow(f func() [][2]string)
+	// endAnswer ends the answer the report opens with; the level-2
+	// headings after it start the sections that follow it.
+	endAnswer()
 }
 
 // mdSink writes GitHub-flavoured Markdown.
@@ -43,6 +49,10 @@ func (m *mdSink) endList() { m.b.WriteString("\n") }
 func (m *mdSink) table(t *table) { t.write(&m.b) }
 
 func (m *mdSink) figure(func() (string, string)) {}
+
+func (m *mdSink) figureRow(func() [][2]string) {}
+
+func (m *mdSink) endAnswer() {}
 
 // String is the finished Markdown, ending in exactly one newline.
 func (m *mdSink) String() string { return strings.TrimRight(m.b.String(), "\n") + "\n" }

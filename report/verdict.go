@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // verdictDict is the wording of the verdict section (zh, en).
@@ -42,13 +43,14 @@ func (r *renderer) verdictSection() {
 	if w := v.Where(lang); w != "" {
 		c.problem = append(c.problem, r.tf("v.where", w))
 	}
+	l := words.Of(lang)
 	for i := range v.Evidence {
-		c.evidence = append(c.evidence, v.Evidence[i].Render(lang))
+		c.evidence = append(c.evidence, words.Evidence(&v.Evidence[i], l))
 	}
 	c.impact = r.verdictImpact(v)
-	c.suggestion = append(c.suggestion, v.ActionText(lang))
-	if v.Decide != "" && v.ActionID != "collect" {
-		c.suggestion = append(c.suggestion, r.tf("v.decide", v.Decide))
+	c.suggestion = append(c.suggestion, words.Action(v, l))
+	if d := words.Decide(v, l); d != "" && v.ActionID != "collect" {
+		c.suggestion = append(c.suggestion, r.tf("v.decide", d))
 	}
 	r.line("**" + v.Headline(lang) + "**")
 	r.writeConclusion(c)
@@ -75,7 +77,7 @@ func (r *renderer) verdictImpact(v *model.Verdict) []string {
 		}
 	}
 	if co := v.Coordinate; co != nil && !co.ParamDecides() && co.ParameterNote != "" {
-		out = append(out, r.tf("v.param", co.ParameterNote))
+		out = append(out, r.tf("v.param", r.parameterNote(co)))
 	}
 	return out
 }

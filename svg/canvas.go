@@ -6,24 +6,33 @@ import (
 	"strings"
 )
 
-// Canvas accumulates the elements of one SVG image.
+// Canvas accumulates the elements of one SVG image. W and H are its size
+// in user units; H may grow while drawing (a legend below the plot), the
+// header is written when the image is closed.
 type Canvas struct {
 	W, H float64
-	b    strings.Builder
+	// FontSize is the text size in user units (11 unless set).
+	FontSize float64
+	title    string
+	b        strings.Builder
 }
 
 // New starts an image of w × h user units whose text alternative is title
 // (the first child, so that screen readers and tooltips use it).
 func New(w, h float64, title string) *Canvas {
-	c := &Canvas{W: w, H: h}
-	c.b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ` + f(w) + " " + f(h) +
-		`" width="` + f(w) + `" height="` + f(h) + `" role="img" font-family="sans-serif" font-size="11">`)
-	c.b.WriteString("<title>" + esc(title) + "</title>")
-	return c
+	return &Canvas{W: w, H: h, FontSize: 11, title: title}
 }
 
 // String closes the image and returns its markup.
-func (c *Canvas) String() string { return c.b.String() + "</svg>" }
+func (c *Canvas) String() string {
+	fs := c.FontSize
+	if fs <= 0 {
+		fs = 11
+	}
+	return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ` + f(c.W) + " " + f(c.H) +
+		`" width="` + f(c.W) + `" height="` + f(c.H) + `" role="img" font-family="sans-serif" font-size="` + f(fs) + `">` +
+		"<title>" + esc(c.title) + "</title>" + c.b.String() + "</svg>"
+}
 
 // Style is how a shape is drawn; zero fields are left out.
 type Style struct {

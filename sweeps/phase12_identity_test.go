@@ -19,6 +19,7 @@ import (
 	"spikescope/ingest"
 	"spikescope/model"
 	"spikescope/testdata/synth"
+	"spikescope/words"
 )
 
 // The identity golden holds the Phase 1–2 results of every synthetic case
@@ -59,9 +60,11 @@ func idPhases(a, b *model.MonitorData) idResult {
 		}
 	}
 	p1 := analysis.Phase1(a, analysis.DefaultPhase1Options())
+	words.Phase1(p1, words.Default)
 	var pb *model.Phase1Result
 	if b != nil {
 		pb = analysis.Phase1(b, analysis.DefaultPhase1Options())
+		words.Phase1(pb, words.Default)
 	}
 	out := idResult{Count: len(p1.Anomalies), Order: orderDigest(p1.Anomalies), Anomalies: p1.Anomalies[:min(idFull, len(p1.Anomalies))], Sharding: p1.Sharding}
 	j1, err := viaJSON(p1)
@@ -72,7 +75,7 @@ func idPhases(a, b *model.MonitorData) idResult {
 		out.Error = err.Error()
 		return out
 	}
-	p2, err := analysis.Phase2(j1, pb, nil, analysis.DefaultPhase2Options())
+	p2, err := phase2Said(analysis.Phase2(j1, pb, nil, analysis.DefaultPhase2Options()))
 	if err != nil {
 		out.Error = "phase 2: " + err.Error()
 		return out

@@ -29,7 +29,7 @@ func swOutcome(r *synth.SweepRun, a, b *model.MonitorData, numbered, dump bool) 
 			return "baseline JSON: " + err.Error(), p1, nil
 		}
 	}
-	p2, err := analysis.Phase2(j1, pb, nil, analysis.DefaultPhase2Options())
+	p2, err := phase2Said(analysis.Phase2(j1, pb, nil, analysis.DefaultPhase2Options()))
 	if err != nil {
 		return "phase2 error: " + err.Error(), p1, p2
 	}

@@ -13,7 +13,7 @@ import (
 // scale keeps a weak one-rank fault visible (without it, 7 of 20 seeds).
 // Weak is 3.5×: a 2.5× fault (2.2× its median on some seeds) is within
 // what real gradient noise reaches (weakLimit).
-func TestSeriesScalesPipelineStages(t *testing.T) {
+func TestSeriesScalesStages(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		c := synth.SweepWith("pp4", func(c *synth.Sweep) {
 			c.W, c.Ranks, c.PP, c.Fault.Scale, c.Fault.Micro, c.Seed = 1, 16, 4, 3.5, 0, seed

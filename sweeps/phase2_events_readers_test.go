@@ -54,7 +54,7 @@ func evPhases(t *testing.T, a, b *model.MonitorData) (*model.Phase1Result, *mode
 			t.Fatal(err)
 		}
 	}
-	p2, err := analysis.Phase2(p1, pb, nil, analysis.DefaultPhase2Options())
+	p2, err := phase2Said(analysis.Phase2(p1, pb, nil, analysis.DefaultPhase2Options()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"spikescope/words"
 	"strings"
 	"testing"
 
@@ -61,7 +62,7 @@ func TestAlignMindSporeVsPyTorchOnDisk(t *testing.T) {
 	al := analysis.AlignDumps(ra, rb, nil)
 	split := 0
 	for _, rc := range al.Reasons {
-		if strings.Contains(rc.Reason, "split projections") {
+		if strings.Contains(words.Say(rc.Why, words.English), "split projections") {
 			split += rc.Count
 		}
 	}

@@ -3,6 +3,7 @@ package sweeps
 import (
 	"fmt"
 	"math/rand/v2"
+	"spikescope/words"
 	"strings"
 	"testing"
 
@@ -16,7 +17,9 @@ import (
 
 // phase3 is the trace under test: Phase 3 with the default options.
 func phase3(a, b, c, d *model.Dump) *model.Phase3Result {
-	return analysis.Phase3(analysis.Phase3Input{A: a, B: b, C: c, D: d}, analysis.DefaultPhase3Options())
+	res := analysis.Phase3(analysis.Phase3Input{A: a, B: b, C: c, D: d}, analysis.DefaultPhase3Options())
+	words.Phase3(res, words.English)
+	return res
 }
 
 // Noise alone (1% per tensor, Max/Min 2%) never flags a layer, over many

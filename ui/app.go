@@ -18,7 +18,9 @@ import (
 	"spikescope/model"
 )
 
-// screen names what the body shows.
+// screen names what the body shows: the root keeps one pane a screen
+// (Model.panes) and routes keys, sizes, help, marks and copy to the active
+// one through the pane contract (pane.go).
 type screen int
 
 const (
@@ -33,6 +35,8 @@ const (
 	screenChooser
 	screenPlan
 	screenVerdict
+	screenGradNorm
+	numScreens // the number of screens, not one
 )
 
 // Layout: three header lines (title + pin, tabs + breadcrumb, the verdict) and two
@@ -104,18 +108,9 @@ type Model struct {
 	panicText   string
 	quitting    bool
 
-	// the panes (pane.go); screen says which one is active
-	loading *loadingPane
-	errPane *errorPane
-	p1      *phase1Pane
-	series  *seriesPane
-	p2      *phase2Pane
-	p3      *phase3Pane
-	drill   *drillPane
-	chain   *chainPane
-	chooser *chooserPane
-	plan    *planPane
-	verdict *verdictPane
+	// panes is the pane of each screen (pane.go), nil where it has none
+	// yet; screen says which one is active
+	panes [numScreens]pane
 
 	keep      restore     // the saved pin (pinrestore.go)
 	typeahead typeahead   // keys typed while loading (typeahead.go)
@@ -129,7 +124,7 @@ func New(opt Options) *Model {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Model{opt: opt, st: st, keys: newKeyMap(), help: newHelp(st), w: 80, h: 24,
 		ctx: ctx, cancel: cancel, screen: screenLoading, keep: restore{gate: &saveGate{}}}
-	m.loading = newLoadingPane(m.common(), opt.Inputs)
+	m.panes[screenLoading] = newLoadingPane(m.common(), opt.Inputs)
 	m.keep.read = opt.State == nil // nothing to read: the pin starts empty
 	m.layout()
 	return m
@@ -294,9 +289,7 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		if msg.id != m.loadID {
 			return m, nil
 		}
-		for _, p := range msg.ps {
-			m.loading.add(p)
-		}
+		m.panes[screenLoading].Update(msg)
 		return m, m.feed.wait(msg.id) // re-arm: one snapshot per message
 	case progressDoneMsg:
 		return m, nil
@@ -311,7 +304,7 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		}
 		if msg.err != nil {
 			m.loadErr = msg.err
-			m.errPane = newErrorPane(m.common(), msg.err)
+			m.panes[screenError] = newErrorPane(m.common(), msg.err)
 			m.screen = screenError
 			m.layout()
 			m.dropTypeahead()
@@ -347,10 +340,7 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 		if msg.id == m.keep.id {
 			m.status = m.restoredText()
 		}
-		if m.screen == screenChooser {
-			m.screen, m.stack = screenPhase3, nil
-		}
-		if m.screen == screenDrill || m.screen == screenChain || m.screen == screenPlan || m.screen == screenVerdict { // their data is the old one
+		if m.active() == nil { // a detail screen of the old data: setData dropped it
 			m.screen, m.stack = screenPhase3, nil
 		}
 		m.layout()
@@ -385,7 +375,7 @@ func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 	}
 	// a pane's own reply (the drill pane's operators): the pane that asked
 	// takes it, the others ignore it
-	for _, p := range m.panes() {
+	for _, p := range m.live() {
 		p.Update(msg)
 	}
 	return m, nil
@@ -395,7 +385,9 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // setData installs a (new) session result and rebuilds the panes that
 // show it; the Phase 1 pane keeps its cursor, filter and sort when the
-// candidates did not change (a pin does not change Phase 1).
+// candidates did not change (a pin does not change Phase 1), the series
+// is redrawn for its candidate, and the other detail screens, built on the
+// old data, are dropped.
 func (m *Model) setData(d *Data, fresh bool) {
 	if d == nil {
 		d = &Data{}
@@ -406,17 +398,16 @@ func (m *Model) setData(d *Data, fresh bool) {
 	}
 	d.index() // normally done by the load command; a no-op then
 	m.data = d
-	c := m.common()
-	if fresh || m.p1 == nil || old == nil || old.P1 != d.P1 {
-		m.p1 = newPhase1Pane(c)
+	c, was := m.common(), m.panes
+	m.panes = [numScreens]pane{screenLoading: was[screenLoading], screenError: was[screenError],
+		screenPhase1: was[screenPhase1], screenPhase2: newPhase2Pane(c), screenPhase3: newPhase3Pane(c)}
+	if p1, ok := was[screenPhase1].(*phase1Pane); ok && !fresh && old != nil && old.P1 == d.P1 {
+		p1.data = d
 	} else {
-		m.p1.data = d
+		m.panes[screenPhase1] = newPhase1Pane(c)
 	}
-	m.p2 = newPhase2Pane(c)
-	m.p3 = newPhase3Pane(c)
-	m.drill, m.chain = nil, nil
-	if m.series != nil {
-		m.series = newSeriesPane(c, m.series.a)
+	if s := was[screenSeries]; s != nil {
+		m.panes[screenSeries] = newSeriesPane(c, s.candidate())
 	}
 }
 
@@ -425,63 +416,27 @@ func (m *Model) common() common {
 	return common{st: m.st, keys: m.keys, data: m.data, width: m.w, height: m.bodyHeight()}
 }
 
-// paneAt is the pane of a screen, nil when it has none yet.
-func (m *Model) paneAt(s screen) pane {
-	if s < screenLoading || s > screenVerdict {
-		return nil
-	}
-	return [...]pane{
-		screenLoading: paneOrNil(m.loading), screenError: paneOrNil(m.errPane),
-		screenPhase1: paneOrNil(m.p1), screenSeries: paneOrNil(m.series), screenPhase2: paneOrNil(m.p2),
-		screenPhase3: paneOrNil(m.p3), screenDrill: paneOrNil(m.drill), screenChain: paneOrNil(m.chain),
-		screenChooser: paneOrNil(m.chooser), screenPlan: paneOrNil(m.plan), screenVerdict: paneOrNil(m.verdict),
-	}[s]
-}
+// active is the pane on screen, nil when it has none.
+func (m *Model) active() pane { return m.panes[m.screen] }
 
-// paneOrNil keeps a nil *xPane from becoming a non-nil pane.
-func paneOrNil[P interface {
-	*E
-	pane
-}, E any](p P) pane {
-	if p == nil {
-		return nil
-	}
-	return p
-}
-
-// active is the pane on screen.
-func (m *Model) active() pane { return m.paneAt(m.screen) }
-
-// panes lists the panes that exist.
-func (m *Model) panes() []pane {
+// live lists the panes that exist, in screen order.
+func (m *Model) live() []pane {
 	var out []pane
-	for s := screenLoading; s <= screenVerdict; s++ {
-		if p := m.paneAt(s); p != nil {
+	for _, p := range m.panes {
+		if p != nil {
 			out = append(out, p)
 		}
 	}
 	return out
 }
 
-// open pushes a detail pane a pane asked for.
-func (m *Model) open(p pane) {
-	var s screen
-	switch p := p.(type) {
-	case *seriesPane:
-		m.series, s = p, screenSeries
-	case *drillPane:
-		m.drill, s = p, screenDrill
-	case *chainPane:
-		m.chain, s = p, screenChain
-	case *chooserPane:
-		m.chooser, s = p, screenChooser
-	case *planPane:
-		m.plan, s = p, screenPlan
-	case *verdictPane:
-		m.verdict, s = p, screenVerdict
-	default:
+// open pushes detail pane p as screen s (a pane's reply.open, or the
+// root's own screens: the verdict, the plan).
+func (m *Model) open(s screen, p pane) {
+	if p == nil {
 		return
 	}
+	m.panes[s] = p
 	m.push(s)
 }
 
@@ -491,7 +446,7 @@ func (m *Model) apply(r reply) tea.Cmd {
 		return m.quit()
 	}
 	if r.open != nil {
-		m.open(r.open)
+		m.open(r.at, r.open)
 	}
 	if r.request != nil {
 		return m.startUpdate(r.request.what, r.request.run)
@@ -502,7 +457,7 @@ func (m *Model) apply(r reply) tea.Cmd {
 // layout gives every pane its size after a resize.
 func (m *Model) layout() {
 	m.help.SetWidth(m.w)
-	for _, p := range m.panes() {
+	for _, p := range m.live() {
 		p.SetSize(m.w, m.bodyHeight())
 	}
 }
@@ -537,6 +492,14 @@ func (m *Model) goTop(s screen) {
 	m.screen, m.stack = s, nil
 	m.layout()
 }
+
+// waiting: the loading or the error screen, before the data; the root's
+// keys wait for it.
+func (m *Model) waiting() bool { return m.screen == screenLoading || m.screen == screenError }
+
+// plans: w, the next-collection plan, works on Phase 2 and 3 (it says
+// what their results lack).
+func (m *Model) plans() bool { return m.screen == screenPhase2 || m.screen == screenPhase3 }
 
 // quit cancels everything in flight and quits.
 func (m *Model) quit() tea.Cmd {
@@ -582,7 +545,7 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 	if p == nil {
 		return false, nil
 	}
-	if t, ok := p.(textInput); ok && t.capturing() {
+	if p.capturing() {
 		r := p.Update(msg)
 		m.status = r.status
 		return true, m.apply(r)
@@ -590,7 +553,7 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 	if m.screen == screenLoading && !key.Matches(msg, k.Quit) {
 		return m.keepKey(msg), nil
 	}
-	if m.screen == screenLoading || m.screen == screenError {
+	if m.waiting() {
 		r := p.Update(msg)
 		return r.handled, m.apply(r)
 	}
@@ -627,7 +590,7 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 	case key.Matches(msg, k.Pin):
 		return true, m.pinSelected()
 	case key.Matches(msg, k.Unpin):
-		if m.data.Pin == "" {
+		if m.data.Pin == nil {
 			m.status = "nothing is pinned"
 			return true, nil
 		}
@@ -636,17 +599,21 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 		m.reportAsk = true
 		m.status = "write the report as: m Markdown · h HTML (with plots) · any other key cancels"
 		return true, nil
-	case key.Matches(msg, k.Plan) && (m.screen == screenPhase2 || m.screen == screenPhase3):
+	case key.Matches(msg, k.Plan) && m.plans():
 		return true, m.showPlan()
 	case key.Matches(msg, k.Verdict) && m.screen != screenVerdict:
-		m.open(newVerdictPane(m.common()))
+		m.open(screenVerdict, newVerdictPane(m.common()))
+		m.layout()
+		return true, nil
+	case key.Matches(msg, k.GradNorm) && m.screen != screenGradNorm:
+		m.open(screenGradNorm, newGradNormPane(m.common()))
 		m.layout()
 		return true, nil
 	case key.Matches(msg, k.Note):
 		m.noteKey()
 		return true, nil
-	case key.Matches(msg, k.Copy) && isCopySource(p):
-		return true, m.copySelected(p.(copySource))
+	case key.Matches(msg, k.Copy) && copies(p):
+		return true, m.copySelected(p)
 	case key.Matches(msg, k.Follow):
 		return true, m.toggleFollow()
 	}
@@ -690,7 +657,8 @@ func (m *Model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-func isCopySource(p pane) bool { _, ok := p.(copySource); return ok }
+// copies says whether y is a key of pane p: it has something to copy.
+func copies(p pane) bool { _, what := p.copyText(); return what != "" }
 
 // helpKey scrolls the help overlay (arrows and the list keys j/k, g/G,
 // ctrl+d/u), edits its filter after / or closes it.
@@ -737,8 +705,8 @@ func (m *Model) helpKey(msg tea.KeyPressMsg) {
 // pinSelected pins the candidate under the cursor (Phase 1 or its series).
 func (m *Model) pinSelected() tea.Cmd {
 	var a *model.Anomaly
-	if c, ok := m.active().(candidateSource); ok {
-		a = c.candidate()
+	if p := m.active(); p != nil {
+		a = p.candidate()
 	}
 	if a == nil {
 		m.status = "select a candidate (Phase 1 or 2) to pin it"

@@ -16,12 +16,15 @@ type Data struct {
 	P1, P1Baseline  *model.Phase1Result
 	P2              *model.Phase2Result
 	P3              *model.Phase3Result
-	A, B, C, D      *model.Dump
+	// GradNorm is the global gradient norm around the root step (the `t`
+	// screen); nil without monitor rows.
+	GradNorm   *model.GradNorm
+	A, B, C, D *model.Dump
 	// Controls are the candidate C dumps when C is missing (the chooser).
 	Controls    []ControlOption
 	ControlNote string
-	Missing     []string // what was missing, one line each
-	Pin         string   // the pinned coordinate ("" = none), as shown in the header
+	Missing     []string     // what was missing, one line each
+	Pin         *model.Coord // the pinned coordinate (nil = none), as the header shows it
 	// PlanText is the next-collection plan (PLAN.md), PlanFiles its files
 	// (none when nothing is missing): `n` shows and writes them.
 	PlanText  string

@@ -90,7 +90,7 @@ func BenchmarkScrollOps200k(b *testing.B) {
 			m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 			m.Update(loadedMsg{id: m.loadID, data: d})
 			press(m, "3", "enter")
-			if m.screen != screenDrill || len(m.drill.ops) != 200_000 {
+			if m.screen != screenDrill || len(m.drill().ops) != 200_000 {
 				b.Fatalf("not on the 200k-op table")
 			}
 			down, up := keyMsg("j"), keyMsg("k")
@@ -114,7 +114,7 @@ func BenchmarkSortCandidates100k(b *testing.B) {
 	m := New(Options{Backend: &fakeBackend{data: d}})
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
 	m.Update(loadedMsg{id: m.loadID, data: d})
-	m.p1.tbl.colCur = p1ColNorm
+	m.p1().tbl.colCur = p1ColNorm
 	s := keyMsg("o")
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

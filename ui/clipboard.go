@@ -1,134 +1,16 @@
 package ui
 
-import (
-	"strconv"
-	"strings"
-
-	tea "charm.land/bubbletea/v2"
-
-	"spikescope/model"
-)
+import tea "charm.land/bubbletea/v2"
 
 // `y` copies what is selected to the clipboard with OSC 52: the terminal
 // (or tmux with set-clipboard on) sets its clipboard, so it works over SSH
 // with no clipboard tool on the remote machine. A coordinate is copied in
-// the form `spikescope --pin` reads, an operator as its key.
-
-// copySource is a pane with something to copy under the cursor.
-type copySource interface {
-	// copyText is the text to copy and what it is ("coordinate",
-	// "operator key"); "" when nothing is selected.
-	copyText() (text, what string)
-}
-
-// pinText is a coordinate in --pin syntax, the order the pipeline writes
-// pins in: opt, ms, rank, step, then param last (the rest of the text is the
-// name, commas included).
-func pinText(opt, ms *int, rank int, step *int, param string) string {
-	var parts []string
-	add := func(k string, v *int) {
-		if v != nil {
-			parts = append(parts, k+"="+strconv.Itoa(*v))
-		}
-	}
-	add("opt", opt)
-	add("ms", ms)
-	add("rank", &rank)
-	if opt == nil { // the optimizer step names the step when there is one
-		add("step", step)
-	}
-	if param != "" {
-		parts = append(parts, "param="+param)
-	}
-	return strings.Join(parts, ",")
-}
-
-// anomalyPin is candidate a's coordinate in --pin syntax (what `p` pins).
-func anomalyPin(a *model.Anomaly) string {
-	if a == nil {
-		return ""
-	}
-	step := a.Step
-	return pinText(a.OptimizerStep, a.MicroStep, a.Rank, &step, a.TargetName)
-}
-
-// pinAliases are ParsePin's other names of the keys.
-var pinAliases = map[string]string{"optimizer_step": "opt", "opt_step": "opt", "micro": "ms", "micro_step": "ms",
-	"target": "param", "name": "param"}
-
-// canonicalPin writes a pin in one spelling (keys in pinText's order,
-// aliases resolved), so two spellings of one coordinate compare equal;
-// text that is not a pin comes back as it is.
-func canonicalPin(s string) string {
-	vals := map[string]string{}
-	rest := strings.TrimSpace(s)
-	for rest != "" {
-		k, v, ok := strings.Cut(rest, "=")
-		if !ok {
-			return s
-		}
-		k = strings.ToLower(strings.TrimSpace(k))
-		if a, ok := pinAliases[k]; ok {
-			k = a
-		}
-		if k == "param" {
-			vals[k] = strings.TrimSpace(v)
-			break
-		}
-		v, rest, _ = strings.Cut(v, ",")
-		vals[k] = strings.TrimSpace(v)
-	}
-	var parts []string
-	for _, k := range []string{"opt", "ms", "rank", "step", "param"} {
-		if v, ok := vals[k]; ok {
-			parts = append(parts, k+"="+v)
-		}
-	}
-	return strings.Join(parts, ",")
-}
-
-// coordinatePin is a Phase 2 coordinate in --pin syntax.
-func coordinatePin(c *model.Coordinate) string {
-	if c == nil {
-		return ""
-	}
-	return pinText(c.OptimizerStep, c.MicroStep, c.Rank, c.Step, c.TargetName)
-}
-
-func (p *phase1Pane) copyText() (string, string) { return anomalyPin(p.candidate()), "coordinate" }
-func (s *seriesPane) copyText() (string, string) { return anomalyPin(s.a), "coordinate" }
-
-// copyText on Phase 2 is the candidate under the cursor (the one `p`
-// pins), else the root-cause coordinate.
-func (p *phase2Pane) copyText() (string, string) {
-	if a := p.candidate(); a != nil {
-		return anomalyPin(a), "coordinate"
-	}
-	if p.data == nil || p.data.P2 == nil {
-		return "", "coordinate"
-	}
-	return coordinatePin(p.data.P2.RootCauseCoordinate), "coordinate"
-}
-
-func (p *phase3Pane) copyText() (string, string) {
-	if p.data == nil || p.data.P2 == nil {
-		return "", "coordinate"
-	}
-	return coordinatePin(p.data.P2.RootCauseCoordinate), "coordinate"
-}
-
-func (p *drillPane) copyText() (string, string) {
-	if op := p.selected(); op != nil {
-		return op.Key, "operator key"
-	}
-	return "", "operator key"
-}
-
-func (p *chainPane) copyText() (string, string) { return p.op, "operator key" }
+// the form `spikescope --pin` reads, an operator as its key; what a pane
+// copies is its copyText() (pane.go), beside its View.
 
 // copySelected is `y`: the clipboard command and the footer line.
-func (m *Model) copySelected(c copySource) tea.Cmd {
-	text, what := c.copyText()
+func (m *Model) copySelected(p pane) tea.Cmd {
+	text, what := p.copyText()
 	if text == "" {
 		m.status = "nothing selected to copy"
 		return nil

@@ -215,7 +215,7 @@ func (p *drillPane) Update(m tea.Msg) reply {
 		return used
 	case key.Matches(msg, k.Enter):
 		if op := p.selected(); op != nil {
-			return reply{handled: true, open: newChainPane(p.common, p, op)}
+			return reply{handled: true, open: newChainPane(p.common, p, op), at: screenChain}
 		}
 		return used
 	}
@@ -233,6 +233,36 @@ func (p *drillPane) FullHelp() [][]key.Binding {
 }
 
 func (p *drillPane) Crumb() string { return fmt.Sprintf("L%d ops (%s)", p.layer, p.dir) }
+
+func (p *drillPane) marks() []string {
+	out := []string{
+		legendLine("◆", "the drill-down operator: the first of the layer to diverge"),
+		legendLine("!", "a flagged operator (its degree diverges)"),
+	}
+	if p.flags == nil || p.flagsOf != len(p.ops) { // the ops arrive later (setOps)
+		p.flags, p.flagsOf, p.unaligned = &quadFlags{}, len(p.ops), false
+		for i := range p.ops {
+			for _, m := range p.ops[i].Metrics {
+				p.flags.merge(&m)
+			}
+			p.unaligned = p.unaligned || !p.ops[i].Aligned
+		}
+	}
+	f := *p.flags
+	if p.unaligned {
+		out = append(out, legendLine("(unaligned) ≠", "the operator has no counterpart in B: it is not compared"))
+	}
+	out = append(out, legendLine("L3 fwd.0", "layer 3 (the module path every name shares and the class are left out), the pass and its call"))
+	out = append(out, degreeLegend(f)...)
+	return append(out, colsLegend(&p.tbl, p.width)...)
+}
+
+func (p *drillPane) copyText() (string, string) {
+	if op := p.selected(); op != nil {
+		return op.Key, "operator key"
+	}
+	return "", "operator key"
+}
 
 // applyFilter keeps the operators whose key contains the filter text.
 func (p *drillPane) applyFilter() {
@@ -352,176 +382,13 @@ func (p *drillPane) opWidth() int {
 	return 20
 }
 
-// chainPane shows the upstream chain of one operator, nearest first.
-type chainPane struct {
-	common
-	op    string
-	self  chainLink
-	chain []chainLink
-	note  string // the analysis's note on how far upstream was checked
-	sv    scrollView
-}
-
-type chainLink struct {
-	key     string
-	flagged bool
-	aligned bool
-	known   bool // the op is in the layer's list
-}
-
-// newChainPane builds the chain of op: the drill-down's own chain when op
-// is the drill-down operator, else the operators before it in the layer
-// that share its construct.json parent, nearest first.
-func newChainPane(c common, dp *drillPane, op *model.DrillOp) *chainPane {
-	d := c.data
-	p := &chainPane{common: c, op: op.Key}
-	byKey := map[string]*model.DrillOp{}
-	for i := range dp.ops {
-		byKey[dp.ops[i].Key] = &dp.ops[i]
-	}
-	var keys []string
-	var dd *model.Drilldown
-	if d != nil && d.P3 != nil {
-		dd = d.P3.DivergenceSummary.Drilldown
-	}
-	if dd != nil && dd.Operator == op.Key && len(dd.Chain) > 0 {
-		keys = dd.Chain
-		p.note = dd.Note
-		if p.note == "" {
-			p.note = "the drill-down's upstream chain"
-		}
-	} else {
-		keys = upstreamOps(dp.ops, op)
-	}
-	for _, k := range keys {
-		if k == op.Key { // the analysis lists the operator itself first
-			continue
-		}
-		l := chainLink{key: k}
-		if o, ok := byKey[k]; ok {
-			l.known, l.flagged, l.aligned = true, o.Flagged, o.Aligned
-		}
-		p.chain = append(p.chain, l)
-	}
-	p.self = chainLink{key: op.Key, known: true, flagged: op.Flagged, aligned: op.Aligned}
-	return p
-}
-
-// upstreamOps lists the operators computed before op in the layer (the
-// list is in completion order), nearest first, leaving out the records
-// that contain it: a container finishes after its contents, it is not
-// upstream of them.
-func upstreamOps(ops []model.DrillOp, op *model.DrillOp) []string {
-	byKey := make(map[string]*model.DrillOp, len(ops))
-	at := -1
-	for i := range ops {
-		byKey[ops[i].Key] = &ops[i]
-		if ops[i].Key == op.Key {
-			at = i
-		}
-	}
-	anc := map[string]bool{}
-	for w, n := op.Within, 0; w != "" && !anc[w] && n <= len(ops); n++ {
-		anc[w] = true
-		if o := byKey[w]; o != nil {
-			w = o.Within
-		} else {
-			w = ""
-		}
-	}
-	var out []string
-	for i := at - 1; i >= 0; i-- {
-		if !anc[ops[i].Key] {
-			out = append(out, ops[i].Key)
-		}
-	}
-	return out
-}
-
-func (p *chainPane) SetSize(w, h int) { p.common.SetSize(w, h); p.sv.height = h - 3 }
-
-// Update scrolls the chain.
-func (p *chainPane) Update(m tea.Msg) reply {
-	if msg, ok := m.(tea.KeyPressMsg); ok {
-		return reply{handled: p.sv.navigate(msg, p.keys, len(p.lines()))}
-	}
-	return reply{}
-}
-
-func (p *chainPane) ShortHelp() []key.Binding {
-	k := p.keys
-	return []key.Binding{k.Back, k.Phase3, k.Help, k.Quit}
-}
-
-func (p *chainPane) FullHelp() [][]key.Binding { return [][]key.Binding{p.keys.rows()} }
-
-func (p *chainPane) Crumb() string { return "chain of " + namesOf(p.data).ops.fit(p.op, 28) }
-
-// linkLine is one chain entry: state first (names are long and get cut).
-func (p *chainPane) linkLine(pos string, l chainLink) string {
-	state := "same"
-	switch {
-	case !l.known:
-		state = "outside"
-	case l.flagged:
-		state = "F!/B!"
-	case !l.aligned:
-		state = "unaligned"
-	}
-	line := fmt.Sprintf("%3s  %-9s %s", pos, state, namesOf(p.data).ops.fit(l.key, max(10, p.width-15)))
-	if l.flagged {
-		return p.st.Flag.Render(line)
-	}
-	return line
-}
-
-func (p *chainPane) lines() []string {
-	out := []string{p.linkLine("◆", p.self)}
-	for i, l := range p.chain {
-		out = append(out, p.linkLine("↑"+strconv.Itoa(i+1), l))
-	}
-	if len(p.chain) == 0 {
-		out = append(out, "     no upstream operator in this layer (first operator of the layer)")
-	}
-	return out
-}
-
-// noteLine is the analysis' note in one line of the pane's width: the
-// operator key it names shortened from the middle like the rows' names.
-func (p *chainPane) noteLine() string {
-	note := p.note
-	if ansi.StringWidth(note) <= p.width {
-		return note
-	}
-	for _, l := range append([]chainLink{p.self}, p.chain...) {
-		if l.key != "" && strings.Contains(note, l.key) {
-			room := p.width - (ansi.StringWidth(note) - ansi.StringWidth(l.key))
-			return strings.Replace(note, l.key, namesOf(p.data).ops.fit(l.key, max(16, room)), 1)
-		}
-	}
-	return note
-}
-
-func (p *chainPane) View() []string {
-	head := []string{"upstream chain of " + p.st.Accent.Render(p.op) + ", nearest first"}
-	if p.note != "" {
-		head = append(head, p.st.Dim.Render(p.noteLine()))
-	} else {
-		head = append(head, p.st.Dim.Render("operators of the layer computed earlier, not the modules containing it"))
-	}
-	all := p.lines()
-	win := p.sv.window(all)
-	head = append(head, p.st.Dim.Render(scrollInfo("link", p.sv.offset, len(win), len(all))))
-	return append(head, win...)
-}
-
 // modelLayer is " = model layer 7" when A is a later pipeline stage whose
 // first layer is known (the dump's layer numbers are stage-local).
 func (p *drillPane) modelLayer() string {
 	if p.data == nil || p.data.P3 == nil {
 		return ""
 	}
-	if ds := p.data.P3.PipelineStage; ds != nil && ds.LayerOffset != nil && *ds.LayerOffset > 0 {
+	if ds := p.data.P3.DumpStage; ds != nil && ds.LayerOffset != nil && *ds.LayerOffset > 0 {
 		return fmt.Sprintf(" = model layer %d", p.layer+*ds.LayerOffset)
 	}
 	return ""

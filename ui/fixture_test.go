@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"spikescope/model"
+	"spikescope/pipeline"
+	"spikescope/words"
 )
 
 // fixture builds a small, complete session: 4 ranks × 24 steps of two
@@ -142,7 +144,7 @@ func fixture() *Data {
 		Direction: &fwd, Layer: model.IntPtr(3), Operator: &op,
 		Evidence: []model.Evidence{{Rule: model.EvP3Divergence, Numbers: map[string]model.Float{"layer": 3},
 			Names: map[string]string{"direction": "fwd", "operator": op}}}}
-	p2.Verdict.Action = p2.Verdict.ActionText("en")
+	p2.Verdict.Action = words.Action(p2.Verdict, words.English)
 	// any other layer: three operators, the second flagged
 	opsFor := func(anchor string, layer int, dir string) []model.DrillOp {
 		var out []model.DrillOp
@@ -162,7 +164,7 @@ func fixture() *Data {
 	}
 	return &Data{
 		Inputs:  []Input{{Role: "monitor", Path: md.Path}, {Role: "A", Path: "/data/run/dump/step10/rank2"}},
-		Monitor: md, P1: p1, P2: p2, P3: p3, OpsForLayer: opsFor,
+		Monitor: md, P1: p1, P2: p2, P3: p3, OpsForLayer: opsFor, GradNorm: pipeline.GradNormOf(md, p1, p2),
 		Controls: []ControlOption{
 			{Step: 10, Rank: 1, Label: "/data/run/dump/step10/rank1", Reason: "not a candidate; norm below p75", Usable: true},
 			{Step: 9, Rank: 2, Label: "/data/run/dump/step9/rank2", Reason: "not a candidate; norm below p75", Usable: true},
@@ -211,11 +213,11 @@ func (f *fakeBackend) Pin(ctx context.Context, cur *Data, a *model.Anomaly) (*Da
 	p2 := *cur.P2
 	nd.P2 = &p2
 	if a == nil {
-		nd.Pin, p2.Pinned = "", false
+		nd.Pin, p2.Pinned = nil, false
 		f.pins = append(f.pins, "")
 		return &nd, nil
 	}
-	nd.Pin = coordString(a)
+	nd.Pin = a.Coord()
 	p2.Pinned = true
 	p2.RootCauseCoordinate = &model.Coordinate{Step: model.IntPtr(a.Step), Rank: a.Rank, TargetName: a.TargetName, Norm: a.Norm, DeviationRatio: a.DeviationRatio}
 	if p2.Verdict != nil {
@@ -223,7 +225,7 @@ func (f *fakeBackend) Pin(ctx context.Context, cur *Data, a *model.Anomaly) (*Da
 		v.Coordinate = p2.RootCauseCoordinate
 		p2.Verdict = &v
 	}
-	f.pins = append(f.pins, nd.Pin)
+	f.pins = append(f.pins, nd.Pin.Label())
 	return &nd, nil
 }
 

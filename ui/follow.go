@@ -274,21 +274,23 @@ func (m *Model) applyPending() {
 	d := f.pending
 	f.pending, f.pendingBase, f.version = nil, nil, f.pendingVersion
 	d.follow = f.marks
-	old, old2, old3, oldSeries := m.p1, m.p2, m.p3, m.series
+	old := m.panes
 	m.setData(d, false)
-	if old != nil && m.p1 != nil && m.p1 != old {
-		keepPhase1View(old, m.p1)
-	}
-	if old2 != nil && m.p2 != nil {
-		keepPhase2View(old2, m.p2)
-	}
-	if old3 != nil && m.p3 != nil {
-		keepPhase3View(old3, m.p3)
-	}
-	if oldSeries != nil && m.series != nil {
-		keepSeriesView(oldSeries, m.series)
-	}
+	keepView(old, m.panes, screenPhase1, keepPhase1View)
+	keepView(old, m.panes, screenPhase2, keepPhase2View)
+	keepView(old, m.panes, screenPhase3, keepPhase3View)
+	keepView(old, m.panes, screenSeries, keepSeriesView)
 	m.layout()
+}
+
+// keepView carries the view of screen s's old pane over to the new one
+// when setData built a new one.
+func keepView[P pane](old, now [numScreens]pane, s screen, keep func(old, p P)) {
+	o, ok := old[s].(P)
+	p, ok2 := now[s].(P)
+	if ok && ok2 && old[s] != now[s] {
+		keep(o, p)
+	}
 }
 
 // keepPhase2View carries the Phase 2 screen's selected candidate (by

@@ -78,17 +78,17 @@ func TestFollowKeepsSelectionAndMarksNew(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
 	m.Update(loadedMsg{id: m.loadID, data: fixture()})
 	press(m, "down") // the second candidate: step 14
-	sel := *m.p1.candidate()
+	sel := *m.p1().candidate()
 	deliver(t, m, press(m, "F"))
 	if got := screenText(m); !strings.Contains(got, "following · last data 3 s ago · step 1,234") {
 		t.Fatalf("header after the first poll:\n%s", got)
 	}
 	msgs := deliver(t, m, m.followMsg(followTickMsg{gen: m.follow.gen}))
-	if c := m.p1.candidate(); c == nil || model.IDOf(c) != model.IDOf(&sel) {
+	if c := m.p1().candidate(); c == nil || model.IDOf(c) != model.IDOf(&sel) {
 		t.Fatalf("the selection moved to %+v, want %+v (by identity, now one row lower)", c, sel)
 	}
-	if m.p1.tbl.cursor != 2 {
-		t.Fatalf("cursor at %d, want 2 (the selected candidate's new row)", m.p1.tbl.cursor)
+	if m.p1().tbl.cursor != 2 {
+		t.Fatalf("cursor at %d, want 2 (the selected candidate's new row)", m.p1().tbl.cursor)
 	}
 	text := screenText(m)
 	if !strings.Contains(text, "+1 ") || strings.Contains(text, "+2 ") {
@@ -139,15 +139,15 @@ func TestFollowOnePollAtATime(t *testing.T) {
 	}
 	msg := first()
 	_, next := m.Update(msg)
-	if len(m.p1.anoms) != 3 {
+	if len(m.p1().anoms) != 3 {
 		t.Fatal("the reply of before the pause was applied")
 	}
 	if next == nil {
 		t.Fatal("the late reply did not start the resumed poll")
 	}
 	deliver(t, m, next)
-	if len(m.p1.anoms) != 4 {
-		t.Fatalf("the resumed poll's data was not applied: %d candidates", len(m.p1.anoms))
+	if len(m.p1().anoms) != 4 {
+		t.Fatalf("the resumed poll's data was not applied: %d candidates", len(m.p1().anoms))
 	}
 }
 
@@ -162,8 +162,8 @@ func TestFollowNoBellUnlessAsked(t *testing.T) {
 	m.Update(loadedMsg{id: m.loadID, data: fixture()})
 	msgs := deliver(t, m, press(m, "F"))
 	msgs = append(msgs, deliver(t, m, m.followMsg(followTickMsg{gen: m.follow.gen}))...)
-	if len(m.p1.anoms) != 4 {
-		t.Fatalf("the new root's data was not applied: %d candidates", len(m.p1.anoms))
+	if len(m.p1().anoms) != 4 {
+		t.Fatalf("the new root's data was not applied: %d candidates", len(m.p1().anoms))
 	}
 	for _, msg := range msgs {
 		if r, ok := msg.(tea.RawMsg); ok && strings.Contains(rawText(r.Msg), "\a") {
@@ -198,23 +198,23 @@ func TestFollowKeepsPhase2Selection(t *testing.T) {
 	deliver(t, m, press(m, "F"))
 	press(m, "2")
 	press(m, "j")
-	sel := m.p2.candidate()
-	if m.screen != screenPhase2 || sel == nil || m.p2.sel != 1 {
-		t.Fatalf("screen %d, selection %d: want Phase 2 on its second candidate", m.screen, m.p2.sel)
+	sel := m.p2().candidate()
+	if m.screen != screenPhase2 || sel == nil || m.p2().sel != 1 {
+		t.Fatalf("screen %d, selection %d: want Phase 2 on its second candidate", m.screen, m.p2().sel)
 	}
 	want := model.IDOf(sel)
 	m.View()
-	at := m.p2.candAt[m.p2.sel] - m.p2.sv.offset // the selected row's place on screen
+	at := m.p2().candAt[m.p2().sel] - m.p2().sv.offset // the selected row's place on screen
 	deliver(t, m, m.followMsg(followTickMsg{gen: m.follow.gen}))
 	if len(m.data.P2.Candidates) != 3 {
 		t.Fatalf("the new data was not applied: %d Phase 2 candidates", len(m.data.P2.Candidates))
 	}
-	if c := m.p2.candidate(); c == nil || model.IDOf(c) != want || m.p2.sel != 2 {
-		t.Fatalf("after a poll the selection is %d (%+v), want 2 (%+v)", m.p2.sel, c, want)
+	if c := m.p2().candidate(); c == nil || model.IDOf(c) != want || m.p2().sel != 2 {
+		t.Fatalf("after a poll the selection is %d (%+v), want 2 (%+v)", m.p2().sel, c, want)
 	}
 	m.View()
-	if now := m.p2.candAt[m.p2.sel] - m.p2.sv.offset; now != at {
-		t.Errorf("the selected row moved on screen from line %d to %d (offset %d, %d lines, height %d)", at, now, m.p2.sv.offset, len(m.p2.lines()), m.p2.sv.height)
+	if now := m.p2().candAt[m.p2().sel] - m.p2().sv.offset; now != at {
+		t.Errorf("the selected row moved on screen from line %d to %d (offset %d, %d lines, height %d)", at, now, m.p2().sv.offset, len(m.p2().lines()), m.p2().sv.height)
 	}
 }
 
@@ -236,16 +236,16 @@ func TestFollowKeepsPhase3View(t *testing.T) {
 	press(m, "m")
 	press(m, "g")
 	press(m, "j")
-	metric, layer := m.p3.metric, m.p3.selectedLayer()
+	metric, layer := m.p3().metric, m.p3().selectedLayer()
 	if layer == nil {
 		t.Fatal("no layer selected on Phase 3")
 	}
 	deliver(t, m, m.followMsg(followTickMsg{gen: m.follow.gen}))
-	if len(m.p1.anoms) != 4 {
-		t.Fatalf("the new data was not applied: %d candidates", len(m.p1.anoms))
+	if len(m.p1().anoms) != 4 {
+		t.Fatalf("the new data was not applied: %d candidates", len(m.p1().anoms))
 	}
-	if l := m.p3.selectedLayer(); m.p3.metric != metric || l == nil || l.Layer != layer.Layer {
-		t.Fatalf("after a poll: metric %d layer %v, want metric %d layer %d", m.p3.metric, l, metric, layer.Layer)
+	if l := m.p3().selectedLayer(); m.p3().metric != metric || l == nil || l.Layer != layer.Layer {
+		t.Fatalf("after a poll: metric %d layer %v, want metric %d layer %d", m.p3().metric, l, metric, layer.Layer)
 	}
 }
 
@@ -260,19 +260,19 @@ func TestFollowKeepsSeriesMetric(t *testing.T) {
 	m.Update(loadedMsg{id: m.loadID, data: fixture()})
 	deliver(t, m, press(m, "F"))
 	deliver(t, m, press(m, "enter"))
-	if m.screen != screenSeries || m.series == nil {
+	if m.screen != screenSeries || m.series() == nil {
 		t.Fatalf("screen %d, want the series", m.screen)
 	}
 	press(m, "m")
-	metric := m.series.metric
+	metric := m.series().metric
 	if metric == 0 {
 		t.Fatal("m did not switch the series' metric")
 	}
 	deliver(t, m, m.followMsg(followTickMsg{gen: m.follow.gen}))
-	if len(m.p1.anoms) != 4 {
-		t.Fatalf("the new data was not applied: %d candidates", len(m.p1.anoms))
+	if len(m.p1().anoms) != 4 {
+		t.Fatalf("the new data was not applied: %d candidates", len(m.p1().anoms))
 	}
-	if m.series.metric != metric {
-		t.Fatalf("after a poll the series shows metric %d, want %d", m.series.metric, metric)
+	if m.series().metric != metric {
+		t.Fatalf("after a poll the series shows metric %d, want %d", m.series().metric, metric)
 	}
 }

@@ -71,37 +71,15 @@ func fmtRange(v []int) string {
 	return fmt.Sprintf("%d–%d (%d)", v[0], v[len(v)-1], len(v))
 }
 
-// coordString names an anomaly coordinate the way --pin reads it.
-func coordString(a *model.Anomaly) string {
-	var parts []string
-	if a.OptimizerStep != nil {
-		parts = append(parts, "opt="+strconv.Itoa(*a.OptimizerStep))
-	} else {
-		parts = append(parts, "step="+strconv.Itoa(a.Step))
-	}
-	if a.MicroStep != nil {
-		parts = append(parts, "ms="+strconv.Itoa(*a.MicroStep))
-	}
-	parts = append(parts, "rank="+strconv.Itoa(a.Rank), "param="+a.TargetName)
-	return strings.Join(parts, ",")
-}
+// coordString names a candidate the way --pin reads it, step first.
+func coordString(a *model.Anomaly) string { return a.Coord().Label() }
 
-// coordinateString names a Phase 2 coordinate.
+// coordinateString names a Phase 2 coordinate the same way.
 func coordinateString(c *model.Coordinate) string {
 	if c == nil {
 		return "none"
 	}
-	var parts []string
-	if c.OptimizerStep != nil {
-		parts = append(parts, "opt="+strconv.Itoa(*c.OptimizerStep))
-	} else if c.Step != nil {
-		parts = append(parts, "step="+strconv.Itoa(*c.Step))
-	}
-	if c.MicroStep != nil {
-		parts = append(parts, "ms="+strconv.Itoa(*c.MicroStep))
-	}
-	parts = append(parts, "rank="+strconv.Itoa(c.Rank), "param="+c.TargetName)
-	return strings.Join(parts, ",")
+	return c.Coord().Label()
 }
 
 // shortParam shortens a long parameter name from the left, keeping the

@@ -67,3 +67,36 @@ func TestPhase2CoordinateModelLayer(t *testing.T) {
 		t.Fatalf("Phase 2 lacks the model layer:\n%s", screenText(m))
 	}
 }
+
+// Phase 2's cross-step and candidate tables name the model's layer beside
+// the stage-local name on PP × VPP; a pair whose parameter no candidate
+// names takes it from the stage layout.
+func TestPhase2TablesModelLayer(t *testing.T) {
+	d := mcoreGlobalFixture()
+	for _, w := range []int{80, 160} {
+		p := newPhase2Pane(testCommon(d))
+		p.SetSize(w, 200)
+		txt := strings.Join(p.lines(), "\n")
+		if n := strings.Count(txt, "pp1:vpp1:L2 (L11) "); n < 3 {
+			t.Fatalf("at %d columns %d names carry the model layer, want the pair and both candidates:\n%s", w, n, txt)
+		}
+	}
+	// a pair of stage 0, chunk 1, layer 1 without a candidate: (1·2+0)·3+1 = 7
+	p2 := *d.P2
+	zero, one := 0, 1
+	p2.CrossStep = []model.CrossStepPair{{From: 9, To: 10, TargetName: "pp0:vpp1:module.decoder.layers.1.mlp.linear_fc2.weight",
+		PPStage: &zero, VPPStage: &one, Threshold: 2, RanksTotal: 4, Judged: true}}
+	d.P2 = &p2
+	p := newPhase2Pane(testCommon(d))
+	p.SetSize(160, 200)
+	if txt := strings.Join(p.lines(), "\n"); !strings.Contains(txt, "pp0:vpp1:L1 (L7) mlp.linear_fc2.weight") {
+		t.Fatalf("the pair lacks the model layer from the stage layout:\n%s", txt)
+	}
+	// without a layout nothing is guessed
+	p1 := *d.P1
+	p1.Sharding.Stages = nil
+	d.P1 = &p1
+	if g := pairLayer(d, &p2.CrossStep[0]); g != nil {
+		t.Fatalf("model layer %d without a stage layout", *g)
+	}
+}

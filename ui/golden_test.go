@@ -92,6 +92,9 @@ var scenarios = []scenario{
 	{name: "op_chain", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "enter", "enter")},
 	{name: "help", backend: fixtureBackend, ready: "earliest first", steps: keys("?")},
 	{name: "verdict", backend: fixtureBackend, ready: "earliest first", steps: keys("v")},
+	// where the global grad norm came from: the peak step, then the step before the root
+	{name: "gradnorm", backend: fixtureBackend, ready: "earliest first", steps: keys("t")},
+	{name: "gradnorm_reference", backend: fixtureBackend, ready: "earliest first", steps: keys("t", "g")},
 	{name: "chooser", backend: fixtureBackend, ready: "earliest first", steps: keys("3", "c")},
 	{name: "empty", backend: emptyBackend, ready: "No anomaly"},
 	{name: "empty_phase3", backend: emptyBackend, ready: "No anomaly", steps: keys("3")},
@@ -105,6 +108,8 @@ var scenarios = []scenario{
 	{name: "mcore_phase1", backend: mcoreBackend, ready: "candidate 1 of"},
 	{name: "mcore_drill", backend: mcoreBackend, ready: "candidate 1 of", steps: keys("3", "enter")},
 	{name: "mcore_series", backend: mcoreBackend, ready: "candidate 1 of", steps: keys("enter")},
+	// Phase 2 on PP × VPP: the model's layer beside each stage-local name
+	{name: "mcore_phase2", backend: mcoreGlobalBackend, ready: "candidate 1 of", steps: keys("2")},
 	// a resize mid-session re-lays out the table (fewer groups at 100 columns)
 	{name: "resized_phase3", backend: fixtureBackend, ready: "earliest first",
 		steps: append(keys("3"), step{resize: [2]int{100, 30}})},

@@ -34,20 +34,26 @@ func (m *Model) keyHelp() screenKeys {
 		return screenKeys{}
 	}
 	k := m.keys
-	if m.screen == screenLoading || m.screen == screenError { // the root's keys wait for the data
+	if m.waiting() { // the root's keys wait for the data
 		return screenKeys{short: p.ShortHelp(), full: append(p.FullHelp(), []key.Binding{k.Suspend})}
 	}
 	full := append([][]key.Binding{{k.Phase1, k.Phase2, k.Phase3, k.Back, k.Help, k.Quit, k.Suspend}}, p.FullHelp()...)
 	root := []key.Binding{k.Verdict, k.Pin, k.Unpin, k.Note, k.Report, k.Follow}
-	if m.screen == screenPhase2 || m.screen == screenPhase3 {
+	if m.plans() {
 		root = append(root, k.Plan)
 	}
-	if isCopySource(p) {
+	if m.screen != screenGradNorm {
+		root = append(root, k.GradNorm)
+	}
+	if copies(p) {
 		root = append(root, k.Copy)
 	}
 	short := p.ShortHelp()
 	if m.screen != screenVerdict {
 		short = append(short, k.Verdict)
+	}
+	if m.screen == screenPhase1 || m.screen == screenPhase2 || m.screen == screenPhase3 {
+		short = append(short, k.GradNorm)
 	}
 	return screenKeys{short: short, full: append(full, root)}
 }
@@ -106,6 +112,7 @@ func helpOverlay(h help.Model, keys help.KeyMap, st Styles, width, height int, f
 		"tab/shift+tab anchor · m/M metric (Norm/Max/Min/Mean) · c chooses the control C.",
 		"y copies the coordinate (--pin form) or the operator key · :N jumps to a step.",
 		"r writes the report (m Markdown, h HTML) · w (Phase 2/3) what to collect next.",
+		"t shows the global grad norm per rank around the root step and what its increase came from (one parameter, layer, rank, or everything).",
 		"F follows the run while the job writes: new candidates come in marked +, the selection stays; F again pauses.",
 	} {
 		lines = append(lines, wrap(t, width)...)

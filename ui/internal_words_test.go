@@ -142,7 +142,7 @@ func TestNoInternalWordsOnAnalysedRuns(t *testing.T) {
 	}
 	one := *runs["demo"]
 	demoRun()
-	p2, err := analysis.Phase2(demoP1[0], nil, nil, analysis.DefaultPhase2Options())
+	p2, err := phase2Said(analysis.Phase2(demoP1[0], nil, nil, analysis.DefaultPhase2Options()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestNoInternalWordsOnAnalysedRuns(t *testing.T) {
 	r := synth.Generate(c)
 	nan := &Data{Monitor: r.Monitor(synth.Anomalous)}
 	nan.P1 = analysis.Phase1(nan.Monitor, analysis.DefaultPhase1Options())
-	if nan.P2, err = analysis.Phase2(nan.P1, nil, nil, analysis.DefaultPhase2Options()); err != nil {
+	if nan.P2, err = phase2Said(analysis.Phase2(nan.P1, nil, nil, analysis.DefaultPhase2Options())); err != nil {
 		t.Fatal(err)
 	}
 	runs["NaN, one device"] = nan

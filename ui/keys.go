@@ -19,6 +19,7 @@ type keyMap struct {
 	Report, Help, Quit     key.Binding
 	Plan                   key.Binding
 	Verdict                key.Binding
+	GradNorm               key.Binding
 	Follow                 key.Binding
 	Suspend                key.Binding
 }
@@ -58,6 +59,7 @@ func newKeyMap() keyMap {
 		Report:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "report")),
 		Plan:       key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "plan")),
 		Verdict:    key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "verdict")),
+		GradNorm:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "grad norm")),
 		Follow:     key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "follow")),
 		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),

@@ -31,6 +31,7 @@ func TestEveryKeyNamedIsHandled(t *testing.T) {
 		{"series", fixture(), []string{"enter"}},
 		{"phase3 without dumps", noDumps, []string{"3"}},
 		{"chooser", fixture(), []string{"3", "c"}},
+		{"grad norm", fixture(), []string{"t"}},
 	} {
 		for _, w := range []int{80, 160} {
 			m := loaded(t, fixtureBackend(), c.d, w, 24*w/80, true)

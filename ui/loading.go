@@ -108,10 +108,18 @@ func fmtLeft(d time.Duration) string {
 	return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
 }
 
-// Update: only q quits while loading (ctrl+c is the root's, everywhere).
+// Update: only q quits while loading (ctrl+c is the root's, everywhere);
+// the loaders' progress comes in as it is read.
 func (p *loadingPane) Update(msg tea.Msg) reply {
-	if k, ok := msg.(tea.KeyPressMsg); ok && key.Matches(k, p.keys.Quit) {
-		return reply{handled: true, quit: true}
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		if key.Matches(msg, p.keys.Quit) {
+			return reply{handled: true, quit: true}
+		}
+	case progressMsg:
+		for _, pr := range msg.ps {
+			p.add(pr)
+		}
 	}
 	return reply{}
 }

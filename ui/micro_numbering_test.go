@@ -26,7 +26,7 @@ func TestPhase1ShowsMicroStepsAsWritten(t *testing.T) {
 	}
 	// p pins the selected candidate with the file's number, as --pin reads it
 	run(t, m, press(m, "p"))
-	if !strings.Contains(m.data.Pin, ",ms=3,") {
+	if !strings.Contains(m.data.Pin.String(), ",ms=3,") {
 		t.Fatalf("pin %q, want the file's ms=3", m.data.Pin)
 	}
 }

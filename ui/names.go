@@ -33,10 +33,6 @@ type nameShortener struct {
 	seen      int
 }
 
-// layerWords are the containers of transformer layer lists (model.LayerIndex
-// reads the same words).
-var layerWords = map[string]bool{"layers": true, "layer": true, "blocks": true, "h": true}
-
 // passWords end the module path of a dump record ("….Linear.forward.0",
 // "Functional.linear.3.backward").
 var passWords = map[string]string{"forward": "fwd", "backward": "bwd", "parameters_grad": "grad"}
@@ -45,14 +41,14 @@ var passWords = map[string]string{"forward": "fwd", "backward": "bwd", "paramete
 func newNameShortener(names func(yield func(string) bool)) *nameShortener {
 	ns := &nameShortener{}
 	names(func(s string) bool {
-		_, base := splitPrefixes(s)
+		_, base := model.SplitNamePrefixes(s)
 		if ns.seen == 0 {
 			ns.allPrefix = base[:strings.LastIndexByte(base, '.')+1]
 		} else {
 			ns.allPrefix = commonSegments(ns.allPrefix, base)
 		}
 		ns.seen++
-		at, _, _, ok := layerSpan(base)
+		at, _, _, ok := model.LayerSpan(base)
 		if !ok {
 			return true
 		}
@@ -93,52 +89,6 @@ func commonSegments(a, b string) string {
 	return a[:j+1]
 }
 
-// splitPrefixes splits the pipeline prefixes ("pp1:", "vpp1:", in that
-// order) from a name.
-func splitPrefixes(s string) (prefix, base string) {
-	rest := s
-	for _, p := range []string{"pp", "vpp"} {
-		if !strings.HasPrefix(rest, p) {
-			continue
-		}
-		i := strings.IndexByte(rest, ':')
-		if i <= len(p) {
-			break
-		}
-		if _, err := strconv.Atoi(rest[len(p):i]); err != nil || rest[len(p)] == '+' || rest[len(p)] == '-' {
-			break
-		}
-		rest = rest[i+1:]
-	}
-	return s[:len(s)-len(rest)], rest
-}
-
-// layerSpan finds the layer list in a name: at is where its word starts,
-// end where the part after "layers.N." starts, n the layer number.
-func layerSpan(name string) (at, end, n int, ok bool) {
-	for i := 0; i < len(name); {
-		j := strings.IndexByte(name[i:], '.')
-		if j < 0 {
-			return 0, 0, 0, false
-		}
-		if layerWords[name[i:i+j]] {
-			k := i + j + 1
-			e := k
-			for e < len(name) && name[e] >= '0' && name[e] <= '9' {
-				e++
-			}
-			if e > k && (e == len(name) || name[e] == '.') {
-				v, err := strconv.Atoi(name[k:e])
-				if err == nil {
-					return i, min(e+1, len(name)), v, true
-				}
-			}
-		}
-		i += j + 1
-	}
-	return 0, 0, 0, false
-}
-
 // nameParts is a shortened name: head ("pp1:L2"), the module path
 // segments, and the tail (the pass and call, "fwd.0"; "" for a parameter).
 type nameParts struct {
@@ -152,11 +102,11 @@ type nameParts struct {
 
 // parts shortens a name into its parts.
 func (ns *nameShortener) parts(s string) nameParts {
-	prefix, base := splitPrefixes(s)
+	prefix, base := model.SplitNamePrefixes(s)
 	var np nameParts
 	np.head = prefix
 	rest := base
-	if at, end, n, ok := layerSpan(base); ok {
+	if at, end, n, ok := model.LayerSpan(base); ok {
 		np.head += "L" + strconv.Itoa(n)
 		lead := base[:at]
 		if ns != nil && ns.ok && strings.HasPrefix(lead, ns.layerPrefix) {
@@ -294,20 +244,6 @@ func (ns *nameShortener) fit(s string, w int) string {
 	return ansi.Truncate(out, w, "…")
 }
 
-// withChunk puts the VPP model chunk in front of a parameter's own name
-// when the run has several chunks and the name does not carry it yet
-// (names are split per chunk only when the stages were inferred).
-func withChunk(name string, vpp int, chunks bool) string {
-	if !chunks {
-		return name
-	}
-	pre, base := splitPrefixes(name)
-	if strings.Contains(pre, "vpp") {
-		return name
-	}
-	return pre + "vpp" + strconv.Itoa(vpp) + ":" + base
-}
-
 // runNames are the shorteners of one session: parameter names (Phase 1,
 // the series) and operator keys (Phase 3), and whether the run has several
 // VPP model chunks (then every name shows its chunk).
@@ -378,7 +314,7 @@ func namesOf(d *Data) *runNames {
 // param is a candidate's parameter as the screens name it: with its VPP
 // chunk when the run has several.
 func (rn *runNames) param(a *model.Anomaly) string {
-	return withChunk(a.TargetName, a.VPPStage, rn.chunks)
+	return model.WithChunk(a.TargetName, a.VPPStage, rn.chunks)
 }
 
 // title is a candidate's parameter in at most w cells for a screen about
@@ -434,26 +370,67 @@ var layerToken = regexp.MustCompile(`\bL(\d+)\b`)
 // stage-local (a pipeline stage's "layers.0" is the model's layer 3); ""
 // when the name's layer is the model's own or unknown.
 func globalMark(a *model.Anomaly) string {
-	if a == nil || a.GlobalLayer == nil {
+	if a == nil {
 		return ""
 	}
-	if n, ok := model.LayerIndex(a.TargetName); ok && n == *a.GlobalLayer {
+	return layerMark(a.TargetName, a.GlobalLayer)
+}
+
+// layerMark is " (L3)" for a parameter name whose model layer is *g
+// ("" when g is nil or the name's own layer is the model's).
+func layerMark(name string, g *int) string {
+	if g == nil {
 		return ""
 	}
-	return " (L" + strconv.Itoa(*a.GlobalLayer) + ")"
+	if n, ok := model.LayerIndex(name); ok && n == *g {
+		return ""
+	}
+	return " (L" + strconv.Itoa(*g) + ")"
 }
 
 // withGlobal puts a candidate's model layer right after the stage-local
 // layer of its shortened name: "pp1:vpp1:L0 (L3) mlp.dense_4h_to_h.weight".
 func withGlobal(short string, a *model.Anomaly) string {
-	g := globalMark(a)
-	if g == "" {
+	return withMark(short, globalMark(a))
+}
+
+// withMark puts mark (a layerMark) right after the layer of a shortened
+// name, or at its end when the name shows no layer.
+func withMark(short, mark string) string {
+	if mark == "" {
 		return short
 	}
 	if loc := layerToken.FindStringIndex(short); loc != nil {
-		return short[:loc[1]] + g + short[loc[1]:]
+		return short[:loc[1]] + mark + short[loc[1]:]
 	}
-	return short + g
+	return short + mark
+}
+
+// pairLayer is the model layer of a cross-step pair's parameter on a
+// pipeline stage: a Phase 1 candidate's of that name (and chunk), else the
+// stage layout's; nil when unknown.
+func pairLayer(d *Data, c *model.CrossStepPair) *int {
+	if d == nil || d.P1 == nil {
+		return nil
+	}
+	for i := range d.P1.Anomalies {
+		a := &d.P1.Anomalies[i]
+		if a.GlobalLayer != nil && a.TargetName == c.TargetName && (c.VPPStage == nil || *c.VPPStage == a.VPPStage) {
+			return a.GlobalLayer
+		}
+	}
+	n, ok := model.LayerIndex(c.TargetName)
+	if !ok || c.PPStage == nil {
+		return nil
+	}
+	vpp := 0
+	if c.VPPStage != nil {
+		vpp = *c.VPPStage
+	}
+	if g := d.P1.Sharding.Stages.GlobalLayer(*c.PPStage, vpp, n); g >= 0 {
+		return &g
+	}
+	return nil
 }
 
 // fitA is a candidate's parameter in at most w cells with its model layer.

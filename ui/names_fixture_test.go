@@ -24,7 +24,7 @@ func mcoreFixture() *Data {
 	p1.Anomalies[2].TargetName = fc1
 	p1.Targets = []string{qkv, fc1, "pp0:vpp0:module.embedding.word_embeddings.weight"}
 	p1.Sharding.PPStages, p1.Sharding.VPPStages = 2, []int{0, 1}
-	p1.Sharding.Pipeline = &model.PipelineStages{Stages: 2, Inferred: true,
+	p1.Sharding.Stages = &model.StageLayout{Stages: 2, Inferred: true,
 		RankStages: map[string]int{"0": 0, "1": 0, "2": 1, "3": 1}}
 	d.P1 = &p1
 	p3 := *d.P3
@@ -48,3 +48,37 @@ func mcoreFixture() *Data {
 }
 
 func mcoreBackend() *fakeBackend { return &fakeBackend{data: mcoreFixture()} }
+
+// mcoreGlobalFixture is mcoreFixture with the model's layer of each
+// stage-local name known (stage 1, chunk 1 of 2 stages × 3 layers per
+// chunk: its layers.2 is the model's layer 11), and Phase 2 on those
+// names: cross-step pairs and candidates that must show it.
+func mcoreGlobalFixture() *Data {
+	d := mcoreFixture()
+	p1 := *d.P1
+	p1.Anomalies = append([]model.Anomaly{}, p1.Anomalies...)
+	pl := *p1.Sharding.Stages
+	pl.ChunkLayers = 3
+	p1.Sharding.Stages = &pl
+	for i := range p1.Anomalies {
+		p1.Anomalies[i].GlobalLayer = model.IntPtr(pl.GlobalLayer(1, 1, 2))
+	}
+	d.P1 = &p1
+	p2 := *d.P2
+	one, stage := 1, 1
+	p2.CrossStep = append([]model.CrossStepPair{}, p2.CrossStep...)
+	for i := range p2.CrossStep {
+		p2.CrossStep[i].TargetName, p2.CrossStep[i].PPStage, p2.CrossStep[i].VPPStage = p1.Anomalies[0].TargetName, &stage, &one
+	}
+	p2.Candidates = []model.CandidateVerdict{
+		{Anomaly: p1.Anomalies[0], Value: 9.5, Verdict: "no baseline", Selected: true},
+		{Anomaly: p1.Anomalies[2], Value: 1.9, Verdict: "no baseline"},
+	}
+	c := *p2.RootCauseCoordinate
+	c.TargetName, c.GlobalLayer = p1.Anomalies[0].TargetName, p1.Anomalies[0].GlobalLayer
+	p2.RootCauseCoordinate = &c
+	d.P2 = &p2
+	return d
+}
+
+func mcoreGlobalBackend() *fakeBackend { return &fakeBackend{data: mcoreGlobalFixture()} }

@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"spikescope/model"
 )
 
 // TestNameShortener shortens the names of one run from the middle: the
@@ -118,37 +116,6 @@ func TestNameFitKeepsLayerAndLeaf(t *testing.T) {
 	// the expert's number goes after the words in front of it
 	if got := ns.fit(run[4], 26); got != "L2 …7.linear_fc2 fwd.0" && !strings.Contains(got, ".7.") {
 		t.Errorf("expert fit = %q, want the expert number kept", got)
-	}
-}
-
-// TestLayerSpanAgreesWithModel: the shortener's layer is the one the
-// analysis reads (model.LayerIndex).
-func TestLayerSpanAgreesWithModel(t *testing.T) {
-	for _, n := range []string{"layers.3.mlp.weight", "decoder.layers.12.x", "transformer.h.4.attn.c_attn.weight",
-		"blocks.0.norm", "layer.x.3", "embedding.weight", "layers.3", "model.layers.3a.mlp"} {
-		_, _, got, ok := layerSpan(n)
-		want, wok := model.LayerIndex(n)
-		if ok != wok || (ok && got != want) {
-			t.Errorf("%q: layerSpan %d,%v, model.LayerIndex %d,%v", n, got, ok, want, wok)
-		}
-	}
-}
-
-func TestWithChunk(t *testing.T) {
-	for _, tc := range []struct {
-		in     string
-		vpp    int
-		chunks bool
-		want   string
-	}{
-		{"layers.0.mlp.weight", 1, true, "vpp1:layers.0.mlp.weight"},
-		{"pp1:layers.0.mlp.weight", 1, true, "pp1:vpp1:layers.0.mlp.weight"},
-		{"pp1:vpp1:layers.0.mlp.weight", 1, true, "pp1:vpp1:layers.0.mlp.weight"},
-		{"layers.0.mlp.weight", 1, false, "layers.0.mlp.weight"},
-	} {
-		if got := withChunk(tc.in, tc.vpp, tc.chunks); got != tc.want {
-			t.Errorf("withChunk(%q) = %q, want %q", tc.in, got, tc.want)
-		}
 	}
 }
 

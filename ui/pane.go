@@ -23,6 +23,23 @@ type pane interface {
 	// FullHelp groups the keys Update handles, and only those.
 	help.KeyMap
 	Crumb() string // the breadcrumb entry: "Phase 3 anchor", "L3 ops (fwd)"
+
+	// The rest have defaults in common; a pane that draws marks, copies,
+	// has a candidate or reads text says so with its own.
+
+	// marks are the `?` legend of the marks the view draws, each
+	// legendLine(mark, meaning), and only those (legend.go); nil: none.
+	marks() []string
+	// copyText is what `y` copies and what it is ("coordinate", "operator
+	// key"): what "" when the pane has nothing to copy (y is not its key),
+	// text "" when nothing is selected (clipboard.go).
+	copyText() (text, what string)
+	// candidate is the candidate under the cursor, the one `p` pins; nil
+	// when there is none.
+	candidate() *model.Anomaly
+	// capturing: the pane is reading text (a filter, a step number), so
+	// every key goes to it before the root's own keys.
+	capturing() bool
 }
 
 // reply is what a pane's Update hands back: whether it used the key, and
@@ -32,6 +49,7 @@ type reply struct {
 	handled bool
 	status  string   // footer message
 	open    pane     // a detail screen to push
+	at      screen   // the screen open is
 	cmd     tea.Cmd  // the pane's own work off the loop
 	request *request // a backend call that yields new Data (the control choice)
 	quit    bool
@@ -59,18 +77,17 @@ type common struct {
 // SetSize records the pane's size; panes with a layout call it first.
 func (c *common) SetSize(w, h int) { c.width, c.height = w, h }
 
-// textInput is a pane that is reading text (a filter, a step number):
-// then every key goes to it before the root's own keys.
-type textInput interface{ capturing() bool }
-
-// candidateSource is a pane with a candidate under the cursor, the one `p`
-// pins.
-type candidateSource interface{ candidate() *model.Anomaly }
+// The defaults of a pane that draws no marks, copies nothing, has no
+// candidate and reads no text.
+func (c *common) marks() []string               { return nil }
+func (c *common) copyText() (text, what string) { return "", "" }
+func (c *common) candidate() *model.Anomaly     { return nil }
+func (c *common) capturing() bool               { return false }
 
 // openChooser is the reply that opens the control-group chooser.
 func openChooser(c common) reply {
 	if c.data == nil || len(c.data.Controls) == 0 {
 		return reply{handled: true, status: "no candidate C dump to choose from"}
 	}
-	return reply{handled: true, open: newChooserPane(c)}
+	return reply{handled: true, open: newChooserPane(c), at: screenChooser}
 }

@@ -123,7 +123,7 @@ func (p *phase1Pane) overviewLines() []string {
 	// what a pass is, then how many candidates while the width allows
 	l2 := fitJoin(p.width, passUnitText(sa), fmt.Sprintf("%d candidates, earliest first", len(p.anoms)))
 	out := []string{l1, l2}
-	if pl := sa.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
+	if pl := sa.Stages; pl != nil && pl.Inferred && pl.Stages > 1 {
 		out = append(out, "pipeline: "+runShape(d)+" · "+strings.Join(pl.StageSummary("stage", "ranks", "layers"), " · "))
 	} else if pl != nil && pl.Note != "" {
 		out = append(out, "pipeline: "+pl.Note)
@@ -316,6 +316,62 @@ func (p *phase1Pane) FullHelp() [][]key.Binding {
 }
 
 func (p *phase1Pane) Crumb() string { return "Phase 1" }
+
+func (p *phase1Pane) marks() []string {
+	if p.legendCache == nil { // the candidates do not change: scan them once
+		var nonFinite, layer, stage bool
+		rn := namesOf(p.data)
+		for i := range p.anoms {
+			a := &p.anoms[i]
+			nonFinite = nonFinite || a.NonFinite
+			_, _, staged := model.SplitStageName(a.TargetName)
+			base := model.StageBaseName(a.TargetName)
+			stage = stage || staged
+			if !layer {
+				_, _, _, layer = model.LayerSpan(base)
+			}
+		}
+		var out []string
+		if nonFinite {
+			out = append(out, legendLine("!", "before a name: the gradient is NaN/Inf at that step"))
+		}
+		out = append(out,
+			legendLine("dev×", "the value over its robust baseline (the median of the parameter's steps)"))
+		if layer {
+			out = append(out, legendLine("L2", "layer 2 (the module path every layered name shares is left out)"))
+		}
+		if stage {
+			out = append(out, legendLine("pp1:", "pipeline stage 1: the same name on another stage is another parameter"))
+		}
+		if rn.chunks {
+			out = append(out, legendLine("vpp1:", "VPP model chunk 1"))
+		}
+		out = append(out, legendLine("▸", "under the table: the selected row's full name"))
+		p.legendCache = out
+	}
+	out := append([]string{}, p.legendCache...)
+	// the columns a narrow screen scrolled away have no marks on it
+	if p.tbl.colWidth(p1ColTrigger) > 0 {
+		out = append(out, legendLine("trigger", "the test that flagged it: IQR, MAD (band): outside that robust band of its own history (its other steps and ranks); ms jump: a jump between micro steps; NaN/Inf: not finite"))
+	}
+	if p.tbl.colWidth(p1ColDelta) > 0 {
+		out = append(out, legendLine("-", "no value (Δ: no earlier micro step)"))
+	}
+	if p.tbl.colWidth(p1ColCurve) > 0 {
+		out = append(out, legendLine(p.spikeMark(), "on the curve: the candidate's step (the parameter's norm on its rank; log scale when the span is wide)"))
+	}
+	return append(out, colsLegend(&p.tbl, p.width)...)
+}
+
+// spikeMark is the sparkline's spike mark as this colour mode draws it.
+func (p *phase1Pane) spikeMark() string {
+	if p.st.NoColor {
+		return string(spikeRune)
+	}
+	return p.st.Spike.Render("▆") + " (coloured)"
+}
+
+func (p *phase1Pane) copyText() (string, string) { return p.candidate().Coord().String(), "coordinate" }
 
 func (p *phase1Pane) View() []string {
 	st := p.st

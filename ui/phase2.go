@@ -244,6 +244,11 @@ func (p *phase2Pane) crossStepLines(r *model.Phase2Result) []string {
 	cols := []p2col{{head: "pair"}, {head: "parameter", name: true}, {head: "median", right: true}, {head: "max", right: true},
 		{head: over, right: true}, {head: "verdict", wrap: true}}
 	rows := make([][]string, len(r.CrossStep))
+	marks := make([]string, len(r.CrossStep))
+	for i := range r.CrossStep {
+		marks[i] = layerMark(r.CrossStep[i].TargetName, pairLayer(p.data, &r.CrossStep[i]))
+	}
+	cols[1].marks = marks
 	for i, c := range r.CrossStep {
 		verdict := pairVerdict(r, c)
 		if c.BaselineGrowth != nil && *c.BaselineGrowth {
@@ -305,6 +310,11 @@ func (p *phase2Pane) candidateLines(r *model.Phase2Result, out []string) []strin
 		cols = append(cols, p2col{head: "baseline", right: true}, p2col{head: "ratio", right: true}, p2col{head: "verdict", wrap: true})
 	}
 	rows := make([][]string, len(r.Candidates))
+	marks := make([]string, len(r.Candidates))
+	for i := range r.Candidates {
+		marks[i] = globalMark(&r.Candidates[i].Anomaly)
+	}
+	cols[2].marks = marks
 	for i, c := range r.Candidates {
 		a := &c.Anomaly
 		row := []string{p2Step(a), strconv.Itoa(a.Rank), namesOf(p.data).param(a), fmtNum(float64(c.Value))}
@@ -544,6 +554,44 @@ func (p *phase2Pane) FullHelp() [][]key.Binding {
 }
 
 func (p *phase2Pane) Crumb() string { return "Phase 2" }
+
+func (p *phase2Pane) marks() []string {
+	if p.data == nil || p.data.P2 == nil {
+		return nil
+	}
+	r := p.data.P2
+	var out []string
+	if len(r.CrossStep) > 0 {
+		out = append(out, legendLine("13.4×", "a pair's growth: the final norm at step k+1 over step k, median and max over the ranks"))
+	}
+	if len(r.Candidates) > 0 {
+		out = append(out, legendLine("▶", "among the candidates: the one chosen as the root-cause coordinate; among the events: the root's event"))
+	}
+	var nonFinite, conducts bool
+	for i := range r.Events {
+		nonFinite = nonFinite || r.Events[i].NonFinite
+		conducts = conducts || r.Events[i].Conducts
+	}
+	if nonFinite {
+		out = append(out, legendLine("∞", "after an event's extent: the event holds NaN/Inf values"))
+	}
+	if conducts {
+		out = append(out, legendLine("→ 6", "conducts: the event carries on into step 6 (its growth reaches the next step)"))
+	}
+	return out
+}
+
+// copyText on Phase 2 is the candidate under the cursor (the one `p`
+// pins), else the root-cause coordinate.
+func (p *phase2Pane) copyText() (string, string) {
+	if a := p.candidate(); a != nil {
+		return a.Coord().String(), "coordinate"
+	}
+	if p.data == nil || p.data.P2 == nil {
+		return "", "coordinate"
+	}
+	return p.data.P2.RootCauseCoordinate.Coord().String(), "coordinate"
+}
 
 func (p *phase2Pane) navigate(msg tea.KeyPressMsg, k keyMap) bool {
 	lines := p.lines()

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"spikescope/model"
 )
 
@@ -75,7 +77,8 @@ func (p *phase2Pane) eventLines(r *model.Phase2Result) []string {
 			if c.MicroStep != nil {
 				co += " micro step " + strconv.Itoa(*c.MicroStep)
 			}
-			co += " " + ns.fit(c.TargetName, max(8, cw-1-len(co)-1))
+			m := layerMark(c.TargetName, c.GlobalLayer)
+			co += " " + withMark(ns.fit(c.TargetName, max(8, cw-1-len(co)-1-ansi.StringWidth(m))), m)
 		}
 		d := ""
 		if showDev {

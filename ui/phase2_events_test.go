@@ -28,7 +28,7 @@ func fp16Data(t *testing.T, spike bool) *Data {
 	r := synth.Generate(c)
 	p1 := analysis.Phase1(r.Monitor(synth.Anomalous), analysis.DefaultPhase1Options())
 	pb := analysis.Phase1(r.Monitor(synth.Baseline), analysis.DefaultPhase1Options())
-	p2, err := analysis.Phase2(p1, pb, nil, analysis.DefaultPhase2Options())
+	p2, err := phase2Said(analysis.Phase2(p1, pb, nil, analysis.DefaultPhase2Options()))
 	if err != nil {
 		t.Fatal(err)
 	}

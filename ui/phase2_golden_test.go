@@ -45,18 +45,18 @@ func demoRun() {
 func phase2Backend(pinned bool) func() *fakeBackend {
 	return func() *fakeBackend {
 		demoRun()
-		var pin *analysis.Pin
+		var pin *model.Coord
 		d := &Data{Monitor: demoMon[0], BaselineMonitor: demoMon[1], P1: demoP1[0], P1Baseline: demoP1[1]}
 		if pinned {
 			for i := range demoP1[0].Anomalies {
 				if a := &demoP1[0].Anomalies[i]; a.OptStep() == 6 {
-					pin = &analysis.Pin{OptStep: model.IntPtr(6), MicroStep: a.MicroStep, Rank: model.IntPtr(a.Rank), Param: a.TargetName}
-					d.Pin = pin.String()
+					pin = &model.Coord{OptStep: model.IntPtr(6), MicroStep: a.MicroStep, Rank: model.IntPtr(a.Rank), Param: a.TargetName}
+					d.Pin = pin
 					break
 				}
 			}
 		}
-		p2, err := analysis.Phase2(demoP1[0], demoP1[1], pin, analysis.DefaultPhase2Options())
+		p2, err := phase2Said(analysis.Phase2(demoP1[0], demoP1[1], pin, analysis.DefaultPhase2Options()))
 		if err != nil {
 			panic(err)
 		}
@@ -80,7 +80,7 @@ func fp16Backend() *fakeBackend {
 		d := &Data{Monitor: r.Monitor(synth.Anomalous), BaselineMonitor: r.Monitor(synth.Baseline)}
 		d.P1 = analysis.Phase1(d.Monitor, analysis.DefaultPhase1Options())
 		d.P1Baseline = analysis.Phase1(d.BaselineMonitor, analysis.DefaultPhase1Options())
-		p2, err := analysis.Phase2(d.P1, d.P1Baseline, nil, analysis.DefaultPhase2Options())
+		p2, err := phase2Said(analysis.Phase2(d.P1, d.P1Baseline, nil, analysis.DefaultPhase2Options()))
 		if err != nil {
 			panic(err)
 		}

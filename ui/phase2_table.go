@@ -12,6 +12,17 @@ import (
 type p2col struct {
 	head              string
 	right, name, wrap bool
+	// marks (name column) is each row's model layer mark, " (L3)", put
+	// after the layer of the shortened name ("" for none).
+	marks []string
+}
+
+// mark is row ri's mark of column c.
+func (c p2col) mark(ri int) string {
+	if ri < len(c.marks) {
+		return c.marks[ri]
+	}
+	return ""
 }
 
 // p2line is one printed line of a table: the header (row -1) or a line of
@@ -33,10 +44,10 @@ func p2Table(ns *nameShortener, cols []p2col, rows [][]string, width, indent int
 	fixed := len(cols) - 1 + indent // the spaces between columns
 	for i, c := range cols {
 		ws[i] = ansi.StringWidth(c.head)
-		for _, r := range rows {
+		for ri, r := range rows {
 			cell := r[i]
 			if c.name {
-				cell = ns.short(cell)
+				cell = withMark(ns.short(cell), c.mark(ri))
 			}
 			ws[i] = max(ws[i], ansi.StringWidth(cell))
 		}
@@ -81,7 +92,8 @@ func p2Table(ns *nameShortener, cols []p2col, rows [][]string, width, indent int
 		for i, c := range cols {
 			switch {
 			case c.name:
-				cells[i] = ns.fit(cells[i], ws[i])
+				m := c.mark(ri)
+				cells[i] = withMark(ns.fit(cells[i], max(1, ws[i]-ansi.StringWidth(m))), m)
 			case c.wrap && ansi.StringWidth(cells[i]) > ws[i]:
 				w := wrap(cells[i], ws[i])
 				cells[i], more = w[0], w[1:]

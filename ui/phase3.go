@@ -444,7 +444,7 @@ func (p *phase3Pane) Update(m tea.Msg) reply {
 			return used
 		}
 		d := newDrillPane(p.common, p.anchorTable().Name, l.Layer, p.drillDirection(), p.metric)
-		return reply{handled: true, open: d, cmd: d.fetch()}
+		return reply{handled: true, open: d, at: screenDrill, cmd: d.fetch()}
 	}
 	return reply{handled: p.tbl.navigate(msg, k, p.width)}
 }
@@ -489,6 +489,37 @@ func (p *phase3Pane) Crumb() string {
 		return "Phase 3 " + t.Name
 	}
 	return "Phase 3"
+}
+
+func (p *phase3Pane) marks() []string {
+	r := p.result()
+	if r == nil {
+		return nil
+	}
+	out := []string{
+		legendLine("▶ ◀", "in the L column: where the forward / backward divergence starts for the metric shown"),
+		legendLine("← trace this first", "the direction that diverges first: where the root cause is"),
+	}
+	if p.flags == nil {
+		p.flags = &quadFlags{}
+		for _, a := range r.Anchors {
+			for _, lr := range a.Layers {
+				for _, m := range lr.Metrics {
+					p.flags.merge(&m)
+				}
+			}
+		}
+	}
+	out = append(out, degreeLegend(*p.flags)...)
+	out = append(out, legendLine("peak", "the layer of the largest degree of a direction, over every metric: its metric is named"))
+	return append(out, colsLegend(&p.tbl, p.width)...)
+}
+
+func (p *phase3Pane) copyText() (string, string) {
+	if p.data == nil || p.data.P2 == nil {
+		return "", "coordinate"
+	}
+	return p.data.P2.RootCauseCoordinate.Coord().String(), "coordinate"
 }
 
 // selectedLayer returns the layer row under the cursor.
@@ -551,7 +582,7 @@ func (p *phase3Pane) View() []string {
 	for _, l := range p.loadedLines() {
 		lines = append(lines, p.st.Dim.Render(l))
 	}
-	if ln := stageLine(r.PipelineStage); ln != "" {
+	if ln := stageLine(r.DumpStage); ln != "" {
 		lines = append(lines, ln)
 	}
 	t := p.anchorTable()

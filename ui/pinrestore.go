@@ -7,6 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"spikescope/model"
 )
 
 // How the pin comes back: the saved state is read in a command while the
@@ -39,9 +41,9 @@ type restore struct {
 	done    bool       // the saved pin was dealt with
 	saveSeq int
 	gate    *saveGate
-	saving  string // the pin of the last save asked for
-	note    string // the note on that pin
-	id      int    // the request that restores the saved pin
+	saving  *model.Coord // the pin of the last save asked for
+	note    string       // the note on that pin
+	id      int          // the request that restores the saved pin
 }
 
 // readState reads the saved state off the loop.
@@ -61,22 +63,22 @@ func (m *Model) readState() tea.Cmd {
 // line is saved instead.
 func (m *Model) restorePin() tea.Cmd {
 	r := &m.keep
-	if r.done || !r.read || m.data == nil || m.screen == screenLoading || m.screen == screenError {
+	if r.done || !r.read || m.data == nil || m.waiting() {
 		return nil
 	}
 	r.done = true
-	if m.data.Pin != "" { // --pin: it replaces the saved one
+	if m.data.Pin != nil { // --pin: it replaces the saved one
 		return m.savePin(m.data.Pin)
 	}
-	want := r.saved.Pin
+	want := savedPin(r.saved.Pin)
 	r.saving, r.note = want, r.saved.Note
-	if want == "" {
+	if r.saved.Pin == "" {
 		return nil
 	}
 	if m.data.P1 != nil {
 		for i := range m.data.P1.Anomalies {
 			a := m.data.P1.Anomalies[i]
-			if canonicalPin(anomalyPin(&a)) != canonicalPin(want) {
+			if !samePin(a.Coord(), want) {
 				continue
 			}
 			c := m.startUpdate("restore the saved pin "+coordString(&a), func(ctx context.Context, b Backend, d *Data) (*Data, error) {
@@ -86,19 +88,19 @@ func (m *Model) restorePin() tea.Cmd {
 			return c
 		}
 	}
-	m.status = "the saved pin " + escapeControl(want) + " is not a candidate of this run: not restored (spikescope --pin pins any coordinate)"
+	m.status = "the saved pin " + escapeControl(r.saved.Pin) + " is not a candidate of this run: not restored (spikescope --pin pins any coordinate)"
 	return nil
 }
 
 // savePin records a change of pin and saves it off the loop; a new
 // coordinate starts without a note, unless it is the saved one.
-func (m *Model) savePin(pin string) tea.Cmd {
+func (m *Model) savePin(pin *model.Coord) tea.Cmd {
 	r := &m.keep
-	if !r.done || canonicalPin(pin) == canonicalPin(r.saving) {
+	if !r.done || samePin(pin, r.saving) {
 		return nil
 	}
 	r.saving, r.note = pin, ""
-	if canonicalPin(pin) == canonicalPin(r.saved.Pin) {
+	if samePin(pin, savedPin(r.saved.Pin)) {
 		r.note = r.saved.Note
 	}
 	return m.writeState()
@@ -113,7 +115,7 @@ func (m *Model) writeState() tea.Cmd {
 	}
 	r.saveSeq++
 	seq, gate := r.saveSeq, r.gate
-	s := SavedState{Inputs: strings.Split(st.Key, "\n"), Pin: r.saving, Note: r.note}
+	s := SavedState{Inputs: strings.Split(st.Key, "\n"), Pin: r.saving.String(), Note: r.note}
 	store := *st
 	return safe(func() tea.Msg {
 		gate.mu.Lock()
@@ -144,13 +146,13 @@ func saveOnExit(m *Model) error {
 		return r.gate.err
 	}
 	r.gate.written = r.saveSeq // a late command of this save writes the same state
-	r.gate.err = saveState(*st, SavedState{Inputs: strings.Split(st.Key, "\n"), Pin: r.saving, Note: r.note})
+	r.gate.err = saveState(*st, SavedState{Inputs: strings.Split(st.Key, "\n"), Pin: r.saving.String(), Note: r.note})
 	return r.gate.err
 }
 
 // noteKey is `a`: a one-line note on the pinned coordinate, kept with it.
 func (m *Model) noteKey() {
-	if m.data == nil || m.data.Pin == "" {
+	if m.data == nil || m.data.Pin == nil {
 		m.status = "pin a coordinate first (p): the note is kept with the pin"
 		return
 	}
@@ -216,5 +218,37 @@ func (m *Model) Pin() string {
 	if m.data == nil {
 		return ""
 	}
+	return m.pin().String()
+}
+
+// pin is the pinned coordinate, nil when none.
+func (m *Model) pin() *model.Coord {
+	if m.data == nil {
+		return nil
+	}
 	return m.data.Pin
+}
+
+// savedPin is the pin of the saved state (its text, --pin syntax); nil
+// when none or not a pin.
+func savedPin(s string) *model.Coord {
+	if s == "" {
+		return nil
+	}
+	c, err := model.ParseCoord(s)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// samePin: two pins name the same candidate (nil: no pin). The model
+// chunk is not compared: a candidate's name carries it.
+func samePin(a, b *model.Coord) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	x, y := *a, *b
+	x.VPP, y.VPP = nil, nil
+	return x.Equal(&y)
 }

@@ -52,6 +52,17 @@ func DefaultStateDir() string {
 	return ""
 }
 
+// DefaultPinStore is the store of the saved pins of inputs in
+// DefaultStateDir (demo: the embedded demo run); nil when there is no
+// state folder (neither XDG_STATE_HOME nor HOME is set).
+func DefaultPinStore(inputs []Input, demo bool) *PinStore {
+	dir := DefaultStateDir()
+	if dir == "" {
+		return nil
+	}
+	return &PinStore{Dir: dir, Key: StateKey(inputs, demo), Inputs: inputs}
+}
+
 // StateKey names a set of inputs by their resolved absolute paths (links
 // followed), role by role; demo names the embedded demo run, whose files
 // are extracted to a new temporary folder every time.

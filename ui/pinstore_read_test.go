@@ -103,7 +103,7 @@ func TestPinMadeJustBeforeQuitIsKept(t *testing.T) {
 	press(m, "j")
 	msg := press(m, "p")() // the pin request; its reply asks for a save
 	_, save := m.Update(msg)
-	if m.data.Pin == "" || save == nil {
+	if m.data.Pin == nil || save == nil {
 		t.Fatalf("p did not pin (pin %q) or asked for no save", m.data.Pin)
 	}
 	if _, err := os.Stat(statePath(st.Dir, st.Key)); !os.IsNotExist(err) {
@@ -113,11 +113,11 @@ func TestPinMadeJustBeforeQuitIsKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	again := started(t, st)
-	if again.data.Pin != m.data.Pin {
+	if !again.data.Pin.Equal(m.data.Pin) {
 		t.Fatalf("after the exit the saved pin is %q, want %q", again.data.Pin, m.data.Pin)
 	}
 	drain(m, save) // the late command: it must not write an older state
-	if s, _ := loadState(*st); canonicalPin(s.Pin) != canonicalPin(m.data.Pin) {
+	if s, _ := loadState(*st); !samePin(savedPin(s.Pin), m.data.Pin) {
 		t.Fatalf("a late save replaced the pin with %q", s.Pin)
 	}
 }

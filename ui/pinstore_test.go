@@ -10,7 +10,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"spikescope/analysis"
 	"spikescope/model"
 )
 
@@ -56,28 +55,28 @@ func TestPinSurvivesRestart(t *testing.T) {
 	press(m, "j")
 	drain(m, press(m, "p"))
 	want := m.data.Pin
-	if want == "" {
+	if want == nil {
 		t.Fatal("p did not pin")
 	}
 	if _, err := os.Stat(statePath(st.Dir, st.Key)); err != nil {
 		t.Fatalf("the pin was not saved: %v", err)
 	}
 	again := started(t, st)
-	if again.data.Pin != want || !strings.Contains(screenText(again), "PIN "+want) {
+	if !again.data.Pin.Equal(want) || !strings.Contains(screenText(again), "PIN "+want.Label()) {
 		t.Fatalf("after a restart the pin is %q, want %q; status %q", again.data.Pin, want, again.status)
 	}
 	if !strings.Contains(again.status, "last session is back") {
 		t.Fatalf("the footer does not say the pin was restored: %q", again.status)
 	}
 	other := &PinStore{Dir: st.Dir, Key: StateKey([]Input{{Role: "monitor", Path: "/data/other/trend.db"}}, false)}
-	if o := started(t, other); o.data.Pin != "" {
+	if o := started(t, other); o.data.Pin != nil {
 		t.Fatalf("another input got the pin %q", o.data.Pin)
 	}
 	drain(again, press(again, "P"))
 	if _, err := os.Stat(statePath(st.Dir, st.Key)); !os.IsNotExist(err) {
 		t.Fatalf("unpinning left the saved pin: %v", err)
 	}
-	if third := started(t, st); third.data.Pin != "" {
+	if third := started(t, st); third.data.Pin != nil {
 		t.Fatalf("an unpinned input came back pinned: %q", third.data.Pin)
 	}
 }
@@ -91,13 +90,13 @@ func TestCorruptStateIsIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := started(t, st)
-	if m.data.Pin != "" || !strings.Contains(m.status, "damaged") || !strings.Contains(m.status, path) {
+	if m.data.Pin != nil || !strings.Contains(m.status, "damaged") || !strings.Contains(m.status, path) {
 		t.Fatalf("pin %q, status %q", m.data.Pin, m.status)
 	}
 	drain(m, press(m, "p"))
 	b, err := os.ReadFile(path)
 	var s SavedState
-	if err != nil || json.Unmarshal(b, &s) != nil || canonicalPin(s.Pin) != canonicalPin(m.data.Pin) {
+	if err != nil || json.Unmarshal(b, &s) != nil || s.Pin != m.data.Pin.String() {
 		t.Fatalf("after a pin the file holds %q (%v)", b, err)
 	}
 }
@@ -110,7 +109,7 @@ func TestStaleSavedPinSaysWhy(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := started(t, st)
-	if m.data.Pin != "" || !strings.Contains(m.status, "not a candidate") {
+	if m.data.Pin != nil || !strings.Contains(m.status, "not a candidate") {
 		t.Fatalf("pin %q, status %q", m.data.Pin, m.status)
 	}
 }
@@ -208,9 +207,9 @@ func TestCopyGivesPinSyntax(t *testing.T) {
 	if c == nil {
 		t.Fatal("y gave no clipboard command")
 	}
-	a := m.p1.candidate()
-	text, _ := m.p1.copyText()
-	p, err := analysis.ParsePin(text)
+	a := m.p1().candidate()
+	text, _ := m.p1().copyText()
+	p, err := model.ParseCoord(text)
 	if err != nil || p.Rank == nil || *p.Rank != a.Rank || p.Param != a.TargetName ||
 		(a.OptimizerStep == nil && (p.Step == nil || *p.Step != a.Step)) {
 		t.Fatalf("copied %q: parsed %+v, %v", text, p, err)
@@ -220,12 +219,12 @@ func TestCopyGivesPinSyntax(t *testing.T) {
 	}
 	opt, ms := 3, 2
 	b := &model.Anomaly{OptimizerStep: &opt, MicroStep: &ms, Step: 14, Rank: 5, TargetName: "a,b.weight"}
-	p, err = analysis.ParsePin(anomalyPin(b))
+	p, err = model.ParseCoord(b.Coord().String())
 	if err != nil || *p.OptStep != 3 || *p.MicroStep != 2 || *p.Rank != 5 || p.Step != nil || p.Param != "a,b.weight" {
-		t.Fatalf("%q parses to %+v, %v", anomalyPin(b), p, err)
+		t.Fatalf("%q parses to %+v, %v", b.Coord(), p, err)
 	}
-	if canonicalPin(p.String()) != canonicalPin(anomalyPin(b)) || canonicalPin("micro_step=2,opt=3,rank=5,name=a,b.weight") != anomalyPin(b) {
-		t.Fatalf("spellings differ: %q vs %q", canonicalPin(p.String()), anomalyPin(b))
+	if q, err := model.ParseCoord("micro_step=2,opt=3,rank=5,name=a,b.weight"); err != nil || q.String() != b.Coord().String() {
+		t.Fatalf("spellings differ: %q vs %q", q, b.Coord())
 	}
 }
 
@@ -249,7 +248,7 @@ func TestNoteKeptWithPin(t *testing.T) {
 	}
 	press(again, "j")
 	drain(again, press(again, "p"))
-	if again.data.Pin == m.data.Pin || again.Note() != "" {
+	if again.data.Pin.Equal(m.data.Pin) || again.Note() != "" {
 		t.Fatalf("another pin %q kept the note %q", again.data.Pin, again.Note())
 	}
 }
@@ -258,9 +257,9 @@ func TestNoteKeptWithPin(t *testing.T) {
 func TestCopyOnPhase2IsWhatPPins(t *testing.T) {
 	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
 	press(m, "2", "j")
-	text, _ := m.p2.copyText()
-	if a := m.p2.candidate(); a == nil || text != anomalyPin(a) || !strings.Contains(text, "step=14") {
-		t.Fatalf("copied %q, the cursor is on %+v", text, m.p2.candidate())
+	text, _ := m.p2().copyText()
+	if a := m.p2().candidate(); a == nil || text != a.Coord().String() || !strings.Contains(text, "step=14") {
+		t.Fatalf("copied %q, the cursor is on %+v", text, m.p2().candidate())
 	}
 }
 

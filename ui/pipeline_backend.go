@@ -151,7 +151,7 @@ func (b *PipelineBackend) data(s *pipeline.Session) *Data {
 	d := &Data{
 		Inputs: b.Inputs(), Monitor: s.Monitor, BaselineMonitor: s.BaselineMonitor,
 		P1: s.P1, P1Baseline: s.P1Baseline, P2: s.P2, P3: s.P3,
-		A: s.A, B: s.B, C: s.C, D: s.D, Pin: s.In.Pin, session: s,
+		A: s.A, B: s.B, C: s.C, D: s.D, Pin: s.In.Pin, session: s, GradNorm: s.GradNorm,
 	}
 	if s.C == nil {
 		d.ControlNote = s.Control.Reason
@@ -164,7 +164,7 @@ func (b *PipelineBackend) data(s *pipeline.Session) *Data {
 		d.OpsForLayer = func(anchor string, layer int, dir string) []model.DrillOp {
 			mu.Lock()
 			defer mu.Unlock()
-			return s.Tracer.OpsForLayer(anchor, layer, dir)
+			return s.OpsForLayer(anchor, layer, dir)
 		}
 	}
 	src := s.CTree

@@ -68,7 +68,7 @@ type planMsg struct {
 
 // showPlan opens the plan and writes it off the loop.
 func (m *Model) showPlan() tea.Cmd {
-	m.open(newPlanPane(m.common()))
+	m.open(screenPlan, newPlanPane(m.common()))
 	m.layout()
 	if m.data == nil || len(m.data.PlanFiles) == 0 {
 		m.status = "nothing is missing: no plan to write"

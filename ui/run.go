@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
+	"spikescope/model"
 	"spikescope/outfile"
 )
 
@@ -20,11 +21,11 @@ type Ending struct {
 	// Signal is the SIGHUP, SIGTERM or SIGINT that ended the UI (the
 	// terminal is restored), 0 when none did.
 	Signal      syscall.Signal
-	Interrupted bool   // ctrl+c
-	Killed      bool   // killed: the UI did not quit within the signal grace
-	Panic       string // an internal error, "" when none
-	Err         error  // the program's error, else the load's (not a cancel)
-	Pin         string // the coordinate pinned at the end (--pin syntax), "" when none
+	Interrupted bool         // ctrl+c
+	Killed      bool         // killed: the UI did not quit within the signal grace
+	Panic       string       // an internal error, "" when none
+	Err         error        // the program's error, else the load's (not a cancel)
+	Pin         *model.Coord // the coordinate pinned at the end, nil when none
 	// PinNotKept says why the pin could not be saved for the next start
 	// ("" when it was, or when there is no pin or no state folder).
 	PinNotKept string
@@ -80,8 +81,8 @@ func Run(opt Options, stdout io.Writer) (e Ending) {
 	if !opt.Mouse {
 		io.WriteString(stdout, altScrollOff)
 	}
-	e.Pin = m.Pin()
-	if err := saveOnExit(m); err != nil && e.Pin != "" {
+	e.Pin = m.pin()
+	if err := saveOnExit(m); err != nil && e.Pin != nil {
 		e.PinNotKept = oneLine(err.Error())
 	}
 	switch {

@@ -79,7 +79,7 @@ func seriesOf(c common, a *model.Anomaly) reply {
 		return used
 	}
 	s := newSeriesPane(c, a)
-	return reply{handled: true, open: s, cmd: s.warmCurves()}
+	return reply{handled: true, open: s, at: screenSeries, cmd: s.warmCurves()}
 }
 
 // warmCurves reads, off the loop, the curves of the statistics the screen
@@ -160,6 +160,32 @@ func (s *seriesPane) Crumb() string {
 	}
 	return fmt.Sprintf("series r%d %s", s.a.Rank, namesOf(s.data).title(s.a, 24))
 }
+
+func (s *seriesPane) marks() []string {
+	heat := "each cell the largest value of its steps on that rank, "
+	if s.st.NoColor || len(s.st.Ramp) == 0 {
+		heat += "shades " + string(shadeRunes) + " from low to high"
+	} else {
+		var b strings.Builder
+		for _, c := range s.st.Ramp {
+			b.WriteString(lipgloss.NewStyle().Foreground(c).Render("█"))
+		}
+		heat += "colours " + b.String() + " from low to high"
+	}
+	out := []string{legendLine("▲", "the candidate's step")}
+	// the NaN mark only when the chart or the heat map draws one (the heat
+	// map's scale note then says "× NaN")
+	if strings.Contains(strings.Join(s.chartLines, "\n"), nanRune) || strings.Contains(strings.Join(s.cache, "\n"), nanRune+" NaN/Inf") {
+		out = append(out, legendLine(nanRune, "a NaN/Inf value"))
+	}
+	rank := "▸r"
+	if s.a != nil {
+		rank += strconv.Itoa(s.a.Rank)
+	}
+	return append(out, legendLine(rank, "the candidate's rank"), legendLine("heat map", heat))
+}
+
+func (s *seriesPane) copyText() (string, string) { return s.a.Coord().String(), "coordinate" }
 
 func (s *seriesPane) View() []string {
 	key := fmt.Sprintf("%dx%d/%d/%d", s.width, s.height, s.metric, s.rankTop)

@@ -46,7 +46,7 @@ func screenText(m *Model) string { return ansi.Strip(m.View().Content) }
 
 func TestSortTogglesAndKeepsCursor(t *testing.T) {
 	m := loaded(t, fixtureBackend(), fixture(), 160, 48, true)
-	p := m.p1
+	p := m.p1()
 	p.tbl.move(1) // candidate 2 (norm 3.8)
 	p.tbl.colCur = p1ColNorm
 	press(m, "o")
@@ -72,20 +72,20 @@ func TestSortTogglesAndKeepsCursor(t *testing.T) {
 func TestFilterByParameterAndRank(t *testing.T) {
 	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
 	press(m, "/", "a", "t", "t", "n", "enter")
-	if n := len(m.p1.tbl.view); n != 1 || m.p1.candidate().TargetName != "layers.1.attn.weight" {
+	if n := len(m.p1().tbl.view); n != 1 || m.p1().candidate().TargetName != "layers.1.attn.weight" {
 		t.Fatalf("filter attn: %d rows", n)
 	}
 	press(m, "esc")
-	if n := len(m.p1.tbl.view); n != 3 {
+	if n := len(m.p1().tbl.view); n != 3 {
 		t.Fatalf("esc should clear the filter: %d rows", n)
 	}
 	press(m, "/", "r", "2", "enter")
-	if n := len(m.p1.tbl.view); n != 2 {
+	if n := len(m.p1().tbl.view); n != 2 {
 		t.Fatalf("filter r2: %d rows, want 2", n)
 	}
-	for _, i := range m.p1.tbl.view {
-		if m.p1.anoms[i].Rank != 2 {
-			t.Fatalf("row of rank %d kept", m.p1.anoms[i].Rank)
+	for _, i := range m.p1().tbl.view {
+		if m.p1().anoms[i].Rank != 2 {
+			t.Fatalf("row of rank %d kept", m.p1().anoms[i].Rank)
 		}
 	}
 	if !strings.Contains(screenText(m), `filter "r2": 2 of 3`) {
@@ -96,24 +96,24 @@ func TestFilterByParameterAndRank(t *testing.T) {
 func TestJumpAndNavigation(t *testing.T) {
 	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
 	press(m, ":", "1", "5", "enter")
-	if s := m.p1.candidate().Step; s != 17 {
+	if s := m.p1().candidate().Step; s != 17 {
 		t.Fatalf("jump to 15 landed on step %d, want 17", s)
 	}
 	press(m, "g")
-	if m.p1.tbl.cursor != 0 {
+	if m.p1().tbl.cursor != 0 {
 		t.Fatal("g did not go to the first row")
 	}
 	press(m, "G")
-	if m.p1.tbl.cursor != 2 {
+	if m.p1().tbl.cursor != 2 {
 		t.Fatal("G did not go to the last row")
 	}
 	press(m, "pgdown", "j", "j")
-	if m.p1.tbl.cursor != 2 {
-		t.Fatalf("cursor ran past the end: %d", m.p1.tbl.cursor)
+	if m.p1().tbl.cursor != 2 {
+		t.Fatalf("cursor ran past the end: %d", m.p1().tbl.cursor)
 	}
 	press(m, "k")
-	if m.p1.tbl.cursor != 1 {
-		t.Fatalf("k: cursor %d, want 1", m.p1.tbl.cursor)
+	if m.p1().tbl.cursor != 1 {
+		t.Fatalf("k: cursor %d, want 1", m.p1().tbl.cursor)
 	}
 }
 
@@ -137,7 +137,7 @@ func TestTableScrollKeepsCursorVisible(t *testing.T) {
 func TestPhase3OpensOnEarliestLayerAndNarrowsAt80(t *testing.T) {
 	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
 	press(m, "3")
-	if l := m.p3.selectedLayer(); l == nil || l.Layer != 3 {
+	if l := m.p3().selectedLayer(); l == nil || l.Layer != 3 {
 		t.Fatalf("cursor on layer %v, want 3", l)
 	}
 	txt := screenText(m)
@@ -189,12 +189,12 @@ func TestPinUnpinAndStaleReplies(t *testing.T) {
 	stale := c
 	c2 := press(m, "p") // a second request supersedes the first
 	run(t, m, stale)
-	if m.data.Pin != "" {
+	if m.data.Pin != nil {
 		t.Fatal("a superseded reply was applied")
 	}
 	run(t, m, c2)
 	want := "step=14,rank=2,param=layers.3.mlp.weight"
-	if m.data.Pin != want || !strings.Contains(screenText(m), "PIN "+want) {
+	if m.data.Pin.Label() != want || !strings.Contains(screenText(m), "PIN "+want) {
 		t.Fatalf("pin %q; header:\n%s", m.data.Pin, screenText(m))
 	}
 	press(m, "3") // the pin stays in the header on every screen
@@ -202,18 +202,18 @@ func TestPinUnpinAndStaleReplies(t *testing.T) {
 		t.Fatal("pin missing from the Phase 3 header")
 	}
 	run(t, m, press(m, "P"))
-	if m.data.Pin != "" || strings.Contains(screenText(m), "PIN") {
+	if m.data.Pin != nil || strings.Contains(screenText(m), "PIN") {
 		t.Fatal("P did not unpin")
 	}
-	if m.p1.tbl.cursor != 1 {
-		t.Fatalf("Phase 1 cursor reset by the pin: %d", m.p1.tbl.cursor)
+	if m.p1().tbl.cursor != 1 {
+		t.Fatalf("Phase 1 cursor reset by the pin: %d", m.p1().tbl.cursor)
 	}
 }
 
 func TestDrillDownAndBack(t *testing.T) {
 	m := loaded(t, fixtureBackend(), fixture(), 160, 48, true)
 	press(m, "3", "enter")
-	if m.screen != screenDrill || m.drill.selected().Key != "Module.layers.3.mlp.linear_fc1.forward.0" {
+	if m.screen != screenDrill || m.drill().selected().Key != "Module.layers.3.mlp.linear_fc1.forward.0" {
 		t.Fatalf("drill: screen %d", m.screen)
 	}
 	txt := screenText(m)
@@ -244,7 +244,7 @@ func TestChooserRunsControl(t *testing.T) {
 		t.Fatal("degraded Phase 3 does not offer the chooser")
 	}
 	press(m, "c", "j")
-	if o := m.chooser.selected(); o.Step != 9 || o.Rank != 2 {
+	if o := m.chooser().selected(); o.Step != 9 || o.Rank != 2 {
 		t.Fatalf("chooser selection %+v", o)
 	}
 	run(t, m, press(m, "enter"))
@@ -392,15 +392,15 @@ func TestEarliestAndLargestSideBySide(t *testing.T) {
 func TestPhase2CandidateCursorPinsAndOpensSeries(t *testing.T) {
 	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
 	press(m, "2", "j")
-	if a := m.p2.candidate(); a == nil || a.Step != 14 {
+	if a := m.p2().candidate(); a == nil || a.Step != 14 {
 		t.Fatalf("Phase 2 selection %+v", a)
 	}
 	run(t, m, press(m, "p"))
-	if m.data.Pin != "step=14,rank=2,param=layers.3.mlp.weight" {
+	if m.data.Pin.Label() != "step=14,rank=2,param=layers.3.mlp.weight" {
 		t.Fatalf("pin from Phase 2: %q", m.data.Pin)
 	}
 	press(m, "enter")
-	if m.screen != screenSeries || m.series.a.Step != 10 {
+	if m.screen != screenSeries || m.series().a.Step != 10 {
 		// after the pin the pane is rebuilt: the cursor is back on the first candidate
 		t.Fatalf("enter on Phase 2: screen %d", m.screen)
 	}
@@ -436,19 +436,19 @@ func TestDrillOtherLayerFetchesOps(t *testing.T) {
 	m := loaded(t, fixtureBackend(), fixture(), 160, 48, true)
 	press(m, "3", "k")
 	c := press(m, "enter")
-	if m.screen != screenDrill || !m.drill.waiting || !strings.Contains(screenText(m), "comparing the operators") {
+	if m.screen != screenDrill || !m.drill().waiting || !strings.Contains(screenText(m), "comparing the operators") {
 		t.Fatalf("drill on layer 2 should wait for its ops:\n%s", screenText(m))
 	}
 	run(t, m, c)
-	if m.drill.waiting || len(m.drill.ops) != 3 || m.drill.ops[0].Key != "Module.layers.2.input_layernorm.forward.0" {
-		t.Fatalf("ops: %+v", m.drill.ops)
+	if m.drill().waiting || len(m.drill().ops) != 3 || m.drill().ops[0].Key != "Module.layers.2.input_layernorm.forward.0" {
+		t.Fatalf("ops: %+v", m.drill().ops)
 	}
 	txt := screenText(m)
 	if !regexp.MustCompile(`! L2 .*linear_qkv fwd\.0`).MatchString(txt) || !strings.Contains(txt, "1 flagged") {
 		t.Fatalf("flagged op not marked:\n%s", txt)
 	}
 	m.Update(opsMsg{to: &drillPane{}, ops: nil}) // the reply to a pane since closed
-	if len(m.drill.ops) != 3 {
+	if len(m.drill().ops) != 3 {
 		t.Fatal("a stale ops reply was applied")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // summaryTop is how many candidates the text summary lists.
@@ -26,7 +27,7 @@ func Summary(d *Data) string {
 	for _, w := range p1.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
-	if pl := p1.Sharding.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
+	if pl := p1.Sharding.Stages; pl != nil && pl.Inferred && pl.Stages > 1 {
 		fmt.Fprintf(&b, "pipeline: %s (%s)\n", runShape(d), strings.Join(pl.StageSummary("stage", "ranks", "layers"), "; "))
 	}
 	if len(p1.Anomalies) == 0 {
@@ -99,9 +100,9 @@ func verdictSummary(v *model.Verdict) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "verdict: %s\n", strings.TrimPrefix(v.Headline("en"), "Verdict: "))
 	for i := range v.Evidence {
-		fmt.Fprintf(&b, "  evidence: %s\n", v.Evidence[i].Render("en"))
+		fmt.Fprintf(&b, "  evidence: %s\n", words.Evidence(&v.Evidence[i], words.English))
 	}
-	fmt.Fprintf(&b, "  action: %s\n", v.ActionText("en"))
+	fmt.Fprintf(&b, "  action: %s\n", words.Action(v, words.English))
 	if v.Decide != "" && v.ActionID != "collect" {
 		fmt.Fprintf(&b, "  would decide: %s\n", v.Decide)
 	}

@@ -162,7 +162,7 @@ func TestRunShape(t *testing.T) {
 	if got := runShape(mcoreFixture()); got != "PP 2 × VPP 2" {
 		t.Fatalf("mcore: %q", got)
 	}
-	d.P1.Sharding.Pipeline = &model.PipelineStages{Stages: 4, Inferred: true}
+	d.P1.Sharding.Stages = &model.StageLayout{Stages: 4, Inferred: true}
 	if got := runShape(d); got != "PP 4" {
 		t.Fatalf("PP 4: %q", got)
 	}

@@ -22,8 +22,8 @@ func TestKeysTypedWhileLoadingRunAfter(t *testing.T) {
 		t.Fatalf("footer while loading: %q", m.status)
 	}
 	m.Update(loadedMsg{id: m.loadID, data: fixture()})
-	if m.p1.filter.text != "att" || len(m.p1.tbl.view) != 1 {
-		t.Fatalf("after loading the filter is %q with %d rows", m.p1.filter.text, len(m.p1.tbl.view))
+	if m.p1().filter.text != "att" || len(m.p1().tbl.view) != 1 {
+		t.Fatalf("after loading the filter is %q with %d rows", m.p1().filter.text, len(m.p1().tbl.view))
 	}
 
 	m = New(Options{Backend: fixtureBackend(), NoColor: true})
@@ -64,7 +64,7 @@ func TestLoadingShowsRateAndTimeLeft(t *testing.T) {
 	m := New(Options{Backend: &fakeBackend{block: true}, NoColor: true})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 24})
 	clock := time.Unix(1000, 0)
-	m.loading.now = func() time.Time { return clock }
+	m.loading().now = func() time.Time { return clock }
 	in := "/data/run/trend.db"
 	m.Update(progressMsg{id: m.loadID, ps: []model.Progress{{Input: in, Done: 100_000, Total: 1_100_000, Unit: "rows"}}})
 	if strings.Contains(screenText(m), "/s") {
@@ -88,7 +88,7 @@ func TestLoadingShowsSortStage(t *testing.T) {
 	m := New(Options{Backend: &fakeBackend{block: true}, NoColor: true})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 24})
 	clock := time.Unix(1000, 0)
-	m.loading.now = func() time.Time { return clock }
+	m.loading().now = func() time.Time { return clock }
 	in := "/data/run/trend.db"
 	send := func(pr model.Progress) {
 		pr.Input = in
@@ -115,7 +115,7 @@ func TestLoadingLargeCountFits80(t *testing.T) {
 	m := New(Options{Backend: &fakeBackend{block: true}, NoColor: true})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	clock := time.Unix(1000, 0)
-	m.loading.now = func() time.Time { return clock }
+	m.loading().now = func() time.Time { return clock }
 	in := "/data/run/trend.db"
 	m.Update(progressMsg{id: m.loadID, ps: []model.Progress{{Input: in, Unit: "rows", Stage: model.StageCounting}}})
 	if txt := screenText(m); !strings.Contains(txt, "counting the rows") {

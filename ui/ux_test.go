@@ -121,9 +121,9 @@ func TestNoCrossStepReasonPinned(t *testing.T) {
 func TestHeaderKeepsPinWhole(t *testing.T) {
 	m := loaded(t, fixtureBackend(), fixture(), 80, 24, true)
 	m.opt.Title = "/very/long/path/to/a/cluster/run/with/many/folders/monitor/trend.db"
-	m.data.Pin = "opt=5,ms=2,rank=3,param=layers.2.mlp.linear_fc2.weight"
+	m.data.Pin, _ = model.ParseCoord("opt=5,ms=2,rank=3,param=layers.2.mlp.linear_fc2.weight")
 	first := strings.Split(screenText(m), "\n")[0]
-	if !strings.HasSuffix(strings.TrimRight(first, " "), "PIN "+m.data.Pin) || ansi.StringWidth(first) > 80 {
+	if !strings.HasSuffix(strings.TrimRight(first, " "), "PIN "+m.data.Pin.Label()) || ansi.StringWidth(first) > 80 {
 		t.Fatalf("header: %q", first)
 	}
 }

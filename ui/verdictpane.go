@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // verdict is the run's one verdict (the pipeline's, computed once): the
@@ -150,13 +151,13 @@ func (p *verdictPane) lines() []string {
 	add("problem", fmt.Sprintf("cause: %s", v.CauseText("en")), "where: "+orNone(v.Where("en")))
 	var ev []string
 	for i := range v.Evidence {
-		ev = append(ev, v.Evidence[i].Render("en"))
+		ev = append(ev, words.Evidence(&v.Evidence[i], words.English))
 	}
 	if len(ev) == 0 {
 		ev = []string{"none"}
 	}
 	add("evidence", ev...)
-	add("suggestion", v.ActionText("en"))
+	add("suggestion", words.Action(v, words.English))
 	if v.Decide != "" {
 		add("what would decide it", v.Decide)
 	}

@@ -69,8 +69,8 @@ func (m *Model) header() []string {
 	title := m.opt.Title
 	pinText := "no pin"
 	pin := st.Dim.Render(pinText)
-	if m.data != nil && m.data.Pin != "" {
-		pinText = "PIN " + m.data.Pin
+	if m.data != nil && m.data.Pin != nil {
+		pinText = "PIN " + m.data.Pin.Label()
 		pin = st.Accent.Render(pinText)
 		if n := m.noteInHeader(); n != "" {
 			pinText += n
@@ -103,7 +103,7 @@ func (m *Model) header() []string {
 		title = shortParam(title, max(16, room))
 	}
 	l1 := st.Title.Render(title) + st.Dim.Render(shape) + "  " + pin
-	if m.screen == screenLoading || m.screen == screenError {
+	if m.waiting() {
 		return []string{l1, "", ""}
 	}
 	var tabs []string
@@ -131,7 +131,7 @@ func runShape(d *Data) string {
 	}
 	sa := d.P1.Sharding
 	pp := 1
-	if pl := sa.Pipeline; pl != nil && pl.Inferred && pl.Stages > 1 {
+	if pl := sa.Stages; pl != nil && pl.Inferred && pl.Stages > 1 {
 		pp = pl.Stages
 	}
 	vpp := len(sa.VPPStages)
@@ -158,7 +158,7 @@ func (m *Model) topScreen() screen {
 func (m *Model) breadcrumb(width int) string {
 	var parts []string
 	for _, s := range append(append([]screen{}, m.stack...), m.screen) {
-		if p := m.paneAt(s); p != nil {
+		if p := m.panes[s]; p != nil {
 			parts = append(parts, p.Crumb())
 		}
 	}
@@ -179,8 +179,8 @@ func (m *Model) breadcrumb(width int) string {
 func (m *Model) body() []string {
 	if m.showHlp {
 		var marks []string
-		if l, ok := m.active().(legendSource); ok {
-			marks = l.marks()
+		if p := m.active(); p != nil {
+			marks = p.marks()
 		}
 		return helpOverlay(m.help, m.keyHelp(), m.st, m.w, m.bodyHeight(), m.helpFilter, m.helpTyping, marks, &m.helpOff)
 	}
