@@ -57,8 +57,6 @@ func Texts(texts []string, reasons []model.Reason, l Lang) []string {
 	return out
 }
 
-func quoteList(xs []string) string { return strings.Join(xs, ", ") }
-
 func asOf(a model.TrendAsOf, zh bool) string {
 	if !a.Locked {
 		return pick(zh, "the read was immutable (without SQLite's locking) and may mix its changes with what was there; run again when it has finished for a consistent view",
@@ -215,8 +213,8 @@ func init() {
 			fmt.Sprintf("数据问题: %d 行 trend_data 与之前某行的 rank、step、参数和指标相同（该表无主键）；各保留第一行，重复行已剔除；第一处重复: %s", r.Rows, first))
 	})
 	register(func(r model.TrendSeveralDBs, zh bool) string {
-		return pick(zh, "several databases in "+r.Dir+"; read "+r.Read+" (others: "+quoteList(r.Others)+")",
-			r.Dir+" 中有多个数据库；读取了 "+r.Read+"（其余: "+quoteList(r.Others)+"）")
+		return pick(zh, "several databases in "+r.Dir+"; read "+r.Read+" (others: "+strings.Join(r.Others, ", ")+")",
+			r.Dir+" 中有多个数据库；读取了 "+r.Read+"（其余: "+strings.Join(r.Others, ", ")+"）")
 	})
 	register(func(r model.NamesEscaped, zh bool) string {
 		if zh {

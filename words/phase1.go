@@ -213,21 +213,13 @@ func conclusion(c model.ShardingConclusion, zh bool) string {
 	return fmt.Sprintf("%s. %s. 前反向单位: %s. %s", pp, micro, passUnit(c.Unit, false), whole)
 }
 
-// inLang is zhs when zh, else en.
-func inLang(zh bool, en, zhs string) string {
-	if zh {
-		return zhs
-	}
-	return en
-}
-
 func init() {
 	register(func(_ model.Phase1NoMonitor, zh bool) string {
-		return inLang(zh, "no monitor data", "无 monitor 数据")
+		return pick(zh, "no monitor data", "无 monitor 数据")
 	})
-	register(func(_ model.Phase1NoGradRows, zh bool) string { return inLang(zh, "no gradient rows", "无梯度行") })
+	register(func(_ model.Phase1NoGradRows, zh bool) string { return pick(zh, "no gradient rows", "无梯度行") })
 	register(func(_ model.Phase1NoRows, zh bool) string {
-		return inLang(zh, "no rows to analyse", "没有可分析的行")
+		return pick(zh, "no rows to analyse", "没有可分析的行")
 	})
 	register(func(r model.MetricAnalysed, zh bool) string {
 		if zh {
@@ -243,10 +235,10 @@ func init() {
 	})
 	register(func(r model.DumpShape, zh bool) string {
 		if r.Calls {
-			return inLang(zh, "dump statistics, one step: parameter gradients of the step's last parameters_grad call; the calls before it (one per micro-batch, accumulated main_grad) give each candidate's micro step",
+			return pick(zh, "dump statistics, one step: parameter gradients of the step's last parameters_grad call; the calls before it (one per micro-batch, accumulated main_grad) give each candidate's micro step",
 				"dump 统计量, 单个 step: 参数梯度取该 step 最后一次 parameters_grad 调用; 之前的各次调用 (每个微批次一次, 累积的 main_grad) 给出每个候选的 micro step")
 		}
-		return inLang(zh, "dump statistics: parameter gradients per step, no micro steps (no accumulation window)",
+		return pick(zh, "dump statistics: parameter gradients per step, no micro steps (no accumulation window)",
 			"dump 统计量: 每个 step 的参数梯度, 无 micro step (无累积窗口)")
 	})
 	register(func(r model.ExplicitMicro, zh bool) string {
@@ -264,7 +256,7 @@ func init() {
 		return note + fmt.Sprintf("; %d micro steps per optimizer step", r.Window)
 	})
 	register(func(_ model.WindowOff, zh bool) string {
-		return inLang(zh, "--window 1: no accumulation (step level), as requested", "--window 1: 按要求不做累积 (step 级)")
+		return pick(zh, "--window 1: no accumulation (step level), as requested", "--window 1: 按要求不做累积 (step 级)")
 	})
 	register(func(r model.WindowGiven, zh bool) string {
 		if zh {
@@ -273,7 +265,7 @@ func init() {
 		return fmt.Sprintf("--window %d given: accumulation window %d, phase %d (best fit of the norm resets)", r.W, r.W, r.Phase)
 	})
 	register(func(_ model.WindowTooFewSteps, zh bool) string {
-		return inLang(zh, "fewer than 5 steps, or steps too sparse for a window: treated as step level (no accumulation)",
+		return pick(zh, "fewer than 5 steps, or steps too sparse for a window: treated as step level (no accumulation)",
 			"step 少于 5 个或过于稀疏, 无法确定窗口: 按 step 级处理 (无累积)")
 	})
 	register(func(r model.WindowPeriodic, zh bool) string {
@@ -388,9 +380,9 @@ func init() {
 			}
 		}
 		if r.More > 0 {
-			parts = append(parts, inLang(zh, fmt.Sprintf("%d more", r.More), fmt.Sprintf("另 %d 个", r.More)))
+			parts = append(parts, pick(zh, fmt.Sprintf("%d more", r.More), fmt.Sprintf("另 %d 个", r.More)))
 		}
-		return w + inLang(zh, "; not flagged: ", "; 未标记: ") + strings.Join(parts, ", ")
+		return w + pick(zh, "; not flagged: ", "; 未标记: ") + strings.Join(parts, ", ")
 	})
 	register(func(r model.MicroPoolsSkipped, zh bool) string {
 		if zh {
@@ -495,7 +487,7 @@ func init() {
 		return s
 	})
 	register(func(_ model.StagesByNameSets, zh bool) string {
-		return inLang(zh, "parameter-name sets: no embedding / final-norm parameters in the data; ranks grouped by identical names, stages numbered in rank order (Megatron places pipeline stages outermost)",
+		return pick(zh, "parameter-name sets: no embedding / final-norm parameters in the data; ranks grouped by identical names, stages numbered in rank order (Megatron places pipeline stages outermost)",
 			"参数名集合: 数据中无 embedding / final norm 参数; 按参数名相同对 rank 分组, 按 rank 顺序为 stage 编号 (Megatron 将流水线 stage 放在最外层)")
 	})
 	register(func(r model.StagesByLevels, zh bool) string {
@@ -511,7 +503,7 @@ func init() {
 			r.Layout, r.Stages, r.Agree, r.Params, r.Gap)
 	})
 	register(func(r model.StagesNotInferred, zh bool) string {
-		return inLang(zh, "pipeline stages: ", "流水线 stage: ") + Say(r.Note, langOf(zh))
+		return pick(zh, "pipeline stages: ", "流水线 stage: ") + Say(r.Note, lang(zh))
 	})
 	register(func(r model.StagesInferred, zh bool) string {
 		var b strings.Builder
@@ -519,7 +511,7 @@ func init() {
 			fmt.Fprintf(&b, "流水线: %d 个 stage (%s); 不同 stage 的同名参数是不同参数, 分开分析 (候选所在 stage 见 pp_stage)", r.Stages, Say(r.Method, Chinese))
 			switch {
 			case len(r.LayersPerStage) > 0:
-				fmt.Fprintf(&b, "; 每个 stage 的层数 %s, 故 stage s 的 layers.N 的全局层号为 %s + N", intList(r.LayersPerStage, 16, zh), offsets(r.LayerOffsets))
+				fmt.Fprintf(&b, "; 每个 stage 的层数 %s, 故 stage s 的 layers.N 的全局层号为 %s + N", intList(r.LayersPerStage, 16, zh), model.JoinInts(r.LayerOffsets, "/"))
 			case r.ChunkLayers > 0:
 				fmt.Fprintf(&b, "; 每个模型块 %d 层, 全局层号 = (vpp·%d + stage)·%d + N", r.ChunkLayers, r.Stages, r.ChunkLayers)
 			default:
@@ -530,7 +522,7 @@ func init() {
 		fmt.Fprintf(&b, "pipeline: %d stages (%s); same-named parameters of different stages are different parameters, analysed apart (a candidate's stage is in pp_stage)", r.Stages, Say(r.Method, English))
 		switch {
 		case len(r.LayersPerStage) > 0:
-			fmt.Fprintf(&b, "; layers per stage %s, so the global layer of stage s's layers.N is %s + N", intList(r.LayersPerStage, 16, zh), offsets(r.LayerOffsets))
+			fmt.Fprintf(&b, "; layers per stage %s, so the global layer of stage s's layers.N is %s + N", intList(r.LayersPerStage, 16, zh), model.JoinInts(r.LayerOffsets, "/"))
 		case r.ChunkLayers > 0:
 			fmt.Fprintf(&b, "; %d layers per model chunk, global layer = (vpp·%d + stage)·%d + N", r.ChunkLayers, r.Stages, r.ChunkLayers)
 		default:
@@ -538,21 +530,4 @@ func init() {
 		}
 		return b.String()
 	})
-}
-
-// langOf is the Lang of a register function's zh flag.
-func langOf(zh bool) Lang {
-	if zh {
-		return Chinese
-	}
-	return English
-}
-
-// offsets is "0/4/8" for the layer offsets of the stages.
-func offsets(off []int) string {
-	parts := make([]string, len(off))
-	for i, o := range off {
-		parts[i] = strconv.Itoa(o)
-	}
-	return strings.Join(parts, "/")
 }

@@ -14,17 +14,6 @@ import (
 // control group, the bands, why records are not compared, the direction
 // verdicts, the drill-down, the data-feature check and A's pipeline stage.
 
-// dirWord is a pass ("fwd"/"bwd") in Chinese.
-func dirWord(d string) string {
-	switch d {
-	case "fwd":
-		return "前向"
-	case "bwd":
-		return "反向"
-	}
-	return d
-}
-
 // layerList formats layers as "L1, L5-L7".
 func layerList(ls []int) string {
 	s := append([]int(nil), ls...)
@@ -43,14 +32,6 @@ func layerList(ls []int) string {
 		i = j + 1
 	}
 	return strings.Join(parts, ", ")
-}
-
-// lang is the language a register function says (zh or English).
-func lang(zh bool) Lang {
-	if zh {
-		return Chinese
-	}
-	return English
 }
 
 // joined says rs joined by "; " (a note of several reasons), in Chinese
@@ -178,7 +159,7 @@ func init() {
 		for i, p := range r.Parts {
 			d := p.Dir
 			if zh {
-				d = dirWord(d)
+				d = model.DirWord(d, "zh")
 			}
 			parts[i] = fmt.Sprintf("%s %.3gx", d, p.Median)
 		}
@@ -193,7 +174,7 @@ func init() {
 			why[i] = w.Metric + ": " + sayIn(w.Note, zh)
 		}
 		if zh {
-			return fmt.Sprintf("%s没有可判定的统计量，其各层都无法标注（%s）", dirWord(r.Dir), strings.Join(why, "; "))
+			return fmt.Sprintf("%s没有可判定的统计量，其各层都无法标注（%s）", model.DirWord(r.Dir, "zh"), strings.Join(why, "; "))
 		}
 		pass := "forward"
 		if r.Dir == "bwd" {
@@ -457,7 +438,7 @@ func init() {
 	// --- why two records are not compared ---
 	register(func(r model.P3Unaligned, zh bool) string {
 		if zh {
-			return dirWord(r.Dir) + " " + r.Pair + " 未对齐: " + sayIn(r.Why, zh)
+			return model.DirWord(r.Dir, "zh") + " " + r.Pair + " 未对齐: " + sayIn(r.Why, zh)
 		}
 		return r.Dir + " " + r.Pair + ": " + sayIn(r.Why, zh)
 	})

@@ -71,21 +71,6 @@ func Decide(v *model.Verdict, l Lang) string {
 
 func g3(x float64) string { return model.FormatG(x, 3) }
 
-// pick is en, or zh when zh.
-func pick(zh bool, en, z string) string {
-	if zh {
-		return z
-	}
-	return en
-}
-
-func langCode(zh bool) string {
-	if zh {
-		return "zh"
-	}
-	return "en"
-}
-
 // spot is an action's coordinate: "step 5, rank 3, micro step 2".
 func spot(s model.VerdictSpot) string {
 	if !s.Has {
@@ -101,7 +86,7 @@ func spot(s model.VerdictSpot) string {
 // loc is an action's Phase 3 place, or the root coordinate when none.
 func loc(l model.VerdictLoc, zh bool) string {
 	if l.Has {
-		if p := model.LocPhrase(l.Direction, l.Layer, l.Operator, langCode(zh)); p != "" {
+		if p := model.LocPhrase(l.Direction, l.Layer, l.Operator, string(lang(zh))); p != "" {
 			return p
 		}
 	}
@@ -224,7 +209,7 @@ func init() {
 	register(func(r model.ActionCollect, zh bool) string {
 		d := ""
 		if r.Decide.BaselineMonitor || r.Decide.Dumps {
-			d = Say(r.Decide, Of(langCode(zh)))
+			d = Say(r.Decide, lang(zh))
 		}
 		return pick(zh, "collect the data that decides it: ", "收集可判定的数据: ") + d
 	})

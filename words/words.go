@@ -81,3 +81,19 @@ func All(rs []model.Reason, l Lang) []string {
 func init() {
 	register(func(s model.Sentence, _ bool) string { return string(s) })
 }
+
+// pick is en, or zh when zh: a register function's two sentences.
+func pick(zh bool, en, z string) string {
+	if zh {
+		return z
+	}
+	return en
+}
+
+// lang is the language a register function's zh flag says.
+func lang(zh bool) Lang {
+	if zh {
+		return Chinese
+	}
+	return English
+}
