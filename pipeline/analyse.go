@@ -176,7 +176,7 @@ func (s *Session) runPhase3() {
 // the data and the root step did not change (a control choice).
 func (s *Session) gradNorm() {
 	root := rootStep(s.P2)
-	if g := s.GradNorm; g != nil && s.gnFrom == s.Monitor && s.gnP1 == s.P1 && sameStep(g.Root, root) {
+	if g := s.GradNorm; g != nil && s.gnFrom == s.Monitor && s.gnP1 == s.P1 && eqIntPtr(g.Root, root) {
 		return
 	}
 	s.GradNorm, s.gnFrom, s.gnP1 = GradNormOf(s.Monitor, s.P1, s.P2), s.Monitor, s.P1
@@ -207,5 +207,3 @@ func rootStep(p2 *model.Phase2Result) *int {
 	}
 	return p2.RootCauseCoordinate.Step
 }
-
-func sameStep(a, b *int) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -247,11 +249,7 @@ func rankSpread(g *model.GradNorm, i int) (hi, med, lo string) {
 		}
 		return x.v
 	}
-	for a := 1; a < len(vs); a++ { // insertion sort: stable, few ranks
-		for b := a; b > 0 && key(vs[b]) < key(vs[b-1]); b-- {
-			vs[b], vs[b-1] = vs[b-1], vs[b]
-		}
-	}
+	slices.SortStableFunc(vs, func(a, b rv) int { return cmp.Compare(key(a), key(b)) })
 	n := len(vs)
 	m := key(vs[n/2])
 	if n%2 == 0 {

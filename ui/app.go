@@ -602,12 +602,10 @@ func (m *Model) key(msg tea.KeyPressMsg) (handled bool, _ tea.Cmd) {
 	case key.Matches(msg, k.Plan) && m.plans():
 		return true, m.showPlan()
 	case key.Matches(msg, k.Verdict) && m.screen != screenVerdict:
-		m.open(screenVerdict, newVerdictPane(m.common()))
-		m.layout()
+		m.open(screenVerdict, newVerdictPane(m.common())) // open lays it out
 		return true, nil
 	case key.Matches(msg, k.GradNorm) && m.screen != screenGradNorm:
-		m.open(screenGradNorm, newGradNormPane(m.common()))
-		m.layout()
+		m.open(screenGradNorm, newGradNormPane(m.common())) // open lays it out
 		return true, nil
 	case key.Matches(msg, k.Note):
 		m.noteKey()

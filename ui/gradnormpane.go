@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,6 +24,11 @@ type gradNormPane struct {
 	common
 	sel int // the selected step (index into Steps)
 	sv  scrollView
+	// shown is lines() of shownOf for shownSel at shownW: a frame reuses
+	// it (the view is fixed for a view, a selected step and a width)
+	shown            []string
+	shownOf          *model.GradNorm
+	shownSel, shownW int
 }
 
 func newGradNormPane(c common) *gradNormPane {
@@ -110,6 +117,14 @@ func (p *gradNormPane) View() []string {
 // lines is the whole screen: the norms, the selected step's share, what
 // the number is.
 func (p *gradNormPane) lines() []string {
+	if g := p.gn(); p.shown == nil || p.shownOf != g || p.shownSel != p.sel || p.shownW != p.width {
+		p.shown, p.shownOf, p.shownSel, p.shownW = p.build(), g, p.sel, p.width
+	}
+	return p.shown
+}
+
+// build makes the lines of the selected step at the pane's width.
+func (p *gradNormPane) build() []string {
 	g := p.gn()
 	w := max(20, p.width)
 	switch {
@@ -232,11 +247,7 @@ func spread(g *model.GradNorm, i int) (hi, med, lo string) {
 	if len(vs) == 0 {
 		return "—", "—", "—"
 	}
-	for a := 1; a < len(vs); a++ {
-		for b := a; b > 0 && vs[b].v < vs[b-1].v; b-- {
-			vs[b], vs[b-1] = vs[b-1], vs[b]
-		}
-	}
+	slices.SortStableFunc(vs, func(a, b rv) int { return cmp.Compare(a.v, b.v) })
 	n := len(vs)
 	m := vs[n/2].v
 	if n%2 == 0 {
