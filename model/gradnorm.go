@@ -1,5 +1,7 @@
 package model
 
+import "strconv"
+
 // GradNorm is the global gradient norm around the root step, computed from
 // the monitor rows, and the share of its increase by parameter, layer and
 // rank: what a user who arrives with a grad-norm spike from the training
@@ -202,4 +204,26 @@ func (g *GradNorm) RootIndex() int {
 		}
 	}
 	return -1
+}
+
+// ShareText is a share of the increase as a percentage with one decimal
+// ("15.8%"; NaN/Inf by name): the screen and the report say it alike.
+func ShareText(v Float) string {
+	if w, ok := NonFiniteWord(float64(v)); ok {
+		return w
+	}
+	s := strconv.FormatFloat(100*float64(v), 'f', 1, 64)
+	if s == "-0.0" {
+		s = "0.0"
+	}
+	return s + "%"
+}
+
+// StepList is a list of steps, a run of three or more consecutive ones as
+// "2–4" ("2, 5, 9" otherwise).
+func StepList(s []int) string {
+	if n := len(s); n >= 3 && s[n-1]-s[0] == n-1 {
+		return strconv.Itoa(s[0]) + "–" + strconv.Itoa(s[n-1])
+	}
+	return JoinInts(s, ", ")
 }

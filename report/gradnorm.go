@@ -122,9 +122,9 @@ func (r *renderer) gradNormStep(g *model.GradNorm, sh *model.GradNormShare) {
 		}
 		r.line(r.tf("gn.nonfinite", sh.Step, sh.NonFiniteCount, strings.Join(where, ", ")))
 	case model.ShareDecrease:
-		r.line(r.tf("gn.decrease", stepList(sh.Reference), num(float64(sh.RefSq)), sh.Step, num(float64(sh.RootSq))))
+		r.line(r.tf("gn.decrease", model.StepList(sh.Reference), num(float64(sh.RefSq)), sh.Step, num(float64(sh.RootSq))))
 	case model.ShareIncrease:
-		r.line(r.tf("gn.increase", stepList(sh.Reference), sh.Step, num(float64(sh.RefSq)), num(float64(sh.RootSq)),
+		r.line(r.tf("gn.increase", model.StepList(sh.Reference), sh.Step, num(float64(sh.RefSq)), num(float64(sh.RootSq)),
 			num(math.Sqrt(float64(sh.RefSq))), num(math.Sqrt(float64(sh.RootSq))), ratio(math.Sqrt(float64(sh.RootSq/sh.RefSq)))))
 		r.line("**" + r.gradNormMoved(sh) + "**")
 		r.gradNormShares(g, sh)
@@ -154,7 +154,7 @@ func (r *renderer) gradNormWhat(g *model.GradNorm) string {
 		s += " " + r.t("gn.reduced")
 	}
 	if g.Reduced != nil {
-		s += " " + r.tf("gn.reduced.what", stepList(g.ReducedRanks))
+		s += " " + r.tf("gn.reduced.what", model.StepList(g.ReducedRanks))
 	}
 	if len(g.ModelRanks) > 0 {
 		var rs []string
@@ -164,18 +164,6 @@ func (r *renderer) gradNormWhat(g *model.GradNorm) string {
 		return s + " " + r.tf("gn.stages", len(g.StageRanks), "rank "+strings.Join(rs, ", "))
 	}
 	return s + " " + r.t("gn.whole")
-}
-
-// stepList prints steps as "5, 6, 8", consecutive ones as "5–7".
-func stepList(s []int) string {
-	if n := len(s); n >= 3 && s[n-1]-s[0] == n-1 {
-		return strconv.Itoa(s[0]) + "–" + strconv.Itoa(s[n-1])
-	}
-	parts := make([]string, len(s))
-	for i, v := range s {
-		parts[i] = strconv.Itoa(v)
-	}
-	return strings.Join(parts, ", ")
 }
 
 // gradNormTable is one row per step: the model's norm with stages, then
@@ -282,29 +270,17 @@ func (r *renderer) gradNormMoved(sh *model.GradNormShare) string {
 	m, p := sh.Moved()
 	onRank := ""
 	if top := sh.ByRank; m != model.MovedRank && len(top) > 0 && float64(top[0].Share) > model.DominantShare {
-		onRank = r.tf("gn.onrank", top[0].Rank, pct(top[0].Share))
+		onRank = r.tf("gn.onrank", top[0].Rank, model.ShareText(top[0].Share))
 	}
 	switch m {
 	case model.MovedParam:
-		return r.tf("gn.moved.param", code(p.Param), pct(p.Share)) + onRank
+		return r.tf("gn.moved.param", code(p.Param), model.ShareText(p.Share)) + onRank
 	case model.MovedLayer:
-		return r.tf("gn.moved.layer", r.gradNormLayer(p), pct(p.Share)) + onRank
+		return r.tf("gn.moved.layer", r.gradNormLayer(p), model.ShareText(p.Share)) + onRank
 	case model.MovedRank:
-		return r.tf("gn.moved.rank", p.Rank, pct(p.Share))
+		return r.tf("gn.moved.rank", p.Rank, model.ShareText(p.Share))
 	}
-	return r.tf("gn.moved.spread", pct(sh.ByParam[0].Share), pct(sh.ByLayer[0].Share), pct(sh.ByRank[0].Share))
-}
-
-// pct prints a share as a percentage with one decimal.
-func pct(v model.Float) string {
-	if w, ok := model.NonFiniteWord(float64(v)); ok {
-		return w
-	}
-	t := strconv.FormatFloat(100*float64(v), 'f', 1, 64)
-	if t == "-0.0" {
-		t = "0.0"
-	}
-	return t + "%"
+	return r.tf("gn.moved.spread", model.ShareText(sh.ByParam[0].Share), model.ShareText(sh.ByLayer[0].Share), model.ShareText(sh.ByRank[0].Share))
 }
 
 // gradNormShares writes the three share tables, the largest parts first
@@ -322,17 +298,17 @@ func (r *renderer) gradNormShares(g *model.GradNorm, sh *model.GradNormShare) {
 		for range cols - 2 {
 			row = append(row, "—")
 		}
-		t.add(append(row, pct(s))...)
+		t.add(append(row, model.ShareText(s))...)
 	}
 	tp := &table{header: []string{r.t("gn.param"), r.t("gn.layer"), r.t("gn.ranks"), r.t("gn.share")}}
 	for _, p := range sh.ByParam[:min(gradNormTop, len(sh.ByParam))] {
-		tp.add(code(p.Param), r.gradNormLayer(&p), strconv.Itoa(p.Ranks), pct(p.Share))
+		tp.add(code(p.Param), r.gradNormLayer(&p), strconv.Itoa(p.Ranks), model.ShareText(p.Share))
 	}
 	rest(tp, sh.ByParam, 4)
 	r.table(tp)
 	tl := &table{header: []string{r.t("gn.layer"), r.t("gn.ranks"), r.t("gn.share")}}
 	for _, p := range sh.ByLayer[:min(gradNormTop, len(sh.ByLayer))] {
-		tl.add(r.gradNormLayer(&p), strconv.Itoa(p.Ranks), pct(p.Share))
+		tl.add(r.gradNormLayer(&p), strconv.Itoa(p.Ranks), model.ShareText(p.Share))
 	}
 	rest(tl, sh.ByLayer, 3)
 	r.table(tl)
@@ -343,9 +319,9 @@ func (r *renderer) gradNormShares(g *model.GradNorm, sh *model.GradNormShare) {
 	tr := &table{header: hdr}
 	for _, p := range sh.ByRank[:min(gradNormTop, len(sh.ByRank))] {
 		if g.StageRanks != nil {
-			tr.add(strconv.Itoa(p.Rank), stageOfRank(g, p.Rank), pct(p.Share))
+			tr.add(strconv.Itoa(p.Rank), stageOfRank(g, p.Rank), model.ShareText(p.Share))
 		} else {
-			tr.add(strconv.Itoa(p.Rank), pct(p.Share))
+			tr.add(strconv.Itoa(p.Rank), model.ShareText(p.Share))
 		}
 	}
 	rest(tr, sh.ByRank, len(hdr))

@@ -17,7 +17,7 @@ func (r *renderer) gradNormFigure(g *model.GradNorm) {
 		if len(g.Steps) < 2 {
 			return "", ""
 		}
-		return r.tf("fig.gn", stepList(g.Steps)), r.gradNormSVG(g)
+		return r.tf("fig.gn", model.StepList(g.Steps)), r.gradNormSVG(g)
 	})
 }
 
@@ -46,7 +46,7 @@ func (r *renderer) gradNormSVG(g *model.GradNorm) string {
 			hl = j
 		}
 	}
-	ch := r.newChart(gradNormPlotH, r.tf("fig.gn.alt", stepList(g.Steps)))
+	ch := r.newChart(gradNormPlotH, r.tf("fig.gn.alt", model.StepList(g.Steps)))
 	fr := ch.fr
 	ys := svg.Scale{Min: lo / 1.2, Max: hi * 1.2, Lo: fr.Bottom, Hi: fr.Top, Log: true}
 	xs := svg.Scale{Min: 0, Max: float64(len(g.Steps) - 1), Lo: fr.Left + 20, Hi: fr.Right - 20}

@@ -270,7 +270,7 @@ func (p *gradNormPane) share(g *model.GradNorm, w int) []string {
 	case model.ShareNoRoot:
 		return wrap("No root step: these are the run's latest steps, and no increase is shared out.", w)
 	case model.ShareReference:
-		return wrap(step+" is before the root step: part of the reference level (each parameter's median over steps "+steps(g.Shares[g.RootIndex()].Reference)+"). Select the root step or a later one (↓) to see what rose.", w)
+		return wrap(step+" is before the root step: part of the reference level (each parameter's median over steps "+model.StepList(g.Shares[g.RootIndex()].Reference)+"). Select the root step or a later one (↓) to see what rose.", w)
 	case model.ShareNoReference:
 		return wrap(step+": no step before the root step in the data, so there is no reference level to compare with.", w)
 	case model.ShareNonFinite:
@@ -285,9 +285,9 @@ func (p *gradNormPane) share(g *model.GradNorm, w int) []string {
 			wrap("A non-finite norm is the answer by itself: the log's global norm is NaN/Inf at this step, and nothing is shared out. "+strings.Join(where, ", "), w)...)
 	case model.ShareDecrease:
 		return wrap(step+": Σn² "+fmtNum(float64(sh.RootSq))+" did not rise above the reference level "+fmtNum(float64(sh.RefSq))+
-			" (median of steps "+steps(sh.Reference)+"): there is no increase to share out.", w)
+			" (median of steps "+model.StepList(sh.Reference)+"): there is no increase to share out.", w)
 	}
-	out := wrap(step+" vs the reference (median of steps "+steps(sh.Reference)+"): Σn² "+fmtNum(float64(sh.RefSq))+" → "+
+	out := wrap(step+" vs the reference (median of steps "+model.StepList(sh.Reference)+"): Σn² "+fmtNum(float64(sh.RefSq))+" → "+
 		fmtNum(float64(sh.RootSq))+" (norm ×"+fmtNum(math.Sqrt(float64(sh.RootSq/sh.RefSq)))+")", w)
 	for _, l := range wrap(movedText(sh), w) {
 		out = append(out, st.Accent.Render(l))
@@ -302,14 +302,14 @@ func (p *gradNormPane) share(g *model.GradNorm, w int) []string {
 	out = append(out, st.Header.Render("  "+fit("parameter", nameW, false)+fit("layer", layerW, false)+fit("ranks", 6, true)+fit("share", 7, true)))
 	for _, pt := range sh.ByParam[:min(3, len(sh.ByParam))] {
 		out = append(out, "  "+fit(rn.params.fit(pt.Param, nameW-1), nameW, false)+fit(layerWord(&pt), layerW, false)+
-			fit(strconv.Itoa(pt.Ranks), 6, true)+fit(pctText(pt.Share), 7, true))
+			fit(strconv.Itoa(pt.Ranks), 6, true)+fit(model.ShareText(pt.Share), 7, true))
 	}
 	var ls, rs []string
 	for _, pt := range sh.ByLayer[:min(5, len(sh.ByLayer))] {
-		ls = append(ls, layerWord(&pt)+" "+pctText(pt.Share))
+		ls = append(ls, layerWord(&pt)+" "+model.ShareText(pt.Share))
 	}
 	for _, pt := range sh.ByRank[:min(6, len(sh.ByRank))] {
-		rs = append(rs, strconv.Itoa(pt.Rank)+" "+pctText(pt.Share))
+		rs = append(rs, strconv.Itoa(pt.Rank)+" "+model.ShareText(pt.Share))
 	}
 	out = append(out, fitParts("  layers  ", ls, w), fitParts("  ranks   ", rs, w))
 	return out
@@ -341,15 +341,15 @@ func movedText(sh *model.GradNormShare) string {
 	m, pt := sh.Moved()
 	onRank := ""
 	if m != model.MovedRank && len(sh.ByRank) > 0 && float64(sh.ByRank[0].Share) > model.DominantShare {
-		onRank = ", rank " + strconv.Itoa(sh.ByRank[0].Rank) + " " + pctText(sh.ByRank[0].Share)
+		onRank = ", rank " + strconv.Itoa(sh.ByRank[0].Rank) + " " + model.ShareText(sh.ByRank[0].Share)
 	}
 	switch m {
 	case model.MovedParam:
-		return "one parameter moved: " + model.StageBaseName(pt.Param) + " (" + layerWord(pt) + ") " + pctText(pt.Share) + onRank
+		return "one parameter moved: " + model.StageBaseName(pt.Param) + " (" + layerWord(pt) + ") " + model.ShareText(pt.Share) + onRank
 	case model.MovedLayer:
-		return "one layer moved: " + layerWord(pt) + " " + pctText(pt.Share) + onRank
+		return "one layer moved: " + layerWord(pt) + " " + model.ShareText(pt.Share) + onRank
 	case model.MovedRank:
-		return "one rank moved: rank " + strconv.Itoa(pt.Rank) + " " + pctText(pt.Share)
+		return "one rank moved: rank " + strconv.Itoa(pt.Rank) + " " + model.ShareText(pt.Share)
 	}
 	return "everything moved: no parameter, layer or rank holds half of the increase"
 }
@@ -366,29 +366,6 @@ func layerWord(pt *model.GradNormPart) string {
 		return "pp" + strconv.Itoa(pt.Stage) + " L" + strconv.Itoa(pt.Layer)
 	}
 	return "L" + strconv.Itoa(pt.Layer)
-}
-
-func pctText(v model.Float) string {
-	if w, ok := model.NonFiniteWord(float64(v)); ok {
-		return w
-	}
-	s := strconv.FormatFloat(100*float64(v), 'f', 1, 64)
-	if s == "-0.0" {
-		s = "0.0"
-	}
-	return s + "%"
-}
-
-// steps prints a few steps as "2, 3, 5", consecutive ones as "2–4".
-func steps(s []int) string {
-	if n := len(s); n >= 3 && s[n-1]-s[0] == n-1 {
-		return strconv.Itoa(s[0]) + "–" + strconv.Itoa(s[n-1])
-	}
-	parts := make([]string, len(s))
-	for i, v := range s {
-		parts[i] = strconv.Itoa(v)
-	}
-	return strings.Join(parts, ", ")
 }
 
 // what says what the shown number is, so that the user can match it to the
@@ -413,14 +390,14 @@ func (p *gradNormPane) what(g *model.GradNorm) []string {
 		out = append(out, "grad_reduced is the gradient after the data-parallel average: what the optimizer sees.")
 	}
 	if g.Reduced != nil {
-		from := "rank " + steps(g.ReducedRanks) + ": it is alike on every rank"
+		from := "rank " + model.StepList(g.ReducedRanks) + ": it is alike on every rank"
 		if len(g.ReducedRanks) > 1 {
-			from = "ranks " + steps(g.ReducedRanks) + ": one per pipeline stage"
+			from = "ranks " + model.StepList(g.ReducedRanks) + ": one per pipeline stage"
 		}
 		out = append(out, "Column reduced: the model's norm in grad_reduced, the gradient after the data-parallel average ("+from+"): the number the training log prints before clipping, unless tensor-parallel shards carry the whole parameter's name.")
 	}
 	if len(g.ModelRanks) > 0 {
-		out = append(out, "The ranks of the "+strconv.Itoa(len(g.StageRanks))+" pipeline stages hold disjoint parameters: the model's norm (column model) sums one rank of each stage (ranks "+steps(g.ModelRanks)+"). The rows cannot tell tensor-parallel shards from data-parallel replicas.")
+		out = append(out, "The ranks of the "+strconv.Itoa(len(g.StageRanks))+" pipeline stages hold disjoint parameters: the model's norm (column model) sums one rank of each stage (ranks "+model.StepList(g.ModelRanks)+"). The rows cannot tell tensor-parallel shards from data-parallel replicas.")
 	} else {
 		out = append(out, "No pipeline stages were found: each rank holds the whole model, so its norm is the model's — unless tensor-parallel shards carry the whole parameter's name (the log then sums the shards: larger).")
 	}
