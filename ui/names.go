@@ -63,17 +63,6 @@ func newNameShortener(names func(yield func(string) bool)) *nameShortener {
 	return ns
 }
 
-// shortenerOf is a shortener over a list of names.
-func shortenerOf(list []string) *nameShortener {
-	return newNameShortener(func(yield func(string) bool) {
-		for _, s := range list {
-			if !yield(s) {
-				return
-			}
-		}
-	})
-}
-
 // commonSegments is the longest common prefix of a and b that ends at a
 // dot (whole segments only).
 func commonSegments(a, b string) string {

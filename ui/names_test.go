@@ -142,3 +142,14 @@ func TestNameFitAnyWidth(t *testing.T) {
 		}
 	}
 }
+
+// shortenerOf is a shortener over a list of names.
+func shortenerOf(list []string) *nameShortener {
+	return newNameShortener(func(yield func(string) bool) {
+		for _, s := range list {
+			if !yield(s) {
+				return
+			}
+		}
+	})
+}
