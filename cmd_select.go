@@ -39,7 +39,7 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if len(rest) > 0 {
-		return exitCode(usageError{fmt.Sprintf("select: unexpected argument %q", rest[0])}, stderr)
+		return exitCode(cliflags.UsageError{Msg: fmt.Sprintf("select: unexpected argument %q", rest[0])}, stderr)
 	}
 	p1File, err1 := spelling("select", "--phase1", *p1Path, "--npu", *npu)
 	base, err2 := spelling("select", "--baseline", *basePath, "--gpu", *gpu)
@@ -47,19 +47,19 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 		return exitCode(err, stderr)
 	}
 	if p1File == "" {
-		return exitCode(usageError{"select: --phase1 P1.json (or --npu) is required"}, stderr)
+		return exitCode(cliflags.UsageError{Msg: "select: --phase1 P1.json (or --npu) is required"}, stderr)
 	}
 	if !cliflags.InRange(opt.Growth) || !(opt.RankShare > 0) || opt.RankShare > 1 || !cliflags.InRange(opt.DeviceRatio) {
-		return exitCode(usageError{fmt.Sprintf("select: --growth and --device-ratio must be above 0 and at most %g, --rank-share in (0, 1]", cliflags.MaxMult)}, stderr)
+		return exitCode(cliflags.UsageError{Msg: fmt.Sprintf("select: --growth and --device-ratio must be above 0 and at most %g, --rank-share in (0, 1]", cliflags.MaxMult)}, stderr)
 	}
 	if *lang != "" && *lang != "en" && *lang != "zh" {
-		return exitCode(usageError{fmt.Sprintf("select: --lang %q: want en or zh", *lang)}, stderr)
+		return exitCode(cliflags.UsageError{Msg: fmt.Sprintf("select: --lang %q: want en or zh", *lang)}, stderr)
 	}
 	var pin *model.Coord
 	if *pinFlag != "" {
 		var err error
 		if pin, err = model.ParseCoord(*pinFlag); err != nil {
-			return exitCode(usageError{"select: " + err.Error()}, stderr)
+			return exitCode(cliflags.UsageError{Msg: "select: " + err.Error()}, stderr)
 		}
 	}
 	if err := outfile.RefuseInput(out, p1File, base); err != nil {
@@ -68,7 +68,7 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	res, err := pipeline.Select(p1File, base, pin, opt, *lang)
 	var pe *pipeline.PinError
 	if errors.As(err, &pe) {
-		err = usageError{"select: " + err.Error()}
+		err = cliflags.UsageError{Msg: "select: " + err.Error()}
 	}
 	if err != nil {
 		return exitCode(err, stderr)

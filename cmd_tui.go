@@ -47,7 +47,7 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 	backend := &ui.PipelineBackend{In: in, Lang: report.Lang("")}
 	if !ui.IsTerminal(stdout) {
 		if follow.On {
-			return exitCode(usageError{"--follow without a terminal: for a pipe or a log, spikescope detect PATH --follow prints JSON lines"}, stderr)
+			return exitCode(cliflags.UsageError{Msg: "--follow without a terminal: for a pipe or a log, spikescope detect PATH --follow prints JSON lines"}, stderr)
 		}
 		d, err := backend.Load(context.Background(), nil)
 		if err != nil {
@@ -89,7 +89,7 @@ func tuiInputsFollow(args []string, stdout io.Writer, follow *cliflags.Follow) (
 		return in, "", nil, err
 	}
 	if err != nil {
-		return in, "", nil, usageError{err.Error() + " (spikescope -h for help)"}
+		return in, "", nil, cliflags.UsageError{Msg: err.Error() + " (spikescope -h for help)"}
 	}
 	if err := follow.Check("", fs); err != nil {
 		return in, "", nil, err

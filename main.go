@@ -71,11 +71,6 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	return runTUI(args, stdout, stderr)
 }
 
-// usageError marks a command-line mistake (exit 2).
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
 // exitCode prints err as one line and maps it to the documented exit code:
 // bad input or usage → 2, anything else → 1.
 func exitCode(err error, stderr io.Writer) int {
@@ -89,9 +84,8 @@ func exitCode(err error, stderr io.Writer) int {
 	msg, _ := pipeline.EscapeControl(err.Error()) // a path may hold control characters
 	fmt.Fprintln(stderr, "spikescope:", msg)
 	var ie *pipeline.InputError
-	var ue usageError
-	var fe cliflags.UsageError
-	if errors.As(err, &ie) || errors.As(err, &ue) || errors.As(err, &fe) {
+	var ue cliflags.UsageError
+	if errors.As(err, &ie) || errors.As(err, &ue) {
 		return 2
 	}
 	return 1
