@@ -35,10 +35,12 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	follow.Register(fs, false)
 	var mem cliflags.Mem
 	mem.Register(fs)
+	var lang cliflags.Lang
+	lang.Register(fs, "English")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: spikescope detect PATH [--format auto|trenddb|csv|dump] [--csv] [--dump] [--window N]\n"+
 			"                        [--iqr-mult %g] [--mad-mult %g] [--min-effect %g] [--metric NAME] [-o FILE] [--summary]\n"+
-			"                        [--follow [--interval 2s]] [--mem-limit SIZE]\n\n"+
+			"                        [--follow [--interval 2s]] [--mem-limit SIZE] [--lang en|zh]\n\n"+
 			"Phase 1: the candidate spike coordinates of a trend.db, a monitor CSV tree or a dump tree, earliest first (JSON).\n"+
 			"With --follow: one JSON line per new candidate, root-cause change or revision while the job writes, until interrupted.\n", def.IQRMult, def.MADMult, def.MinEffect)
 		fs.PrintDefaults()
@@ -66,6 +68,10 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	if err := follow.Check("detect", fs); err != nil {
 		return exitCode(err, stderr)
 	}
+	l, err := lang.Value("detect")
+	if err != nil {
+		return exitCode(err, stderr)
+	}
 	budget, err := mem.Budget("detect")
 	if err != nil {
 		return exitCode(err, stderr)
@@ -78,12 +84,12 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 		// JSON lines until SIGINT or SIGTERM, then the stop line and exit 0
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return detectFollowCtx(ctx, paths[0], f, pipeline.FollowOptions{Interval: follow.Interval, P1: opt, Mem: budget}, stdout, stderr)
+		return detectFollowCtx(ctx, paths[0], f, pipeline.FollowOptions{Interval: follow.Interval, P1: opt, Mem: budget, Lang: pipeline.LangOf(l)}, stdout, stderr)
 	}
 	if err := outfile.RefuseInput(out, paths[0]); err != nil {
 		return exitCode(err, stderr)
 	}
-	res, err := pipeline.Detect(noticeCtx(stderr), paths[0], f, opt, *summary, budget)
+	res, err := pipeline.Detect(noticeCtx(stderr), paths[0], f, opt, *summary, budget, pipeline.LangOf(l))
 	if err != nil {
 		return exitCode(err, stderr)
 	}

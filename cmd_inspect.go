@@ -14,14 +14,16 @@ import (
 )
 
 const inspectUsage = `usage: spikescope inspect PATH [--json] [--format auto|trenddb|csv|dump]
-                         [--against DUMP [--layer-mapping FILE]] [--mem-limit SIZE]
+                         [--against DUMP [--layer-mapping FILE]] [--mem-limit SIZE] [--lang en|zh]
 
 Loads PATH (a trend.db, a monitor CSV file or folder tree, or a dump tree) and
 says what was read: format, ranks, steps, micro steps, parameters, metrics,
 row counts, non-finite values and warnings. With --against, PATH is a dump and
 inspect also says how many of its records align with DUMP's (the baseline
 device's dump, another framework's too: --layer-mapping is msprobe's
-layer-mapping YAML, else a built-in name map is used). Flags may follow PATH.
+layer-mapping YAML, else a built-in name map is used). --lang says the
+warnings and notes in English (en, the default) or Chinese (zh). Flags may
+follow PATH.
 `
 
 // runInspect implements `spikescope inspect`.
@@ -34,6 +36,8 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 	mapping := fs.String("layer-mapping", "", "msprobe layer-mapping YAML for --against")
 	var mem cliflags.Mem
 	mem.Register(fs)
+	var lang cliflags.Lang
+	lang.Register(fs, "English")
 	paths, code, ok := parseArgs(fs, args, inspectUsage, stdout, stderr)
 	if !ok {
 		return code
@@ -52,8 +56,12 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
+	l, err := lang.Value("inspect")
+	if err != nil {
+		return exitCode(err, stderr)
+	}
 	defer memlimit.Apply(budget)()
-	rep, err := pipeline.Inspect(noticeCtx(stderr), paths[0], f, budget)
+	rep, err := pipeline.Inspect(noticeCtx(stderr), paths[0], f, budget, pipeline.LangOf(l))
 	if err != nil {
 		return exitCode(err, stderr)
 	}

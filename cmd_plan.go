@@ -33,14 +33,15 @@ replaced.
 // runPlan is `spikescope plan`.
 func runPlan(args []string, stdout, stderr io.Writer) int {
 	var f inputFlags
-	var out, offset, lang string
+	var out, offset string
+	var lang cliflags.Lang
 	var window int
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	f.register(fs)
 	fs.StringVar(&out, "o", "", "write the plan into folder `DIR`")
 	fs.StringVar(&offset, "step-offset", "", "training step of the trend.db's step 0")
-	fs.StringVar(&lang, "lang", "", "PLAN.md language: en or zh (default from LANG)")
+	lang.Register(fs, "from LANG, zh_* → zh, else en")
 	fs.IntVar(&window, "window", 0, "micro batches per optimizer step: 0 = detect, 1 = one (no monitor rerun for the micro step)")
 	paths, code, ok := parseArgs(fs, args, planUsage, stdout, stderr)
 	if !ok {
@@ -50,6 +51,10 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		return exitCode(cliflags.UsageError{Msg: "plan: -o DIR is required (the folder to write the configs and PLAN.md into)"}, stderr)
 	}
 	stepOffset, err := cliflags.OptInt("plan", "--step-offset", offset, 0)
+	if err != nil {
+		return exitCode(err, stderr)
+	}
+	l, err := lang.Value("plan")
 	if err != nil {
 		return exitCode(err, stderr)
 	}
@@ -74,7 +79,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	files, md, err := s.PlanFiles(stepOffset, report.Lang(lang) == "zh")
+	files, md, err := s.PlanFiles(stepOffset, report.Lang(l) == "zh")
 	if err != nil {
 		return exitCode(err, stderr)
 	}

@@ -27,7 +27,8 @@ the LANG environment variable (zh_* → zh, else en).
 // reportFlags are the parsed flags of `spikescope report`.
 type reportFlags struct {
 	inputFlags
-	lang, out, as               string
+	lang                        cliflags.Lang
+	out, as                     string
 	phase1, phase1B, phase2, p3 string
 }
 
@@ -37,7 +38,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	f.register(fs)
-	fs.StringVar(&f.lang, "lang", "", "report language: en or zh (default from LANG)")
+	f.lang.Register(fs, "from LANG, zh_* → zh, else en")
 	fs.StringVar(&f.out, "o", "", "write the report to FILE instead of stdout (FILE.html: the HTML report)")
 	fs.StringVar(&f.as, "as", "", "report format: md or html (default: html for -o *.html, else md)")
 	fs.StringVar(&f.phase1, "phase1", "", "render from a saved Phase 1 JSON (detect)")
@@ -47,6 +48,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	paths, code, ok := parseArgs(fs, args, reportUsage, stdout, stderr)
 	if !ok {
 		return code
+	}
+	lang, err := f.lang.Value("report")
+	if err != nil {
+		return exitCode(err, stderr)
 	}
 	if err := outfile.RefuseInput(f.out, append(append(paths, f.paths()...), f.phase1, f.phase1B, f.phase2, f.p3)...); err != nil {
 		return exitCode(err, stderr)
@@ -62,7 +67,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if render == nil {
 		return exitCode(cliflags.UsageError{Msg: "report: --as must be md or html (got " + strconv.Quote(f.as) + ")"}, stderr)
 	}
-	md := render(s.ReportInput(), report.Lang(f.lang))
+	md := render(s.ReportInput(), report.Lang(lang))
 	if f.out == "" {
 		_, err = io.WriteString(stdout, md)
 		return exitCode(err, stderr)

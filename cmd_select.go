@@ -27,7 +27,8 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&opt.Growth, "growth", def.Growth, "final-norm growth between adjacent optimizer steps")
 	fs.Float64Var(&opt.RankShare, "rank-share", def.RankShare, "share of ranks that must grow")
 	fs.Float64Var(&opt.DeviceRatio, "device-ratio", def.DeviceRatio, "anomalous/baseline ratio that makes a coordinate device-specific")
-	lang := fs.String("lang", "", "language of the texts: en or zh (default: reasoning and mode in Chinese as the reference scripts write them, the rest in English)")
+	var lang cliflags.Lang
+	lang.Register(fs, "reasoning and mode in Chinese as the reference scripts write them, the rest in English")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: spikescope select --phase1 P1.json [--baseline P1B.json] [--npu P1.json --gpu P1B.json]\n"+
 			"                        [--pin COORD] [--growth %g] [--rank-share %g] [--device-ratio %g] [--lang en|zh] [-o FILE]\n\n"+
@@ -52,8 +53,9 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	if !cliflags.InRange(opt.Growth) || !(opt.RankShare > 0) || opt.RankShare > 1 || !cliflags.InRange(opt.DeviceRatio) {
 		return exitCode(cliflags.UsageError{Msg: fmt.Sprintf("select: --growth and --device-ratio must be above 0 and at most %g, --rank-share in (0, 1]", cliflags.MaxMult)}, stderr)
 	}
-	if *lang != "" && *lang != "en" && *lang != "zh" {
-		return exitCode(cliflags.UsageError{Msg: fmt.Sprintf("select: --lang %q: want en or zh", *lang)}, stderr)
+	l, err := lang.Value("select")
+	if err != nil {
+		return exitCode(err, stderr)
 	}
 	var pin *model.Coord
 	if *pinFlag != "" {
@@ -65,7 +67,7 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	if err := outfile.RefuseInput(out, p1File, base); err != nil {
 		return exitCode(err, stderr)
 	}
-	res, err := pipeline.Select(p1File, base, pin, opt, *lang)
+	res, err := pipeline.Select(p1File, base, pin, opt, pipeline.LangOf(l))
 	var pe *pipeline.PinError
 	if errors.As(err, &pe) {
 		err = cliflags.UsageError{Msg: "select: " + err.Error()}

@@ -30,7 +30,7 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: spikescope trace [PATH [--baseline PATH] | --phase1 P1.json] --dump-a A [--dump-b B]
                         [--dump-c C --dump-d D] [--anchors a,b,c] [--step N] [--rank R]
-                        [--step-X N] [--rank-X R] [--call K] [--layer-mapping FILE] [--mem-limit SIZE] [-o FILE]
+                        [--step-X N] [--rank-X R] [--call K] [--layer-mapping FILE] [--mem-limit SIZE] [--lang en|zh] [-o FILE]
 
 Phase 3 as the TUI and report run it on the same inputs: PATH (a trend.db, a
 monitor CSV folder or a dump tree; default: A's dump tree) or a saved Phase 1
@@ -62,6 +62,8 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	fs.StringVar(&in.LayerMapping, "layer-mapping", "", "msprobe layer-mapping YAML `FILE`: module names of A's framework → B's")
 	var mem cliflags.Mem
 	mem.Register(fs)
+	var lang cliflags.Lang
+	lang.Register(fs, "English")
 	paths, code, ok := parseArgs(fs, args, "", stdout, stderr)
 	if !ok {
 		return code
@@ -72,6 +74,11 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	if len(paths) == 1 {
 		in.Path = paths[0]
 	}
+	l, err := lang.Value("trace")
+	if err != nil {
+		return exitCode(err, stderr)
+	}
+	in.Lang = pipeline.LangOf(l)
 	if in.P3.Call < -1 || in.P3.Call > cliflags.MaxCall {
 		return exitCode(cliflags.UsageError{Msg: fmt.Sprintf("trace: --call must be -1 (automatic) to %d (got %d)", cliflags.MaxCall, in.P3.Call)}, stderr)
 	}
@@ -81,7 +88,7 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	// Four large dumps are held at once: the GC stays near the documented
 	// budget instead of doubling the live heap (a soft limit; GOMEMLIMIT wins).
 	defer memlimit.Apply(memlimit.Budget{Bytes: traceMemoryLimit})()
-	err := traceInputs(&in, at, phase1)
+	err = traceInputs(&in, at, phase1)
 	in.Phase1File = phase1
 	if err != nil {
 		return exitCode(err, stderr)

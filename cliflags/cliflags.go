@@ -167,3 +167,24 @@ func (m *Mem) Budget(cmd string) (memlimit.Budget, error) {
 	}
 	return b, nil
 }
+
+// Lang is --lang, the language of what a command says about the run: the
+// JSON's reasoning, warnings and notes (detect, select, trace, inspect),
+// the report and PLAN.md (report, plan). Every command reads it the same
+// way; not given, each command keeps its own default (def).
+type Lang struct{ value string }
+
+// Register adds --lang to fs; def says what no --lang gives.
+func (l *Lang) Register(fs *flag.FlagSet, def string) {
+	fs.StringVar(&l.value, "lang", "", "language of the texts: en or zh (default: "+def+")")
+}
+
+// Value is the flag as given: "en", "zh", or "" when not given; any other
+// value is a usage error of cmd.
+func (l *Lang) Value(cmd string) (string, error) {
+	switch l.value {
+	case "", "en", "zh":
+		return l.value, nil
+	}
+	return "", CmdError(cmd, fmt.Sprintf("--lang %q: want en or zh", l.value))
+}

@@ -24,14 +24,14 @@ type AlignReport struct {
 // rep.Alignment; nothing without against.
 func (rep *InspectReport) AlignAgainst(ctx context.Context, against, mapping string) (err error) {
 	if against != "" {
-		rep.Alignment, err = AlignDumpTrees(ctx, rep.Path, against, mapping)
+		rep.Alignment, err = AlignDumpTrees(ctx, rep.Path, against, mapping, rep.lang)
 	}
 	return err
 }
 
 // AlignDumpTrees aligns the dump of path with the dump of against at the
-// same step and rank (else against's first dump).
-func AlignDumpTrees(ctx context.Context, path, against, mapping string) (*AlignReport, error) {
+// same step and rank (else against's first dump), its texts said in lang.
+func AlignDumpTrees(ctx context.Context, path, against, mapping string, lang Lang) (*AlignReport, error) {
 	var lm *model.LayerMapping
 	if mapping != "" {
 		var err error
@@ -39,11 +39,11 @@ func AlignDumpTrees(ctx context.Context, path, against, mapping string) (*AlignR
 			return nil, err
 		}
 	}
-	ta, err := loadNonEmptyTree(ctx, path)
+	ta, err := loadNonEmptyTree(ctx, path, lang)
 	if err != nil {
 		return nil, err
 	}
-	tb, err := loadNonEmptyTree(ctx, against)
+	tb, err := loadNonEmptyTree(ctx, against, lang)
 	if err != nil {
 		return nil, err
 	}
@@ -54,10 +54,10 @@ func AlignDumpTrees(ctx context.Context, path, against, mapping string) (*AlignR
 	}
 	sum := analysis.AlignDumps(a, b, lm)
 	if sum.NoteReason != nil {
-		sum.Note = words.Say(sum.NoteReason, words.Default)
+		sum.Note = words.Say(sum.NoteReason, lang)
 	}
 	for i := range sum.Reasons {
-		sum.Reasons[i].Reason = words.Say(sum.Reasons[i].Why, words.Default)
+		sum.Reasons[i].Reason = words.Say(sum.Reasons[i].Why, lang)
 	}
 	sort.SliceStable(sum.Reasons, func(i, j int) bool { // most frequent first, then by what they say
 		ri, rj := sum.Reasons[i], sum.Reasons[j]
@@ -67,12 +67,12 @@ func AlignDumpTrees(ctx context.Context, path, against, mapping string) (*AlignR
 }
 
 // loadNonEmptyTree loads a dump tree that must hold at least one dump.
-func loadNonEmptyTree(ctx context.Context, path string) (*model.DumpTree, error) {
+func loadNonEmptyTree(ctx context.Context, path string, lang Lang) (*model.DumpTree, error) {
 	t, err := ingest.LoadDumpTree(ctx, path, nil)
 	if err != nil {
 		return nil, err
 	}
-	words.DumpTree(t, words.Default)
+	words.DumpTree(t, lang)
 	if len(t.Dumps) == 0 {
 		return nil, &ingest.InputError{Path: path, Problem: "no dump.json found"}
 	}

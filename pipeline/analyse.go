@@ -38,8 +38,8 @@ func (s *Session) Analyse() error {
 	if s.BaselineMonitor != nil {
 		s.P1Baseline, s.BaselineMonitor = analysis.Phase1Data(s.BaselineMonitor, s.In.P1)
 	}
-	words.Phase1(s.P1, words.Default) // a saved result (In.Phase1) has no reasons: kept as read
-	words.Phase1(s.P1Baseline, words.Default)
+	words.Phase1(s.P1, s.In.Lang) // a saved result (In.Phase1) has no reasons: kept as read
+	words.Phase1(s.P1Baseline, s.In.Lang)
 	return s.fromPhase2()
 }
 
@@ -56,7 +56,7 @@ func (s *Session) fromPhase2() error {
 		s.C, s.D, s.Control = nil, nil, analysis.ControlChoice{}
 	}
 	if s.P1 != nil {
-		p2, err := phase2(s.P1, s.P1Baseline, s.In.Pin, s.In.P2, words.Default)
+		p2, err := phase2(s.P1, s.P1Baseline, s.In.Pin, s.In.P2, s.In.Lang)
 		if err != nil {
 			return pinError(err)
 		}
@@ -123,7 +123,7 @@ func (s *Session) WithControl(step, rank int) (*Session, error) {
 	// Keep the automatic candidates (the UI lists them) with the user's pick.
 	c.Control.C, c.Control.D = c.C, c.D
 	c.Control.Why = model.P3ControlUser{Step: step, Rank: rank}
-	c.Control.Reason = words.Say(c.Control.Why, words.Default)
+	c.Control.Reason = words.Say(c.Control.Why, s.In.Lang)
 	if err := c.fromPhase2(); err != nil {
 		return nil, err
 	}
@@ -168,7 +168,7 @@ func (s *Session) runPhase3() {
 	if len(s.Notes) > 0 {
 		s.P3.WarningsReasons = append(append([]model.Reason(nil), s.Notes...), s.P3.WarningsReasons...)
 	}
-	words.Phase3(s.P3, words.Default)
+	words.Phase3(s.P3, s.In.Lang)
 	s.P3.Conclusion = analysis.ConcludePhase3(s.P3)
 }
 

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"spikescope/analysis"
 	"spikescope/ingest"
+	"spikescope/words"
 )
 
 // What the faces (package main) need of the readers and the method, so
@@ -35,3 +36,19 @@ func DefaultPhase3Options() Phase3Options { return analysis.DefaultPhase3Options
 // path, a name) visibly, so that a printed line stays one line; changed
 // says whether there were any.
 func EscapeControl(s string) (out string, changed bool) { return ingest.EscapeControl(s) }
+
+// Lang is the language of the texts said from a run's reasons (--lang):
+// Default is each text's language before --lang (English, except Phase 2's
+// reasoning, mode and cross-device check, in the reference scripts'
+// Chinese).
+type Lang = words.Lang
+
+// The languages of --lang.
+const (
+	Default = words.Default
+	English = words.English
+	Chinese = words.Chinese
+)
+
+// LangOf maps a --lang value ("en", "zh", "" for the default) to a Lang.
+func LangOf(s string) Lang { return words.Of(s) }

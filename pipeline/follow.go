@@ -26,6 +26,7 @@ type FollowOptions struct {
 	P1       analysis.Phase1Options
 	P2       analysis.Phase2Options
 	Mem      memlimit.Budget // checked against the first read (see Inputs.Mem)
+	Lang     Lang            // the language of the lines' texts (--lang; Default: as detect's)
 }
 
 // Follow event kinds (FollowEvent.Event).
@@ -151,7 +152,7 @@ func StartFollow(ctx context.Context, path string, f model.Format, opt FollowOpt
 	start.Message = fmt.Sprintf("following %s: %s read, %s; polling every %s until interrupted", path, count(fl.Data.Rows.Len(), "row"), count(len(fl.P1.Anomalies), "candidate"), opt.Interval)
 	evs := []FollowEvent{start}
 	if memWarning != nil {
-		evs = append(evs, fl.warning(words.Say(memWarning, words.Default)))
+		evs = append(evs, fl.warning(words.Say(memWarning, opt.Lang)))
 	}
 	for _, w := range fl.P1.Warnings {
 		evs = append(evs, fl.warning(w))
@@ -198,15 +199,15 @@ func (f *Follower) warning(msg string) FollowEvent {
 func (f *Follower) analyse() {
 	f.Version++
 	f.Data = f.mon.Data()
-	words.Monitor(f.Data, words.Default)
+	words.Monitor(f.Data, f.opt.Lang)
 	f.P1, f.analysed = analysis.Phase1Data(f.Data, f.opt.P1)
 	f.P1.DBPath = f.path
 	if f.opt.P1.Metric != "" && f.P1.Metric != f.opt.P1.Metric {
 		f.P1.WarningsReasons = append(f.P1.WarningsReasons, model.MetricNotFound{Asked: f.opt.P1.Metric, Analysed: f.P1.Metric})
 	}
-	words.Phase1(f.P1, words.Default)
+	words.Phase1(f.P1, f.opt.Lang)
 	f.P2 = nil
-	if p2, err := phase2(f.P1, nil, nil, f.opt.P2, words.Default); err == nil {
+	if p2, err := phase2(f.P1, nil, nil, f.opt.P2, f.opt.Lang); err == nil {
 		f.P2 = p2
 	}
 }
@@ -241,7 +242,7 @@ func (f *Follower) Poll(ctx context.Context) ([]FollowEvent, error) {
 	}
 	var evs []FollowEvent
 	for _, w := range p.Warnings {
-		evs = append(evs, f.warning(words.Say(w, words.Default)))
+		evs = append(evs, f.warning(words.Say(w, f.opt.Lang)))
 	}
 	if p.Changed {
 		f.LastData = f.now()
@@ -443,13 +444,13 @@ func LoadFollowing(ctx context.Context, in Inputs, interval time.Duration, progr
 	if s.In.Phase1 != nil { // Phase 1 did not run on the monitor
 		return s, nil, nil
 	}
-	opt := FollowOptions{Interval: interval, P1: s.In.P1, P2: s.In.P2, Mem: s.In.Mem}.withDefaults()
+	opt := FollowOptions{Interval: interval, P1: s.In.P1, P2: s.In.P2, Mem: s.In.Mem, Lang: s.In.Lang}.withDefaults()
 	fl := &Follower{path: s.In.Path, mon: main.fol, opt: opt, seen: map[model.CandidateID]*seenCand{}, now: time.Now}
 	fl.LastData = fl.now()
 	fl.noteWrite()
 	fl.Version = 1
 	fl.Data, fl.analysed, fl.P1 = main.mon, s.Monitor, s.P1
-	if p2, err := phase2(fl.P1, nil, nil, opt.P2, words.Default); err == nil {
+	if p2, err := phase2(fl.P1, nil, nil, opt.P2, opt.Lang); err == nil {
 		fl.P2 = p2
 	}
 	fl.diff() // the session's candidates count as reported
@@ -463,7 +464,7 @@ func FollowSession(ctx context.Context, s *Session, interval time.Duration) (*Fo
 	if s.In.Path == "" || s.Monitor == nil || s.Monitor.Format == model.FormatDump {
 		return nil, &ingest.InputError{Problem: "only a monitor (trend.db or CSV tree) that a job is still writing can be followed"}
 	}
-	f, _, err := StartFollow(ctx, s.In.Path, s.In.Format, FollowOptions{Interval: interval, P1: s.In.P1, P2: s.In.P2}, nil)
+	f, _, err := StartFollow(ctx, s.In.Path, s.In.Format, FollowOptions{Interval: interval, P1: s.In.P1, P2: s.In.P2, Lang: s.In.Lang}, nil)
 	return f, err
 }
 

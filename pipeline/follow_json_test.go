@@ -17,7 +17,7 @@ import (
 // can parse both with one type.
 func TestFollowCandidateLineIsDetectsAnomaly(t *testing.T) {
 	_, src := csvSource(t)
-	full, err := Detect(context.Background(), src, model.FormatAuto, analysis.DefaultPhase1Options(), false, memlimit.Budget{})
+	full, err := Detect(context.Background(), src, model.FormatAuto, analysis.DefaultPhase1Options(), false, memlimit.Budget{}, Default)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -177,7 +177,7 @@ func checkOnce(t *testing.T, evs []polledEvent) map[model.CandidateID]bool {
 // read of the final files: following must end where detect starts.
 func checkSameAsFullRead(t *testing.T, f *Follower, live map[model.CandidateID]bool, path string) {
 	t.Helper()
-	full, err := Detect(context.Background(), path, model.FormatAuto, analysis.DefaultPhase1Options(), false, memlimit.Budget{})
+	full, err := Detect(context.Background(), path, model.FormatAuto, analysis.DefaultPhase1Options(), false, memlimit.Budget{}, Default)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -147,9 +147,9 @@ func (s *Session) pickGroups() {
 // JSON read the strings).
 func (s *Session) setControl(ch analysis.ControlChoice) {
 	if ch.Why != nil {
-		ch.Reason = words.Say(ch.Why, words.Default)
+		ch.Reason = words.Say(ch.Why, s.In.Lang)
 	}
-	words.ControlCandidates(ch.Candidates, words.Default)
+	words.ControlCandidates(ch.Candidates, s.In.Lang)
 	s.Control = ch
 }
 

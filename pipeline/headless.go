@@ -17,8 +17,9 @@ const DetectSummaryCap = 50
 // Detect is the headless Phase 1 of `spikescope detect`: it loads the
 // monitor at path and runs Phase 1 with opt. opt.Metric may be a name or a
 // reference id, 1 (grad_unreduced) or 2 (grad_reduced); a metric not found
-// is a warning. summary keeps the first DetectSummaryCap anomalies.
-func Detect(ctx context.Context, path string, f model.Format, opt analysis.Phase1Options, summary bool, mem memlimit.Budget) (*model.Phase1Result, error) {
+// is a warning. summary keeps the first DetectSummaryCap anomalies. Its
+// texts are said in lang (--lang; Default: English).
+func Detect(ctx context.Context, path string, f model.Format, opt analysis.Phase1Options, summary bool, mem memlimit.Budget, lang Lang) (*model.Phase1Result, error) {
 	switch opt.Metric {
 	case "1":
 		opt.Metric = "grad_unreduced"
@@ -38,13 +39,13 @@ func Detect(ctx context.Context, path string, f model.Format, opt analysis.Phase
 	if memWarning != nil {
 		d.WarningsReasons = append([]model.Reason{memWarning}, d.WarningsReasons...)
 	}
-	words.Monitor(d, words.Default)
+	words.Monitor(d, lang)
 	res := analysis.Phase1(d, opt)
 	res.DBPath = path
 	if opt.Metric != "" && res.Metric != opt.Metric {
 		res.WarningsReasons = append(res.WarningsReasons, model.MetricNotFound{Asked: opt.Metric, Analysed: res.Metric})
 	}
-	words.Phase1(res, words.Default)
+	words.Phase1(res, lang)
 	if summary && len(res.Anomalies) > DetectSummaryCap {
 		res.Anomalies = res.Anomalies[:DetectSummaryCap]
 	}
@@ -53,9 +54,8 @@ func Detect(ctx context.Context, path string, f model.Format, opt analysis.Phase
 
 // Select is the headless Phase 2 of `spikescope select`: it reads the saved
 // Phase 1 (and the baseline's, when baseline is not "") and runs Phase 2,
-// its texts in lang (--lang: "en", "zh"; "" keeps the drop-in JSON's
-// languages). A pin that matches nothing is an *analysis.PinError.
-func Select(phase1, baseline string, pin *model.Coord, opt analysis.Phase2Options, lang string) (*model.Phase2Result, error) {
+// its texts in lang (--lang; Default keeps the drop-in JSON's languages). A pin that matches nothing is an *analysis.PinError.
+func Select(phase1, baseline string, pin *model.Coord, opt analysis.Phase2Options, lang Lang) (*model.Phase2Result, error) {
 	p1, err := ingest.ReadPhase1(phase1)
 	if err != nil {
 		return nil, err
@@ -66,12 +66,12 @@ func Select(phase1, baseline string, pin *model.Coord, opt analysis.Phase2Option
 			return nil, err
 		}
 	}
-	res, err := phase2(p1, bp1, pin, opt, words.Of(lang))
+	res, err := phase2(p1, bp1, pin, opt, lang)
 	if err != nil {
 		return nil, err
 	}
 	// what the monitor data can tell
 	res.Verdict = analysis.Verdict(analysis.VerdictInput{P1: p1, P1Baseline: bp1, P2: res})
-	words.Verdict(res.Verdict, words.Of(lang))
+	words.Verdict(res.Verdict, lang)
 	return res, nil
 }

@@ -27,25 +27,27 @@ type InspectReport struct {
 	// Alignment: with --against, how many records align.
 	Alignment *AlignReport `json:"alignment,omitempty"`
 	Warnings  []string     `json:"warnings"`
+
+	lang Lang // the texts' language (--lang), the alignment's too
 }
 
 // Inspect loads path and summarises it (the inspect subcommand); a monitor
 // input over mem is refused before it is read (see Inputs.Mem).
-func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budget) (*InspectReport, error) {
+func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budget, lang Lang) (*InspectReport, error) {
 	if f == model.FormatAuto {
 		var err error
 		if f, err = ingest.DetectFormat(path); err != nil {
 			return nil, err
 		}
 	}
-	rep := &InspectReport{Path: path, Format: f, Warnings: []string{}}
+	rep := &InspectReport{Path: path, Format: f, Warnings: []string{}, lang: lang}
 	if f == model.FormatDump {
 		t, err := ingest.LoadDumpTree(ctx, path, nil)
 		if err != nil {
 			return nil, err
 		}
-		rep.Dump = ingest.SummariseDumps(t, inferStages)
-		words.DumpTree(t, words.Default)
+		rep.Dump = ingest.SummariseDumps(t, inferStagesIn(lang))
+		words.DumpTree(t, lang)
 		rep.Warnings = append(rep.Warnings, t.Warnings...) // repeats the dumps' own
 		return rep, nil
 	}
@@ -55,25 +57,28 @@ func Inspect(ctx context.Context, path string, f model.Format, mem memlimit.Budg
 	}
 	notify(ctx, plan.notice)
 	if plan.warning != nil {
-		rep.Warnings = append(rep.Warnings, words.Say(plan.warning, words.Default))
+		rep.Warnings = append(rep.Warnings, words.Say(plan.warning, lang))
 	}
 	d, err := readMonitorPlanned(ctx, plan, path, f, nil)
 	if err != nil {
 		return nil, err
 	}
-	rep.Monitor = ingest.SummariseMonitor(d, inferStages)
+	rep.Monitor = ingest.SummariseMonitor(d, inferStagesIn(lang))
 	rep.ReadMode = d.ReadMode
-	words.Monitor(d, words.Default)
+	words.Monitor(d, lang)
 	rep.Warnings = append(rep.Warnings, d.Warnings...)
-	rep.Warnings = append(rep.Warnings, words.All(ingest.StepCoverage(d), words.Default)...)
+	rep.Warnings = append(rep.Warnings, words.All(ingest.StepCoverage(d), lang)...)
 	return rep, nil
 }
 
-// inferPipeline is analysis.InferPipeline with its method and note said.
-func inferStages(d *model.MonitorData) *model.StageLayout {
-	p := analysis.InferStages(d)
-	words.Stages(p, words.Default)
-	return p
+// inferStagesIn is analysis.InferStages with its method and note said in
+// lang.
+func inferStagesIn(lang Lang) func(d *model.MonitorData) *model.StageLayout {
+	return func(d *model.MonitorData) *model.StageLayout {
+		p := analysis.InferStages(d)
+		words.Stages(p, lang)
+		return p
+	}
 }
 
 func rangeText(r *ingest.IntRange, unit string) string {

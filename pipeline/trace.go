@@ -43,7 +43,7 @@ func Trace(ctx context.Context, in Inputs) (*model.Phase3Result, error) {
 		return nil, err
 	}
 	if (in.StepA == nil || in.RankA == nil) && len(s.ATree.Dumps) > 1 {
-		warnings = append(warnings, words.Say(model.P3RootDump{Step: s.A.Step, Rank: s.A.Rank}, words.Default))
+		warnings = append(warnings, words.Say(model.P3RootDump{Step: s.A.Step, Rank: s.A.Rank}, in.Lang))
 	}
 	res := s.P3
 	if len(res.ControlCandidates) == 0 { // trace's JSON lists what the choice of C considered
@@ -61,7 +61,7 @@ func (s *Session) OpsForLayer(anchor string, layer int, dir string) []model.Dril
 		return nil
 	}
 	ops := s.Tracer.OpsForLayer(anchor, layer, dir)
-	words.Phase3Ops(ops, words.Default)
+	words.Phase3Ops(ops, s.In.Lang)
 	return ops
 }
 
