@@ -9,8 +9,6 @@ import (
 	"syscall"
 
 	"spikescope/cliflags"
-	"spikescope/memlimit"
-	"spikescope/model"
 	"spikescope/outfile"
 	"spikescope/pipeline"
 )
@@ -52,12 +50,12 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	if len(paths) != 1 {
 		return exitCode(cliflags.UsageError{Msg: "detect: want exactly one PATH (see spikescope detect -h)"}, stderr)
 	}
-	f := model.Format(*format)
+	f := pipeline.Format(*format)
 	switch {
 	case *dumpFlag:
-		f = model.FormatDump
+		f = pipeline.FormatDump
 	case *csvFlag:
-		f = model.FormatCSV
+		f = pipeline.FormatCSV
 	}
 	if err := cliflags.CheckFormat("detect", f, *format); err != nil {
 		return exitCode(err, stderr)
@@ -76,7 +74,7 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	defer memlimit.Apply(budget)()
+	defer pipeline.LimitMemory(budget)()
 	if follow.On {
 		if out != "" || *summary {
 			return exitCode(cliflags.UsageError{Msg: "detect: --follow writes JSON lines to standard output: -o and --summary do not apply"}, stderr)
@@ -98,6 +96,6 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 
 // detectFollowCtx is detect --follow until ctx is done: JSON lines on
 // stdout (pipeline.FollowLines).
-func detectFollowCtx(ctx context.Context, path string, f model.Format, opt pipeline.FollowOptions, stdout, stderr io.Writer) int {
+func detectFollowCtx(ctx context.Context, path string, f pipeline.Format, opt pipeline.FollowOptions, stdout, stderr io.Writer) int {
 	return exitCode(pipeline.FollowLines(ctx, path, f, opt, stdout), stderr)
 }

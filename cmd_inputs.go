@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"spikescope/cliflags"
-	"spikescope/model"
 	"spikescope/pipeline"
 )
 
@@ -56,14 +55,14 @@ func (f *inputFlags) inputs(cmd string, paths []string) (in pipeline.Inputs, tit
 	var errStep, errRank error
 	in.StepA, errStep = cliflags.OptInt(cmd, "--step", f.step, 0)
 	in.RankA, errRank = cliflags.OptInt(cmd, "--rank", f.rank, 0)
-	in.Format = model.Format(f.format)
+	in.Format = pipeline.Format(f.format)
 	var errMem error
 	in.Mem, errMem = f.mem.Budget(cmd)
 	if err := cmp.Or(errStep, errRank, cliflags.CheckFormat(cmd, in.Format, f.format), errMem); err != nil {
 		return in, "", nil, err
 	}
 	if f.pin != "" {
-		if in.Pin, err = model.ParseCoord(f.pin); err != nil {
+		if in.Pin, err = pipeline.ParseCoord(f.pin); err != nil {
 			return in, "", nil, cliflags.CmdError(cmd, "--pin: "+err.Error())
 		}
 	}

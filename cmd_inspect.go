@@ -7,8 +7,6 @@ import (
 	"io"
 
 	"spikescope/cliflags"
-	"spikescope/memlimit"
-	"spikescope/model"
 	"spikescope/outfile"
 	"spikescope/pipeline"
 )
@@ -45,7 +43,7 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 	if len(paths) != 1 {
 		return exitCode(cliflags.UsageError{Msg: fmt.Sprintf("inspect: want exactly one PATH, got %d (see spikescope inspect -h)", len(paths))}, stderr)
 	}
-	f := model.Format(*format)
+	f := pipeline.Format(*format)
 	if err := cliflags.CheckFormat("inspect", f, *format); err != nil {
 		return exitCode(err, stderr)
 	}
@@ -60,7 +58,7 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	defer memlimit.Apply(budget)()
+	defer pipeline.LimitMemory(budget)()
 	rep, err := pipeline.Inspect(noticeCtx(stderr), paths[0], f, budget, pipeline.LangOf(l))
 	if err != nil {
 		return exitCode(err, stderr)

@@ -9,8 +9,6 @@ import (
 	"spikescope/cliflags"
 	"spikescope/outfile"
 	"spikescope/pipeline"
-	"spikescope/plan"
-	"spikescope/report"
 )
 
 const planUsage = `usage:
@@ -59,7 +57,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		return exitCode(err, stderr)
 	}
 	inputs := append(paths, f.paths()...)
-	for _, name := range plan.FileNames {
+	for _, name := range pipeline.PlanFileNames {
 		if err := outfile.RefuseInput(filepath.Join(out, name), inputs...); err != nil {
 			return exitCode(err, stderr)
 		}
@@ -79,7 +77,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	files, md, err := s.PlanFiles(stepOffset, report.Lang(l) == "zh")
+	files, md, err := s.PlanFiles(stepOffset, pipeline.ReportLang(l) == "zh")
 	if err != nil {
 		return exitCode(err, stderr)
 	}

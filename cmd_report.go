@@ -8,7 +8,6 @@ import (
 	"spikescope/cliflags"
 	"spikescope/outfile"
 	"spikescope/pipeline"
-	"spikescope/report"
 )
 
 const reportUsage = `usage:
@@ -63,11 +62,11 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	render := report.Renderer(f.as, f.out)
+	render := pipeline.ReportRenderer(f.as, f.out)
 	if render == nil {
 		return exitCode(cliflags.UsageError{Msg: "report: --as must be md or html (got " + strconv.Quote(f.as) + ")"}, stderr)
 	}
-	md := render(s.ReportInput(), report.Lang(lang))
+	md := render(s, lang)
 	if f.out == "" {
 		_, err = io.WriteString(stdout, md)
 		return exitCode(err, stderr)

@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"spikescope/cliflags"
-	"spikescope/model"
 	"spikescope/outfile"
 	"spikescope/pipeline"
 )
@@ -57,10 +56,10 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	var pin *model.Coord
+	var pin *pipeline.Coord
 	if *pinFlag != "" {
 		var err error
-		if pin, err = model.ParseCoord(*pinFlag); err != nil {
+		if pin, err = pipeline.ParseCoord(*pinFlag); err != nil {
 			return exitCode(cliflags.UsageError{Msg: "select: " + err.Error()}, stderr)
 		}
 	}

@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"spikescope/cliflags"
-	"spikescope/memlimit"
-	"spikescope/model"
 	"spikescope/outfile"
 	"spikescope/pipeline"
 )
@@ -87,7 +85,7 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	}
 	// Four large dumps are held at once: the GC stays near the documented
 	// budget instead of doubling the live heap (a soft limit; GOMEMLIMIT wins).
-	defer memlimit.Apply(memlimit.Budget{Bytes: traceMemoryLimit})()
+	defer pipeline.LimitMemory(pipeline.MemBudget{Bytes: traceMemoryLimit})()
 	err = traceInputs(&in, at, phase1)
 	in.Phase1File = phase1
 	if err != nil {
@@ -129,8 +127,8 @@ func traceInputs(in *pipeline.Inputs, given map[string]*string, phase1 string) (
 		}
 	}
 	in.StepA, in.RankA = cmp.Or(at["step-a"], at["step"]), cmp.Or(at["rank-a"], at["rank"])
-	in.AtB = model.Coord{Step: at["step-b"], Rank: at["rank-b"]}
-	in.AtC = model.Coord{Step: at["step-c"], Rank: at["rank-c"]}
-	in.AtD = model.Coord{Step: at["step-d"], Rank: at["rank-d"]}
+	in.AtB = pipeline.Coord{Step: at["step-b"], Rank: at["rank-b"]}
+	in.AtC = pipeline.Coord{Step: at["step-c"], Rank: at["rank-c"]}
+	in.AtD = pipeline.Coord{Step: at["step-d"], Rank: at["rank-d"]}
 	return nil
 }

@@ -1,18 +1,15 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"spikescope/cliflags"
-	"spikescope/memlimit"
+	"spikescope/outfile"
 	"spikescope/pipeline"
-	"spikescope/report"
-	"spikescope/ui"
+	_ "spikescope/ui" // the terminal UI: pipeline.RunTUI starts it
 )
 
 const tuiUsage = `usage:
@@ -43,37 +40,16 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return exitCode(err, stderr)
 	}
-	defer memlimit.Apply(in.Mem)()
-	backend := &ui.PipelineBackend{In: in, Lang: report.Lang("")}
-	if !ui.IsTerminal(stdout) {
-		if follow.On {
-			return exitCode(cliflags.UsageError{Msg: "--follow without a terminal: for a pipe or a log, spikescope detect PATH --follow prints JSON lines"}, stderr)
-		}
-		d, err := backend.Load(context.Background(), nil)
-		if err != nil {
-			return exitCode(err, stderr)
-		}
-		_, err = io.WriteString(stdout, ui.Summary(d))
+	defer pipeline.LimitMemory(in.Mem)()
+	if follow.On && !outfile.IsTerminal(stdout) {
+		return exitCode(cliflags.UsageError{Msg: "--follow without a terminal: for a pipe or a log, spikescope detect PATH --follow prints JSON lines"}, stderr)
+	}
+	code, err := pipeline.RunTUI(noticeCtx(stderr), pipeline.TUIStart{Args: args, In: in, Title: title, Demo: cleanup != nil,
+		Follow: follow.On, Interval: follow.Interval, Bell: follow.Bell}, stdout, stderr)
+	if err != nil {
 		return exitCode(err, stderr)
 	}
-	if err := pipeline.CheckMemoryFor(noticeCtx(stderr), in, follow.On); err != nil {
-		return exitCode(err, stderr) // before the screen is taken
-	}
-	title, _ = pipeline.EscapeControl(title) // the path as typed may hold control characters
-	inputs := backend.Inputs()
-	store := ui.DefaultPinStore(inputs, cleanup != nil)
-	e := ui.Run(ui.Options{Backend: backend, Inputs: inputs, NoColor: ui.NoColorFromEnv(), Title: title,
-		State: store, Mouse: os.Getenv("SPIKESCOPE_MOUSE") == "1",
-		Follow: follow.On, FollowInterval: follow.Interval, Bell: follow.Bell}, stdout)
-	if e.Panic != "" {
-		fmt.Fprintln(stderr, "spikescope: internal error:", e.Panic)
-		return 1
-	}
-	if code, ok := e.SignalCode(); ok {
-		return code
-	}
-	io.WriteString(stdout, e.ReopenText(args, store == nil)) // the terminal is restored: a line to reuse
-	return exitCode(e.Err, stderr)
+	return code
 }
 
 // tuiInputsFollow is tuiInputs with the follow flags read into follow.

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -35,10 +38,14 @@ func TestImportRules(t *testing.T) {
 		if pkg != mod && has(mod+"/ingest") && has(mod+"/analysis") {
 			both = append(both, pkg)
 		}
-		// main holds flags and printing: it reaches the readers and the
-		// method only through the pipeline.
-		if pkg == mod && (has(mod+"/ingest") || has(mod+"/analysis")) {
-			t.Errorf("main imports ingest or analysis: a face calls the pipeline")
+		// main holds flags and printing: it calls the pipeline (and
+		// outfile for -o, cliflags for the shared flags), nothing else
+		if pkg == mod {
+			for _, p := range imports {
+				if strings.HasPrefix(p, mod+"/") && !slices.Contains(mainMayImport, strings.TrimPrefix(p, mod+"/")) {
+					t.Errorf("main imports %s: it calls only %v (a face reaches the rest through the pipeline)", p, mainMayImport)
+				}
+			}
 		}
 		// Sentences are made from reasons in words, never by the rules
 		// (analysis) or the readers (ingest); words says only model's data.
@@ -68,6 +75,42 @@ func TestImportRules(t *testing.T) {
 	}
 	if !slices.Equal(both, []string{mod + "/pipeline"}) {
 		t.Errorf("packages besides main importing both ingest and analysis: %v, want only %s/pipeline", both, mod)
+	}
+}
+
+// mainMayImport are the spikescope packages main imports: the pipeline,
+// outfile (-o and stdout), cliflags (the flags several commands share) and
+// ui, by a blank import only (mainLinksUIOnly).
+var mainMayImport = []string{"pipeline", "outfile", "cliflags", "ui"}
+
+// main links the terminal UI in and never calls it: the UI imports the
+// pipeline (its backend), so main starts it through pipeline.RunTUI, which
+// package ui sets from its init (the blank import is what runs that init).
+func TestMainLinksUIOnly(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blank := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, im := range f.Imports {
+			if path, _ := strconv.Unquote(im.Path.Value); path == "spikescope/ui" {
+				if im.Name == nil || im.Name.Name != "_" {
+					t.Errorf("%s imports spikescope/ui by name: main starts the UI through pipeline.RunTUI", name)
+				}
+				blank++
+			}
+		}
+	}
+	if blank != 1 {
+		t.Errorf("main imports spikescope/ui %d times, want one blank import (the UI's init sets pipeline.RunTUI)", blank)
 	}
 }
 

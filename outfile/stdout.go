@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+
+	"github.com/charmbracelet/x/term"
 )
 
 // StdoutWriter records the first failed write to stdout, so that every
@@ -64,4 +67,14 @@ func WriteJSON(v any, out string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stderr, "Output written to", out)
 	return nil
+}
+
+// IsTerminal reports whether w (or the writer a StdoutWriter wraps) is a
+// terminal: the TUI draws there, else the command prints a text summary.
+func IsTerminal(w io.Writer) bool {
+	if s, ok := w.(*StdoutWriter); ok {
+		w = s.W
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
 }

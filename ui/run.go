@@ -48,13 +48,7 @@ func (e Ending) SignalCode() (code int, ok bool) {
 
 // IsTerminal reports whether w (or the writer an outfile.StdoutWriter
 // wraps) is a terminal: else the command prints Summary instead of the UI.
-func IsTerminal(w io.Writer) bool {
-	if s, ok := w.(*outfile.StdoutWriter); ok {
-		w = s.W
-	}
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(f.Fd())
-}
+func IsTerminal(w io.Writer) bool { return outfile.IsTerminal(w) }
 
 // Run runs the UI on the terminal with its own signal handling (signals.go)
 // and ctrl+z suspending the process. stdout is the terminal the program
