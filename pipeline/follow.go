@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"spikescope/analysis"
@@ -149,7 +148,7 @@ func StartFollow(ctx context.Context, path string, f model.Format, opt FollowOpt
 	start.LastStep, start.LastWrite = fl.lastStepPtr(), fl.lastWrite()
 	iv := opt.Interval.Seconds()
 	start.IntervalS = &iv
-	start.Message = fmt.Sprintf("following %s: %s read, %s; polling every %s until interrupted", path, count(fl.Data.Rows.Len(), "row"), count(len(fl.P1.Anomalies), "candidate"), opt.Interval)
+	start.Message = words.Say(model.FollowStarted{Path: path, Rows: fl.Data.Rows.Len(), Candidates: len(fl.P1.Anomalies), Interval: opt.Interval}, opt.Lang)
 	evs := []FollowEvent{start}
 	if memWarning != nil {
 		evs = append(evs, fl.warning(words.Say(memWarning, opt.Lang)))
@@ -176,14 +175,6 @@ func (opt FollowOptions) withDefaults() FollowOptions {
 }
 
 func intp(v int) *int { return &v }
-
-// count is "1 row", "2 rows".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
 
 func (f *Follower) event(kind string) FollowEvent {
 	return FollowEvent{Event: kind, Time: f.now().UTC().Format(time.RFC3339)}
@@ -276,15 +267,15 @@ func (f *Follower) Stop() FollowEvent {
 	e.Path, e.Polls = f.path, intp(f.polls)
 	e.Rows, e.Candidates, e.LastStep = intp(f.Data.Rows.Len()), intp(len(f.P1.Anomalies)), f.lastStepPtr()
 	e.LastWrite = f.lastWrite()
-	e.Message = fmt.Sprintf("stopped following %s after %s: %s, %s", f.path, count(f.polls, "poll"), count(f.Data.Rows.Len(), "row"), count(len(f.P1.Anomalies), "candidate"))
+	e.Message = words.Say(model.FollowStopped{Path: f.path, Polls: f.polls, Rows: f.Data.Rows.Len(), Candidates: len(f.P1.Anomalies)}, f.opt.Lang)
 	return e
 }
 
 // StopBeforeStart is the stop line of a follow interrupted during its
-// first read: every follow ends with a stop line.
-func StopBeforeStart(path string) FollowEvent {
+// first read: every follow ends with a stop line (said in l).
+func StopBeforeStart(path string, l Lang) FollowEvent {
 	e := FollowEvent{Event: EventStop, Time: time.Now().UTC().Format(time.RFC3339), Path: path}
-	e.Message = fmt.Sprintf("stopped following %s before its first read was done", path)
+	e.Message = words.Say(model.FollowStoppedEarly{Path: path}, l)
 	return e
 }
 
@@ -330,24 +321,24 @@ func (f *Follower) diff() []FollowEvent {
 			evs = append(evs, e)
 			continue
 		case !s.live:
-			evs = append(evs, f.revised(ChangeRestored, s.a, &a, "is a candidate again with the data read since"))
+			evs = append(evs, f.revised(ChangeRestored, s.a, &a, model.FollowRevised{Why: model.RevisedRestored}))
 		case verdictChanged(&s.a, &a):
-			evs = append(evs, f.revised(ChangeChanged, s.a, &a, fmt.Sprintf("is now flagged by %s (was %s) with the data read since", verdictWords(&a), verdictWords(&s.a))))
+			evs = append(evs, f.revised(ChangeChanged, s.a, &a, model.FollowRevised{Why: model.RevisedFlagged, Now: flagOf(&a), Was: flagOf(&s.a)}))
 		case s.a.TargetName != a.TargetName:
-			msg := fmt.Sprintf("is now named %s: the ranks read since show the pipeline stages", a.TargetName)
+			why := model.FollowRevised{Why: model.RevisedNamed, Name: a.TargetName}
 			if a.PPStage != nil && s.a.PPStage == nil {
-				msg = fmt.Sprintf("is on pipeline stage %d: the ranks read since show the pipeline stages", *a.PPStage)
+				why = model.FollowRevised{Why: model.RevisedStage, Stage: *a.PPStage}
 			}
-			evs = append(evs, f.revised(ChangeChanged, s.a, &a, msg))
+			evs = append(evs, f.revised(ChangeChanged, s.a, &a, why))
 		}
 		s.a, s.live = a, true
 	}
 	for _, k := range f.order {
 		if s := f.seen[k]; s.live && !cur[k] {
 			s.live = false
-			why := "is no longer a candidate: the baseline of later steps does not flag it"
+			why := model.FollowRevised{Why: model.RevisedWithdrawn}
 			if f.reread { // rows may have gone or changed, not only come
-				why = "is no longer a candidate in the data as read again"
+				why.Why = model.RevisedReread
 			}
 			evs = append(evs, f.revised(ChangeWithdrawn, s.a, nil, why))
 		}
@@ -361,24 +352,20 @@ func (f *Follower) diff() []FollowEvent {
 	if f.P2 != nil && !sameCoordinate(root, f.root) {
 		e := f.event(EventRoot)
 		e.Root, e.PreviousRoot = root, f.root
-		switch {
-		case root == nil:
-			e.Message = "there is no root-cause coordinate any more (was " + coordWords(f.root) + "): no candidate is left with the data read since"
-		case f.root == nil:
-			e.Message = "the root-cause coordinate is now " + coordWords(root)
-		default:
-			e.Message = "the root-cause coordinate is now " + coordWords(root) + " (was " + coordWords(f.root) + ")"
-		}
+		e.Message = words.Say(model.FollowRoot{Now: root, Was: f.root}, f.opt.Lang)
 		evs = append(evs, e)
 		f.root = root
 	}
 	return evs
 }
 
-func (f *Follower) revised(change string, was model.Anomaly, now *model.Anomaly, why string) FollowEvent {
+// revised is the line of a revision of the candidate reported as was;
+// why says what changed (its coordinate is filled in here).
+func (f *Follower) revised(change string, was model.Anomaly, now *model.Anomaly, why model.FollowRevised) FollowEvent {
 	e := f.event(EventRevised)
 	e.Change, e.Was, e.Now = change, &was, now
-	e.Message = fmt.Sprintf("the candidate at step %d rank %d %s %s", was.Step, was.Rank, was.TargetName, why)
+	why.Step, why.Rank, why.Target = was.Step, was.Rank, was.TargetName
+	e.Message = words.Say(why, f.opt.Lang)
 	return e
 }
 
@@ -389,16 +376,9 @@ func verdictChanged(a, b *model.Anomaly) bool {
 	return a.Trigger != b.Trigger || a.Test != b.Test || a.NonFinite != b.NonFinite
 }
 
-// verdictWords names what flagged a candidate: "micro_step_delta (iqr+mad)".
-func verdictWords(a *model.Anomaly) string {
-	s := a.Trigger
-	if a.Test != "" {
-		s += " (" + a.Test + ")"
-	}
-	if a.NonFinite {
-		s += ", non-finite"
-	}
-	return s
+// flagOf is what flagged a candidate.
+func flagOf(a *model.Anomaly) model.FollowFlag {
+	return model.FollowFlag{Trigger: a.Trigger, Test: a.Test, NonFinite: a.NonFinite}
 }
 
 func sameCoordinate(a, b *model.Coordinate) bool {
@@ -414,20 +394,6 @@ func eqIntPtr(a, b *int) bool {
 		return a == b
 	}
 	return *a == *b
-}
-
-// coordWords names a coordinate for a message.
-func coordWords(c *model.Coordinate) string {
-	s := ""
-	if c.OptimizerStep != nil {
-		s = fmt.Sprintf("optimizer step %d", *c.OptimizerStep)
-	} else if c.Step != nil {
-		s = fmt.Sprintf("step %d", *c.Step)
-	}
-	if c.MicroStep != nil {
-		s += fmt.Sprintf(" micro step %d", *c.MicroStep)
-	}
-	return fmt.Sprintf("%s rank %d %s", s, c.Rank, c.TargetName)
 }
 
 // LoadFollowing is Load with the monitor given as PATH read by a Follower

@@ -24,7 +24,7 @@ func FollowLines(ctx context.Context, path string, f model.Format, opt FollowOpt
 	fl, first, err := StartFollow(ctx, path, f, opt, nil)
 	if err != nil {
 		if ctx.Err() != nil { // interrupted during the first read: still the last line
-			return emit(StopBeforeStart(path))
+			return emit(StopBeforeStart(path, opt.Lang))
 		}
 		return err
 	}
