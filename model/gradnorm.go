@@ -1,6 +1,11 @@
 package model
 
-import "strconv"
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+)
 
 // GradNorm is the global gradient norm around the root step, computed from
 // the monitor rows, and the share of its increase by parameter, layer and
@@ -226,4 +231,40 @@ func StepList(s []int) string {
 		return strconv.Itoa(s[0]) + "–" + strconv.Itoa(s[n-1])
 	}
 	return JoinInts(s, ", ")
+}
+
+// RankValue is one rank's norm at a step.
+type RankValue struct {
+	Rank int
+	Norm float64
+}
+
+// RankSpread is the highest, median and lowest rank norm at Steps[i] over
+// the ranks with a row there; ok is false when none has. A NaN norm ranks
+// with +Inf (it is the worst a rank can show) and is returned as NaN, so
+// that both faces show the rank that broke as it is; the median counts it
+// as +Inf.
+func (g *GradNorm) RankSpread(i int) (hi, lo RankValue, med float64, ok bool) {
+	var vs []RankValue
+	for j, r := range g.Ranks {
+		if g.Params[i][j] > 0 {
+			vs = append(vs, RankValue{r, float64(g.Norm[i][j])})
+		}
+	}
+	if len(vs) == 0 {
+		return hi, lo, 0, false
+	}
+	key := func(x RankValue) float64 {
+		if math.IsNaN(x.Norm) {
+			return math.Inf(1)
+		}
+		return x.Norm
+	}
+	slices.SortStableFunc(vs, func(a, b RankValue) int { return cmp.Compare(key(a), key(b)) })
+	n := len(vs)
+	med = key(vs[n/2])
+	if n%2 == 0 {
+		med = (key(vs[n/2-1]) + key(vs[n/2])) / 2
+	}
+	return vs[n-1], vs[0], med, true
 }

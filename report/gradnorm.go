@@ -1,9 +1,7 @@
 package report
 
 import (
-	"cmp"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -218,32 +216,12 @@ func (r *renderer) gradNormTable(g *model.GradNorm) *table {
 // rankSpread is the largest (with its rank), median and smallest norm of
 // the ranks with rows at step i; a non-finite norm counts as the largest.
 func rankSpread(g *model.GradNorm, i int) (hi, med, lo string) {
-	type rv struct {
-		rank int
-		v    float64
-	}
-	var vs []rv
-	for j, rk := range g.Ranks {
-		if g.Params[i][j] > 0 {
-			vs = append(vs, rv{rk, float64(g.Norm[i][j])})
-		}
-	}
-	if len(vs) == 0 {
+	h, l, m, ok := g.RankSpread(i)
+	if !ok {
 		return "—", "—", "—"
 	}
-	key := func(x rv) float64 { // NaN sorts last, with +Inf
-		if math.IsNaN(x.v) {
-			return math.Inf(1)
-		}
-		return x.v
-	}
-	slices.SortStableFunc(vs, func(a, b rv) int { return cmp.Compare(key(a), key(b)) })
-	n := len(vs)
-	m := key(vs[n/2])
-	if n%2 == 0 {
-		m = (key(vs[n/2-1]) + key(vs[n/2])) / 2
-	}
-	return num(vs[n-1].v) + " (" + strconv.Itoa(vs[n-1].rank) + ")", num(m), num(vs[0].v) + " (" + strconv.Itoa(vs[0].rank) + ")"
+	at := func(x model.RankValue) string { return num(x.Norm) + " (" + strconv.Itoa(x.Rank) + ")" }
+	return at(h), num(m), at(l)
 }
 
 // gradNormLayer names a layer part: "L3", stage-local "L1 (stage 1's own

@@ -1,9 +1,7 @@
 package ui
 
 import (
-	"cmp"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -230,31 +228,12 @@ func (p *gradNormPane) table(g *model.GradNorm, w int) []string {
 
 // spread is the largest (rank), median and smallest (rank) norm of step i.
 func spread(g *model.GradNorm, i int) (hi, med, lo string) {
-	type rv struct {
-		rank int
-		v    float64
-	}
-	var vs []rv
-	for j, r := range g.Ranks {
-		if g.Params[i][j] > 0 {
-			v := float64(g.Norm[i][j])
-			if math.IsNaN(v) {
-				v = math.Inf(1)
-			}
-			vs = append(vs, rv{r, v})
-		}
-	}
-	if len(vs) == 0 {
+	h, l, m, ok := g.RankSpread(i)
+	if !ok {
 		return "—", "—", "—"
 	}
-	slices.SortStableFunc(vs, func(a, b rv) int { return cmp.Compare(a.v, b.v) })
-	n := len(vs)
-	m := vs[n/2].v
-	if n%2 == 0 {
-		m = (vs[n/2-1].v + vs[n/2].v) / 2
-	}
-	at := func(x rv) string { return fmtNum(x.v) + " r" + strconv.Itoa(x.rank) }
-	return at(vs[n-1]), fmtNum(m), at(vs[0])
+	at := func(x model.RankValue) string { return fmtNum(x.Norm) + " r" + strconv.Itoa(x.Rank) }
+	return at(h), fmtNum(m), at(l)
 }
 
 // share is the selected step against the reference level and, when it
@@ -362,10 +341,15 @@ func layerWord(pt *model.GradNormPart) string {
 		return "outside layers"
 	case pt.GlobalLayer:
 		return "L" + strconv.Itoa(pt.Layer)
-	case pt.Stage >= 0:
-		return "pp" + strconv.Itoa(pt.Stage) + " L" + strconv.Itoa(pt.Layer)
 	}
-	return "L" + strconv.Itoa(pt.Layer)
+	l := "L" + strconv.Itoa(pt.Layer)
+	if pt.VPP > 0 {
+		l = "vpp" + strconv.Itoa(pt.VPP) + ":" + l
+	}
+	if pt.Stage >= 0 {
+		return "pp" + strconv.Itoa(pt.Stage) + " " + l
+	}
+	return l
 }
 
 // what says what the shown number is, so that the user can match it to the
