@@ -77,15 +77,19 @@ func (g *GradNorm) RootShare() *GradNormShare {
 
 // Peak is the position of PeakStep in Steps, -1 without one.
 func (g *GradNorm) Peak() int {
-	if g == nil || g.PeakStep == nil {
+	if g == nil {
 		return -1
 	}
-	for i, s := range g.Steps {
-		if s == *g.PeakStep {
-			return i
-		}
+	return g.stepIndex(g.PeakStep)
+}
+
+// stepIndex is the position of step s in Steps, -1 when s is nil or not
+// shown.
+func (g *GradNorm) stepIndex(s *int) int {
+	if s == nil {
+		return -1
 	}
-	return -1
+	return slices.Index(g.Steps, *s)
 }
 
 // ShareOutcome says whether the increase could be shared out.
@@ -198,18 +202,8 @@ func (s *GradNormShare) Moved() (GradNormMoved, *GradNormPart) {
 	return MovedSpread, nil
 }
 
-// RootIndex is the position of the root step in Steps, -1 without one.
-func (g *GradNorm) RootIndex() int {
-	if g == nil || g.Root == nil {
-		return -1
-	}
-	for i, s := range g.Steps {
-		if s == *g.Root {
-			return i
-		}
-	}
-	return -1
-}
+// RootIndex is the position of Root in Steps, -1 without a root step.
+func (g *GradNorm) RootIndex() int { return g.stepIndex(g.Root) }
 
 // ShareText is a share of the increase as a percentage with one decimal
 // ("15.8%"; NaN/Inf by name): the screen and the report say it alike.

@@ -92,13 +92,13 @@ func (r *renderer) gradNorm() {
 	r.line(r.gradNormWhat(g))
 	r.table(r.gradNormTable(g))
 	r.gradNormFigure(g)
-	ri := g.RootIndex()
-	if ri < 0 {
+	root := g.RootShare()
+	if root == nil {
 		r.line(r.t("gn.noroot"))
 		return
 	}
-	r.gradNormStep(g, &g.Shares[ri])
-	if pk := g.Peak(); pk >= 0 && pk != ri {
+	r.gradNormStep(g, root)
+	if pk := g.Peak(); pk >= 0 && pk != g.RootIndex() {
 		r.line(r.tf("gn.peak", g.Steps[pk]))
 		r.gradNormStep(g, &g.Shares[pk])
 	}

@@ -249,7 +249,7 @@ func (p *gradNormPane) share(g *model.GradNorm, w int) []string {
 	case model.ShareNoRoot:
 		return wrap("No root step: these are the run's latest steps, and no increase is shared out.", w)
 	case model.ShareReference:
-		return wrap(step+" is before the root step: part of the reference level (each parameter's median over steps "+model.StepList(g.Shares[g.RootIndex()].Reference)+"). Select the root step or a later one (↓) to see what rose.", w)
+		return wrap(step+" is before the root step: part of the reference level (each parameter's median over steps "+model.StepList(g.RootShare().Reference)+"). Select the root step or a later one (↓) to see what rose.", w)
 	case model.ShareNoReference:
 		return wrap(step+": no step before the root step in the data, so there is no reference level to compare with.", w)
 	case model.ShareNonFinite:
