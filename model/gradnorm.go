@@ -75,6 +75,18 @@ func (g *GradNorm) RootShare() *GradNormShare {
 	return nil
 }
 
+// MostParams is the most parameters any rank holds at any shown step: what
+// "a rank's norm is over up to N parameters" says.
+func (g *GradNorm) MostParams() int {
+	n := 0
+	for _, row := range g.Params {
+		for _, c := range row {
+			n = max(n, c)
+		}
+	}
+	return n
+}
+
 // Peak is the position of PeakStep in Steps, -1 without one.
 func (g *GradNorm) Peak() int {
 	if g == nil {

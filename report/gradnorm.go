@@ -134,12 +134,7 @@ func (r *renderer) gradNormStep(g *model.GradNorm, sh *model.GradNormShare) {
 
 // gradNormWhat says what the numbers are and what they cannot know.
 func (r *renderer) gradNormWhat(g *model.GradNorm) string {
-	params := 0
-	for i := range g.Params {
-		for _, n := range g.Params[i] {
-			params = max(params, n)
-		}
-	}
+	params := g.MostParams()
 	cum := ""
 	if p1 := r.in.P1; p1 != nil && p1.DataKind == "micro_step" && p1.Sharding.AccumulationWindow != 1 {
 		cum = r.t("gn.cum")

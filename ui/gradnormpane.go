@@ -355,12 +355,7 @@ func layerWord(pt *model.GradNormPart) string {
 // what says what the shown number is, so that the user can match it to the
 // log line, and what it cannot know.
 func (p *gradNormPane) what(g *model.GradNorm) []string {
-	params := 0
-	for i := range g.Params {
-		for _, n := range g.Params[i] {
-			params = max(params, n)
-		}
-	}
+	params := g.MostParams()
 	s := "Each rank's norm is sqrt(Σ n²) over its parameters (up to " + strconv.Itoa(params) + "), n being each parameter's norm of the whole step's gradient"
 	if p1 := p.data.P1; p1 != nil && p1.DataKind == "micro_step" && p1.Sharding.AccumulationWindow != 1 {
 		s += " (the cumulative norm at the step's last micro step)"
