@@ -48,7 +48,7 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if len(paths) != 1 {
-		return exitCode(cliflags.UsageError{Msg: "detect: want exactly one PATH (see spikescope detect -h)"}, stderr)
+		return exitCode(cliflags.CmdError("detect", "want exactly one PATH (see spikescope detect -h)"), stderr)
 	}
 	f := pipeline.Format(*format)
 	switch {
@@ -61,7 +61,7 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 		return exitCode(err, stderr)
 	}
 	if opt.Window < 0 || opt.Window > cliflags.MaxWindow || !cliflags.InRange(opt.IQRMult) || !cliflags.InRange(opt.MADMult) || !cliflags.InRange(opt.MinEffect) {
-		return exitCode(cliflags.UsageError{Msg: fmt.Sprintf("detect: --window must be 0 to %d and --iqr-mult, --mad-mult, --min-effect above 0 and at most %g", cliflags.MaxWindow, cliflags.MaxMult)}, stderr)
+		return exitCode(cliflags.CmdError("detect", fmt.Sprintf("--window must be 0 to %d and --iqr-mult, --mad-mult, --min-effect above 0 and at most %g", cliflags.MaxWindow, cliflags.MaxMult)), stderr)
 	}
 	if err := follow.Check("detect", fs); err != nil {
 		return exitCode(err, stderr)
@@ -77,7 +77,7 @@ func runDetect(args []string, stdout, stderr io.Writer) int {
 	defer pipeline.LimitMemory(budget)()
 	if follow.On {
 		if out != "" || *summary {
-			return exitCode(cliflags.UsageError{Msg: "detect: --follow writes JSON lines to standard output: -o and --summary do not apply"}, stderr)
+			return exitCode(cliflags.CmdError("detect", "--follow writes JSON lines to standard output: -o and --summary do not apply"), stderr)
 		}
 		// JSON lines until SIGINT or SIGTERM, then the stop line and exit 0
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -24,5 +24,5 @@ func parseArgs(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.
 	case usage == "":
 		return nil, 2, false
 	}
-	return nil, exitCode(cliflags.UsageError{Msg: fs.Name() + ": " + err.Error()}, stderr), false
+	return nil, exitCode(cliflags.CmdError(fs.Name(), err.Error()), stderr), false
 }

@@ -41,14 +41,14 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if len(paths) != 1 {
-		return exitCode(cliflags.UsageError{Msg: fmt.Sprintf("inspect: want exactly one PATH, got %d (see spikescope inspect -h)", len(paths))}, stderr)
+		return exitCode(cliflags.CmdError("inspect", fmt.Sprintf("want exactly one PATH, got %d (see spikescope inspect -h)", len(paths))), stderr)
 	}
 	f := pipeline.Format(*format)
 	if err := cliflags.CheckFormat("inspect", f, *format); err != nil {
 		return exitCode(err, stderr)
 	}
 	if *mapping != "" && *against == "" {
-		return exitCode(cliflags.UsageError{Msg: "inspect: --layer-mapping goes with --against"}, stderr)
+		return exitCode(cliflags.CmdError("inspect", "--layer-mapping goes with --against"), stderr)
 	}
 	budget, err := mem.Budget("inspect")
 	if err != nil {
@@ -64,7 +64,7 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 		return exitCode(err, stderr)
 	}
 	if *against != "" && rep.Dump == nil {
-		return exitCode(cliflags.UsageError{Msg: fmt.Sprintf("inspect: --against needs a dump as PATH, %s is %s", paths[0], rep.Format)}, stderr)
+		return exitCode(cliflags.CmdError("inspect", fmt.Sprintf("--against needs a dump as PATH, %s is %s", paths[0], rep.Format)), stderr)
 	}
 	if err := rep.AlignAgainst(context.Background(), *against, *mapping); err != nil {
 		return exitCode(err, stderr)

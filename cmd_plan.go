@@ -46,7 +46,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if out == "" {
-		return exitCode(cliflags.UsageError{Msg: "plan: -o DIR is required (the folder to write the configs and PLAN.md into)"}, stderr)
+		return exitCode(cliflags.CmdError("plan", "-o DIR is required (the folder to write the configs and PLAN.md into)"), stderr)
 	}
 	stepOffset, err := cliflags.OptInt("plan", "--step-offset", offset, 0)
 	if err != nil {
@@ -63,7 +63,7 @@ func runPlan(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if window < 0 || window > cliflags.MaxWindow {
-		return exitCode(cliflags.UsageError{Msg: fmt.Sprintf("plan: --window %d is out of range (0 … %d)", window, cliflags.MaxWindow)}, stderr)
+		return exitCode(cliflags.CmdError("plan", fmt.Sprintf("--window %d is out of range (0 … %d)", window, cliflags.MaxWindow)), stderr)
 	}
 	in, _, cleanup, err := f.inputs("plan", paths)
 	if cleanup != nil {

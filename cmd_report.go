@@ -64,7 +64,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	}
 	render := pipeline.ReportRenderer(f.as, f.out)
 	if render == nil {
-		return exitCode(cliflags.UsageError{Msg: "report: --as must be md or html (got " + strconv.Quote(f.as) + ")"}, stderr)
+		return exitCode(cliflags.CmdError("report", "--as must be md or html (got "+strconv.Quote(f.as)+")"), stderr)
 	}
 	md := render(s, lang)
 	if f.out == "" {
@@ -79,7 +79,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 func (f *reportFlags) session(paths []string, stderr io.Writer) (*pipeline.Session, func(), error) {
 	if f.phase1 != "" || f.phase2 != "" || f.p3 != "" {
 		if len(paths) > 0 {
-			return nil, nil, cliflags.UsageError{Msg: "report: give either PATH or --phase1/--phase2/--phase3, not both"}
+			return nil, nil, cliflags.CmdError("report", "give either PATH or --phase1/--phase2/--phase3, not both")
 		}
 		s, err := pipeline.FromResultFiles(f.phase1, f.phase1B, f.phase2, f.p3)
 		return s, nil, err

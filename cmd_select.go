@@ -39,7 +39,7 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if len(rest) > 0 {
-		return exitCode(cliflags.UsageError{Msg: fmt.Sprintf("select: unexpected argument %q", rest[0])}, stderr)
+		return exitCode(cliflags.CmdError("select", fmt.Sprintf("unexpected argument %q", rest[0])), stderr)
 	}
 	p1File, err1 := spelling("select", "--phase1", *p1Path, "--npu", *npu)
 	base, err2 := spelling("select", "--baseline", *basePath, "--gpu", *gpu)
@@ -47,10 +47,10 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 		return exitCode(err, stderr)
 	}
 	if p1File == "" {
-		return exitCode(cliflags.UsageError{Msg: "select: --phase1 P1.json (or --npu) is required"}, stderr)
+		return exitCode(cliflags.CmdError("select", "--phase1 P1.json (or --npu) is required"), stderr)
 	}
 	if !cliflags.InRange(opt.Growth) || !(opt.RankShare > 0) || opt.RankShare > 1 || !cliflags.InRange(opt.DeviceRatio) {
-		return exitCode(cliflags.UsageError{Msg: fmt.Sprintf("select: --growth and --device-ratio must be above 0 and at most %g, --rank-share in (0, 1]", cliflags.MaxMult)}, stderr)
+		return exitCode(cliflags.CmdError("select", fmt.Sprintf("--growth and --device-ratio must be above 0 and at most %g, --rank-share in (0, 1]", cliflags.MaxMult)), stderr)
 	}
 	l, err := lang.Value("select")
 	if err != nil {
@@ -60,7 +60,7 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	if *pinFlag != "" {
 		var err error
 		if pin, err = pipeline.ParseCoord(*pinFlag); err != nil {
-			return exitCode(cliflags.UsageError{Msg: "select: " + err.Error()}, stderr)
+			return exitCode(cliflags.CmdError("select", err.Error()), stderr)
 		}
 	}
 	if err := outfile.RefuseInput(out, p1File, base); err != nil {
@@ -69,7 +69,7 @@ func runSelect(args []string, stdout, stderr io.Writer) int {
 	res, err := pipeline.Select(p1File, base, pin, opt, pipeline.LangOf(l))
 	var pe *pipeline.PinError
 	if errors.As(err, &pe) {
-		err = cliflags.UsageError{Msg: "select: " + err.Error()}
+		err = cliflags.CmdError("select", err.Error())
 	}
 	if err != nil {
 		return exitCode(err, stderr)

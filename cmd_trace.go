@@ -67,7 +67,7 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 		return code
 	}
 	if len(paths) > 1 {
-		return exitCode(cliflags.UsageError{Msg: fmt.Sprintf("trace: one PATH at most (unexpected argument %q)", paths[1])}, stderr)
+		return exitCode(cliflags.CmdError("trace", fmt.Sprintf("one PATH at most (unexpected argument %q)", paths[1])), stderr)
 	}
 	if len(paths) == 1 {
 		in.Path = paths[0]
@@ -78,7 +78,7 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 	}
 	in.Lang = pipeline.LangOf(l)
 	if in.P3.Call < -1 || in.P3.Call > cliflags.MaxCall {
-		return exitCode(cliflags.UsageError{Msg: fmt.Sprintf("trace: --call must be -1 (automatic) to %d (got %d)", cliflags.MaxCall, in.P3.Call)}, stderr)
+		return exitCode(cliflags.CmdError("trace", fmt.Sprintf("--call must be -1 (automatic) to %d (got %d)", cliflags.MaxCall, in.P3.Call)), stderr)
 	}
 	if err := outfile.RefuseInput(out, in.DumpA, in.DumpB, in.DumpC, in.DumpD, phase1, in.Path, in.Baseline, in.LayerMapping); err != nil {
 		return exitCode(err, stderr)
@@ -114,11 +114,11 @@ of the MindFormers/Megatron families is used when A and B differ in framework.
 func traceInputs(in *pipeline.Inputs, given map[string]*string, phase1 string) (err error) {
 	switch {
 	case in.DumpA == "":
-		return cliflags.UsageError{Msg: "trace: --dump-a is required"}
+		return cliflags.CmdError("trace", "--dump-a is required")
 	case (in.DumpC == "") != (in.DumpD == ""):
-		return cliflags.UsageError{Msg: "trace: --dump-c and --dump-d go together"}
+		return cliflags.CmdError("trace", "--dump-c and --dump-d go together")
 	case in.Path != "" && phase1 != "":
-		return cliflags.UsageError{Msg: "trace: give either PATH or --phase1, not both"}
+		return cliflags.CmdError("trace", "give either PATH or --phase1, not both")
 	}
 	at := map[string]*int{}
 	for _, name := range slices.Sorted(maps.Keys(given)) {

@@ -42,7 +42,7 @@ func runTUI(args []string, stdout, stderr io.Writer) int {
 	}
 	defer pipeline.LimitMemory(in.Mem)()
 	if follow.On && !outfile.IsTerminal(stdout) {
-		return exitCode(cliflags.UsageError{Msg: "--follow without a terminal: for a pipe or a log, spikescope detect PATH --follow prints JSON lines"}, stderr)
+		return exitCode(cliflags.CmdError("", "--follow without a terminal: for a pipe or a log, spikescope detect PATH --follow prints JSON lines"), stderr)
 	}
 	code, err := pipeline.RunTUI(noticeCtx(stderr), pipeline.TUIStart{Args: args, In: in, Title: title, Demo: cleanup != nil,
 		Follow: follow.On, Interval: follow.Interval, Bell: follow.Bell}, stdout, stderr)
@@ -65,7 +65,7 @@ func tuiInputsFollow(args []string, stdout io.Writer, follow *cliflags.Follow) (
 		return in, "", nil, err
 	}
 	if err != nil {
-		return in, "", nil, cliflags.UsageError{Msg: err.Error() + " (spikescope -h for help)"}
+		return in, "", nil, cliflags.CmdError("", err.Error()+" (spikescope -h for help)")
 	}
 	if err := follow.Check("", fs); err != nil {
 		return in, "", nil, err
