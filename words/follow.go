@@ -10,11 +10,11 @@ import (
 
 func init() {
 	register(func(r model.FollowStarted, zh bool) string {
-		return pick(zh, fmt.Sprintf("following %s: %s read, %s; polling every %s until interrupted", r.Path, count(r.Rows, "row"), count(r.Candidates, "candidate"), r.Interval),
+		return pick(zh, fmt.Sprintf("following %s: %s read, %s; polling every %s until interrupted", r.Path, nounCount(r.Rows, "row"), nounCount(r.Candidates, "candidate"), r.Interval),
 			fmt.Sprintf("正在跟踪 %s: 已读取 %d 行, %d 个候选; 每 %s 轮询一次, 直到被中断", r.Path, r.Rows, r.Candidates, r.Interval))
 	})
 	register(func(r model.FollowStopped, zh bool) string {
-		return pick(zh, fmt.Sprintf("stopped following %s after %s: %s, %s", r.Path, count(r.Polls, "poll"), count(r.Rows, "row"), count(r.Candidates, "candidate")),
+		return pick(zh, fmt.Sprintf("stopped following %s after %s: %s, %s", r.Path, nounCount(r.Polls, "poll"), nounCount(r.Rows, "row"), nounCount(r.Candidates, "candidate")),
 			fmt.Sprintf("已停止跟踪 %s: 共轮询 %d 次, %d 行, %d 个候选", r.Path, r.Polls, r.Rows, r.Candidates))
 	})
 	register(func(r model.FollowStoppedEarly, zh bool) string {
@@ -89,8 +89,8 @@ func followCoord(c *model.Coordinate) string {
 	return fmt.Sprintf("%s rank %d %s", s, c.Rank, c.TargetName)
 }
 
-// count is "1 row", "2 rows".
-func count(n int, noun string) string {
+// nounCount is "1 row", "2 rows".
+func nounCount(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
