@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // extentText is the report's wording of an event's extent.
@@ -60,10 +61,7 @@ func (r *renderer) phase2Events(p2 *model.Phase2Result) {
 		if !model.Finite(float64(e.MaxDeviation)) {
 			dev = r.t("nonfinite")
 		}
-		cause := model.CauseWord(e.Cause, r.lang())
-		if e.Likely != "" {
-			cause = (&model.Verdict{Cause: e.Cause, Likely: e.Likely}).CauseText(r.lang())
-		}
+		cause := words.CauseText(e.Cause, e.Likely, words.Of(r.lang()))
 		row := []string{id, strconv.Itoa(e.RootStep), co, r.extentText(e), cause, cond, dev}
 		if withBase {
 			b := r.t("none")

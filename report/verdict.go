@@ -1,9 +1,6 @@
 package report
 
 import (
-	"strconv"
-	"strings"
-
 	"spikescope/model"
 	"spikescope/words"
 )
@@ -17,13 +14,12 @@ func (r *renderer) verdictSection() {
 		r.line(r.t("v.none"))
 		return
 	}
-	lang := r.lang()
+	l := words.Of(r.lang())
 	c := conclusion{}
-	c.problem = append(c.problem, r.tf("v.cause", v.CauseText(lang)))
-	if w := v.Where(lang); w != "" {
+	c.problem = append(c.problem, r.tf("v.cause", words.VerdictCause(v, l)))
+	if w := words.Where(v, l); w != "" {
 		c.problem = append(c.problem, r.tf("v.where", w))
 	}
-	l := words.Of(lang)
 	for i := range v.Evidence {
 		c.evidence = append(c.evidence, words.Evidence(&v.Evidence[i], l))
 	}
@@ -32,7 +28,7 @@ func (r *renderer) verdictSection() {
 	if d := words.Decide(v, l); d != "" && v.ActionID != "collect" {
 		c.suggestion = append(c.suggestion, r.tf("v.decide", d))
 	}
-	r.line("**" + v.Headline(lang) + "**")
+	r.line("**" + words.Headline(v, l) + "**")
 	r.writeConclusion(c)
 }
 
@@ -71,6 +67,3 @@ func verdictParam(in *Input) string {
 	}
 	return v.Parameter()
 }
-
-var _ = strconv.Itoa
-var _ = strings.TrimSpace

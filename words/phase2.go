@@ -575,7 +575,6 @@ func init() {
 			fmt.Sprintf("事件（step 级数据）：根因取 %d 个事件中最早的事件 1，在 opt_step %d", r.N, r.Step))
 	})
 	register(func(r model.P2Events, zh bool) string {
-		lang := pick(zh, "en", "zh")
 		parts := make([]string, len(r.Events))
 		for i, e := range r.Events {
 			var s string
@@ -588,7 +587,7 @@ func init() {
 					s += "，" + p2BaselineWord(e.Baseline, true)
 				}
 				if e.Cause != "" {
-					s += "，原因：" + (&model.Verdict{Cause: e.Cause, Likely: e.Likely}).CauseText(lang)
+					s += "，原因：" + CauseText(e.Cause, e.Likely, Chinese)
 				}
 			} else {
 				s = fmt.Sprintf("%d) optimizer step %d, %s (%d of %d ranks, %d parameter(s))", e.ID, e.Step, p2ExtentWords(e.Extent, false), e.Ranks, e.RanksTotal, e.Parameters)
@@ -599,7 +598,7 @@ func init() {
 					s += ", " + e.Baseline
 				}
 				if e.Cause != "" {
-					s += ", cause " + (&model.Verdict{Cause: e.Cause, Likely: e.Likely}).CauseText(lang)
+					s += ", cause " + CauseText(e.Cause, e.Likely, English)
 				}
 			}
 			parts[i] = s

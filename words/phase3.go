@@ -159,7 +159,7 @@ func init() {
 		for i, p := range r.Parts {
 			d := p.Dir
 			if zh {
-				d = model.DirWord(d, "zh")
+				d = DirWord(d, Chinese)
 			}
 			parts[i] = fmt.Sprintf("%s %.3gx", d, p.Median)
 		}
@@ -174,7 +174,7 @@ func init() {
 			why[i] = w.Metric + ": " + sayIn(w.Note, zh)
 		}
 		if zh {
-			return fmt.Sprintf("%s没有可判定的统计量，其各层都无法标注（%s）", model.DirWord(r.Dir, "zh"), strings.Join(why, "; "))
+			return fmt.Sprintf("%s没有可判定的统计量，其各层都无法标注（%s）", DirWord(r.Dir, Chinese), strings.Join(why, "; "))
 		}
 		pass := "forward"
 		if r.Dir == "bwd" {
@@ -438,7 +438,7 @@ func init() {
 	// --- why two records are not compared ---
 	register(func(r model.P3Unaligned, zh bool) string {
 		if zh {
-			return model.DirWord(r.Dir, "zh") + " " + r.Pair + " 未对齐: " + sayIn(r.Why, zh)
+			return DirWord(r.Dir, Chinese) + " " + r.Pair + " 未对齐: " + sayIn(r.Why, zh)
 		}
 		return r.Dir + " " + r.Pair + ": " + sayIn(r.Why, zh)
 	})

@@ -86,7 +86,7 @@ func spot(s model.VerdictSpot) string {
 // loc is an action's Phase 3 place, or the root coordinate when none.
 func loc(l model.VerdictLoc, zh bool) string {
 	if l.Has {
-		if p := model.LocPhrase(l.Direction, l.Layer, l.Operator, string(lang(zh))); p != "" {
+		if p := LocPhrase(l.Direction, l.Layer, l.Operator, lang(zh)); p != "" {
 			return p
 		}
 	}
@@ -148,8 +148,8 @@ func init() {
 		if r.Layer != nil {
 			l = "L" + strconv.Itoa(*r.Layer)
 		}
-		s := pick(zh, fmt.Sprintf("Phase 3: A diverges from B %s at %s", model.DirWord(r.Direction, "en"), l),
-			fmt.Sprintf("Phase 3: A 相对 B 在%s %s 开始偏离", model.DirWord(r.Direction, "zh"), l))
+		s := pick(zh, fmt.Sprintf("Phase 3: A diverges from B %s at %s", DirWord(r.Direction, English), l),
+			fmt.Sprintf("Phase 3: A 相对 B 在%s %s 开始偏离", DirWord(r.Direction, Chinese), l))
 		if r.Operator != "" {
 			s += pick(zh, ", first operator "+r.Operator, "，首个算子 "+r.Operator)
 		}
