@@ -35,31 +35,26 @@ func Phase2(res *model.Phase2Result, l Lang) {
 		}
 		res.Reasoning = strings.Join(parts, "; ")
 	}
-	if res.DecisionsReasons != nil {
-		res.Decisions = All(res.DecisionsReasons, l)
-	}
+	fillAll(&res.Decisions, res.DecisionsReasons, l)
 	if res.CrossDeviceVerificationReason != nil {
 		res.CrossDeviceVerification = p2SayRef(res.CrossDeviceVerificationReason, l)
 	}
 	for i := range res.CrossStep {
-		if p := &res.CrossStep[i]; p.VerdictReason != nil {
-			p.Verdict = Say(p.VerdictReason, l)
-		}
+		p := &res.CrossStep[i]
+		fill(&p.Verdict, p.VerdictReason, l)
 	}
 	p2Coordinate(res.RootCauseCoordinate, l)
 	p2Coordinate(res.Automatic, l)
 	for i := range res.Events {
 		e := &res.Events[i]
-		if e.BaselineReasonReason != nil {
-			e.BaselineReason = Say(e.BaselineReasonReason, l)
-		}
+		fill(&e.BaselineReason, e.BaselineReasonReason, l)
 		p2Coordinate(e.Coordinate, l)
 	}
 }
 
 func p2Coordinate(co *model.Coordinate, l Lang) {
-	if co != nil && co.ParameterNoteReason != nil {
-		co.ParameterNote = Say(co.ParameterNoteReason, l)
+	if co != nil {
+		fill(&co.ParameterNote, co.ParameterNoteReason, l)
 	}
 }
 
@@ -159,12 +154,10 @@ func init() {
 		return pick(zh, "no Phase 1 result", "无 Phase 1 结果")
 	})
 	register(func(r model.P2DataKind, zh bool) string {
-		if zh {
-			return fmt.Sprintf("%s；阈值：增长 %.2f×，rank 占比 %s，设备比 %.2f×，一对 step 两端至少 %d 个共同 rank",
-				p2KindWords(r.Kind, r.Window, true), r.Growth, p2pct(r.RankShare), r.DeviceRatio, r.MinCommon)
-		}
-		return fmt.Sprintf("%s; thresholds: growth %.2f×, rank share %.0f%%, device ratio %.2f×, at least %d ranks common to both steps of a pair",
-			p2KindWords(r.Kind, r.Window, false), r.Growth, 100*r.RankShare, r.DeviceRatio, r.MinCommon)
+		return pick(zh, fmt.Sprintf("%s; thresholds: growth %.2f×, rank share %.0f%%, device ratio %.2f×, at least %d ranks common to both steps of a pair",
+			p2KindWords(r.Kind, r.Window, false), r.Growth, 100*r.RankShare, r.DeviceRatio, r.MinCommon),
+			fmt.Sprintf("%s；阈值：增长 %.2f×，rank 占比 %s，设备比 %.2f×，一对 step 两端至少 %d 个共同 rank",
+				p2KindWords(r.Kind, r.Window, true), r.Growth, p2pct(r.RankShare), r.DeviceRatio, r.MinCommon))
 	})
 	register(func(r model.P2NoCandidates, zh bool) string {
 		return pick(zh, "Phase 1 found no candidate: no root-cause coordinate (nothing anomalous in the data analysed)",
@@ -376,47 +369,28 @@ func init() {
 			fmt.Sprintf("opt_step %d → %d（%s）：%s", r.From, r.To, r.Target, Say(r.Why, Chinese)))
 	})
 	register(func(r model.P2Pair, zh bool) string {
-		if zh {
-			d := fmt.Sprintf("opt_step %d → %d，参数 %s：%d/%d 个 rank 增长 ≥ %.2f×（%s，需 ≥ %s）",
-				r.From, r.To, r.Target, r.Over, r.Total, r.Growth, p2pct(r.Share), p2pct(r.RankShare))
-			if r.HasGrowth {
-				d += fmt.Sprintf("；实测增长中位数 %.3g×，最大 %.3g×", r.Median, r.Max)
-			}
-			switch r.Outcome {
-			case model.P2PairRoot:
-				d += fmt.Sprintf(" → 达标：根因在较早的 opt_step %d（最早达标的一对）", r.From)
-			case model.P2PairLater:
-				d += " → 达标，但更早的一对已达标（传导）"
-			default:
-				d += " → 不达标"
-			}
-			if r.BaselineGrows != nil {
-				if *r.BaselineGrows {
-					d += "；标杆同样增长（双端共有）：不改变根因 step"
-				} else {
-					d += "；标杆未增长"
-				}
-			}
-			return d
-		}
-		d := fmt.Sprintf("optimizer step %d → %d, parameter %s: %d of %d ranks grew ≥ %.2f× (%.0f%%, needs ≥ %.0f%%)",
-			r.From, r.To, r.Target, r.Over, r.Total, r.Growth, 100*r.Share, 100*r.RankShare)
+		d := pick(zh, fmt.Sprintf("optimizer step %d → %d, parameter %s: %d of %d ranks grew ≥ %.2f× (%s, needs ≥ %s)",
+			r.From, r.To, r.Target, r.Over, r.Total, r.Growth, p2pct(r.Share), p2pct(r.RankShare)),
+			fmt.Sprintf("opt_step %d → %d，参数 %s：%d/%d 个 rank 增长 ≥ %.2f×（%s，需 ≥ %s）",
+				r.From, r.To, r.Target, r.Over, r.Total, r.Growth, p2pct(r.Share), p2pct(r.RankShare)))
 		if r.HasGrowth {
-			d += fmt.Sprintf("; measured growth median %.3g×, max %.3g×", r.Median, r.Max)
+			d += fmt.Sprintf(pick(zh, "; measured growth median %.3g×, max %.3g×", "；实测增长中位数 %.3g×，最大 %.3g×"), r.Median, r.Max)
 		}
 		switch r.Outcome {
 		case model.P2PairRoot:
-			d += fmt.Sprintf(" → qualifies: the root cause is in the earlier step %d (earliest qualifying pair)", r.From)
+			d += fmt.Sprintf(pick(zh, " → qualifies: the root cause is in the earlier step %d (earliest qualifying pair)",
+				" → 达标：根因在较早的 opt_step %d（最早达标的一对）"), r.From)
 		case model.P2PairLater:
-			d += " → qualifies, but an earlier pair already did (propagation)"
+			d += pick(zh, " → qualifies, but an earlier pair already did (propagation)", " → 达标，但更早的一对已达标（传导）")
 		default:
-			d += " → does not qualify"
+			d += pick(zh, " → does not qualify", " → 不达标")
 		}
 		if r.BaselineGrows != nil {
 			if *r.BaselineGrows {
-				d += "; the baseline grows too (shared by both devices): this does not move the root step"
+				d += pick(zh, "; the baseline grows too (shared by both devices): this does not move the root step",
+					"；标杆同样增长（双端共有）：不改变根因 step")
 			} else {
-				d += "; the baseline does not grow"
+				d += pick(zh, "; the baseline does not grow", "；标杆未增长")
 			}
 		}
 		return d
@@ -603,10 +577,8 @@ func init() {
 			}
 			parts[i] = s
 		}
-		if zh {
-			return fmt.Sprintf("%d 个独立尖刺事件，按时间最早排序：%s", len(r.Events), strings.Join(parts, "；"))
-		}
-		return fmt.Sprintf("%d independent spike event(s), earliest first: %s", len(r.Events), strings.Join(parts, "; "))
+		return pick(zh, fmt.Sprintf("%d independent spike event(s), earliest first: %s", len(r.Events), strings.Join(parts, "; ")),
+			fmt.Sprintf("%d 个独立尖刺事件，按时间最早排序：%s", len(r.Events), strings.Join(parts, "；")))
 	})
 	register(func(r model.P2PinAgrees, zh bool) string {
 		if zh {
