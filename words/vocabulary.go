@@ -2,6 +2,7 @@ package words
 
 import (
 	"fmt"
+	"strconv"
 
 	"spikescope/model"
 )
@@ -90,6 +91,20 @@ func PassUnitText(sa model.ShardingAnalysis) string {
 		s += fmt.Sprintf(", the first starts at step %d", sa.WindowPhase)
 	}
 	return s + ")"
+}
+
+// PassUnitWords says what one forward/backward pass of the run is, for
+// the reports (the analysis writes it as a tuple, "(optimizer_step,
+// micro_step)"), in Chinese when zh.
+func PassUnitWords(sh model.ShardingAnalysis, zh bool) string {
+	switch {
+	case !sh.HasMicroStep || sh.AccumulationWindow <= 0:
+		return pick(zh, "one step (no micro steps)", "一个 step（无 micro step）")
+	case sh.ExplicitMicroStep:
+		return pick(zh, "one micro step of a step (micro steps as the input numbers them)", "一个 step 中的一个 micro step（按输入中的编号）")
+	}
+	w := strconv.Itoa(sh.AccumulationWindow)
+	return pick(zh, "one micro step of an optimizer step ("+w+" per optimizer step)", "一个 optimizer step 中的一个 micro step（每个 optimizer step "+w+" 个）")
 }
 
 // FormatName is an input format as users name it.
