@@ -13,6 +13,7 @@ import (
 	"spikescope/model"
 	"spikescope/testdata/synth"
 	"spikescope/ui"
+	"spikescope/words"
 )
 
 // faceView is what one face (trace, report, the TUI) says about Phase 3:
@@ -205,7 +206,7 @@ type verdictFace struct {
 // verdictWants are the words every face must say about v: the cause, the
 // parameter, the layer and the operator.
 func verdictWants(v *model.Verdict) []string {
-	w := []string{v.CauseText("en")}
+	w := []string{words.VerdictCause(v, words.English)}
 	if p := v.Parameter(); p != "" {
 		w = append(w, p)
 	}

@@ -10,4 +10,8 @@ type Missing struct {
 	Next   string `json:"next"`
 	ZhWhat string `json:"what_zh,omitempty"`
 	ZhNext string `json:"next_zh,omitempty"`
+	// WhatReason and NextReason are what the texts say (nil when read
+	// back from a saved result: the texts stay).
+	WhatReason Reason `json:"-"`
+	NextReason Reason `json:"-"`
 }

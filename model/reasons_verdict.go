@@ -331,7 +331,7 @@ func SpotOf(co *Coordinate) VerdictSpot {
 	if co == nil {
 		return VerdictSpot{}
 	}
-	return VerdictSpot{Has: true, Step: coordStep(co), Rank: co.Rank, MicroStep: co.MicroStep}
+	return VerdictSpot{Has: true, Step: co.StepNumber(), Rank: co.Rank, MicroStep: co.MicroStep}
 }
 
 // ActionReasonOf is the action reason of v from its ActionID, coordinate

@@ -1,11 +1,5 @@
 package model
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
-)
-
 // Cause classes of a Verdict (method.md, "Verdict").
 const (
 	CauseDevice       = "device"       // the anomalous device computes differently from its baseline
@@ -100,136 +94,14 @@ func (v *Verdict) DirectionName() string {
 	return *v.Direction
 }
 
-var causeWords = map[string][2]string{
-	CauseDevice:       {"device", "设备"},
-	CauseData:         {"data", "数据"},
-	CauseNumerics:     {"numerics", "数值范围"},
-	CauseDynamics:     {"training dynamics", "训练动态"},
-	CauseUndetermined: {"undetermined", "待定"},
-}
-
-// CauseWord is a cause class in the user's language ("en"/"zh").
-func CauseWord(cause, lang string) string {
-	w, ok := causeWords[cause]
-	if !ok {
-		return cause
+// StepNumber is the coordinate's optimizer step, else its step (0 with
+// neither).
+func (c *Coordinate) StepNumber() int {
+	if c.OptimizerStep != nil {
+		return *c.OptimizerStep
 	}
-	if lang == "zh" {
-		return w[1]
-	}
-	return w[0]
-}
-
-// CauseText is the verdict's cause, "undetermined (likely data)" style.
-func (v *Verdict) CauseText(lang string) string {
-	if v == nil {
-		return ""
-	}
-	s := CauseWord(v.Cause, lang)
-	if v.Likely != "" {
-		if lang == "zh" {
-			s += "（可能是" + CauseWord(v.Likely, lang) + "）"
-		} else {
-			s += " (likely " + CauseWord(v.Likely, lang) + ")"
-		}
-	}
-	return s
-}
-
-// Where is the verdict's place in one phrase: "rank 3, step 5, micro step
-// 2, <parameter>; fwd L2 <operator>".
-func (v *Verdict) Where(lang string) string {
-	if v == nil {
-		return ""
-	}
-	zh := lang == "zh"
-	var parts []string
-	if co := v.Coordinate; co != nil {
-		p := ""
-		if zh {
-			p = fmt.Sprintf("rank %d, step %d", co.Rank, coordStep(co))
-			if co.MicroStep != nil {
-				p += fmt.Sprintf(", micro step %d", *co.MicroStep)
-			}
-		} else {
-			p = fmt.Sprintf("rank %d, step %d", co.Rank, coordStep(co))
-			if co.MicroStep != nil {
-				p += fmt.Sprintf(", micro step %d", *co.MicroStep)
-			}
-		}
-		if co.TargetName != "" {
-			p += ", " + co.TargetName
-			if !co.ParamDecides() {
-				p += map[bool]string{true: "（参数不定位）", false: " (parameter does not locate)"}[zh]
-			}
-		}
-		parts = append(parts, p)
-	}
-	if v.Layer != nil || v.Operator != nil {
-		parts = append(parts, LocPhrase(v.DirectionName(), v.Layer, v.OperatorName(), lang))
-	}
-	return strings.Join(parts, "; ")
-}
-
-// LocPhrase is Phase 3's place in one phrase: "forward layer 2,
-// <operator>" (lang "zh": "前向 层 2, <operator>").
-func LocPhrase(dir string, layer *int, op string, lang string) string {
-	zh := lang == "zh"
-	p := ""
-	if dir != "" {
-		p = dirWord(dir, zh) + " "
-	}
-	if layer != nil {
-		p += map[bool]string{true: "层 ", false: "layer "}[zh] + strconv.Itoa(*layer)
-	}
-	if op != "" {
-		p = strings.TrimSpace(p) + ", " + op
-		p = strings.TrimPrefix(p, ", ")
-	}
-	return p
-}
-
-// DirWord is a Phase 3 direction in words (lang "en" or "zh").
-func DirWord(d, lang string) string { return dirWord(d, lang == "zh") }
-
-// dirWord is a Phase 3 direction in words.
-func dirWord(d string, zh bool) string {
-	switch {
-	case d == "fwd" && zh:
-		return "前向"
-	case d == "bwd" && zh:
-		return "反向"
-	case d == "fwd":
-		return "forward"
-	case d == "bwd":
-		return "backward"
-	}
-	return d
-}
-
-func coordStep(co *Coordinate) int {
-	if co.OptimizerStep != nil {
-		return *co.OptimizerStep
-	}
-	if co.Step != nil {
-		return *co.Step
+	if c.Step != nil {
+		return *c.Step
 	}
 	return 0
-}
-
-// Headline is the verdict in one line: "Verdict: device — rank 3, step 5,
-// <param>; fwd L2 <op>". "" for nil.
-func (v *Verdict) Headline(lang string) string {
-	if v == nil {
-		return ""
-	}
-	label := "Verdict: "
-	if lang == "zh" {
-		label = "结论: "
-	}
-	s := label + v.CauseText(lang)
-	if w := v.Where(lang); w != "" {
-		s += " — " + w
-	}
-	return s
 }

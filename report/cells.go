@@ -7,23 +7,6 @@ import (
 	"spikescope/model"
 )
 
-// A table cell without a value says why, in the TUI's words ("none", "no
-// spike", "unaligned"): a "-" in a column of numbers reads as a minus
-// sign, or as a value left out by mistake.
-var cellWords = map[string][2]string{
-	"c.nospike":     {"无尖峰", "no spike"},             // the baseline has no candidate there
-	"c.nocontrol":   {"无对照组", "no control"},          // no control group C/D
-	"c.notgiven":    {"未提供", "not given"},            // the group's dump was not given
-	"c.nocompare":   {"无可比记录", "nothing comparable"}, // no common module record
-	"c.nosuggested": {"无建议", "none suggested"},       // a missing item with no next step
-}
-
-func init() {
-	for k, v := range cellWords {
-		dict[k] = v
-	}
-}
-
 // numOr prints v, or why there is none.
 func numOr(v *model.Float, why string) string {
 	if v == nil {

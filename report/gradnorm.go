@@ -13,64 +13,6 @@ import (
 // number per step, and the share of its increase by parameter, layer and
 // rank (model.GradNorm).
 
-var gradNormDict = map[string][2]string{
-	"gn.title": {"全局梯度范数从哪里来", "Where did the global grad norm come from"},
-	"gn.what": {"每个 rank 的范数 = 该 rank 全部 %d 个参数的 sqrt(Σ n²)，n 为 %s 中每个参数整步梯度的范数%s。请与训练日志同一步打印的全局梯度范数（grad norm）对照。",
-		"Each rank's norm is sqrt(Σ n²) over its %d parameters, n being each parameter's norm of the whole step's gradient in %s%s. Compare it with the global grad norm the training log prints at the same step."},
-	"gn.cum":       {"（累积梯度：取每个优化器步最后一个 micro step 的累积值）", " (the cumulative norm at each optimizer step's last micro step)"},
-	"gn.unreduced": {"`grad_unreduced` 是各 rank 数据并行平均之前自己的梯度；日志打印的是平均之后的范数，通常更小。", "`grad_unreduced` is each rank's own gradient before the data-parallel average; the log prints the norm after it, usually smaller."},
-	"gn.reduced":   {"`grad_reduced` 是数据并行平均之后的梯度，即优化器看到的梯度。", "`grad_reduced` is the gradient after the data-parallel average: what the optimizer sees."},
-	"gn.whole": {"未发现流水线并行（PP）分段：每个 rank 持有整个模型，其范数即模型的范数。数据无法区分张量并行（TP）分片（名字与整个参数相同时，日志的范数是各分片之和，更大）。",
-		"No pipeline stages were found: each rank holds the whole model, so its norm is the model's. The rows cannot tell tensor-parallel shards named like the whole parameter (the log's norm then sums the shards and is larger)."},
-	"gn.stages": {"%d 个流水线分段的 rank 持有不相交的参数：模型的范数 = 每个分段取一个 rank（%s）的 sqrt(Σ n²)，见「模型」列。数据无法区分张量并行分片与数据并行副本。",
-		"The ranks of the %d pipeline stages hold disjoint parameters: the model's norm is sqrt(Σ n²) over one rank of each stage (%s), the column \"model\". The rows cannot tell tensor-parallel shards from data-parallel replicas."},
-	"gn.steps.unknown": {"无法确定各行所属的优化器步（累积窗口不规则）：不给出范数。", "The optimizer step of the rows could not be told (irregular accumulation windows): no norm is shown."},
-	"gn.noroot":        {"没有根因步：表中为本次运行最后几步，不计算增量的分摊。", "There is no root step: the table shows the run's latest steps, and no increase is shared out."},
-	"gn.step":          {"步", "step"},
-	"gn.model":         {"模型", "model"},
-	"gn.rank":          {"rank %d", "rank %d"},
-	"gn.max":           {"最大（rank）", "largest (rank)"},
-	"gn.median":        {"中位数", "median"},
-	"gn.min":           {"最小（rank）", "smallest (rank)"},
-	"gn.root":          {"%d（根因步）", "%d (root)"},
-	"gn.nan.row":       {"（%d 个非有限值）", " (%d non-finite)"},
-	"gn.nonfinite": {"第 %d 步有 %d 个参数范数为 NaN/Inf（%s）：非有限的范数本身就是答案——日志在这一步的全局范数也是 NaN/Inf；不计算分摊。",
-		"At step %d, %d parameter norms are NaN or Inf (%s): a non-finite norm is the answer by itself — the log's global norm is NaN/Inf at this step; nothing is shared out."},
-	"gn.decrease": {"从参考水平（第 %s 步每个参数的中位数，Σ n² = %s）到第 %d 步（Σ n² = %s），Σ n² 没有上升：没有增量可分摊。",
-		"From the reference level (each parameter's median over steps %s, Σ n² = %s) to step %d (Σ n² = %s), Σ n² did not rise: there is no increase to share out."},
-	"gn.noref": {"第 %d 步之前没有可作参考的步：无法计算增量。", "No step before step %d to take as the reference: the increase cannot be computed."},
-	"gn.increase": {"从参考水平（第 %s 步每个参数的中位数）到第 %d 步，所有 rank 的 Σ n² 从 %s 升到 %s（合并范数 %s → %s，%s）。增量按 (rank, 参数) 的 Δn² 精确分摊，每张表的份额合计 100%%：",
-		"From the reference level (each parameter's median over steps %s) to step %d, Σ n² over every rank rose from %s to %s (their norm together %s → %s, %s). The increase splits exactly into the (rank, parameter) pairs' Δn²; each table's shares sum to 100%%:"},
-	"gn.uncompared":   {"%d 个 (rank, 参数) 只在一侧有有限值，未计入。", "%d (rank, parameter) pairs with a finite value on one side only are left out."},
-	"gn.moved.param":  {"一个参数：%s 占增量的 %s。", "One parameter moved: %s holds %s of the increase."},
-	"gn.moved.layer":  {"一层：%s 占增量的 %s。", "One layer moved: %s holds %s of the increase."},
-	"gn.onrank":       {"其中 rank %d 占 %s。", " Rank %d holds %s."},
-	"gn.moved.rank":   {"一个 rank：rank %d 占增量的 %s。", "One rank moved: rank %d holds %s of the increase."},
-	"gn.moved.spread": {"整体上升：没有哪个参数、层或 rank 占增量的一半以上（最大：参数 %s，层 %s，rank %s）。", "Everything moved: no parameter, layer or rank holds half of the increase (largest: parameter %s, layer %s, rank %s)."},
-	"gn.peak":         {"日志中的尖刺可能在第 %d 步：本窗口从根因步起 Σ n² 最大的一步。", "The log's spike is likely at step %d: the step from the root step on with the largest Σ n² in this window."},
-	"fig.gn":          {"第 %s 步各 rank 的全局梯度范数（对数坐标；虚线为根因步）", "Each rank's global grad norm at steps %s (log scale; the dashed line is the root step)"},
-	"fig.gn.alt":      {"第 %s 步各 rank 的全局梯度范数", "Global grad norm per rank at steps %s"},
-	"fig.gn.axis":     {"范数", "norm"},
-	"fig.gn.others":   {"其他 rank", "other ranks"},
-	"fig.gn.root":     {"根因步", "root step"},
-	"gn.reduced.col":  {"grad_reduced（日志）", "grad_reduced (log)"},
-	"gn.reduced.what": {"「grad_reduced（日志）」列：模型在 `grad_reduced`（数据并行平均之后的梯度）中的范数，每个流水线分段取一个 rank（rank %s；同一分段各 rank 相同）：即训练日志在梯度裁剪前打印的数值（TP 分片与整个参数同名时除外）。", "Column \"grad_reduced (log)\": the model's norm in `grad_reduced`, the gradient after the data-parallel average, over one rank of each pipeline stage (rank %s; it is alike on every rank of a stage): the number the training log prints before clipping, unless tensor-parallel shards carry the whole parameter's name."},
-	"gn.param":        {"参数", "parameter"},
-	"gn.layer":        {"层", "layer"},
-	"gn.ranks":        {"rank 数", "ranks"},
-	"gn.share":        {"份额", "share"},
-	"gn.stage":        {"PP 分段", "pipeline stage"},
-	"gn.outside":      {"层外参数", "outside the layers"},
-	"gn.others":       {"其余 %d 项", "%d others"},
-	"gn.local":        {"%s（分段 %d 本地编号）", "%s (stage %d's own number)"},
-}
-
-func init() {
-	for k, v := range gradNormDict {
-		dict[k] = v
-	}
-}
-
 // gradNormTop is how many parts each share table lists before "others".
 const gradNormTop = 5
 

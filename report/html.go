@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"html"
 	"strings"
+
+	"spikescope/words"
 )
 
 // RenderHTML writes the report of in as one self-contained HTML page in
@@ -19,10 +21,11 @@ func RenderHTML(in Input, lang string) string {
 	walk(in, lang, h)
 	h.closeList()
 	h.closeSection()
-	htmlLang, title := "en", dict["title"][1]
+	htmlLang := "en"
 	if IsChinese(lang) {
-		htmlLang, title = "zh", dict["title"][0]
+		htmlLang = "zh"
 	}
+	title, _ := words.ReportText("title", IsChinese(lang))
 	return "<!DOCTYPE html>\n<html lang=\"" + htmlLang + "\">\n<head>\n<meta charset=\"utf-8\">\n" +
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n" +
 		"<title>" + html.EscapeString(title) + "</title>\n<style>\n" + pageCSS + "</style>\n</head>\n<body>\n<main>\n" +
@@ -180,10 +183,7 @@ func (h *htmlSink) figure(f func() (string, string)) {
 
 func (h *htmlSink) writeFigure(caption, svg string) {
 	h.figures++
-	n := dict["fig.n"][1]
-	if h.zh {
-		n = dict["fig.n"][0]
-	}
+	n, _ := words.ReportText("fig.n", h.zh)
 	caption = fmt.Sprintf(n, h.figures) + caption
 	h.b.WriteString("<figure>\n" + svg + "\n<figcaption>" + inlineHTML(oneLine(caption)) + "</figcaption>\n</figure>\n")
 }

@@ -99,7 +99,7 @@ func (r *renderer) overview(p1 *model.Phase1Result) *table {
 	}
 	// the Chinese report keeps the method's own notation; the English one
 	// says what a pass is
-	t.add(r.t("ov.unit"), passUnitWords(p1.Sharding, r.zh))
+	t.add(r.t("ov.unit"), words.PassUnitWords(p1.Sharding, r.zh))
 	if p1.Metric != "" {
 		t.add(r.t("ov.metric"), code(p1.Metric))
 	}
@@ -278,37 +278,16 @@ func (r *renderer) trend(p1 *model.Phase1Result, a *model.Anomaly) string {
 	return s
 }
 
-// passUnitWords says in English what one forward/backward pass of the run
-// is (the analysis writes it as a tuple, "(optimizer_step, micro_step)").
-func passUnitWords(sh model.ShardingAnalysis, zh bool) string {
-	switch {
-	case !sh.HasMicroStep || sh.AccumulationWindow <= 0:
-		if zh {
-			return "一个 step（无 micro step）"
-		}
-		return "one step (no micro steps)"
-	case sh.ExplicitMicroStep:
-		if zh {
-			return "一个 step 中的一个 micro step（按输入中的编号）"
-		}
-		return "one micro step of a step (micro steps as the input numbers them)"
-	}
-	if zh {
-		return "一个 optimizer step 中的一个 micro step（每个 optimizer step " + strconv.Itoa(sh.AccumulationWindow) + " 个）"
-	}
-	return "one micro step of an optimizer step (" + strconv.Itoa(sh.AccumulationWindow) + " per optimizer step)"
-}
-
 // passUnitInWords replaces the pass unit the analysis writes into its run
 // shape note as a Python tuple ("前反向单位: (step,)", "(optimizer_step,
-// micro_step), 累积窗口=4") by passUnitWords, as the overview table says it.
+// micro_step), 累积窗口=4") by words.PassUnitWords, as the overview table says it.
 func passUnitInWords(note string, sh model.ShardingAnalysis, zh bool) string {
 	if sh.PassUnit == "" {
 		return note
 	}
 	for _, label := range []string{"前反向单位: ", "pass unit: "} {
 		if old := label + oneLine(sh.PassUnit); strings.Contains(note, old) {
-			return strings.Replace(note, old, label+passUnitWords(sh, zh), 1)
+			return strings.Replace(note, old, label+words.PassUnitWords(sh, zh), 1)
 		}
 	}
 	return note

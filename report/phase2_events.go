@@ -5,41 +5,8 @@ import (
 	"strings"
 
 	"spikescope/model"
+	"spikescope/words"
 )
-
-// eventsDict is the wording of the Phase 2 events table (zh, en).
-var eventsDict = map[string][2]string{
-	"p2.t3":          {"**表 3 — 独立尖刺事件**（按时间最早排序；每个事件 = 根因 step + 其传导到的后续 step）:", "**Table 3 — Independent spike events** (earliest first; each event is a root step plus the steps it conducts into):"},
-	"p2.noevents":    {"无尖刺事件。", "No spike events."},
-	"h.event":        {"事件", "Event"},
-	"h.rootstep":     {"根因 opt_step", "Root optimizer step"},
-	"h.coordinate":   {"根因坐标", "Root coordinate"},
-	"h.extent":       {"范围", "Extent"},
-	"h.conducts":     {"传导", "Conducts"},
-	"h.baseline":     {"标杆", "Baseline"},
-	"h.maxdev":       {"最大偏离", "Max deviation"},
-	"ext.kernel":     {"单 rank 少数参数", "few parameters of one rank"},
-	"ext.data":       {"少数 rank 的大部分参数", "most parameters of few ranks"},
-	"h.cause":        {"原因", "Cause"},
-	"ext.runwide":    {"大多数 rank（全局）", "most ranks (run-wide)"},
-	"ext.partial":    {"少数 rank 的少数参数", "few parameters of few ranks"},
-	"ext.notjudged":  {"单 step dump，未判定", "one dumped step, not judged"},
-	"ext.counts":     {"%d/%d 个 rank，%d 个参数", "%d/%d ranks, %d parameter(s)"},
-	"conducts.into":  {"传导到 opt_step %s", "into optimizer step %s"},
-	"conducts.no":    {"否", "no"},
-	"nonfinite":      {"NaN/Inf", "NaN/Inf"},
-	"root.mark":      {"← 根因", "← root cause"},
-	"p2c.events":     {"共 %d 个独立尖刺事件，根因取事件 %d（opt_step %d）；其余事件见表 3。", "%d independent spike events; the root cause is event %d (optimizer step %d); the others are listed in Table 3."},
-	"p2c.events.lat": {"更晚的事件 %s 偏离更大，但最早的异常才是根因。", "The later event(s) %s deviate more, but the earliest anomaly is the root cause."},
-	"p2c.sharedroot": {"所有事件在标杆上同样出现（双端共有）：根因取最早的事件，属数据或数值问题，非设备特异。", "Every event is on the baseline too (shared): the root is the earliest one, a data or numerics issue both devices have, not a device-specific one."},
-	"p2c.sharedskip": {"%d 个更早的事件双端共有（如 fp16 loss scale 溢出），已列出但不作根因。", "%d earlier event(s) are on the baseline too (shared, e.g. fp16 loss-scale overflows): listed, not the root cause."},
-}
-
-func init() {
-	for k, v := range eventsDict {
-		dict[k] = v
-	}
-}
 
 // extentText is the report's wording of an event's extent.
 func (r *renderer) extentText(e *model.SpikeEvent) string {
@@ -94,10 +61,7 @@ func (r *renderer) phase2Events(p2 *model.Phase2Result) {
 		if !model.Finite(float64(e.MaxDeviation)) {
 			dev = r.t("nonfinite")
 		}
-		cause := model.CauseWord(e.Cause, r.lang())
-		if e.Likely != "" {
-			cause = (&model.Verdict{Cause: e.Cause, Likely: e.Likely}).CauseText(r.lang())
-		}
+		cause := words.CauseText(e.Cause, e.Likely, words.Of(r.lang()))
 		row := []string{id, strconv.Itoa(e.RootStep), co, r.extentText(e), cause, cond, dev}
 		if withBase {
 			b := r.t("none")

@@ -71,14 +71,11 @@ func IsChinese(lang string) bool {
 
 // t looks up a text of the report in the chosen language.
 func (r *renderer) t(key string) string {
-	e, ok := dict[key]
+	s, ok := words.ReportText(key, r.zh)
 	if !ok {
 		return "!" + key + "!"
 	}
-	if r.zh {
-		return e[0]
-	}
-	return e[1]
+	return s
 }
 
 func (r *renderer) tf(key string, a ...any) string { return fmt.Sprintf(r.t(key), a...) }

@@ -365,19 +365,6 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-var verbRE = regexp.MustCompile(`%[dsvq]`)
-
-func TestDictionaryComplete(t *testing.T) {
-	for k, e := range dict {
-		if e[0] == "" || e[1] == "" {
-			t.Errorf("%s: missing a language", k)
-		}
-		if a, b := verbRE.FindAllString(e[0], -1), verbRE.FindAllString(e[1], -1); strings.Join(a, "") != strings.Join(b, "") {
-			t.Errorf("%s: verbs differ: %v vs %v", k, a, b)
-		}
-	}
-}
-
 func TestIsChinese(t *testing.T) {
 	for lang, want := range map[string]bool{"zh": true, "zh_CN.UTF-8": true, "ZH-tw": true, "en": false, "": false, "C.UTF-8": false} {
 		if IsChinese(lang) != want {

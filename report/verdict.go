@@ -1,32 +1,9 @@
 package report
 
 import (
-	"strconv"
-	"strings"
-
 	"spikescope/model"
 	"spikescope/words"
 )
-
-// verdictDict is the wording of the verdict section (zh, en).
-var verdictDict = map[string][2]string{
-	"v.title":     {"结论（根因与下一步）", "Verdict (root cause and what to do)"},
-	"v.none":      {"无异常：无候选尖刺，也无分层偏离，因此没有根因类别。", "Nothing anomalous: no spike candidate and no layer divergence, so there is no cause to classify."},
-	"v.cause":     {"原因类别: **%s**", "Cause: **%s**"},
-	"v.where":     {"位置: %s", "Where: %s"},
-	"v.conducts":  {"该尖刺传导到 opt_step %s", "the spike conducts into optimizer step(s) %s"},
-	"v.events":    {"另有 %d 个独立事件（见表 3）", "%d other independent event(s) (Table 3)"},
-	"v.impact1":   {"step %d 的梯度尖刺", "the gradient spike at step %d"},
-	"v.decide":    {"可判定的数据: %s", "What would decide it: %s"},
-	"v.param":     {"参数不定位根因: %s", "The parameter does not locate the origin: %s"},
-	"v.parameter": {"参数", "parameter"},
-}
-
-func init() {
-	for k, v := range verdictDict {
-		dict[k] = v
-	}
-}
 
 // verdictSection opens the report: the verdict of every phase that ran,
 // in the problem / evidence / impact / suggestion form.
@@ -37,13 +14,12 @@ func (r *renderer) verdictSection() {
 		r.line(r.t("v.none"))
 		return
 	}
-	lang := r.lang()
+	l := words.Of(r.lang())
 	c := conclusion{}
-	c.problem = append(c.problem, r.tf("v.cause", v.CauseText(lang)))
-	if w := v.Where(lang); w != "" {
+	c.problem = append(c.problem, r.tf("v.cause", words.VerdictCause(v, l)))
+	if w := words.Where(v, l); w != "" {
 		c.problem = append(c.problem, r.tf("v.where", w))
 	}
-	l := words.Of(lang)
 	for i := range v.Evidence {
 		c.evidence = append(c.evidence, words.Evidence(&v.Evidence[i], l))
 	}
@@ -52,7 +28,7 @@ func (r *renderer) verdictSection() {
 	if d := words.Decide(v, l); d != "" && v.ActionID != "collect" {
 		c.suggestion = append(c.suggestion, r.tf("v.decide", d))
 	}
-	r.line("**" + v.Headline(lang) + "**")
+	r.line("**" + words.Headline(v, l) + "**")
 	r.writeConclusion(c)
 }
 
@@ -91,6 +67,3 @@ func verdictParam(in *Input) string {
 	}
 	return v.Parameter()
 }
-
-var _ = strconv.Itoa
-var _ = strings.TrimSpace

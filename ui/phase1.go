@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"spikescope/model"
+	"spikescope/words"
 )
 
 // Phase 1 candidate table columns.
@@ -117,11 +118,11 @@ func (p *phase1Pane) overviewLines() []string {
 		params = len(d.Monitor.Targets)
 	}
 	// what fits of: the format as users name it, then the run's extent
-	l1 := fitJoin(p.width, formatWord(r.Format), fmt.Sprintf("%d parameters", params), "ranks "+fmtRange(r.Summary.Ranks),
+	l1 := fitJoin(p.width, words.FormatName(r.Format), fmt.Sprintf("%d parameters", params), "ranks "+fmtRange(r.Summary.Ranks),
 		"steps "+fmtRange(r.Summary.Steps), rowCount(r.Summary.TotalRows)+" rows")
 	sa := r.Sharding
 	// what a pass is, then how many candidates while the width allows
-	l2 := fitJoin(p.width, passUnitText(sa), fmt.Sprintf("%d candidates, earliest first", len(p.anoms)))
+	l2 := fitJoin(p.width, words.PassUnitText(sa), fmt.Sprintf("%d candidates, earliest first", len(p.anoms)))
 	out := []string{l1, l2}
 	if pl := sa.Stages; pl != nil && pl.Inferred && pl.Stages > 1 {
 		out = append(out, "pipeline: "+runShape(d)+" · "+strings.Join(pl.StageSummary("stage", "ranks", "layers"), " · "))

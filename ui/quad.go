@@ -59,41 +59,18 @@ func quadColumns(get func(i int) *model.MetricRow, baseline string) []column {
 }
 
 // quadPtr returns the value of column c of a metric row (nil = no value).
+// The backward columns are the forward ones' order over the backward
+// values.
 func quadPtr(r *model.MetricRow, c int) *model.Float {
-	if r == nil {
+	if r == nil || c < qFA || c >= numQuadCols {
 		return nil
 	}
-	switch c {
-	case qFA:
-		return r.Fwd.A
-	case qFB:
-		return r.Fwd.B
-	case qFC:
-		return r.Fwd.C
-	case qFD:
-		return r.Fwd.D
-	case qFAB:
-		return r.FAB
-	case qFCD:
-		return r.FCD
-	case qFAnom:
-		return r.FAnomaly
-	case qBA:
-		return r.Bwd.A
-	case qBB:
-		return r.Bwd.B
-	case qBC:
-		return r.Bwd.C
-	case qBD:
-		return r.Bwd.D
-	case qBAB:
-		return r.BAB
-	case qBCD:
-		return r.BCD
-	case qBAnom:
-		return r.BAnomaly
+	q, ab, cd, anom := r.Fwd, r.FAB, r.FCD, r.FAnomaly
+	if c >= qBA {
+		q, ab, cd, anom = r.Bwd, r.BAB, r.BCD, r.BAnomaly
+		c -= qBA - qFA
 	}
-	return nil
+	return [...]*model.Float{q.A, q.B, q.C, q.D, ab, cd, anom}[c-qFA]
 }
 
 // quadValue is the sort key of a cell: missing values sort first.

@@ -98,7 +98,7 @@ func verdictSummary(v *model.Verdict) string {
 		return "verdict: nothing anomalous (no cause to classify)\n"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "verdict: %s\n", strings.TrimPrefix(v.Headline("en"), "Verdict: "))
+	fmt.Fprintf(&b, "verdict: %s\n", strings.TrimPrefix(words.Headline(v, words.English), "Verdict: "))
 	for i := range v.Evidence {
 		fmt.Fprintf(&b, "  evidence: %s\n", words.Evidence(&v.Evidence[i], words.English))
 	}

@@ -39,7 +39,7 @@ func verdictLine(d *Data, st Styles, width int) string {
 	if v == nil {
 		return st.Dim.Render("verdict: nothing anomalous")
 	}
-	fixed := []string{"verdict: " + v.CauseText("en")}
+	fixed := []string{"verdict: " + words.VerdictCause(v, words.English)}
 	if dir, l := v.DirectionName(), v.Layer; dir != "" || l != nil {
 		s := dir
 		if l != nil {
@@ -144,11 +144,11 @@ func (p *verdictPane) lines() []string {
 		}
 		out = append(out, "")
 	}
-	for _, l := range wrap(v.Headline("en"), max(20, p.width-1)) {
+	for _, l := range wrap(words.Headline(v, words.English), max(20, p.width-1)) {
 		out = append(out, st.Accent.Render(l))
 	}
 	out = append(out, "")
-	add("problem", fmt.Sprintf("cause: %s", v.CauseText("en")), "where: "+orNone(v.Where("en")))
+	add("problem", fmt.Sprintf("cause: %s", words.VerdictCause(v, words.English)), "where: "+orNone(words.Where(v, words.English)))
 	var ev []string
 	for i := range v.Evidence {
 		ev = append(ev, words.Evidence(&v.Evidence[i], words.English))

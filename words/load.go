@@ -15,8 +15,8 @@ import (
 // Monitor fills d.Warnings in l from d.WarningsReasons (the reader's), when
 // there are reasons.
 func Monitor(d *model.MonitorData, l Lang) {
-	if d != nil && d.WarningsReasons != nil {
-		d.Warnings = All(d.WarningsReasons, l)
+	if d != nil {
+		fillAll(&d.Warnings, d.WarningsReasons, l)
 	}
 }
 
@@ -26,12 +26,10 @@ func DumpTree(t *model.DumpTree, l Lang) {
 	if t == nil {
 		return
 	}
-	if t.WarningsReasons != nil {
-		t.Warnings = All(t.WarningsReasons, l)
-	}
+	fillAll(&t.Warnings, t.WarningsReasons, l)
 	for _, d := range t.Dumps {
-		if d != nil && d.WarningsReasons != nil {
-			d.Warnings = All(d.WarningsReasons, l)
+		if d != nil {
+			fillAll(&d.Warnings, d.WarningsReasons, l)
 		}
 	}
 }

@@ -16,28 +16,14 @@ func Phase1(res *model.Phase1Result, l Lang) {
 	if res == nil {
 		return
 	}
-	if res.ReasoningReasons != nil {
-		res.Reasoning = All(res.ReasoningReasons, l)
-	}
-	if res.WarningsReasons != nil {
-		res.Warnings = All(res.WarningsReasons, l)
-	}
-	if res.MissingReasons != nil {
-		res.Missing = All(res.MissingReasons, l)
-	}
+	fillAll(&res.Reasoning, res.ReasoningReasons, l)
+	fillAll(&res.Warnings, res.WarningsReasons, l)
+	fillAll(&res.Missing, res.MissingReasons, l)
 	sa := &res.Sharding
-	if sa.PassUnitReason != nil {
-		sa.PassUnit = Say(sa.PassUnitReason, l)
-	}
-	if sa.ConclusionReason != nil {
-		sa.Conclusion = Say(sa.ConclusionReason, l)
-	}
-	if sa.MicroStepNumberingReason != nil {
-		sa.MicroStepNumbering = Say(sa.MicroStepNumberingReason, l)
-	}
-	if res.Summary.PassUnitReason != nil {
-		res.Summary.PassUnit = Say(res.Summary.PassUnitReason, l)
-	}
+	fill(&sa.PassUnit, sa.PassUnitReason, l)
+	fill(&sa.Conclusion, sa.ConclusionReason, l)
+	fill(&sa.MicroStepNumbering, sa.MicroStepNumberingReason, l)
+	fill(&res.Summary.PassUnit, res.Summary.PassUnitReason, l)
 	Stages(sa.Stages, l)
 }
 
@@ -46,12 +32,8 @@ func Stages(p *model.StageLayout, l Lang) {
 	if p == nil {
 		return
 	}
-	if p.MethodReason != nil {
-		p.Method = Say(p.MethodReason, l)
-	}
-	if p.NoteReason != nil {
-		p.Note = Say(p.NoteReason, l)
-	}
+	fill(&p.Method, p.MethodReason, l)
+	fill(&p.Note, p.NoteReason, l)
 }
 
 // intList prints a short list of ints ("1, 2, … (3 more)"), at most max.
@@ -79,20 +61,15 @@ func rankList(xs []int, zh bool) string {
 	if len(xs) == 1 {
 		return "rank " + strconv.Itoa(xs[0])
 	}
-	if zh {
-		return "rank " + intList(xs, 8, zh)
-	}
-	return "ranks " + intList(xs, 8, zh)
+	return pick(zh, "ranks "+intList(xs, 8, zh), "rank "+intList(xs, 8, zh))
 }
 
 // resetFit says how well window starts explain the norm resets.
 func resetFit(f model.ResetFit, zh bool) string {
-	if zh {
-		return fmt.Sprintf("窗口起点处 %.0f%% 的相邻变化为下降 (平均倍数 %.2f×, %d 次下降), 窗口内 %.0f%% 为上升",
-			100*f.DropAt, f.DropFactor, f.Drops, 100*f.RiseElse)
-	}
-	return fmt.Sprintf("%.0f%% of transitions at window starts drop (mean factor %.2f×, %d drops), %.0f%% inside windows rise",
-		100*f.DropAt, f.DropFactor, f.Drops, 100*f.RiseElse)
+	return pick(zh, fmt.Sprintf("%.0f%% of transitions at window starts drop (mean factor %.2f×, %d drops), %.0f%% inside windows rise",
+		100*f.DropAt, f.DropFactor, f.Drops, 100*f.RiseElse),
+		fmt.Sprintf("窗口起点处 %.0f%% 的相邻变化为下降 (平均倍数 %.2f×, %d 次下降), 窗口内 %.0f%% 为上升",
+			100*f.DropAt, f.DropFactor, f.Drops, 100*f.RiseElse))
 }
 
 // count is "n" or "lo–hi".
@@ -138,10 +115,7 @@ func microNumbering(kind string, zh bool) string {
 		}
 		return "micro_step as written, 0..W-1 within each step; step is the optimizer step"
 	}
-	if zh {
-		return "无 micro step: step 按输入中的编号"
-	}
-	return "no micro steps: step as written in the input"
+	return pick(zh, "no micro steps: step as written in the input", "无 micro step: step 按输入中的编号")
 }
 
 // passUnit is the pass unit: the reference's tuple in English (the JSON's
@@ -159,10 +133,7 @@ func passUnit(u model.PassUnit, zh bool) string {
 		}
 		return fmt.Sprintf("(optimizer_step, micro_step), 累积窗口=%d", u.Window)
 	}
-	if zh {
-		return "一个 step（无 micro step）"
-	}
-	return "(step,)"
+	return pick(zh, "(step,)", "一个 step（无 micro step）")
 }
 
 // conclusion is the run shape; its English is the reference script's own
@@ -207,10 +178,8 @@ func conclusion(c model.ShardingConclusion, zh bool) string {
 			micro = "无 micro_step"
 		}
 	}
-	if zh {
-		return fmt.Sprintf("%s。%s。前反向单位: %s。%s", pp, micro, passUnit(c.Unit, true), whole)
-	}
-	return fmt.Sprintf("%s. %s. 前反向单位: %s. %s", pp, micro, passUnit(c.Unit, false), whole)
+	return pick(zh, fmt.Sprintf("%s. %s. 前反向单位: %s. %s", pp, micro, passUnit(c.Unit, false), whole),
+		fmt.Sprintf("%s。%s。前反向单位: %s。%s", pp, micro, passUnit(c.Unit, true), whole))
 }
 
 func init() {
@@ -222,16 +191,12 @@ func init() {
 		return pick(zh, "no rows to analyse", "没有可分析的行")
 	})
 	register(func(r model.MetricAnalysed, zh bool) string {
-		if zh {
-			return fmt.Sprintf("分析指标 %q (共 %d 个指标); grad_reduced 行不并入其曲线", r.Metric, r.Metrics)
-		}
-		return fmt.Sprintf("metric %q analysed (of %d metrics); grad_reduced rows never join its curves", r.Metric, r.Metrics)
+		return pick(zh, fmt.Sprintf("metric %q analysed (of %d metrics); grad_reduced rows never join its curves", r.Metric, r.Metrics),
+			fmt.Sprintf("分析指标 %q (共 %d 个指标); grad_reduced 行不并入其曲线", r.Metric, r.Metrics))
 	})
 	register(func(r model.FinalMicroOnly, zh bool) string {
-		if zh {
-			return fmt.Sprintf("每行 %s 都是其 step 中唯一的一行, 且都不是首个微批次 (monitor v2 未开启 monitor_mbs_grad 时以 micro_step = W 写出该 step 的最终梯度): 按 step 级判定", r.Metric)
-		}
-		return fmt.Sprintf("every %s row is the only one of its step and none is the first micro-batch (monitor v2 without monitor_mbs_grad writes the step's final gradient with micro_step = W): judged at step level", r.Metric)
+		return pick(zh, fmt.Sprintf("every %s row is the only one of its step and none is the first micro-batch (monitor v2 without monitor_mbs_grad writes the step's final gradient with micro_step = W): judged at step level", r.Metric),
+			fmt.Sprintf("每行 %s 都是其 step 中唯一的一行, 且都不是首个微批次 (monitor v2 未开启 monitor_mbs_grad 时以 micro_step = W 写出该 step 的最终梯度): 按 step 级判定", r.Metric))
 	})
 	register(func(r model.DumpShape, zh bool) string {
 		if r.Calls {
@@ -259,73 +224,53 @@ func init() {
 		return pick(zh, "--window 1: no accumulation (step level), as requested", "--window 1: 按要求不做累积 (step 级)")
 	})
 	register(func(r model.WindowGiven, zh bool) string {
-		if zh {
-			return fmt.Sprintf("指定 --window %d: 累积窗口 %d, 相位 %d (与 norm 重置最吻合)", r.W, r.W, r.Phase)
-		}
-		return fmt.Sprintf("--window %d given: accumulation window %d, phase %d (best fit of the norm resets)", r.W, r.W, r.Phase)
+		return pick(zh, fmt.Sprintf("--window %d given: accumulation window %d, phase %d (best fit of the norm resets)", r.W, r.W, r.Phase),
+			fmt.Sprintf("指定 --window %d: 累积窗口 %d, 相位 %d (与 norm 重置最吻合)", r.W, r.W, r.Phase))
 	})
 	register(func(_ model.WindowTooFewSteps, zh bool) string {
 		return pick(zh, "fewer than 5 steps, or steps too sparse for a window: treated as step level (no accumulation)",
 			"step 少于 5 个或过于稀疏, 无法确定窗口: 按 step 级处理 (无累积)")
 	})
 	register(func(r model.WindowPeriodic, zh bool) string {
-		if zh {
-			return fmt.Sprintf("累积窗口 %d, 相位 %d, 由 %d 条序列中 norm 重置的周期性得出: %s", r.W, r.Phase, r.Series, resetFit(r.Fit, zh))
-		}
-		return fmt.Sprintf("accumulation window %d, phase %d, from the recurrence of norm resets over %d series: %s", r.W, r.Phase, r.Series, resetFit(r.Fit, zh))
+		return pick(zh, fmt.Sprintf("accumulation window %d, phase %d, from the recurrence of norm resets over %d series: %s", r.W, r.Phase, r.Series, resetFit(r.Fit, zh)),
+			fmt.Sprintf("累积窗口 %d, 相位 %d, 由 %d 条序列中 norm 重置的周期性得出: %s", r.W, r.Phase, r.Series, resetFit(r.Fit, zh)))
 	})
 	register(func(r model.WindowPartial, zh bool) string {
-		if zh {
-			return fmt.Sprintf("首个记录的 step %d 不是窗口起点: step %d..%d 构成一个不完整的 optimizer step", r.First, r.First, r.Last)
-		}
-		return fmt.Sprintf("first recorded step %d is not a window start: steps %d..%d form a partial optimizer step", r.First, r.First, r.Last)
+		return pick(zh, fmt.Sprintf("first recorded step %d is not a window start: steps %d..%d form a partial optimizer step", r.First, r.First, r.Last),
+			fmt.Sprintf("首个记录的 step %d 不是窗口起点: step %d..%d 构成一个不完整的 optimizer step", r.First, r.First, r.Last))
 	})
 	register(func(r model.WindowCommonResets, zh bool) string {
-		if zh {
-			return fmt.Sprintf("多条序列共同的重置点在 step %s (%s): optimizer step 从这些点开始, micro step 在每个点重新计数; 最长窗口 %d",
-				intList(r.Bounds, 10, zh), resetFit(r.Fit, zh), r.Longest)
-		}
-		return fmt.Sprintf("reset points common to several series at steps %s (%s): optimizer steps start there, micro steps restart at each; longest window %d",
-			intList(r.Bounds, 10, zh), resetFit(r.Fit, zh), r.Longest)
+		return pick(zh, fmt.Sprintf("reset points common to several series at steps %s (%s): optimizer steps start there, micro steps restart at each; longest window %d",
+			intList(r.Bounds, 10, zh), resetFit(r.Fit, zh), r.Longest),
+			fmt.Sprintf("多条序列共同的重置点在 step %s (%s): optimizer step 从这些点开始, micro step 在每个点重新计数; 最长窗口 %d",
+				intList(r.Bounds, 10, zh), resetFit(r.Fit, zh), r.Longest))
 	})
 	register(func(r model.WindowNone, zh bool) string {
-		if zh {
-			return fmt.Sprintf("无累积窗口: %d 条序列在 %d 个 step 上的 norm 没有周期性重置 (step 级)", r.Series, r.Steps)
-		}
-		return fmt.Sprintf("no accumulation window: the norms of %d series over %d steps show no recurring resets (step level)", r.Series, r.Steps)
+		return pick(zh, fmt.Sprintf("no accumulation window: the norms of %d series over %d steps show no recurring resets (step level)", r.Series, r.Steps),
+			fmt.Sprintf("无累积窗口: %d 条序列在 %d 个 step 上的 norm 没有周期性重置 (step 级)", r.Series, r.Steps))
 	})
 	register(func(r model.WindowReduced, zh bool) string {
-		if zh {
-			return fmt.Sprintf("累积窗口 %d, 相位 %d: grad_reduced 行 (记录在每个 optimizer step 的首个 micro step) 从 step %d 起每 %d 个 step 一行", r.W, r.Phase, r.From, r.W)
-		}
-		return fmt.Sprintf("accumulation window %d, phase %d: grad_reduced rows (stored at each optimizer step's first micro step) every %d steps from step %d", r.W, r.Phase, r.W, r.From)
+		return pick(zh, fmt.Sprintf("accumulation window %d, phase %d: grad_reduced rows (stored at each optimizer step's first micro step) every %d steps from step %d", r.W, r.Phase, r.W, r.From),
+			fmt.Sprintf("累积窗口 %d, 相位 %d: grad_reduced 行 (记录在每个 optimizer step 的首个 micro step) 从 step %d 起每 %d 个 step 一行", r.W, r.Phase, r.From, r.W))
 	})
 	register(func(r model.WindowReducedIrregular, zh bool) string {
-		if zh {
-			return fmt.Sprintf("optimizer step 从 %d 个 grad_reduced step 处开始 (间隔不规则, 最常见为 %d)", r.Steps, r.Common)
-		}
-		return fmt.Sprintf("optimizer steps start at the %d grad_reduced steps (irregular spacing, most often %d)", r.Steps, r.Common)
+		return pick(zh, fmt.Sprintf("optimizer steps start at the %d grad_reduced steps (irregular spacing, most often %d)", r.Steps, r.Common),
+			fmt.Sprintf("optimizer step 从 %d 个 grad_reduced step 处开始 (间隔不规则, 最常见为 %d)", r.Steps, r.Common))
 	})
 	register(func(r model.MicroNumbering, zh bool) string { return microNumbering(r.Kind, zh) })
 	register(func(r model.MicroNumberingNote, zh bool) string {
-		if zh {
-			return fmt.Sprintf("micro step 按输入中的编号报告 (%d..%d): %s", r.First, r.Last, microNumbering(r.Numbering.Kind, zh))
-		}
-		return fmt.Sprintf("micro steps reported as the input numbers them (%d..%d): %s", r.First, r.Last, microNumbering(r.Numbering.Kind, zh))
+		return pick(zh, fmt.Sprintf("micro steps reported as the input numbers them (%d..%d): %s", r.First, r.Last, microNumbering(r.Numbering.Kind, zh)),
+			fmt.Sprintf("micro step 按输入中的编号报告 (%d..%d): %s", r.First, r.Last, microNumbering(r.Numbering.Kind, zh)))
 	})
 	register(func(r model.PassUnit, zh bool) string { return passUnit(r, zh) })
 	register(func(r model.ShardingConclusion, zh bool) string { return conclusion(r, zh) })
 	register(func(r model.CandidatesOrdered, zh bool) string {
-		if zh {
-			return fmt.Sprintf("%d 个候选 (%d 个非有限值), 按时间最早排序: optimizer step, micro step, 非有限值优先, 然后按偏离", r.Count, r.NonFinite)
-		}
-		return fmt.Sprintf("%d candidates (%d non-finite), ordered earliest first: optimizer step, micro step, non-finite first, then deviation", r.Count, r.NonFinite)
+		return pick(zh, fmt.Sprintf("%d candidates (%d non-finite), ordered earliest first: optimizer step, micro step, non-finite first, then deviation", r.Count, r.NonFinite),
+			fmt.Sprintf("%d 个候选 (%d 个非有限值), 按时间最早排序: optimizer step, micro step, 非有限值优先, 然后按偏离", r.Count, r.NonFinite))
 	})
 	register(func(r model.DumpTopN, zh bool) string {
-		if zh {
-			return fmt.Sprintf("单 step dump: %d 个参数梯度 norm 中最大的 %d 个, 偏离相对于全部 norm 的中位数 (%.6g)", r.Of, r.N, r.Median)
-		}
-		return fmt.Sprintf("single-step dump: the %d largest of %d parameter-gradient norms, deviation against the median of all of them (%.6g)", r.N, r.Of, r.Median)
+		return pick(zh, fmt.Sprintf("single-step dump: the %d largest of %d parameter-gradient norms, deviation against the median of all of them (%.6g)", r.N, r.Of, r.Median),
+			fmt.Sprintf("单 step dump: %d 个参数梯度 norm 中最大的 %d 个, 偏离相对于全部 norm 的中位数 (%.6g)", r.Of, r.N, r.Median))
 	})
 	register(func(r model.DumpCallMicro, zh bool) string {
 		if zh {
@@ -353,12 +298,10 @@ func init() {
 	})
 	register(func(r model.HistoryTooShort, zh bool) string {
 		unit, count := historyUnit(r.Pools, zh), countRange(r.MinN, r.MaxN)
-		if zh {
-			return fmt.Sprintf("历史过短: %d / %d %s只有 %s 个可比较的值, 少于尖峰判定所需的 %d 个 (少于此数时基线的离散度无法确定到 2 倍以内): 不判定, %d 个超过阈值的值记入 too_little_history 而非候选",
-				r.Short, r.Series, unit, count, r.Need, r.Unflagged)
-		}
-		return fmt.Sprintf("too little history: %d of %d %s have %s values to compare, fewer than the %d a spike test needs (below that the spread of the baseline is not known within a factor of 2): not judged, %d value(s) that passed the thresholds reported under too_little_history instead of as candidates",
-			r.Short, r.Series, unit, count, r.Need, r.Unflagged)
+		return pick(zh, fmt.Sprintf("too little history: %d of %d %s have %s values to compare, fewer than the %d a spike test needs (below that the spread of the baseline is not known within a factor of 2): not judged, %d value(s) that passed the thresholds reported under too_little_history instead of as candidates",
+			r.Short, r.Series, unit, count, r.Need, r.Unflagged),
+			fmt.Sprintf("历史过短: %d / %d %s只有 %s 个可比较的值, 少于尖峰判定所需的 %d 个 (少于此数时基线的离散度无法确定到 2 倍以内): 不判定, %d 个超过阈值的值记入 too_little_history 而非候选",
+				r.Short, r.Series, unit, count, r.Need, r.Unflagged))
 	})
 	register(func(r model.HistoryTooShortWarning, zh bool) string {
 		unit, count := historyUnit(r.Pools, zh), countRange(r.MinN, r.MaxN)
@@ -385,26 +328,20 @@ func init() {
 		return w + pick(zh, "; not flagged: ", "; 未标记: ") + strings.Join(parts, ", ")
 	})
 	register(func(r model.MicroPoolsSkipped, zh bool) string {
-		if zh {
-			return fmt.Sprintf("%d 个 (参数, micro step) 池未判定: 超过 %.0f%% 的曲线中累积 norm 下降 (N_k < N_{k−1}), 增量只是噪声", r.Pools, r.MaxDecreasePct)
-		}
-		return fmt.Sprintf("%d (parameter, micro step) pools not judged: in more than %.0f%% of their curves the cumulative norm fell (N_k < N_{k−1}), so the increments are noise", r.Pools, r.MaxDecreasePct)
+		return pick(zh, fmt.Sprintf("%d (parameter, micro step) pools not judged: in more than %.0f%% of their curves the cumulative norm fell (N_k < N_{k−1}), so the increments are noise", r.Pools, r.MaxDecreasePct),
+			fmt.Sprintf("%d 个 (参数, micro step) 池未判定: 超过 %.0f%% 的曲线中累积 norm 下降 (N_k < N_{k−1}), 增量只是噪声", r.Pools, r.MaxDecreasePct))
 	})
 	register(func(r model.MicroStepRule, zh bool) string {
-		if zh {
-			return fmt.Sprintf("micro step: 每个微批次的增量 sqrt(N_k²−N_{k−1}²), 相对于其 optimizer step 的共同水平 (各 rank 与 micro step 的中位数; 较前 %d 个 step 的水平上升 ≥ %g× 且未持续 %d 个 step 的共同上升仍视为异常: 共 %d 个这样的 (参数, step)) 以及其序列在最初若干 step 上的自身尺度 (%d 条序列, 每条 ≥ %d 个 optimizer step), 按参数判定 (%d 个参数; 其中 %d 个按 micro step 建基线, 每个 ≥ %d 个样本, 其余合并各 micro step), 不含被判定点; 候选条件: > q3 + %g·IQR 或 > median + %g·MAD×%.4f, ≥ %g× 中位数, 且其 delta N_k−N_{k−1} ≥ %g× 通常的 delta: 找到 %d 个",
-				r.LevelHistory, r.MinEffect, r.LevelPersist, r.Jumps, r.Scaled, r.HeadSteps, r.Judged, r.PerMicro, r.MinPool, r.IQRMult, r.MADMult, r.MADScale, r.MinEffect, r.MinEffect, r.Found)
-		}
-		return fmt.Sprintf("micro steps: each micro-batch's increment sqrt(N_k²−N_{k−1}²), relative to its optimizer step's common level (median over ranks and micro steps; a common rise ≥ %g× the previous %d steps' level that does not hold %d steps stays anomalous: %d such (parameter, step)s) and to its series' own scale over its first steps (%d series of ≥ %d optimizer steps), judged per parameter (%d parameters; %d with baselines per micro step of ≥ %d samples, the rest pooled over micro steps) without the judged point; candidate when > q3 + %g·IQR or > median + %g·MAD×%.4f, ≥ %g× the median, and its delta N_k−N_{k−1} ≥ %g× the usual delta: %d found",
-			r.MinEffect, r.LevelHistory, r.LevelPersist, r.Jumps, r.Scaled, r.HeadSteps, r.Judged, r.PerMicro, r.MinPool, r.IQRMult, r.MADMult, r.MADScale, r.MinEffect, r.MinEffect, r.Found)
+		return pick(zh, fmt.Sprintf("micro steps: each micro-batch's increment sqrt(N_k²−N_{k−1}²), relative to its optimizer step's common level (median over ranks and micro steps; a common rise ≥ %g× the previous %d steps' level that does not hold %d steps stays anomalous: %d such (parameter, step)s) and to its series' own scale over its first steps (%d series of ≥ %d optimizer steps), judged per parameter (%d parameters; %d with baselines per micro step of ≥ %d samples, the rest pooled over micro steps) without the judged point; candidate when > q3 + %g·IQR or > median + %g·MAD×%.4f, ≥ %g× the median, and its delta N_k−N_{k−1} ≥ %g× the usual delta: %d found",
+			r.MinEffect, r.LevelHistory, r.LevelPersist, r.Jumps, r.Scaled, r.HeadSteps, r.Judged, r.PerMicro, r.MinPool, r.IQRMult, r.MADMult, r.MADScale, r.MinEffect, r.MinEffect, r.Found),
+			fmt.Sprintf("micro step: 每个微批次的增量 sqrt(N_k²−N_{k−1}²), 相对于其 optimizer step 的共同水平 (各 rank 与 micro step 的中位数; 较前 %d 个 step 的水平上升 ≥ %g× 且未持续 %d 个 step 的共同上升仍视为异常: 共 %d 个这样的 (参数, step)) 以及其序列在最初若干 step 上的自身尺度 (%d 条序列, 每条 ≥ %d 个 optimizer step), 按参数判定 (%d 个参数; 其中 %d 个按 micro step 建基线, 每个 ≥ %d 个样本, 其余合并各 micro step), 不含被判定点; 候选条件: > q3 + %g·IQR 或 > median + %g·MAD×%.4f, ≥ %g× 中位数, 且其 delta N_k−N_{k−1} ≥ %g× 通常的 delta: 找到 %d 个",
+				r.LevelHistory, r.MinEffect, r.LevelPersist, r.Jumps, r.Scaled, r.HeadSteps, r.Judged, r.PerMicro, r.MinPool, r.IQRMult, r.MADMult, r.MADScale, r.MinEffect, r.MinEffect, r.Found))
 	})
 	register(func(r model.StepLevelRule, zh bool) string {
-		if zh {
-			return fmt.Sprintf("step 级: %d 个参数各自对照其在所有 rank 与 step 上的基线判定 (不含被判定点), 每个值相对于其 step 的共同水平 (各 rank 的中位数: 预热、漂移与 loss scale 变化使所有 rank 一起变化; 较前 %d 个 step 的水平上升 ≥ %g× 且未持续 %d 个 step 的共同上升仍视为异常: 共 %d 个这样的 step) 以及其序列在最初若干 step 上的自身尺度 (%d 条序列, 每条 ≥ %d 个 step: 流水线各 stage 复用层名); 候选条件: > q3 + %g·IQR 或 > median + %g·MAD×%.4f, 且 ≥ %g× 中位数: 找到 %d 个",
-				r.Judged, r.LevelHistory, r.MinEffect, r.LevelPersist, r.Jumps, r.Scaled, r.HeadSteps, r.IQRMult, r.MADMult, r.MADScale, r.MinEffect, r.Found)
-		}
-		return fmt.Sprintf("step level: %d parameters judged against their own baseline over all ranks and steps without the judged point, each value relative to its step's common level (median over ranks: warm-up, drift and loss-scale shifts move every rank together; a common rise ≥ %g× the previous %d steps' level that does not hold %d steps stays anomalous: %d such steps) and to its series' own scale over its first steps (%d series of ≥ %d steps: pipeline stages reuse layer names); candidate when > q3 + %g·IQR or > median + %g·MAD×%.4f, and ≥ %g× the median: %d found",
-			r.Judged, r.MinEffect, r.LevelHistory, r.LevelPersist, r.Jumps, r.Scaled, r.HeadSteps, r.IQRMult, r.MADMult, r.MADScale, r.MinEffect, r.Found)
+		return pick(zh, fmt.Sprintf("step level: %d parameters judged against their own baseline over all ranks and steps without the judged point, each value relative to its step's common level (median over ranks: warm-up, drift and loss-scale shifts move every rank together; a common rise ≥ %g× the previous %d steps' level that does not hold %d steps stays anomalous: %d such steps) and to its series' own scale over its first steps (%d series of ≥ %d steps: pipeline stages reuse layer names); candidate when > q3 + %g·IQR or > median + %g·MAD×%.4f, and ≥ %g× the median: %d found",
+			r.Judged, r.MinEffect, r.LevelHistory, r.LevelPersist, r.Jumps, r.Scaled, r.HeadSteps, r.IQRMult, r.MADMult, r.MADScale, r.MinEffect, r.Found),
+			fmt.Sprintf("step 级: %d 个参数各自对照其在所有 rank 与 step 上的基线判定 (不含被判定点), 每个值相对于其 step 的共同水平 (各 rank 的中位数: 预热、漂移与 loss scale 变化使所有 rank 一起变化; 较前 %d 个 step 的水平上升 ≥ %g× 且未持续 %d 个 step 的共同上升仍视为异常: 共 %d 个这样的 step) 以及其序列在最初若干 step 上的自身尺度 (%d 条序列, 每条 ≥ %d 个 step: 流水线各 stage 复用层名); 候选条件: > q3 + %g·IQR 或 > median + %g·MAD×%.4f, 且 ≥ %g× 中位数: 找到 %d 个",
+				r.Judged, r.LevelHistory, r.MinEffect, r.LevelPersist, r.Jumps, r.Scaled, r.HeadSteps, r.IQRMult, r.MADMult, r.MADScale, r.MinEffect, r.Found))
 	})
 	register(func(r model.NonFiniteOnsets, zh bool) string {
 		if zh {
@@ -421,56 +358,40 @@ func init() {
 		return msg
 	})
 	register(func(r model.CrossStepNorms, zh bool) string {
-		if zh {
-			return fmt.Sprintf("供跨 step 判定: 每个候选 step 的关注参数在各 rank 上的最终 norm, 含该 step 与下一个 step (%d 个 step)", r.Steps)
-		}
-		return fmt.Sprintf("for the cross-step rule: the final norm on every rank of each candidate step's focus parameter, at that step and the next (%d steps)", r.Steps)
+		return pick(zh, fmt.Sprintf("for the cross-step rule: the final norm on every rank of each candidate step's focus parameter, at that step and the next (%d steps)", r.Steps),
+			fmt.Sprintf("供跨 step 判定: 每个候选 step 的关注参数在各 rank 上的最终 norm, 含该 step 与下一个 step (%d 个 step)", r.Steps))
 	})
 	register(func(r model.TailsUnmeasured, zh bool) string {
-		if zh {
-			return fmt.Sprintf("重尾: step %d 之前的相邻 step 变化太少 (少于 %d 个), 无法度量本次运行的噪声: 仅由稳健阈值决定", r.First, r.Need)
-		}
-		return fmt.Sprintf("heavy tails: too few step-to-step changes before step %d (fewer than %d) to measure the run's noise: the robust thresholds decide alone", r.First, r.Need)
+		return pick(zh, fmt.Sprintf("heavy tails: too few step-to-step changes before step %d (fewer than %d) to measure the run's noise: the robust thresholds decide alone", r.First, r.Need),
+			fmt.Sprintf("重尾: step %d 之前的相邻 step 变化太少 (少于 %d 个), 无法度量本次运行的噪声: 仅由稳健阈值决定", r.First, r.Need))
 	})
 	register(func(r model.TailsDropped, zh bool) string {
-		if zh {
-			return fmt.Sprintf("重尾: %d 个值超过稳健阈值, 但高出其中位数不到本次运行相邻 step 噪声的 %g 倍离散度 (step %d 之前 log(norm) 的离散度为 %.3g, 参数自身更大时取自身): 真实梯度上的普通批次噪声, 不作为候选 (最大为 %.2f 倍离散度)",
-				r.Dropped, r.Spreads, r.First, r.Spread, r.MaxZ)
-		}
-		return fmt.Sprintf("heavy tails: %d value(s) passed the robust thresholds but stay within %g spreads of the run's step-to-step noise above their median (the run's spread of log(norm) before step %d is %.3g, a parameter's own when larger): ordinary batch noise on real gradients, not candidates (the largest was %.2f spreads)",
-			r.Dropped, r.Spreads, r.First, r.Spread, r.MaxZ)
+		return pick(zh, fmt.Sprintf("heavy tails: %d value(s) passed the robust thresholds but stay within %g spreads of the run's step-to-step noise above their median (the run's spread of log(norm) before step %d is %.3g, a parameter's own when larger): ordinary batch noise on real gradients, not candidates (the largest was %.2f spreads)",
+			r.Dropped, r.Spreads, r.First, r.Spread, r.MaxZ),
+			fmt.Sprintf("重尾: %d 个值超过稳健阈值, 但高出其中位数不到本次运行相邻 step 噪声的 %g 倍离散度 (step %d 之前 log(norm) 的离散度为 %.3g, 参数自身更大时取自身): 真实梯度上的普通批次噪声, 不作为候选 (最大为 %.2f 倍离散度)",
+				r.Dropped, r.Spreads, r.First, r.Spread, r.MaxZ))
 	})
 	register(func(r model.StagesMarkersUneven, zh bool) string {
-		if zh {
-			return fmt.Sprintf("首个流水线 stage 含 embedding, 有 %d 个 rank; 末个 stage 含 final norm, 有 %d 个 rank: 无法为中间 stage 编号", r.First, r.Last)
-		}
-		return fmt.Sprintf("the first pipeline stage (embedding) has %d ranks and the last (final norm) %d: middle stages cannot be numbered", r.First, r.Last)
+		return pick(zh, fmt.Sprintf("the first pipeline stage (embedding) has %d ranks and the last (final norm) %d: middle stages cannot be numbered", r.First, r.Last),
+			fmt.Sprintf("首个流水线 stage 含 embedding, 有 %d 个 rank; 末个 stage 含 final norm, 有 %d 个 rank: 无法为中间 stage 编号", r.First, r.Last))
 	})
 	register(func(r model.StagesMiddleNotMultiple, zh bool) string {
-		if zh {
-			return fmt.Sprintf("%d 个 rank 既不持有 embedding 也不持有 final norm, 不是每个 stage 的 rank 数 %d 的倍数: 无法为中间 stage 编号", r.Middle, r.PerStage)
-		}
-		return fmt.Sprintf("%d ranks hold neither the embedding nor the final norm, not a multiple of the %d ranks per stage: middle stages cannot be numbered", r.Middle, r.PerStage)
+		return pick(zh, fmt.Sprintf("%d ranks hold neither the embedding nor the final norm, not a multiple of the %d ranks per stage: middle stages cannot be numbered", r.Middle, r.PerStage),
+			fmt.Sprintf("%d 个 rank 既不持有 embedding 也不持有 final norm, 不是每个 stage 的 rank 数 %d 的倍数: 无法为中间 stage 编号", r.Middle, r.PerStage))
 	})
 	register(func(r model.StagesNoRankOrder, zh bool) string {
-		if zh {
-			return fmt.Sprintf("持有 embedding 的 rank (%s) 与持有 final norm 的 rank (%s) 既不符合 %d 个 stage 的分块 rank 顺序, 也不符合交错顺序: 无法为中间 stage 编号",
-				rankList(r.First, zh), rankList(r.Last, zh), r.Stages)
-		}
-		return fmt.Sprintf("the ranks holding the embedding (%s) and the final norm (%s) fit neither a blocked nor a strided rank order of %d stages: middle stages cannot be numbered",
-			rankList(r.First, zh), rankList(r.Last, zh), r.Stages)
+		return pick(zh, fmt.Sprintf("the ranks holding the embedding (%s) and the final norm (%s) fit neither a blocked nor a strided rank order of %d stages: middle stages cannot be numbered",
+			rankList(r.First, zh), rankList(r.Last, zh), r.Stages),
+			fmt.Sprintf("持有 embedding 的 rank (%s) 与持有 final norm 的 rank (%s) 既不符合 %d 个 stage 的分块 rank 顺序, 也不符合交错顺序: 无法为中间 stage 编号",
+				rankList(r.First, zh), rankList(r.Last, zh), r.Stages))
 	})
 	register(func(r model.StagesLayersDiffer, zh bool) string {
-		if zh {
-			return fmt.Sprintf("流水线 stage %d 的各 rank (按 rank 顺序从 embedding / final norm 所在 rank 编号) 持有不同的 transformer 层: 未推断 stage, 所有 rank 的同名参数一起分析", r.Stage)
-		}
-		return fmt.Sprintf("ranks of pipeline stage %d (numbered from the embedding / final-norm ranks in rank order) hold different transformer layers: stages not inferred, same-named parameters of all ranks are analysed together", r.Stage)
+		return pick(zh, fmt.Sprintf("ranks of pipeline stage %d (numbered from the embedding / final-norm ranks in rank order) hold different transformer layers: stages not inferred, same-named parameters of all ranks are analysed together", r.Stage),
+			fmt.Sprintf("流水线 stage %d 的各 rank (按 rank 顺序从 embedding / final norm 所在 rank 编号) 持有不同的 transformer 层: 未推断 stage, 所有 rank 的同名参数一起分析", r.Stage))
 	})
 	register(func(r model.StagesLevelsUnseparable, zh bool) string {
-		if zh {
-			return fmt.Sprintf("每个 rank 持有相同的参数名且未监控 embedding / final norm, 但同一参数在各 rank 上的梯度水平相差可达 %.1f× (各参数的中位数): 若有流水线并行, 这些是不同 stage 的参数, 无法区分 —— 所有 rank 的同名参数一起分析; 请同时监控 embedding 与 final norm", r.Ratio)
-		}
-		return fmt.Sprintf("every rank holds the same parameter names and no embedding / final norm is monitored, but the ranks' gradient levels of one parameter differ up to %.1f× (median over parameters): with pipeline parallelism these are different stages' parameters, which could not be told apart — same-named parameters of all ranks are analysed together; monitor the embedding and the final norm too", r.Ratio)
+		return pick(zh, fmt.Sprintf("every rank holds the same parameter names and no embedding / final norm is monitored, but the ranks' gradient levels of one parameter differ up to %.1f× (median over parameters): with pipeline parallelism these are different stages' parameters, which could not be told apart — same-named parameters of all ranks are analysed together; monitor the embedding and the final norm too", r.Ratio),
+			fmt.Sprintf("每个 rank 持有相同的参数名且未监控 embedding / final norm, 但同一参数在各 rank 上的梯度水平相差可达 %.1f× (各参数的中位数): 若有流水线并行, 这些是不同 stage 的参数, 无法区分 —— 所有 rank 的同名参数一起分析; 请同时监控 embedding 与 final norm", r.Ratio))
 	})
 	register(func(r model.StagesByMarkers, zh bool) string {
 		if zh {

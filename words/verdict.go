@@ -24,12 +24,8 @@ func Verdict(v *model.Verdict, l Lang) {
 			v.Evidence[i].Text = Say(r, l)
 		}
 	}
-	if v.ActionReason != nil {
-		v.Action = Say(v.ActionReason, l)
-	}
-	if v.DecideReason != nil {
-		v.Decide = Say(v.DecideReason, l)
-	}
+	fill(&v.Action, v.ActionReason, l)
+	fill(&v.Decide, v.DecideReason, l)
 }
 
 // Evidence is a verdict's evidence item in l: from its reason, or rebuilt
@@ -86,7 +82,7 @@ func spot(s model.VerdictSpot) string {
 // loc is an action's Phase 3 place, or the root coordinate when none.
 func loc(l model.VerdictLoc, zh bool) string {
 	if l.Has {
-		if p := model.LocPhrase(l.Direction, l.Layer, l.Operator, string(lang(zh))); p != "" {
+		if p := LocPhrase(l.Direction, l.Layer, l.Operator, lang(zh)); p != "" {
 			return p
 		}
 	}
@@ -148,8 +144,8 @@ func init() {
 		if r.Layer != nil {
 			l = "L" + strconv.Itoa(*r.Layer)
 		}
-		s := pick(zh, fmt.Sprintf("Phase 3: A diverges from B %s at %s", model.DirWord(r.Direction, "en"), l),
-			fmt.Sprintf("Phase 3: A 相对 B 在%s %s 开始偏离", model.DirWord(r.Direction, "zh"), l))
+		s := pick(zh, fmt.Sprintf("Phase 3: A diverges from B %s at %s", DirWord(r.Direction, English), l),
+			fmt.Sprintf("Phase 3: A 相对 B 在%s %s 开始偏离", DirWord(r.Direction, Chinese), l))
 		if r.Operator != "" {
 			s += pick(zh, ", first operator "+r.Operator, "，首个算子 "+r.Operator)
 		}
@@ -183,22 +179,16 @@ func init() {
 	})
 
 	register(func(r model.ActionKernelOwner, zh bool) string {
-		if zh {
-			return "将 " + loc(r.Loc, zh) + "（" + spot(r.Spot) + "）交给算子/硬件负责人；在该 step 与 rank 上对两设备做 tensor 级 dump（msprobe level L1/mix, task tensor），用 msprobe compare 确认"
-		}
-		return "hand " + loc(r.Loc, zh) + " (" + spot(r.Spot) + ") to the kernel/hardware owner; confirm with a tensor dump of that step and rank on both devices (msprobe task tensor, level L1 or mix) and msprobe compare"
+		return pick(zh, "hand "+loc(r.Loc, zh)+" ("+spot(r.Spot)+") to the kernel/hardware owner; confirm with a tensor dump of that step and rank on both devices (msprobe task tensor, level L1 or mix) and msprobe compare",
+			"将 "+loc(r.Loc, zh)+"（"+spot(r.Spot)+"）交给算子/硬件负责人；在该 step 与 rank 上对两设备做 tensor 级 dump（msprobe level L1/mix, task tensor），用 msprobe compare 确认")
 	})
 	register(func(r model.ActionBadDevice, zh bool) string {
-		if zh {
-			return "同一 rank 在多个事件中为起点: 检查该 rank 所在的设备/节点（" + spot(r.Spot) + "），再将 " + loc(r.Loc, zh) + " 交给硬件负责人"
-		}
-		return "the same rank starts several events: check its device/node (" + spot(r.Spot) + ") before the kernel; then hand " + loc(r.Loc, zh) + " to the hardware owner"
+		return pick(zh, "the same rank starts several events: check its device/node ("+spot(r.Spot)+") before the kernel; then hand "+loc(r.Loc, zh)+" to the hardware owner",
+			"同一 rank 在多个事件中为起点: 检查该 rank 所在的设备/节点（"+spot(r.Spot)+"），再将 "+loc(r.Loc, zh)+" 交给硬件负责人")
 	})
 	register(func(r model.ActionInspectBatch, zh bool) string {
-		if zh {
-			return "检查或跳过该批数据（" + spot(r.Spot) + "）: 序列长度、padding、异常 token、标签"
-		}
-		return "inspect or skip the batch of " + spot(r.Spot) + ": sequence length, padding, unusual tokens, labels"
+		return pick(zh, "inspect or skip the batch of "+spot(r.Spot)+": sequence length, padding, unusual tokens, labels",
+			"检查或跳过该批数据（"+spot(r.Spot)+"）: 序列长度、padding、异常 token、标签")
 	})
 	register(func(_ model.ActionRange, zh bool) string {
 		return pick(zh, "a range problem: adjust loss scaling (or train in bf16) and clip gradients", "数值范围问题: 调整 loss scaling（或改用 bf16），并设置梯度裁剪")

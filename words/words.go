@@ -97,3 +97,18 @@ func lang(zh bool) Lang {
 	}
 	return English
 }
+
+// fill sets *text to r said in l when r is there (a result read back from
+// JSON has its texts only: they stay).
+func fill(text *string, r model.Reason, l Lang) {
+	if r != nil {
+		*text = Say(r, l)
+	}
+}
+
+// fillAll sets *texts to rs said in l when rs is there.
+func fillAll(texts *[]string, rs []model.Reason, l Lang) {
+	if rs != nil {
+		*texts = All(rs, l)
+	}
+}

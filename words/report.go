@@ -1,8 +1,10 @@
-package report
+package words
 
-// dict holds every text of the report: key → {Chinese, English}. The Chinese
-// table headers and titles are the seed's (报告输出格式) verbatim.
-var dict = map[string][2]string{
+// The reports' texts (package report): key → {Chinese, English}, each in
+// one place. The Chinese table headers and titles are the seed's
+// (报告输出格式) verbatim; the sentences that say a rule's reasons are
+// registered beside their phase (phase1.go, …), not here.
+var reportTexts = map[string][2]string{
 	"title":          {"Spike 根因定位报告", "Spike root-cause report"},
 	"summary":        {"结论摘要", "Summary"},
 	"conclusion":     {"结论:", "Conclusion:"},
@@ -258,4 +260,181 @@ var dict = map[string][2]string{
 	"missing.none":  {"无: 所有阶段的数据齐全。", "None: every phase had its data."},
 	"h.missing":     {"缺失", "Missing"},
 	"h.next":        {"下一步采集", "Collect next"},
+
+	// The words the English report uses for the method's identifiers (data
+	// kinds, triggers, step names); the Chinese report keeps the method's own
+	// terms (opt_step, ms, micro_step), which its readers know from the seed.
+	"w.optstep":  {"opt_step %d", "optimizer step %d"},
+	"w.optsteps": {"opt_step %s", "optimizer steps %s"},
+	"w.ms":       {"ms %d", "micro step %d"},
+
+	// the verdict section
+	"v.title":     {"结论（根因与下一步）", "Verdict (root cause and what to do)"},
+	"v.none":      {"无异常：无候选尖刺，也无分层偏离，因此没有根因类别。", "Nothing anomalous: no spike candidate and no layer divergence, so there is no cause to classify."},
+	"v.cause":     {"原因类别: **%s**", "Cause: **%s**"},
+	"v.where":     {"位置: %s", "Where: %s"},
+	"v.conducts":  {"该尖刺传导到 opt_step %s", "the spike conducts into optimizer step(s) %s"},
+	"v.events":    {"另有 %d 个独立事件（见表 3）", "%d other independent event(s) (Table 3)"},
+	"v.impact1":   {"step %d 的梯度尖刺", "the gradient spike at step %d"},
+	"v.decide":    {"可判定的数据: %s", "What would decide it: %s"},
+	"v.param":     {"参数不定位根因: %s", "The parameter does not locate the origin: %s"},
+	"v.parameter": {"参数", "parameter"},
+
+	// Table 3, the Phase 2 events
+	"p2.t3":          {"**表 3 — 独立尖刺事件**（按时间最早排序；每个事件 = 根因 step + 其传导到的后续 step）:", "**Table 3 — Independent spike events** (earliest first; each event is a root step plus the steps it conducts into):"},
+	"p2.noevents":    {"无尖刺事件。", "No spike events."},
+	"h.event":        {"事件", "Event"},
+	"h.rootstep":     {"根因 opt_step", "Root optimizer step"},
+	"h.coordinate":   {"根因坐标", "Root coordinate"},
+	"h.extent":       {"范围", "Extent"},
+	"h.conducts":     {"传导", "Conducts"},
+	"h.baseline":     {"标杆", "Baseline"},
+	"h.maxdev":       {"最大偏离", "Max deviation"},
+	"ext.kernel":     {"单 rank 少数参数", "few parameters of one rank"},
+	"ext.data":       {"少数 rank 的大部分参数", "most parameters of few ranks"},
+	"h.cause":        {"原因", "Cause"},
+	"ext.runwide":    {"大多数 rank（全局）", "most ranks (run-wide)"},
+	"ext.partial":    {"少数 rank 的少数参数", "few parameters of few ranks"},
+	"ext.notjudged":  {"单 step dump，未判定", "one dumped step, not judged"},
+	"ext.counts":     {"%d/%d 个 rank，%d 个参数", "%d/%d ranks, %d parameter(s)"},
+	"conducts.into":  {"传导到 opt_step %s", "into optimizer step %s"},
+	"conducts.no":    {"否", "no"},
+	"nonfinite":      {"NaN/Inf", "NaN/Inf"},
+	"root.mark":      {"← 根因", "← root cause"},
+	"p2c.events":     {"共 %d 个独立尖刺事件，根因取事件 %d（opt_step %d）；其余事件见表 3。", "%d independent spike events; the root cause is event %d (optimizer step %d); the others are listed in Table 3."},
+	"p2c.events.lat": {"更晚的事件 %s 偏离更大，但最早的异常才是根因。", "The later event(s) %s deviate more, but the earliest anomaly is the root cause."},
+	"p2c.sharedroot": {"所有事件在标杆上同样出现（双端共有）：根因取最早的事件，属数据或数值问题，非设备特异。", "Every event is on the baseline too (shared): the root is the earliest one, a data or numerics issue both devices have, not a device-specific one."},
+	"p2c.sharedskip": {"%d 个更早的事件双端共有（如 fp16 loss scale 溢出），已列出但不作根因。", "%d earlier event(s) are on the baseline too (shared, e.g. fp16 loss-scale overflows): listed, not the root cause."},
+
+	// the HTML report's plots
+	"fig.p1.curve":        {"%s 的梯度范数（rank %d 黑线，其他 rank 灰线，对数纵轴）；蓝色为尖刺前的中位数与四分位距，红圈为尖刺。", "Gradient norm of %s (rank %d in black, the other ranks faint; log scale); blue: its median and interquartile range before the spike, red circle: the spike."},
+	"fig.p1.curve.alt":    {"%s 在各 step 的梯度范数：rank %d 与其他 %d 个 rank", "Gradient norm of %s per step: rank %d against %d other ranks"},
+	"fig.p1.heat":         {"%s 的 rank × step 梯度范数热力图（颜色为对数范数，橙框为根因单元）。", "Rank × step heat map of the gradient norm of %s (colour: log norm; orange box: the root-cause cell)."},
+	"fig.p1.heat.alt":     {"%s 在 %d 个 rank 与各 step 上的梯度范数热力图", "Heat map of the gradient norm of %s over %d ranks and the steps"},
+	"fig.spikeat":         {"，尖刺在 rank %d、step %s", ", spike at rank %d, step %s"},
+	"fig.nospike":         {"（rank %d 的尖刺行不在监控数据中）", " (the spike's row of rank %d is not in the monitor data)"},
+	"fig.n":               {"图 %d — ", "Figure %d — "},
+	"fig.window":          {"（显示 step %s–%s、rank %d–%d，共 %d 个 rank）", "(showing steps %s–%s and ranks %d–%d of %d ranks)"},
+	"fig.axis.norm":       {"梯度范数（对数）", "gradient norm (log)"},
+	"fig.axis.step":       {"step（输入自身编号）", "step (the input's numbering)"},
+	"fig.axis.stepmicro":  {"step.micro（输入自身编号）", "step.micro (the input's numbering)"},
+	"fig.axis.rank":       {"rank", "rank"},
+	"fig.rank":            {"rank %d", "rank %d"},
+	"fig.otherranks":      {"其他 rank", "other ranks"},
+	"fig.median":          {"尖刺前的中位数", "median before the spike"},
+	"fig.iqr":             {"尖刺前的四分位距", "interquartile range before"},
+	"fig.spike":           {"尖刺", "spike"},
+	"fig.spike.tip":       {"尖刺：%s，范数 %s，偏离 %s", "spike: %s, norm %s, deviation %s"},
+	"fig.cell.tip":        {"rank %d，step %s：%s", "rank %d, step %s: %s"},
+	"fig.heat.low":        {"低 %s", "low %s"},
+	"fig.heat.high":       {"高 %s", "high %s"},
+	"fig.heat.missing":    {"无数据", "no data"},
+	"fig.p2.growth":       {"opt_step %d → %d 各 rank 的梯度增长（对数纵轴），虚线为阈值 %s。", "Gradient growth per rank from optimizer step %d to %d (log scale); dashed: the threshold %s."},
+	"fig.p2.growth.alt":   {"opt_step %d → %d 各 rank 的增长：%d/%d 个 rank 超过阈值 %s", "Growth per rank from optimizer step %d to %d: %d of %d ranks over the threshold %s"},
+	"fig.axis.growth":     {"增长倍数（对数）", "growth (log)"},
+	"fig.growth.tip":      {"rank %d：增长 %s", "rank %d: growth %s"},
+	"fig.growth.none":     {"rank %d：下一 step 无数据", "rank %d: no data at the next step"},
+	"fig.growth.over":     {"超过阈值", "over the threshold"},
+	"fig.growth.under":    {"未超过", "under"},
+	"fig.threshold":       {"阈值 %s", "threshold %s"},
+	"fig.p2.events":       {"独立尖刺事件：实心点为事件的根因 step，空心点为事件的后续 step，红色为根因事件。", "Independent spike events: filled dot the event's root step, open dots its later steps; red: the root-cause event."},
+	"fig.p2.events.alt":   {"%d 个尖刺事件在 opt_step %d–%d 上的分布", "%d spike events over optimizer steps %d–%d"},
+	"fig.axis.optstep":    {"opt_step", "optimizer step"},
+	"fig.event":           {"事件 %d", "event %d"},
+	"fig.event.reach":     {"事件 %d 也出现在 opt_step %d", "event %d also at optimizer step %d"},
+	"fig.event.tip":       {"事件 %d：根因 opt_step %d，%s，最大偏离 %s", "event %d: root optimizer step %d, %s, max deviation %s"},
+	"fig.event.root":      {"根因事件", "root-cause event"},
+	"fig.event.other":     {"其他事件", "other event"},
+	"fig.event.conducted": {"事件的后续 step", "later step of the event"},
+	"fig.p3.layers":       {"锚点 %s %s逐层异常度（%s，对数纵轴），蓝带为对照组噪声带。", "Anchor %s, %s: anomaly degree per layer (%s, log scale); blue band: the control group's noise band."},
+	"fig.p3.layers.alt":   {"锚点 %s %s：%s 异常度在 %d 层上的分布，与对照带比较", "Anchor %s, %s: %s anomaly degree over %d layers against the control band"},
+	"fig.axis.degree":     {"异常度（对数）", "anomaly degree (log)"},
+	"fig.axis.layer":      {"层", "layer"},
+	"fig.axis.order":      {"执行顺序", "execution order"},
+	"fig.band":            {"对照带", "control band"},
+	"fig.band.tip":        {"对照带 [%s, %s]", "control band [%s, %s]"},
+	"fig.degree":          {"%s 异常度", "%s anomaly degree"},
+	"fig.degree.tip":      {"%s：异常度 %s", "%s: anomaly degree %s"},
+	"fig.flagged":         {"%s 标记", "%s flagged"},
+	"fig.unaligned.tip":   {"%s：未对齐，无法比较", "%s: unaligned, not compared"},
+	"fig.start":           {"%s 起点", "%s start"},
+	"fig.p3.drill":        {"下钻（%s %s，%s）：按执行顺序的算子异常度；红点为起源算子，橙点为其上游链。", "Drill-down (%s %s, %s): anomaly degree of the operators in execution order; red: the origin, orange: its upstream chain."},
+	"fig.p3.drill.alt":    {"%d 个算子按执行顺序的异常度，起源 %s，上游链 %d 个算子", "Anomaly degree of %d operators in execution order, origin %s, upstream chain of %d"},
+	"fig.origin":          {"起源算子", "origin"},
+	"fig.chain":           {"上游链", "upstream chain"},
+	"fig.opflagged":       {"已标记", "flagged"},
+	"fig.opother":         {"其他算子", "other operators"},
+
+	// "Where did the global grad norm come from"
+	"gn.title": {"全局梯度范数从哪里来", "Where did the global grad norm come from"},
+	"gn.what": {"每个 rank 的范数 = 该 rank 全部 %d 个参数的 sqrt(Σ n²)，n 为 %s 中每个参数整步梯度的范数%s。请与训练日志同一步打印的全局梯度范数（grad norm）对照。",
+		"Each rank's norm is sqrt(Σ n²) over its %d parameters, n being each parameter's norm of the whole step's gradient in %s%s. Compare it with the global grad norm the training log prints at the same step."},
+	"gn.cum":       {"（累积梯度：取每个优化器步最后一个 micro step 的累积值）", " (the cumulative norm at each optimizer step's last micro step)"},
+	"gn.unreduced": {"`grad_unreduced` 是各 rank 数据并行平均之前自己的梯度；日志打印的是平均之后的范数，通常更小。", "`grad_unreduced` is each rank's own gradient before the data-parallel average; the log prints the norm after it, usually smaller."},
+	"gn.reduced":   {"`grad_reduced` 是数据并行平均之后的梯度，即优化器看到的梯度。", "`grad_reduced` is the gradient after the data-parallel average: what the optimizer sees."},
+	"gn.whole": {"未发现流水线并行（PP）分段：每个 rank 持有整个模型，其范数即模型的范数。数据无法区分张量并行（TP）分片（名字与整个参数相同时，日志的范数是各分片之和，更大）。",
+		"No pipeline stages were found: each rank holds the whole model, so its norm is the model's. The rows cannot tell tensor-parallel shards named like the whole parameter (the log's norm then sums the shards and is larger)."},
+	"gn.stages": {"%d 个流水线分段的 rank 持有不相交的参数：模型的范数 = 每个分段取一个 rank（%s）的 sqrt(Σ n²)，见「模型」列。数据无法区分张量并行分片与数据并行副本。",
+		"The ranks of the %d pipeline stages hold disjoint parameters: the model's norm is sqrt(Σ n²) over one rank of each stage (%s), the column \"model\". The rows cannot tell tensor-parallel shards from data-parallel replicas."},
+	"gn.steps.unknown": {"无法确定各行所属的优化器步（累积窗口不规则）：不给出范数。", "The optimizer step of the rows could not be told (irregular accumulation windows): no norm is shown."},
+	"gn.noroot":        {"没有根因步：表中为本次运行最后几步，不计算增量的分摊。", "There is no root step: the table shows the run's latest steps, and no increase is shared out."},
+	"gn.step":          {"步", "step"},
+	"gn.model":         {"模型", "model"},
+	"gn.rank":          {"rank %d", "rank %d"},
+	"gn.max":           {"最大（rank）", "largest (rank)"},
+	"gn.median":        {"中位数", "median"},
+	"gn.min":           {"最小（rank）", "smallest (rank)"},
+	"gn.root":          {"%d（根因步）", "%d (root)"},
+	"gn.nan.row":       {"（%d 个非有限值）", " (%d non-finite)"},
+	"gn.nonfinite": {"第 %d 步有 %d 个参数范数为 NaN/Inf（%s）：非有限的范数本身就是答案——日志在这一步的全局范数也是 NaN/Inf；不计算分摊。",
+		"At step %d, %d parameter norms are NaN or Inf (%s): a non-finite norm is the answer by itself — the log's global norm is NaN/Inf at this step; nothing is shared out."},
+	"gn.decrease": {"从参考水平（第 %s 步每个参数的中位数，Σ n² = %s）到第 %d 步（Σ n² = %s），Σ n² 没有上升：没有增量可分摊。",
+		"From the reference level (each parameter's median over steps %s, Σ n² = %s) to step %d (Σ n² = %s), Σ n² did not rise: there is no increase to share out."},
+	"gn.noref": {"第 %d 步之前没有可作参考的步：无法计算增量。", "No step before step %d to take as the reference: the increase cannot be computed."},
+	"gn.increase": {"从参考水平（第 %s 步每个参数的中位数）到第 %d 步，所有 rank 的 Σ n² 从 %s 升到 %s（合并范数 %s → %s，%s）。增量按 (rank, 参数) 的 Δn² 精确分摊，每张表的份额合计 100%%：",
+		"From the reference level (each parameter's median over steps %s) to step %d, Σ n² over every rank rose from %s to %s (their norm together %s → %s, %s). The increase splits exactly into the (rank, parameter) pairs' Δn²; each table's shares sum to 100%%:"},
+	"gn.uncompared":   {"%d 个 (rank, 参数) 只在一侧有有限值，未计入。", "%d (rank, parameter) pairs with a finite value on one side only are left out."},
+	"gn.moved.param":  {"一个参数：%s 占增量的 %s。", "One parameter moved: %s holds %s of the increase."},
+	"gn.moved.layer":  {"一层：%s 占增量的 %s。", "One layer moved: %s holds %s of the increase."},
+	"gn.onrank":       {"其中 rank %d 占 %s。", " Rank %d holds %s."},
+	"gn.moved.rank":   {"一个 rank：rank %d 占增量的 %s。", "One rank moved: rank %d holds %s of the increase."},
+	"gn.moved.spread": {"整体上升：没有哪个参数、层或 rank 占增量的一半以上（最大：参数 %s，层 %s，rank %s）。", "Everything moved: no parameter, layer or rank holds half of the increase (largest: parameter %s, layer %s, rank %s)."},
+	"gn.peak":         {"日志中的尖刺可能在第 %d 步：本窗口从根因步起 Σ n² 最大的一步。", "The log's spike is likely at step %d: the step from the root step on with the largest Σ n² in this window."},
+	"fig.gn":          {"第 %s 步各 rank 的全局梯度范数（对数坐标；虚线为根因步）", "Each rank's global grad norm at steps %s (log scale; the dashed line is the root step)"},
+	"fig.gn.alt":      {"第 %s 步各 rank 的全局梯度范数", "Global grad norm per rank at steps %s"},
+	"fig.gn.axis":     {"范数", "norm"},
+	"fig.gn.others":   {"其他 rank", "other ranks"},
+	"fig.gn.root":     {"根因步", "root step"},
+	"gn.reduced.col":  {"grad_reduced（日志）", "grad_reduced (log)"},
+	"gn.reduced.what": {"「grad_reduced（日志）」列：模型在 `grad_reduced`（数据并行平均之后的梯度）中的范数，每个流水线分段取一个 rank（rank %s；同一分段各 rank 相同）：即训练日志在梯度裁剪前打印的数值（TP 分片与整个参数同名时除外）。", "Column \"grad_reduced (log)\": the model's norm in `grad_reduced`, the gradient after the data-parallel average, over one rank of each pipeline stage (rank %s; it is alike on every rank of a stage): the number the training log prints before clipping, unless tensor-parallel shards carry the whole parameter's name."},
+	"gn.param":        {"参数", "parameter"},
+	"gn.layer":        {"层", "layer"},
+	"gn.ranks":        {"rank 数", "ranks"},
+	"gn.share":        {"份额", "share"},
+	"gn.stage":        {"PP 分段", "pipeline stage"},
+	"gn.outside":      {"层外参数", "outside the layers"},
+	"gn.others":       {"其余 %d 项", "%d others"},
+	"gn.local":        {"%s（分段 %d 本地编号）", "%s (stage %d's own number)"},
+
+	// A table cell without a value says why, in the TUI's words ("none",
+	// "no spike", "unaligned"): a "-" in a column of numbers reads as a
+	// minus sign, or as a value left out by mistake.
+	"c.nospike":     {"无尖峰", "no spike"},             // the baseline has no candidate there
+	"c.nocontrol":   {"无对照组", "no control"},          // no control group C/D
+	"c.notgiven":    {"未提供", "not given"},            // the group's dump was not given
+	"c.nocompare":   {"无可比记录", "nothing comparable"}, // no common module record
+	"c.nosuggested": {"无建议", "none suggested"},       // a missing item with no next step
+}
+
+// ReportText is the report's text key, in Chinese when zh, else in
+// English; ok is false for a key that has none.
+func ReportText(key string, zh bool) (s string, ok bool) {
+	e, ok := reportTexts[key]
+	if !ok {
+		return "", false
+	}
+	if zh {
+		return e[0], true
+	}
+	return e[1], true
 }
