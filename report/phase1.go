@@ -285,7 +285,7 @@ func passUnitInWords(note string, sh model.ShardingAnalysis, zh bool) string {
 	if sh.PassUnit == "" {
 		return note
 	}
-	for _, label := range []string{"前反向单位: ", "pass unit: "} {
+	for _, label := range []string{"前反向单位: ", "pass unit: ", "Pass unit: "} {
 		if old := label + oneLine(sh.PassUnit); strings.Contains(note, old) {
 			return strings.Replace(note, old, label+words.PassUnitWords(sh, zh), 1)
 		}

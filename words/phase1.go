@@ -182,7 +182,49 @@ func conclusion(c model.ShardingConclusion, zh bool) string {
 		fmt.Sprintf("%s。%s。前反向单位: %s。%s", pp, micro, passUnit(c.Unit, true), whole))
 }
 
+// passUnitEnglish is the pass unit in plain English (--lang en).
+func passUnitEnglish(u model.PassUnit) string {
+	if u.Kind == model.PassAccumWind {
+		return fmt.Sprintf("(optimizer_step, micro_step), accumulation window %d", u.Window)
+	}
+	return passUnit(u, false)
+}
+
+// conclusionEnglish is the run shape in plain English (--lang en).
+func conclusionEnglish(c model.ShardingConclusion) string {
+	ep := ""
+	switch c.Experts {
+	case model.ExpertsDiffer:
+		ep = " Ranks hold different MoE expert parameters (expert parallelism): an expert's parameters are compared only across the ranks that hold it."
+	case model.ExpertsSameNames:
+		ep = " The model has MoE expert parameters with the same names on every rank: under expert parallelism experts of one name may be different experts (local numbering), which the data cannot tell apart."
+	}
+	pp := fmt.Sprintf("PP=%d", c.PP)
+	var whole string
+	switch {
+	case c.PPInferred:
+		pp = fmt.Sprintf("PP=%d (inferred from the parameters each rank holds: the first stage has the embedding, the last the final norm / output layer)", c.PP)
+		whole = "Parameters of one name on different stages are different parameters, analysed apart (the stage is in pp_stage)." + ep
+	case c.Experts != model.ExpertsNone:
+		whole = "Each rank holds every layer and makes one forward/backward pass by itself." + ep
+	default:
+		whole = "Each rank holds the whole model and makes one forward/backward pass by itself."
+	}
+	var micro string
+	switch c.Micro {
+	case model.MicroAccumulated:
+		micro = fmt.Sprintf("the stored step is a micro step (gradient accumulation), window %d, %d optimizer steps", c.Window, c.OptSteps)
+	case model.MicroExplicit:
+		micro = fmt.Sprintf("micro_step=%d..%d", c.First, c.Last)
+	default:
+		micro = "no micro_step"
+	}
+	return fmt.Sprintf("%s. %s. Pass unit: %s. %s", pp, micro, passUnitEnglish(c.Unit), whole)
+}
+
 func init() {
+	registerEnglish(passUnitEnglish)
+	registerEnglish(conclusionEnglish)
 	register(func(_ model.Phase1NoMonitor, zh bool) string {
 		return pick(zh, "no monitor data", "无 monitor 数据")
 	})

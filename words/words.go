@@ -52,10 +52,26 @@ func register[R model.Reason](say func(r R, zh bool) string) {
 	entries[rule] = entry{zero: zero, say: func(r model.Reason, zh bool) string { return say(r.(R), zh) }}
 }
 
-// Say renders r in l (Default and English say English).
+// english holds the plain-English sentences of the reasons whose default
+// sentence is the reference script's mixed wording (the drop-in JSON keeps
+// it): an explicit --lang en says them in English only.
+var english = map[string]func(model.Reason) string{}
+
+// registerEnglish adds the plain-English sentence of reason type R, said
+// for English where Default keeps the drop-in wording.
+func registerEnglish[R model.Reason](say func(r R) string) {
+	var zero R
+	english[zero.Rule()] = func(r model.Reason) string { return say(r.(R)) }
+}
+
+// Say renders r in l (Default and English say English; English says the
+// plain English of a drop-in text with a mixed wording).
 func Say(r model.Reason, l Lang) string {
 	if r == nil {
 		return ""
+	}
+	if say, ok := english[r.Rule()]; ok && l == English {
+		return say(r)
 	}
 	e, ok := entries[r.Rule()]
 	if !ok {
