@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"math"
-	"sort"
 
 	"spikescope/model"
 )
@@ -95,27 +94,14 @@ func degreeBand(ratios []float64, iqrMult, floor float64, comparisons int) model
 // logBand is degreeBand with the widening factor given: √2 for the degree
 // against a control pair, 1 in degraded mode, where the degree is A/B over
 // its own median and carries exactly the noise its band was learned from.
+// The IQR of n ratios is itself an estimate (relative standard error
+// iqrLogSE/√n): its one-standard-error upper bound keeps a band learned
+// from few layers from flagging noise when the IQR came out low. The
+// median, IQR and usability are controlBand's (and so are the limits of
+// an unusable band).
 func logBand(ratios []float64, iqrMult, floor float64, comparisons int, factor float64) model.Band {
-	iqrMult *= familyFactor(iqrMult, comparisons)
-	b := controlBand(ratios, iqrMult, floor)
-	if !b.Usable {
-		return b
-	}
-	logs := make([]float64, 0, len(ratios))
-	for _, r := range ratios {
-		if model.Finite(r) && r > 0 {
-			logs = append(logs, math.Log(r))
-		}
-	}
-	sort.Float64s(logs)
-	iqr := interpQuantile(logs, 0.75) - interpQuantile(logs, 0.25)
-	// The IQR of n ratios is itself an estimate (relative standard error
-	// iqrLogSE/√n): its one-standard-error upper bound keeps a band learned
-	// from few layers from flagging noise when the IQR came out low.
-	iqr *= 1 + iqrLogSE/math.Sqrt(float64(len(logs)))
-	spread := math.Max(factor*iqrMult*iqr, math.Log1p(floor))
-	b.Lower, b.Upper = model.Float(math.Exp(-spread)), model.Float(math.Exp(spread))
-	return b
+	return learnBand(ratios, bandSpec{Scale: logScale, Spread: spreadIQR, Mult: iqrMult, Comparisons: comparisons,
+		Floor: floor, Factor: factor, SEWiden: true})
 }
 
 // Band notes (shown with a metric that is not used for flags).
@@ -132,39 +118,7 @@ var (
 // max(3·IQR/|median|, 0.03). Ratios that change sign or scatter wider than
 // their median make the metric unusable for flags (Usable = false + Note).
 func controlBand(ratios []float64, iqrMult, floor float64) model.Band {
-	vals := make([]float64, 0, len(ratios))
-	for _, r := range ratios {
-		if model.Finite(r) {
-			vals = append(vals, r)
-		}
-	}
-	b := model.Band{Samples: len(vals)}
-	if len(vals) == 0 {
-		nan := model.Float(math.NaN())
-		b.Median, b.IQR, b.Lower, b.Upper = nan, nan, nan, nan
-		b.NoteReasons = []model.Reason{noteNoControl}
-		return b
-	}
-	sort.Float64s(vals)
-	med := interpQuantile(vals, 0.5)
-	iqr := interpQuantile(vals, 0.75) - interpQuantile(vals, 0.25)
-	b.Median, b.IQR = model.Float(med), model.Float(iqr)
-	spread := floor
-	if med != 0 {
-		spread = math.Max(iqrMult*iqr/math.Abs(med), floor)
-	}
-	b.Lower, b.Upper = model.Float(1-spread), model.Float(1+spread)
-	switch {
-	case med <= 0 || vals[0] < 0:
-		// A zero ratio alone is a real finding (a vanished value), but
-		// ratios on both sides of zero mean values near zero.
-		b.NoteReasons = []model.Reason{noteSignChange}
-	case iqr > math.Abs(med):
-		b.NoteReasons = []model.Reason{noteScatter}
-	default:
-		b.Usable = true
-	}
-	return b
+	return learnBand(ratios, bandSpec{Scale: linearScale, Spread: spreadIQR, Mult: iqrMult, Floor: floor})
 }
 
 // outside reports whether an anomaly degree leaves a usable band.

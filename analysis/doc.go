@@ -24,7 +24,9 @@
 //
 // Step 1, anomaly detection by data kind:
 //   - step level, a global robust (MAD/IQR) baseline: [p1.stepLevelSpikes]
-//     with [robustJudge.prescreen] and [robustJudge.judge], on values
+//     with [robustJudge.prescreen] and [robustJudge.judge] (the robust
+//     estimator's pool with rank-picked quantiles, [robustPool.mad], the
+//     judged value left out), on values
 //     divided by their step's common level [stepLevelFactors] and the
 //     series' own scale [seriesScales];
 //   - accumulated micro steps, each micro batch's own contribution:
@@ -103,7 +105,9 @@
 // Step 3.3, layer by layer, forward and backward, Max/Min/Norm:
 // [p3.compareAnchor], [p3.anchorTable]; F!/B! against the control group's
 // own noise, median(C/D) + max(3·IQR, 0.03): [controlBand], [degreeBand],
-// [outside]; the band learns only from statistics that can vary, not from
+// [outside] (every band a parameterisation of the robust
+// estimator [learnBand], [robustPool.band]: scale, IQR or MAD, multiplier, family factor
+// [familyFactor], floor, small-sample widening); the band learns only from statistics that can vary, not from
 // those fixed by construction (by kind [p3.learnFixedKinds], by value
 // [p3.fixedStat]; all fixed: the floor [fixedFloorBand]); with few layers,
 // at least as wide as the anchor's own control ratios allow

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"math"
 	"sort"
 
 	"spikescope/model"
@@ -120,42 +119,9 @@ func (p *p3) otherOpRatios(layer, di int, skipJudged bool) map[model.Stat][]floa
 // Ratios that change sign or reach zero, or scatter wider than their
 // median, make the metric unusable, as in controlBand.
 func robustLogBand(ratios []float64, iqrMult, floor float64, comparisons int) model.Band {
-	iqrMult *= familyFactor(iqrMult, comparisons)
-	vals := make([]float64, 0, len(ratios))
-	for _, r := range ratios {
-		if model.Finite(r) {
-			vals = append(vals, r)
-		}
-	}
-	b := model.Band{Samples: len(vals), RuleReason: bandRuleDegradedOps}
-	nan := model.Float(math.NaN())
-	b.Median, b.IQR, b.Lower, b.Upper = nan, nan, nan, nan
-	if len(vals) == 0 {
-		b.NoteReasons = []model.Reason{noteNoControl}
-		return b
-	}
-	sort.Float64s(vals)
-	med := interpQuantile(vals, 0.5)
-	b.Median = model.Float(med)
-	if med <= 0 || vals[0] <= 0 {
-		b.NoteReasons = []model.Reason{noteSignChange}
-		return b
-	}
-	dev := make([]float64, len(vals))
-	for i, v := range vals {
-		dev[i] = math.Abs(math.Log(v / med))
-	}
-	sort.Float64s(dev)
-	mad := interpQuantile(dev, 0.5)
-	b.IQR = model.Float(med * (math.Exp(mad) - math.Exp(-mad)))
-	if float64(b.IQR) > med {
-		b.NoteReasons = []model.Reason{noteScatter}
-		return b
-	}
-	iqr := 2 * mad * (1 + iqrLogSE/math.Sqrt(float64(len(vals))))
-	spread := math.Max(iqrMult*iqr, math.Log1p(floor))
-	b.Lower, b.Upper = model.Float(math.Exp(-spread)), model.Float(math.Exp(spread))
-	b.Usable = true
+	b := learnBand(ratios, bandSpec{Scale: logScale, Spread: spreadMAD, Mult: iqrMult, Comparisons: comparisons,
+		Floor: floor, Factor: 1, SEWiden: true})
+	b.RuleReason = bandRuleDegradedOps
 	return b
 }
 

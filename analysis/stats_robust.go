@@ -37,17 +37,17 @@ type robustVerdict struct {
 }
 
 // robustJudge tests values against their own pool with the point being
-// judged left out of the baseline. It is built for pools where outliers are
-// rare: a cheap pre-screen (value ≥ MinEffect × a lower bound of any
-// leave-one-out median) picks the few values worth an exact test, and only
-// then is the pool sorted once. Scratch memory is reused across calls.
+// judged left out of the baseline: the robust estimator (robustPool) with
+// rank-picked quantiles on the values themselves, thresholds
+// Q3 + IQRMult·IQR and median + MADMult·MAD. It is built for pools where
+// outliers are rare: a cheap pre-screen (value ≥ MinEffect × a lower bound
+// of any leave-one-out median) picks the few values worth an exact test,
+// and only then is the pool sorted once. Scratch memory is reused across
+// calls.
 type robustJudge struct {
-	rule   robustRule
-	sorted []float64
-	devs   []float64
-	devMed float64 // the median the cached devs were computed for
-	devOK  bool
-	poolN  int // finite values in the last screened pool
+	rule  robustRule
+	pool  robustPool
+	poolN int // finite values in the last screened pool
 }
 
 // prescreen returns the indexes of vals (finite values only are considered)
@@ -79,14 +79,7 @@ func (j *robustJudge) prescreenExcept(vals []float64, skip []bool, out []int) ([
 // pool is too small to judge anything.
 func (j *robustJudge) screen(vals []float64, skip []bool, out []int) ([]int, bool) {
 	out = out[:0]
-	s := j.sorted[:0]
-	for i, v := range vals {
-		if model.Finite(v) && (skip == nil || !skip[i]) {
-			s = append(s, v)
-		}
-	}
-	j.sorted = s
-	j.devOK = false
+	s := j.pool.fill(vals, skip)
 	m := len(s)
 	j.poolN = m
 	if m-1 < minBaselineSamples {
@@ -118,35 +111,18 @@ func (j *robustJudge) judge(v float64) robustVerdict {
 // judgeIn tests v against the prescreened pool: without one copy of v when
 // inPool, against the whole pool when v was left out of it (prescreenExcept).
 func (j *robustJudge) judgeIn(v float64, inPool bool) robustVerdict {
-	s := j.sorted
-	m := len(s)
-	pos := sort.SearchFloat64s(s, v)
-	if inPool && (pos >= m || s[pos] != v) {
-		return robustVerdict{}
-	}
-	n := m - 1
-	at := func(k int) float64 { // k-th element of s without position pos
-		if k >= pos {
-			return s[k+1]
+	base := whole(j.pool.sorted)
+	if inPool {
+		base.out = sort.SearchFloat64s(base.s, v)
+		if base.out >= len(base.s) || base.s[base.out] != v {
+			return robustVerdict{}
 		}
-		return s[k]
-	}
-	if !inPool {
-		n, pos = m, m // nothing left out
 	}
 	var r robustVerdict
-	if n%2 == 1 {
-		r.Median = at(n / 2)
-	} else {
-		r.Median = (at(n/2-1) + at(n/2)) / 2
-	}
-	r.Q1, r.Q3 = at(n/4), at(3*n/4)
+	r.Median = base.median(rankPick)
+	r.Q1, r.Q3 = base.quartiles(rankPick)
 	r.IQR = r.Q3 - r.Q1
-	if inPool {
-		r.MAD = j.madWithout(r.Median, math.Abs(v-r.Median)) * madScale
-	} else {
-		r.MAD = j.madAll(r.Median) * madScale
-	}
+	r.MAD = j.pool.mad(r.Median, linearScale, rankPick, inPool, math.Abs(v-r.Median)) * madScale
 	if !(r.Median > 0) {
 		return r
 	}
@@ -171,65 +147,4 @@ func (j *robustJudge) judgeIn(v float64, inPool bool) robustVerdict {
 	}
 	r.Flagged = r.Trigger != "" && v >= j.rule.MinEffect*r.Median
 	return r
-}
-
-// madWithout is the median absolute deviation from med over the pool minus
-// one value whose deviation is own (unscaled).
-func (j *robustJudge) madWithout(med, own float64) float64 {
-	j.devsFor(med)
-	d := j.devs
-	pos := sort.SearchFloat64s(d, own)
-	if pos >= len(d) {
-		pos = len(d) - 1
-	}
-	n := len(d) - 1
-	at := func(k int) float64 {
-		if k >= pos {
-			return d[k+1]
-		}
-		return d[k]
-	}
-	if n <= 0 {
-		return 0
-	}
-	if n%2 == 1 {
-		return at(n / 2)
-	}
-	return (at(n/2-1) + at(n/2)) / 2
-}
-
-// madAll is the median absolute deviation from med over the whole pool
-// (unscaled).
-func (j *robustJudge) madAll(med float64) float64 {
-	j.devsFor(med)
-	d := j.devs
-	n := len(d)
-	switch {
-	case n == 0:
-		return 0
-	case n%2 == 1:
-		return d[n/2]
-	}
-	return (d[n/2-1] + d[n/2]) / 2
-}
-
-// devsFor fills j.devs with |x − med| over the sorted pool, ascending.
-func (j *robustJudge) devsFor(med float64) {
-	if !j.devOK || j.devMed != med {
-		// |x − med| over a sorted pool is a V: merge its two sorted arms
-		s := j.sorted
-		j.devs = j.devs[:0]
-		hi := sort.SearchFloat64s(s, med)
-		lo := hi - 1
-		for lo >= 0 || hi < len(s) {
-			if hi >= len(s) || (lo >= 0 && med-s[lo] <= s[hi]-med) {
-				j.devs = append(j.devs, med-s[lo])
-				lo--
-			} else {
-				j.devs = append(j.devs, s[hi]-med)
-				hi++
-			}
-		}
-		j.devMed, j.devOK = med, true
-	}
 }
