@@ -34,10 +34,18 @@ const SpillHeadroom = 64 << 20
 
 // holdLess makes a large load (SpillStatsMinRows) hold less memory: min,
 // max and mean go to a spill file (SpillStats) and the columns left lose
-// the slack of their growth. Rows whose columns are mapped already (loaded
-// out of core) are left as they are.
+// the slack of their growth. Rows whose columns are mapped already (min,
+// max and mean streamed out as read) are only collected after.
 func holdLess(input string, d *model.MonitorData) {
-	if d.Rows.Mapped || d.Rows.Len() == 0 || d.Rows.Len() < SpillStatsMinRows {
+	if d.Rows.Len() == 0 || d.Rows.Len() < SpillStatsMinRows {
+		return
+	}
+	if d.Rows.Mapped {
+		// min, max and mean went to the spill file as they were read
+		// (statStream): the sort's key columns (9 bytes a row) are
+		// garbage, which the collector would next reclaim only at twice
+		// the live rows, with Phase 1's scratch laid on top
+		runtime.GC()
 		return
 	}
 	spilled := SpillStats(input, d)

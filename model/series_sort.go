@@ -13,7 +13,15 @@ import (
 // the analysis indexes it in place instead of copying step, micro step and
 // norm (20 bytes a row). While it runs it holds the permutation and two
 // 4-byte scratch columns (12 bytes a row).
-func (r *Rows) SortSeries() {
+func (r *Rows) SortSeries() { r.SortSeriesWith(nil) }
+
+// SortSeriesWith is SortSeries that also lets the caller put columns it
+// holds elsewhere (a reader's min, max and mean written to a file as they
+// were read) in series order: when the rows move, also is called at the
+// end with dest (row i's position in series order) and a scratch column of
+// n free int32s, both dropped after it; when they are in series order
+// already, also is not called.
+func (r *Rows) SortSeriesWith(also func(dest, scratch []int32)) {
 	n := r.Len()
 	if n < 2 || r.inSeriesOrder() {
 		return
@@ -124,6 +132,9 @@ func (r *Rows) SortSeries() {
 	for i := range n {
 		hi := words[n+i]
 		r.Norm[i] = math.Float64frombits(uint64(uint32(i32[i])) | uint64(hi)<<32)
+	}
+	if also != nil {
+		also(dest, i32[:n])
 	}
 }
 
