@@ -23,7 +23,7 @@ import (
 // max and mean are mapped from a spill file instead of held in the heap
 // (SpillStats).
 func LoadMonitor(ctx context.Context, path string, f model.Format, p model.ProgressFunc) (*model.MonitorData, error) {
-	// a large trend.db's min, max and mean go to a spill file as read
+	// a large load's min, max and mean go to a spill file as read
 	d, err := loadMonitorStream(ctx, path, f, p, nil, &statStream{want: true, input: path})
 	if err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func loadMonitor(ctx context.Context, path string, f model.Format, p model.Progr
 		d.WarningsReasons = append(warn, d.WarningsReasons...)
 		return d, nil
 	case model.FormatCSV:
-		return loadCSV(ctx, path, p, ooc)
+		return loadCSV(ctx, path, p, ooc, st)
 	case model.FormatDump:
 		t, err := LoadDumpTree(ctx, path, p)
 		if err != nil {

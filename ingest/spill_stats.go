@@ -40,20 +40,14 @@ func holdLess(input string, d *model.MonitorData) {
 	if d.Rows.Len() == 0 || d.Rows.Len() < SpillStatsMinRows {
 		return
 	}
-	if d.Rows.Mapped {
-		// min, max and mean went to the spill file as they were read
-		// (statStream): the sort's key columns (9 bytes a row) are
-		// garbage, which the collector would next reclaim only at twice
-		// the live rows, with Phase 1's scratch laid on top
-		runtime.GC()
-		return
-	}
-	spilled := SpillStats(input, d)
+	// min, max and mean went to the spill file as they were read
+	// (statStream), or go now
+	spilled := d.Rows.Mapped || SpillStats(input, d)
 	if spilled || d.Rows.Slack() {
 		// collect first: the trimmed columns, and the analysis after the
 		// load, then take the room of what the sort and the spill left
 		// behind (the key columns, the sort's scratch, the heap
-		// min/max/mean) instead of adding to the peak. Without it the
+		// min/max/mean unless streamed) instead of adding to the peak. Without it the
 		// collector (GOGC=100) next runs only when the heap doubles the
 		// live rows of the load's last collection, and Phase 1's scratch
 		// was laid on top of that garbage (trend.db: no slack to trim).

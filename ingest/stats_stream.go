@@ -31,8 +31,9 @@ type statStream struct {
 	want  bool
 	input string
 
-	f    *os.File     // row order: column k at byte k·n·4
-	n    int          // rows
+	f      *os.File // row order: column k at byte k·stride·4
+	n      int      // rows (a CSV tree's: known once merged, setRows)
+	stride int      // rows a column has room for in the file
 	cols []model.Stat // the streamed statistics
 	// lacks is what the rows lack besides the streamed columns (they are
 	// marked lacking in the rows while streamed): what a block keeps
@@ -52,11 +53,13 @@ type statStream struct {
 // streamChunk is how many values a column is read back at a time.
 const streamChunk = 1 << 18
 
-// begin starts streaming the statistics rows does not lack, for n rows:
-// it reports false (nothing streamed) below SpillStatsMinRows rows, when
-// the spill folder lacks room for the file and the spill after it, or
-// when a file cannot be made. It marks them lacking in rows.
-func (st *statStream) begin(rows *model.Rows, n int) bool {
+// begin starts streaming the statistics rows does not lack, for n rows
+// (an estimate when stride is larger: the file's columns have room for
+// stride rows, its holes take no disk): it reports false (nothing
+// streamed) below SpillStatsMinRows rows, when the spill folder lacks
+// room for the file and the spill after it, or when a file cannot be
+// made. It marks them lacking in rows.
+func (st *statStream) begin(rows *model.Rows, n, stride int) bool {
 	if st == nil || !st.want {
 		return false
 	}
@@ -90,11 +93,18 @@ func (st *statStream) begin(rows *model.Rows, n int) bool {
 		f.Close()
 		return false
 	}
-	st.f, st.n, st.cols, st.number = f, n, cols, [model.NumStats]bool{}
+	st.f, st.n, st.stride, st.cols, st.number = f, n, max(stride, n), cols, [model.NumStats]bool{}
 	for _, s := range cols {
 		rows.Lack(s)
 	}
 	return true
+}
+
+// setRows sets the row count once known (a CSV tree's, after the merge).
+func (st *statStream) setRows(n int) {
+	if st.active() {
+		st.n = n
+	}
 }
 
 // active reports whether columns are being streamed.
@@ -113,20 +123,30 @@ func (st *statStream) put(off int, block *model.Rows) {
 	st.mu.Lock()
 	failed := st.failed
 	st.mu.Unlock()
-	if !failed && st.write(off, block) {
+	if !failed && off+k <= st.stride && st.write(off, block) {
 		return
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if !st.failed {
-		st.failed = true
-		for _, s := range st.cols {
-			st.heap[s] = make([]float32, st.n)
-		}
-	}
+	st.failed = true
 	for _, s := range st.cols {
-		copy(st.heap[s][off:off+k], block.Stats[s][:k])
+		if h := st.heap[s]; len(h) < off+k {
+			st.heap[s] = append(h, make([]float32, off+k-len(h))...)
+		}
+		copy(st.heap[s][off:off+k], statOf(block, s))
 	}
+}
+
+// statOf is block's column s, NaN when the block lacks it.
+func statOf(block *model.Rows, s model.Stat) []float32 {
+	if !block.Lacks[s] {
+		return block.Stats[s][:block.Len()]
+	}
+	v := make([]float32, block.Len())
+	for i := range v {
+		v[i] = float32(math.NaN())
+	}
+	return v
 }
 
 // write writes block's streamed columns to the file, reporting false when
@@ -134,7 +154,7 @@ func (st *statStream) put(off int, block *model.Rows) {
 func (st *statStream) write(off int, block *model.Rows) bool {
 	k := block.Len()
 	for c, s := range st.cols {
-		v := block.Stats[s][:k]
+		v := statOf(block, s)
 		if !st.hasNumber(s) {
 			for _, x := range v {
 				if x == x {
@@ -145,7 +165,7 @@ func (st *statStream) write(off int, block *model.Rows) bool {
 				}
 			}
 		}
-		if _, err := st.f.WriteAt(spill.Bytes(v), (int64(c)*int64(st.n)+int64(off))*4); err != nil {
+		if _, err := st.f.WriteAt(spill.Bytes(v), (int64(c)*int64(st.stride)+int64(off))*4); err != nil {
 			return false
 		}
 	}
@@ -180,11 +200,12 @@ func (st *statStream) back(rows *model.Rows) error {
 	defer st.close()
 	for c, s := range st.cols {
 		v := st.heap[s]
-		if v == nil {
-			v = make([]float32, st.n)
+		if len(v) < st.n {
+			v = append(v, make([]float32, st.n-len(v))...)
 		}
+		v = v[:st.n:st.n]
 		for _, w := range st.written {
-			if _, err := st.f.ReadAt(spill.Bytes(v[w.off:w.off+w.n]), (int64(c)*int64(st.n)+int64(w.off))*4); err != nil {
+			if _, err := st.f.ReadAt(spill.Bytes(v[w.off:w.off+w.n]), (int64(c)*int64(st.stride)+int64(w.off))*4); err != nil {
 				return fmt.Errorf("spill: reading min, max and mean back: %w", err)
 			}
 		}
@@ -234,7 +255,7 @@ func (st *statStream) sortRows(rows *model.Rows) error {
 	put := func(dest, scratch []int32) {
 		buf := make([]float32, min(streamChunk, st.n))
 		for k, s := range keep {
-			base := int64(keepAt[k]) * int64(st.n) * 4
+			base := int64(keepAt[k]) * int64(st.stride) * 4
 			for lo := 0; lo < st.n; lo += len(buf) {
 				b := buf[:min(len(buf), st.n-lo)]
 				if _, err = st.f.ReadAt(spill.Bytes(b), base+int64(lo)*4); err != nil && err != io.EOF {

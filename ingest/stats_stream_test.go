@@ -119,7 +119,7 @@ func TestStatStreamInSeriesOrder(t *testing.T) {
 	rows.Lack(model.StatMean)
 	block.Lack(model.StatMean)
 	st := &statStream{want: true, input: t.TempDir()}
-	if !st.begin(&rows, block.Len()) {
+	if !st.begin(&rows, block.Len(), 2*block.Len()) {
 		t.Fatal("not streamed")
 	}
 	rows.Resize(block.Len())

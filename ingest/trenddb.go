@@ -626,7 +626,7 @@ func (r *trendReader) readChunks(ctx context.Context, chunks []*trendChunk, p mo
 	sc := newTrendScanner(r)
 	sc.blockLacks = rows.Lacks
 	if r.sink == nil {
-		r.stream.begin(rows, total) // min, max and mean to a file as read
+		r.stream.begin(rows, total, total) // min, max and mean to a file as read
 		rows.Resize(total)
 	}
 	if !d.HasStat[model.StatNorm] {

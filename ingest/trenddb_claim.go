@@ -46,7 +46,7 @@ func (r *trendReader) readClaimed(ctx context.Context, chunks []*trendChunk, tot
 	sc := newTrendScanner(r)
 	sc.blockLacks = rows.Lacks
 	if r.sink == nil {
-		r.stream.begin(rows, total) // min, max and mean to a file as read
+		r.stream.begin(rows, total, total) // min, max and mean to a file as read
 		rows.Resize(total)
 	}
 	meter := newProgressMeter(p, r.path, "rows", int64(total))
