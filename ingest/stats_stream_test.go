@@ -11,7 +11,8 @@ import (
 )
 
 // TestStatStreamSameRows: min, max and mean written to a file as a
-// trend.db is read and put in series order from it give the rows, the
+// trend.db is read (a CSV tree merged) and put in series order from it
+// give the rows, the
 // statistics (bit for bit, NaN and ±Inf included) and the non-finite
 // counts that a load holding them in the heap gives — with NULL and
 // out-of-range cells, a statistic that is NULL everywhere, and duplicate
@@ -50,6 +51,10 @@ func TestStatStreamSameRows(t *testing.T) {
 		// read by the counted read (fewer ranks than ranges)
 		{"four-ranks", spillCaseDB(t, false), true},
 		{"four-ranks-lack-mean", spillCaseDB(t, true), true},
+		// CSV trees: streamed as merged
+		{"csv-v1", filepath.Join(monitorTestdata, "csv_v1"), true},
+		{"csv-v2", filepath.Join(monitorTestdata, "csv_v2"), true},
+		{"demo-csv", filepath.Join("..", "testdata", "demo", "npu", "monitor_output"), true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
