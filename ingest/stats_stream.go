@@ -31,12 +31,10 @@ type statStream struct {
 	want  bool
 	input string
 
-	f      *os.File // row order: column k at byte k·stride·4
-	n      int      // rows (a CSV tree's: known once merged, setRows)
-	stride int      // rows a column has room for in the file
-	cols []model.Stat // the streamed statistics
-	// lacks is what the rows lack besides the streamed columns (they are
-	// marked lacking in the rows while streamed): what a block keeps
+	f      *os.File     // row order: column k at byte k·stride·4
+	n      int          // rows (a CSV tree's: known once merged, setRows)
+	stride int          // rows a column has room for in the file
+	cols   []model.Stat // the streamed statistics
 	mu     sync.Mutex
 	number [model.NumStats]bool // some row has a number
 	// written is the blocks in the file; after a write fails (a full
