@@ -109,7 +109,9 @@ const minOwnChanges = 4 * minHistory
 // The changes are counted first and the scratch sized once: grown by
 // append over the whole run's changes (the run's spread) it doubled up to
 // twice their size, garbage as large as the changes on top of them (Phase
-// 1's largest allocation, 8 bytes a row and more).
+// 1's largest allocation, 8 bytes a row and more). It is for a
+// parameter's own changes; the run's spread selects in place
+// (runSpreadInPlace).
 func (t *tailScratch) spreadBefore(lo, hi int, first int32, need int) float64 {
 	n := 0
 	for _, at := range t.at[lo:hi] {
@@ -127,8 +129,34 @@ func (t *tailScratch) spreadBefore(lo, hi int, first int32, need int) float64 {
 		}
 	}
 	t.pre = pre
-	q := quickSelect(pre, len(pre)/4)
+	return lowQuartileSpread(pre)
+}
+
+// lowQuartileSpread is the noise spread of the changes d (reordered).
+func lowQuartileSpread(d []float64) float64 {
+	q := quickSelect(d, len(d)/4)
 	return q / (lowQuartileZ * math.Sqrt2)
+}
+
+// runSpreadInPlace is spreadBefore over all the run's changes, selecting
+// among them in place: the changes before first are moved to the front of
+// diffs (their order is lost: call it after every parameter's own spread)
+// instead of copied into a scratch as large as them — 8 bytes a row when
+// the first held value comes late in the run, on top of the changes and
+// their steps (12 bytes a row). The value selected is the same: the lower
+// quartile of the same changes.
+func (t *tailScratch) runSpreadInPlace(first int32, need int) float64 {
+	n := 0
+	for i, at := range t.at {
+		if at < first {
+			t.diffs[n] = t.diffs[i]
+			n++
+		}
+	}
+	if n < need {
+		return 0
+	}
+	return lowQuartileSpread(t.diffs[:n])
 }
 
 // ownSpread is a parameter's own noise spread: from its changes before
@@ -163,7 +191,13 @@ func (c *p1) noiseFloor() {
 		return
 	}
 	first := t.first()
-	run := t.spreadBefore(0, len(t.diffs), first, minHistory)
+	// every parameter's own spread first: the run's is selected in place,
+	// reordering the changes
+	own := make([]float64, len(t.pend))
+	for k, p := range t.pend {
+		own[k] = t.ownSpread(p.lo, p.hi, first)
+	}
+	run := t.runSpreadInPlace(first, minHistory)
 	c.res.Thresholds["tail_spreads"] = tailSpreads
 	c.res.Thresholds["run_noise_spread"] = run
 	if run == 0 {
@@ -175,8 +209,8 @@ func (c *p1) noiseFloor() {
 		c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.TailsUnmeasured{First: int(first), Need: minHistory})
 		return
 	}
-	for _, p := range t.pend {
-		sp := max(run, t.ownSpread(p.lo, p.hi, first))
+	for k, p := range t.pend {
+		sp := max(run, own[k])
 		if z := p.ell / sp; z < tailSpreads {
 			t.dropped++
 			t.maxZ = max(t.maxZ, z)

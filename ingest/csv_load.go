@@ -25,11 +25,13 @@ const csvGrowthSlack = 1.05
 // is skipped with a warning naming it and its problem; the load fails only
 // when no file could be read. A single file given directly fails as it is.
 func LoadCSV(ctx context.Context, path string, p model.ProgressFunc) (*model.MonitorData, error) {
-	return loadCSV(ctx, path, p, nil)
+	return loadCSV(ctx, path, p, nil, nil)
 }
 
 // loadCSV is LoadCSV, out of core when ooc is not nil.
-func loadCSV(ctx context.Context, path string, p model.ProgressFunc, ooc *OutOfCore) (*model.MonitorData, error) {
+// min, max and mean of a large tree go to st as merged (stats_stream.go)
+// when st is not nil.
+func loadCSV(ctx context.Context, path string, p model.ProgressFunc, ooc *OutOfCore, st *statStream) (*model.MonitorData, error) {
 	disc, err := findMonitorCSVs(path)
 	if err != nil {
 		return nil, err
@@ -50,6 +52,8 @@ func loadCSV(ctx context.Context, path string, p model.ProgressFunc, ooc *OutOfC
 		targets: map[targetKey]int32{}, metrics: map[string]uint8{}, runOrder: disc.runOrder}
 	if ooc != nil {
 		m.sink = newRowSink(path, *ooc, p)
+	} else {
+		m.stream = st
 	}
 	var skip *csvSkips
 	if !disc.single && len(disc.files) > 1 {
@@ -63,6 +67,14 @@ func loadCSV(ctx context.Context, path string, p model.ProgressFunc, ooc *OutOfC
 	}
 	meter.finish()
 	d := m.d
+	m.stream.setRows(d.Rows.Len())
+	if len(m.runOrder) > 0 {
+		// superseded runs' rows are dropped (dropSupersededRuns): on
+		// heap columns
+		if err := m.stream.back(&d.Rows); err != nil {
+			return nil, err
+		}
+	}
 	dropped, err := m.settleRows(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -234,7 +246,17 @@ type csvMerger struct {
 	// sink takes the rows out of core (outofcore_csv.go); nil: into d.Rows
 	sink    *rowSink
 	spilled int64 // rows handed to sink
+	// stream takes min, max and mean out of the heap as merged (nil: into
+	// d.Rows); tried says whether the first file's rows decided it
+	stream *statStream
+	tried  bool
 }
+
+// csvStreamRoom is how many times the row estimate the stream's file
+// has room for (holes cost no disk): files with fewer bytes a row than
+// the first's make more rows than estimated; beyond the room the rest
+// stays in the heap (statStream.put).
+const csvStreamRoom = 4
 
 // anyKey is one key of a non-empty set.
 func anyKey(m map[string]bool) string {
@@ -247,6 +269,13 @@ func anyKey(m map[string]bool) string {
 func (m *csvMerger) add(f csvFile, r *csvResult) error {
 	d := m.d
 	m.mergedBytes += f.size
+	if n := r.rows.Len(); m.stream != nil && !m.tried && n > 0 {
+		// the first file's bytes a row estimate the tree's rows
+		m.tried = true
+		est := float64(n) * float64(m.totalBytes) / float64(max(m.mergedBytes, 1))
+		est = min(est, 1<<31-1)
+		m.stream.begin(&d.Rows, int(est), int(min(est*csvStreamRoom, 1<<31-1)))
+	}
 	if n := r.rows.Len(); m.sink == nil && n > 0 && cap(d.Rows.Step)-d.Rows.Len() < n {
 		// size the arrays from the bytes per row so far (the first file's,
 		// then all merged files' when that estimate was low), not by
@@ -308,6 +337,16 @@ func (m *csvMerger) add(f csvFile, r *csvResult) error {
 		for range r.rows.Len() {
 			m.folderOrder = append(m.folderOrder, o)
 		}
+	}
+	if st := m.stream; st.active() {
+		off := d.Rows.Len()
+		src := r.rows // its min, max and mean go to the stream, not d.Rows
+		for _, s := range st.cols {
+			src.Stats[s], src.Lacks[s] = nil, true
+		}
+		d.Rows.AppendRows(&src, tmap, mmap)
+		st.put(off, &r.rows)
+		return nil
 	}
 	d.Rows.AppendRows(&r.rows, tmap, mmap)
 	return nil

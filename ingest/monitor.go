@@ -23,7 +23,8 @@ import (
 // max and mean are mapped from a spill file instead of held in the heap
 // (SpillStats).
 func LoadMonitor(ctx context.Context, path string, f model.Format, p model.ProgressFunc) (*model.MonitorData, error) {
-	d, err := loadMonitorWith(ctx, path, f, p, nil)
+	// a large load's min, max and mean go to a spill file as read
+	d, err := loadMonitorStream(ctx, path, f, p, nil, &statStream{want: true, input: path})
 	if err != nil {
 		return nil, err
 	}
@@ -41,6 +42,12 @@ func loadMonitorHeap(ctx context.Context, path string, f model.Format, p model.P
 
 // loadMonitorWith is loadMonitorHeap, out of core when ooc is not nil.
 func loadMonitorWith(ctx context.Context, path string, f model.Format, p model.ProgressFunc, ooc *OutOfCore) (*model.MonitorData, error) {
+	return loadMonitorStream(ctx, path, f, p, ooc, nil)
+}
+
+// loadMonitorStream is loadMonitorWith, streaming min, max and mean out of
+// the heap as they are read (stats_stream.go) when st is not nil.
+func loadMonitorStream(ctx context.Context, path string, f model.Format, p model.ProgressFunc, ooc *OutOfCore, st *statStream) (*model.MonitorData, error) {
 	if f == model.FormatAuto || f == "" {
 		var err error
 		if f, err = DetectFormat(path); err != nil {
@@ -59,8 +66,9 @@ func loadMonitorWith(ctx context.Context, path string, f model.Format, p model.P
 			inner(pr)
 		}
 	}
-	d, err := loadMonitor(ctx, path, f, p, ooc)
+	d, err := loadMonitor(ctx, path, f, p, ooc, st)
 	if err != nil {
+		st.close()
 		return nil, err
 	}
 	escapeTargetNames(d)
@@ -69,7 +77,9 @@ func loadMonitorWith(ctx context.Context, path string, f model.Format, p model.P
 			d.Rows.Lack(s) // nothing to keep: reads NaN, and the sort skips it
 		}
 	}
-	d.Rows.SortSeries()
+	if err := st.sortRows(&d.Rows); err != nil {
+		return nil, err // the spill folder's disk, not the input
+	}
 	d.WarningsReasons = append(d.WarningsReasons, statCoverageWarnings(d)...)
 	return d, nil
 }
@@ -112,7 +122,7 @@ func allNaN(r *model.Rows, s model.Stat) bool {
 }
 
 // loadMonitor reads path in the (known) format f.
-func loadMonitor(ctx context.Context, path string, f model.Format, p model.ProgressFunc, ooc *OutOfCore) (*model.MonitorData, error) {
+func loadMonitor(ctx context.Context, path string, f model.Format, p model.ProgressFunc, ooc *OutOfCore, st *statStream) (*model.MonitorData, error) {
 	switch f {
 	case model.FormatTrendDB:
 		file, warn := path, []model.Reason(nil)
@@ -121,14 +131,14 @@ func loadMonitor(ctx context.Context, path string, f model.Format, p model.Progr
 				return nil, err
 			}
 		}
-		d, err := loadTrendDB(ctx, file, p, ooc)
+		d, err := loadTrendDB(ctx, file, p, ooc, st)
 		if err != nil {
 			return nil, err
 		}
 		d.WarningsReasons = append(warn, d.WarningsReasons...)
 		return d, nil
 	case model.FormatCSV:
-		return loadCSV(ctx, path, p, ooc)
+		return loadCSV(ctx, path, p, ooc, st)
 	case model.FormatDump:
 		t, err := LoadDumpTree(ctx, path, p)
 		if err != nil {

@@ -22,7 +22,7 @@ func TestLoadMonitorSeriesOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		f, _ := DetectFormat(p)
-		raw, err := loadMonitor(ctx, p, f, nil, nil)
+		raw, err := loadMonitor(ctx, p, f, nil, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,9 @@ import "context"
 func (r *trendReader) settleRows(ctx context.Context, unique bool) error {
 	if r.sink == nil {
 		if !unique {
+			if err := r.stream.back(&r.d.Rows); err != nil { // rows are dropped: on heap columns
+				return err
+			}
 			dropDuplicateRows(r.d)
 		}
 		return nil

@@ -34,18 +34,20 @@ const SpillHeadroom = 64 << 20
 
 // holdLess makes a large load (SpillStatsMinRows) hold less memory: min,
 // max and mean go to a spill file (SpillStats) and the columns left lose
-// the slack of their growth. Rows whose columns are mapped already (loaded
-// out of core) are left as they are.
+// the slack of their growth. Rows whose columns are mapped already (min,
+// max and mean streamed out as read) are only collected after.
 func holdLess(input string, d *model.MonitorData) {
-	if d.Rows.Mapped || d.Rows.Len() == 0 || d.Rows.Len() < SpillStatsMinRows {
+	if d.Rows.Len() == 0 || d.Rows.Len() < SpillStatsMinRows {
 		return
 	}
-	spilled := SpillStats(input, d)
+	// min, max and mean went to the spill file as they were read
+	// (statStream), or go now
+	spilled := d.Rows.Mapped || SpillStats(input, d)
 	if spilled || d.Rows.Slack() {
 		// collect first: the trimmed columns, and the analysis after the
 		// load, then take the room of what the sort and the spill left
 		// behind (the key columns, the sort's scratch, the heap
-		// min/max/mean) instead of adding to the peak. Without it the
+		// min/max/mean unless streamed) instead of adding to the peak. Without it the
 		// collector (GOGC=100) next runs only when the heap doubles the
 		// live rows of the load's last collection, and Phase 1's scratch
 		// was laid on top of that garbage (trend.db: no slack to trim).
@@ -53,6 +55,12 @@ func holdLess(input string, d *model.MonitorData) {
 	}
 	if d.Rows.Slack() {
 		d.Rows.Trim()
+		// and again: the untrimmed columns (16 bytes a row and their
+		// slack) are garbage now, and the collector would next run only
+		// at twice the live rows, so Phase 1's scratch (12 bytes a row)
+		// was laid on top of them (CSV: a heap of 40 bytes a row in Phase
+		// 1, as high as the load's own peak)
+		runtime.GC()
 	}
 }
 

@@ -61,11 +61,11 @@ var dumpMetricNames = map[string]bool{"forward": true, "backward": true, "recomp
 // InputError. Missing tables or key columns, and key or statistic columns
 // declared as text, are InputErrors.
 func LoadTrendDB(ctx context.Context, path string, p model.ProgressFunc) (*model.MonitorData, error) {
-	return loadTrendDB(ctx, path, p, nil)
+	return loadTrendDB(ctx, path, p, nil, nil)
 }
 
 // loadTrendDB is LoadTrendDB, out of core when ooc is not nil.
-func loadTrendDB(ctx context.Context, path string, p model.ProgressFunc, ooc *OutOfCore) (*model.MonitorData, error) {
+func loadTrendDB(ctx context.Context, path string, p model.ProgressFunc, ooc *OutOfCore, st *statStream) (*model.MonitorData, error) {
 	plan, err := planSQLiteRead(path)
 	if err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func loadTrendDB(ctx context.Context, path string, p model.ProgressFunc, ooc *Ou
 			return nil, sqliteProblem(path, err)
 		}
 		rctx, stop := snap.yieldToWriter(ctx)
-		d, rows, err = readTrendSnap(rctx, path, snap, workers, p, ooc)
+		d, rows, err = readTrendSnap(rctx, path, snap, workers, p, ooc, st)
 		yielded := stop()
 		snap.close() // the read transactions end: a waiting writer goes on
 		if err == nil || !yielded || ctx.Err() != nil {
@@ -96,6 +96,7 @@ func loadTrendDB(ctx context.Context, path string, p model.ProgressFunc, ooc *Ou
 		}
 	}
 	if err != nil {
+		st.close()
 		return nil, err
 	}
 	d.ReadMode = plan.mode
@@ -110,7 +111,7 @@ func loadTrendDB(ctx context.Context, path string, p model.ProgressFunc, ooc *Ou
 
 // readTrendSnap reads the database at snap's state; rows is the data
 // rows it held (before any was left out).
-func readTrendSnap(ctx context.Context, path string, snap *trendSnap, workers int, p model.ProgressFunc, ooc *OutOfCore) (*model.MonitorData, int, error) {
+func readTrendSnap(ctx context.Context, path string, snap *trendSnap, workers int, p model.ProgressFunc, ooc *OutOfCore, st *statStream) (*model.MonitorData, int, error) {
 	tables, err := listTablesRaw(snap.holder)
 	if err != nil {
 		return nil, 0, sqliteProblem(path, err)
@@ -123,7 +124,7 @@ func readTrendSnap(ctx context.Context, path string, snap *trendSnap, workers in
 			genA = append(genA, t)
 		}
 	}
-	r := &trendReader{path: path, snap: snap, q: snap.holder, workers: workers, d: &model.MonitorData{Path: path, Format: model.FormatTrendDB}}
+	r := &trendReader{path: path, snap: snap, q: snap.holder, workers: workers, d: &model.MonitorData{Path: path, Format: model.FormatTrendDB}, stream: st}
 	if ooc != nil {
 		r.sink = newRowSink(path, *ooc, p)
 	}
@@ -172,6 +173,9 @@ type trendReader struct {
 	microMode bool            // targets carry micro steps (see LoadTrendDB)
 
 	sink *rowSink // rows go out of core (outofcore_trenddb.go); nil: into d.Rows
+	// stream takes min, max and mean out of the heap as they are read
+	// (stats_stream.go); nil: they stay in d.Rows
+	stream *statStream
 }
 
 // requireTables names the required tables that are missing.
@@ -619,7 +623,10 @@ func (r *trendReader) readChunks(ctx context.Context, chunks []*trendChunk, p mo
 			rows.Lack(s) // not stored: reads as NaN
 		}
 	}
+	sc := newTrendScanner(r)
+	sc.blockLacks = rows.Lacks
 	if r.sink == nil {
+		r.stream.begin(rows, total, total) // min, max and mean to a file as read
 		rows.Resize(total)
 	}
 	if !d.HasStat[model.StatNorm] {
@@ -629,7 +636,6 @@ func (r *trendReader) readChunks(ctx context.Context, chunks []*trendChunk, p mo
 	}
 	meter := newProgressMeter(p, r.path, "rows", int64(total))
 	meter.add(0) // a first report (0 of total) before the scan starts
-	sc := newTrendScanner(r)
 	err := parallelEach(ctx, len(chunks), r.workers, func(i int) error {
 		return sc.readChunk(ctx, chunks[i], meter)
 	})
@@ -637,6 +643,12 @@ func (r *trendReader) readChunks(ctx context.Context, chunks []*trendChunk, p mo
 		return err
 	}
 	meter.finish()
+	if sc.badRows > 0 || sc.badCellRows > 0 {
+		// rows are dropped (compactRows): on heap columns
+		if err := r.stream.back(rows); err != nil {
+			return err
+		}
+	}
 	sc.finish()
 	if sc.badRows > 0 && r.rowCount() == 0 {
 		return inputErr(r.path, sc.firstBadErr, "no trend_data row could be read: in every row a key column (rank, step, target_id, metric_id) is not a usable integer; the first: %s", problemOf(sc.firstBadErr))

@@ -43,12 +43,14 @@ func (r *trendReader) readClaimed(ctx context.Context, chunks []*trendChunk, tot
 			rows.Lack(s)
 		}
 	}
+	sc := newTrendScanner(r)
+	sc.blockLacks = rows.Lacks
 	if r.sink == nil {
+		r.stream.begin(rows, total, total) // min, max and mean to a file as read
 		rows.Resize(total)
 	}
 	meter := newProgressMeter(p, r.path, "rows", int64(total))
 	meter.add(0)
-	sc := newTrendScanner(r)
 	var cursor atomic.Int64
 	err := parallelEach(ctx, len(chunks), r.workers, func(i int) error {
 		return sc.readClaimedChunk(ctx, chunks[i], &cursor, total, meter)
@@ -57,6 +59,7 @@ func (r *trendReader) readClaimed(ctx context.Context, chunks []*trendChunk, tot
 		err = errNotClean // rows outside the integer ranges (keys stored as text)
 	}
 	if errors.Is(err, errNotClean) {
+		r.stream.close()
 		d.Rows = model.Rows{}
 		if r.sink != nil {
 			r.sink.reset()
@@ -65,9 +68,16 @@ func (r *trendReader) readClaimed(ctx context.Context, chunks []*trendChunk, tot
 		return false, nil
 	}
 	if err != nil {
+		r.stream.close()
 		return false, err
 	}
 	meter.finish()
+	if sc.badRows > 0 || sc.badCellRows > 0 {
+		// rows are dropped (compactRows): on heap columns
+		if err := r.stream.back(rows); err != nil {
+			return false, err
+		}
+	}
 	sc.finish()
 	return true, nil
 }
@@ -81,7 +91,7 @@ func (s *trendScanner) readClaimedChunk(ctx context.Context, c *trendChunk, curs
 func (s *trendScanner) scanClaimed(ctx context.Context, st *rawStmt, c *trendChunk, cursor *atomic.Int64, total int, meter *progressMeter) error {
 	rows := &s.r.d.Rows
 	var block model.Rows
-	block.Lacks = rows.Lacks
+	block.Lacks = s.blockLacks
 	block.Grow(claimBlock)
 	flush := func() error {
 		k := block.Len()
@@ -98,6 +108,9 @@ func (s *trendScanner) scanClaimed(ctx context.Context, st *rawStmt, c *trendChu
 			}
 		} else {
 			rows.Place(int(off), &block)
+			if st := s.r.stream; st.active() {
+				st.put(int(off), &block)
+			}
 		}
 		block.Truncate(0)
 		meter.add(int64(k))

@@ -39,6 +39,10 @@ type trendScanner struct {
 	badRows       int64                      // rows skipped for a broken key (see badKey)
 	firstBad      int                        // the earliest of them, as a row index
 	firstBadErr   error
+
+	// blockLacks is what a claimed block stores (the rows' lacks before
+	// min, max and mean were streamed: a block keeps them for the stream)
+	blockLacks [model.NumStats]bool
 }
 
 // badRowTarget marks a row skipped for a broken key until compactRows
@@ -167,13 +171,15 @@ func (s *trendScanner) withChunkStmt(c *trendChunk, fn func(*rawStmt) error) err
 
 // scanRows converts the rows of one chunk into d.Rows[c.off : c.off+c.count].
 func (s *trendScanner) scanRows(ctx context.Context, rs *rawStmt, c *trendChunk, meter *progressMeter) error {
-	rows := &s.r.d.Rows
+	rows, dst := &s.r.d.Rows, &s.r.d.Rows
 	// out of core, the rows go to the sink in blocks: row i is at i-base
-	// of the block
+	// of the block; with min, max and mean streamed (statStream), blocks
+	// are placed in d.Rows and their min, max and mean go to the stream
 	base, size := 0, math.MaxInt
 	var block model.Rows
-	if s.r.sink != nil {
-		block.Lacks = rows.Lacks
+	stream := s.r.stream
+	if s.r.sink != nil || stream.active() {
+		block.Lacks = s.blockLacks
 		block.Resize(claimBlock)
 		if !s.r.d.HasStat[model.StatNorm] { // as readChunks fills d.Rows
 			for i := range block.Norm {
@@ -183,11 +189,16 @@ func (s *trendScanner) scanRows(ctx context.Context, rs *rawStmt, c *trendChunk,
 		rows, base, size = &block, c.off, claimBlock
 	}
 	flush := func(upto int) error {
-		if s.r.sink == nil || upto == base {
+		if rows == dst || upto == base {
 			return nil
 		}
 		v := block
 		v.Truncate(upto - base)
+		if s.r.sink == nil {
+			dst.Place(base, &v)
+			stream.put(base, &v)
+			return nil
+		}
 		return s.r.sink.add(int64(base), &v, nil, nil, -1)
 	}
 	nKey := 4

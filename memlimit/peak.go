@@ -13,18 +13,19 @@ const (
 	// 6.2–6.5 MB at 2M and 16M rows, "min/max/mean off the heap" in
 	// docs/benchmarks.md), rounded up.
 	BaseBytes = 24 << 20
-	// TrendDBPeakBytesPerRow: trend.db detect above the base, 48.9–51 B/row
-	// at 2M and 42.5–43.6 at 16M rows ("The series table" and "Memory
-	// budget" in docs/benchmarks.md): the reader's preallocated rows plus
-	// the series sort's scratch. The rows hold less afterwards: 16 B/row
-	// once min, max and mean are spilled (ingest.SpillStatsMinRows).
-	TrendDBPeakBytesPerRow = 49
-	// CSVPeakBytesPerRow: v1 CSV tree detect above the base, 48.4–48.5 B/row
-	// at 2M and 45.4 at 16M rows ("The CSV reader's merge" in
-	// docs/benchmarks.md; 44 with min/max/mean spilled): the merged rows
-	// plus the series sort's scratch, once the reader reuses its per-file
-	// rows (82–85 B/row before).
-	CSVPeakBytesPerRow = 49
+	// TrendDBPeakBytesPerRow: trend.db detect above the base, 36.5–37.7
+	// B/row at 4M and 34.4 at 16M rows ("Peak memory: min, max and mean
+	// streamed", 2026-12-02, in docs/benchmarks.md), rounded up: Phase 1's
+	// heap — the rows' 16 B/row, its noise-floor changes (12 B/row) and
+	// the collector's room — now that the reader writes min, max and mean
+	// to the spill file as it reads (ingest.statStream) and the load holds
+	// 25 B/row. Below ingest.SpillStatsMinRows rows they stay in the heap
+	// (≈ 45 B/row; at most 8 MB more, inside BaseBytes' margin).
+	TrendDBPeakBytesPerRow = 40
+	// CSVPeakBytesPerRow: v1 CSV tree detect above the base, 37.7–37.9
+	// B/row at 4M rows (the same section), rounded up: as trend.db, the
+	// merge streaming min, max and mean out (45–49 B/row before).
+	CSVPeakBytesPerRow = 40
 )
 
 // Near is the share of the budget above which a run that fits is still

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // SortSeries puts the rows in series order — by metric, then target, then
@@ -12,7 +13,15 @@ import (
 // the analysis indexes it in place instead of copying step, micro step and
 // norm (20 bytes a row). While it runs it holds the permutation and two
 // 4-byte scratch columns (12 bytes a row).
-func (r *Rows) SortSeries() {
+func (r *Rows) SortSeries() { r.SortSeriesWith(nil) }
+
+// SortSeriesWith is SortSeries that also lets the caller put columns it
+// holds elsewhere (a reader's min, max and mean written to a file as they
+// were read) in series order: when the rows move, also is called at the
+// end with dest (row i's position in series order) and a scratch column of
+// n free int32s, both dropped after it; when they are in series order
+// already, also is not called.
+func (r *Rows) SortSeriesWith(also func(dest, scratch []int32)) {
 	n := r.Len()
 	if n < 2 || r.inSeriesOrder() {
 		return
@@ -84,9 +93,9 @@ func (r *Rows) SortSeries() {
 	// The scratch is reused and nothing becomes garbage: an int32 column
 	// swaps with the scratch; a float column is scattered as bits and
 	// copied back into its own array in order (the norm in two 32-bit
-	// halves, which needs a second scratch: following the permutation's
-	// cycles in place instead is ten times slower, one cache miss after
-	// another).
+	// halves, the second in the norm's own array: following the
+	// permutation's cycles in place instead is ten times slower, one cache
+	// miss after another).
 	r.Step, i32 = scatter(r.Step, i32, dest), r.Step
 	if !constantInt(r.Micro) {
 		r.Micro, i32 = scatter(r.Micro, i32, dest), r.Micro
@@ -101,13 +110,31 @@ func (r *Rows) SortSeries() {
 			}
 		}
 	}
-	hiBits := make([]int32, n)
+	// The norm, 8 bytes, needs two 4-byte scratch columns: i32 takes its
+	// low halves in series order; the norm's own array, seen as 2n 4-byte
+	// words, holds its high halves — first packed into words 0..n-1 in
+	// row order (word i is written after row i is read, and lies in a
+	// row ≤ i), then scattered into words n..2n-1 in series order — and
+	// then takes the norm back (row i overwrites words 2i and 2i+1, whose
+	// high halves, n+j with j ≤ i, are read already). No column is
+	// allocated: a fresh one was 4 bytes a row on top of every column at
+	// the load's peak.
 	for i, d := range dest {
-		b := math.Float64bits(r.Norm[i])
-		i32[d], hiBits[d] = int32(uint32(b)), int32(uint32(b>>32))
+		i32[d] = int32(uint32(math.Float64bits(r.Norm[i])))
 	}
-	for i := range r.Norm {
-		r.Norm[i] = math.Float64frombits(uint64(uint32(i32[i])) | uint64(uint32(hiBits[i]))<<32)
+	words := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(r.Norm))), 2*n)
+	for i := range n {
+		words[i] = uint32(math.Float64bits(r.Norm[i]) >> 32)
+	}
+	for i, d := range dest {
+		words[n+int(d)] = words[i]
+	}
+	for i := range n {
+		hi := words[n+i]
+		r.Norm[i] = math.Float64frombits(uint64(uint32(i32[i])) | uint64(hi)<<32)
+	}
+	if also != nil {
+		also(dest, i32[:n])
 	}
 }
 

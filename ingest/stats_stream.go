@@ -1,0 +1,344 @@
+package ingest
+
+// Min, max and mean of a large trend.db load never enter the heap: the
+// reader writes each block's three columns to a file in the spill folder
+// as it places the block (row order), and the series sort then reads them
+// back a piece at a time, puts them in series order in the sort's scratch
+// column and writes them to the spill file the analysis maps (the same
+// place SpillStats would have moved them to after the load). The load's
+// peak loses their 12 bytes a row (all rows' min, max and mean were held
+// until the spill, on top of the sort); what they cost instead is disk
+// twice their size for the time of the load, and a pass over them.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sync"
+	"unsafe"
+
+	"spikescope/model"
+	"spikescope/spill"
+)
+
+// statStream holds the streamed columns of one load; a nil *statStream
+// streams nothing. want is set by the caller that allows streaming
+// (LoadMonitor: never the followed or out-of-core loads); the reader
+// starts it (begin) once it knows the row count.
+type statStream struct {
+	want  bool
+	input string
+
+	f      *os.File     // row order: column k at byte k·stride·4
+	n      int          // rows (a CSV tree's: known once merged, setRows)
+	stride int          // rows a column has room for in the file
+	cols   []model.Stat // the streamed statistics
+	mu     sync.Mutex
+	number [model.NumStats]bool // some row has a number
+	// written is the blocks in the file; after a write fails (a full
+	// disk, a file size limit) the blocks go to heap instead, where back
+	// puts the written ones too: the load goes on in memory, as
+	// SpillStats keeps the columns when it cannot write them
+	written []span
+	heap    [model.NumStats][]float32
+	failed  bool
+	// mapped is the rows whose streamed columns sortRows mapped (tests)
+	mapped int
+}
+
+// streamChunk is how many values a column is read back at a time.
+const streamChunk = 1 << 18
+
+// begin starts streaming the statistics rows does not lack, for n rows
+// (an estimate when stride is larger: the file's columns have room for
+// stride rows, its holes take no disk): it reports false (nothing
+// streamed) below SpillStatsMinRows rows, when the spill folder lacks
+// room for the file and the spill after it, or when a file cannot be
+// made. It marks them lacking in rows.
+func (st *statStream) begin(rows *model.Rows, n, stride int) bool {
+	if st == nil || !st.want {
+		return false
+	}
+	st.close()
+	if n < SpillStatsMinRows || n == 0 {
+		return false
+	}
+	var cols []model.Stat
+	for s := model.StatMin; s < model.NumStats; s++ {
+		if !rows.Lacks[s] {
+			cols = append(cols, s)
+		}
+	}
+	if len(cols) == 0 {
+		return false
+	}
+	dir := SpillDirFor(st.input)
+	if dir == "" {
+		return false
+	}
+	page := int64(os.Getpagesize())
+	need := 2 * int64(len(cols)) * (int64(n)*4 + page) // this file and the spill's
+	if free, ok := spillFree(dir); !ok || free < need+SpillHeadroom {
+		return false
+	}
+	f, err := os.CreateTemp(dir, "spikescope-*.rows")
+	if err != nil {
+		return false
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return false
+	}
+	st.f, st.n, st.stride, st.cols, st.number = f, n, max(stride, n), cols, [model.NumStats]bool{}
+	for _, s := range cols {
+		rows.Lack(s)
+	}
+	return true
+}
+
+// setRows sets the row count once known (a CSV tree's, after the merge).
+func (st *statStream) setRows(n int) {
+	if st.active() {
+		st.n = n
+	}
+}
+
+// active reports whether columns are being streamed.
+func (st *statStream) active() bool { return st != nil && st.f != nil }
+
+// span is rows off..off+n-1.
+type span struct{ off, n int }
+
+// put writes the streamed columns of block, rows off.. of the load; it
+// is called from several readers at once (disjoint rows).
+func (st *statStream) put(off int, block *model.Rows) {
+	if !st.active() {
+		return
+	}
+	k := block.Len()
+	st.mu.Lock()
+	failed := st.failed
+	st.mu.Unlock()
+	if !failed && off+k <= st.stride && st.write(off, block) {
+		return
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.failed = true
+	for _, s := range st.cols {
+		if h := st.heap[s]; len(h) < off+k {
+			st.heap[s] = append(h, make([]float32, off+k-len(h))...)
+		}
+		copy(st.heap[s][off:off+k], statOf(block, s))
+	}
+}
+
+// statOf is block's column s, NaN when the block lacks it.
+func statOf(block *model.Rows, s model.Stat) []float32 {
+	if !block.Lacks[s] {
+		return block.Stats[s][:block.Len()]
+	}
+	v := make([]float32, block.Len())
+	for i := range v {
+		v[i] = float32(math.NaN())
+	}
+	return v
+}
+
+// write writes block's streamed columns to the file, reporting false when
+// a write fails.
+func (st *statStream) write(off int, block *model.Rows) bool {
+	k := block.Len()
+	for c, s := range st.cols {
+		v := statOf(block, s)
+		if !st.hasNumber(s) {
+			for _, x := range v {
+				if x == x {
+					st.mu.Lock()
+					st.number[s] = true
+					st.mu.Unlock()
+					break
+				}
+			}
+		}
+		if _, err := st.f.WriteAt(spill.Bytes(v), (int64(c)*int64(st.stride)+int64(off))*4); err != nil {
+			return false
+		}
+	}
+	st.mu.Lock()
+	st.written = append(st.written, span{off, k})
+	st.mu.Unlock()
+	return true
+}
+
+func (st *statStream) hasNumber(s model.Stat) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.number[s]
+}
+
+// close drops the file (nothing streamed any more).
+func (st *statStream) close() {
+	if st == nil || st.f == nil {
+		return
+	}
+	st.f.Close()
+	st.f, st.cols, st.written, st.heap, st.failed = nil, nil, nil, [model.NumStats][]float32{}, false
+}
+
+// back puts the streamed columns into rows' heap again (a step that moves
+// or drops rows — duplicates, broken rows — works on heap columns) and
+// ends the stream.
+func (st *statStream) back(rows *model.Rows) error {
+	if !st.active() {
+		return nil
+	}
+	defer st.close()
+	for c, s := range st.cols {
+		v := st.heap[s]
+		if len(v) < st.n {
+			v = append(v, make([]float32, st.n-len(v))...)
+		}
+		v = v[:st.n:st.n]
+		for _, w := range st.written {
+			if _, err := st.f.ReadAt(spill.Bytes(v[w.off:w.off+w.n]), (int64(c)*int64(st.stride)+int64(w.off))*4); err != nil {
+				return fmt.Errorf("spill: reading min, max and mean back: %w", err)
+			}
+		}
+		rows.Stats[s], rows.Lacks[s] = v, false
+	}
+	return nil
+}
+
+// sortRows is rows.SortSeries with the streamed columns put in series
+// order too and mapped from a spill file (SpillStats' place), their
+// non-finite values counted on the way (model.Rows.Counted). Columns
+// without a number in any row stay lacking, as the load's check leaves
+// them. When the spill file cannot be made the columns come back into the
+// heap first (the results are the same); an error while they are written
+// fails the load, as any read error does.
+func (st *statStream) sortRows(rows *model.Rows) error {
+	if !st.active() {
+		rows.SortSeries()
+		return nil
+	}
+	defer st.close()
+	if rows.Len() != st.n {
+		return errors.New("the rows changed while min, max and mean were streamed")
+	}
+	out, err := spill.Create(SpillDirFor(st.input))
+	if err != nil || st.failed {
+		if out != nil {
+			out.Close()
+		}
+		if err := st.back(rows); err != nil {
+			return err
+		}
+		rows.SortSeries()
+		return nil
+	}
+	defer out.Close()
+	var keep []model.Stat
+	var keepAt []int // their index in the row-order file
+	for c, s := range st.cols {
+		if st.number[s] {
+			keep, keepAt = append(keep, s), append(keepAt, c)
+		}
+	}
+	var refs []spill.Ref
+	var kept [][]float32 // columns kept in the heap (keep[len(refs):])
+	counts := make([][model.NumStats]model.NonFinite, 0)
+	put := func(dest, scratch []int32) {
+		buf := make([]float32, min(streamChunk, st.n))
+		for k, s := range keep {
+			base := int64(keepAt[k]) * int64(st.stride) * 4
+			for lo := 0; lo < st.n; lo += len(buf) {
+				b := buf[:min(len(buf), st.n-lo)]
+				if _, err = st.f.ReadAt(spill.Bytes(b), base+int64(lo)*4); err != nil && err != io.EOF {
+					err = fmt.Errorf("spill: reading min, max and mean back: %w", err)
+					return
+				}
+				err = nil
+				if dest == nil {
+					for j, v := range b {
+						scratch[lo+j] = int32(math.Float32bits(v))
+					}
+					continue
+				}
+				for j, v := range b {
+					scratch[dest[lo+j]] = int32(math.Float32bits(v))
+				}
+			}
+			col := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(scratch))), len(scratch))
+			for run := range rows.Runs() {
+				for int(run.Metric) >= len(counts) {
+					counts = append(counts, [model.NumStats]model.NonFinite{})
+				}
+				counts[run.Metric][s].AddAll32(col[run.Lo:run.Hi])
+			}
+			ref, werr := spill.Ref{}, error(nil)
+			if len(kept) == 0 {
+				ref, werr = out.Float32s(col)
+			}
+			if werr != nil || len(kept) > 0 {
+				// the spill file cannot be written: this column and the
+				// next stay in the heap (the results are the same)
+				kept = append(kept, append([]float32(nil), col...))
+				continue
+			}
+			refs = append(refs, ref)
+		}
+	}
+	called := false
+	rows.SortSeriesWith(func(dest, scratch []int32) {
+		called = true
+		put(dest, scratch)
+	})
+	if !called { // in series order already: the file's order is theirs
+		put(nil, make([]int32, st.n))
+	}
+	if err != nil {
+		return err
+	}
+	if len(keep) == 0 { // every streamed column NaN: they stay lacking
+		return nil
+	}
+	m, err := out.Map()
+	if err != nil {
+		return err
+	}
+	c := &model.StatCounts{Rows: st.n, ByMetric: counts}
+	for run := range rows.Runs() { // lacking columns count NaN, as CountStats does
+		for int(run.Metric) >= len(c.ByMetric) {
+			c.ByMetric = append(c.ByMetric, [model.NumStats]model.NonFinite{})
+		}
+		for s := model.StatMin; s < model.NumStats; s++ {
+			if !contains(keep, s) {
+				c.ByMetric[run.Metric][s].NaN += run.Hi - run.Lo
+			}
+		}
+	}
+	for k, s := range keep {
+		if k >= len(refs) {
+			rows.Stats[s], rows.Lacks[s] = kept[k-len(refs)], false
+			continue
+		}
+		rows.Stats[s], rows.Lacks[s] = m.Float32s(refs[k]), false
+		m.Release(refs[k])
+	}
+	rows.Mapped = true
+	rows.Counted = c
+	st.mapped = st.n
+	return nil
+}
+
+func contains(ss []model.Stat, s model.Stat) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,150 @@
+package ingest
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"spikescope/model"
+)
+
+// TestStatStreamSameRows: min, max and mean written to a file as a
+// trend.db is read (a CSV tree merged) and put in series order from it
+// give the rows, the
+// statistics (bit for bit, NaN and ±Inf included) and the non-finite
+// counts that a load holding them in the heap gives — with NULL and
+// out-of-range cells, a statistic that is NULL everywhere, and duplicate
+// rows (dropped on heap columns: the stream comes back first).
+func TestStatStreamSameRows(t *testing.T) {
+	defer func(v int) { SpillStatsMinRows = v }(SpillStatsMinRows)
+	SpillStatsMinRows = 0
+	wide := func(lackMean bool) string { // 8 ranks: read by claimed rank ranges
+		path := filepath.Join(t.TempDir(), "wide.trend.db")
+		WriteTrendDB(t, path, BenchShape{Ranks: 8, Targets: 30, Metrics: 2, Steps: 40})
+		execSQL(t, path,
+			`UPDATE trend_data SET min = NULL WHERE (step*7 + target_id) % 11 = 0`,
+			`UPDATE trend_data SET max = 1e39 WHERE (step + target_id) % 13 = 0`,
+			`UPDATE trend_data SET mean = -1000000001 WHERE (rank + step + target_id) % 17 = 0`,
+			`UPDATE trend_data SET max = NULL WHERE metric_id = 2`)
+		if lackMean {
+			execSQL(t, path, `UPDATE trend_data SET mean = NULL`)
+		}
+		return path
+	}
+	dups := wide(false)
+	execSQL(t, dups,
+		`CREATE TABLE t2 AS SELECT * FROM trend_data`,
+		`DROP TABLE trend_data`,
+		`CREATE TABLE trend_data (rank INTEGER NOT NULL, step INTEGER NOT NULL, target_id INTEGER NOT NULL, metric_id INTEGER NOT NULL, norm REAL, min REAL, max REAL, mean REAL)`,
+		`INSERT INTO trend_data SELECT * FROM t2`,
+		`INSERT INTO trend_data SELECT rank, step, target_id, metric_id, norm * 2, min, max, mean + 1 FROM t2 WHERE step = 3`,
+		`DROP TABLE t2`)
+	cases := []struct {
+		name, path string
+		streamed   bool // its columns end mapped from the stream
+	}{
+		{"nan-inf", wide(false), true},
+		{"lack-mean", wide(true), true},
+		{"duplicates", dups, false},
+		// read by the counted read (fewer ranks than ranges)
+		{"four-ranks", spillCaseDB(t, false), true},
+		{"four-ranks-lack-mean", spillCaseDB(t, true), true},
+		// CSV trees: streamed as merged
+		{"csv-v1", filepath.Join(monitorTestdata, "csv_v1"), true},
+		{"csv-v2", filepath.Join(monitorTestdata, "csv_v2"), true},
+		{"demo-csv", filepath.Join("..", "testdata", "demo", "npu", "monitor_output"), true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			want, err := loadMonitorHeap(context.Background(), c.path, model.FormatAuto, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := &statStream{want: true, input: c.path}
+			got, err := loadMonitorStream(context.Background(), c.path, model.FormatAuto, nil, nil, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if streamed := st.mapped == got.Rows.Len(); streamed != c.streamed || got.Rows.Mapped != c.streamed {
+				t.Fatalf("streamed and mapped: %v, %v; want %v", streamed, got.Rows.Mapped, c.streamed)
+			}
+			if st.active() {
+				t.Fatal("the stream's file is still open after the load")
+			}
+			g, w := &got.Rows, &want.Rows
+			if g.Len() != w.Len() || g.Len() == 0 {
+				t.Fatalf("%d rows, want %d", g.Len(), w.Len())
+			}
+			if g.Lacks != w.Lacks {
+				t.Fatalf("lacks %v, want %v", g.Lacks, w.Lacks)
+			}
+			for i := range w.Len() {
+				if g.RankOf(i) != w.RankOf(i) || g.TargetOf(i) != w.TargetOf(i) || g.MetricOf(i) != w.MetricOf(i) || g.Step[i] != w.Step[i] {
+					t.Fatalf("row %d: key differs", i)
+				}
+				for s := model.Stat(0); s < model.NumStats; s++ {
+					if a, b := g.Value(s, i), w.Value(s, i); math.Float64bits(a) != math.Float64bits(b) {
+						t.Fatalf("row %d %s: %v, want %v", i, model.StatNames[s], a, b)
+					}
+				}
+			}
+			if !reflect.DeepEqual(g.NonFiniteStats(), w.CountStats()) {
+				t.Fatalf("non-finite counts %+v, want %+v", g.NonFiniteStats(), w.CountStats())
+			}
+			// (which duplicate is named first follows the order in which the
+			// claimed rank ranges finished: only the warnings' kinds compare)
+			if len(got.WarningsReasons) != len(want.WarningsReasons) {
+				t.Fatalf("warnings %v, want %v", got.WarningsReasons, want.WarningsReasons)
+			}
+			for k := range want.WarningsReasons {
+				if reflect.TypeOf(got.WarningsReasons[k]) != reflect.TypeOf(want.WarningsReasons[k]) {
+					t.Fatalf("warnings %v, want %v", got.WarningsReasons, want.WarningsReasons)
+				}
+			}
+		})
+	}
+}
+
+// TestStatStreamInSeriesOrder: rows in series order already are not
+// sorted; their streamed columns are mapped in the order written.
+func TestStatStreamInSeriesOrder(t *testing.T) {
+	defer func(v int) { SpillStatsMinRows = v }(SpillStatsMinRows)
+	SpillStatsMinRows = 0
+	var block model.Rows
+	for i := range 1000 {
+		v := float64(i)
+		if i%7 == 0 {
+			v = math.Inf(1)
+		}
+		block.Append(int32(i/500), int32(i), model.NoMicro, 0, 0, [model.NumStats]float64{1, v, -v, math.NaN()})
+	}
+	rows := model.Rows{}
+	rows.Lack(model.StatMean)
+	block.Lack(model.StatMean)
+	st := &statStream{want: true, input: t.TempDir()}
+	if !st.begin(&rows, block.Len(), 2*block.Len()) {
+		t.Fatal("not streamed")
+	}
+	rows.Resize(block.Len())
+	rows.Place(0, &block)
+	st.put(0, &block)
+	if err := st.sortRows(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if !rows.Mapped || st.mapped != block.Len() {
+		t.Fatalf("mapped %v (%d rows)", rows.Mapped, st.mapped)
+	}
+	for i := range block.Len() {
+		for s := model.StatMin; s < model.NumStats; s++ {
+			if a, b := rows.Value(s, i), block.Value(s, i); math.Float64bits(a) != math.Float64bits(b) {
+				t.Fatalf("row %d %s: %v, want %v", i, model.StatNames[s], a, b)
+			}
+		}
+	}
+	want := block.CountStats()
+	if got := rows.NonFiniteStats(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("non-finite counts %+v, want %+v", got, want)
+	}
+}
