@@ -34,6 +34,27 @@ func TestSweep3_Matrix(t *testing.T) {
 	t.Logf("%d/%d cases pass", len(cases)-fails, len(cases))
 }
 
+// Noise only, no control group (A/B only, or C standing in for B): the
+// robust bands flag nothing over seeds, layer counts, noise levels, device
+// bias, bf16 extremes and micro-batches. (Heavy-tailed Max/Min jumps flag
+// layers without a control group, before and after the robust bands: only
+// a control pair shows that such jumps are the devices' normal noise.)
+func TestSweep3_DegradedNull(t *testing.T) {
+	t.Parallel()
+	bad := 0
+	cases := synth.TraceDegradedNull()
+	for _, c := range cases {
+		if why := c.Check(phase3); why != "" {
+			bad++
+			t.Logf("%s: %s", c.Name, why)
+		}
+	}
+	// The 4-layer runs learn their bands from a dozen ratios: allow one.
+	if bad > 1 {
+		t.Errorf("%d/%d noise-only degraded runs flagged", bad, len(cases))
+	}
+}
+
 // Noise alone (1% per tensor, Max/Min 2%) never flags a layer, over many
 // seeds, layer counts and micro-batch counts: the degree's band is √2 × the
 // control's spread and keeps the seed's false-flag rate for the whole pass.

@@ -213,3 +213,21 @@ func TraceConstCases(base TraceQuad) []TraceCase {
 	}
 	return cs
 }
+
+// TraceDegradedNull are noise-only runs without a control group (A/B
+// only): layer counts, noise levels, device bias, bf16 extremes and
+// micro-batches. Nothing may be flagged, except that the 4-layer runs learn
+// their bands from a dozen ratios: one flagged run in the lot is allowed.
+func TraceDegradedNull() []TraceCase {
+	var cs []TraceCase
+	for _, layers := range []int{4, 12, 24, 48} {
+		for _, noise := range []float64{0.001, 0.01, 0.03} {
+			for seed := uint64(1); seed <= 4; seed++ {
+				q := TraceQuad{Layers: layers, Noise: noise, Bias: []float64{0.8, 1, 1.25}[seed%3], Seed: 300 + seed, NoCD: true,
+					BF16: seed%2 == 0, Calls: 1 + int(seed%2)}
+				cs = append(cs, TraceCase{Name: fmt.Sprintf("%d layers noise %.3f seed %d", layers, noise, seed), Quad: q})
+			}
+		}
+	}
+	return cs
+}
