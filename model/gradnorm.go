@@ -1,6 +1,11 @@
 package model
 
-import "strconv"
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+)
 
 // GradNorm is the global gradient norm around the root step, computed from
 // the monitor rows, and the share of its increase by parameter, layer and
@@ -70,17 +75,33 @@ func (g *GradNorm) RootShare() *GradNormShare {
 	return nil
 }
 
-// Peak is the position of PeakStep in Steps, -1 without one.
-func (g *GradNorm) Peak() int {
-	if g == nil || g.PeakStep == nil {
-		return -1
-	}
-	for i, s := range g.Steps {
-		if s == *g.PeakStep {
-			return i
+// MostParams is the most parameters any rank holds at any shown step: what
+// "a rank's norm is over up to N parameters" says.
+func (g *GradNorm) MostParams() int {
+	n := 0
+	for _, row := range g.Params {
+		for _, c := range row {
+			n = max(n, c)
 		}
 	}
-	return -1
+	return n
+}
+
+// Peak is the position of PeakStep in Steps, -1 without one.
+func (g *GradNorm) Peak() int {
+	if g == nil {
+		return -1
+	}
+	return g.stepIndex(g.PeakStep)
+}
+
+// stepIndex is the position of step s in Steps, -1 when s is nil or not
+// shown.
+func (g *GradNorm) stepIndex(s *int) int {
+	if s == nil {
+		return -1
+	}
+	return slices.Index(g.Steps, *s)
 }
 
 // ShareOutcome says whether the increase could be shared out.
@@ -193,18 +214,8 @@ func (s *GradNormShare) Moved() (GradNormMoved, *GradNormPart) {
 	return MovedSpread, nil
 }
 
-// RootIndex is the position of the root step in Steps, -1 without one.
-func (g *GradNorm) RootIndex() int {
-	if g == nil || g.Root == nil {
-		return -1
-	}
-	for i, s := range g.Steps {
-		if s == *g.Root {
-			return i
-		}
-	}
-	return -1
-}
+// RootIndex is the position of Root in Steps, -1 without a root step.
+func (g *GradNorm) RootIndex() int { return g.stepIndex(g.Root) }
 
 // ShareText is a share of the increase as a percentage with one decimal
 // ("15.8%"; NaN/Inf by name): the screen and the report say it alike.
@@ -226,4 +237,40 @@ func StepList(s []int) string {
 		return strconv.Itoa(s[0]) + "–" + strconv.Itoa(s[n-1])
 	}
 	return JoinInts(s, ", ")
+}
+
+// RankValue is one rank's norm at a step.
+type RankValue struct {
+	Rank int
+	Norm float64
+}
+
+// RankSpread is the highest, median and lowest rank norm at Steps[i] over
+// the ranks with a row there; ok is false when none has. A NaN norm ranks
+// with +Inf (it is the worst a rank can show) and is returned as NaN, so
+// that both faces show the rank that broke as it is; the median counts it
+// as +Inf.
+func (g *GradNorm) RankSpread(i int) (hi, lo RankValue, med float64, ok bool) {
+	var vs []RankValue
+	for j, r := range g.Ranks {
+		if g.Params[i][j] > 0 {
+			vs = append(vs, RankValue{r, float64(g.Norm[i][j])})
+		}
+	}
+	if len(vs) == 0 {
+		return hi, lo, 0, false
+	}
+	key := func(x RankValue) float64 {
+		if math.IsNaN(x.Norm) {
+			return math.Inf(1)
+		}
+		return x.Norm
+	}
+	slices.SortStableFunc(vs, func(a, b RankValue) int { return cmp.Compare(key(a), key(b)) })
+	n := len(vs)
+	med = key(vs[n/2])
+	if n%2 == 0 {
+		med = (key(vs[n/2-1]) + key(vs[n/2])) / 2
+	}
+	return vs[n-1], vs[0], med, true
 }

@@ -1,9 +1,7 @@
 package report
 
 import (
-	"cmp"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -94,13 +92,13 @@ func (r *renderer) gradNorm() {
 	r.line(r.gradNormWhat(g))
 	r.table(r.gradNormTable(g))
 	r.gradNormFigure(g)
-	ri := g.RootIndex()
-	if ri < 0 {
+	root := g.RootShare()
+	if root == nil {
 		r.line(r.t("gn.noroot"))
 		return
 	}
-	r.gradNormStep(g, &g.Shares[ri])
-	if pk := g.Peak(); pk >= 0 && pk != ri {
+	r.gradNormStep(g, root)
+	if pk := g.Peak(); pk >= 0 && pk != g.RootIndex() {
 		r.line(r.tf("gn.peak", g.Steps[pk]))
 		r.gradNormStep(g, &g.Shares[pk])
 	}
@@ -136,12 +134,7 @@ func (r *renderer) gradNormStep(g *model.GradNorm, sh *model.GradNormShare) {
 
 // gradNormWhat says what the numbers are and what they cannot know.
 func (r *renderer) gradNormWhat(g *model.GradNorm) string {
-	params := 0
-	for i := range g.Params {
-		for _, n := range g.Params[i] {
-			params = max(params, n)
-		}
-	}
+	params := g.MostParams()
 	cum := ""
 	if p1 := r.in.P1; p1 != nil && p1.DataKind == "micro_step" && p1.Sharding.AccumulationWindow != 1 {
 		cum = r.t("gn.cum")
@@ -218,32 +211,12 @@ func (r *renderer) gradNormTable(g *model.GradNorm) *table {
 // rankSpread is the largest (with its rank), median and smallest norm of
 // the ranks with rows at step i; a non-finite norm counts as the largest.
 func rankSpread(g *model.GradNorm, i int) (hi, med, lo string) {
-	type rv struct {
-		rank int
-		v    float64
-	}
-	var vs []rv
-	for j, rk := range g.Ranks {
-		if g.Params[i][j] > 0 {
-			vs = append(vs, rv{rk, float64(g.Norm[i][j])})
-		}
-	}
-	if len(vs) == 0 {
+	h, l, m, ok := g.RankSpread(i)
+	if !ok {
 		return "—", "—", "—"
 	}
-	key := func(x rv) float64 { // NaN sorts last, with +Inf
-		if math.IsNaN(x.v) {
-			return math.Inf(1)
-		}
-		return x.v
-	}
-	slices.SortStableFunc(vs, func(a, b rv) int { return cmp.Compare(key(a), key(b)) })
-	n := len(vs)
-	m := key(vs[n/2])
-	if n%2 == 0 {
-		m = (key(vs[n/2-1]) + key(vs[n/2])) / 2
-	}
-	return num(vs[n-1].v) + " (" + strconv.Itoa(vs[n-1].rank) + ")", num(m), num(vs[0].v) + " (" + strconv.Itoa(vs[0].rank) + ")"
+	at := func(x model.RankValue) string { return num(x.Norm) + " (" + strconv.Itoa(x.Rank) + ")" }
+	return at(h), num(m), at(l)
 }
 
 // gradNormLayer names a layer part: "L3", stage-local "L1 (stage 1's own

@@ -1,7 +1,7 @@
 package report
 
 import (
-	"math"
+	"slices"
 	"strconv"
 
 	"spikescope/model"
@@ -40,11 +40,10 @@ func (r *renderer) gradNormSVG(g *model.GradNorm) string {
 	if at < 0 {
 		at = max(0, g.RootIndex())
 	}
+	// (among the ranks with a row there; none highlighted when none has)
 	hl := -1
-	for j := range g.Ranks {
-		if v := float64(g.Norm[at][j]); hl < 0 || v > float64(g.Norm[at][hl]) || math.IsNaN(v) || math.IsInf(v, 0) {
-			hl = j
-		}
+	if top, _, _, ok := g.RankSpread(at); ok {
+		hl = slices.Index(g.Ranks, top.Rank)
 	}
 	ch := r.newChart(gradNormPlotH, r.tf("fig.gn.alt", model.StepList(g.Steps)))
 	fr := ch.fr
@@ -82,11 +81,12 @@ func (r *renderer) gradNormSVG(g *model.GradNorm) string {
 	if g.Model != nil {
 		line(func(i int) (float64, bool) { return float64(g.Model[i]), true }, svg.Style{Stroke: svg.Black, Width: 2})
 	}
-	line(func(i int) (float64, bool) { return float64(g.Norm[i][hl]), g.Params[i][hl] > 0 }, svg.Style{Stroke: svg.Vermilion, Width: 2.5})
-	es := []legendEntry{
-		{svg.Style{Stroke: svg.Vermilion, Width: 2.5}, "line", r.tf("gn.rank", g.Ranks[hl])},
-		{svg.Style{Stroke: svg.Grey, Width: 1.2}, "line", r.t("fig.gn.others")},
+	var es []legendEntry
+	if hl >= 0 {
+		line(func(i int) (float64, bool) { return float64(g.Norm[i][hl]), g.Params[i][hl] > 0 }, svg.Style{Stroke: svg.Vermilion, Width: 2.5})
+		es = append(es, legendEntry{svg.Style{Stroke: svg.Vermilion, Width: 2.5}, "line", r.tf("gn.rank", g.Ranks[hl])})
 	}
+	es = append(es, legendEntry{svg.Style{Stroke: svg.Grey, Width: 1.2}, "line", r.t("fig.gn.others")})
 	if g.Model != nil {
 		es = append(es, legendEntry{svg.Style{Stroke: svg.Black, Width: 2}, "line", r.t("gn.model")})
 	}

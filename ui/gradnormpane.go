@@ -1,9 +1,7 @@
 package ui
 
 import (
-	"cmp"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -230,31 +228,12 @@ func (p *gradNormPane) table(g *model.GradNorm, w int) []string {
 
 // spread is the largest (rank), median and smallest (rank) norm of step i.
 func spread(g *model.GradNorm, i int) (hi, med, lo string) {
-	type rv struct {
-		rank int
-		v    float64
-	}
-	var vs []rv
-	for j, r := range g.Ranks {
-		if g.Params[i][j] > 0 {
-			v := float64(g.Norm[i][j])
-			if math.IsNaN(v) {
-				v = math.Inf(1)
-			}
-			vs = append(vs, rv{r, v})
-		}
-	}
-	if len(vs) == 0 {
+	h, l, m, ok := g.RankSpread(i)
+	if !ok {
 		return "—", "—", "—"
 	}
-	slices.SortStableFunc(vs, func(a, b rv) int { return cmp.Compare(a.v, b.v) })
-	n := len(vs)
-	m := vs[n/2].v
-	if n%2 == 0 {
-		m = (vs[n/2-1].v + vs[n/2].v) / 2
-	}
-	at := func(x rv) string { return fmtNum(x.v) + " r" + strconv.Itoa(x.rank) }
-	return at(vs[n-1]), fmtNum(m), at(vs[0])
+	at := func(x model.RankValue) string { return fmtNum(x.Norm) + " r" + strconv.Itoa(x.Rank) }
+	return at(h), fmtNum(m), at(l)
 }
 
 // share is the selected step against the reference level and, when it
@@ -270,7 +249,7 @@ func (p *gradNormPane) share(g *model.GradNorm, w int) []string {
 	case model.ShareNoRoot:
 		return wrap("No root step: these are the run's latest steps, and no increase is shared out.", w)
 	case model.ShareReference:
-		return wrap(step+" is before the root step: part of the reference level (each parameter's median over steps "+model.StepList(g.Shares[g.RootIndex()].Reference)+"). Select the root step or a later one (↓) to see what rose.", w)
+		return wrap(step+" is before the root step: part of the reference level (each parameter's median over steps "+model.StepList(g.RootShare().Reference)+"). Select the root step or a later one (↓) to see what rose.", w)
 	case model.ShareNoReference:
 		return wrap(step+": no step before the root step in the data, so there is no reference level to compare with.", w)
 	case model.ShareNonFinite:
@@ -362,21 +341,21 @@ func layerWord(pt *model.GradNormPart) string {
 		return "outside layers"
 	case pt.GlobalLayer:
 		return "L" + strconv.Itoa(pt.Layer)
-	case pt.Stage >= 0:
-		return "pp" + strconv.Itoa(pt.Stage) + " L" + strconv.Itoa(pt.Layer)
 	}
-	return "L" + strconv.Itoa(pt.Layer)
+	l := "L" + strconv.Itoa(pt.Layer)
+	if pt.VPP > 0 {
+		l = "vpp" + strconv.Itoa(pt.VPP) + ":" + l
+	}
+	if pt.Stage >= 0 {
+		return "pp" + strconv.Itoa(pt.Stage) + " " + l
+	}
+	return l
 }
 
 // what says what the shown number is, so that the user can match it to the
 // log line, and what it cannot know.
 func (p *gradNormPane) what(g *model.GradNorm) []string {
-	params := 0
-	for i := range g.Params {
-		for _, n := range g.Params[i] {
-			params = max(params, n)
-		}
-	}
+	params := g.MostParams()
 	s := "Each rank's norm is sqrt(Σ n²) over its parameters (up to " + strconv.Itoa(params) + "), n being each parameter's norm of the whole step's gradient"
 	if p1 := p.data.P1; p1 != nil && p1.DataKind == "micro_step" && p1.Sharding.AccumulationWindow != 1 {
 		s += " (the cumulative norm at the step's last micro step)"

@@ -38,7 +38,11 @@ func (m *Model) keyHelp() screenKeys {
 		return screenKeys{short: p.ShortHelp(), full: append(p.FullHelp(), []key.Binding{k.Suspend})}
 	}
 	full := append([][]key.Binding{{k.Phase1, k.Phase2, k.Phase3, k.Back, k.Help, k.Quit, k.Suspend}}, p.FullHelp()...)
-	root := []key.Binding{k.Verdict, k.Pin, k.Unpin, k.Note, k.Report, k.Follow}
+	var root []key.Binding
+	if m.screen != screenVerdict { // v on the verdict screen does nothing new
+		root = append(root, k.Verdict)
+	}
+	root = append(root, k.Pin, k.Unpin, k.Note, k.Report, k.Follow)
 	if m.plans() {
 		root = append(root, k.Plan)
 	}

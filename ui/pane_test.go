@@ -95,6 +95,8 @@ func TestHelpListsHandledKeys(t *testing.T) {
 		{"drill", func(t *testing.T) *Model { return at(t, "3", "enter") }},
 		{"chain", func(t *testing.T) *Model { return at(t, "3", "enter", "enter") }},
 		{"chooser", func(t *testing.T) *Model { return at(t, "3", "c") }},
+		{"verdict", func(t *testing.T) *Model { return at(t, "v") }},
+		{"gradnorm", func(t *testing.T) *Model { return at(t, "t") }},
 	}
 	for _, sc := range screens {
 		t.Run(sc.name, func(t *testing.T) {
