@@ -18,6 +18,7 @@ import (
 // the drill-down ended with "no op of this layer leaves the band". Now the
 // start is fl and the operator its linear_fc1.
 func TestPhase3_DegradedWideFault(t *testing.T) {
+	t.Parallel()
 	kfc1 := tFind(tFwd, "mlp.linear_fc1", "ColumnParallelLinear")
 	kadd := tFind(tFwd, "", "Tensor.__add__")
 	for _, layers := range []int{12, 24} {

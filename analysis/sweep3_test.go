@@ -29,6 +29,7 @@ func s3Check(c s3Case) string { return c.Check(s3Phase3) }
 // TestSweep3_ConstStats runs synth.TraceConstCases on their own (they are
 // part of the matrix too).
 func TestSweep3_ConstStats(t *testing.T) {
+	t.Parallel()
 	cases := synth.TraceConstCases(synth.TraceQuad{Layers: 24, Noise: 0.005, Bias: 1, Seed: 1})
 	fails := synth.RunTraceCases(t, cases, s3Phase3)
 	t.Logf("%d/%d cases pass", len(cases)-fails, len(cases))
@@ -99,6 +100,7 @@ func TestSweep3_LayerOutputFault(t *testing.T) {
 // (measured 3/40 at two layers, 0/40 at four; before, every run), never in
 // more than one of 20 seeds here; a fault in the last layer is found.
 func TestSweep3_TwoLayers(t *testing.T) {
+	t.Parallel()
 	for _, layers := range []int{2, 4} {
 		bad := 0
 		for seed := uint64(1); seed <= 20; seed++ {
@@ -156,6 +158,7 @@ func TestSweep3_ControlSameStage(t *testing.T) {
 // that did not recompute stay right, and the fault in micro-batch 1 of 3 is
 // found at its layer and operator.
 func TestSweep3_RecomputeUnflagged(t *testing.T) {
+	t.Parallel()
 	q := synth.TraceQuad{Layers: 12, Calls: 3, Noise: 0.005, Bias: 1, Seed: 9, Recompute: true, RecNoFlag: true,
 		Fault: synth.TraceFault{On: true, Layer: 6, Role: "fc1", F: 1.4, Call: 1}}
 	if why := s3Check(s3Case{Quad: q, MustFind: true}); why != "" {
@@ -187,6 +190,7 @@ func TestSweep3_RecomputeUnflagged(t *testing.T) {
 // A 1.05× fault with 0.1% device noise: the band is the seed's 3% floor
 // and the fault is found at its layer and operator, at any site.
 func TestSweep3_Amp105(t *testing.T) {
+	t.Parallel()
 	for i, role := range []string{"ln1", "attn", "fc1", "swi", "hout"} {
 		q := synth.TraceQuad{Layers: 24, Noise: 0.001, Bias: 1, Seed: uint64(200 + i), Fault: synth.TraceFwdFault(3+4*i, role, 1.05)}
 		if why := s3Check(s3Case{Quad: q, MustFind: true}); why != "" {
