@@ -3,7 +3,6 @@ package analysis
 import (
 	"fmt"
 	"math"
-	"sync/atomic"
 	"testing"
 
 	"spikescope/model"
@@ -102,35 +101,26 @@ func s3NonFiniteCases() []s3nfCase {
 func TestSweep3_NonFinite(t *testing.T) {
 	t.Parallel()
 	cs := s3NonFiniteCases()
-	var fails atomic.Int32
-	t.Run("cases", func(t *testing.T) {
-		for _, c := range cs {
-			t.Run(c.name, func(t *testing.T) {
-				t.Parallel()
-				a, b, cc, d := c.q.Build()
-				want := synth.TracePlantedKey(a, c.q)
-				if want == "" {
-					t.Fatalf("%s: no planted record", c.name)
-				}
-				s3PoisonInputs(a)
-				if c.pre {
-					for _, x := range []*model.Dump{a, b, cc, d} {
-						if x != nil {
-							tPreOrder(x, false)
-						}
-					}
-				}
-				r := phase3T(Phase3Input{A: a, B: b, C: cc, D: d}, DefaultPhase3Options())
-				f := nfFault{dir: model.Forward, layer: c.q.Fault.Layer}
-				if c.q.Fault.Bwd {
-					f.dir = model.Backward
-				}
-				if msg := nfCheck(r, f, want); msg != "" {
-					fails.Add(1)
-					t.Errorf("%-60s %s", c.name, msg)
-				}
-			})
+	fails := synth.RunCases(t, cs, func(c s3nfCase) string { return c.name }, func(t *testing.T, c s3nfCase) string {
+		a, b, cc, d := c.q.Build()
+		want := synth.TracePlantedKey(a, c.q)
+		if want == "" {
+			t.Fatalf("%s: no planted record", c.name)
 		}
+		s3PoisonInputs(a)
+		if c.pre {
+			for _, x := range []*model.Dump{a, b, cc, d} {
+				if x != nil {
+					tPreOrder(x, false)
+				}
+			}
+		}
+		r := phase3T(Phase3Input{A: a, B: b, C: cc, D: d}, DefaultPhase3Options())
+		f := nfFault{dir: model.Forward, layer: c.q.Fault.Layer}
+		if c.q.Fault.Bwd {
+			f.dir = model.Backward
+		}
+		return nfCheck(r, f, want)
 	})
-	t.Logf("%d/%d non-finite cases pass", len(cs)-int(fails.Load()), len(cs))
+	t.Logf("%d/%d non-finite cases pass", len(cs)-fails, len(cs))
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sync/atomic"
 	"testing"
 
 	"spikescope/model"
@@ -38,19 +37,8 @@ func (c EventCase) Check(t *testing.T, phases EventPhasesFunc) string {
 // RunEventCases checks every case in a parallel subtest and returns how
 // many failed.
 func RunEventCases(t *testing.T, cases []EventCase, phases EventPhasesFunc) int {
-	var fails atomic.Int32
-	t.Run("cases", func(t *testing.T) {
-		for _, c := range cases {
-			t.Run(c.Name, func(t *testing.T) {
-				t.Parallel()
-				if why := c.Check(t, phases); why != "" {
-					fails.Add(1)
-					t.Errorf("%s: %s", c.Name, why)
-				}
-			})
-		}
-	})
-	return int(fails.Load())
+	return RunCases(t, cases, func(c EventCase) string { return c.Name },
+		func(t *testing.T, c EventCase) string { return c.Check(t, phases) })
 }
 
 // EventsTwoSpikesCases are the two-spike runs: ranks, window, kernel-spike

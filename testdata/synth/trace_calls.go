@@ -3,7 +3,6 @@ package synth
 import (
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"spikescope/model"
@@ -96,19 +95,8 @@ func (v TraceCallCase) Check(trace CallTraceFunc) string {
 // RunTraceCallCases checks every case in a parallel subtest and returns
 // how many failed.
 func RunTraceCallCases(t *testing.T, cases []TraceCallCase, trace CallTraceFunc) int {
-	var fails atomic.Int32
-	t.Run("cases", func(t *testing.T) {
-		for _, c := range cases {
-			t.Run(c.Name, func(t *testing.T) {
-				t.Parallel()
-				if why := c.Check(trace); why != "" {
-					fails.Add(1)
-					t.Errorf("%s: %s", c.Name, why)
-				}
-			})
-		}
-	})
-	return int(fails.Load())
+	return RunCases(t, cases, func(c TraceCallCase) string { return c.Name },
+		func(_ *testing.T, c TraceCallCase) string { return c.Check(trace) })
 }
 
 // DrillSummary is a drill-down in one line for failure messages.
