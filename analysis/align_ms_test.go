@@ -40,6 +40,7 @@ var msLayerMapping = &model.LayerMapping{Path: "mapping.yaml", Rules: map[string
 // their reason. Without any map (an empty mapping file) no record inside
 // the layers aligns and nothing is found: the old behaviour.
 func TestAlignMindSporeVsPyTorch(t *testing.T) {
+	t.Parallel()
 	type tc struct {
 		name string
 		fb   synth.TraceFlavour
@@ -127,6 +128,7 @@ func TestAlignMindSporeVsPyTorch(t *testing.T) {
 
 // Noise only across frameworks (bf16 against fp32): nothing is flagged.
 func TestAlignMindSporeVsPyTorchNull(t *testing.T) {
+	t.Parallel()
 	for seed := uint64(1); seed <= 6; seed++ {
 		for _, fb := range []synth.TraceFlavour{synth.TraceLegacy, synth.TraceMcore} {
 			a, b, c, d := synth.TraceCrossQuad(12, fb, seed, synth.TraceFault{})
@@ -225,6 +227,7 @@ func TestAlignMindSporeSites(t *testing.T) {
 // Runs that name alike are not touched by the map (the sweep's other
 // cases).
 func TestAlignLegacyVsMcore(t *testing.T) {
+	t.Parallel()
 	for k, role := range []string{"fc1", "attn", "ln2", "swi", "hout"} {
 		q := synth.TraceQuad{Layers: 12, Noise: 0.005, Bias: 1, Seed: uint64(20 + k), FlavA: synth.TraceLegacy, FlavB: synth.TraceMcore, Fault: synth.TraceFwdFault(4+k, role, 1.4)}
 		a, b, c, d := q.Build()
@@ -253,6 +256,7 @@ func TestAlignLegacyVsMcore(t *testing.T) {
 // against Megatron-core: every op of the layer has its counterpart, and
 // the planted operator is found at any site.
 func TestAlignMindSporeFusedVsMcore(t *testing.T) {
+	t.Parallel()
 	for k, role := range []string{"qkv", "attn", "swi", "fc1", "fc2", "ln1"} {
 		q := synth.TraceQuad{Layers: 12, Noise: 0.005, Bias: 1, Seed: uint64(30 + k), FlavA: synth.TraceMS, FlavB: synth.TraceMcore, BF16: true, Fault: synth.TraceFwdFault(2+k, role, 1.4)}
 		a, b, c, d := q.Build()

@@ -51,6 +51,7 @@ func teDrill(d *model.Drilldown) string {
 // their reason and stand-in, and no earlier layer is flagged (comparing a
 // normalised tensor with the raw residual stream made L0 diverge).
 func TestAlignTEPlaceholder(t *testing.T) {
+	t.Parallel()
 	// fault site → the operator named: the planted one when B computes it
 	// alike, else the first op after it that B computes alike ("" = the
 	// planted op)
@@ -126,6 +127,7 @@ func TestAlignTEPlaceholder(t *testing.T) {
 // backward carries another tensor than Megatron-core's: a few seeds flag it
 // with or without placeholders).
 func TestAlignTEPlaceholderNull(t *testing.T) {
+	t.Parallel()
 	verdicts := func(a, b, c, d *model.Dump) (fwd, bwd model.DirectionVerdict) {
 		r := phase3T(Phase3Input{A: a, B: b, C: c, D: d}, DefaultPhase3Options())
 		for _, v := range r.DivergenceSummary.Directions {

@@ -176,3 +176,16 @@ func pairRatio(x *dumpIndex, i int32, y *dumpIndex, j int32, s model.Stat) float
 	}
 	return groupRatio(ta.Stat[s], tb.Stat[s])
 }
+
+// DegreeBandSpread is the half-width (relative, on the log scale) of the
+// anomaly degree's band that the default options learn, before the
+// widening for the number of comparisons, when every tensor carries a
+// device noise of relative standard deviation sigma on its Norm: C/D then
+// scatters by √2·σ, the degree by √2 times that, and the band is the seed's
+// 3·IQR of it (IQR = 1.349σ for normal noise), never below the 3% floor.
+// Sweeps use it to tell a planted fault that must be found from one that
+// may hide in the noise.
+func DegreeBandSpread(sigma float64) float64 {
+	cd := math.Sqrt2 * sigma // C/D: two devices' noise
+	return math.Max(degreeSpreadFactor*bandIQRMult*iqrPerSigma*cd, bandSpreadFloor)
+}

@@ -54,6 +54,7 @@ func layerNames(r *synth.Run, layer int) []string {
 // planted part holds the largest share, and where everything moved no
 // single rank or layer dominates.
 func TestGradNormLargestShare(t *testing.T) {
+	t.Parallel()
 	const step = 9
 	fc2 := func(r *synth.Run) string { return r.ParamName(3, "mlp.linear_fc2.weight") }
 	cases := []struct {
@@ -196,6 +197,7 @@ func TestGradNormPerRank(t *testing.T) {
 // TestGradNormNoShare: a non-finite root, a decrease, a root without steps
 // before it and no root at all each say so and share nothing out.
 func TestGradNormNoShare(t *testing.T) {
+	t.Parallel()
 	overflow := synth.EventsRun(4, 12, synth.Spike{OptStep: 6, MicroStep: 1, Overflow: true,
 		Names: []string{"output_layer.weight"}})
 	g, _ := gradNormOf(t, overflow, model.IntPtr(6))

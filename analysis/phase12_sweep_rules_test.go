@@ -12,6 +12,7 @@ import (
 // level, not candidates — in step-level and in accumulated data — while a
 // one-rank fault after it is still the first candidate.
 func TestEarliestIgnoresWarmup(t *testing.T) {
+	t.Parallel()
 	for _, w := range []int{1, 4} {
 		clean := synth.GenerateSweep(synth.Sweep{W: w, Ranks: 8, Layers: 4, Steps: 16, Warmup: 10, Seed: 3})
 		if p1 := Phase1(clean.Monitor(0), DefaultPhase1Options()); len(p1.Anomalies) != 0 {

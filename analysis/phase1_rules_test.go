@@ -396,6 +396,7 @@ func TestPhase1EmptyData(t *testing.T) {
 // pure noise: per-micro-step pools and the decrease guard keep them from
 // becoming candidates, and the window is still found.
 func TestNoisyCumulativeNormsGiveNoCandidates(t *testing.T) {
+	t.Parallel()
 	for _, W := range []int{4, 16} {
 		for _, noise := range []float64{0.1, 0.2} {
 			b := newMon(model.FormatTrendDB)

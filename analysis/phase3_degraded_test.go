@@ -18,6 +18,7 @@ import (
 // the drill-down ended with "no op of this layer leaves the band". Now the
 // start is fl and the operator its linear_fc1.
 func TestPhase3_DegradedWideFault(t *testing.T) {
+	t.Parallel()
 	kfc1 := tFind(tFwd, "mlp.linear_fc1", "ColumnParallelLinear")
 	kadd := tFind(tFwd, "", "Tensor.__add__")
 	for _, layers := range []int{12, 24} {
@@ -117,28 +118,23 @@ func TestRobustLogBand(t *testing.T) {
 }
 
 // Noise only, no control group (A/B only, or C standing in for B): the
-// robust bands flag nothing over seeds, layer counts, noise levels, device
-// bias, bf16 extremes and micro-batches. (Heavy-tailed Max/Min jumps flag
-// layers without a control group, before and after the robust bands: only
-// a control pair shows that such jumps are the devices' normal noise.)
-func TestSweep3_DegradedNull(t *testing.T) {
-	bad := 0
+// robust bands flag nothing. A few of synth.TraceDegradedNull (all of them,
+// over seeds, layer counts, noise levels, device bias, bf16 extremes and
+// micro-batches: sweeps' TestSweep3_DegradedNull).
+func TestSweep3_DegradedNullQuick(t *testing.T) {
+	t.Parallel()
+	quick := []string{"12 layers noise 0.010 seed 1", "12 layers noise 0.030 seed 2", "24 layers noise 0.001 seed 3", "24 layers noise 0.010 seed 4"}
 	n := 0
-	for _, layers := range []int{4, 12, 24, 48} {
-		for _, noise := range []float64{0.001, 0.01, 0.03} {
-			for seed := uint64(1); seed <= 4; seed++ {
-				q := synth.TraceQuad{Layers: layers, Noise: noise, Bias: []float64{0.8, 1, 1.25}[seed%3], Seed: 300 + seed, NoCD: true,
-					BF16: seed%2 == 0, Calls: 1 + int(seed%2)}
-				n++
-				if why := s3Check(s3Case{Quad: q}); why != "" {
-					bad++
-					t.Logf("%d layers noise %.3f seed %d: %s", layers, noise, seed, why)
-				}
-			}
+	for _, c := range synth.TraceDegradedNull() {
+		if !slices.Contains(quick, c.Name) {
+			continue
+		}
+		n++
+		if why := s3Check(c); why != "" {
+			t.Errorf("%s: %s", c.Name, why)
 		}
 	}
-	// The 4-layer runs learn their bands from a dozen ratios: allow one.
-	if bad > 1 {
-		t.Errorf("%d/%d noise-only degraded runs flagged", bad, n)
+	if n != len(quick) {
+		t.Fatalf("%d of the %d quick cases are in synth.TraceDegradedNull", n, len(quick))
 	}
 }

@@ -172,6 +172,7 @@ func nfQuad(t *testing.T, f nfFault, pre, noParent bool) (a, b, c, d *model.Dump
 // origin, and nothing warns about NaN/Inf otherwise. A backward-only fault
 // leaves the forward consistent and the backward the P0.
 func TestPhase3_NonFiniteDivergence(t *testing.T) {
+	t.Parallel()
 	for _, f := range nfFaults {
 		for _, o := range nfOrders {
 			for _, degraded := range []bool{false, true} {
@@ -310,6 +311,7 @@ func tMask(d *model.Dump) {
 // list: not finite on either side). With a real NaN in the same run, the
 // origin is the NaN's record, never the mask.
 func TestPhase3_NonFiniteMaskIsNormal(t *testing.T) {
+	t.Parallel()
 	for _, pre := range []bool{false, true} {
 		a, b, c, d := tQuad(8, nil)
 		for _, x := range []*model.Dump{a, b, c, d} {

@@ -24,6 +24,7 @@ var stagedValue = regexp.MustCompile(`"pp\d+:`)
 // "<chunk>:" form, or the screens' stage-qualified name) pins that
 // candidate's parameter.
 func TestNamesAsWrittenRoundTripVPP(t *testing.T) {
+	t.Parallel()
 	run := synth.GenerateSweep(synth.SweepWith("pp2-vpp2", func(c *synth.Sweep) { c.PP = 2; c.VPP = 2 }))
 	p1 := Phase1(run.Monitor(0), DefaultPhase1Options())
 	if p1.Sharding.Stages == nil || p1.Sharding.Stages.Stages != 2 || len(p1.Sharding.VPPStages) != 2 || len(p1.Anomalies) == 0 {

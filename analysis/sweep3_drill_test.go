@@ -23,6 +23,7 @@ import (
 // the drill-down still names the swiglu API inside mlp, lists no container
 // upstream of it, and reports the same answer as the post-order file.
 func TestDrilldown_ContainersNeverTheOperator(t *testing.T) {
+	t.Parallel()
 	for _, noParents := range []bool{false, true} {
 		var ops [2]string
 		for oi, pre := range []bool{false, true} {

@@ -99,9 +99,9 @@ func s3NonFiniteCases() []s3nfCase {
 }
 
 func TestSweep3_NonFinite(t *testing.T) {
+	t.Parallel()
 	cs := s3NonFiniteCases()
-	fails := 0
-	for _, c := range cs {
+	fails := synth.RunCases(t, cs, func(c s3nfCase) string { return c.name }, func(t *testing.T, c s3nfCase) string {
 		a, b, cc, d := c.q.Build()
 		want := synth.TracePlantedKey(a, c.q)
 		if want == "" {
@@ -120,10 +120,7 @@ func TestSweep3_NonFinite(t *testing.T) {
 		if c.q.Fault.Bwd {
 			f.dir = model.Backward
 		}
-		if msg := nfCheck(r, f, want); msg != "" {
-			fails++
-			t.Errorf("%-60s %s", c.name, msg)
-		}
-	}
+		return nfCheck(r, f, want)
+	})
 	t.Logf("%d/%d non-finite cases pass", len(cs)-fails, len(cs))
 }

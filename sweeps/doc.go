@@ -6,9 +6,9 @@
 //     analysed by analysis, each case checked against its planted root
 //     cause (phase12_*, phase2_events_readers, pipeline_stages_readers,
 //     phase3_align_ondisk);
-//   - the long Phase 3 matrices on synth's four-group dumps that need only
-//     analysis' exported API (phase3_*matrix); the matrix that needs its
-//     band constants stays in analysis (sweep3_test.go).
+//   - the long matrices on synth's runs that need only analysis' exported
+//     API: Phase 3 on four-group dumps (phase3_*matrix; the sweep's cases
+//     are synth.TraceMatrix, a few of which analysis runs too).
 //
 // It has no code of its own; everything is in its tests.
 package sweeps

@@ -12,14 +12,47 @@ import (
 	"spikescope/testdata/synth"
 )
 
-// The long Phase 3 matrices on generated four-group dumps (analysis keeps
-// the matrix that needs its band constants: sweep3_test.go).
+// The long Phase 3 matrices on generated four-group dumps (analysis runs a
+// few cases of each: sweep3_test.go).
 
 // phase3 is the trace under test: Phase 3 with the default options.
 func phase3(a, b, c, d *model.Dump) *model.Phase3Result {
 	res := analysis.Phase3(analysis.Phase3Input{A: a, B: b, C: c, D: d}, analysis.DefaultPhase3Options())
 	words.Phase3(res, words.English)
 	return res
+}
+
+// The Phase 3 sweep: dumps unlike the demo (fault site, layer, amplitude,
+// noise, bias, layer count, naming, dump level, micro-batches, control
+// group, statistics fixed by construction, alignment trouble, drift, record
+// order), each checked against the planted truth; a fault well above the
+// band (analysis.DegreeBandSpread) must be found.
+func TestSweep3_Matrix(t *testing.T) {
+	t.Parallel()
+	cases := synth.TraceMatrix(analysis.DegreeBandSpread)
+	fails := synth.RunTraceCases(t, cases, phase3)
+	t.Logf("%d/%d cases pass", len(cases)-fails, len(cases))
+}
+
+// Noise only, no control group (A/B only, or C standing in for B): the
+// robust bands flag nothing over seeds, layer counts, noise levels, device
+// bias, bf16 extremes and micro-batches. (Heavy-tailed Max/Min jumps flag
+// layers without a control group, before and after the robust bands: only
+// a control pair shows that such jumps are the devices' normal noise.)
+func TestSweep3_DegradedNull(t *testing.T) {
+	t.Parallel()
+	bad := 0
+	cases := synth.TraceDegradedNull()
+	for _, c := range cases {
+		if why := c.Check(phase3); why != "" {
+			bad++
+			t.Logf("%s: %s", c.Name, why)
+		}
+	}
+	// The 4-layer runs learn their bands from a dozen ratios: allow one.
+	if bad > 1 {
+		t.Errorf("%d/%d noise-only degraded runs flagged", bad, len(cases))
+	}
 }
 
 // Noise alone (1% per tensor, Max/Min 2%) never flags a layer, over many

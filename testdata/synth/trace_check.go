@@ -131,16 +131,23 @@ func TraceFwdFault(layer int, role string, f float64) TraceFault {
 // RunTraceCases checks every case in a parallel subtest (the matrices are
 // long) and returns how many failed.
 func RunTraceCases(t *testing.T, cases []TraceCase, phase3 Phase3Func) int {
+	return RunCases(t, cases, func(c TraceCase) string { return c.Name },
+		func(_ *testing.T, c TraceCase) string { return c.Check(phase3) })
+}
+
+// RunCases runs check on every case in a parallel subtest named by name
+// and returns how many failed (check's answer: "" = pass, else why).
+func RunCases[C any](t *testing.T, cases []C, name func(C) string, check func(*testing.T, C) string) int {
 	var fails atomic.Int32
 	t.Run("cases", func(t *testing.T) {
 		for _, c := range cases {
-			t.Run(c.Name, func(t *testing.T) {
+			t.Run(name(c), func(t *testing.T) {
 				t.Parallel()
-				if why := c.Check(phase3); why != "" {
+				if why := check(t, c); why != "" {
 					fails.Add(1)
-					t.Errorf("%-28s FAIL %s", c.Name, why)
+					t.Errorf("%-28s FAIL %s", name(c), why)
 				} else if testing.Verbose() {
-					t.Logf("%-28s ok", c.Name)
+					t.Logf("%-28s ok", name(c))
 				}
 			})
 		}
