@@ -54,7 +54,7 @@
 // only the anomalous side decides): [p2.crossStepRoot], [p2.judgePair],
 // [growthCount], [adjacentSteps]; one step back when k-1 already polluted k
 // [p2.prePair]; otherwise the largest deviation (a first NaN/Inf before it)
-// [p2.fallbackRoot], [persistentStart]. Independent spike events and the
+// [fallbackRoot], [persistentStart]. Independent spike events and the
 // earliest one as root: [p2.buildEvents], [eventExtent], [describeEvents],
 // [p2.eventRoot].
 //

@@ -40,6 +40,27 @@ type p2 struct {
 	sameStep  bool           // the baseline covers the same optimizer steps: match coordinates at the same step
 }
 
+// said is what a Phase 2 rule says: its reasoning notes (the reference
+// scripts') and its decisions, each in order. A rule returns it; Phase2
+// appends what each rule said in the order it applies the rules.
+type said struct {
+	reasons, decisions []model.Reason
+}
+
+func (s *said) reason(r model.Reason)  { s.reasons = append(s.reasons, r) }
+func (s *said) decide(d model.Reason)  { s.decisions = append(s.decisions, d) }
+func (s *said) both(r, d model.Reason) { s.reason(r); s.decide(d) }
+func (s *said) add(o said) {
+	s.reasons = append(s.reasons, o.reasons...)
+	s.decisions = append(s.decisions, o.decisions...)
+}
+
+// say appends what a rule said to the run's reasoning and decisions.
+func (c *p2) say(s said) {
+	c.rs = append(c.rs, s.reasons...)
+	c.res.DecisionsReasons = append(c.res.DecisionsReasons, s.decisions...)
+}
+
 func (c *p2) reason(r model.Reason)  { c.rs = append(c.rs, r) }
 func (c *p2) decide(d model.Reason)  { c.res.DecisionsReasons = append(c.res.DecisionsReasons, d) }
 func (c *p2) both(r, d model.Reason) { c.reason(r); c.decide(d) }
@@ -125,7 +146,9 @@ func Phase2(p1, baseline *model.Phase1Result, pin *model.Coord, opt Phase2Option
 	} else {
 		root = c.crossStepRoot(p1, baseline, opt)
 		if root == nil {
-			root = c.fallbackRoot(p1.Anomalies)
+			var s said
+			root, s = fallbackRoot(p1.Anomalies)
+			c.say(s)
 		}
 		if root != nil {
 			root = c.prePair(p1, baseline, *root, opt)
@@ -213,7 +236,8 @@ func topTargetsPerStep(as []model.Anomaly) map[string]model.TopTarget {
 // optimizer step of the largest finite deviation — unless a non-finite
 // candidate appears at an earlier step: the first NaN/Inf is itself an
 // anomaly and comes first.
-func (c *p2) fallbackRoot(as []model.Anomaly) *int {
+func fallbackRoot(as []model.Anomaly) (*int, said) {
+	var s said
 	best, bestDev := -1, math.Inf(-1)
 	firstNF := -1
 	for i := range as {
@@ -235,21 +259,21 @@ func (c *p2) fallbackRoot(as []model.Anomaly) *int {
 		if best >= 0 {
 			d.HasDev, d.Dev, d.DevStep = true, bestDev, as[best].OptStep()
 		}
-		c.both(model.P2FallbackNonFiniteBrief{Step: k}, d)
-		return &k
+		s.both(model.P2FallbackNonFiniteBrief{Step: k}, d)
+		return &k, s
 	case best >= 0:
 		k := as[best].OptStep()
-		c.both(model.P2FallbackLargestBrief{Step: k},
+		s.both(model.P2FallbackLargestBrief{Step: k},
 			model.P2FallbackLargest{Dev: bestDev, Rank: as[best].Rank, Target: as[best].TargetName, Step: k})
-		if s := persistentStart(as, as[best].Rank, as[best].TargetName, k); s < k {
-			c.both(model.P2PersistingBrief{Rank: as[best].Rank, From: s}, model.P2Persisting{Rank: as[best].Rank, From: s, To: k})
-			k = s
+		if from := persistentStart(as, as[best].Rank, as[best].TargetName, k); from < k {
+			s.both(model.P2PersistingBrief{Rank: as[best].Rank, From: from}, model.P2Persisting{Rank: as[best].Rank, From: from, To: k})
+			k = from
 		}
-		return &k
+		return &k, s
 	}
 	k := as[0].OptStep()
-	c.both(model.P2FallbackEarliestBrief{Step: k}, model.P2FallbackEarliest{Step: k})
-	return &k
+	s.both(model.P2FallbackEarliestBrief{Step: k}, model.P2FallbackEarliest{Step: k})
+	return &k, s
 }
 
 // persistentStart walks back from optimizer step k while the same rank and
