@@ -124,7 +124,9 @@ func Phase2(p1, baseline *model.Phase1Result, pin *model.Coord, opt Phase2Option
 		if err := c.applyPin(p1, baseline, pin, kind, opt); err != nil {
 			return nil, err
 		}
-		c.listPinnedEvents(p1, baseline, kind, opt)
+		if evs := pinnedEvents(p1, baseline, c.res.RootCauseCoordinate, kind, opt); evs != nil {
+			c.res.Events = evs
+		}
 		// what the rules would have chosen, so that a reader sees what the pin overrides
 		if auto, err := Phase2(p1, baseline, nil, opt); err == nil {
 			c.res.Automatic, c.res.AutomaticOptStep = auto.RootCauseCoordinate, auto.RootOptStep
@@ -154,11 +156,13 @@ func Phase2(p1, baseline *model.Phase1Result, pin *model.Coord, opt Phase2Option
 			root = c.prePair(p1, baseline, *root, opt)
 		}
 	}
-	evs := describeEvents(p1, baseline, c.buildEvents(p1, baseline, kind, opt), kind, snapshot, opt)
-	c.eventsDecision(evs)
+	evs := describeEvents(p1, baseline, buildEvents(p1, baseline, c.res.CrossStep, c.sameStep, kind, opt), kind, snapshot, opt)
+	c.say(eventsDecision(evs))
 	ei := 0
 	if !snapshot {
-		root, ei = c.eventRoot(evs, root, kind, baseline != nil)
+		var s said
+		root, ei, s = eventRoot(evs, root, c.pre, kind, baseline != nil)
+		c.say(s)
 	}
 	c.res.RootOptStep = root
 	cands := candidatesAt(p1.Anomalies, root)
@@ -167,8 +171,12 @@ func Phase2(p1, baseline *model.Phase1Result, pin *model.Coord, opt Phase2Option
 	} else {
 		c.pickCoordinate(cands, kind, baseline, opt)
 	}
-	c.judgeParameter(p1, cands, snapshot)
-	c.markRootEvent(evs, ei, root)
+	if co := c.res.RootCauseCoordinate; co != nil {
+		var s said
+		co.ParameterDecides, co.ParameterNoteReason, s = judgeParameter(co, p1, cands, snapshot)
+		c.say(s)
+	}
+	markRootEvent(evs, ei, root, c.res.RootCauseCoordinate)
 	c.res.Events = evs
 	return c.finish(), nil
 }

@@ -225,16 +225,17 @@ func ParameterLocatesOrigin(co *model.Coordinate, cands []model.Anomaly, perRank
 	return true, nil
 }
 
-// judgeParameter applies ParameterLocatesOrigin to the root coordinate.
-func (c *p2) judgeParameter(p1 *model.Phase1Result, cands []model.Anomaly, snapshot bool) {
-	co := c.res.RootCauseCoordinate
+// judgeParameter applies ParameterLocatesOrigin to the root coordinate
+// co: whether its parameter decides (nil without a coordinate), why not,
+// and what the rule said.
+func judgeParameter(co *model.Coordinate, p1 *model.Phase1Result, cands []model.Anomaly, snapshot bool) (decides *bool, why model.Reason, s said) {
 	if co == nil || p1 == nil {
-		return
+		return nil, nil, s
 	}
 	ok, why := ParameterLocatesOrigin(co, cands, parametersPerRank(p1), snapshot)
-	co.ParameterDecides = model.BoolPtr(ok)
 	if !ok {
-		co.ParameterNoteReason = why
-		c.both(model.P2ParamNotLocatingBrief{}, why)
+		s.both(model.P2ParamNotLocatingBrief{}, why)
+		return model.BoolPtr(false), why, s
 	}
+	return model.BoolPtr(true), nil, s
 }
