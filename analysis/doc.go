@@ -51,9 +51,9 @@
 //
 // Step 2.2, the cross-step rule (growth ≥ 2× on ≥ 60% of the ranks from k to
 // the next recorded step: the root is k; the earliest qualifying pair wins;
-// only the anomalous side decides): [p2.crossStepRoot], [p2.judgePair],
+// only the anomalous side decides): [crossStepRoot], [judgePair],
 // [growthCount], [adjacentSteps]; one step back when k-1 already polluted k
-// [p2.prePair]; otherwise the largest deviation (a first NaN/Inf before it)
+// [prePair]; otherwise the largest deviation (a first NaN/Inf before it)
 // [fallbackRoot], [persistentStart]. Independent spike events and the
 // earliest one as root: [buildEvents], [eventExtent], [describeEvents],
 // [eventRoot].

@@ -146,14 +146,18 @@ func Phase2(p1, baseline *model.Phase1Result, pin *model.Coord, opt Phase2Option
 	if snapshot {
 		c.both(model.P2SnapshotBrief{}, model.P2Snapshot{})
 	} else {
-		root = c.crossStepRoot(p1, baseline, opt)
+		var s said
+		root, c.minCommon, c.res.CrossStep, s = crossStepRoot(p1, baseline, opt)
+		c.say(s)
 		if root == nil {
 			var s said
 			root, s = fallbackRoot(p1.Anomalies)
 			c.say(s)
 		}
 		if root != nil {
-			root = c.prePair(p1, baseline, *root, opt)
+			var s said
+			root, c.res.CrossStep, c.pre, s = prePair(p1, baseline, *root, c.res.CrossStep, c.minCommon, opt)
+			c.say(s)
 		}
 	}
 	evs := describeEvents(p1, baseline, buildEvents(p1, baseline, c.res.CrossStep, c.sameStep, kind, opt), kind, snapshot, opt)
