@@ -64,7 +64,7 @@
 // parameter locates the origin at all (every parameter of the rank
 // non-finite, or most spiking together: no) [ParameterLocatesOrigin],
 // [judgeParameter]; the value compared with the baseline [coordValue], checked against the baseline at the same place (≥ 2× or
-// missing: device-specific) [p2.pickCoordinate], [baselineMatch],
+// missing: device-specific) [pickCoordinate], [baselineMatch],
 // [baselineVerdictOf], by global layer on another pipeline layout
 // [baselineKey]. A pinned coordinate (a model.Coord, read once from --pin)
 // skips the phase: [p2.applyPin], [resolveStageParam].

@@ -170,10 +170,16 @@ func Phase2(p1, baseline *model.Phase1Result, pin *model.Coord, opt Phase2Option
 	}
 	c.res.RootOptStep = root
 	cands := candidatesAt(p1.Anomalies, root)
+	var verify model.Reason
+	var s said
 	if c.pre != nil && root != nil && *root == c.pre.step && len(cands) == 0 {
-		c.prePairCoordinate(c.pre)
+		c.res.RootCauseCoordinate, verify, s = prePairCoordinate(c.pre, baseline != nil)
 	} else {
-		c.pickCoordinate(cands, kind, baseline, opt)
+		c.res.RootCauseCoordinate, c.res.Candidates, verify, s = pickCoordinate(cands, kind, baseline, c.sameStep, opt)
+	}
+	c.say(s)
+	if verify != nil {
+		c.verify(verify)
 	}
 	if co := c.res.RootCauseCoordinate; co != nil {
 		var s said

@@ -124,8 +124,11 @@ func prePairPolluted(p1 *model.Phase1Result, k int, target string, prev, cur map
 
 // prePairCoordinate is the coordinate of a root found by the pre-pair: the
 // step has no candidate, so the rank with the largest final norm of the
-// parameter at that step; the micro step is unknown (nil).
-func (c *p2) prePairCoordinate(pre *prePairRoot) {
+// parameter at that step; the micro step is unknown (nil). withBaseline:
+// the run has a baseline (which this coordinate cannot be compared with).
+// Returns the coordinate (nil when no rank has a finite norm), the
+// cross-device verification (nil: none made) and what the rule said.
+func prePairCoordinate(pre *prePairRoot, withBaseline bool) (co *model.Coordinate, verify model.Reason, s said) {
 	var keys []string
 	for r := range pre.ranks {
 		keys = append(keys, r)
@@ -145,19 +148,20 @@ func (c *p2) prePairCoordinate(pre *prePairRoot) {
 		}
 	}
 	if best < 0 {
-		c.both(model.P2PreNoNormBrief{Step: pre.step}, model.P2PreNoNorm{Step: pre.step, Target: pre.target})
-		return
+		s.both(model.P2PreNoNormBrief{Step: pre.step}, model.P2PreNoNorm{Step: pre.step, Target: pre.target})
+		return nil, nil, s
 	}
 	dev := 0.0
 	if med := medianInPlace(vals); med > 0 {
 		dev = bestV / med
 	}
-	c.res.RootCauseCoordinate = &model.Coordinate{OptimizerStep: model.IntPtr(pre.step), Rank: best, TargetName: pre.target,
+	co = &model.Coordinate{OptimizerStep: model.IntPtr(pre.step), Rank: best, TargetName: pre.target,
 		Norm: model.Float(bestV), DeviationRatio: model.Float(dev)}
-	c.reason(model.P2PreCoordBrief{Step: pre.step, Rank: best})
-	c.decide(model.P2PreCoord{Step: pre.step, Target: pre.target, Rank: best, Norm: bestV, Dev: dev})
-	if m, _ := c.res.ModeReason.(model.P2Mode); m.Baseline {
-		c.verify(model.P2PreNoCompareBrief{Step: pre.step})
-		c.decide(model.P2PreNoCompare{})
+	s.reason(model.P2PreCoordBrief{Step: pre.step, Rank: best})
+	s.decide(model.P2PreCoord{Step: pre.step, Target: pre.target, Rank: best, Norm: bestV, Dev: dev})
+	if withBaseline {
+		verify = model.P2PreNoCompareBrief{Step: pre.step}
+		s.decide(model.P2PreNoCompare{})
 	}
+	return co, verify, s
 }
