@@ -67,7 +67,7 @@
 // missing: device-specific) [pickCoordinate], [baselineMatch],
 // [baselineVerdictOf], by global layer on another pipeline layout
 // [baselineKey]. A pinned coordinate (a model.Coord, read once from --pin)
-// skips the phase: [p2.applyPin], [resolveStageParam].
+// skips the phase: [applyPin], [resolveStageParam].
 //
 // The root step as the training log sees it: the global gradient norm of
 // every rank around the root step and the share of its increase by

@@ -121,8 +121,14 @@ func Phase2(p1, baseline *model.Phase1Result, pin *model.Coord, opt Phase2Option
 	}
 	if pin != nil {
 		pin := new(*pin) // resolving the name fills in the copy, never the caller's pin
-		if err := c.applyPin(p1, baseline, pin, kind, opt); err != nil {
+		co, verify, s, err := applyPin(p1, baseline, pin, kind)
+		if err != nil {
 			return nil, err
+		}
+		c.res.Pinned, c.res.RootCauseCoordinate, c.res.RootOptStep = true, co, co.OptimizerStep
+		c.say(s)
+		if verify != nil {
+			c.verify(verify)
 		}
 		if evs := pinnedEvents(p1, baseline, c.res.RootCauseCoordinate, kind, opt); evs != nil {
 			c.res.Events = evs
