@@ -31,15 +31,6 @@ func DefaultPhase2Options() Phase2Options {
 	return Phase2Options{Growth: DefaultGrowth, RankShare: DefaultRankShare, DeviceRatio: DefaultDeviceRatio}
 }
 
-// p2 collects the reasoning of one Phase 2 run.
-type p2 struct {
-	res       *model.Phase2Result
-	rs        []model.Reason // reasoning notes (the reference scripts')
-	minCommon int            // common ranks a cross-step pair needs (minCommonRanks, or all of a smaller run)
-	pre       *prePairRoot   // the root came from a pre-pair: a step without candidates
-	sameStep  bool           // the baseline covers the same optimizer steps: match coordinates at the same step
-}
-
 // said is what a Phase 2 rule says: its reasoning notes (the reference
 // scripts') and its decisions, each in order. A rule returns it; Phase2
 // appends what each rule said in the order it applies the rules.
@@ -55,34 +46,15 @@ func (s *said) add(o said) {
 	s.decisions = append(s.decisions, o.decisions...)
 }
 
-// say appends what a rule said to the run's reasoning and decisions.
-func (c *p2) say(s said) {
-	c.rs = append(c.rs, s.reasons...)
-	c.res.DecisionsReasons = append(c.res.DecisionsReasons, s.decisions...)
-}
-
-func (c *p2) reason(r model.Reason)  { c.rs = append(c.rs, r) }
-func (c *p2) decide(d model.Reason)  { c.res.DecisionsReasons = append(c.res.DecisionsReasons, d) }
-func (c *p2) both(r, d model.Reason) { c.reason(r); c.decide(d) }
-
-// verify sets the cross-device verification.
-func (c *p2) verify(r model.Reason) { c.res.CrossDeviceVerificationReason = r }
-
-// finish returns the result; its texts are said from the reasons by
-// package words (pipeline fills them).
-func (c *p2) finish() *model.Phase2Result {
-	if c.rs == nil {
-		c.rs = []model.Reason{}
-	}
-	c.res.ReasoningReasons = c.rs
-	return c.res
-}
-
 // Phase2 chooses the root-cause coordinate from a Phase 1 result: the
 // cross-step rule finds the root optimizer step (earliest qualifying pair),
 // the coordinate is the largest delta/norm of that step, checked against a
 // baseline when one is given (which only labels, never moves the step). A
 // pin replaces the choice; a pin that matches no data is the only error.
+//
+// The rules are functions that return their decision and what they said
+// (said); Phase2 applies them in the seed's order and assembles the result
+// from what they return.
 func Phase2(p1, baseline *model.Phase1Result, pin *model.Coord, opt Phase2Options) (*model.Phase2Result, error) {
 	def := DefaultPhase2Options()
 	if !(opt.Growth > 0) {
@@ -94,30 +66,41 @@ func Phase2(p1, baseline *model.Phase1Result, pin *model.Coord, opt Phase2Option
 	if !(opt.DeviceRatio > 0) {
 		opt.DeviceRatio = def.DeviceRatio
 	}
-	c := &p2{res: &model.Phase2Result{
+	res := &model.Phase2Result{
 		Phase:                         2,
 		ModeReason:                    model.P2Mode{Baseline: baseline != nil},
 		CrossDeviceVerificationReason: model.P2NoBaselineData{},
 		Decisions:                     []string{},
-		DecisionsReasons:              []model.Reason{},
 		CrossStep:                     []model.CrossStepPair{},
 		Candidates:                    []model.CandidateVerdict{},
 		Events:                        []model.SpikeEvent{},
-	}}
-	if baseline != nil {
-		c.sameStep = alignedSteps(p1, baseline)
+		Thresholds: map[string]float64{"growth": opt.Growth, "rank_share": opt.RankShare,
+			"device_ratio": opt.DeviceRatio, "min_common_ranks": minCommonRanks},
 	}
-	c.res.Thresholds = map[string]float64{"growth": opt.Growth, "rank_share": opt.RankShare,
-		"device_ratio": opt.DeviceRatio, "min_common_ranks": minCommonRanks}
+	var log said // what the rules said, in the order they were applied
+	// finish returns the result with what the rules said; its texts are
+	// said from the reasons by package words (pipeline fills them).
+	finish := func() *model.Phase2Result {
+		res.ReasoningReasons = append([]model.Reason{}, log.reasons...)
+		res.DecisionsReasons = append([]model.Reason{}, log.decisions...)
+		return res
+	}
+	// verified sets the cross-device verification a rule made (nil: none).
+	verified := func(r model.Reason) {
+		if r != nil {
+			res.CrossDeviceVerificationReason = r
+		}
+	}
 	if p1 == nil {
-		c.both(model.P2NoPhase1Brief{}, model.P2NoPhase1{})
-		return c.finish(), nil
+		log.both(model.P2NoPhase1Brief{}, model.P2NoPhase1{})
+		return finish(), nil
 	}
 	kind := dataKindOf(p1)
-	c.decide(model.P2DataKind{Kind: kind, Window: p1.Sharding.AccumulationWindow, Growth: opt.Growth,
+	log.decide(model.P2DataKind{Kind: kind, Window: p1.Sharding.AccumulationWindow, Growth: opt.Growth,
 		RankShare: opt.RankShare, DeviceRatio: opt.DeviceRatio, MinCommon: minCommonRanks})
+	// Step 2.1: the focus target of each optimizer step
 	if kind != kindDump {
-		c.res.TopTargetsPerStep = topTargetsPerStep(p1.Anomalies)
+		res.TopTargetsPerStep = topTargetsPerStep(p1.Anomalies)
 	}
 	if pin != nil {
 		pin := new(*pin) // resolving the name fills in the copy, never the caller's pin
@@ -125,76 +108,76 @@ func Phase2(p1, baseline *model.Phase1Result, pin *model.Coord, opt Phase2Option
 		if err != nil {
 			return nil, err
 		}
-		c.res.Pinned, c.res.RootCauseCoordinate, c.res.RootOptStep = true, co, co.OptimizerStep
-		c.say(s)
-		if verify != nil {
-			c.verify(verify)
-		}
-		if evs := pinnedEvents(p1, baseline, c.res.RootCauseCoordinate, kind, opt); evs != nil {
-			c.res.Events = evs
+		log.add(s)
+		res.Pinned, res.RootCauseCoordinate, res.RootOptStep = true, co, co.OptimizerStep
+		verified(verify)
+		if evs := pinnedEvents(p1, baseline, co, kind, opt); evs != nil {
+			res.Events = evs
 		}
 		// what the rules would have chosen, so that a reader sees what the pin overrides
 		if auto, err := Phase2(p1, baseline, nil, opt); err == nil {
-			c.res.Automatic, c.res.AutomaticOptStep = auto.RootCauseCoordinate, auto.RootOptStep
+			res.Automatic, res.AutomaticOptStep = auto.RootCauseCoordinate, auto.RootOptStep
 		}
-		return c.finish(), nil
+		return finish(), nil
 	}
 	if len(p1.Anomalies) == 0 {
-		c.both(model.P2NoCandidatesBrief{}, model.P2NoCandidates{})
-		c.verify(model.P2NoCandidateBrief{})
+		log.both(model.P2NoCandidatesBrief{}, model.P2NoCandidates{})
+		verified(model.P2NoCandidateBrief{})
 		if baseline == nil {
-			c.verify(model.P2NoBaselineData{})
+			verified(model.P2NoBaselineData{})
 		}
-		return c.finish(), nil
+		return finish(), nil
 	}
+	sameStep := alignedSteps(p1, baseline) // the baseline covers the same optimizer steps: match coordinates at the same step
 	var root *int
+	var pre *prePairRoot // the root came from a pre-pair: a step without candidates
 	snapshot := kind == kindDump && (len(p1.Summary.Steps) == 1 || len(p1.Summary.Steps) == 0 && singleStep(p1.Anomalies))
 	if snapshot {
-		c.both(model.P2SnapshotBrief{}, model.P2Snapshot{})
+		log.both(model.P2SnapshotBrief{}, model.P2Snapshot{})
 	} else {
+		// Step 2.2: the cross-step rule, else the seed's fallback; one
+		// step back when the step before already polluted the root step
+		var minCommon int
 		var s said
-		root, c.minCommon, c.res.CrossStep, s = crossStepRoot(p1, baseline, opt)
-		c.say(s)
+		root, minCommon, res.CrossStep, s = crossStepRoot(p1, baseline, opt)
+		log.add(s)
 		if root == nil {
-			var s said
 			root, s = fallbackRoot(p1.Anomalies)
-			c.say(s)
+			log.add(s)
 		}
 		if root != nil {
-			var s said
-			root, c.res.CrossStep, c.pre, s = prePair(p1, baseline, *root, c.res.CrossStep, c.minCommon, opt)
-			c.say(s)
+			root, res.CrossStep, pre, s = prePair(p1, baseline, *root, res.CrossStep, minCommon, opt)
+			log.add(s)
 		}
 	}
-	evs := describeEvents(p1, baseline, buildEvents(p1, baseline, c.res.CrossStep, c.sameStep, kind, opt), kind, snapshot, opt)
-	c.say(eventsDecision(evs))
+	// Step 2.2, independent spike events: the earliest event's root
+	evs := describeEvents(p1, baseline, buildEvents(p1, baseline, res.CrossStep, sameStep, kind, opt), kind, snapshot, opt)
+	log.add(eventsDecision(evs))
 	ei := 0
 	if !snapshot {
 		var s said
-		root, ei, s = eventRoot(evs, root, c.pre, kind, baseline != nil)
-		c.say(s)
+		root, ei, s = eventRoot(evs, root, pre, kind, baseline != nil)
+		log.add(s)
 	}
-	c.res.RootOptStep = root
+	res.RootOptStep = root
+	// Step 2.3: the coordinate within the root step
 	cands := candidatesAt(p1.Anomalies, root)
 	var verify model.Reason
 	var s said
-	if c.pre != nil && root != nil && *root == c.pre.step && len(cands) == 0 {
-		c.res.RootCauseCoordinate, verify, s = prePairCoordinate(c.pre, baseline != nil)
+	if pre != nil && root != nil && *root == pre.step && len(cands) == 0 {
+		res.RootCauseCoordinate, verify, s = prePairCoordinate(pre, baseline != nil)
 	} else {
-		c.res.RootCauseCoordinate, c.res.Candidates, verify, s = pickCoordinate(cands, kind, baseline, c.sameStep, opt)
+		res.RootCauseCoordinate, res.Candidates, verify, s = pickCoordinate(cands, kind, baseline, sameStep, opt)
 	}
-	c.say(s)
-	if verify != nil {
-		c.verify(verify)
-	}
-	if co := c.res.RootCauseCoordinate; co != nil {
-		var s said
+	log.add(s)
+	verified(verify)
+	if co := res.RootCauseCoordinate; co != nil {
 		co.ParameterDecides, co.ParameterNoteReason, s = judgeParameter(co, p1, cands, snapshot)
-		c.say(s)
+		log.add(s)
 	}
-	markRootEvent(evs, ei, root, c.res.RootCauseCoordinate)
-	c.res.Events = evs
-	return c.finish(), nil
+	markRootEvent(evs, ei, root, res.RootCauseCoordinate)
+	res.Events = evs
+	return finish(), nil
 }
 
 // dataKindOf is the Phase 1 data kind; for reference-made Phase 1 files it
