@@ -210,7 +210,7 @@ func TestRunShapeExperts(t *testing.T) {
 		{"same expert names", [][]string{exp(0, 1), exp(0, 1)}, "各 rank 上的专家名相同", "完整模型"},
 	} {
 		res := Phase1(stageData(c.ranks, nil), DefaultPhase1Options())
-		got := words.Say(res.Sharding.ConclusionReason, words.English)
+		got := words.Say(res.Sharding.ConclusionReason, words.Default)
 		if !strings.Contains(got, c.want) || strings.Contains(got, c.not) {
 			t.Errorf("%s: conclusion %q, want %q and not %q", c.name, got, c.want, c.not)
 		}
