@@ -59,7 +59,9 @@ func sortForCoordinate(cands []model.Anomaly) {
 // step-level data, candidates on at least RankShare of the run's ranks
 // (most ranks stay elevated) — or when it repeats one of that step's
 // finite (rank, parameter) coordinates (one persisting anomaly). Any other
-// step with candidates starts a new event.
+// step with candidates starts a new event. pairs are the cross-step rows
+// (a qualifying one conducts); sameStep: match the baseline at the same
+// optimizer step (alignedSteps).
 //
 // With a baseline, a step whose candidates are all non-finite on both
 // devices at the same coordinate (an fp16 loss-scale overflow both runs
