@@ -40,14 +40,14 @@
 //   - heavy tails of real gradient noise: a value that passed stands
 //     tailSpreads spreads of the run's step-to-step noise above its
 //     median [p1.noiseFloor], [tailScratch.spreadBefore];
-//   - NaN/Inf as candidates of their own [p1.nonFiniteCandidates];
+//   - NaN/Inf as candidates of their own [nonFiniteCandidates];
 //   - earliest first, never largest first [earliestFirst]; the final norms
-//     Phase 2 needs [p1.targetRankNorms].
+//     Phase 2 needs [targetRankNorms].
 //
 // # Phase 2: the root-cause coordinate ([Phase2])
 //
 // Step 2.1, the focus target of each optimizer step: [topTargetsPerStep]
-// (the target of [p1.targetRankNorms]).
+// (the target of [targetRankNorms]).
 //
 // Step 2.2, the cross-step rule (growth ≥ 2× on ≥ 60% of the ranks from k to
 // the next recorded step: the root is k; the earliest qualifying pair wins;

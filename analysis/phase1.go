@@ -145,13 +145,19 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 		c.stepLevelSpikes()
 	}
 	c.noiseFloor()
-	c.nonFiniteCandidates()
+	if nf, said := nonFiniteCandidates(c); said != nil {
+		res.Anomalies = append(res.Anomalies, nf...)
+		res.ReasoningReasons = append(res.ReasoningReasons, said)
+	}
 	if c.kind == kindDump && nSteps == 1 && d.ExplicitMicro {
 		c.dumpCallMicroSteps(metric)
 	}
 	earliestFirst(res.Anomalies)
 	if !(c.kind == kindDump && nSteps == 1) {
-		c.targetRankNorms()
+		if norms, said := targetRankNorms(c, res.Anomalies); said != nil {
+			res.TargetRankNorms = norms
+			res.ReasoningReasons = append(res.ReasoningReasons, said)
+		}
 	}
 	res.Summary.AnomalyCount = len(res.Anomalies)
 	nf := 0

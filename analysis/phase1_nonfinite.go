@@ -10,8 +10,9 @@ import (
 // NaN or Inf norm (NULL in a trend.db is NaN): the first non-finite value
 // after a finite one is itself a candidate (a NaN that stays is one
 // candidate; an overflow that comes back is a candidate each time). A parameter that is non-finite on every row of every rank
-// yields one candidate, not one per row or rank.
-func (c *p1) nonFiniteCandidates() {
+// yields one candidate, not one per row or rank. It returns the candidates
+// and what it says about them (nil when none).
+func nonFiniteCandidates(c *p1) (found []model.Anomaly, said model.Reason) {
 	ix := c.ix
 	series, whole := 0, 0
 	for t := range c.d.Targets {
@@ -54,13 +55,14 @@ func (c *p1) nonFiniteCandidates() {
 			if c.kind == kindMicro {
 				a.SuspectFinalNorm = model.FloatPtr(c.curveFinal(h.g, h.pos))
 			}
-			c.res.Anomalies = append(c.res.Anomalies, a)
+			found = append(found, a)
 			series++
 		}
 	}
 	if series > 0 {
-		c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.NonFiniteOnsets{Candidates: series, Whole: whole})
+		said = model.NonFiniteOnsets{Candidates: series, Whole: whole}
 	}
+	return found, said
 }
 
 // curveFinal is the last norm of the optimizer step of position pos in

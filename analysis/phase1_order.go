@@ -73,11 +73,11 @@ func cmpDesc(a, b float64) int {
 // targetRankNorms records, for every optimizer step k with candidates, the
 // focus parameter (the largest final norm among the step's candidates) and
 // its final norm on every rank at k-1, k and k+1 — the cross-step rule
-// compares the same parameter across truly adjacent steps (bug 11).
-func (c *p1) targetRankNorms() {
-	as := c.res.Anomalies
+// compares the same parameter across truly adjacent steps (bug 11). It
+// returns them by optimizer step with what it says (nil when no candidate).
+func targetRankNorms(c *p1, as []model.Anomaly) (map[string]model.TargetRankNorms, model.Reason) {
 	if len(as) == 0 {
-		return
+		return nil, nil
 	}
 	type focus struct {
 		target int
@@ -131,8 +131,7 @@ func (c *p1) targetRankNorms() {
 		}
 		out[strconv.Itoa(k)] = e
 	}
-	c.res.TargetRankNorms = out
-	c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.CrossStepNorms{Steps: len(steps)})
+	return out, model.CrossStepNorms{Steps: len(steps)}
 }
 
 // recordedOptSteps are the distinct optimizer steps of the analysed rows,
