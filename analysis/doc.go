@@ -39,7 +39,7 @@
 //     instead of flagging it, unless [beyondShortHistory];
 //   - heavy tails of real gradient noise: a value that passed stands
 //     tailSpreads spreads of the run's step-to-step noise above its
-//     median [p1.noiseFloor], [tailScratch.spreadBefore];
+//     median [noiseFloor], [tailScratch.spreadBefore];
 //   - NaN/Inf as candidates of their own [nonFiniteCandidates];
 //   - earliest first, never largest first [earliestFirst]; the final norms
 //     Phase 2 needs [targetRankNorms].

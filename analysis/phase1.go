@@ -144,7 +144,14 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 	default:
 		c.stepLevelSpikes()
 	}
-	c.noiseFloor()
+	kept, floor, said := noiseFloor(&c.tails)
+	res.Anomalies = append(res.Anomalies, kept...)
+	for k, v := range floor {
+		res.Thresholds[k] = v
+	}
+	if said != nil {
+		res.ReasoningReasons = append(res.ReasoningReasons, said)
+	}
 	if nf, said := nonFiniteCandidates(c); said != nil {
 		res.Anomalies = append(res.Anomalies, nf...)
 		res.ReasoningReasons = append(res.ReasoningReasons, said)

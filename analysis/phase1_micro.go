@@ -150,7 +150,7 @@ func (c *p1) microJudgePool(s *microScratch, pos []int32, found *int) {
 			c.shortHistory(a, pool)
 			continue
 		}
-		c.hold(a, v, vd.Median)
+		c.tails.hold(a, v, vd.Median)
 		*found++
 	}
 }

@@ -77,7 +77,7 @@ func (c *p1) stepLevelSpikes() {
 				c.shortHistory(a, pool)
 				continue
 			}
-			c.hold(a, v, vd.Median)
+			c.tails.hold(a, v, vd.Median)
 			found++
 		}
 		c.tails.settle()

@@ -320,8 +320,7 @@ func (t *tailScratch) ownSpread(lo, hi int, first int32, all float64) float64 {
 
 // hold keeps a value that passed the thresholds until noiseFloor; its
 // parameter's changes are the current ones (settle ends them).
-func (c *p1) hold(a model.Anomaly, v, median float64) {
-	t := &c.tails
+func (t *tailScratch) hold(a model.Anomaly, v, median float64) {
 	t.init()
 	t.pend = append(t.pend, pending{a: a, ell: math.Log(v / median)})
 	t.cur = min(t.cur, int32(a.OptStep()))
@@ -329,12 +328,13 @@ func (c *p1) hold(a model.Anomaly, v, median float64) {
 
 // noiseFloor turns the held values into candidates when they stand
 // tailSpreads spreads of the run's noise above their median (see
-// tailSpreads), and says what it left out.
-func (c *p1) noiseFloor() {
-	t := &c.tails
+// tailSpreads), and says what it left out. It returns the candidates it
+// keeps, the run's noise spread it measured (thresholds; nil when nothing
+// was held) and what it says (nil: nothing). It empties t.
+func noiseFloor(t *tailScratch) (kept []model.Anomaly, thresholds map[string]float64, said model.Reason) {
 	defer t.reset()
 	if len(t.pend) == 0 {
-		return
+		return nil, nil, nil
 	}
 	first := t.first()
 	own := make([]float64, len(t.pend))
@@ -342,16 +342,14 @@ func (c *p1) noiseFloor() {
 		own[k] = t.ownSpread(p.lo, p.hi, first, p.all)
 	}
 	run := t.runSpread(first, minHistory)
-	c.res.Thresholds["tail_spreads"] = tailSpreads
-	c.res.Thresholds["run_noise_spread"] = run
+	thresholds = map[string]float64{"tail_spreads": tailSpreads, "run_noise_spread": run}
 	if run == 0 {
 		// nothing recorded before the first value that passed: the noise
 		// is unknown, the robust thresholds decide alone
 		for _, p := range t.pend {
-			c.res.Anomalies = append(c.res.Anomalies, p.a)
+			kept = append(kept, p.a)
 		}
-		c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.TailsUnmeasured{First: int(first), Need: minHistory})
-		return
+		return kept, thresholds, model.TailsUnmeasured{First: int(first), Need: minHistory}
 	}
 	for k, p := range t.pend {
 		sp := max(run, own[k])
@@ -360,9 +358,10 @@ func (c *p1) noiseFloor() {
 			t.maxZ = max(t.maxZ, z)
 			continue
 		}
-		c.res.Anomalies = append(c.res.Anomalies, p.a)
+		kept = append(kept, p.a)
 	}
 	if t.dropped > 0 {
-		c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.TailsDropped{Dropped: t.dropped, Spreads: tailSpreads, First: int(first), Spread: run, MaxZ: t.maxZ})
+		said = model.TailsDropped{Dropped: t.dropped, Spreads: tailSpreads, First: int(first), Spread: run, MaxZ: t.maxZ}
 	}
+	return kept, thresholds, said
 }
