@@ -23,19 +23,19 @@
 //     batch: [dumpCallCount], [p1.dumpCallMicroSteps].
 //
 // Step 1, anomaly detection by data kind:
-//   - step level, a global robust (MAD/IQR) baseline: [p1.stepLevelSpikes]
+//   - step level, a global robust (MAD/IQR) baseline: [stepLevelSpikes]
 //     with [robustJudge.prescreen] and [robustJudge.judge] (the robust
 //     estimator's pool with rank-picked quantiles, [robustPool.mad], the
 //     judged value left out), on values
 //     divided by their step's common level [stepLevelFactors] and the
 //     series' own scale [seriesScales];
 //   - accumulated micro steps, each micro batch's own contribution:
-//     [p1.microStepSpikes], [p1.microCurves], [p1.microJudgePool]; short
+//     [microStepSpikes], [p1.microCurves], [p1.microJudgePool]; short
 //     runs, per-micro-step medians [medianPerMicro];
 //   - dumps, the top N of one step [p1.dumpSpikes] (several steps: the
 //     step-level rule);
 //   - too little history: a series below minHistory values
-//     [historyScratch.tooShort] reports what passed [p1.shortHistory]
+//     [historyScratch.tooShort] reports what passed [historyScratch.unflag]
 //     instead of flagging it, unless [beyondShortHistory];
 //   - heavy tails of real gradient noise: a value that passed stands
 //     tailSpreads spreads of the run's step-to-step noise above its

@@ -58,6 +58,34 @@ type p1 struct {
 	unsplit *model.StageLayout
 }
 
+// p1said is what a Phase 1 rule says besides the candidates it holds for
+// noiseFloor: its thresholds, reasoning and warnings in the order it said
+// them, and the would-be candidates of series too short to call a spike.
+type p1said struct {
+	thresholds        map[string]float64
+	reasons, warnings []model.Reason
+	short             []model.ShortHistory
+}
+
+func (s *p1said) threshold(k string, v float64) {
+	if s.thresholds == nil {
+		s.thresholds = map[string]float64{}
+	}
+	s.thresholds[k] = v
+}
+
+func (s *p1said) reason(r model.Reason) { s.reasons = append(s.reasons, r) }
+
+// tell adds what a rule said to the result.
+func (s *p1said) tell(res *model.Phase1Result) {
+	for k, v := range s.thresholds {
+		res.Thresholds[k] = v
+	}
+	res.ReasoningReasons = append(res.ReasoningReasons, s.reasons...)
+	res.WarningsReasons = append(res.WarningsReasons, s.warnings...)
+	res.TooLittleHistory = append(res.TooLittleHistory, s.short...)
+}
+
 // Phase1 finds the candidate spike coordinates of a monitor run (or of the
 // parameter gradients of a dump tree), earliest first.
 func Phase1(d *model.MonitorData, opt Phase1Options) *model.Phase1Result {
@@ -140,9 +168,11 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 	case c.kind == kindDump && nSteps == 1:
 		c.dumpSpikes()
 	case c.kind == kindMicro:
-		c.microStepSpikes()
+		said := microStepSpikes(c)
+		said.tell(res)
 	default:
-		c.stepLevelSpikes()
+		said := stepLevelSpikes(c)
+		said.tell(res)
 	}
 	kept, floor, said := noiseFloor(&c.tails)
 	res.Anomalies = append(res.Anomalies, kept...)

@@ -59,31 +59,32 @@ func (h *historyScratch) tooShort(n int) bool {
 	return true
 }
 
-// shortHistory reports a would-be candidate of a series of n values.
-func (c *p1) shortHistory(a model.Anomaly, n int) {
-	c.hist.shortUnflagged++
-	c.res.TooLittleHistory = append(c.res.TooLittleHistory, model.ShortHistory{Anomaly: a, Samples: n, MinSamples: minHistory})
+// unflag reports a would-be candidate of a series of n values: it is
+// appended to short, never a candidate.
+func (h *historyScratch) unflag(short []model.ShortHistory, a model.Anomaly, n int) []model.ShortHistory {
+	h.shortUnflagged++
+	return append(short, model.ShortHistory{Anomaly: a, Samples: n, MinSamples: minHistory})
 }
 
-// historyNotes adds the reasoning and the warning about short series
-// (pools: (parameter, micro step) pools, else parameters).
-func (c *p1) historyNotes(pools bool) {
-	h := &c.hist
-	c.res.Thresholds["min_history"] = minHistory
+// historyNotes says the reasoning and the warning about short series
+// (pools: (parameter, micro step) pools, else parameters); it orders the
+// would-be candidates s.short earliest first.
+func historyNotes(h *historyScratch, pools bool, s *p1said) {
+	s.threshold("min_history", minHistory)
 	if h.short == 0 {
 		return
 	}
-	earliestFirstShort(c.res.TooLittleHistory)
-	c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.HistoryTooShort{Short: h.short, Series: h.series, Pools: pools,
+	earliestFirstShort(s.short)
+	s.reason(model.HistoryTooShort{Short: h.short, Series: h.series, Pools: pools,
 		MinN: h.minN, MaxN: h.maxN, Need: minHistory, Unflagged: h.shortUnflagged})
 	w := model.HistoryTooShortWarning{Short: h.short, Series: h.series, Pools: pools, MinN: h.minN, MaxN: h.maxN, Need: minHistory}
-	for i := range c.res.TooLittleHistory {
+	for i := range s.short {
 		if i == 3 {
-			w.More = len(c.res.TooLittleHistory) - 3
+			w.More = len(s.short) - 3
 			break
 		}
-		s := &c.res.TooLittleHistory[i]
-		w.Examples = append(w.Examples, model.HistoryExample{Target: s.TargetName, Step: s.Step, Rank: s.Rank, Ratio: float64(s.DeviationRatio)})
+		sh := &s.short[i]
+		w.Examples = append(w.Examples, model.HistoryExample{Target: sh.TargetName, Step: sh.Step, Rank: sh.Rank, Ratio: float64(sh.DeviationRatio)})
 	}
-	c.res.WarningsReasons = append(c.res.WarningsReasons, w)
+	s.warnings = append(s.warnings, w)
 }

@@ -47,16 +47,11 @@ type microScratch struct {
 // itself: its delta N_k − N_{k−1} must be ≥ MinEffect × the parameter's
 // usual delta — after a spike a normal micro-batch can look large through
 // sqrt(N_k² − N_{k−1}²) alone. Every parameter is judged on its own scale:
-// nothing is preselected by absolute norm.
-func (c *p1) microStepSpikes() {
+// nothing is preselected by absolute norm. The values that pass are held
+// in c.tails for noiseFloor; it returns what it said.
+func microStepSpikes(c *p1) (said p1said) {
 	var s microScratch
 	judged, perMicro, found := 0, 0, 0
-	defer c.historyNotes(true)
-	defer func() {
-		if s.skipped > 0 {
-			c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.MicroPoolsSkipped{Pools: s.skipped, MaxDecreasePct: 100 * maxDecreaseShare})
-		}
-	}()
 	for t := range c.d.Targets {
 		gs := c.ix.targetGroups(t)
 		if len(gs) == 0 {
@@ -79,22 +74,29 @@ func (c *p1) microStepSpikes() {
 					hi++
 				}
 			}
-			c.microJudgePool(&s, s.pos[lo:hi], &found)
+			said.short = c.microJudgePool(&s, s.pos[lo:hi], &found, said.short)
 			lo = hi
 		}
 		c.tails.settle()
 	}
-	c.res.Thresholds["min_micro_pool"] = minMicroPool
-	c.res.Thresholds["level_history"] = levelHistory
-	c.res.Thresholds["level_persist"] = levelPersist
-	c.res.Thresholds["series_head_steps"] = seriesHeadSteps
-	c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.MicroStepRule{MinEffect: c.opt.MinEffect, LevelHistory: levelHistory, LevelPersist: levelPersist,
+	said.threshold("min_micro_pool", minMicroPool)
+	said.threshold("level_history", levelHistory)
+	said.threshold("level_persist", levelPersist)
+	said.threshold("series_head_steps", seriesHeadSteps)
+	said.reason(model.MicroStepRule{MinEffect: c.opt.MinEffect, LevelHistory: levelHistory, LevelPersist: levelPersist,
 		Jumps: s.jumps, Scaled: s.scaled, HeadSteps: 2 * seriesHeadSteps, Judged: judged, PerMicro: perMicro, MinPool: minMicroPool,
 		IQRMult: c.opt.IQRMult, MADMult: c.opt.MADMult, MADScale: madScale, Found: found})
+	if s.skipped > 0 {
+		said.reason(model.MicroPoolsSkipped{Pools: s.skipped, MaxDecreasePct: 100 * maxDecreaseShare})
+	}
+	historyNotes(&c.hist, true, &said)
+	return said
 }
 
-// microJudgePool judges the normalised increments at positions pos.
-func (c *p1) microJudgePool(s *microScratch, pos []int32, found *int) {
+// microJudgePool judges the normalised increments at positions pos: it
+// holds the values that pass in c.tails and returns short with the
+// would-be candidates of a pool too short appended.
+func (c *p1) microJudgePool(s *microScratch, pos []int32, found *int, short []model.ShortHistory) []model.ShortHistory {
 	s.vals = s.vals[:0]
 	s.skip = s.skip[:0]
 	clamped := 0
@@ -115,12 +117,12 @@ func (c *p1) microJudgePool(s *microScratch, pos []int32, found *int) {
 	}
 	if float64(clamped) > maxDecreaseShare*float64(len(pos)) {
 		s.skipped++ // the cumulative norm often falls here: increments carry no signal
-		return
+		return short
 	}
 	var left bool
 	s.cand, left = c.judge.prescreenExcept(s.vals, skip, s.cand)
 	pool := c.judge.poolN
-	short := c.hist.tooShort(pool)
+	few := c.hist.tooShort(pool)
 	for _, ci := range s.cand {
 		j := int(pos[ci])
 		v := s.ratio[j]
@@ -146,13 +148,14 @@ func (c *p1) microJudgePool(s *microScratch, pos []int32, found *int) {
 		a.BaselineIQR = model.FloatPtr(s.medInc[k] * vd.IQR * f)
 		a.DeviationRatio = model.Float(v / vd.Median)
 		a.Trigger, a.Test = "micro_step_delta", vd.Trigger
-		if short && !beyondShortHistory(v, vd.Median) {
-			c.shortHistory(a, pool)
+		if few && !beyondShortHistory(v, vd.Median) {
+			short = c.hist.unflag(short, a, pool)
 			continue
 		}
 		c.tails.hold(a, v, vd.Median)
 		*found++
 	}
+	return short
 }
 
 // microCurves fills the scratch with the increments, deltas and normalised

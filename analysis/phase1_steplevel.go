@@ -10,8 +10,9 @@ import (
 // (median + k·MAD) threshold and at least MinEffect × the baseline median.
 // Values are first divided by their step's common level
 // (stepLevelFactors), so the baseline is robust to warm-up and trends.
-// Also the rule of multi-step dumps.
-func (c *p1) stepLevelSpikes() {
+// Also the rule of multi-step dumps. The values that pass are held in
+// c.tails for noiseFloor; it returns what it said.
+func stepLevelSpikes(c *p1) (s p1said) {
 	var ts []int32
 	var fac, norm []float64
 	var ls levelScratch
@@ -74,7 +75,7 @@ func (c *p1) stepLevelSpikes() {
 			a.DeviationRatio = model.Float(v / vd.Median)
 			a.Trigger, a.Test = vd.Trigger, vd.Trigger
 			if short && !beyondShortHistory(v, vd.Median) {
-				c.shortHistory(a, pool)
+				s.short = c.hist.unflag(s.short, a, pool)
 				continue
 			}
 			c.tails.hold(a, v, vd.Median)
@@ -82,11 +83,12 @@ func (c *p1) stepLevelSpikes() {
 		}
 		c.tails.settle()
 	}
-	c.res.Thresholds["level_history"] = levelHistory
-	c.res.Thresholds["level_persist"] = levelPersist
-	c.res.Thresholds["series_head_steps"] = seriesHeadSteps
-	defer c.historyNotes(false)
-	c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.StepLevelRule{Judged: judged, MinEffect: c.opt.MinEffect, LevelHistory: levelHistory,
+	s.threshold("level_history", levelHistory)
+	s.threshold("level_persist", levelPersist)
+	s.threshold("series_head_steps", seriesHeadSteps)
+	s.reason(model.StepLevelRule{Judged: judged, MinEffect: c.opt.MinEffect, LevelHistory: levelHistory,
 		LevelPersist: levelPersist, Jumps: jumps, Scaled: scaled, HeadSteps: 2 * seriesHeadSteps,
 		IQRMult: c.opt.IQRMult, MADMult: c.opt.MADMult, MADScale: madScale, Found: found})
+	historyNotes(&c.hist, false, &s)
+	return s
 }
