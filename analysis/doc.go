@@ -20,7 +20,7 @@
 //     [stepMapper.mapStep]; micro steps in the input's own numbering
 //     [numberMicroSteps];
 //   - dumps, one step or several, one parameters_grad call or one per micro
-//     batch: [dumpCallCount], [p1.dumpCallMicroSteps].
+//     batch: [dumpCallCount], [dumpCallMicroSteps].
 //
 // Step 1, anomaly detection by data kind:
 //   - step level, a global robust (MAD/IQR) baseline: [stepLevelSpikes]
@@ -32,7 +32,7 @@
 //   - accumulated micro steps, each micro batch's own contribution:
 //     [microStepSpikes], [p1.microCurves], [p1.microJudgePool]; short
 //     runs, per-micro-step medians [medianPerMicro];
-//   - dumps, the top N of one step [p1.dumpSpikes] (several steps: the
+//   - dumps, the top N of one step [dumpSpikes] (several steps: the
 //     step-level rule);
 //   - too little history: a series below minHistory values
 //     [historyScratch.tooShort] reports what passed [historyScratch.unflag]

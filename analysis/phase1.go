@@ -166,7 +166,9 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 	nSteps := len(res.Summary.Steps)
 	switch {
 	case c.kind == kindDump && nSteps == 1:
-		c.dumpSpikes()
+		found, said := dumpSpikes(c)
+		res.Anomalies = append(res.Anomalies, found...)
+		said.tell(res)
 	case c.kind == kindMicro:
 		said := microStepSpikes(c)
 		said.tell(res)
@@ -187,7 +189,7 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 		res.ReasoningReasons = append(res.ReasoningReasons, said)
 	}
 	if c.kind == kindDump && nSteps == 1 && d.ExplicitMicro {
-		c.dumpCallMicroSteps(metric)
+		res.ReasoningReasons = append(res.ReasoningReasons, dumpCallMicroSteps(c, metric, res.Anomalies))
 	}
 	earliestFirst(res.Anomalies)
 	if !(c.kind == kindDump && nSteps == 1) {

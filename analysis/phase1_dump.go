@@ -15,8 +15,9 @@ const triggerDumpAbsNorm = "dump_abs_norm"
 // dumpSpikes is the single-step dump rule: the largest parameter-gradient
 // norms (top N), each with its deviation against the median of ALL
 // parameters of the step (the reference uses the median of the top N,
-// which depends on N: reference bug 12).
-func (c *p1) dumpSpikes() {
+// which depends on N: reference bug 12). It returns the candidates and what
+// it said.
+func dumpSpikes(c *p1) (found []model.Anomaly, said p1said) {
 	norm := c.d.Rows.Norm
 	rows := make([]int32, 0, c.ix.rows)
 	vals := make([]float64, 0, c.ix.rows)
@@ -38,8 +39,9 @@ func (c *p1) dumpSpikes() {
 			a.DeviationRatio = model.Float(math.Inf(1))
 		}
 		a.Trigger = triggerDumpAbsNorm
-		c.res.Anomalies = append(c.res.Anomalies, a)
+		found = append(found, a)
 	}
-	c.res.Thresholds["dump_top_n"] = float64(c.opt.DumpTopN)
-	c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.DumpTopN{N: n, Of: len(rows), Median: med})
+	said.threshold("dump_top_n", float64(c.opt.DumpTopN))
+	said.reason(model.DumpTopN{N: n, Of: len(rows), Median: med})
+	return found, said
 }

@@ -31,8 +31,9 @@ type callCurve struct {
 // candidate's micro step; a non-finite candidate's is its first non-finite
 // call; a gradient that grew evenly names none (micro_step null). Curves
 // whose norm fell on more than maxDecreaseShare of their calls are not
-// judged.
-func (c *p1) dumpCallMicroSteps(metric int) {
+// judged. It names the micro step of the candidates as (in place) and
+// returns what it said.
+func dumpCallMicroSteps(c *p1, metric int, as []model.Anomaly) model.Reason {
 	ix := buildSeriesIndexOf(c.d, metric, microRows)
 	type key struct{ target, rank int32 }
 	curves := map[key]*callCurve{}
@@ -158,8 +159,8 @@ func (c *p1) dumpCallMicroSteps(metric int) {
 		targets[c.d.Targets[t].Name] = int32(t)
 	}
 	named := 0
-	for i := range c.res.Anomalies {
-		a := &c.res.Anomalies[i]
+	for i := range as {
+		a := &as[i]
 		t, ok := targets[a.TargetName]
 		if !ok {
 			continue
@@ -179,8 +180,8 @@ func (c *p1) dumpCallMicroSteps(metric int) {
 		}
 		named++
 	}
-	c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.DumpCallMicro{PerCall: perCall, MinPool: minMicroPool, MinEffect: c.opt.MinEffect,
-		Jumps: jumps, Curves: len(curves), Named: named, Candidates: len(c.res.Anomalies), Skipped: skipped, MaxDecreasePct: 100 * maxDecreaseShare})
+	return model.DumpCallMicro{PerCall: perCall, MinPool: minMicroPool, MinEffect: c.opt.MinEffect,
+		Jumps: jumps, Curves: len(curves), Named: named, Candidates: len(as), Skipped: skipped, MaxDecreasePct: 100 * maxDecreaseShare}
 }
 
 // medianOthers is the median of the finite vals other than vals[k].
