@@ -142,7 +142,11 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 	if analysed != nil {
 		*analysed = d
 	}
-	c.stageShape()
+	stages, said := stageShape(c)
+	if stages != nil {
+		res.Sharding.Stages = stages
+	}
+	said.tell(res)
 	shaped := d
 	if d.ExplicitMicro && d.Format != model.FormatDump && finalMicroOnly(c.ix) {
 		// one row per step, never the first micro-batch: the step's final
@@ -176,13 +180,13 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 		said := stepLevelSpikes(c)
 		said.tell(res)
 	}
-	kept, floor, said := noiseFloor(&c.tails)
+	kept, floor, floorSaid := noiseFloor(&c.tails)
 	res.Anomalies = append(res.Anomalies, kept...)
 	for k, v := range floor {
 		res.Thresholds[k] = v
 	}
-	if said != nil {
-		res.ReasoningReasons = append(res.ReasoningReasons, said)
+	if floorSaid != nil {
+		res.ReasoningReasons = append(res.ReasoningReasons, floorSaid)
 	}
 	if nf, said := nonFiniteCandidates(c); said != nil {
 		res.Anomalies = append(res.Anomalies, nf...)

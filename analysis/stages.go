@@ -540,27 +540,28 @@ func (c *p1) stageFields(a *model.Anomaly) {
 	}
 }
 
-// pipelineShape writes the inferred stages into sharding_analysis, the
-// warnings and the reasoning, before runShape words the conclusion.
-func (c *p1) stageShape() {
+// stageShape is the pipeline-stage rule's conclusion, before runShape
+// words the run's shape: the inferred stages for sharding_analysis (nil:
+// nothing inferred or noted) and what it said (reasoning, warnings).
+func stageShape(c *p1) (stages *model.StageLayout, said p1said) {
 	p := c.d.Stages
 	if p == nil {
 		p = c.unsplit
 	}
 	if p == nil || !p.Inferred && p.NoteReason == nil {
-		return
+		return nil, said
 	}
 	cp := *p
-	c.res.Sharding.Stages = &cp
 	if p.NoteReason != nil {
-		c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.StagesNotInferred{Note: p.NoteReason})
-		c.res.WarningsReasons = append(c.res.WarningsReasons, p.NoteReason)
+		said.reason(model.StagesNotInferred{Note: p.NoteReason})
+		said.warnings = append(said.warnings, p.NoteReason)
 	}
 	if !p.Inferred || p.Stages < 2 {
-		return
+		return &cp, said
 	}
-	c.res.ReasoningReasons = append(c.res.ReasoningReasons, model.StagesInferred{Stages: p.Stages, Method: p.MethodReason,
+	said.reason(model.StagesInferred{Stages: p.Stages, Method: p.MethodReason,
 		LayersPerStage: p.LayersPerStage, LayerOffsets: p.LayerOffsets, ChunkLayers: p.ChunkLayers})
+	return &cp, said
 }
 
 // ppShape is runShape's pipeline part of the conclusion: pp_stages is the
