@@ -165,7 +165,9 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 	if c.kind == kindMicro && !c.m.Explicit {
 		res.Thresholds["accumulation_window"] = float64(res.Sharding.AccumulationWindow)
 	}
-	c.summary()
+	var targets []string
+	res.Summary, targets, res.OptimizerStepRange = summary(c, res.Summary, res.Sharding.PassUnitReason)
+	res.Targets = append(res.Targets, targets...)
 
 	nSteps := len(res.Summary.Steps)
 	switch {
@@ -290,19 +292,19 @@ func chooseMetric(d *model.MonitorData, want string) int {
 	return -1
 }
 
-// summary fills the counts, steps, ranks, targets and optimizer-step range.
-func (c *p1) summary() {
+// summary counts what Phase 1 analyses: the rows, targets, steps and
+// ranks (into s, with the pass unit), the analysed parameters and the
+// optimizer-step range (nil: no step).
+func summary(c *p1, s model.Phase1Summary, unit model.Reason) (_ model.Phase1Summary, targets []string, optRange []int) {
 	r := &c.d.Rows
-	res := c.res
-	s := &res.Summary
 	s.TotalTargets = len(c.d.Targets)
 	s.TotalRows = r.Len()
-	s.PassUnitReason = res.Sharding.PassUnitReason
+	s.PassUnitReason = unit
 	s.Ranks = append([]int{}, c.ix.ranks...)
 	s.Steps = append([]int{}, c.ix.distinctSteps(c.d)...)
 	for t := range c.d.Targets {
 		if len(c.ix.targetGroups(t)) > 0 {
-			res.Targets = append(res.Targets, c.d.Targets[t].Name)
+			targets = append(targets, c.d.Targets[t].Name)
 		}
 	}
 	if len(s.Steps) > 0 {
@@ -311,8 +313,9 @@ func (c *p1) summary() {
 		if c.m.Explicit {
 			lo, hi = s.Steps[0], s.Steps[len(s.Steps)-1]
 		}
-		res.OptimizerStepRange = []int{lo, hi}
+		optRange = []int{lo, hi}
 	}
+	return s, targets, optRange
 }
 
 // anomaly builds the candidate for row i with the reference keys.
