@@ -37,7 +37,11 @@ func DefaultPhase1Options() Phase1Options {
 	return Phase1Options{IQRMult: DefaultIQRMult, MADMult: DefaultMADMult, MinEffect: DefaultMinEffect, DumpTopN: DefaultDumpTopN}
 }
 
-// p1 is the state of one Phase 1 run.
+// p1 is what Phase 1's rules read: the data as analysed, its series
+// index, step mapping, kind and options, and the scratch the rules reuse
+// (judge, hist, tails: sized once, for runs of 10^9 rows). It holds no
+// result: the rules return what they decide and say, phase1 assembles it.
+// tails carries the values a detection rule holds until noiseFloor.
 type p1 struct {
 	d      *model.MonitorData
 	ix     *seriesIndex
@@ -45,7 +49,6 @@ type p1 struct {
 	kind   string
 	metric string
 	opt    Phase1Options
-	res    *model.Phase1Result
 	judge  robustJudge
 	hist   historyScratch
 	tails  tailScratch
@@ -118,7 +121,7 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 		"mad_scale": madScale, "zero_spread_mult": zeroSpreadMult,
 	}
 	metric := chooseMetric(d, opt.Metric)
-	c := &p1{d: d, opt: opt, res: res}
+	c := &p1{d: d, opt: opt}
 	c.judge.rule = robustRule{IQRMult: opt.IQRMult, MADMult: opt.MADMult, MinEffect: opt.MinEffect}
 	if metric < 0 {
 		res.MissingReasons = append(res.MissingReasons, model.Phase1NoGradRows{})
