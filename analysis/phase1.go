@@ -168,9 +168,7 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 	if c.kind == kindMicro && !c.m.Explicit {
 		res.Thresholds["accumulation_window"] = float64(res.Sharding.AccumulationWindow)
 	}
-	var targets []string
-	res.Summary, targets, res.OptimizerStepRange = summary(c, res.Summary, res.Sharding.PassUnitReason)
-	res.Targets = append(res.Targets, targets...)
+	res.Summary, res.Targets, res.OptimizerStepRange = summary(c, res.Summary, res.Sharding.PassUnitReason)
 
 	nSteps := len(res.Summary.Steps)
 	switch {
