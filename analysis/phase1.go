@@ -139,8 +139,8 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 	if len(d.Metrics) > 1 {
 		res.ReasoningReasons = append(res.ReasoningReasons, model.MetricAnalysed{Metric: c.metric, Metrics: len(d.Metrics)})
 	}
-	c.index(metric)
-	c.splitByStage(metric)
+	c.ix, c.dumpMicro = seriesOf(d, metric)
+	c.d, c.ix, c.dumpMicro, c.unsplit = splitByStage(d, c.ix, c.dumpMicro, metric)
 	d = c.d
 	if analysed != nil {
 		*analysed = d
@@ -230,12 +230,13 @@ func loadWarnings(d *model.MonitorData) []model.Reason {
 	return out
 }
 
-// index builds the series index of the analysed metric.
-func (c *p1) index(metric int) {
-	c.ix = buildSeriesIndex(c.d, metric)
-	if c.d.Format == model.FormatDump && c.d.ExplicitMicro {
-		c.ix = c.dumpIndex(metric)
+// seriesOf is the series index of the analysed metric, and whether it is a
+// dump tree's per-call (micro-step) rows (dumpSeriesIndex).
+func seriesOf(d *model.MonitorData, metric int) (ix *seriesIndex, dumpMicro bool) {
+	if d.Format == model.FormatDump && d.ExplicitMicro {
+		return dumpSeriesIndex(d, metric)
 	}
+	return buildSeriesIndex(d, metric), false
 }
 
 // Phase1Data is Phase1 that also returns the data as analysed: with
@@ -251,19 +252,18 @@ func Phase1Data(d *model.MonitorData, opt Phase1Options) (*model.Phase1Result, *
 	return res, out
 }
 
-// dumpIndex chooses the rows of a dump tree whose parameters_grad were
+// dumpSeriesIndex chooses the rows of a dump tree whose parameters_grad were
 // recorded at every micro step (ingest adds each call as a micro-step row
 // and the step's last call as a row without micro step): with ≥ 2 steps
 // the per-call rows (accumulated micro steps, judged like an explicit
 // micro_step CSV), else the per-step rows. Never both: the last call would
 // count twice and partial sums would join the step's baseline.
-func (c *p1) dumpIndex(metric int) *seriesIndex {
-	micro := buildSeriesIndexOf(c.d, metric, microRows)
-	if len(micro.distinctSteps(c.d)) >= 2 {
-		c.dumpMicro = true
-		return micro
+func dumpSeriesIndex(d *model.MonitorData, metric int) (ix *seriesIndex, dumpMicro bool) {
+	micro := buildSeriesIndexOf(d, metric, microRows)
+	if len(micro.distinctSteps(d)) >= 2 {
+		return micro, true
 	}
-	return buildSeriesIndexOf(c.d, metric, stepRows)
+	return buildSeriesIndexOf(d, metric, stepRows), false
 }
 
 // chooseMetric picks the metric to analyse: the per-rank gradient before

@@ -511,18 +511,21 @@ func splitStages(d *model.MonitorData, si *stageInference) *model.MonitorData {
 }
 
 // pipelineStages infers the pipeline stages of the analysed metric's ranks
-// and, with several stages, splits the targets per stage and re-indexes.
-func (c *p1) splitByStage(metric int) {
-	if c.d.Stages != nil {
-		return // already split (Phase1Data's output)
+// and, with several stages, splits the targets per stage and re-indexes:
+// it returns the data, index and dumpMicro to analyse, and the inference
+// when it found one stage or none (unsplit; nil when split or already
+// split).
+func splitByStage(d *model.MonitorData, ix *seriesIndex, dumpMicro bool, metric int) (_ *model.MonitorData, _ *seriesIndex, _ bool, unsplit *model.StageLayout) {
+	if d.Stages != nil {
+		return d, ix, dumpMicro, nil // already split (Phase1Data's output)
 	}
-	si := inferStages(c.d, c.ix)
+	si := inferStages(d, ix)
 	if si.info.Inferred && si.info.Stages > 1 {
-		c.d = splitStages(c.d, si)
-		c.index(metric)
-		return
+		d = splitStages(d, si)
+		six, sdm := seriesOf(d, metric)
+		return d, six, dumpMicro || sdm, nil
 	}
-	c.unsplit = &si.info
+	return d, ix, dumpMicro, &si.info
 }
 
 // stageFields sets a candidate's pipeline stage and global layer.
