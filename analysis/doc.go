@@ -87,7 +87,7 @@
 // Step 3.1, the groups A, B, C, D and the degree (A/B)/(C/D): C not among
 // the Phase 1 candidates, its gradient norm below the directory's P75, on
 // A's pipeline stage [ChooseControl], [spikeRankQuantile], [otherStage];
-// the degree [groupRatio], [p3.degree] (without C/D, A/B against the
+// the degree [groupRatio], [degree] (without C/D, A/B against the
 // other ops' robust band [robustLogBand], [callAnalysis.degradedBand]); the
 // rank to dump as C [SuggestControlRank], [StageControlRanks]; dump steps
 // matched to optimizer steps by their gradient norms (a re-based trend.db)
@@ -111,7 +111,7 @@
 // those fixed by construction (by kind [p3.learnFixedKinds], by value
 // [p3.fixedStat]; all fixed: the floor [fixedFloorBand]); with few layers,
 // at least as wide as the anchor's own control ratios allow
-// [p3.ownSpreadGuard]; groups of different dtypes are said to be
+// [ownSpreadGuard]; groups of different dtypes are said to be
 // comparable only at one precision setting [p3.dtypeWarning].
 //
 // Step 3.4, the direction: [directionVerdict] (unaligned layers are not

@@ -174,7 +174,7 @@ func (p *p3) drillOp(i int32, dirName string, bands map[string]map[string]model.
 			cd = pairRatio(p.ic, c.c, p.id, c.d, m)
 		}
 		b := bands[metricName(m)][dirName]
-		deg := p.degree(ab, cd, &b)
+		deg := degree(p.hasCD, ab, cd, &b)
 		fl := out.Aligned && outside(&b, deg)
 		if b.Usable {
 			if out.Bounds == nil {

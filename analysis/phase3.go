@@ -399,7 +399,7 @@ func (p *p3) analyseCall(anchors []string, layers []int) *callAnalysis {
 					anyAligned = true
 				}
 				for _, m := range metricOrder {
-					cl.pooled[m][d.name] = append(cl.pooled[m][d.name], p.controlRatio(&c, m))
+					cl.pooled[m][d.name] = append(cl.pooled[m][d.name], controlRatio(&c, m, p.hasCD))
 				}
 			}
 		}
@@ -418,10 +418,10 @@ func (p *p3) analyseCall(anchors []string, layers []int) *callAnalysis {
 			for ai := range anchors {
 				rs := make([]float64, 0, len(layers))
 				for li := range layers {
-					rs = append(rs, p.controlRatio(&cl.cells[ai][li][di], m))
+					rs = append(rs, controlRatio(&cl.cells[ai][li][di], m, p.hasCD))
 				}
 				cl.relative[m][d.name] = append(cl.relative[m][d.name], relativeToMedian(rs))
-				cl.spread[m][d.name] = append(cl.spread[m][d.name], bandSpread(p.band(rs)))
+				cl.spread[m][d.name] = append(cl.spread[m][d.name], bandSpread(noiseBand(p.bandInputs(), rs)))
 			}
 		}
 	}
@@ -509,21 +509,21 @@ func (p *p3) anchorTable(ai int, name string, layers []int, cl *callAnalysis) mo
 		for di, d := range p3Dirs {
 			var rs []float64
 			for li := range layers {
-				rs = append(rs, p.controlRatio(&cells[li][di], m))
+				rs = append(rs, controlRatio(&cells[li][di], m, p.hasCD))
 			}
-			bs[di] = p.band(rs)
+			bs[di] = noiseBand(p.bandInputs(), rs)
 			if bs[di].Samples < minBandSamples {
 				src, nOps := pooled[m][d.name], 0 // every anchor's control ratios
 				if ops := cl.opRatios(p, layers, m, di); len(ops) > len(src) {
 					src, nOps = ops, len(ops)
 				}
-				if all := p.band(src); all.Samples > bs[di].Samples {
+				if all := noiseBand(p.bandInputs(), src); all.Samples > bs[di].Samples {
 					bs[di] = all
 					bs[di].NoteReasons = addNote(bs[di].NoteReasons, model.P3BandFewLayers{Min: minBandSamples, Ops: nOps})
 				}
-				bs[di] = p.ownSpreadGuard(bs[di], rs)
+				bs[di] = ownSpreadGuard(p.bandInputs(), bs[di], rs)
 			}
-			bs[di] = p.spreadGuard(bs[di], ai, cl.relative[m][d.name], cl.spread[m][d.name])
+			bs[di] = spreadGuard(p.bandInputs(), bs[di], ai, cl.relative[m][d.name], cl.spread[m][d.name])
 			if all := controlBand(pooled[m][d.name], p.opt.IQRMult, p.opt.SpreadFloor); !all.Usable && bs[di].Usable && all.Samples > 0 {
 				bs[di].Usable = false
 				bs[di].NoteReasons = addNote(bs[di].NoteReasons, model.P3BandOverAll{Notes: all.NoteReasons})
@@ -531,7 +531,7 @@ func (p *p3) anchorTable(ai int, name string, layers []int, cl *callAnalysis) mo
 			bs[di] = p.degradedNote(cl, layers, m, di, bs[di])
 			for li := range layers {
 				c := &cells[li][di]
-				c.deg[m] = p.degree(c.ab[m], c.cd[m], &bs[di])
+				c.deg[m] = degree(p.hasCD, c.ab[m], c.cd[m], &bs[di])
 				c.flag[m] = outside(&bs[di], c.deg[m]) && p.degradedConfirms(cl, layers, m, di, c.ab[m]) || c.nf[m]
 			}
 		}

@@ -62,17 +62,17 @@ func TestFixedKinds(t *testing.T) {
 // Ratios of fixed statistics are no samples; when they are all there is,
 // the band is the floor and usable.
 func TestFixedRatiosBand(t *testing.T) {
-	p := &p3{opt: DefaultPhase3Options(), hasCD: true}
-	b := p.band([]float64{fixedSample, fixedSample, math.NaN()})
+	in := bandInputs{hasCD: true, iqrMult: bandIQRMult, floor: bandSpreadFloor}
+	b := noiseBand(in, []float64{fixedSample, fixedSample, math.NaN()})
 	if !b.Usable || math.Abs(float64(b.Upper)-1.03) > 1e-12 || !slices.Equal(b.NoteReasons, []model.Reason{model.P3BandAllFixed{N: 2}}) {
 		t.Errorf("all fixed: %+v, want the usable 3%% floor band", b)
 	}
-	with := p.band([]float64{fixedSample, fixedSample, fixedSample, 0.9, 1.1, 1.05, 0.95})
-	without := p.band([]float64{0.9, 1.1, 1.05, 0.95})
+	with := noiseBand(in, []float64{fixedSample, fixedSample, fixedSample, 0.9, 1.1, 1.05, 0.95})
+	without := noiseBand(in, []float64{0.9, 1.1, 1.05, 0.95})
 	if with.Samples != 4 || with.Upper != without.Upper {
 		t.Errorf("fixed ratios changed the band: %+v against %+v", with, without)
 	}
-	ones := p.band([]float64{1, 1, 1, 0.9, 1.1, 1.05, 0.95})
+	ones := noiseBand(in, []float64{1, 1, 1, 0.9, 1.1, 1.05, 0.95})
 	if !(ones.Upper < without.Upper) {
 		t.Errorf("the exact ones would narrow the band (the reason to leave them out): %v vs %v", ones.Upper, without.Upper)
 	}
@@ -88,20 +88,20 @@ func TestOwnSpreadGuard(t *testing.T) {
 	if v := chi2Lower(30); math.Abs(v-22.377) > 0.05 { // exact 22.377
 		t.Errorf("χ²(0.16; 30) = %v, want 22.377", v)
 	}
-	p := &p3{opt: DefaultPhase3Options(), hasCD: true, comparisons: 40}
+	in := bandInputs{hasCD: true, iqrMult: bandIQRMult, floor: bandSpreadFloor, comparisons: 40}
 	pooled := model.Band{Median: 1, Lower: 1 / 1.05, Upper: 1.05, Usable: true}
 	own := []float64{0.9, 1.01}
-	b := p.ownSpreadGuard(pooled, own)
+	b := ownSpreadGuard(in, pooled, own)
 	sigma := math.Sqrt((math.Log(0.9)*math.Log(0.9) + math.Log(1.01)*math.Log(1.01)) / chi2Lower(2))
 	want := math.Exp(math.Sqrt2 * 3 * familyFactor(3, 40) * iqrPerSigma * sigma)
 	if math.Abs(float64(b.Upper)-want) > 1e-9 || !slices.Contains(b.NoteReasons, model.Reason(model.P3BandWidened{N: 2})) {
 		t.Errorf("widened band %+v, want upper %v", b, want)
 	}
-	if q := p.ownSpreadGuard(pooled, []float64{1.0001, 0.9999}); q.Upper != pooled.Upper {
+	if q := ownSpreadGuard(in, pooled, []float64{1.0001, 0.9999}); q.Upper != pooled.Upper {
 		t.Errorf("quiet own ratios changed the band: %+v", q)
 	}
-	p.hasCD = false
-	if q := p.ownSpreadGuard(pooled, own); q.Upper != pooled.Upper {
+	in.hasCD = false
+	if q := ownSpreadGuard(in, pooled, own); q.Upper != pooled.Upper {
 		t.Errorf("degraded (A/B is what is judged): band changed %+v", q)
 	}
 }

@@ -39,7 +39,7 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 	s.IterationPath = map[string][]string{}
 	for _, m := range metricOrder {
 		s.Thresholds[metricName(m)] = map[string]model.Band{
-			"fwd": p.band(pooled[m]["fwd"]), "bwd": p.band(pooled[m]["bwd"]),
+			"fwd": noiseBand(p.bandInputs(), pooled[m]["fwd"]), "bwd": noiseBand(p.bandInputs(), pooled[m]["bwd"]),
 		}
 	}
 	res.WarningsReasons = append(res.WarningsReasons, p.unusablePassWarnings(anchors, layers, cells, pooled)...)
