@@ -122,7 +122,7 @@
 //
 // Step 3.5, the start of the divergence, not the largest: [divergenceStart]
 // (the reference's longest run: [mainSegment]); the first divergent operator
-// of the start layer and its upstream: [p3.drillDown], [firstDivergent],
+// of the start layer and its upstream: [drillDown], [firstDivergent],
 // [upstreamFlagged], [largestLeaf]; where A first turns NaN/Inf and B does
 // not (±Inf against the dtype's extreme is the same value) [p3.nonFiniteOrigins],
 // [nonFiniteOrigin], [tensorPairNonFinite].

@@ -109,11 +109,20 @@ type cell struct {
 }
 
 // p3 carries one run.
-type p3 struct {
-	opt            Phase3Options
-	scheme         *layerScheme
+// p3Groups are the four groups' indexed dumps, read-only once indexed:
+// the input of Phase 3's rules, never a sink of their results.
+type p3Groups struct {
 	ia, ib, ic, id *dumpIndex
-	hasCD          bool
+	// hasCD: the control pair C/D is there (else degraded: A/B alone)
+	hasCD bool
+	// nameB names the baseline column ("B", or "C" standing in for it).
+	nameB string
+}
+
+type p3 struct {
+	p3Groups
+	opt    Phase3Options
+	scheme *layerScheme
 	// comparisons is the number of anchor × layer × metric comparisons of
 	// one pass (familyFactor).
 	comparisons int
@@ -121,8 +130,6 @@ type p3 struct {
 	// (each adds its comparisons to the family).
 	callsSearched int
 	grads         map[gradKey]float64 // gradNorm results (rows are rebuilt per call)
-	// nameB names the baseline column ("B", or "C" standing in for it).
-	nameB string
 	// judged: per pass, the layers flagged by the summary (degraded op
 	// bands leave them out); opBands caches those bands per (layer, pass).
 	judged  [2]map[int]bool
@@ -193,7 +200,7 @@ func (t *Tracer) OpsForLayer(anchor string, layer int, dir string) []model.Drill
 				continue
 			}
 		}
-		op := t.p.drillOp(i, dir, t.p.drillBands(layer, dir, t.res.DivergenceSummary.Thresholds))
+		op := drillOp(&t.p.p3Groups, i, dir, t.p.drillBands(layer, dir, t.res.DivergenceSummary.Thresholds))
 		op.Within = sc.within(k)
 		out = append(out, op)
 	}
@@ -222,7 +229,7 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 		res.DivergenceSummary = emptySummary()
 		return t
 	}
-	p := &p3{opt: opt, grads: map[gradKey]float64{}, nameB: "B"}
+	p := &p3{opt: opt, grads: map[gradKey]float64{}, p3Groups: p3Groups{nameB: "B"}}
 	if in.BaselineGroup == "C" {
 		p.nameB = "C"
 		res.BaselineGroup = "C"

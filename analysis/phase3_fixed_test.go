@@ -12,7 +12,7 @@ import (
 
 // newP3 indexes a quad the way NewTracer does, for the rules' own tests.
 func newP3(a, b, c, d *model.Dump) *p3 {
-	p := &p3{opt: DefaultPhase3Options(), grads: map[gradKey]float64{}, nameB: "B", hasCD: c != nil && d != nil}
+	p := &p3{opt: DefaultPhase3Options(), grads: map[gradKey]float64{}, p3Groups: p3Groups{nameB: "B", hasCD: c != nil && d != nil}}
 	dumps := []*model.Dump{a, b}
 	if p.hasCD {
 		dumps = append(dumps, c, d)

@@ -176,14 +176,16 @@ func (p *p3) nonFiniteAnchorIn(ak anchorKey) (i, j int32, stats [model.NumStats]
 }
 
 // markNonFinite marks a drill-down op whose pair is a non-finite
-// divergence: compared, flagged on the non-finite statistics (F!∞ / B!∞).
-func (p *p3) markNonFinite(out *model.DrillOp, i, j int32, dirName string) {
-	kind, stats := nonFiniteStats(p.ia, i, p.ib, j)
+// divergence (seed Step 3.2: a NaN on one side is no ratio, but a
+// divergence): compared, flagged on the non-finite statistics (F!∞ / B!∞).
+// It returns the op, marked.
+func markNonFinite(g *p3Groups, out model.DrillOp, i, j int32, dirName string) model.DrillOp {
+	kind, stats := nonFiniteStats(g.ia, i, g.ib, j)
 	if kind != nfDivergence {
-		if j >= 0 && len(outputsOnlyA(&p.ia.d.Ops[i], &p.ib.d.Ops[j])) > 0 {
+		if j >= 0 && len(outputsOnlyA(&g.ia.d.Ops[i], &g.ib.d.Ops[j])) > 0 {
 			out.Flagged = true // another output than the compared one turns non-finite
 		}
-		return
+		return out
 	}
 	out.Aligned, out.Flagged = true, true
 	for _, m := range metricOrder {
@@ -198,6 +200,7 @@ func (p *p3) markNonFinite(out *model.DrillOp, i, j int32, dirName string) {
 		}
 		out.Metrics[metricName(m)] = row
 	}
+	return out
 }
 
 // nfOrigin is the non-finite origin of one pass.
