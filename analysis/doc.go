@@ -124,7 +124,7 @@
 // (the reference's longest run: [mainSegment]); the first divergent operator
 // of the start layer and its upstream: [drillDown], [firstDivergent],
 // [upstreamFlagged], [largestLeaf]; where A first turns NaN/Inf and B does
-// not (±Inf against the dtype's extreme is the same value) [p3.nonFiniteOrigins],
+// not (±Inf against the dtype's extreme is the same value) [nonFiniteOrigins],
 // [nonFiniteOrigin], [tensorPairNonFinite].
 //
 // Step 3.6, every metric until none starts earlier: [iterateMetrics],

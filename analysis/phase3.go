@@ -117,6 +117,9 @@ type p3Groups struct {
 	hasCD bool
 	// nameB names the baseline column ("B", or "C" standing in for it).
 	nameB string
+	// nfHas: per pass, whether A has a non-finite float output at all
+	// (nonFinitePasses)
+	nfHas [2]bool
 }
 
 type p3 struct {
@@ -136,8 +139,6 @@ type p3 struct {
 	opBands map[[2]int]map[string]map[string]model.Band
 	// origins: the non-finite origin of each pass (nonFiniteOrigins)
 	origins [2]*nfOrigin
-	// nfHas: per pass, whether A has a non-finite float output at all
-	nfHas [2]bool
 	// fixedKinds: per record kind and pass, the statistics fixed by kind
 	// (learnFixedKinds)
 	fixedKinds map[kindKey][model.NumStats]bool
@@ -282,7 +283,7 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 		res.WarningsReasons = append(res.WarningsReasons, w)
 	}
 	var nfWG sync.WaitGroup
-	nfWG.Go(func() { p.origins = p.nonFiniteOrigins() })
+	nfWG.Go(func() { p.origins = nonFiniteOrigins(&p.p3Groups) })
 	anchors := in.Anchors
 	if len(anchors) == 0 {
 		anchors = discoverAnchors(p.ia, p.ib)
@@ -455,7 +456,7 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 	if !c.present {
 		return c
 	}
-	if i, j, nf, ok := p.nonFiniteAnchorIn(ak); ok {
+	if i, j, nf, ok := nonFiniteAnchorIn(&p.p3Groups, p.opt.Call, ak); ok {
 		c.a, c.b, c.abOK, c.nf, c.nfAny = i, j, true, nf, true
 	} else {
 		c.a, c.b, c.abOK, c.abWhy = representative(p.ia, p.ib, ak, p.opt.Call, "A", p.nameB)

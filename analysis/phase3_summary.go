@@ -131,7 +131,7 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 		p.judged[di] = union
 		if o != nil {
 			verdicts[di].FirstNonFinite = originText(p.ia, o)
-			verdicts[di].NonFiniteOrigin = p.originModel(o)
+			verdicts[di].NonFiniteOrigin = originModel(&p.p3Groups, o)
 		}
 		if p.nameB == "C" && verdicts[di].Verdict == verdictDivergent {
 			verdicts[di].NoteReasons = addNote(verdicts[di].NoteReasons, model.P3DirStandIn{})
@@ -148,11 +148,11 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 		if v.P0 && v.Start != nil {
 			dir, name, layer := p3Dirs[di].dir, p3Dirs[di].name, *v.Start
 			o := origins[di]
-			if o != nil && p.originApplies(o, dir, name, layer) {
+			if o != nil && originApplies(p.ia, o, dir, name, layer) {
 				if o.layer >= 0 {
 					layer = o.layer
 				}
-				s.Drilldown = p.nonFiniteDrill(drillDown(&p.p3Groups, p.opt.Call, dir, name, layer, p.drillBands(layer, name, s.Thresholds)), o, name)
+				s.Drilldown = nonFiniteDrill(p.nameB, p.ia, drillDown(&p.p3Groups, p.opt.Call, dir, name, layer, p.drillBands(layer, name, s.Thresholds)), o)
 				continue
 			}
 			s.Drilldown = drillDown(&p.p3Groups, p.opt.Call, dir, name, layer, p.drillBands(layer, name, s.Thresholds))
