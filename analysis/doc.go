@@ -108,11 +108,11 @@
 // [outside] (every band a parameterisation of the robust
 // estimator [learnBand], [robustPool.band]: scale, IQR or MAD, multiplier, family factor
 // [familyFactor], floor, small-sample widening); the band learns only from statistics that can vary, not from
-// those fixed by construction (by kind [p3.learnFixedKinds], by value
-// [p3.fixedStat]; all fixed: the floor [fixedFloorBand]); with few layers,
+// those fixed by construction (by kind [learnFixedKinds], by value
+// [fixedStat]; all fixed: the floor [fixedFloorBand]); with few layers,
 // at least as wide as the anchor's own control ratios allow
 // [ownSpreadGuard]; groups of different dtypes are said to be
-// comparable only at one precision setting [p3.dtypeWarning].
+// comparable only at one precision setting [dtypeWarning].
 //
 // Step 3.4, the direction: [directionVerdict] (unaligned layers are not
 // normal: [p3.uncompared]; a tensor masked alike in every group is no

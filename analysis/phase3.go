@@ -120,6 +120,9 @@ type p3Groups struct {
 	// nfHas: per pass, whether A has a non-finite float output at all
 	// (nonFinitePasses)
 	nfHas [2]bool
+	// fixedOps: per record of the control dump (C; A when degraded), the
+	// statistics its kind fixes (bit m for statistic m; learnFixedKinds)
+	fixedOps []uint8
 }
 
 type p3 struct {
@@ -139,12 +142,6 @@ type p3 struct {
 	opBands map[[2]int]map[string]map[string]model.Band
 	// origins: the non-finite origin of each pass (nonFiniteOrigins)
 	origins [2]*nfOrigin
-	// fixedKinds: per record kind and pass, the statistics fixed by kind
-	// (learnFixedKinds)
-	fixedKinds map[kindKey][model.NumStats]bool
-	// fixedOps: per record of the control dump (C; A when degraded), the
-	// statistics its kind fixes (bit m for statistic m)
-	fixedOps []uint8
 }
 
 type gradKey struct {
@@ -278,8 +275,8 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	// A's outputs are scanned for the non-finite origins alongside the
 	// comparison (the indices are read-only from here on)
 	p.nfHas = nonFinitePasses(p.ia)
-	p.learnFixedKinds()
-	if w := p.dtypeWarning(); w != nil {
+	_, p.fixedOps = learnFixedKinds(&p.p3Groups)
+	if w := dtypeWarning(&p.p3Groups); w != nil {
 		res.WarningsReasons = append(res.WarningsReasons, w)
 	}
 	var nfWG sync.WaitGroup
@@ -496,7 +493,7 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 	c.va, c.vb = statsOf(p.ia, c.a), statsOf(p.ib, c.b)
 	c.vc, c.vd = statsOf(p.ic, c.c), statsOf(p.id, c.d)
 	for s := range c.ab {
-		c.fixed[s] = p.fixedStat(c.a, c.b, c.c, c.d, model.Stat(s))
+		c.fixed[s] = fixedStat(&p.p3Groups, c.a, c.b, c.c, c.d, model.Stat(s))
 		if c.abOK && !c.nfAny {
 			c.ab[s] = pairRatio(p.ia, c.a, p.ib, c.b, model.Stat(s))
 		}

@@ -130,7 +130,7 @@ func (cl *callAnalysis) opRatios(p *p3, layers []int, m model.Stat, di int) []fl
 					}
 					for _, mm := range metricOrder {
 						r := pairRatio(x, xi, y, yj, mm)
-						if p.fixedStat(i, bi, ci, dd, mm) {
+						if fixedStat(&p.p3Groups, i, bi, ci, dd, mm) {
 							r = fixedSample
 						}
 						if !(model.Finite(r) || r == fixedSample) || seen[ratioKey{mm, dj, r}] {

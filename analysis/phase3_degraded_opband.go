@@ -99,7 +99,7 @@ func (p *p3) otherOpRatios(layer, di int, skipJudged bool) map[model.Stat][]floa
 			}
 			for _, m := range metricOrder {
 				r := pairRatio(p.ia, i, p.ib, j, m)
-				if p.fixedStat(i, j, -1, -1, m) {
+				if fixedStat(&p.p3Groups, i, j, -1, -1, m) {
 					continue // fixed by construction: no sample of the noise
 				}
 				if !model.Finite(r) || seen[seenKey{m, r}] {

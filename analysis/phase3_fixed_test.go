@@ -22,7 +22,7 @@ func newP3(a, b, c, d *model.Dump) *p3 {
 	if p.hasCD {
 		p.ic, p.id = indexDump(c, p.scheme), indexDump(d, p.scheme)
 	}
-	p.learnFixedKinds()
+	_, p.fixedOps = learnFixedKinds(&p.p3Groups)
 	return p
 }
 
@@ -31,7 +31,8 @@ func newP3(a, b, c, d *model.Dump) *p3 {
 func TestFixedKinds(t *testing.T) {
 	q := synth.TraceQuad{Layers: 4, Noise: 0.01, Bias: 1, Seed: 2, ConstStats: true}
 	p := newP3(q.Build())
-	fixed := func(kind string, m model.Stat) bool { return p.fixedKinds[kindKey{kind, model.Forward}][m] }
+	kinds, _ := learnFixedKinds(&p.p3Groups)
+	fixed := func(kind string, m model.Stat) bool { return kinds[kindKey{kind, model.Forward}][m] }
 	for _, m := range []model.Stat{model.StatMax, model.StatMin, model.StatMean} {
 		if !fixed("Tensor.softmax", m) {
 			t.Errorf("softmax %s not fixed", metricName(m))
@@ -50,7 +51,8 @@ func TestFixedKinds(t *testing.T) {
 	}
 	// without the constant ops nothing is fixed at all
 	p = newP3(synth.TraceQuad{Layers: 4, Noise: 0.01, Bias: 1, Seed: 2}.Build())
-	for k, f := range p.fixedKinds {
+	kinds, _ = learnFixedKinds(&p.p3Groups)
+	for k, f := range kinds {
 		for m, v := range f {
 			if v {
 				t.Errorf("%s %s fixed without constant statistics", k.kind, metricName(model.Stat(m)))
@@ -156,12 +158,12 @@ func TestMaskedPair(t *testing.T) {
 // said, with how many records; one dtype everywhere says nothing.
 func TestDtypeWarning(t *testing.T) {
 	p := newP3(synth.TraceQuad{Layers: 4, Noise: 0.01, Bias: 1, Seed: 3, BF16VsFP32: true}.Build())
-	w := say(p.dtypeWarning())
+	w := say(dtypeWarning(&p.p3Groups))
 	if !strings.Contains(w, "A has bfloat16 where B has float32") || !strings.Contains(w, "C has bfloat16 where D has float32") || !strings.Contains(w, "precision") {
 		t.Errorf("warning %q", w)
 	}
 	p = newP3(synth.TraceQuad{Layers: 4, Noise: 0.01, Bias: 1, Seed: 3}.Build())
-	if w := p.dtypeWarning(); w != nil {
+	if w := dtypeWarning(&p.p3Groups); w != nil {
 		t.Errorf("one dtype, yet %v", w)
 	}
 }
