@@ -115,7 +115,7 @@
 // comparable only at one precision setting [dtypeWarning].
 //
 // Step 3.4, the direction: [directionVerdict] (unaligned layers are not
-// normal: [p3.uncompared]; a tensor masked alike in every group is no
+// normal: [uncompared]; a tensor masked alike in every group is no
 // failure to compare [maskedPair]), forward first as P0 [chooseP0]; a pass
 // none of whose statistics can be judged is said so
 // [p3.unusablePassWarnings].

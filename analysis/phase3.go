@@ -304,7 +304,7 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	// so a faulty micro-batch diverges on its own while the others only
 	// show noise.
 	var cl *callAnalysis
-	calls := p.callCount(anchors)
+	calls := callCount(p.ia, anchors)
 	if opt.Call < 0 && callNote == nil && calls > 1 {
 		best, bestN := 0, -1
 		p.callsSearched = calls
@@ -369,13 +369,13 @@ func (c *callAnalysis) flagCount() int {
 }
 
 // callCount is the largest number of calls of an anchor module in A.
-func (p *p3) callCount(anchors []string) int {
+func callCount(ia *dumpIndex, anchors []string) int {
 	n := 0
 	want := map[string]bool{}
 	for _, a := range anchors {
 		want[a] = true
 	}
-	for k, a := range p.ia.anchors {
+	for k, a := range ia.anchors {
 		if want[k.name] {
 			n = max(n, len(a.own))
 		}
@@ -566,20 +566,24 @@ func (p *p3) anchorTable(ai int, name string, layers []int, cl *callAnalysis) mo
 	concl.EarliestFwdDivergence, _, _ = iterateMetrics(starts[0], "fwd")
 	concl.EarliestBwdDivergence, _, _ = iterateMetrics(starts[1], "bwd")
 	for li, l := range layers {
-		if p.uncompared(&cells[li][0]) {
+		if uncompared(&cells[li][0]) {
 			concl.UncomparedLayers.Fwd = append(concl.UncomparedLayers.Fwd, l)
 		}
-		if p.uncompared(&cells[li][1]) {
+		if uncompared(&cells[li][1]) {
 			concl.UncomparedLayers.Bwd = append(concl.UncomparedLayers.Bwd, l)
 		}
-		t.Layers = append(t.Layers, p.layerRow(name, l, &cells[li]))
+		grad := model.Quad{
+			A: floatPtr(p.grad(p.ia, l, name)), B: floatPtr(p.grad(p.ib, l, name)),
+			C: floatPtr(p.grad(p.ic, l, name)), D: floatPtr(p.grad(p.id, l, name)),
+		}
+		t.Layers = append(t.Layers, layerRow(&p.p3Groups, l, p.scheme.label(l), grad, &cells[li]))
 	}
 	t.Conclusion = concl
 	return t
 }
 
-// uncompared: the anchor exists in some dump for this layer, but no Norm
+// uncompared (seed Step 3.4, uncompared_layers: unaligned is not normal): the anchor exists in some dump for this layer, but no Norm
 // degree could be computed (an unaligned pair, a missing side).
-func (p *p3) uncompared(c *cell) bool {
+func uncompared(c *cell) bool {
 	return c.present && !c.nfAny && !c.masked && !model.Finite(c.deg[model.StatNorm])
 }

@@ -69,7 +69,7 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 			}
 			for li, l := range layers {
 				c := &cells[ai][li][di]
-				if p.uncompared(c) {
+				if uncompared(c) {
 					unaligned[l] = true
 				}
 				for _, m := range metricOrder {
