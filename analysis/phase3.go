@@ -582,8 +582,9 @@ func (p *p3) anchorTable(ai int, name string, layers []int, cl *callAnalysis) mo
 	return t
 }
 
-// uncompared (seed Step 3.4, uncompared_layers: unaligned is not normal): the anchor exists in some dump for this layer, but no Norm
-// degree could be computed (an unaligned pair, a missing side).
+// uncompared (seed Step 3.4, uncompared_layers: unaligned is not normal):
+// the anchor exists in some dump for this layer, but no Norm degree could
+// be computed (an unaligned pair, a missing side).
 func uncompared(c *cell) bool {
 	return c.present && !c.nfAny && !c.masked && !model.Finite(c.deg[model.StatNorm])
 }
