@@ -198,7 +198,7 @@ func (t *Tracer) OpsForLayer(anchor string, layer int, dir string) []model.Drill
 				continue
 			}
 		}
-		op := drillOp(&t.p.p3Groups, i, dir, t.p.drillBands(layer, dir, t.res.DivergenceSummary.Thresholds))
+		op := drillOp(&t.p.p3Groups, i, dir, t.p.cachedDrillBands(layer, dir, t.res.DivergenceSummary.Thresholds))
 		op.Within = sc.within(k)
 		out = append(out, op)
 	}
@@ -533,11 +533,15 @@ func (p *p3) anchorTable(ai int, name string, layers []int, cl *callAnalysis) mo
 				bs[di].Usable = false
 				bs[di].NoteReasons = addNote(bs[di].NoteReasons, model.P3BandOverAll{Notes: all.NoteReasons})
 			}
-			bs[di] = p.degradedNote(cl, layers, m, di, bs[di])
+			var pass model.Band // degraded: the pass band of every aligned op
+			if !p.hasCD {
+				pass = cl.degradedBand(p, layers, m, di)
+			}
+			bs[di] = degradedNote(pass, bs[di])
 			for li := range layers {
 				c := &cells[li][di]
 				c.deg[m] = degree(p.hasCD, c.ab[m], c.cd[m], &bs[di])
-				c.flag[m] = outside(&bs[di], c.deg[m]) && p.degradedConfirms(cl, layers, m, di, c.ab[m]) || c.nf[m]
+				c.flag[m] = outside(&bs[di], c.deg[m]) && degradedConfirms(pass, c.ab[m]) || c.nf[m]
 			}
 		}
 		t.Thresholds[metricName(m)] = map[string]model.Band{"fwd": bs[0], "bwd": bs[1]}

@@ -152,10 +152,10 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 				if o.layer >= 0 {
 					layer = o.layer
 				}
-				s.Drilldown = nonFiniteDrill(p.nameB, p.ia, drillDown(&p.p3Groups, p.opt.Call, dir, name, layer, p.drillBands(layer, name, s.Thresholds)), o)
+				s.Drilldown = nonFiniteDrill(p.nameB, p.ia, drillDown(&p.p3Groups, p.opt.Call, dir, name, layer, p.cachedDrillBands(layer, name, s.Thresholds)), o)
 				continue
 			}
-			s.Drilldown = drillDown(&p.p3Groups, p.opt.Call, dir, name, layer, p.drillBands(layer, name, s.Thresholds))
+			s.Drilldown = drillDown(&p.p3Groups, p.opt.Call, dir, name, layer, p.cachedDrillBands(layer, name, s.Thresholds))
 		}
 	}
 	return s
