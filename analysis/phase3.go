@@ -516,28 +516,12 @@ func (p *p3) anchorTable(ai int, name string, layers []int, cl *callAnalysis) mo
 			for li := range layers {
 				rs = append(rs, controlRatio(&cells[li][di], m, p.hasCD))
 			}
-			bs[di] = noiseBand(p.bandInputs(), rs)
-			if bs[di].Samples < minBandSamples {
-				src, nOps := pooled[m][d.name], 0 // every anchor's control ratios
-				if ops := cl.opRatios(p, layers, m, di); len(ops) > len(src) {
-					src, nOps = ops, len(ops)
-				}
-				if all := noiseBand(p.bandInputs(), src); all.Samples > bs[di].Samples {
-					bs[di] = all
-					bs[di].NoteReasons = addNote(bs[di].NoteReasons, model.P3BandFewLayers{Min: minBandSamples, Ops: nOps})
-				}
-				bs[di] = ownSpreadGuard(p.bandInputs(), bs[di], rs)
-			}
-			bs[di] = spreadGuard(p.bandInputs(), bs[di], ai, cl.relative[m][d.name], cl.spread[m][d.name])
-			if all := controlBand(pooled[m][d.name], p.opt.IQRMult, p.opt.SpreadFloor); !all.Usable && bs[di].Usable && all.Samples > 0 {
-				bs[di].Usable = false
-				bs[di].NoteReasons = addNote(bs[di].NoteReasons, model.P3BandOverAll{Notes: all.NoteReasons})
-			}
 			var pass model.Band // degraded: the pass band of every aligned op
 			if !p.hasCD {
 				pass = cl.degradedBand(p, layers, m, di)
 			}
-			bs[di] = degradedNote(pass, bs[di])
+			ops := func() []float64 { return cl.opRatios(p, layers, m, di) }
+			bs[di] = anchorBand(p.bandInputs(), rs, pooled[m][d.name], ops, ai, cl.relative[m][d.name], cl.spread[m][d.name], pass)
 			for li := range layers {
 				c := &cells[li][di]
 				c.deg[m] = degree(p.hasCD, c.ab[m], c.cd[m], &bs[di])
@@ -546,6 +530,52 @@ func (p *p3) anchorTable(ai int, name string, layers []int, cl *callAnalysis) mo
 		}
 		t.Thresholds[metricName(m)] = map[string]model.Band{"fwd": bs[0], "bwd": bs[1]}
 	}
+	t.Conclusion = anchorConclusion(cells, layers)
+	for li, l := range layers {
+		grad := model.Quad{
+			A: floatPtr(p.grad(p.ia, l, name)), B: floatPtr(p.grad(p.ib, l, name)),
+			C: floatPtr(p.grad(p.ic, l, name)), D: floatPtr(p.grad(p.id, l, name)),
+		}
+		t.Layers = append(t.Layers, layerRow(&p.p3Groups, l, p.scheme.label(l), grad, &cells[li]))
+	}
+	return t
+}
+
+// anchorBand is an anchor's adaptive threshold for one metric and pass
+// (seed Step 3.3, median(C/D) + max(3·IQR, 0.03) learned per metric): the
+// band of its own control ratios own; with too few layers, the wider
+// sample of every anchor's control ratios (pooled) or every aligned op's
+// (ops, asked for only then), widened to what its own ratios allow; then
+// its peers' spread guard (self, relative, spreads); unusable when the
+// ratios pooled over every anchor are; degraded, with the pass band's note
+// (pass, unusable with a control group). The band carries its rule and
+// notes as typed reasons.
+func anchorBand(bi bandInputs, own, pooled []float64, ops func() []float64, self int, relative [][]float64, spreads []float64, pass model.Band) model.Band {
+	b := noiseBand(bi, own)
+	if b.Samples < minBandSamples {
+		src, nOps := pooled, 0 // every anchor's control ratios
+		if o := ops(); len(o) > len(src) {
+			src, nOps = o, len(o)
+		}
+		if all := noiseBand(bi, src); all.Samples > b.Samples {
+			b = all
+			b.NoteReasons = addNote(b.NoteReasons, model.P3BandFewLayers{Min: minBandSamples, Ops: nOps})
+		}
+		b = ownSpreadGuard(bi, b, own)
+	}
+	b = spreadGuard(bi, b, self, relative, spreads)
+	if all := controlBand(pooled, bi.iqrMult, bi.floor); !all.Usable && b.Usable && all.Samples > 0 {
+		b.Usable = false
+		b.NoteReasons = addNote(b.NoteReasons, model.P3BandOverAll{Notes: all.NoteReasons})
+	}
+	return degradedNote(pass, b)
+}
+
+// anchorConclusion is an anchor's conclusion from its flagged cells (seed
+// Steps 3.4–3.6): the flagged layers per metric and pass, each metric's
+// start, the earliest divergence over the metrics, and the layers not
+// compared.
+func anchorConclusion(cells [][2]cell, layers []int) model.AnchorConclusion {
 	concl := model.AnchorConclusion{
 		MetricLayers:     map[string]model.DirLayers{},
 		MetricStarts:     map[string]model.MetricStart{},
@@ -576,14 +606,8 @@ func (p *p3) anchorTable(ai int, name string, layers []int, cl *callAnalysis) mo
 		if uncompared(&cells[li][1]) {
 			concl.UncomparedLayers.Bwd = append(concl.UncomparedLayers.Bwd, l)
 		}
-		grad := model.Quad{
-			A: floatPtr(p.grad(p.ia, l, name)), B: floatPtr(p.grad(p.ib, l, name)),
-			C: floatPtr(p.grad(p.ic, l, name)), D: floatPtr(p.grad(p.id, l, name)),
-		}
-		t.Layers = append(t.Layers, layerRow(&p.p3Groups, l, p.scheme.label(l), grad, &cells[li]))
 	}
-	t.Conclusion = concl
-	return t
+	return concl
 }
 
 // uncompared (seed Step 3.4, uncompared_layers: unaligned is not normal):
