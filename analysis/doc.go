@@ -118,7 +118,7 @@
 // normal: [uncompared]; a tensor masked alike in every group is no
 // failure to compare [maskedPair]), forward first as P0 [chooseP0]; a pass
 // none of whose statistics can be judged is said so
-// [p3.unusablePassWarnings].
+// [unusablePassWarnings].
 //
 // Step 3.5, the start of the divergence, not the largest: [divergenceStart]
 // (the reference's longest run: [mainSegment]); the first divergent operator
@@ -128,7 +128,7 @@
 // [nonFiniteOrigin], [tensorPairNonFinite].
 //
 // Step 3.6, every metric until none starts earlier: [iterateMetrics],
-// [metricStart], [p3.summary]; the data feature check (seq_len/batch)
+// [metricStart], [summary]; the data feature check (seq_len/batch)
 // [dataFeatureCheck]; the one conclusion every face states (direction,
 // start, operator, hedges) [ConcludePhase3].
 package analysis

@@ -140,8 +140,6 @@ type p3 struct {
 	// bands leave them out); opBands caches those bands per (layer, pass).
 	judged  [2]map[int]bool
 	opBands map[[2]int]map[string]map[string]model.Band
-	// origins: the non-finite origin of each pass (nonFiniteOrigins)
-	origins [2]*nfOrigin
 }
 
 type gradKey struct {
@@ -280,7 +278,8 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 		res.WarningsReasons = append(res.WarningsReasons, w)
 	}
 	var nfWG sync.WaitGroup
-	nfWG.Go(func() { p.origins = nonFiniteOrigins(&p.p3Groups) })
+	var origins [2]*nfOrigin
+	nfWG.Go(func() { origins = nonFiniteOrigins(&p.p3Groups) })
 	anchors := in.Anchors
 	if len(anchors) == 0 {
 		anchors = discoverAnchors(p.ia, p.ib)
@@ -330,7 +329,9 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	}
 	res.AnchorWarning = anchorWarning(aligned)
 	nfWG.Wait()
-	res.DivergenceSummary = p.summary(anchors, layers, cells, pooled, res)
+	sum, sumWarnings, judged := summary(&p.p3Groups, p.bandInputs(), p.opt.Call, origins, anchors, layers, cells, pooled, res.Anchors, res.AnchorWarning)
+	res.WarningsReasons = append(res.WarningsReasons, sumWarnings...)
+	res.DivergenceSummary, p.judged = sum, judged
 	if p.hasCD {
 		res.DivergenceSummary.DataFeature = dataFeatureCheck(p.ia, p.ib, p.ic, p.id)
 	} else {
