@@ -337,7 +337,12 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	} else {
 		res.DivergenceSummary.DataFeature = dataFeatureCheck(p.ia, p.ib, nil, nil)
 	}
-	p.annotateStage(in, res)
+	if ds, off, global := stageOffset(in, len(p.scheme.Stacks)); ds != nil {
+		res.DumpStage = ds
+		if global {
+			globalLayers(res.Anchors, off)
+		}
+	}
 	return t
 }
 
