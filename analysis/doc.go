@@ -103,7 +103,7 @@
 // [nameMaps], [AlignDumps].
 //
 // Step 3.3, layer by layer, forward and backward, Max/Min/Norm:
-// [p3.compareAnchor], [p3.anchorTable]; F!/B! against the control group's
+// [compareAnchor], [p3.anchorTable]; F!/B! against the control group's
 // own noise, median(C/D) + max(3·IQR, 0.03): [controlBand], [degreeBand],
 // [outside] (every band a parameterisation of the robust
 // estimator [learnBand], [robustPool.band]: scale, IQR or MAD, multiplier, family factor

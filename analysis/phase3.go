@@ -404,7 +404,7 @@ func (p *p3) analyseCall(anchors []string, layers []int) *callAnalysis {
 		anyAligned := false
 		for li, l := range layers {
 			for di, d := range p3Dirs {
-				c := p.compareAnchor(name, l, d.dir)
+				c := compareAnchor(&p.p3Groups, p.opt.Call, name, l, d.dir)
 				cl.cells[ai][li][di] = c
 				if c.abOK {
 					anyAligned = true
@@ -442,16 +442,18 @@ func (p *p3) analyseCall(anchors []string, layers []int) *callAnalysis {
 	return cl
 }
 
-// compareAnchor builds one cell: A/B and C/D representatives, their
-// values and ratios.
-func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
+// compareAnchor builds one cell (seed Step 3.2: the anchor's
+// representative op in A/B and C/D, unaligned with its reason when a side
+// is missing or not comparable): the representatives, their values and
+// ratios, at the compared call.
+func compareAnchor(g *p3Groups, call int, name string, layer int, dir model.Direction) cell {
 	ak := anchorKey{layer, name, dir}
 	c := cell{a: -1, b: -1, c: -1, d: -1}
 	for s := range c.ab {
 		c.ab[s], c.cd[s], c.deg[s] = math.NaN(), math.NaN(), math.NaN()
 		c.va[s], c.vb[s], c.vc[s], c.vd[s] = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	}
-	for _, x := range []*dumpIndex{p.ia, p.ib, p.ic, p.id} {
+	for _, x := range []*dumpIndex{g.ia, g.ib, g.ic, g.id} {
 		if x != nil && x.anchors[ak] != nil {
 			c.present = true
 		}
@@ -459,30 +461,30 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 	if !c.present {
 		return c
 	}
-	if i, j, nf, ok := nonFiniteAnchorIn(&p.p3Groups, p.opt.Call, ak); ok {
+	if i, j, nf, ok := nonFiniteAnchorIn(g, call, ak); ok {
 		c.a, c.b, c.abOK, c.nf, c.nfAny = i, j, true, nf, true
 	} else {
-		c.a, c.b, c.abOK, c.abWhy = representative(p.ia, p.ib, ak, p.opt.Call, "A", p.nameB)
+		c.a, c.b, c.abOK, c.abWhy = representative(g.ia, g.ib, ak, call, "A", g.nameB)
 		if !c.abOK {
-			if why := nonFiniteReason(p.ia, c.a, p.ib, c.b, "A", p.nameB); why != nil {
+			if why := nonFiniteReason(g.ia, c.a, g.ib, c.b, "A", g.nameB); why != nil {
 				c.abWhy = why
 			}
 		}
 	}
 	if c.a < 0 {
 		// A lacks the anchor: still show what B has.
-		if bo := p.ib.anchors[ak]; bo != nil && len(bo.own) > 0 {
+		if bo := g.ib.anchors[ak]; bo != nil && len(bo.own) > 0 {
 			c.b = bo.own[0]
 		}
 	}
-	if p.hasCD {
+	if g.hasCD {
 		if c.a >= 0 {
-			c.c = pair(p.ia, c.a, p.ic)
+			c.c = pair(g.ia, c.a, g.ic)
 			if c.c >= 0 {
-				c.d = pair(p.ic, c.c, p.id)
-				c.cdOK, c.cdWhy = checkPair(p.ic, c.c, p.id, c.d, "C", "D")
+				c.d = pair(g.ic, c.c, g.id)
+				c.cdOK, c.cdWhy = checkPair(g.ic, c.c, g.id, c.d, "C", "D")
 				if !c.cdOK {
-					if why := nonFiniteReason(p.ic, c.c, p.id, c.d, "C", "D"); why != nil {
+					if why := nonFiniteReason(g.ic, c.c, g.id, c.d, "C", "D"); why != nil {
 						c.cdWhy = why
 					}
 				}
@@ -490,21 +492,21 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 				c.cdWhy = model.P3MissingKeyIn{Group: "C"}
 			}
 		} else {
-			c.c, c.d, c.cdOK, c.cdWhy = representative(p.ic, p.id, ak, p.opt.Call, "C", "D")
+			c.c, c.d, c.cdOK, c.cdWhy = representative(g.ic, g.id, ak, call, "C", "D")
 		}
 	}
-	if !c.abOK && c.a >= 0 && c.b >= 0 && maskedPair(p.ia, c.a, p.ib, c.b) && (!p.hasCD || maskedPair(p.ia, c.a, p.ic, c.c) && maskedPair(p.ia, c.a, p.id, c.d)) {
+	if !c.abOK && c.a >= 0 && c.b >= 0 && maskedPair(g.ia, c.a, g.ib, c.b) && (!g.hasCD || maskedPair(g.ia, c.a, g.ic, c.c) && maskedPair(g.ia, c.a, g.id, c.d)) {
 		c.masked = true
 	}
-	c.va, c.vb = statsOf(p.ia, c.a), statsOf(p.ib, c.b)
-	c.vc, c.vd = statsOf(p.ic, c.c), statsOf(p.id, c.d)
+	c.va, c.vb = statsOf(g.ia, c.a), statsOf(g.ib, c.b)
+	c.vc, c.vd = statsOf(g.ic, c.c), statsOf(g.id, c.d)
 	for s := range c.ab {
-		c.fixed[s] = fixedStat(&p.p3Groups, c.a, c.b, c.c, c.d, model.Stat(s))
+		c.fixed[s] = fixedStat(g, c.a, c.b, c.c, c.d, model.Stat(s))
 		if c.abOK && !c.nfAny {
-			c.ab[s] = pairRatio(p.ia, c.a, p.ib, c.b, model.Stat(s))
+			c.ab[s] = pairRatio(g.ia, c.a, g.ib, c.b, model.Stat(s))
 		}
 		if c.cdOK {
-			c.cd[s] = pairRatio(p.ic, c.c, p.id, c.d, model.Stat(s))
+			c.cd[s] = pairRatio(g.ic, c.c, g.id, c.d, model.Stat(s))
 		}
 	}
 	return c
