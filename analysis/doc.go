@@ -51,23 +51,23 @@
 //
 // Step 2.2, the cross-step rule (growth ≥ 2× on ≥ 60% of the ranks from k to
 // the next recorded step: the root is k; the earliest qualifying pair wins;
-// only the anomalous side decides): [p2.crossStepRoot], [p2.judgePair],
+// only the anomalous side decides): [crossStepRoot], [judgePair],
 // [growthCount], [adjacentSteps]; one step back when k-1 already polluted k
-// [p2.prePair]; otherwise the largest deviation (a first NaN/Inf before it)
-// [p2.fallbackRoot], [persistentStart]. Independent spike events and the
-// earliest one as root: [p2.buildEvents], [eventExtent], [describeEvents],
-// [p2.eventRoot].
+// [prePair]; otherwise the largest deviation (a first NaN/Inf before it)
+// [fallbackRoot], [persistentStart]. Independent spike events and the
+// earliest one as root: [buildEvents], [eventExtent], [describeEvents],
+// [eventRoot].
 //
 // Step 2.3, the coordinate: [candidatesAt], in Phase 1's ranking — the
 // deviation from the parameter's own baseline, never the raw delta or
 // norm across parameters [sortForCoordinate], [earliestFirst]; whether the
 // parameter locates the origin at all (every parameter of the rank
 // non-finite, or most spiking together: no) [ParameterLocatesOrigin],
-// [p2.judgeParameter]; the value compared with the baseline [coordValue], checked against the baseline at the same place (≥ 2× or
-// missing: device-specific) [p2.pickCoordinate], [baselineMatch],
+// [judgeParameter]; the value compared with the baseline [coordValue], checked against the baseline at the same place (≥ 2× or
+// missing: device-specific) [pickCoordinate], [baselineMatch],
 // [baselineVerdictOf], by global layer on another pipeline layout
 // [baselineKey]. A pinned coordinate (a model.Coord, read once from --pin)
-// skips the phase: [p2.applyPin], [resolveStageParam].
+// skips the phase: [applyPin], [resolveStageParam].
 //
 // The root step as the training log sees it: the global gradient norm of
 // every rank around the root step and the share of its increase by

@@ -31,7 +31,6 @@ type microScratch struct {
 	pool                     []float64
 	medInc, medDelta         []float64
 	cand                     []int
-	dlo, dhi                 int // the parameter's step-to-step changes in tails.diffs
 }
 
 // microStepSpikes judges each micro-batch's own contribution in cumulative
@@ -83,6 +82,7 @@ func (c *p1) microStepSpikes() {
 			c.microJudgePool(&s, s.pos[lo:hi], &found)
 			lo = hi
 		}
+		c.tails.settle()
 	}
 	c.res.Thresholds["min_micro_pool"] = minMicroPool
 	c.res.Thresholds["level_history"] = levelHistory
@@ -150,7 +150,7 @@ func (c *p1) microJudgePool(s *microScratch, pos []int32, found *int) {
 			c.shortHistory(a, pool)
 			continue
 		}
-		c.hold(a, v, vd.Median, s.dlo, s.dhi)
+		c.hold(a, v, vd.Median)
 		*found++
 	}
 }
@@ -270,10 +270,8 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 			s.ratio[j] = math.NaN()
 		}
 	}
-	c.tails.reserve(c.d.Rows.Len())
-	s.dlo = len(c.tails.diffs)
+	c.tails.mark()
 	c.microDiffs(s, nk)
-	s.dhi = len(c.tails.diffs)
 	return perMicro
 }
 
@@ -295,8 +293,7 @@ func (c *p1) microDiffs(s *microScratch, nk int) {
 			}
 			l := math.Log(v)
 			if !math.IsNaN(last[k]) {
-				c.tails.diffs = append(c.tails.diffs, math.Abs(l-last[k]))
-				c.tails.at = append(c.tails.at, s.opt[j])
+				c.tails.add(math.Abs(l-last[k]), s.opt[j])
 			}
 			last[k] = l
 		}

@@ -43,14 +43,12 @@ func (c *p1) stepLevelSpikes() {
 		for k, v := range vals {
 			norm[k] = v / fac[k]
 		}
-		c.tails.reserve(c.d.Rows.Len())
-		dstart := len(c.tails.diffs)
+		c.tails.mark()
 		for _, g := range c.ix.targetGroups(t) {
 			c.tails.addDiffs(norm[int(g.Lo)-lo:int(g.Hi)-lo], ts[int(g.Lo)-lo:int(g.Hi)-lo])
 		}
 		// common spikes (steps kept at a preceding level) are judged, but
 		// never part of the baseline of the others
-		dend := len(c.tails.diffs)
 		var skip []bool
 		if nj > 0 {
 			skip = resizeB(skipBuf, len(vals))
@@ -79,9 +77,10 @@ func (c *p1) stepLevelSpikes() {
 				c.shortHistory(a, pool)
 				continue
 			}
-			c.hold(a, v, vd.Median, dstart, dend)
+			c.hold(a, v, vd.Median)
 			found++
 		}
+		c.tails.settle()
 	}
 	c.res.Thresholds["level_history"] = levelHistory
 	c.res.Thresholds["level_persist"] = levelPersist

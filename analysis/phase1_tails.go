@@ -44,30 +44,156 @@ const lowQuartileZ = 0.31864
 // tailScratch collects the run's step-to-step changes of log(norm) and the
 // values that passed the robust thresholds (held until the run's noise is
 // known).
+//
+// Only changes at steps before the earliest held value count (the run's
+// spread and a parameter's own), and that step only falls during the pass:
+// the changes are kept in chunks, and those at or after the earliest held
+// step so far (cur) are dropped — the current parameter's once it is judged
+// (settle), the earlier ones when a new chunk would be needed (compact).
+// A held parameter's spread over all its changes is taken when it is held.
+// Nothing is reserved per row: ≈ 0 bytes a row when a value is held early,
+// 12 (a float64 change and an int32 step) when none is.
 type tailScratch struct {
-	diffs   []float64 // |Δ log value| between a series' consecutive steps
-	at      []int32   // the optimizer step of each change's later value
+	dc      [][]float64 // |Δ log value| between a series' consecutive steps, in chunks of changeChunk
+	ac      [][]int32   // the optimizer step of each change's later value
+	n       int         // changes kept
+	cur     int32       // earliest optimizer step of the values held so far
+	packed  int32       // cur when the kept changes were last compacted
+	started bool
+	open    int // the current parameter's first change
+	settled int // pend[:settled] have their parameter's whole-run spread
 	pend    []pending
 	maxZ    float64 // largest z of a value left out by the floor
 	dropped int
 	pre     []float64 // spreadBefore's scratch
+	hist    []int     // runSpread's counts
 }
 
-// reserve sizes the changes once for a pass over rows rows (a series has
-// fewer changes than rows): appending value by value doubled them up to 2×
-// their size and copied them on the way (12 bytes a row, 16M rows).
-func (t *tailScratch) reserve(rows int) {
-	if cap(t.diffs) < rows {
-		t.diffs = append(make([]float64, 0, rows), t.diffs...)
-		t.at = append(make([]int32, 0, rows), t.at...)
+// changeChunk is the number of changes in a chunk (256 KiB of changes).
+const (
+	changeShift = 15
+	changeChunk = 1 << changeShift
+	changeMask  = changeChunk - 1
+)
+
+func (t *tailScratch) init() {
+	if !t.started {
+		t.cur, t.packed, t.started = math.MaxInt32, math.MaxInt32, true
 	}
+}
+
+// mark starts a parameter's changes (settle ends them).
+func (t *tailScratch) mark() {
+	t.init()
+	t.open = t.n
+}
+
+// add keeps one change d of a value at optimizer step at.
+func (t *tailScratch) add(d float64, at int32) {
+	c := t.n >> changeShift
+	if c == len(t.dc) {
+		if t.packed > t.cur {
+			t.compact()
+			c = t.n >> changeShift
+		}
+		if c == len(t.dc) {
+			t.dc = append(t.dc, make([]float64, changeChunk))
+			t.ac = append(t.ac, make([]int32, changeChunk))
+		}
+	}
+	t.dc[c][t.n&changeMask] = d
+	t.ac[c][t.n&changeMask] = at
+	t.n++
+}
+
+func (t *tailScratch) diff(i int) float64 { return t.dc[i>>changeShift][i&changeMask] }
+func (t *tailScratch) step(i int) int32   { return t.ac[i>>changeShift][i&changeMask] }
+
+// compactRange moves the changes of [i0, i1) before cur to w on, returning
+// the next w (w ≤ i0: nothing is overwritten before it is read).
+func (t *tailScratch) compactRange(i0, i1, w int) int {
+	for i := i0; i < i1; i++ {
+		if at := t.step(i); at < t.cur {
+			t.dc[w>>changeShift][w&changeMask] = t.diff(i)
+			t.ac[w>>changeShift][w&changeMask] = at
+			w++
+		}
+	}
+	return w
+}
+
+// compact drops the changes at or after cur, keeping their order and the
+// held values' spans, and frees the chunks no longer needed. Only settled
+// parameters' changes are compacted: the current one's are kept whole
+// until settle.
+func (t *tailScratch) compact() {
+	end := t.open
+	w, i := 0, 0
+	oldLo, oldHi, newLo, newHi := -1, -1, 0, 0
+	for k := range t.pend[:t.settled] {
+		p := &t.pend[k]
+		if p.lo != oldLo || p.hi != oldHi {
+			oldLo, oldHi = p.lo, p.hi
+			w = t.compactRange(i, p.lo, w)
+			newLo = w
+			w = t.compactRange(p.lo, p.hi, w)
+			newHi, i = w, p.hi
+		}
+		p.lo, p.hi = newLo, newHi
+	}
+	w = t.compactRange(i, end, w)
+	// the current parameter's changes (not settled) move down whole
+	t.open = w
+	for i := end; i < t.n; i++ {
+		t.dc[w>>changeShift][w&changeMask] = t.diff(i)
+		t.ac[w>>changeShift][w&changeMask] = t.step(i)
+		w++
+	}
+	t.n = w
+	keep := (w + changeMask) >> changeShift
+	clear(t.dc[keep:])
+	clear(t.ac[keep:])
+	t.dc, t.ac = t.dc[:keep], t.ac[:keep]
+	t.packed = t.cur
 }
 
 // pending is a value that passed the robust thresholds.
 type pending struct {
 	a      model.Anomaly
 	ell    float64 // log(value / baseline median)
-	lo, hi int     // its parameter's changes: diffs[lo:hi]
+	lo, hi int     // its parameter's changes before cur
+	all    float64 // its parameter's spread over all its changes (settle)
+}
+
+// settle ends the current parameter (its changes since mark): its held
+// values take the spread of all its changes, and its changes at or after
+// the earliest held step are dropped.
+func (t *tailScratch) settle() {
+	t.init()
+	lo := t.open
+	if t.settled < len(t.pend) {
+		all := t.spreadBefore(lo, t.n, math.MaxInt32, minOwnChanges)
+		for k := t.settled; k < len(t.pend); k++ {
+			t.pend[k].all = all
+		}
+	}
+	if t.cur < math.MaxInt32 {
+		t.n = t.compactRange(lo, t.n, lo)
+	}
+	for k := t.settled; k < len(t.pend); k++ {
+		t.pend[k].lo, t.pend[k].hi = lo, t.n
+	}
+	t.settled = len(t.pend)
+	t.open = t.n
+}
+
+// reset empties the scratch for the next pass.
+func (t *tailScratch) reset() {
+	clear(t.dc)
+	clear(t.ac)
+	t.dc, t.ac, t.n, t.open = t.dc[:0], t.ac[:0], 0, 0
+	t.cur, t.packed, t.started = math.MaxInt32, math.MaxInt32, true
+	t.pend, t.settled = t.pend[:0], 0
 }
 
 // addDiffs adds the step-to-step changes of log(vals) of one series
@@ -81,8 +207,7 @@ func (t *tailScratch) addDiffs(vals []float64, steps []int32) {
 		}
 		l := math.Log(v)
 		if !math.IsNaN(prev) {
-			t.diffs = append(t.diffs, math.Abs(l-prev))
-			t.at = append(t.at, steps[i])
+			t.add(math.Abs(l-prev), steps[i])
 		}
 		prev = l
 	}
@@ -103,19 +228,16 @@ func (t *tailScratch) first() int32 {
 // spread (all parameters) needs only minHistory.
 const minOwnChanges = 4 * minHistory
 
-// spreadBefore is the noise spread of the changes diffs[lo:hi] at steps
+// spreadBefore is the noise spread of the changes [lo, hi) at steps
 // before first: 0 when fewer than need come before it.
 //
-// The changes are counted first and the scratch sized once: grown by
-// append over the whole run's changes (the run's spread) it doubled up to
-// twice their size, garbage as large as the changes on top of them (Phase
-// 1's largest allocation, 8 bytes a row and more). It is for a
-// parameter's own changes; the run's spread selects in place
-// (runSpreadInPlace).
+// The changes are counted first and the scratch sized once. It is for a
+// parameter's own changes; the run's spread selects among the chunks
+// (runSpread).
 func (t *tailScratch) spreadBefore(lo, hi int, first int32, need int) float64 {
 	n := 0
-	for _, at := range t.at[lo:hi] {
-		if at < first {
+	for i := lo; i < hi; i++ {
+		if t.step(i) < first {
 			n++
 		}
 	}
@@ -124,8 +246,8 @@ func (t *tailScratch) spreadBefore(lo, hi int, first int32, need int) float64 {
 	}
 	pre := slices.Grow(t.pre[:0], n)
 	for i := lo; i < hi; i++ {
-		if t.at[i] < first {
-			pre = append(pre, t.diffs[i])
+		if t.step(i) < first {
+			pre = append(pre, t.diff(i))
 		}
 	}
 	t.pre = pre
@@ -138,47 +260,71 @@ func lowQuartileSpread(d []float64) float64 {
 	return q / (lowQuartileZ * math.Sqrt2)
 }
 
-// runSpreadInPlace is spreadBefore over all the run's changes, selecting
-// among them in place: the changes before first are moved to the front of
-// diffs (their order is lost: call it after every parameter's own spread)
-// instead of copied into a scratch as large as them — 8 bytes a row when
-// the first held value comes late in the run, on top of the changes and
-// their steps (12 bytes a row). The value selected is the same: the lower
-// quartile of the same changes.
-func (t *tailScratch) runSpreadInPlace(first int32, need int) float64 {
+// runSpread is spreadBefore over all the run's kept changes, without a
+// copy of them: the lower quartile is selected by the bits of the changes
+// (non-negative finite floats order as their bits), 16 bits a pass — the
+// same value quickSelect picks from a copy, the k-th smallest.
+func (t *tailScratch) runSpread(first int32, need int) float64 {
 	n := 0
-	for i, at := range t.at {
-		if at < first {
-			t.diffs[n] = t.diffs[i]
+	for i := 0; i < t.n; i++ {
+		if t.step(i) < first {
 			n++
 		}
 	}
-	if n < need {
+	if n < need || n == 0 {
 		return 0
 	}
-	return lowQuartileSpread(t.diffs[:n])
+	k := n / 4
+	if cap(t.hist) < 1<<16 {
+		t.hist = make([]int, 1<<16)
+	}
+	h := t.hist[:1<<16]
+	var prefix, mask uint64
+	for shift := 48; shift >= 0; shift -= 16 {
+		clear(h)
+		for i := 0; i < t.n; i++ {
+			if t.step(i) >= first {
+				continue
+			}
+			b := math.Float64bits(t.diff(i))
+			if b&mask == prefix {
+				h[(b>>uint(shift))&0xffff]++
+			}
+		}
+		bucket := 0
+		for ; k >= h[bucket]; bucket++ {
+			k -= h[bucket]
+		}
+		prefix |= uint64(bucket) << uint(shift)
+		mask |= 0xffff << uint(shift)
+	}
+	return math.Float64frombits(prefix) / (lowQuartileZ * math.Sqrt2)
 }
 
 // ownSpread is a parameter's own noise spread: from its changes before
 // first (at least minOwnChanges of them, else 0), or from all its changes
-// when that is lower — a few steps of history overstate the noise by
-// chance as often as they understate it, and the lower quartile of the
-// whole run stays right while less than 3/4 of it follows a fault.
-func (t *tailScratch) ownSpread(lo, hi int, first int32) float64 {
+// (all: 0 when fewer) when that is lower — a few steps of history overstate
+// the noise by chance as often as they understate it, and the lower
+// quartile of the whole run stays right while less than 3/4 of it follows
+// a fault.
+func (t *tailScratch) ownSpread(lo, hi int, first int32, all float64) float64 {
 	pre := t.spreadBefore(lo, hi, first, minOwnChanges)
 	if pre == 0 {
 		return 0
 	}
-	if all := t.spreadBefore(lo, hi, math.MaxInt32, minOwnChanges); all > 0 {
+	if all > 0 {
 		return min(pre, all)
 	}
 	return pre
 }
 
-// hold keeps a value that passed the thresholds until noiseFloor; the
-// parameter's step-to-step changes are diffs[lo:hi].
-func (c *p1) hold(a model.Anomaly, v, median float64, lo, hi int) {
-	c.tails.pend = append(c.tails.pend, pending{a: a, ell: math.Log(v / median), lo: lo, hi: hi})
+// hold keeps a value that passed the thresholds until noiseFloor; its
+// parameter's changes are the current ones (settle ends them).
+func (c *p1) hold(a model.Anomaly, v, median float64) {
+	t := &c.tails
+	t.init()
+	t.pend = append(t.pend, pending{a: a, ell: math.Log(v / median)})
+	t.cur = min(t.cur, int32(a.OptStep()))
 }
 
 // noiseFloor turns the held values into candidates when they stand
@@ -186,18 +332,16 @@ func (c *p1) hold(a model.Anomaly, v, median float64, lo, hi int) {
 // tailSpreads), and says what it left out.
 func (c *p1) noiseFloor() {
 	t := &c.tails
-	defer func() { t.pend, t.diffs, t.at = t.pend[:0], t.diffs[:0], t.at[:0] }()
+	defer t.reset()
 	if len(t.pend) == 0 {
 		return
 	}
 	first := t.first()
-	// every parameter's own spread first: the run's is selected in place,
-	// reordering the changes
 	own := make([]float64, len(t.pend))
 	for k, p := range t.pend {
-		own[k] = t.ownSpread(p.lo, p.hi, first)
+		own[k] = t.ownSpread(p.lo, p.hi, first, p.all)
 	}
-	run := t.runSpreadInPlace(first, minHistory)
+	run := t.runSpread(first, minHistory)
 	c.res.Thresholds["tail_spreads"] = tailSpreads
 	c.res.Thresholds["run_noise_spread"] = run
 	if run == 0 {

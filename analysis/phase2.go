@@ -31,30 +31,19 @@ func DefaultPhase2Options() Phase2Options {
 	return Phase2Options{Growth: DefaultGrowth, RankShare: DefaultRankShare, DeviceRatio: DefaultDeviceRatio}
 }
 
-// p2 collects the reasoning of one Phase 2 run.
-type p2 struct {
-	res       *model.Phase2Result
-	rs        []model.Reason // reasoning notes (the reference scripts')
-	minCommon int            // common ranks a cross-step pair needs (minCommonRanks, or all of a smaller run)
-	pre       *prePairRoot   // the root came from a pre-pair: a step without candidates
-	sameStep  bool           // the baseline covers the same optimizer steps: match coordinates at the same step
+// said is what a Phase 2 rule says: its reasoning notes (the reference
+// scripts') and its decisions, each in order. A rule returns it; Phase2
+// appends what each rule said in the order it applies the rules.
+type said struct {
+	reasons, decisions []model.Reason
 }
 
-func (c *p2) reason(r model.Reason)  { c.rs = append(c.rs, r) }
-func (c *p2) decide(d model.Reason)  { c.res.DecisionsReasons = append(c.res.DecisionsReasons, d) }
-func (c *p2) both(r, d model.Reason) { c.reason(r); c.decide(d) }
-
-// verify sets the cross-device verification.
-func (c *p2) verify(r model.Reason) { c.res.CrossDeviceVerificationReason = r }
-
-// finish returns the result; its texts are said from the reasons by
-// package words (pipeline fills them).
-func (c *p2) finish() *model.Phase2Result {
-	if c.rs == nil {
-		c.rs = []model.Reason{}
-	}
-	c.res.ReasoningReasons = c.rs
-	return c.res
+func (s *said) reason(r model.Reason)  { s.reasons = append(s.reasons, r) }
+func (s *said) decide(d model.Reason)  { s.decisions = append(s.decisions, d) }
+func (s *said) both(r, d model.Reason) { s.reason(r); s.decide(d) }
+func (s *said) add(o said) {
+	s.reasons = append(s.reasons, o.reasons...)
+	s.decisions = append(s.decisions, o.decisions...)
 }
 
 // Phase2 chooses the root-cause coordinate from a Phase 1 result: the
@@ -62,6 +51,10 @@ func (c *p2) finish() *model.Phase2Result {
 // the coordinate is the largest delta/norm of that step, checked against a
 // baseline when one is given (which only labels, never moves the step). A
 // pin replaces the choice; a pin that matches no data is the only error.
+//
+// The rules are functions that return their decision and what they said
+// (said); Phase2 applies them in the seed's order and assembles the result
+// from what they return.
 func Phase2(p1, baseline *model.Phase1Result, pin *model.Coord, opt Phase2Options) (*model.Phase2Result, error) {
 	def := DefaultPhase2Options()
 	if !(opt.Growth > 0) {
@@ -73,81 +66,118 @@ func Phase2(p1, baseline *model.Phase1Result, pin *model.Coord, opt Phase2Option
 	if !(opt.DeviceRatio > 0) {
 		opt.DeviceRatio = def.DeviceRatio
 	}
-	c := &p2{res: &model.Phase2Result{
+	res := &model.Phase2Result{
 		Phase:                         2,
 		ModeReason:                    model.P2Mode{Baseline: baseline != nil},
 		CrossDeviceVerificationReason: model.P2NoBaselineData{},
 		Decisions:                     []string{},
-		DecisionsReasons:              []model.Reason{},
 		CrossStep:                     []model.CrossStepPair{},
 		Candidates:                    []model.CandidateVerdict{},
 		Events:                        []model.SpikeEvent{},
-	}}
-	if baseline != nil {
-		c.sameStep = alignedSteps(p1, baseline)
+		Thresholds: map[string]float64{"growth": opt.Growth, "rank_share": opt.RankShare,
+			"device_ratio": opt.DeviceRatio, "min_common_ranks": minCommonRanks},
 	}
-	c.res.Thresholds = map[string]float64{"growth": opt.Growth, "rank_share": opt.RankShare,
-		"device_ratio": opt.DeviceRatio, "min_common_ranks": minCommonRanks}
+	var log said // what the rules said, in the order they were applied
+	// finish returns the result with what the rules said; its texts are
+	// said from the reasons by package words (pipeline fills them).
+	finish := func() *model.Phase2Result {
+		res.ReasoningReasons = append([]model.Reason{}, log.reasons...)
+		res.DecisionsReasons = append([]model.Reason{}, log.decisions...)
+		return res
+	}
+	// verified sets the cross-device verification a rule made (nil: none).
+	verified := func(r model.Reason) {
+		if r != nil {
+			res.CrossDeviceVerificationReason = r
+		}
+	}
 	if p1 == nil {
-		c.both(model.P2NoPhase1Brief{}, model.P2NoPhase1{})
-		return c.finish(), nil
+		log.both(model.P2NoPhase1Brief{}, model.P2NoPhase1{})
+		return finish(), nil
 	}
 	kind := dataKindOf(p1)
-	c.decide(model.P2DataKind{Kind: kind, Window: p1.Sharding.AccumulationWindow, Growth: opt.Growth,
+	log.decide(model.P2DataKind{Kind: kind, Window: p1.Sharding.AccumulationWindow, Growth: opt.Growth,
 		RankShare: opt.RankShare, DeviceRatio: opt.DeviceRatio, MinCommon: minCommonRanks})
+	// Step 2.1: the focus target of each optimizer step
 	if kind != kindDump {
-		c.res.TopTargetsPerStep = topTargetsPerStep(p1.Anomalies)
+		res.TopTargetsPerStep = topTargetsPerStep(p1.Anomalies)
 	}
 	if pin != nil {
 		pin := new(*pin) // resolving the name fills in the copy, never the caller's pin
-		if err := c.applyPin(p1, baseline, pin, kind, opt); err != nil {
+		co, verify, s, err := applyPin(p1, baseline, pin, kind)
+		if err != nil {
 			return nil, err
 		}
-		c.listPinnedEvents(p1, baseline, kind, opt)
+		log.add(s)
+		res.Pinned, res.RootCauseCoordinate, res.RootOptStep = true, co, co.OptimizerStep
+		verified(verify)
+		if evs := pinnedEvents(p1, baseline, co, kind, opt); evs != nil {
+			res.Events = evs
+		}
 		// what the rules would have chosen, so that a reader sees what the pin overrides
 		if auto, err := Phase2(p1, baseline, nil, opt); err == nil {
-			c.res.Automatic, c.res.AutomaticOptStep = auto.RootCauseCoordinate, auto.RootOptStep
+			res.Automatic, res.AutomaticOptStep = auto.RootCauseCoordinate, auto.RootOptStep
 		}
-		return c.finish(), nil
+		return finish(), nil
 	}
 	if len(p1.Anomalies) == 0 {
-		c.both(model.P2NoCandidatesBrief{}, model.P2NoCandidates{})
-		c.verify(model.P2NoCandidateBrief{})
+		log.both(model.P2NoCandidatesBrief{}, model.P2NoCandidates{})
+		verified(model.P2NoCandidateBrief{})
 		if baseline == nil {
-			c.verify(model.P2NoBaselineData{})
+			verified(model.P2NoBaselineData{})
 		}
-		return c.finish(), nil
+		return finish(), nil
 	}
+	sameStep := alignedSteps(p1, baseline) // the baseline covers the same optimizer steps: match coordinates at the same step
 	var root *int
+	var pre *prePairRoot // the root came from a pre-pair: a step without candidates
 	snapshot := kind == kindDump && (len(p1.Summary.Steps) == 1 || len(p1.Summary.Steps) == 0 && singleStep(p1.Anomalies))
 	if snapshot {
-		c.both(model.P2SnapshotBrief{}, model.P2Snapshot{})
+		log.both(model.P2SnapshotBrief{}, model.P2Snapshot{})
 	} else {
-		root = c.crossStepRoot(p1, baseline, opt)
+		// Step 2.2: the cross-step rule, else the seed's fallback; one
+		// step back when the step before already polluted the root step
+		var minCommon int
+		var s said
+		root, minCommon, res.CrossStep, s = crossStepRoot(p1, baseline, opt)
+		log.add(s)
 		if root == nil {
-			root = c.fallbackRoot(p1.Anomalies)
+			root, s = fallbackRoot(p1.Anomalies)
+			log.add(s)
 		}
 		if root != nil {
-			root = c.prePair(p1, baseline, *root, opt)
+			root, res.CrossStep, pre, s = prePair(p1, baseline, *root, res.CrossStep, minCommon, opt)
+			log.add(s)
 		}
 	}
-	evs := describeEvents(p1, baseline, c.buildEvents(p1, baseline, kind, opt), kind, snapshot, opt)
-	c.eventsDecision(evs)
+	// Step 2.2, independent spike events: the earliest event's root
+	evs := describeEvents(p1, baseline, buildEvents(p1, baseline, res.CrossStep, sameStep, kind, opt), kind, snapshot, opt)
+	log.add(eventsDecision(evs))
 	ei := 0
 	if !snapshot {
-		root, ei = c.eventRoot(evs, root, kind, baseline != nil)
+		var s said
+		root, ei, s = eventRoot(evs, root, pre, kind, baseline != nil)
+		log.add(s)
 	}
-	c.res.RootOptStep = root
+	res.RootOptStep = root
+	// Step 2.3: the coordinate within the root step
 	cands := candidatesAt(p1.Anomalies, root)
-	if c.pre != nil && root != nil && *root == c.pre.step && len(cands) == 0 {
-		c.prePairCoordinate(c.pre)
+	var verify model.Reason
+	var s said
+	if pre != nil && root != nil && *root == pre.step && len(cands) == 0 {
+		res.RootCauseCoordinate, verify, s = prePairCoordinate(pre, baseline != nil)
 	} else {
-		c.pickCoordinate(cands, kind, baseline, opt)
+		res.RootCauseCoordinate, res.Candidates, verify, s = pickCoordinate(cands, kind, baseline, sameStep, opt)
 	}
-	c.judgeParameter(p1, cands, snapshot)
-	c.markRootEvent(evs, ei, root)
-	c.res.Events = evs
-	return c.finish(), nil
+	log.add(s)
+	verified(verify)
+	if co := res.RootCauseCoordinate; co != nil {
+		co.ParameterDecides, co.ParameterNoteReason, s = judgeParameter(co, p1, cands, snapshot)
+		log.add(s)
+	}
+	markRootEvent(evs, ei, root, res.RootCauseCoordinate)
+	res.Events = evs
+	return finish(), nil
 }
 
 // dataKindOf is the Phase 1 data kind; for reference-made Phase 1 files it
@@ -213,7 +243,8 @@ func topTargetsPerStep(as []model.Anomaly) map[string]model.TopTarget {
 // optimizer step of the largest finite deviation — unless a non-finite
 // candidate appears at an earlier step: the first NaN/Inf is itself an
 // anomaly and comes first.
-func (c *p2) fallbackRoot(as []model.Anomaly) *int {
+func fallbackRoot(as []model.Anomaly) (*int, said) {
+	var s said
 	best, bestDev := -1, math.Inf(-1)
 	firstNF := -1
 	for i := range as {
@@ -235,21 +266,21 @@ func (c *p2) fallbackRoot(as []model.Anomaly) *int {
 		if best >= 0 {
 			d.HasDev, d.Dev, d.DevStep = true, bestDev, as[best].OptStep()
 		}
-		c.both(model.P2FallbackNonFiniteBrief{Step: k}, d)
-		return &k
+		s.both(model.P2FallbackNonFiniteBrief{Step: k}, d)
+		return &k, s
 	case best >= 0:
 		k := as[best].OptStep()
-		c.both(model.P2FallbackLargestBrief{Step: k},
+		s.both(model.P2FallbackLargestBrief{Step: k},
 			model.P2FallbackLargest{Dev: bestDev, Rank: as[best].Rank, Target: as[best].TargetName, Step: k})
-		if s := persistentStart(as, as[best].Rank, as[best].TargetName, k); s < k {
-			c.both(model.P2PersistingBrief{Rank: as[best].Rank, From: s}, model.P2Persisting{Rank: as[best].Rank, From: s, To: k})
-			k = s
+		if from := persistentStart(as, as[best].Rank, as[best].TargetName, k); from < k {
+			s.both(model.P2PersistingBrief{Rank: as[best].Rank, From: from}, model.P2Persisting{Rank: as[best].Rank, From: from, To: k})
+			k = from
 		}
-		return &k
+		return &k, s
 	}
 	k := as[0].OptStep()
-	c.both(model.P2FallbackEarliestBrief{Step: k}, model.P2FallbackEarliest{Step: k})
-	return &k
+	s.both(model.P2FallbackEarliestBrief{Step: k}, model.P2FallbackEarliest{Step: k})
+	return &k, s
 }
 
 // persistentStart walks back from optimizer step k while the same rank and

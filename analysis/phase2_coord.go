@@ -22,25 +22,27 @@ func coordValue(a *model.Anomaly, kind string) (float64, string) {
 // anomalous: the baseline's same parameter (+ micro step; same rank and
 // step preferred: bug 16) with a ratio ≥ DeviceRatio, or missing → device
 // specific, selected; close → skipped. All close → the best candidate,
-// labelled shared.
-func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.Phase1Result, opt Phase2Options) {
+// labelled shared. sameStep: match the baseline at the same optimizer
+// step (alignedSteps). Returns the coordinate (nil without candidates),
+// every candidate's verdict, the cross-device verification (nil: none
+// made) and what the rule said.
+func pickCoordinate(cands []model.Anomaly, kind string, baseline *model.Phase1Result, sameStep bool, opt Phase2Options) (co *model.Coordinate, verdicts []model.CandidateVerdict, verify model.Reason, s said) {
 	if len(cands) == 0 {
-		c.both(model.P2NoCandidateBrief{}, model.P2NoRootCandidate{})
-		return
+		s.both(model.P2NoCandidateBrief{}, model.P2NoRootCandidate{})
+		return nil, []model.CandidateVerdict{}, nil, s
 	}
 	sortForCoordinate(cands)
-	verdicts := make([]model.CandidateVerdict, len(cands))
+	verdicts = make([]model.CandidateVerdict, len(cands))
 	for i := range cands {
 		v, _ := coordValue(&cands[i], kind)
 		verdicts[i] = model.CandidateVerdict{Anomaly: cands[i], Value: model.Float(v), Verdict: "no baseline"}
 	}
-	defer func() { c.res.Candidates = verdicts }()
 	if baseline == nil {
 		a := &cands[0]
 		v, key := coordValue(a, kind)
 		verdicts[0].Selected = true
-		c.res.RootCauseCoordinate = coordOf(a)
-		c.reason(model.P2NoBaselinePickBrief{NonFinite: a.NonFinite, Rank: a.Rank, Micro: microOf(a), Step: a.Step,
+		co = coordOf(a)
+		s.reason(model.P2NoBaselinePickBrief{NonFinite: a.NonFinite, Rank: a.Rank, Micro: microOf(a), Step: a.Step,
 			Dev: float64(a.DeviationRatio)})
 		way := model.P2PickDeviation
 		switch {
@@ -51,9 +53,9 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		case kind == kindMicro:
 			way = model.P2PickMicro
 		}
-		c.decide(model.P2NoBaselinePick{Way: way, Dev: float64(a.DeviationRatio), N: len(cands), Key: key, Value: v,
+		s.decide(model.P2NoBaselinePick{Way: way, Dev: float64(a.DeviationRatio), N: len(cands), Key: key, Value: v,
 			Rank: a.Rank, Target: a.TargetName, Step: a.Step, Micro: microOf(a)})
-		return
+		return co, verdicts, nil, s
 	}
 	idx := map[string][]*model.Anomaly{}
 	for i := range baseline.Anomalies {
@@ -73,15 +75,15 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		}
 		selected = i
 		verdicts[i].Selected = true
-		c.res.RootCauseCoordinate = coordOf(a)
-		c.verify(msg)
-		c.reason(msg)
-		c.decide(decision)
+		co = coordOf(a)
+		verify = msg
+		s.reason(msg)
+		s.decide(decision)
 	}
 	for i := range cands {
 		a := &cands[i]
 		v, key := coordValue(a, kind)
-		b := baselineMatch(a, idx[baselineKey(a)], kind, c.sameStep)
+		b := baselineMatch(a, idx[baselineKey(a)], kind, sameStep)
 		if b == nil {
 			deviceSpecific(i, a, model.P2SpecificNoMatchBrief{Key: key, Value: v, Rank: a.Rank},
 				model.P2SpecificNoMatch{Rank: a.Rank, Target: a.TargetName, Micro: microOf(a), MicroData: kind == kindMicro})
@@ -105,21 +107,20 @@ func (c *p2) pickCoordinate(cands []model.Anomaly, kind string, baseline *model.
 		}
 		verdicts[i].Verdict = "shared"
 		if selected < 0 {
-			c.decide(model.P2SharedSkipped{Rank: a.Rank, Target: a.TargetName, Micro: microOf(a), Key: key, Value: v, BValue: bv,
+			s.decide(model.P2SharedSkipped{Rank: a.Rank, Target: a.TargetName, Micro: microOf(a), Key: key, Value: v, BValue: bv,
 				Ratio: r, Threshold: opt.DeviceRatio})
 		}
 	}
 	if selected >= 0 {
-		return
+		return co, verdicts, verify, s
 	}
 	a := &cands[0]
 	v, key := coordValue(a, kind)
 	verdicts[0].Selected = true
-	c.res.RootCauseCoordinate = coordOf(a)
 	msg := model.P2AllSharedBrief{Rank: a.Rank, Key: key, Value: v}
-	c.verify(msg)
-	c.reason(msg)
-	c.decide(model.P2AllShared{Threshold: opt.DeviceRatio, Dev: float64(a.DeviationRatio), Rank: a.Rank, Target: a.TargetName})
+	s.reason(msg)
+	s.decide(model.P2AllShared{Threshold: opt.DeviceRatio, Dev: float64(a.DeviationRatio), Rank: a.Rank, Target: a.TargetName})
+	return coordOf(a), verdicts, msg, s
 }
 
 // baselineMatch finds the baseline candidate for a: same parameter (and
@@ -225,16 +226,17 @@ func ParameterLocatesOrigin(co *model.Coordinate, cands []model.Anomaly, perRank
 	return true, nil
 }
 
-// judgeParameter applies ParameterLocatesOrigin to the root coordinate.
-func (c *p2) judgeParameter(p1 *model.Phase1Result, cands []model.Anomaly, snapshot bool) {
-	co := c.res.RootCauseCoordinate
+// judgeParameter applies ParameterLocatesOrigin to the root coordinate
+// co: whether its parameter decides (nil without a coordinate), why not,
+// and what the rule said.
+func judgeParameter(co *model.Coordinate, p1 *model.Phase1Result, cands []model.Anomaly, snapshot bool) (decides *bool, why model.Reason, s said) {
 	if co == nil || p1 == nil {
-		return
+		return nil, nil, s
 	}
 	ok, why := ParameterLocatesOrigin(co, cands, parametersPerRank(p1), snapshot)
-	co.ParameterDecides = model.BoolPtr(ok)
 	if !ok {
-		co.ParameterNoteReason = why
-		c.both(model.P2ParamNotLocatingBrief{}, why)
+		s.both(model.P2ParamNotLocatingBrief{}, why)
+		return model.BoolPtr(false), why, s
 	}
+	return model.BoolPtr(true), nil, s
 }

@@ -15,27 +15,40 @@ import (
 // next recorded step of a monitor with a step interval; never the
 // next step that happens to have candidates: bug 11); the earliest
 // qualifying pair wins (Phase2 may then move it one step back: prePair).
-// Every pair evaluated becomes a CrossStepPair row.
-// Only the anomalous side decides; the baseline's growth on the same pair
-// only labels it "shared" (双端共有).
-func (c *p2) crossStepRoot(p1, baseline *model.Phase1Result, opt Phase2Options) *int {
+// Every pair evaluated becomes a CrossStepPair row (pairs, in the order
+// judged). Only the anomalous side decides; the baseline's growth on the
+// same pair only labels it "shared" (双端共有). Returns the root step (nil
+// when no pair qualifies), the common ranks a pair needed (minCommon: 0
+// when no pair could be judged), the rows and what the rule said.
+func crossStepRoot(p1, baseline *model.Phase1Result, opt Phase2Options) (root *int, minCommon int, pairs []model.CrossStepPair, s said) {
+	pairs = []model.CrossStepPair{}
 	trn := p1.TargetRankNorms
 	if len(trn) == 0 {
-		c.both(model.P2NoRankNormsBrief{}, model.P2NoRankNorms{})
-		return nil
+		s.both(model.P2NoRankNormsBrief{}, model.P2NoRankNorms{})
+		return nil, 0, pairs, s
 	}
 	candSteps := map[int]bool{}
 	for i := range p1.Anomalies {
 		candSteps[p1.Anomalies[i].OptStep()] = true
 	}
-	c.reason(model.P2ThresholdsBrief{Growth: opt.Growth, RankShare: opt.RankShare})
-	c.minCommon = minCommonRanks
+	s.reason(model.P2ThresholdsBrief{Growth: opt.Growth, RankShare: opt.RankShare})
+	minCommon = minCommonRanks
 	if n := len(p1.Summary.Ranks); n > 0 && n < minCommonRanks {
 		// a run of one or two ranks: every rank it has is enough
-		c.minCommon = n
-		c.decide(model.P2FewRanks{N: n, Need: minCommonRanks})
+		minCommon = n
+		s.decide(model.P2FewRanks{N: n, Need: minCommonRanks})
 	}
-	var root *int
+	// judge applies the rule to one pair: its row, what it said, and the
+	// root at the first qualifying pair
+	judge := func(k, nk int, target string, prev, next map[string]model.Float, why model.Reason) bool {
+		row, js := judgePair(k, nk, target, prev, next, why, baselinePair(baseline, k, target), opt, minCommon, root)
+		pairs = append(pairs, row)
+		s.add(js)
+		if row.Qualifies && root == nil {
+			root = model.IntPtr(k)
+		}
+		return row.Qualifies
+	}
 	for _, k := range sortedStepKeys(trn) {
 		if !candSteps[k] {
 			continue
@@ -43,17 +56,17 @@ func (c *p2) crossStepRoot(p1, baseline *model.Phase1Result, opt Phase2Options) 
 		e := trn[strconv.Itoa(k)]
 		nk := nextStepOf(e, k)
 		next, why := nextRanks(trn, k, e)
-		q := c.judgePair(k, nk, e.TargetName, e.Ranks, next, why, baselinePair(baseline, k, e.TargetName), opt, &root)
+		q := judge(k, nk, e.TargetName, e.Ranks, next, why)
 		// the step after may explode on another parameter: compare that
 		// parameter with itself at k as well (same parameter, adjacent steps)
 		if n, ok := trn[strconv.Itoa(nk)]; !q && ok && n.TargetName != e.TargetName && n.PrevStep != nil && *n.PrevStep == k && len(n.PrevRanks) > 0 {
-			c.judgePair(k, nk, n.TargetName, n.PrevRanks, n.Ranks, nil, baselinePair(baseline, k, n.TargetName), opt, &root)
+			judge(k, nk, n.TargetName, n.PrevRanks, n.Ranks, nil)
 		}
 	}
 	if root != nil {
-		c.reason(model.P2RootBrief{Step: *root})
+		s.reason(model.P2RootBrief{Step: *root})
 	}
-	return root
+	return root, minCommon, pairs, s
 }
 
 // nextRanks finds the final norms of e's parameter at the step after k: the
@@ -127,56 +140,54 @@ func growthSpread(prev, next map[string]model.Float) (median, maximum *model.Flo
 }
 
 // judgePair applies the rule to one parameter between k and the next
-// recorded step nk (k+1 unless the monitor skipped steps), records
-// the CrossStepPair row and its reasoning, sets *root at the first
-// qualifying pair, and reports whether this pair qualifies.
-func (c *p2) judgePair(k, nk int, target string, prev, next map[string]model.Float, why model.Reason, base [2]map[string]model.Float, opt Phase2Options, root **int) bool {
-	row := model.CrossStepPair{From: k, To: nk, TargetName: target, Threshold: opt.Growth, MinCommonRanks: c.minCommon}
+// recorded step nk (k+1 unless the monitor skipped steps), with minCommon
+// ranks needed at both steps; root is the root step chosen so far (nil
+// before the first qualifying pair: this pair, if it qualifies, is the
+// root). Returns the CrossStepPair row (its Qualifies says whether the pair
+// qualifies) and what the rule said.
+func judgePair(k, nk int, target string, prev, next map[string]model.Float, why model.Reason, base [2]map[string]model.Float, opt Phase2Options, minCommon int, root *int) (model.CrossStepPair, said) {
+	var s said
+	row := model.CrossStepPair{From: k, To: nk, TargetName: target, Threshold: opt.Growth, MinCommonRanks: minCommon}
 	if next == nil {
 		row.VerdictReason = why
-		c.res.CrossStep = append(c.res.CrossStep, row)
-		c.decide(model.P2PairUnjudged{From: k, To: nk, Target: target, Why: why})
-		return false
+		s.decide(model.P2PairUnjudged{From: k, To: nk, Target: target, Why: why})
+		return row, s
 	}
 	over, total := growthCount(prev, next, opt.Growth)
 	row.RanksOver, row.RanksTotal = over, total
 	row.GrowthMedian, row.GrowthMax = growthSpread(prev, next)
-	if total < c.minCommon {
-		row.VerdictReason = model.P2PairFewRanks{Total: total, Need: c.minCommon}
-		c.res.CrossStep = append(c.res.CrossStep, row)
-		c.reason(model.P2PairFewRanksBrief{From: k, To: nk, Total: total})
-		c.decide(model.P2PairUnjudged{From: k, To: nk, Target: target, Why: row.VerdictReason})
-		return false
+	if total < minCommon {
+		row.VerdictReason = model.P2PairFewRanks{Total: total, Need: minCommon}
+		s.reason(model.P2PairFewRanksBrief{From: k, To: nk, Total: total})
+		s.decide(model.P2PairUnjudged{From: k, To: nk, Target: target, Why: row.VerdictReason})
+		return row, s
 	}
 	row.Judged = true
 	row.Share = float64(over) / float64(total)
 	row.Qualifies = row.Share >= opt.RankShare
 	if base[0] != nil && base[1] != nil {
 		bo, bt := growthCount(base[0], base[1], opt.Growth)
-		shared := bt >= c.minCommon && float64(bo)/float64(bt) >= opt.RankShare
+		shared := bt >= minCommon && float64(bo)/float64(bt) >= opt.RankShare
 		row.BaselineGrowth = &shared
 	}
-	c.reason(model.P2PairBrief{From: k, To: nk, Target: target, Over: over, Total: total, Share: row.Share, Growth: opt.Growth})
+	s.reason(model.P2PairBrief{From: k, To: nk, Target: target, Over: over, Total: total, Share: row.Share, Growth: opt.Growth})
 	d := model.P2Pair{From: k, To: nk, Target: target, Over: over, Total: total, Growth: opt.Growth, Share: row.Share,
 		RankShare: opt.RankShare, BaselineGrows: row.BaselineGrowth}
 	if row.GrowthMedian != nil {
 		d.HasGrowth, d.Median, d.Max = true, float64(*row.GrowthMedian), float64(*row.GrowthMax)
 	}
 	switch {
-	case row.Qualifies && *root == nil:
+	case row.Qualifies && root == nil:
 		row.VerdictReason = model.P2PairVerdict{Outcome: model.P2PairRoot, Step: k}
-		kk := k
-		*root = &kk
 		d.Outcome = model.P2PairRoot
 	case row.Qualifies:
-		row.VerdictReason = model.P2PairVerdict{Outcome: model.P2PairLater, Step: **root}
+		row.VerdictReason = model.P2PairVerdict{Outcome: model.P2PairLater, Step: *root}
 		d.Outcome = model.P2PairLater
 	default:
 		row.VerdictReason = model.P2PairVerdict{Outcome: model.P2PairNone}
 	}
-	c.decide(d)
-	c.res.CrossStep = append(c.res.CrossStep, row)
-	return row.Qualifies
+	s.decide(d)
+	return row, s
 }
 
 // baselinePair returns the baseline's final norms of target at k and the next step

@@ -58,3 +58,29 @@ func TestCrossStepJudgedField(t *testing.T) {
 		t.Errorf("JSON %s", b)
 	}
 }
+
+// judgePair is a plain function of the pair and the root chosen so far:
+// the first qualifying pair is the root, a later qualifying pair names
+// the earlier root, a pair with too few common ranks is not judged; what
+// it says comes back with the row.
+func TestJudgePairReturnsItsVerdict(t *testing.T) {
+	opt := DefaultPhase2Options()
+	none := [2]map[string]model.Float{}
+	row, s := judgePair(3, 4, fc1, ranks(1, 1, 1), ranks(10, 10, 1), nil, none, opt, 3, nil)
+	if v, _ := row.VerdictReason.(model.P2PairVerdict); !row.Qualifies || v.Outcome != model.P2PairRoot || v.Step != 3 ||
+		len(s.reasons) != 1 || len(s.decisions) != 1 {
+		t.Errorf("first qualifying pair: %s, said %d/%d", jsn(row), len(s.reasons), len(s.decisions))
+	}
+	row, _ = judgePair(3, 4, fc1, ranks(1, 1, 1), ranks(10, 10, 1), nil, none, opt, 3, model.IntPtr(1))
+	if v, _ := row.VerdictReason.(model.P2PairVerdict); !row.Qualifies || v.Outcome != model.P2PairLater || v.Step != 1 {
+		t.Errorf("a later qualifying pair: %s", jsn(row))
+	}
+	row, _ = judgePair(3, 4, fc1, ranks(1, 1, 1), ranks(10, 1, 1), nil, none, opt, 3, nil)
+	if v, _ := row.VerdictReason.(model.P2PairVerdict); row.Qualifies || !row.Judged || v.Outcome != model.P2PairNone {
+		t.Errorf("1 of 3 ranks grew: %s", jsn(row))
+	}
+	row, s = judgePair(3, 4, fc1, ranks(1, 1), ranks(10, 10), nil, none, opt, 3, nil)
+	if _, ok := s.decisions[len(s.decisions)-1].(model.P2PairUnjudged); row.Judged || row.Qualifies || !ok {
+		t.Errorf("2 common ranks of 3 needed: %s", jsn(row))
+	}
+}

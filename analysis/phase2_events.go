@@ -59,13 +59,15 @@ func sortForCoordinate(cands []model.Anomaly) {
 // step-level data, candidates on at least RankShare of the run's ranks
 // (most ranks stay elevated) — or when it repeats one of that step's
 // finite (rank, parameter) coordinates (one persisting anomaly). Any other
-// step with candidates starts a new event.
+// step with candidates starts a new event. pairs are the cross-step rows
+// (a qualifying one conducts); sameStep: match the baseline at the same
+// optimizer step (alignedSteps).
 //
 // With a baseline, a step whose candidates are all non-finite on both
 // devices at the same coordinate (an fp16 loss-scale overflow both runs
 // skip) is an event of its own: the baseline has it without the step
 // before, so it is not that step's propagation.
-func (c *p2) buildEvents(p1, baseline *model.Phase1Result, kind string, opt Phase2Options) []*eventBuild {
+func buildEvents(p1, baseline *model.Phase1Result, pairs []model.CrossStepPair, sameStep bool, kind string, opt Phase2Options) []*eventBuild {
 	idx := baselineIndex(baseline)
 	bySteps := map[int][]model.Anomaly{}
 	var steps []int
@@ -78,7 +80,7 @@ func (c *p2) buildEvents(p1, baseline *model.Phase1Result, kind string, opt Phas
 	}
 	slices.Sort(steps)
 	qualifies := map[[2]int]bool{}
-	for _, r := range c.res.CrossStep {
+	for _, r := range pairs {
 		if r.Qualifies {
 			qualifies[[2]int{r.From, r.To}] = true
 		}
@@ -93,7 +95,7 @@ func (c *p2) buildEvents(p1, baseline *model.Phase1Result, kind string, opt Phas
 			adjacent := nextRecordedStep(p1, kind, last) == k
 			conducts := adjacent && (qualifies[[2]int{last, k}] ||
 				kind != kindMicro && nRanks >= 2 && float64(len(rankSet(cs))) >= opt.RankShare*float64(nRanks) &&
-					!(baseline != nil && sharedNonFinite(cs, idx, kind, c.sameStep, opt)))
+					!(baseline != nil && sharedNonFinite(cs, idx, kind, sameStep, opt)))
 			if conducts || adjacent && repeatsCoordinate(cur.cands, last, cs) {
 				cur.steps = append(cur.steps, k)
 				if conducts {
@@ -338,8 +340,8 @@ func sharedReason(cs []model.Anomaly, n int, opt Phase2Options) model.Reason {
 // eventHolding is the event of optimizer step k: the one that holds it,
 // or, for a root the pre-pair moved in front of a step with candidates
 // (a step without candidates of its own), the event starting right after.
-func (c *p2) eventHolding(evs []model.SpikeEvent, k int) int {
-	if i := eventOf(evs, k); i >= 0 || c.pre == nil || c.pre.step != k {
+func eventHolding(evs []model.SpikeEvent, k int, pre *prePairRoot) int {
+	if i := eventOf(evs, k); i >= 0 || pre == nil || pre.step != k {
 		return i
 	}
 	for i := range evs {
@@ -369,13 +371,14 @@ func eventOf(evs []model.SpikeEvent, k int) int {
 // baseline never moves the root inside one conducted event); when every
 // event is shared, the earliest event. Returns the root step and the
 // event index.
-func (c *p2) eventRoot(evs []model.SpikeEvent, seedRoot *int, kind string, withBaseline bool) (*int, int) {
+func eventRoot(evs []model.SpikeEvent, seedRoot *int, pre *prePairRoot, kind string, withBaseline bool) (*int, int, said) {
+	var s said
 	if len(evs) == 0 {
-		return seedRoot, -1
+		return seedRoot, -1, s
 	}
 	seedEv := -1
 	if seedRoot != nil {
-		seedEv = c.eventHolding(evs, *seedRoot)
+		seedEv = eventHolding(evs, *seedRoot, pre)
 	}
 	pick := func(i int) (*int, int) {
 		if kind == kindMicro && seedRoot != nil && seedEv == i {
@@ -394,34 +397,34 @@ func (c *p2) eventRoot(evs []model.SpikeEvent, seedRoot *int, kind string, withB
 		}
 		if first < 0 {
 			r, i := pick(0)
-			c.both(model.P2EventsAllSharedBrief{N: len(evs), Step: *r}, model.P2EventsAllShared{N: len(evs), Step: *r})
-			return r, i
+			s.both(model.P2EventsAllSharedBrief{N: len(evs), Step: *r}, model.P2EventsAllShared{N: len(evs), Step: *r})
+			return r, i, s
 		}
 		r, i := pick(first)
 		switch {
 		case seedRoot == nil || *r == *seedRoot:
-			c.decide(model.P2EventsEarliestSpecific{Event: first + 1, Step: *r})
+			s.decide(model.P2EventsEarliestSpecific{Event: first + 1, Step: *r})
 		default:
-			c.both(model.P2EventsSpecificMovedBrief{Step: *r},
+			s.both(model.P2EventsSpecificMovedBrief{Step: *r},
 				model.P2EventsSpecificMoved{Event: first + 1, Step: *r, Seed: *seedRoot,
 					SeedShared: seedEv >= 0 && evs[seedEv].Baseline == eventShared, SeedEvent: seedEv + 1,
 					SharedBefore: sharedBefore(evs, first)})
 		}
-		return r, i
+		return r, i, s
 	}
 	if kind == kindMicro {
-		return seedRoot, seedEv
+		return seedRoot, seedEv, s
 	}
 	r, i := pick(0)
 	if seedRoot != nil && *seedRoot != *r && seedEv == i {
-		c.both(model.P2EventsStepStartBrief{Seed: *seedRoot, Step: *r}, model.P2EventsStepStart{Seed: *seedRoot, Step: *r})
+		s.both(model.P2EventsStepStartBrief{Seed: *seedRoot, Step: *r}, model.P2EventsStepStart{Seed: *seedRoot, Step: *r})
 	} else if seedRoot != nil && *seedRoot != *r {
-		c.both(model.P2EventsStepEarliestBrief{Step: *r, Seed: *seedRoot},
+		s.both(model.P2EventsStepEarliestBrief{Step: *r, Seed: *seedRoot},
 			model.P2EventsStepEarliest{Step: *r, Seed: *seedRoot, SeedEvent: seedEv + 1})
 	} else if len(evs) > 1 {
-		c.decide(model.P2EventsStepMany{N: len(evs), Step: *r})
+		s.decide(model.P2EventsStepMany{N: len(evs), Step: *r})
 	}
-	return r, i
+	return r, i, s
 }
 
 func sharedBefore(evs []model.SpikeEvent, first int) int {
@@ -434,10 +437,12 @@ func sharedBefore(evs []model.SpikeEvent, first int) int {
 	return n
 }
 
-// eventsDecision lists the events in one decision line.
-func (c *p2) eventsDecision(evs []model.SpikeEvent) {
+// eventsDecision lists the events in one decision line (none without
+// events).
+func eventsDecision(evs []model.SpikeEvent) said {
+	var s said
 	if len(evs) == 0 {
-		return
+		return s
 	}
 	lines := make([]model.P2EventLine, len(evs))
 	for i := range evs {
@@ -448,13 +453,14 @@ func (c *p2) eventsDecision(evs []model.SpikeEvent) {
 			lines[i].Into = slices.Clone(e.ConductsInto)
 		}
 	}
-	c.decide(model.P2Events{Events: lines})
+	s.decide(model.P2Events{Events: lines})
+	return s
 }
 
-// markRootEvent marks event i as the root's and gives it the final
-// coordinate; a root the pre-pair moved in front of the event becomes its
-// root step (the event conducts from there).
-func (c *p2) markRootEvent(evs []model.SpikeEvent, i int, root *int) {
+// markRootEvent marks event i of evs as the root's and gives it the final
+// coordinate co (a copy); a root the pre-pair moved in front of the event
+// becomes its root step (the event conducts from there).
+func markRootEvent(evs []model.SpikeEvent, i int, root *int, co *model.Coordinate) {
 	if i < 0 || i >= len(evs) {
 		return
 	}
@@ -465,24 +471,25 @@ func (c *p2) markRootEvent(evs []model.SpikeEvent, i int, root *int) {
 		e.Steps = append([]int{*root}, e.Steps...)
 		e.RootStep, e.Conducts = *root, true
 	}
-	if c.res.RootCauseCoordinate != nil {
-		co := *c.res.RootCauseCoordinate
-		e.Coordinate = &co
+	if co != nil {
+		cp := *co
+		e.Coordinate = &cp
 	}
 }
 
-// listPinnedEvents lists the events next to a pinned coordinate; the one
-// holding the pinned optimizer step is marked.
-func (c *p2) listPinnedEvents(p1, baseline *model.Phase1Result, kind string, opt Phase2Options) {
+// pinnedEvents lists the events next to a pinned coordinate co; the one
+// holding the pinned optimizer step is marked. Nil without candidates.
+func pinnedEvents(p1, baseline *model.Phase1Result, co *model.Coordinate, kind string, opt Phase2Options) []model.SpikeEvent {
 	if p1 == nil || len(p1.Anomalies) == 0 {
-		return
+		return nil
 	}
 	snapshot := kind == kindDump && (len(p1.Summary.Steps) == 1 || len(p1.Summary.Steps) == 0 && singleStep(p1.Anomalies))
-	evs := describeEvents(p1, baseline, c.buildEvents(p1, baseline, kind, opt), kind, snapshot, opt)
-	if co := c.res.RootCauseCoordinate; co != nil && co.OptimizerStep != nil {
+	// a pin skips the cross-step rule: no pair conducts an event
+	evs := describeEvents(p1, baseline, buildEvents(p1, baseline, nil, alignedSteps(p1, baseline), kind, opt), kind, snapshot, opt)
+	if co != nil && co.OptimizerStep != nil {
 		if i := eventOf(evs, *co.OptimizerStep); i >= 0 {
 			evs[i].Root = true
 		}
 	}
-	c.res.Events = evs
+	return evs
 }

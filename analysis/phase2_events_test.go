@@ -189,7 +189,8 @@ func TestEventsAllSharedOverflows(t *testing.T) {
 // seedFallback is the seed's fallback root (the step of the largest
 // deviation, as Phase 2 applied it to step-level data before events).
 func seedFallback(as []model.Anomaly) *int {
-	return (&p2{res: &model.Phase2Result{}}).fallbackRoot(as)
+	root, _ := fallbackRoot(as)
+	return root
 }
 
 func stepAnomaly(rank, step int, name string, norm, dev float64) model.Anomaly {

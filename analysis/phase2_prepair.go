@@ -37,42 +37,47 @@ type prePairRoot struct {
 // pollution (prePairPolluted); otherwise (and always at step level) the
 // root stays at k, as before. It only ever moves the root the rules
 // chose one step back: an earlier anomaly that won (a first NaN/Inf, an
-// earlier qualifying pair) is never overridden. Returns the root.
-func (c *p2) prePair(p1, baseline *model.Phase1Result, k int, opt Phase2Options) *int {
+// earlier qualifying pair) is never overridden. pairs are the rows the
+// cross-step rule judged, with minCommon ranks needed. Returns the root,
+// the rows (a copy with the pre-pair's row in step order, or pairs
+// unchanged), the pre-pair root when the root moved (else nil) and what
+// the rule said.
+func prePair(p1, baseline *model.Phase1Result, k int, pairs []model.CrossStepPair, minCommon int, opt Phase2Options) (*int, []model.CrossStepPair, *prePairRoot, said) {
+	var s said
 	e, ok := p1.TargetRankNorms[strconv.Itoa(k)]
 	if !ok || e.PrevStep == nil || *e.PrevStep >= k || len(e.PrevRanks) == 0 {
-		return &k
+		return &k, pairs, nil, s
 	}
 	pk := *e.PrevStep
 	for i := range p1.Anomalies {
 		if p1.Anomalies[i].OptStep() == pk {
-			return &k // k−1 has candidates: its own pair was judged already
+			return &k, pairs, nil, s // k−1 has candidates: its own pair was judged already
 		}
 	}
 	ok, why := prePairPolluted(p1, k, e.TargetName, e.PrevRanks, e.Ranks, opt)
 	if !ok {
-		if over, total := growthCount(e.PrevRanks, e.Ranks, opt.Growth); total >= c.minCommon && float64(over)/float64(total) >= opt.RankShare {
-			c.decide(model.P2PrePairInStep{Prev: pk, Step: k, Target: e.TargetName, Over: over, Total: total, Growth: opt.Growth, Why: why})
+		if over, total := growthCount(e.PrevRanks, e.Ranks, opt.Growth); total >= minCommon && float64(over)/float64(total) >= opt.RankShare {
+			s.decide(model.P2PrePairInStep{Prev: pk, Step: k, Target: e.TargetName, Over: over, Total: total, Growth: opt.Growth, Why: why})
 		}
-		return &k
+		return &k, pairs, nil, s
 	}
-	c.decide(model.P2PrePairPolluted{Prev: pk, Step: k, Why: why})
-	c.reason(model.P2PrePairBrief{Prev: pk, Step: k})
-	var root *int
-	c.judgePair(pk, k, e.TargetName, e.PrevRanks, e.Ranks, nil, baselinePair(baseline, pk, e.TargetName), opt, &root)
+	s.decide(model.P2PrePairPolluted{Prev: pk, Step: k, Why: why})
+	s.reason(model.P2PrePairBrief{Prev: pk, Step: k})
+	row, js := judgePair(pk, k, e.TargetName, e.PrevRanks, e.Ranks, nil, baselinePair(baseline, pk, e.TargetName), opt, minCommon, nil)
+	s.add(js)
+	pairs = append(slices.Clone(pairs), row)
 	// the table lists pairs in step order
-	slices.SortStableFunc(c.res.CrossStep, func(a, b model.CrossStepPair) int { return a.From - b.From })
-	if root == nil {
-		return &k
+	slices.SortStableFunc(pairs, func(a, b model.CrossStepPair) int { return a.From - b.From })
+	if !row.Qualifies {
+		return &k, pairs, nil, s
 	}
-	c.reason(model.P2PrePairRootBrief{Prev: pk})
-	for i := range c.res.CrossStep { // a later pair that chose k is now propagation
-		if r := &c.res.CrossStep[i]; r.Qualifies && r.From > pk {
+	s.reason(model.P2PrePairRootBrief{Prev: pk})
+	for i := range pairs { // a later pair that chose k is now propagation
+		if r := &pairs[i]; r.Qualifies && r.From > pk {
 			r.VerdictReason = model.P2PairVerdict{Outcome: model.P2PairLater, Step: pk}
 		}
 	}
-	c.pre = &prePairRoot{step: pk, target: e.TargetName, ranks: e.PrevRanks}
-	return root
+	return model.IntPtr(pk), pairs, &prePairRoot{step: pk, target: e.TargetName, ranks: e.PrevRanks}, s
 }
 
 // prePairPolluted is the pollution pattern of step k: on at least RankShare
@@ -119,8 +124,11 @@ func prePairPolluted(p1 *model.Phase1Result, k int, target string, prev, cur map
 
 // prePairCoordinate is the coordinate of a root found by the pre-pair: the
 // step has no candidate, so the rank with the largest final norm of the
-// parameter at that step; the micro step is unknown (nil).
-func (c *p2) prePairCoordinate(pre *prePairRoot) {
+// parameter at that step; the micro step is unknown (nil). withBaseline:
+// the run has a baseline (which this coordinate cannot be compared with).
+// Returns the coordinate (nil when no rank has a finite norm), the
+// cross-device verification (nil: none made) and what the rule said.
+func prePairCoordinate(pre *prePairRoot, withBaseline bool) (co *model.Coordinate, verify model.Reason, s said) {
 	var keys []string
 	for r := range pre.ranks {
 		keys = append(keys, r)
@@ -140,19 +148,20 @@ func (c *p2) prePairCoordinate(pre *prePairRoot) {
 		}
 	}
 	if best < 0 {
-		c.both(model.P2PreNoNormBrief{Step: pre.step}, model.P2PreNoNorm{Step: pre.step, Target: pre.target})
-		return
+		s.both(model.P2PreNoNormBrief{Step: pre.step}, model.P2PreNoNorm{Step: pre.step, Target: pre.target})
+		return nil, nil, s
 	}
 	dev := 0.0
 	if med := medianInPlace(vals); med > 0 {
 		dev = bestV / med
 	}
-	c.res.RootCauseCoordinate = &model.Coordinate{OptimizerStep: model.IntPtr(pre.step), Rank: best, TargetName: pre.target,
+	co = &model.Coordinate{OptimizerStep: model.IntPtr(pre.step), Rank: best, TargetName: pre.target,
 		Norm: model.Float(bestV), DeviationRatio: model.Float(dev)}
-	c.reason(model.P2PreCoordBrief{Step: pre.step, Rank: best})
-	c.decide(model.P2PreCoord{Step: pre.step, Target: pre.target, Rank: best, Norm: bestV, Dev: dev})
-	if m, _ := c.res.ModeReason.(model.P2Mode); m.Baseline {
-		c.verify(model.P2PreNoCompareBrief{Step: pre.step})
-		c.decide(model.P2PreNoCompare{})
+	s.reason(model.P2PreCoordBrief{Step: pre.step, Rank: best})
+	s.decide(model.P2PreCoord{Step: pre.step, Target: pre.target, Rank: best, Norm: bestV, Dev: dev})
+	if withBaseline {
+		verify = model.P2PreNoCompareBrief{Step: pre.step}
+		s.decide(model.P2PreNoCompare{})
 	}
+	return co, verify, s
 }

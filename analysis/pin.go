@@ -17,8 +17,9 @@ func (e *PinError) Error() string { return e.Msg }
 // applyPin checks the pin against what Phase 1 saw (ranks, steps, optimizer
 // steps, micro steps, parameter names: exact or unique suffix) and makes it
 // the coordinate. Free fields come from the earliest candidate that agrees
-// with the pin.
-func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *model.Coord, kind string, opt Phase2Options) error {
+// with the pin. Returns the coordinate, the cross-device verification (nil:
+// none made) and what the rule said; or the pin's error.
+func applyPin(p1, baseline *model.Phase1Result, pin *model.Coord, kind string) (co *model.Coordinate, verify model.Reason, s said, err error) {
 	fail := func(f string, a ...any) error {
 		return &PinError{Msg: "pin " + pin.String() + ": " + fmt.Sprintf(f, a...)}
 	}
@@ -29,28 +30,28 @@ func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *model.Coord, kind s
 		}
 		name, err := resolveStageParam(p1, names, pin)
 		if err != nil {
-			return fail("%v", err)
+			return nil, nil, s, fail("%v", err)
 		}
 		pin.Param = name
 	}
 	if pin.Rank != nil && len(p1.Summary.Ranks) > 0 && !slices.Contains(p1.Summary.Ranks, *pin.Rank) {
-		return fail("rank %d is not in the data (ranks %s)", *pin.Rank, intsString(p1.Summary.Ranks, 8))
+		return nil, nil, s, fail("rank %d is not in the data (ranks %s)", *pin.Rank, intsString(p1.Summary.Ranks, 8))
 	}
 	if pin.Step != nil && len(p1.Summary.Steps) > 0 && !slices.Contains(p1.Summary.Steps, *pin.Step) {
-		return fail("step %d is not in the data (steps %d..%d)", *pin.Step, p1.Summary.Steps[0], p1.Summary.Steps[len(p1.Summary.Steps)-1])
+		return nil, nil, s, fail("step %d is not in the data (steps %d..%d)", *pin.Step, p1.Summary.Steps[0], p1.Summary.Steps[len(p1.Summary.Steps)-1])
 	}
 	if pin.OptStep != nil {
 		lo, hi, ok := optRange(p1)
 		if ok && (*pin.OptStep < lo || *pin.OptStep > hi) {
-			return fail("optimizer step %d is not in the data (%d..%d)", *pin.OptStep, lo, hi)
+			return nil, nil, s, fail("optimizer step %d is not in the data (%d..%d)", *pin.OptStep, lo, hi)
 		}
 	}
 	if pin.MicroStep != nil {
 		if kind != kindMicro && !p1.Sharding.HasMicroStep { // a single-step dump's calls are micro steps too
-			return fail("micro step given, but the data has no micro steps (%s data)", kind)
+			return nil, nil, s, fail("micro step given, but the data has no micro steps (%s data)", kind)
 		}
 		if r := p1.Sharding.MicroStepRange; len(r) > 0 && !slices.Contains(r, *pin.MicroStep) {
-			return fail("micro step %d is not in the data (%d..%d)", *pin.MicroStep, r[0], r[len(r)-1])
+			return nil, nil, s, fail("micro step %d is not in the data (%d..%d)", *pin.MicroStep, r[0], r[len(r)-1])
 		}
 	}
 	// the earliest candidate that agrees with the pin supplies free fields
@@ -62,17 +63,16 @@ func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *model.Coord, kind s
 			break
 		}
 	}
-	var co *model.Coordinate
 	if match != nil {
 		co = coordOf(match)
 		// step-level data has no micro step to name
-		c.decide(model.P2PinAgrees{Rank: match.Rank, Target: match.TargetName, Step: match.Step, OptStep: match.OptStep(), Micro: microOf(match)})
+		s.decide(model.P2PinAgrees{Rank: match.Rank, Target: match.TargetName, Step: match.Step, OptStep: match.OptStep(), Micro: microOf(match)})
 	} else {
 		if pin.OptStep == nil && pin.Step == nil {
-			return fail("no Phase 1 candidate agrees with it; give opt= or step= to place it")
+			return nil, nil, s, fail("no Phase 1 candidate agrees with it; give opt= or step= to place it")
 		}
 		if pin.Rank == nil || pin.Param == "" {
-			return fail("no Phase 1 candidate agrees with it; give rank= and param= as well")
+			return nil, nil, s, fail("no Phase 1 candidate agrees with it; give rank= and param= as well")
 		}
 		co = &model.Coordinate{Rank: *pin.Rank, TargetName: pin.Param, Norm: model.Float(model.NaN()), DeviationRatio: model.Float(model.NaN())}
 		k := 0
@@ -86,7 +86,7 @@ func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *model.Coord, kind s
 				co.Norm = v
 			}
 		}
-		c.decide(model.P2PinAsGiven{})
+		s.decide(model.P2PinAsGiven{})
 	}
 	if pin.OptStep != nil {
 		co.OptimizerStep = model.IntPtr(*pin.OptStep)
@@ -106,15 +106,12 @@ func (c *p2) applyPin(p1, baseline *model.Phase1Result, pin *model.Coord, kind s
 	if co.OptimizerStep == nil && co.Step != nil && kind != kindMicro {
 		co.OptimizerStep = model.IntPtr(*co.Step)
 	}
-	c.res.Pinned = true
-	c.res.RootCauseCoordinate = co
-	c.res.RootOptStep = co.OptimizerStep
-	c.reason(model.P2PinnedBrief{})
-	c.decide(model.P2Pinned{Pin: pin.String()})
+	s.reason(model.P2PinnedBrief{})
+	s.decide(model.P2Pinned{Pin: pin.String()})
 	if baseline != nil {
-		c.verify(model.P2PinnedUnverified{})
+		verify = model.P2PinnedUnverified{}
 	}
-	return nil
+	return co, verify, s, nil
 }
 
 // pinAgrees: candidate a agrees with the pin's numbers (not its name).
