@@ -126,8 +126,9 @@ type p3Groups struct {
 }
 
 // p3 is the trace's orchestration state: the read-only groups, the
-// options, the comparisons counted for the family factor, and two caches
-// (gradient norms; degraded drill-down bands per layer and pass).
+// options, the comparisons counted for the family factor, the layers the
+// summary flagged (kept for the Tracer's later drill-down bands) and two
+// caches (gradient norms; degraded drill-down bands per layer and pass).
 type p3 struct {
 	p3Groups
 	opt    Phase3Options
