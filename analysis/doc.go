@@ -87,7 +87,7 @@
 // Step 3.1, the groups A, B, C, D and the degree (A/B)/(C/D): C not among
 // the Phase 1 candidates, its gradient norm below the directory's P75, on
 // A's pipeline stage [ChooseControl], [spikeRankQuantile], [otherStage];
-// the degree [groupRatio], [p3.degree] (without C/D, A/B against the
+// the degree [groupRatio], [degree] (without C/D, A/B against the
 // other ops' robust band [robustLogBand], [callAnalysis.degradedBand]); the
 // rank to dump as C [SuggestControlRank], [StageControlRanks]; dump steps
 // matched to optimizer steps by their gradient norms (a re-based trend.db)
@@ -103,32 +103,32 @@
 // [nameMaps], [AlignDumps].
 //
 // Step 3.3, layer by layer, forward and backward, Max/Min/Norm:
-// [p3.compareAnchor], [p3.anchorTable]; F!/B! against the control group's
+// [compareAnchor], [p3.anchorTable]; F!/B! against the control group's
 // own noise, median(C/D) + max(3·IQR, 0.03): [controlBand], [degreeBand],
 // [outside] (every band a parameterisation of the robust
 // estimator [learnBand], [robustPool.band]: scale, IQR or MAD, multiplier, family factor
 // [familyFactor], floor, small-sample widening); the band learns only from statistics that can vary, not from
-// those fixed by construction (by kind [p3.learnFixedKinds], by value
-// [p3.fixedStat]; all fixed: the floor [fixedFloorBand]); with few layers,
+// those fixed by construction (by kind [learnFixedKinds], by value
+// [fixedStat]; all fixed: the floor [fixedFloorBand]); with few layers,
 // at least as wide as the anchor's own control ratios allow
-// [p3.ownSpreadGuard]; groups of different dtypes are said to be
-// comparable only at one precision setting [p3.dtypeWarning].
+// [ownSpreadGuard]; groups of different dtypes are said to be
+// comparable only at one precision setting [dtypeWarning].
 //
 // Step 3.4, the direction: [directionVerdict] (unaligned layers are not
-// normal: [p3.uncompared]; a tensor masked alike in every group is no
+// normal: [uncompared]; a tensor masked alike in every group is no
 // failure to compare [maskedPair]), forward first as P0 [chooseP0]; a pass
 // none of whose statistics can be judged is said so
-// [p3.unusablePassWarnings].
+// [unusablePassWarnings].
 //
 // Step 3.5, the start of the divergence, not the largest: [divergenceStart]
 // (the reference's longest run: [mainSegment]); the first divergent operator
-// of the start layer and its upstream: [p3.drillDown], [firstDivergent],
+// of the start layer and its upstream: [drillDown], [firstDivergent],
 // [upstreamFlagged], [largestLeaf]; where A first turns NaN/Inf and B does
-// not (±Inf against the dtype's extreme is the same value) [p3.nonFiniteOrigins],
+// not (±Inf against the dtype's extreme is the same value) [nonFiniteOrigins],
 // [nonFiniteOrigin], [tensorPairNonFinite].
 //
 // Step 3.6, every metric until none starts earlier: [iterateMetrics],
-// [metricStart], [p3.summary]; the data feature check (seq_len/batch)
+// [metricStart], [summary]; the data feature check (seq_len/batch)
 // [dataFeatureCheck]; the one conclusion every face states (direction,
 // start, operator, hedges) [ConcludePhase3].
 package analysis

@@ -13,13 +13,14 @@ import (
 // flagged record (firstDivergent): a leaf, since a container's output is
 // computed after everything it contains, and with no flagged upstream
 // record. The chain walks its upstream records (computed earlier, not its
-// ancestors; nearest first) until one shows no difference.
-func (p *p3) drillDown(dir model.Direction, dirName string, layer int, bands map[string]map[string]model.Band) *model.Drilldown {
+// ancestors; nearest first) until one shows no difference. It returns the
+// drill-down with its notes as typed reasons.
+func drillDown(g *p3Groups, call int, dir model.Direction, dirName string, layer int, bands map[string]map[string]model.Band) *model.Drilldown {
 	l := layer
 	dd := &model.Drilldown{Direction: dirName, Layer: &l, Chain: []string{}, Ops: []model.DrillOp{}}
-	sc := newDrillScope(p.ia, layer, dir, p.opt.Call)
-	call := sc.call
-	dd.Call, dd.Calls = &call, sc.calls
+	sc := newDrillScope(g.ia, layer, dir, call)
+	scCall := sc.call
+	dd.Call, dd.Calls = &scCall, sc.calls
 	if len(sc.ops) == 0 {
 		dd.NoteReasons = []model.Reason{model.P3DrillNoOps{}}
 		return dd
@@ -28,14 +29,14 @@ func (p *p3) drillDown(dir model.Direction, dirName string, layer int, bands map
 	alignedOK := make([]bool, len(sc.ops))
 	bestMetric := make([]string, len(sc.ops))
 	for k, i := range sc.ops {
-		op := p.drillOp(i, dirName, bands)
+		op := drillOp(g, i, dirName, bands)
 		op.Within = sc.within(k)
 		flagged[k], alignedOK[k] = op.Flagged, op.Aligned
 		bestMetric[k] = drillMetric(op, dirName, bands)
 		dd.Ops = append(dd.Ops, op)
 	}
 	if k := largestLeaf(sc, dd.Ops, flagged, dirName, bestMetric); k >= 0 {
-		dd.Largest = p.ia.d.Ops[sc.ops[k]].Key
+		dd.Largest = g.ia.d.Ops[sc.ops[k]].Key
 	}
 	// the single choice of the operator (a non-finite origin at or before it
 	// would take its place here)
@@ -44,7 +45,7 @@ func (p *p3) drillDown(dir model.Direction, dirName string, layer int, bands map
 		dd.NoteReasons = append(sc.callNote(), model.P3DrillNoneLeaves{})
 		return dd
 	}
-	dd.Operator = p.ia.d.Ops[sc.ops[first]].Key
+	dd.Operator = g.ia.d.Ops[sc.ops[first]].Key
 	dd.Metric = bestMetric[first]
 	dd.Chain = append(dd.Chain, dd.Operator)
 	clean, upstream := false, 0
@@ -53,7 +54,7 @@ func (p *p3) drillDown(dir model.Direction, dirName string, layer int, bands map
 			continue // a container of the operator is not upstream of it
 		}
 		upstream++
-		dd.Chain = append(dd.Chain, p.ia.d.Ops[sc.ops[k]].Key)
+		dd.Chain = append(dd.Chain, g.ia.d.Ops[sc.ops[k]].Key)
 		if alignedOK[k] && !flagged[k] {
 			clean = true
 			break
@@ -143,38 +144,40 @@ func (s *drillScope) callNote() []model.Reason {
 	return nil
 }
 
-// drillOp compares one op of A with its counterparts.
-func (p *p3) drillOp(i int32, dirName string, bands map[string]map[string]model.Band) model.DrillOp {
-	op := &p.ia.d.Ops[i]
+// drillOp compares one op of A with its counterparts (seed Step 3.5, the
+// start layer's sub-module operators, judged by the layer's band): the
+// op's row, flagged or not, with why it is not compared.
+func drillOp(g *p3Groups, i int32, dirName string, bands map[string]map[string]model.Band) model.DrillOp {
+	op := &g.ia.d.Ops[i]
 	out := model.DrillOp{Key: op.Key, Order: op.Order, Parent: op.Parent, Metrics: map[string]model.MetricRow{}}
-	c := cell{a: i, b: pair(p.ia, i, p.ib), c: -1, d: -1}
-	c.abOK, c.abWhy = checkPair(p.ia, c.a, p.ib, c.b, "A", p.nameB)
+	c := cell{a: i, b: pair(g.ia, i, g.ib), c: -1, d: -1}
+	c.abOK, c.abWhy = checkPair(g.ia, c.a, g.ib, c.b, "A", g.nameB)
 	if c.b >= 0 {
-		out.KeyB = p.ib.d.Ops[c.b].Key
+		out.KeyB = g.ib.d.Ops[c.b].Key
 	}
-	if p.hasCD {
-		c.c = pair(p.ia, i, p.ic)
-		c.d = pair(p.ic, c.c, p.id)
-		c.cdOK, c.cdWhy = checkPair(p.ic, c.c, p.id, c.d, "C", "D")
+	if g.hasCD {
+		c.c = pair(g.ia, i, g.ic)
+		c.d = pair(g.ic, c.c, g.id)
+		c.cdOK, c.cdWhy = checkPair(g.ic, c.c, g.id, c.d, "C", "D")
 	}
-	out.Aligned = c.abOK && (!p.hasCD || c.cdOK)
+	out.Aligned = c.abOK && (!g.hasCD || c.cdOK)
 	if !c.abOK {
 		out.WhyReason = c.abWhy
-		if c.b >= 0 && maskedPair(p.ia, c.a, p.ib, c.b) && (!p.hasCD || maskedPair(p.ia, c.a, p.ic, c.c) && maskedPair(p.ia, c.a, p.id, c.d)) {
+		if c.b >= 0 && maskedPair(g.ia, c.a, g.ib, c.b) && (!g.hasCD || maskedPair(g.ia, c.a, g.ic, c.c) && maskedPair(g.ia, c.a, g.id, c.d)) {
 			out.WhyReason = whyMasked
 		}
 	}
-	c.va, c.vb, c.vc, c.vd = statsOf(p.ia, c.a), statsOf(p.ib, c.b), statsOf(p.ic, c.c), statsOf(p.id, c.d)
+	c.va, c.vb, c.vc, c.vd = statsOf(g.ia, c.a), statsOf(g.ib, c.b), statsOf(g.ic, c.c), statsOf(g.id, c.d)
 	for _, m := range metricOrder {
 		ab, cd := math.NaN(), math.NaN()
 		if c.abOK {
-			ab = pairRatio(p.ia, c.a, p.ib, c.b, m)
+			ab = pairRatio(g.ia, c.a, g.ib, c.b, m)
 		}
 		if c.cdOK {
-			cd = pairRatio(p.ic, c.c, p.id, c.d, m)
+			cd = pairRatio(g.ic, c.c, g.id, c.d, m)
 		}
 		b := bands[metricName(m)][dirName]
-		deg := p.degree(ab, cd, &b)
+		deg := degree(g.hasCD, ab, cd, &b)
 		fl := out.Aligned && outside(&b, deg)
 		if b.Usable {
 			if out.Bounds == nil {
@@ -194,8 +197,7 @@ func (p *p3) drillOp(i int32, dirName string, bands map[string]map[string]model.
 		}
 		out.Metrics[metricName(m)] = row
 	}
-	p.markNonFinite(&out, c.a, c.b, dirName)
-	return out
+	return markNonFinite(g, out, c.a, c.b, dirName)
 }
 
 // drillMetric names the metric with the largest |log degree| among the

@@ -19,13 +19,13 @@ func BenchmarkNonFiniteOverhead_200k(bm *testing.B) {
 	layers := layerIDs(p.ia, p.ib, p.ic, p.id)
 	bm.ResetTimer()
 	for bm.Loop() {
-		if o := p.nonFiniteOrigins(); o[0] != nil || o[1] != nil {
+		if o := nonFiniteOrigins(&p.p3Groups); o[0] != nil || o[1] != nil {
 			bm.Fatal("origin in a finite run")
 		}
 		for _, dir := range []model.Direction{model.Forward, model.Backward} {
 			for _, an := range anchors {
 				for _, l := range layers {
-					if _, _, _, ok := p.nonFiniteAnchor(anchorKey{l, an, dir}); ok {
+					if _, _, _, ok := nonFiniteAnchor(&p.p3Groups, p.opt.Call, anchorKey{l, an, dir}); ok {
 						bm.Fatal("non-finite anchor in a finite run")
 					}
 				}

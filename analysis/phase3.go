@@ -109,11 +109,30 @@ type cell struct {
 }
 
 // p3 carries one run.
-type p3 struct {
-	opt            Phase3Options
-	scheme         *layerScheme
+// p3Groups are the four groups' indexed dumps, read-only once indexed:
+// the input of Phase 3's rules, never a sink of their results.
+type p3Groups struct {
 	ia, ib, ic, id *dumpIndex
-	hasCD          bool
+	// hasCD: the control pair C/D is there (else degraded: A/B alone)
+	hasCD bool
+	// nameB names the baseline column ("B", or "C" standing in for it).
+	nameB string
+	// nfHas: per pass, whether A has a non-finite float output at all
+	// (nonFinitePasses)
+	nfHas [2]bool
+	// fixedOps: per record of the control dump (C; A when degraded), the
+	// statistics its kind fixes (bit m for statistic m; learnFixedKinds)
+	fixedOps []uint8
+}
+
+// p3 is the trace's orchestration state: the read-only groups, the
+// options, the comparisons counted for the family factor, the layers the
+// summary flagged (kept for the Tracer's later drill-down bands) and two
+// caches (gradient norms; degraded drill-down bands per layer and pass).
+type p3 struct {
+	p3Groups
+	opt    Phase3Options
+	scheme *layerScheme
 	// comparisons is the number of anchor × layer × metric comparisons of
 	// one pass (familyFactor).
 	comparisons int
@@ -121,22 +140,10 @@ type p3 struct {
 	// (each adds its comparisons to the family).
 	callsSearched int
 	grads         map[gradKey]float64 // gradNorm results (rows are rebuilt per call)
-	// nameB names the baseline column ("B", or "C" standing in for it).
-	nameB string
 	// judged: per pass, the layers flagged by the summary (degraded op
 	// bands leave them out); opBands caches those bands per (layer, pass).
 	judged  [2]map[int]bool
 	opBands map[[2]int]map[string]map[string]model.Band
-	// origins: the non-finite origin of each pass (nonFiniteOrigins)
-	origins [2]*nfOrigin
-	// nfHas: per pass, whether A has a non-finite float output at all
-	nfHas [2]bool
-	// fixedKinds: per record kind and pass, the statistics fixed by kind
-	// (learnFixedKinds)
-	fixedKinds map[kindKey][model.NumStats]bool
-	// fixedOps: per record of the control dump (C; A when degraded), the
-	// statistics its kind fixes (bit m for statistic m)
-	fixedOps []uint8
 }
 
 type gradKey struct {
@@ -193,7 +200,7 @@ func (t *Tracer) OpsForLayer(anchor string, layer int, dir string) []model.Drill
 				continue
 			}
 		}
-		op := t.p.drillOp(i, dir, t.p.drillBands(layer, dir, t.res.DivergenceSummary.Thresholds))
+		op := drillOp(&t.p.p3Groups, i, dir, t.p.cachedDrillBands(layer, dir, t.res.DivergenceSummary.Thresholds))
 		op.Within = sc.within(k)
 		out = append(out, op)
 	}
@@ -222,7 +229,7 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 		res.DivergenceSummary = emptySummary()
 		return t
 	}
-	p := &p3{opt: opt, grads: map[gradKey]float64{}, nameB: "B"}
+	p := &p3{opt: opt, grads: map[gradKey]float64{}, p3Groups: p3Groups{nameB: "B"}}
 	if in.BaselineGroup == "C" {
 		p.nameB = "C"
 		res.BaselineGroup = "C"
@@ -270,12 +277,13 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	// A's outputs are scanned for the non-finite origins alongside the
 	// comparison (the indices are read-only from here on)
 	p.nfHas = nonFinitePasses(p.ia)
-	p.learnFixedKinds()
-	if w := p.dtypeWarning(); w != nil {
+	_, p.fixedOps = learnFixedKinds(&p.p3Groups)
+	if w := dtypeWarning(&p.p3Groups); w != nil {
 		res.WarningsReasons = append(res.WarningsReasons, w)
 	}
 	var nfWG sync.WaitGroup
-	nfWG.Go(func() { p.origins = p.nonFiniteOrigins() })
+	var origins [2]*nfOrigin
+	nfWG.Go(func() { origins = nonFiniteOrigins(&p.p3Groups) })
 	anchors := in.Anchors
 	if len(anchors) == 0 {
 		anchors = discoverAnchors(p.ia, p.ib)
@@ -299,7 +307,7 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	// so a faulty micro-batch diverges on its own while the others only
 	// show noise.
 	var cl *callAnalysis
-	calls := p.callCount(anchors)
+	calls := callCount(p.ia, anchors)
 	if opt.Call < 0 && callNote == nil && calls > 1 {
 		best, bestN := 0, -1
 		p.callsSearched = calls
@@ -325,13 +333,20 @@ func NewTracer(in Phase3Input, opt Phase3Options) *Tracer {
 	}
 	res.AnchorWarning = anchorWarning(aligned)
 	nfWG.Wait()
-	res.DivergenceSummary = p.summary(anchors, layers, cells, pooled, res)
+	sum, sumWarnings, judged := summary(&p.p3Groups, p.bandInputs(), p.opt.Call, origins, anchors, layers, cells, pooled, res.Anchors, res.AnchorWarning)
+	res.WarningsReasons = append(res.WarningsReasons, sumWarnings...)
+	res.DivergenceSummary, p.judged = sum, judged
 	if p.hasCD {
 		res.DivergenceSummary.DataFeature = dataFeatureCheck(p.ia, p.ib, p.ic, p.id)
 	} else {
 		res.DivergenceSummary.DataFeature = dataFeatureCheck(p.ia, p.ib, nil, nil)
 	}
-	p.annotateStage(in, res)
+	if ds, off, global := stageOffset(in, len(p.scheme.Stacks)); ds != nil {
+		res.DumpStage = ds
+		if global {
+			globalLayers(res.Anchors, off)
+		}
+	}
 	return t
 }
 
@@ -364,13 +379,13 @@ func (c *callAnalysis) flagCount() int {
 }
 
 // callCount is the largest number of calls of an anchor module in A.
-func (p *p3) callCount(anchors []string) int {
+func callCount(ia *dumpIndex, anchors []string) int {
 	n := 0
 	want := map[string]bool{}
 	for _, a := range anchors {
 		want[a] = true
 	}
-	for k, a := range p.ia.anchors {
+	for k, a := range ia.anchors {
 		if want[k.name] {
 			n = max(n, len(a.own))
 		}
@@ -393,13 +408,13 @@ func (p *p3) analyseCall(anchors []string, layers []int) *callAnalysis {
 		anyAligned := false
 		for li, l := range layers {
 			for di, d := range p3Dirs {
-				c := p.compareAnchor(name, l, d.dir)
+				c := compareAnchor(&p.p3Groups, p.opt.Call, name, l, d.dir)
 				cl.cells[ai][li][di] = c
 				if c.abOK {
 					anyAligned = true
 				}
 				for _, m := range metricOrder {
-					cl.pooled[m][d.name] = append(cl.pooled[m][d.name], p.controlRatio(&c, m))
+					cl.pooled[m][d.name] = append(cl.pooled[m][d.name], controlRatio(&c, m, p.hasCD))
 				}
 			}
 		}
@@ -418,10 +433,10 @@ func (p *p3) analyseCall(anchors []string, layers []int) *callAnalysis {
 			for ai := range anchors {
 				rs := make([]float64, 0, len(layers))
 				for li := range layers {
-					rs = append(rs, p.controlRatio(&cl.cells[ai][li][di], m))
+					rs = append(rs, controlRatio(&cl.cells[ai][li][di], m, p.hasCD))
 				}
 				cl.relative[m][d.name] = append(cl.relative[m][d.name], relativeToMedian(rs))
-				cl.spread[m][d.name] = append(cl.spread[m][d.name], bandSpread(p.band(rs)))
+				cl.spread[m][d.name] = append(cl.spread[m][d.name], bandSpread(noiseBand(p.bandInputs(), rs)))
 			}
 		}
 	}
@@ -431,16 +446,18 @@ func (p *p3) analyseCall(anchors []string, layers []int) *callAnalysis {
 	return cl
 }
 
-// compareAnchor builds one cell: A/B and C/D representatives, their
-// values and ratios.
-func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
+// compareAnchor builds one cell (seed Step 3.2: the anchor's
+// representative op in A/B and C/D, unaligned with its reason when a side
+// is missing or not comparable): the representatives, their values and
+// ratios, at the compared call.
+func compareAnchor(g *p3Groups, call int, name string, layer int, dir model.Direction) cell {
 	ak := anchorKey{layer, name, dir}
 	c := cell{a: -1, b: -1, c: -1, d: -1}
 	for s := range c.ab {
 		c.ab[s], c.cd[s], c.deg[s] = math.NaN(), math.NaN(), math.NaN()
 		c.va[s], c.vb[s], c.vc[s], c.vd[s] = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	}
-	for _, x := range []*dumpIndex{p.ia, p.ib, p.ic, p.id} {
+	for _, x := range []*dumpIndex{g.ia, g.ib, g.ic, g.id} {
 		if x != nil && x.anchors[ak] != nil {
 			c.present = true
 		}
@@ -448,30 +465,30 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 	if !c.present {
 		return c
 	}
-	if i, j, nf, ok := p.nonFiniteAnchorIn(ak); ok {
+	if i, j, nf, ok := nonFiniteAnchorIn(g, call, ak); ok {
 		c.a, c.b, c.abOK, c.nf, c.nfAny = i, j, true, nf, true
 	} else {
-		c.a, c.b, c.abOK, c.abWhy = representative(p.ia, p.ib, ak, p.opt.Call, "A", p.nameB)
+		c.a, c.b, c.abOK, c.abWhy = representative(g.ia, g.ib, ak, call, "A", g.nameB)
 		if !c.abOK {
-			if why := nonFiniteReason(p.ia, c.a, p.ib, c.b, "A", p.nameB); why != nil {
+			if why := nonFiniteReason(g.ia, c.a, g.ib, c.b, "A", g.nameB); why != nil {
 				c.abWhy = why
 			}
 		}
 	}
 	if c.a < 0 {
 		// A lacks the anchor: still show what B has.
-		if bo := p.ib.anchors[ak]; bo != nil && len(bo.own) > 0 {
+		if bo := g.ib.anchors[ak]; bo != nil && len(bo.own) > 0 {
 			c.b = bo.own[0]
 		}
 	}
-	if p.hasCD {
+	if g.hasCD {
 		if c.a >= 0 {
-			c.c = pair(p.ia, c.a, p.ic)
+			c.c = pair(g.ia, c.a, g.ic)
 			if c.c >= 0 {
-				c.d = pair(p.ic, c.c, p.id)
-				c.cdOK, c.cdWhy = checkPair(p.ic, c.c, p.id, c.d, "C", "D")
+				c.d = pair(g.ic, c.c, g.id)
+				c.cdOK, c.cdWhy = checkPair(g.ic, c.c, g.id, c.d, "C", "D")
 				if !c.cdOK {
-					if why := nonFiniteReason(p.ic, c.c, p.id, c.d, "C", "D"); why != nil {
+					if why := nonFiniteReason(g.ic, c.c, g.id, c.d, "C", "D"); why != nil {
 						c.cdWhy = why
 					}
 				}
@@ -479,21 +496,21 @@ func (p *p3) compareAnchor(name string, layer int, dir model.Direction) cell {
 				c.cdWhy = model.P3MissingKeyIn{Group: "C"}
 			}
 		} else {
-			c.c, c.d, c.cdOK, c.cdWhy = representative(p.ic, p.id, ak, p.opt.Call, "C", "D")
+			c.c, c.d, c.cdOK, c.cdWhy = representative(g.ic, g.id, ak, call, "C", "D")
 		}
 	}
-	if !c.abOK && c.a >= 0 && c.b >= 0 && maskedPair(p.ia, c.a, p.ib, c.b) && (!p.hasCD || maskedPair(p.ia, c.a, p.ic, c.c) && maskedPair(p.ia, c.a, p.id, c.d)) {
+	if !c.abOK && c.a >= 0 && c.b >= 0 && maskedPair(g.ia, c.a, g.ib, c.b) && (!g.hasCD || maskedPair(g.ia, c.a, g.ic, c.c) && maskedPair(g.ia, c.a, g.id, c.d)) {
 		c.masked = true
 	}
-	c.va, c.vb = statsOf(p.ia, c.a), statsOf(p.ib, c.b)
-	c.vc, c.vd = statsOf(p.ic, c.c), statsOf(p.id, c.d)
+	c.va, c.vb = statsOf(g.ia, c.a), statsOf(g.ib, c.b)
+	c.vc, c.vd = statsOf(g.ic, c.c), statsOf(g.id, c.d)
 	for s := range c.ab {
-		c.fixed[s] = p.fixedStat(c.a, c.b, c.c, c.d, model.Stat(s))
+		c.fixed[s] = fixedStat(g, c.a, c.b, c.c, c.d, model.Stat(s))
 		if c.abOK && !c.nfAny {
-			c.ab[s] = pairRatio(p.ia, c.a, p.ib, c.b, model.Stat(s))
+			c.ab[s] = pairRatio(g.ia, c.a, g.ib, c.b, model.Stat(s))
 		}
 		if c.cdOK {
-			c.cd[s] = pairRatio(p.ic, c.c, p.id, c.d, model.Stat(s))
+			c.cd[s] = pairRatio(g.ic, c.c, g.id, c.d, model.Stat(s))
 		}
 	}
 	return c
@@ -509,34 +526,68 @@ func (p *p3) anchorTable(ai int, name string, layers []int, cl *callAnalysis) mo
 		for di, d := range p3Dirs {
 			var rs []float64
 			for li := range layers {
-				rs = append(rs, p.controlRatio(&cells[li][di], m))
+				rs = append(rs, controlRatio(&cells[li][di], m, p.hasCD))
 			}
-			bs[di] = p.band(rs)
-			if bs[di].Samples < minBandSamples {
-				src, nOps := pooled[m][d.name], 0 // every anchor's control ratios
-				if ops := cl.opRatios(p, layers, m, di); len(ops) > len(src) {
-					src, nOps = ops, len(ops)
-				}
-				if all := p.band(src); all.Samples > bs[di].Samples {
-					bs[di] = all
-					bs[di].NoteReasons = addNote(bs[di].NoteReasons, model.P3BandFewLayers{Min: minBandSamples, Ops: nOps})
-				}
-				bs[di] = p.ownSpreadGuard(bs[di], rs)
+			var pass model.Band // degraded: the pass band of every aligned op
+			if !p.hasCD {
+				pass = cl.degradedBand(p, layers, m, di)
 			}
-			bs[di] = p.spreadGuard(bs[di], ai, cl.relative[m][d.name], cl.spread[m][d.name])
-			if all := controlBand(pooled[m][d.name], p.opt.IQRMult, p.opt.SpreadFloor); !all.Usable && bs[di].Usable && all.Samples > 0 {
-				bs[di].Usable = false
-				bs[di].NoteReasons = addNote(bs[di].NoteReasons, model.P3BandOverAll{Notes: all.NoteReasons})
-			}
-			bs[di] = p.degradedNote(cl, layers, m, di, bs[di])
+			ops := func() []float64 { return cl.opRatios(p, layers, m, di) }
+			bs[di] = anchorBand(p.bandInputs(), rs, pooled[m][d.name], ops, ai, cl.relative[m][d.name], cl.spread[m][d.name], pass)
 			for li := range layers {
 				c := &cells[li][di]
-				c.deg[m] = p.degree(c.ab[m], c.cd[m], &bs[di])
-				c.flag[m] = outside(&bs[di], c.deg[m]) && p.degradedConfirms(cl, layers, m, di, c.ab[m]) || c.nf[m]
+				c.deg[m] = degree(p.hasCD, c.ab[m], c.cd[m], &bs[di])
+				c.flag[m] = outside(&bs[di], c.deg[m]) && degradedConfirms(pass, c.ab[m]) || c.nf[m]
 			}
 		}
 		t.Thresholds[metricName(m)] = map[string]model.Band{"fwd": bs[0], "bwd": bs[1]}
 	}
+	t.Conclusion = anchorConclusion(cells, layers)
+	for li, l := range layers {
+		grad := model.Quad{
+			A: floatPtr(p.grad(p.ia, l, name)), B: floatPtr(p.grad(p.ib, l, name)),
+			C: floatPtr(p.grad(p.ic, l, name)), D: floatPtr(p.grad(p.id, l, name)),
+		}
+		t.Layers = append(t.Layers, layerRow(&p.p3Groups, l, p.scheme.label(l), grad, &cells[li]))
+	}
+	return t
+}
+
+// anchorBand is an anchor's adaptive threshold for one metric and pass
+// (seed Step 3.3, median(C/D) + max(3·IQR, 0.03) learned per metric): the
+// band of its own control ratios own; with too few layers, the wider
+// sample of every anchor's control ratios (pooled) or every aligned op's
+// (ops, asked for only then), widened to what its own ratios allow; then
+// its peers' spread guard (self, relative, spreads); unusable when the
+// ratios pooled over every anchor are; degraded, with the pass band's note
+// (pass, unusable with a control group). The band carries its rule and
+// notes as typed reasons.
+func anchorBand(bi bandInputs, own, pooled []float64, ops func() []float64, self int, relative [][]float64, spreads []float64, pass model.Band) model.Band {
+	b := noiseBand(bi, own)
+	if b.Samples < minBandSamples {
+		src, nOps := pooled, 0 // every anchor's control ratios
+		if o := ops(); len(o) > len(src) {
+			src, nOps = o, len(o)
+		}
+		if all := noiseBand(bi, src); all.Samples > b.Samples {
+			b = all
+			b.NoteReasons = addNote(b.NoteReasons, model.P3BandFewLayers{Min: minBandSamples, Ops: nOps})
+		}
+		b = ownSpreadGuard(bi, b, own)
+	}
+	b = spreadGuard(bi, b, self, relative, spreads)
+	if all := controlBand(pooled, bi.iqrMult, bi.floor); !all.Usable && b.Usable && all.Samples > 0 {
+		b.Usable = false
+		b.NoteReasons = addNote(b.NoteReasons, model.P3BandOverAll{Notes: all.NoteReasons})
+	}
+	return degradedNote(pass, b)
+}
+
+// anchorConclusion is an anchor's conclusion from its flagged cells (seed
+// Steps 3.4–3.6): the flagged layers per metric and pass, each metric's
+// start, the earliest divergence over the metrics, and the layers not
+// compared.
+func anchorConclusion(cells [][2]cell, layers []int) model.AnchorConclusion {
 	concl := model.AnchorConclusion{
 		MetricLayers:     map[string]model.DirLayers{},
 		MetricStarts:     map[string]model.MetricStart{},
@@ -561,20 +612,19 @@ func (p *p3) anchorTable(ai int, name string, layers []int, cl *callAnalysis) mo
 	concl.EarliestFwdDivergence, _, _ = iterateMetrics(starts[0], "fwd")
 	concl.EarliestBwdDivergence, _, _ = iterateMetrics(starts[1], "bwd")
 	for li, l := range layers {
-		if p.uncompared(&cells[li][0]) {
+		if uncompared(&cells[li][0]) {
 			concl.UncomparedLayers.Fwd = append(concl.UncomparedLayers.Fwd, l)
 		}
-		if p.uncompared(&cells[li][1]) {
+		if uncompared(&cells[li][1]) {
 			concl.UncomparedLayers.Bwd = append(concl.UncomparedLayers.Bwd, l)
 		}
-		t.Layers = append(t.Layers, p.layerRow(name, l, &cells[li]))
 	}
-	t.Conclusion = concl
-	return t
+	return concl
 }
 
-// uncompared: the anchor exists in some dump for this layer, but no Norm
-// degree could be computed (an unaligned pair, a missing side).
-func (p *p3) uncompared(c *cell) bool {
+// uncompared (seed Step 3.4, uncompared_layers: unaligned is not normal):
+// the anchor exists in some dump for this layer, but no Norm degree could
+// be computed (an unaligned pair, a missing side).
+func uncompared(c *cell) bool {
 	return c.present && !c.nfAny && !c.masked && !model.Finite(c.deg[model.StatNorm])
 }

@@ -32,40 +32,58 @@ func controlBiasWarning(th map[string]map[string]model.Band) model.Reason {
 	return model.P3ControlBias{Parts: parts}
 }
 
-// controlRatio is the ratio a band is learned from: C/D, or A/B when
-// degraded; fixedSample when the statistic is fixed by construction.
-func (p *p3) controlRatio(c *cell, m model.Stat) float64 {
+// bandInputs are the read-only inputs of Phase 3's band rules: whether the
+// control pair C/D is there (degraded: A/B), the IQR multiplier and the
+// spread floor, and the comparisons of the trace (familyFactor).
+type bandInputs struct {
+	hasCD       bool
+	iqrMult     float64
+	floor       float64
+	comparisons int
+}
+
+// bandInputs are the band rules' inputs at this point of the trace.
+func (p *p3) bandInputs() bandInputs {
+	return bandInputs{hasCD: p.hasCD, iqrMult: p.opt.IQRMult, floor: p.opt.SpreadFloor, comparisons: p.comparisons}
+}
+
+// controlRatio is the ratio a band is learned from (seed Step 3.1: C/D
+// removes the device bias and is the noise reference): C/D, or A/B when degraded;
+// fixedSample when the statistic is fixed by construction.
+func controlRatio(c *cell, m model.Stat, hasCD bool) float64 {
 	if c.fixed[m] {
 		return fixedSample
 	}
-	if p.hasCD {
+	if hasCD {
 		return c.cd[m]
 	}
 	return c.ab[m]
 }
 
-// band learns a band from control ratios (degraded: from A/B ratios);
-// ratios of fixed statistics (fixedSample) are no samples, and when they
-// are all there is, the band is the floor (fixedFloorBand).
-func (p *p3) band(rs []float64) model.Band {
+// noiseBand learns a band from control ratios (seed Step 3.3, the
+// control group's adaptive threshold: the C/D ratios are the noise the A/B
+// ratios are judged by; degraded: from A/B ratios); ratios of fixed statistics (fixedSample) are no samples,
+// and when they are all there is, the band is the floor (fixedFloorBand).
+// The band carries its rule and notes as typed reasons.
+func noiseBand(in bandInputs, rs []float64) model.Band {
 	if n := fixedCount(rs); n > 0 && nonFiniteCount(rs) == len(rs) {
-		b := fixedFloorBand(p.opt.SpreadFloor, n)
-		if p.hasCD {
+		b := fixedFloorBand(in.floor, n)
+		if in.hasCD {
 			b.RuleReason = bandRuleCD
 		} else {
 			b.RuleReason = bandRuleDegraded
 		}
 		return b
 	}
-	if !p.hasCD {
+	if !in.hasCD {
 		// robust spread (robustLogBand): a fault that spans several layers
 		// must not widen the band it is judged by
-		b := robustLogBand(rs, p.opt.IQRMult, p.opt.SpreadFloor, p.comparisons)
+		b := robustLogBand(rs, in.iqrMult, in.floor, in.comparisons)
 		b.NoteReasons = append([]model.Reason{noteDegraded}, b.NoteReasons...)
 		b.RuleReason = bandRuleDegraded
 		return b
 	}
-	b := degreeBand(rs, p.opt.IQRMult, p.opt.SpreadFloor, p.comparisons)
+	b := degreeBand(rs, in.iqrMult, in.floor, in.comparisons)
 	b.RuleReason = bandRuleCD
 	return b
 }
@@ -112,7 +130,7 @@ func (cl *callAnalysis) opRatios(p *p3, layers []int, m model.Stat, di int) []fl
 					}
 					for _, mm := range metricOrder {
 						r := pairRatio(x, xi, y, yj, mm)
-						if p.fixedStat(i, bi, ci, dd, mm) {
+						if fixedStat(&p.p3Groups, i, bi, ci, dd, mm) {
 							r = fixedSample
 						}
 						if !(model.Finite(r) || r == fixedSample) || seen[ratioKey{mm, dj, r}] {
@@ -130,7 +148,7 @@ func (cl *callAnalysis) opRatios(p *p3, layers []int, m model.Stat, di int) []fl
 	return cl.ops[m][di]
 }
 
-// spreadGuard sets an anchor's band from its peers' control ratios (each
+// spreadGuard (seed Step 3.3, an anchor's adaptive threshold) sets an anchor's band from its peers' control ratios (each
 // relative to its own anchor's median) as well as its own. The IQR of one
 // anchor's L control ratios is itself noisy (at L = 24 its relative
 // standard error is about 25%): a band learned from an IQR that came out
@@ -144,7 +162,8 @@ func (cl *callAnalysis) opRatios(p *p3, layers []int, m model.Stat, di int) []fl
 // alone makes two bands of one noise level): an anchor whose pair compares
 // different tensors on the two devices (a TE module fused with its norm vs
 // a plain linear) scatters far wider and must not blunt the others.
-func (p *p3) spreadGuard(b model.Band, self int, relative [][]float64, spreads []float64) model.Band {
+// It returns the band, with a note saying which width it kept.
+func spreadGuard(in bandInputs, b model.Band, self int, relative [][]float64, spreads []float64) model.Band {
 	if !b.Usable || self >= len(spreads) || !model.Finite(spreads[self]) {
 		return b
 	}
@@ -159,11 +178,11 @@ func (p *p3) spreadGuard(b model.Band, self int, relative [][]float64, spreads [
 	if n < 2 {
 		return b
 	}
-	all := p.band(peers)
+	all := noiseBand(in, peers)
 	if all.Samples <= b.Samples || !all.Usable {
 		return b
 	}
-	own := pointSpread(b, p.opt.SpreadFloor)
+	own := pointSpread(b, in.floor)
 	s := math.Log(float64(all.Upper))
 	var note model.Reason = model.P3BandPeers{Anchors: n, Samples: all.Samples}
 	if own > s {
@@ -250,15 +269,16 @@ func nonFiniteCount(rs []float64) int {
 	return n
 }
 
-// degree is the anomaly degree (A/B)/(C/D); degraded: (A/B)/median(A/B).
-func (p *p3) degree(ab, cd float64, b *model.Band) float64 {
-	if p.hasCD {
+// degree is the anomaly degree of seed Step 3.1, (A/B)/(C/D); degraded:
+// (A/B)/median(A/B).
+func degree(hasCD bool, ab, cd float64, b *model.Band) float64 {
+	if hasCD {
 		return groupRatio(ab, cd)
 	}
 	return groupRatio(ab, float64(b.Median))
 }
 
-// ownSpreadGuard widens a band learned from other records (an anchor with
+// ownSpreadGuard (seed Step 3.3, an anchor's adaptive threshold) widens a band learned from other records (an anchor with
 // fewer than minBandSamples layers learns it from every aligned op of the
 // layers) to what the anchor's own control ratios rs allow. Records differ
 // in how much their statistics scatter between two batches of data (a
@@ -272,8 +292,8 @@ func (p *p3) degree(ab, cd float64, b *model.Band) float64 {
 // √2·k·3·1.349·σ⁺ wide on the log scale (the rule of the layers' band with
 // σ for IQR/1.349). With a control group only: degraded, the anchor's own
 // A/B ratios are the ones being judged.
-func (p *p3) ownSpreadGuard(b model.Band, rs []float64) model.Band {
-	if !p.hasCD || !b.Usable || !(float64(b.Median) > 0) {
+func ownSpreadGuard(in bandInputs, b model.Band, rs []float64) model.Band {
+	if !in.hasCD || !b.Usable || !(float64(b.Median) > 0) {
 		return b
 	}
 	var ss float64
@@ -289,8 +309,8 @@ func (p *p3) ownSpreadGuard(b model.Band, rs []float64) model.Band {
 		return b
 	}
 	sigma := math.Sqrt(ss / chi2Lower(n))
-	k := familyFactor(p.opt.IQRMult, p.comparisons)
-	s := degreeSpreadFactor * p.opt.IQRMult * k * iqrPerSigma * sigma
+	k := familyFactor(in.iqrMult, in.comparisons)
+	s := degreeSpreadFactor * in.iqrMult * k * iqrPerSigma * sigma
 	if s <= math.Log(float64(b.Upper)) {
 		return b
 	}

@@ -20,22 +20,43 @@ import (
 // bandRuleDegradedOps is the degraded drill-down band's rule.
 var bandRuleDegradedOps model.Reason = model.P3RuleDegradedOps{}
 
-// drillBands are the bands the drill-down judges the ops of a layer with:
-// the summary's with a control group; degraded, the robust band of the
-// other layers' aligned ops (cached per layer and pass). A metric keeps
-// the summary's band when the other layers give no usable one.
-func (p *p3) drillBands(layer int, dirName string, th map[string]map[string]model.Band) map[string]map[string]model.Band {
+// cachedDrillBands is drillBands, cached per layer and pass (the drill-down
+// of a degraded trace asks for one layer's bands more than once).
+func (p *p3) cachedDrillBands(layer int, dirName string, th map[string]map[string]model.Band) map[string]map[string]model.Band {
 	if p.hasCD || p.ia == nil || p.ib == nil {
 		return th
 	}
-	di := 0
-	if dirName == "bwd" {
-		di = 1
-	}
-	k := [2]int{layer, di}
+	k := [2]int{layer, dirIndex(dirName)}
 	if b, ok := p.opBands[k]; ok {
 		return b
 	}
+	out := drillBands(&p.p3Groups, p.bandInputs(), p.opt.Call, p.judged[k[1]], layer, dirName, th)
+	if p.opBands == nil {
+		p.opBands = map[[2]int]map[string]map[string]model.Band{}
+	}
+	p.opBands[k] = out
+	return out
+}
+
+// dirIndex is a pass's position in p3Dirs.
+func dirIndex(dirName string) int {
+	if dirName == "bwd" {
+		return 1
+	}
+	return 0
+}
+
+// drillBands are the bands the drill-down judges the ops of a layer with
+// (seed Step 3.5 without C/D; method.md's degraded drill-down band): the
+// summary's with a control group; degraded, the robust band of the other
+// layers' aligned ops, those the summary flagged (judged) left out when
+// enough remain. A metric keeps the summary's band when the other layers
+// give no usable one.
+func drillBands(g *p3Groups, bi bandInputs, call int, judged map[int]bool, layer int, dirName string, th map[string]map[string]model.Band) map[string]map[string]model.Band {
+	if g.hasCD || g.ia == nil || g.ib == nil {
+		return th
+	}
+	di := dirIndex(dirName)
 	out := make(map[string]map[string]model.Band, len(th))
 	for m, v := range th {
 		out[m] = make(map[string]model.Band, len(v))
@@ -43,12 +64,12 @@ func (p *p3) drillBands(layer int, dirName string, th map[string]map[string]mode
 			out[m][d] = b
 		}
 	}
-	rs, unflagged := p.otherOpRatios(layer, di, true), true
+	rs, unflagged := otherOpRatios(g, call, layer, di, judged), true
 	if len(rs[metricPrimary]) < minBandSamples {
-		rs, unflagged = p.otherOpRatios(layer, di, false), false
+		rs, unflagged = otherOpRatios(g, call, layer, di, nil), false
 	}
 	for _, m := range metricOrder {
-		b := robustLogBand(rs[m], p.opt.IQRMult, p.opt.SpreadFloor, p.comparisons)
+		b := robustLogBand(rs[m], bi.iqrMult, bi.floor, bi.comparisons)
 		if !b.Usable || b.Samples < minBandSamples {
 			continue
 		}
@@ -58,18 +79,14 @@ func (p *p3) drillBands(layer int, dirName string, th map[string]map[string]mode
 		}
 		out[metricName(m)][dirName] = b
 	}
-	if p.opBands == nil {
-		p.opBands = map[[2]int]map[string]map[string]model.Band{}
-	}
-	p.opBands[k] = out
 	return out
 }
 
 // otherOpRatios are the A/B ratios per metric of every aligned op of the
-// compared micro-batch in pass di of the layers other than layer (and,
-// with skipJudged, other than the layers the summary flagged); a module
-// and its last API holding one tensor give one sample.
-func (p *p3) otherOpRatios(layer, di int, skipJudged bool) map[model.Stat][]float64 {
+// compared micro-batch (call) in pass di of the layers other than layer
+// and other than the layers in skip (the ones the summary flagged); a
+// module and its last API holding one tensor give one sample.
+func otherOpRatios(p *p3Groups, call, layer, di int, skip map[int]bool) map[model.Stat][]float64 {
 	dir := p3Dirs[di].dir
 	out := map[model.Stat][]float64{}
 	type seenKey struct {
@@ -79,7 +96,7 @@ func (p *p3) otherOpRatios(layer, di int, skipJudged bool) map[model.Stat][]floa
 	seen := map[seenKey]bool{}
 	ls := make([]int, 0, len(p.ia.layers))
 	for l := range p.ia.layers {
-		if l != layer && !(skipJudged && p.judged[di][l]) {
+		if l != layer && !skip[l] {
 			ls = append(ls, l)
 		}
 	}
@@ -92,14 +109,14 @@ func (p *p3) otherOpRatios(layer, di int, skipJudged bool) map[model.Stat][]floa
 				idx = append(idx, i)
 			}
 		}
-		for _, i := range callSegment(p.ia, idx, p.opt.Call) {
+		for _, i := range callSegment(p.ia, idx, call) {
 			j := pair(p.ia, i, p.ib)
 			if ok, _ := checkPair(p.ia, i, p.ib, j, "A", p.nameB); !ok {
 				continue
 			}
 			for _, m := range metricOrder {
 				r := pairRatio(p.ia, i, p.ib, j, m)
-				if p.fixedStat(i, j, -1, -1, m) {
+				if fixedStat(p, i, j, -1, -1, m) {
 					continue // fixed by construction: no sample of the noise
 				}
 				if !model.Finite(r) || seen[seenKey{m, r}] {
@@ -156,24 +173,19 @@ func (cl *callAnalysis) degradedBand(p *p3, layers []int, m model.Stat, di int) 
 // band is centred on its own median: when a fault reaches most of the
 // anchor's layers, that median is the fault's and the clean layers look
 // divergent (a start before the fault, whose ops all agree). A metric
-// without a usable pass band keeps the anchor's own verdict.
-func (p *p3) degradedConfirms(cl *callAnalysis, layers []int, m model.Stat, di int, ab float64) bool {
-	if p.hasCD {
+// without a usable pass band (always, with a control group) keeps the
+// anchor's own verdict. Seed Step 3.3 without C/D.
+func degradedConfirms(pass model.Band, ab float64) bool {
+	if !pass.Usable {
 		return true
 	}
-	b := cl.degradedBand(p, layers, m, di)
-	if !b.Usable {
-		return true
-	}
-	return outside(&b, groupRatio(ab, float64(b.Median)))
+	return outside(&pass, groupRatio(ab, float64(pass.Median)))
 }
 
-// degradedNote adds the pass band to an anchor band's note (degraded).
-func (p *p3) degradedNote(cl *callAnalysis, layers []int, m model.Stat, di int, b model.Band) model.Band {
-	if p.hasCD {
-		return b
-	}
-	if pb := cl.degradedBand(p, layers, m, di); pb.Usable {
+// degradedNote adds the pass band (degradedBand; unusable with a control
+// group) to an anchor band's note: the band with its typed reasons.
+func degradedNote(pb model.Band, b model.Band) model.Band {
+	if pb.Usable {
 		b.NoteReasons = append(b.NoteReasons, model.P3BandPass{Ops: pb.Samples, Median: float64(pb.Median), Lower: float64(pb.Lower), Upper: float64(pb.Upper)})
 	}
 	return b

@@ -73,7 +73,7 @@ func TestPhase3_DegradedOpBand(t *testing.T) {
 	if intp(s.EarliestFwdDivergence) != 5 {
 		t.Fatalf("start L%d", intp(s.EarliestFwdDivergence))
 	}
-	bands := tr.p.drillBands(5, "fwd", s.Thresholds)
+	bands := tr.p.cachedDrillBands(5, "fwd", s.Thresholds)
 	bd := bands["Norm"]["fwd"]
 	if !bd.Usable || math.Abs(float64(bd.Median)-1) > 0.02 || float64(bd.Upper) > 1.2 || !slices.Contains(bd.NoteReasons, model.Reason(model.P3BandOps{Samples: bd.Samples, Unflagged: true, Layer: 5})) && !slices.Contains(bd.NoteReasons, model.Reason(model.P3BandOps{Samples: bd.Samples, Layer: 5})) || bd.RuleReason != bandRuleDegradedOps {
 		t.Errorf("op band %+v", bd)

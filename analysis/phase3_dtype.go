@@ -13,8 +13,9 @@ import (
 // groups whose tensors have different dtypes (a bf16 run against an fp32
 // one) can hold statistics computed at different precisions: they differ
 // by that alone. The warning names, per pair that differs, its most common
-// difference and how often; nil when both pairs agree on every dtype.
-func (p *p3) dtypeWarning() model.Reason {
+// difference and how often; nil when both pairs agree on every dtype
+// (seed Step 3.1: confirm the data before trusting the ratios).
+func dtypeWarning(p *p3Groups) model.Reason {
 	type pairing struct {
 		x, y         *dumpIndex
 		nameX, nameY string

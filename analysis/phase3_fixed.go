@@ -67,8 +67,12 @@ func nearOne(r float64) bool {
 
 // learnFixedKinds finds the statistics fixed by kind: over every aligned
 // record of the control pair (C/D; A/B without one), per kind, pass and
-// statistic, whether every finite control ratio is within fixedTol of 1.
-func (p *p3) learnFixedKinds() {
+// statistic, whether every finite control ratio is within fixedTol of 1
+// (seed Step 3.3: such a statistic shows no noise to learn a band from).
+// It returns the fixed statistics per kind and pass, and per record of the
+// control dump (C; A when degraded) its kind's fixed statistics (bit m for
+// statistic m).
+func learnFixedKinds(p *p3Groups) (kinds map[kindKey][model.NumStats]bool, ops []uint8) {
 	x, y := p.ia, p.ib
 	if p.hasCD {
 		x, y = p.ic, p.id
@@ -100,31 +104,33 @@ func (p *p3) learnFixedKinds() {
 			}
 		}
 	}
-	p.fixedKinds = map[kindKey][model.NumStats]bool{}
+	kinds = map[kindKey][model.NumStats]bool{}
 	for k, st := range state {
 		var f [model.NumStats]bool
 		for m := range f {
 			f[m] = st[m] >= minFixedKind
 		}
-		p.fixedKinds[k] = f
+		kinds[k] = f
 	}
 	// per record of the control dump: its kind's fixed statistics (bits)
-	p.fixedOps = make([]uint8, len(x.d.Ops))
+	ops = make([]uint8, len(x.d.Ops))
 	for i := range x.d.Ops {
 		op := &x.d.Ops[i]
 		if st := state[kindKey{recordKind(op), op.Direction}]; st != nil {
 			for m := range st {
 				if st[m] >= minFixedKind {
-					p.fixedOps[i] |= 1 << m
+					ops[i] |= 1 << m
 				}
 			}
 		}
 	}
+	return kinds, ops
 }
 
 // fixedStat reports whether statistic m of A's record a (with its
-// counterparts b, c, d; −1 when missing) is fixed by kind or by value.
-func (p *p3) fixedStat(a, b, c, d int32, m model.Stat) bool {
+// counterparts b, c, d; −1 when missing) is fixed by kind or by value
+// (seed Step 3.3: no sample of the noise band).
+func fixedStat(p *p3Groups, a, b, c, d int32, m model.Stat) bool {
 	if a < 0 {
 		return false
 	}

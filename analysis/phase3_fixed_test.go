@@ -12,7 +12,7 @@ import (
 
 // newP3 indexes a quad the way NewTracer does, for the rules' own tests.
 func newP3(a, b, c, d *model.Dump) *p3 {
-	p := &p3{opt: DefaultPhase3Options(), grads: map[gradKey]float64{}, nameB: "B", hasCD: c != nil && d != nil}
+	p := &p3{opt: DefaultPhase3Options(), grads: map[gradKey]float64{}, p3Groups: p3Groups{nameB: "B", hasCD: c != nil && d != nil}}
 	dumps := []*model.Dump{a, b}
 	if p.hasCD {
 		dumps = append(dumps, c, d)
@@ -22,7 +22,7 @@ func newP3(a, b, c, d *model.Dump) *p3 {
 	if p.hasCD {
 		p.ic, p.id = indexDump(c, p.scheme), indexDump(d, p.scheme)
 	}
-	p.learnFixedKinds()
+	_, p.fixedOps = learnFixedKinds(&p.p3Groups)
 	return p
 }
 
@@ -31,7 +31,8 @@ func newP3(a, b, c, d *model.Dump) *p3 {
 func TestFixedKinds(t *testing.T) {
 	q := synth.TraceQuad{Layers: 4, Noise: 0.01, Bias: 1, Seed: 2, ConstStats: true}
 	p := newP3(q.Build())
-	fixed := func(kind string, m model.Stat) bool { return p.fixedKinds[kindKey{kind, model.Forward}][m] }
+	kinds, _ := learnFixedKinds(&p.p3Groups)
+	fixed := func(kind string, m model.Stat) bool { return kinds[kindKey{kind, model.Forward}][m] }
 	for _, m := range []model.Stat{model.StatMax, model.StatMin, model.StatMean} {
 		if !fixed("Tensor.softmax", m) {
 			t.Errorf("softmax %s not fixed", metricName(m))
@@ -50,7 +51,8 @@ func TestFixedKinds(t *testing.T) {
 	}
 	// without the constant ops nothing is fixed at all
 	p = newP3(synth.TraceQuad{Layers: 4, Noise: 0.01, Bias: 1, Seed: 2}.Build())
-	for k, f := range p.fixedKinds {
+	kinds, _ = learnFixedKinds(&p.p3Groups)
+	for k, f := range kinds {
 		for m, v := range f {
 			if v {
 				t.Errorf("%s %s fixed without constant statistics", k.kind, metricName(model.Stat(m)))
@@ -62,17 +64,17 @@ func TestFixedKinds(t *testing.T) {
 // Ratios of fixed statistics are no samples; when they are all there is,
 // the band is the floor and usable.
 func TestFixedRatiosBand(t *testing.T) {
-	p := &p3{opt: DefaultPhase3Options(), hasCD: true}
-	b := p.band([]float64{fixedSample, fixedSample, math.NaN()})
+	in := bandInputs{hasCD: true, iqrMult: bandIQRMult, floor: bandSpreadFloor}
+	b := noiseBand(in, []float64{fixedSample, fixedSample, math.NaN()})
 	if !b.Usable || math.Abs(float64(b.Upper)-1.03) > 1e-12 || !slices.Equal(b.NoteReasons, []model.Reason{model.P3BandAllFixed{N: 2}}) {
 		t.Errorf("all fixed: %+v, want the usable 3%% floor band", b)
 	}
-	with := p.band([]float64{fixedSample, fixedSample, fixedSample, 0.9, 1.1, 1.05, 0.95})
-	without := p.band([]float64{0.9, 1.1, 1.05, 0.95})
+	with := noiseBand(in, []float64{fixedSample, fixedSample, fixedSample, 0.9, 1.1, 1.05, 0.95})
+	without := noiseBand(in, []float64{0.9, 1.1, 1.05, 0.95})
 	if with.Samples != 4 || with.Upper != without.Upper {
 		t.Errorf("fixed ratios changed the band: %+v against %+v", with, without)
 	}
-	ones := p.band([]float64{1, 1, 1, 0.9, 1.1, 1.05, 0.95})
+	ones := noiseBand(in, []float64{1, 1, 1, 0.9, 1.1, 1.05, 0.95})
 	if !(ones.Upper < without.Upper) {
 		t.Errorf("the exact ones would narrow the band (the reason to leave them out): %v vs %v", ones.Upper, without.Upper)
 	}
@@ -88,20 +90,20 @@ func TestOwnSpreadGuard(t *testing.T) {
 	if v := chi2Lower(30); math.Abs(v-22.377) > 0.05 { // exact 22.377
 		t.Errorf("χ²(0.16; 30) = %v, want 22.377", v)
 	}
-	p := &p3{opt: DefaultPhase3Options(), hasCD: true, comparisons: 40}
+	in := bandInputs{hasCD: true, iqrMult: bandIQRMult, floor: bandSpreadFloor, comparisons: 40}
 	pooled := model.Band{Median: 1, Lower: 1 / 1.05, Upper: 1.05, Usable: true}
 	own := []float64{0.9, 1.01}
-	b := p.ownSpreadGuard(pooled, own)
+	b := ownSpreadGuard(in, pooled, own)
 	sigma := math.Sqrt((math.Log(0.9)*math.Log(0.9) + math.Log(1.01)*math.Log(1.01)) / chi2Lower(2))
 	want := math.Exp(math.Sqrt2 * 3 * familyFactor(3, 40) * iqrPerSigma * sigma)
 	if math.Abs(float64(b.Upper)-want) > 1e-9 || !slices.Contains(b.NoteReasons, model.Reason(model.P3BandWidened{N: 2})) {
 		t.Errorf("widened band %+v, want upper %v", b, want)
 	}
-	if q := p.ownSpreadGuard(pooled, []float64{1.0001, 0.9999}); q.Upper != pooled.Upper {
+	if q := ownSpreadGuard(in, pooled, []float64{1.0001, 0.9999}); q.Upper != pooled.Upper {
 		t.Errorf("quiet own ratios changed the band: %+v", q)
 	}
-	p.hasCD = false
-	if q := p.ownSpreadGuard(pooled, own); q.Upper != pooled.Upper {
+	in.hasCD = false
+	if q := ownSpreadGuard(in, pooled, own); q.Upper != pooled.Upper {
 		t.Errorf("degraded (A/B is what is judged): band changed %+v", q)
 	}
 }
@@ -156,12 +158,12 @@ func TestMaskedPair(t *testing.T) {
 // said, with how many records; one dtype everywhere says nothing.
 func TestDtypeWarning(t *testing.T) {
 	p := newP3(synth.TraceQuad{Layers: 4, Noise: 0.01, Bias: 1, Seed: 3, BF16VsFP32: true}.Build())
-	w := say(p.dtypeWarning())
+	w := say(dtypeWarning(&p.p3Groups))
 	if !strings.Contains(w, "A has bfloat16 where B has float32") || !strings.Contains(w, "C has bfloat16 where D has float32") || !strings.Contains(w, "precision") {
 		t.Errorf("warning %q", w)
 	}
 	p = newP3(synth.TraceQuad{Layers: 4, Noise: 0.01, Bias: 1, Seed: 3}.Build())
-	if w := p.dtypeWarning(); w != nil {
+	if w := dtypeWarning(&p.p3Groups); w != nil {
 		t.Errorf("one dtype, yet %v", w)
 	}
 }

@@ -148,42 +148,45 @@ func nonFiniteReason(x *dumpIndex, i int32, y *dumpIndex, j int32, nx, ny string
 	return nil
 }
 
-// nonFiniteAnchor: the anchor's own record (the compared call) is a
-// non-finite divergence against its baseline counterpart. The anchor then
-// stands for that record; no finite fallback op may replace it.
-func (p *p3) nonFiniteAnchor(ak anchorKey) (i, j int32, stats [model.NumStats]bool, ok bool) {
-	a := p.ia.anchors[ak]
+// nonFiniteAnchor (seed Step 3.2: NaN on one side is unaligned for a
+// ratio, yet a divergence): the anchor's own record (the compared call) is
+// a non-finite divergence against its baseline counterpart. The anchor
+// then stands for that record; no finite fallback op may replace it.
+func nonFiniteAnchor(g *p3Groups, call int, ak anchorKey) (i, j int32, stats [model.NumStats]bool, ok bool) {
+	a := g.ia.anchors[ak]
 	if a == nil || len(a.own) == 0 {
 		return -1, -1, stats, false
 	}
-	k := p.opt.Call
+	k := call
 	if k < 0 || k >= len(a.own) {
 		k = 0
 	}
 	i = a.own[k]
-	j = pair(p.ia, i, p.ib)
-	kind, stats := nonFiniteStats(p.ia, i, p.ib, j)
+	j = pair(g.ia, i, g.ib)
+	kind, stats := nonFiniteStats(g.ia, i, g.ib, j)
 	return i, j, stats, kind == nfDivergence
 }
 
 // nonFiniteAnchorIn is nonFiniteAnchor, skipped for a pass where A has no
 // NaN/Inf at all (the common, finite run pays one scan, not one per cell).
-func (p *p3) nonFiniteAnchorIn(ak anchorKey) (i, j int32, stats [model.NumStats]bool, ok bool) {
-	if !p.nfHas[ak.dir] {
+func nonFiniteAnchorIn(g *p3Groups, call int, ak anchorKey) (i, j int32, stats [model.NumStats]bool, ok bool) {
+	if !g.nfHas[ak.dir] {
 		return -1, -1, stats, false
 	}
-	return p.nonFiniteAnchor(ak)
+	return nonFiniteAnchor(g, call, ak)
 }
 
 // markNonFinite marks a drill-down op whose pair is a non-finite
-// divergence: compared, flagged on the non-finite statistics (F!∞ / B!∞).
-func (p *p3) markNonFinite(out *model.DrillOp, i, j int32, dirName string) {
-	kind, stats := nonFiniteStats(p.ia, i, p.ib, j)
+// divergence (seed Step 3.2: a NaN on one side is no ratio, but a
+// divergence): compared, flagged on the non-finite statistics (F!∞ / B!∞).
+// It returns the op, marked.
+func markNonFinite(g *p3Groups, out model.DrillOp, i, j int32, dirName string) model.DrillOp {
+	kind, stats := nonFiniteStats(g.ia, i, g.ib, j)
 	if kind != nfDivergence {
-		if j >= 0 && len(outputsOnlyA(&p.ia.d.Ops[i], &p.ib.d.Ops[j])) > 0 {
+		if j >= 0 && len(outputsOnlyA(&g.ia.d.Ops[i], &g.ib.d.Ops[j])) > 0 {
 			out.Flagged = true // another output than the compared one turns non-finite
 		}
-		return
+		return out
 	}
 	out.Aligned, out.Flagged = true, true
 	for _, m := range metricOrder {
@@ -198,6 +201,7 @@ func (p *p3) markNonFinite(out *model.DrillOp, i, j int32, dirName string) {
 		}
 		out.Metrics[metricName(m)] = row
 	}
+	return out
 }
 
 // nfOrigin is the non-finite origin of one pass.
@@ -316,12 +320,13 @@ func nonFinitePasses(x *dumpIndex) (has [2]bool) {
 	return has
 }
 
-// nonFiniteOrigins is the non-finite origin of each pass (p3Dirs order),
-// for the passes where A holds a NaN/Inf at all (p.nfHas).
-func (p *p3) nonFiniteOrigins() (out [2]*nfOrigin) {
+// nonFiniteOrigins is the non-finite origin of each pass (p3Dirs order;
+// seed Step 3.5, the start of a NaN's spread), for the passes where A
+// holds a NaN/Inf at all (g.nfHas).
+func nonFiniteOrigins(g *p3Groups) (out [2]*nfOrigin) {
 	for di, d := range p3Dirs {
-		if p.nfHas[d.dir] {
-			out[di] = nonFiniteOrigin(p.ia, p.ib, d.dir)
+		if g.nfHas[d.dir] {
+			out[di] = nonFiniteOrigin(g.ia, g.ib, d.dir)
 		}
 	}
 	return out
@@ -504,13 +509,14 @@ func outputOrder(d *model.Dump, dir model.Direction, cand []int32) []int32 {
 // originApplies: the origin lies at or before the direction's start layer
 // in propagation order (forward: not deeper; backward: not shallower). An
 // origin outside the layers counts when A computes it before the start
-// layer's first record of the pass.
-func (p *p3) originApplies(o *nfOrigin, dir model.Direction, dirName string, start int) bool {
+// layer's first record of the pass (seed Step 3.5: the start, not the
+// largest divergence).
+func originApplies(ia *dumpIndex, o *nfOrigin, dir model.Direction, dirName string, start int) bool {
 	if o.layer >= 0 {
 		return o.layer == start || earlier(dirName, o.layer, start)
 	}
-	for _, i := range p.ia.layers[start] {
-		if p.ia.d.Ops[i].Direction == dir {
+	for _, i := range ia.layers[start] {
+		if ia.d.Ops[i].Direction == dir {
 			return o.i < i
 		}
 	}
@@ -527,23 +533,26 @@ func originText(x *dumpIndex, o *nfOrigin) string {
 }
 
 // originModel is the JSON form of an origin.
-func (p *p3) originModel(o *nfOrigin) *model.NonFiniteOrigin {
-	m := &model.NonFiniteOrigin{Key: p.ia.d.Ops[o.i].Key, Stats: o.stats}
+func originModel(g *p3Groups, o *nfOrigin) *model.NonFiniteOrigin {
+	m := &model.NonFiniteOrigin{Key: g.ia.d.Ops[o.i].Key, Stats: o.stats}
 	if o.layer >= 0 {
 		m.Layer = model.IntPtr(o.layer)
 	}
 	if o.j >= 0 {
-		m.KeyB = p.ib.d.Ops[o.j].Key
+		m.KeyB = g.ib.d.Ops[o.j].Key
 	}
 	return m
 }
 
 // nonFiniteDrill makes the drill-down answer the non-finite origin: the
-// operator list is the origin's layer (the start layer outside the layers).
-func (p *p3) nonFiniteDrill(dd *model.Drilldown, o *nfOrigin, dirName string) *model.Drilldown {
-	key := p.ia.d.Ops[o.i].Key
+// operator list is the origin's layer (the start layer outside the layers;
+// seed Step 3.5). It returns a copy of drill, the operator and its note
+// replaced.
+func nonFiniteDrill(nameB string, ia *dumpIndex, drill *model.Drilldown, o *nfOrigin) *model.Drilldown {
+	dd := *drill
+	key := ia.d.Ops[o.i].Key
 	dd.Operator, dd.Metric, dd.NonFinite = key, o.metric, true
 	dd.Chain = []string{key}
-	dd.NoteReasons = []model.Reason{model.P3DrillNonFinite{BeforeLayers: o.layer < 0, Stats: o.stats, NoCounterpart: o.j < 0, Baseline: p.nameB}}
-	return dd
+	dd.NoteReasons = []model.Reason{model.P3DrillNonFinite{BeforeLayers: o.layer < 0, Stats: o.stats, NoCounterpart: o.j < 0, Baseline: nameB}}
+	return &dd
 }

@@ -9,13 +9,12 @@ import (
 // Phase 3 output rows: one layer of an anchor table and the value
 // conversions it uses.
 
-// layerRow renders one layer of an anchor table.
-func (p *p3) layerRow(anchor string, l int, cs *[2]cell) model.LayerRow {
-	row := model.LayerRow{Layer: l, Metrics: map[string]model.MetricRow{}, Label: p.scheme.label(l)}
-	row.Grad = model.Quad{
-		A: floatPtr(p.grad(p.ia, l, anchor)), B: floatPtr(p.grad(p.ib, l, anchor)),
-		C: floatPtr(p.grad(p.ic, l, anchor)), D: floatPtr(p.grad(p.id, l, anchor)),
-	}
+// layerRow renders one layer of an anchor table (seed Step 3.3, the
+// layer-by-layer table: four groups, ratios, degree and flags per pass,
+// and why a pair is not compared) from its two cells, its label and the
+// anchor's gradient norms.
+func layerRow(g *p3Groups, l int, label string, grad model.Quad, cs *[2]cell) model.LayerRow {
+	row := model.LayerRow{Layer: l, Metrics: map[string]model.MetricRow{}, Label: label, Grad: grad}
 	f, b := &cs[0], &cs[1]
 	for _, m := range metricOrder {
 		row.Metrics[metricName(m)] = model.MetricRow{
@@ -27,8 +26,8 @@ func (p *p3) layerRow(anchor string, l int, cs *[2]cell) model.LayerRow {
 		}
 	}
 	al := &row.Alignment
-	al.FwdKeyA, al.FwdKeyB, al.FwdKeyC, al.FwdKeyD = p.keys(f)
-	al.BwdKeyA, al.BwdKeyB, al.BwdKeyC, al.BwdKeyD = p.keys(b)
+	al.FwdKeyA, al.FwdKeyB, al.FwdKeyC, al.FwdKeyD = keys(g, f)
+	al.BwdKeyA, al.BwdKeyB, al.BwdKeyC, al.BwdKeyD = keys(g, b)
 	al.FAB, al.FCD, al.BAB, al.BCD = f.abOK, f.cdOK, b.abOK, b.cdOK
 	for di, c := range []*cell{f, b} {
 		if !c.present {
@@ -37,7 +36,7 @@ func (p *p3) layerRow(anchor string, l int, cs *[2]cell) model.LayerRow {
 		if !c.abOK || c.abWhy != nil { // an aligned pair's why: its stand-in
 			al.Why = append(al.Why, model.P3Unaligned{Dir: p3Dirs[di].name, Pair: "A/B", Why: c.abWhy})
 		}
-		if p.hasCD && !c.cdOK {
+		if g.hasCD && !c.cdOK {
 			al.Why = append(al.Why, model.P3Unaligned{Dir: p3Dirs[di].name, Pair: "C/D", Why: c.cdWhy})
 		}
 	}
@@ -45,7 +44,7 @@ func (p *p3) layerRow(anchor string, l int, cs *[2]cell) model.LayerRow {
 }
 
 // keys are the op keys of a cell's four representatives ("" when absent).
-func (p *p3) keys(c *cell) (a, b, cc, d string) {
+func keys(p *p3Groups, c *cell) (a, b, cc, d string) {
 	k := func(x *dumpIndex, i int32) string {
 		if x == nil || i < 0 {
 			return ""

@@ -67,22 +67,24 @@ func stagePosition(st, n int) string {
 	return "middle"
 }
 
-// annotateStage writes A's stage into the result and the global layer
-// into every layer row (single layer stack only: with several stacks or
-// VPP chunks the local numbers are not one sequence).
-func (p *p3) annotateStage(in Phase3Input, res *model.Phase3Result) {
-	ds := dumpStage(in.A, in.Phase1)
-	if ds == nil {
-		return
+// stageOffset is A's pipeline stage and whether its layer rows get a
+// global layer number (local + off): a single layer stack only (with
+// several stacks, stacks > 1, or VPP chunks the local numbers are not one
+// sequence), and not for the first stage at offset 0. ds is nil when the
+// stage is unknown.
+func stageOffset(in Phase3Input, stacks int) (ds *model.DumpStage, off int, global bool) {
+	ds = dumpStage(in.A, in.Phase1)
+	if ds == nil || ds.LayerOffset == nil || stacks > 1 || *ds.LayerOffset == 0 && ds.Stage != nil && *ds.Stage == 0 {
+		return ds, 0, false
 	}
-	res.DumpStage = ds
-	if ds.LayerOffset == nil || len(p.scheme.Stacks) > 1 || *ds.LayerOffset == 0 && ds.Stage != nil && *ds.Stage == 0 {
-		return
-	}
-	off := *ds.LayerOffset
-	for i := range res.Anchors {
-		for j := range res.Anchors[i].Layers {
-			row := &res.Anchors[i].Layers[j]
+	return ds, *ds.LayerOffset, true
+}
+
+// globalLayers sets the global layer (local + off) of every layer row.
+func globalLayers(tables []model.AnchorTable, off int) {
+	for i := range tables {
+		for j := range tables[i].Layers {
+			row := &tables[i].Layers[j]
 			row.GlobalLayer = model.IntPtr(off + row.Layer)
 		}
 	}

@@ -31,21 +31,26 @@ func metricStart(dl model.DirLayers) model.MetricStart {
 	}
 }
 
-// summary combines the anchors: per metric the flagged layers of any
-// anchor, the starts, the metric iteration, the direction verdicts and the
-// drill-down.
-func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled map[model.Stat]map[string][]float64, res *model.Phase3Result) model.DivergenceSummary {
-	s := emptySummary()
+// summary combines the anchors (seed Steps 3.4–3.6): per metric the
+// flagged layers of any anchor, the starts, the metric iteration, the
+// direction verdicts and the drill-down (Step 3.5) at the P0 direction's
+// start. It takes the anchors' cells and tables (their bands), the control
+// ratios pooled over every anchor and the non-finite origins, and returns
+// the summary, the warnings it says, and per pass the layers it flagged
+// (judged: the degraded drill-down band leaves them out).
+func summary(g *p3Groups, bi bandInputs, call int, origins [2]*nfOrigin, anchors []string, layers []int, cells [][][2]cell, pooled map[model.Stat]map[string][]float64,
+	tables []model.AnchorTable, anchorWarning *model.AnchorWarning) (s model.DivergenceSummary, warnings []model.Reason, judged [2]map[int]bool) {
+	s = emptySummary()
 	s.IterationPath = map[string][]string{}
 	for _, m := range metricOrder {
 		s.Thresholds[metricName(m)] = map[string]model.Band{
-			"fwd": p.band(pooled[m]["fwd"]), "bwd": p.band(pooled[m]["bwd"]),
+			"fwd": noiseBand(bi, pooled[m]["fwd"]), "bwd": noiseBand(bi, pooled[m]["bwd"]),
 		}
 	}
-	res.WarningsReasons = append(res.WarningsReasons, p.unusablePassWarnings(anchors, layers, cells, pooled)...)
-	if p.hasCD {
+	warnings = unusablePassWarnings(bi, anchors, layers, cells, pooled)
+	if g.hasCD {
 		if w := controlBiasWarning(s.Thresholds); w != nil {
-			res.WarningsReasons = append(res.WarningsReasons, w)
+			warnings = append(warnings, w)
 		}
 	}
 
@@ -53,7 +58,6 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 	// The non-finite origin of each pass counts as a flag of its layer
 	// (on its first non-finite metric) even where no anchor's compared
 	// tensor shows it (a NaN in a kernel's second output).
-	origins := p.origins
 	for di, d := range p3Dirs {
 		o := origins[di]
 		flaggedBy := map[model.Stat][]int{}
@@ -63,13 +67,13 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 		usable := false
 		for ai := range anchors {
 			for _, m := range metricOrder {
-				if res.Anchors[ai].Thresholds[metricName(m)][d.name].Usable {
+				if tables[ai].Thresholds[metricName(m)][d.name].Usable {
 					usable = true
 				}
 			}
 			for li, l := range layers {
 				c := &cells[ai][li][di]
-				if p.uncompared(c) {
+				if uncompared(c) {
 					unaligned[l] = true
 				}
 				for _, m := range metricOrder {
@@ -128,19 +132,19 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 		}
 		peak, pv := peakOf(degrees)
 		verdicts[di] = directionVerdict(d.name, sortedLayerSet(union), sortedLayerSet(unaligned), usable, final, peak, pv)
-		p.judged[di] = union
+		judged[di] = union
 		if o != nil {
-			verdicts[di].FirstNonFinite = originText(p.ia, o)
-			verdicts[di].NonFiniteOrigin = p.originModel(o)
+			verdicts[di].FirstNonFinite = originText(g.ia, o)
+			verdicts[di].NonFiniteOrigin = originModel(g, o)
 		}
-		if p.nameB == "C" && verdicts[di].Verdict == verdictDivergent {
+		if g.nameB == "C" && verdicts[di].Verdict == verdictDivergent {
 			verdicts[di].NoteReasons = addNote(verdicts[di].NoteReasons, model.P3DirStandIn{})
 		}
 	}
 	chooseP0(&verdicts[0], &verdicts[1])
-	if res.AnchorWarning != nil {
+	if anchorWarning != nil {
 		for i := range verdicts {
-			verdicts[i].NoteReasons = addNote(verdicts[i].NoteReasons, model.P3DirFewAnchors{Anchors: res.AnchorWarning.AnchorsFound})
+			verdicts[i].NoteReasons = addNote(verdicts[i].NoteReasons, model.P3DirFewAnchors{Anchors: anchorWarning.AnchorsFound})
 		}
 	}
 	s.Directions = verdicts[:]
@@ -148,25 +152,26 @@ func (p *p3) summary(anchors []string, layers []int, cells [][][2]cell, pooled m
 		if v.P0 && v.Start != nil {
 			dir, name, layer := p3Dirs[di].dir, p3Dirs[di].name, *v.Start
 			o := origins[di]
-			if o != nil && p.originApplies(o, dir, name, layer) {
+			if o != nil && originApplies(g.ia, o, dir, name, layer) {
 				if o.layer >= 0 {
 					layer = o.layer
 				}
-				s.Drilldown = p.nonFiniteDrill(p.drillDown(dir, name, layer, p.drillBands(layer, name, s.Thresholds)), o, name)
+				s.Drilldown = nonFiniteDrill(g.nameB, g.ia, drillDown(g, call, dir, name, layer, drillBands(g, bi, call, judged[di], layer, name, s.Thresholds)), o)
 				continue
 			}
-			s.Drilldown = p.drillDown(dir, name, layer, p.drillBands(layer, name, s.Thresholds))
+			s.Drilldown = drillDown(g, call, dir, name, layer, drillBands(g, bi, call, judged[di], layer, name, s.Thresholds))
 		}
 	}
-	return s
+	return s, warnings, judged
 }
 
 // unusablePassWarnings: one warning per pass that has records to compare
 // but no statistic with a usable band (nothing in it can be flagged). A
 // single unusable statistic (the Mean of the backward pass, whose
 // gradients are centred) is said in its band's note only: the other
-// statistics judge the pass.
-func (p *p3) unusablePassWarnings(anchors []string, layers []int, cells [][][2]cell, pooled map[model.Stat]map[string][]float64) []model.Reason {
+// statistics judge the pass (seed Step 3.4: a pass with nothing judged is
+// not a normal one).
+func unusablePassWarnings(bi bandInputs, anchors []string, layers []int, cells [][][2]cell, pooled map[model.Stat]map[string][]float64) []model.Reason {
 	var out []model.Reason
 	for di, d := range p3Dirs {
 		present := false
@@ -187,7 +192,7 @@ func (p *p3) unusablePassWarnings(anchors []string, layers []int, cells [][][2]c
 				usable = true // fixed by construction: the floor band
 				continue
 			}
-			raw := controlBand(pooled[m][d.name], p.opt.IQRMult, p.opt.SpreadFloor)
+			raw := controlBand(pooled[m][d.name], bi.iqrMult, bi.floor)
 			if raw.Usable {
 				usable = true
 				continue
