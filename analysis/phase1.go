@@ -168,7 +168,7 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 	if c.kind == kindMicro && !c.m.Explicit {
 		res.Thresholds["accumulation_window"] = float64(res.Sharding.AccumulationWindow)
 	}
-	res.Summary, res.Targets, res.OptimizerStepRange = summary(c, res.Summary, res.Sharding.PassUnitReason)
+	res.Summary, res.Targets, res.OptimizerStepRange = phase1Summary(c, res.Summary, res.Sharding.PassUnitReason)
 
 	nSteps := len(res.Summary.Steps)
 	switch {
@@ -293,10 +293,10 @@ func chooseMetric(d *model.MonitorData, want string) int {
 	return -1
 }
 
-// summary counts what Phase 1 analyses: the rows, targets, steps and
+// phase1Summary counts what Phase 1 analyses: the rows, targets, steps and
 // ranks (into s, with the pass unit), the analysed parameters and the
 // optimizer-step range (nil: no step).
-func summary(c *p1, s model.Phase1Summary, unit model.Reason) (_ model.Phase1Summary, targets []string, optRange []int) {
+func phase1Summary(c *p1, s model.Phase1Summary, unit model.Reason) (_ model.Phase1Summary, targets []string, optRange []int) {
 	r := &c.d.Rows
 	s.TotalTargets = len(c.d.Targets)
 	s.TotalRows = r.Len()
