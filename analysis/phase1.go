@@ -159,7 +159,9 @@ func phase1(d *model.MonitorData, opt Phase1Options, analysed **model.MonitorDat
 		flat.ExplicitMicro = false
 		shaped = &flat
 	}
-	c.m, c.kind = runShape(shaped, c.ix, metric, opt, res, c.dumpMicro)
+	var shapeSaid []model.Reason
+	res.Sharding, c.m, c.kind, shapeSaid = runShape(shaped, c.ix, metric, opt, res.Sharding, c.dumpMicro)
+	res.ReasoningReasons = append(res.ReasoningReasons, shapeSaid...)
 	c.num = newMicroNumbering(d, metric)
 	if note := microNumberingNote(&res.Sharding); note != nil {
 		res.ReasoningReasons = append(res.ReasoningReasons, note)

@@ -72,9 +72,12 @@ func boolInt(b bool) int {
 }
 
 // runShape is Phase 1 Step 0: pipeline stages, explicit micro steps or the
-// accumulation window and its phase, and the resulting pass unit.
-func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Options, res *model.Phase1Result, dumpMicro bool) (stepMapper, string) {
-	sa := &res.Sharding
+// accumulation window and its phase, and the resulting pass unit. It
+// returns the run's shape (in, the stages already inferred, filled in), the
+// step mapping, the data kind and what it said.
+func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Options, in model.ShardingAnalysis, dumpMicro bool) (model.ShardingAnalysis, stepMapper, string, []model.Reason) {
+	sa := &in
+	var said []model.Reason
 	vpp := map[int]bool{}
 	for _, t := range d.Targets {
 		vpp[t.VPPStage] = true
@@ -105,7 +108,7 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 	switch {
 	case d.Format == model.FormatDump && !(explicit && dumpMicro):
 		kind = kindDump
-		res.ReasoningReasons = append(res.ReasoningReasons, model.DumpShape{Calls: d.ExplicitMicro})
+		said = append(said, model.DumpShape{Calls: d.ExplicitMicro})
 	case explicit:
 		m = stepMapper{Explicit: true}
 		kind = kindMicro
@@ -116,10 +119,10 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 		}
 		sa.AccumulationWindow = maxMs + 1
 		sa.ExplicitMicroStep = true
-		res.ReasoningReasons = append(res.ReasoningReasons, model.ExplicitMicro{Dump: dumpMicro, Window: sa.AccumulationWindow})
+		said = append(said, model.ExplicitMicro{Dump: dumpMicro, Window: sa.AccumulationWindow})
 	default:
 		w := accumulationWindow(d, ix, metric, opt.Window)
-		res.ReasoningReasons = append(res.ReasoningReasons, w.Notes...)
+		said = append(said, w.Notes...)
 		if w.W > 0 || w.Bounds != nil {
 			m = stepMapper{W: w.W, Base: w.Base, Bounds: w.Bounds, First: ix.minStep}
 			kind = kindMicro
@@ -178,7 +181,7 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 	}
 	c.Unit, _ = sa.PassUnitReason.(model.PassUnit)
 	sa.ConclusionReason = c
-	return m, kind
+	return in, m, kind, said
 }
 
 // intsString formats a short list of ints for reasoning lines.
