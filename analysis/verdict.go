@@ -250,17 +250,7 @@ func (v *verdictBuild) baselineEvidence() {
 			ratio = float64(*cv.Ratio)
 		}
 	}
-	v.add(model.EvidenceDeviceSpecific{Rank: co.Rank, Step: coordStepOf(co), Parameter: co.TargetName, Ratio: ratio, Threshold: v.deviceRatio()})
-}
-
-func coordStepOf(co *model.Coordinate) int {
-	if co.OptimizerStep != nil {
-		return *co.OptimizerStep
-	}
-	if co.Step != nil {
-		return *co.Step
-	}
-	return 0
+	v.add(model.EvidenceDeviceSpecific{Rank: co.Rank, Step: co.StepNumber(), Parameter: co.TargetName, Ratio: ratio, Threshold: v.deviceRatio()})
 }
 
 // recurs adds the evidence that the root rank starts two or more
