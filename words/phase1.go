@@ -136,50 +136,91 @@ func passUnit(u model.PassUnit, zh bool) string {
 	return pick(zh, "(step,)", "一个 step（无 micro step）")
 }
 
-// conclusion is the run shape; its English is the reference script's own
-// mixed wording (the drop-in JSON keeps it).
-func conclusion(c model.ShardingConclusion, zh bool) string {
+// shapeWording is one wording of the run shape: the reference script's
+// mixed one (the drop-in JSON's default), Chinese, or plain English
+// (--lang en). The sentence is built once from it (conclusion).
+type shapeWording struct {
+	expertsDiffer, expertsSame         string
+	pp, ppInferred                     string // %d: the stages
+	wholeInferred, wholeExperts, dense string
+	accumulated                        string // %d window, %d optimizer steps
+	explicit                           string // %d..%d micro steps
+	noMicro                            string
+	sentence                           string // pp, micro, pass unit, whole
+	unit                               func(model.PassUnit) string
+}
+
+var (
+	shapeZhExperts = [2]string{
+		" 各 rank 持有的 MoE 专家参数 (experts) 不同 (专家并行): 专家参数只在持有它的 rank 上, 只与这些 rank 比较。",
+		" 含 MoE 专家参数 (experts), 各 rank 上的专家名相同: 专家并行时同名专家可能是不同专家 (本地编号), 数据中无法分辨。",
+	}
+	shapeDropIn = shapeWording{
+		expertsDiffer: shapeZhExperts[0], expertsSame: shapeZhExperts[1],
+		pp: "PP=%d", ppInferred: "PP=%d (由各 rank 持有的参数推断: 首 stage 含 embedding, 末 stage 含 final norm / output layer)",
+		wholeInferred: "每个 stage 的同名参数是不同参数, 分开分析 (所在 stage 见 pp_stage)。",
+		wholeExperts:  "每个 rank 持有全部层, 独立构成一次前反向。",
+		dense:         "每个 rank 有完整模型，独立构成一次前反向。",
+		accumulated:   "DB step 实际为 micro_step (梯度累积), 窗口=%d, %d 个 optimizer step",
+		explicit:      "micro_step=%d..%d",
+		noMicro:       "无 micro_step",
+		sentence:      "%s. %s. 前反向单位: %s. %s",
+		unit:          func(u model.PassUnit) string { return passUnit(u, false) },
+	}
+	shapeZh = func() shapeWording {
+		w := shapeDropIn
+		w.accumulated = "DB step 实际为 micro step (梯度累积), 窗口=%d, %d 个 optimizer step"
+		w.explicit = "micro step 编号 %d..%d"
+		w.noMicro = "无 micro step"
+		w.sentence = "%s。%s。前反向单位: %s。%s"
+		w.unit = func(u model.PassUnit) string { return passUnit(u, true) }
+		return w
+	}()
+	shapeEnglish = shapeWording{
+		expertsDiffer: " Ranks hold different MoE expert parameters (expert parallelism): an expert's parameters are compared only across the ranks that hold it.",
+		expertsSame:   " The model has MoE expert parameters with the same names on every rank: under expert parallelism experts of one name may be different experts (local numbering), which the data cannot tell apart.",
+		pp:            "PP=%d", ppInferred: "PP=%d (inferred from the parameters each rank holds: the first stage has the embedding, the last the final norm / output layer)",
+		wholeInferred: "Parameters of one name on different stages are different parameters, analysed apart (the stage is in pp_stage).",
+		wholeExperts:  "Each rank holds every layer and makes one forward/backward pass by itself.",
+		dense:         "Each rank holds the whole model and makes one forward/backward pass by itself.",
+		accumulated:   "the stored step is a micro step (gradient accumulation), window %d, %d optimizer steps",
+		explicit:      "micro_step=%d..%d",
+		noMicro:       "no micro_step",
+		sentence:      "%s. %s. Pass unit: %s. %s",
+		unit:          passUnitEnglish,
+	}
+)
+
+// conclusion is the run shape in wording w.
+func conclusion(c model.ShardingConclusion, w shapeWording) string {
 	ep := ""
 	switch c.Experts {
 	case model.ExpertsDiffer:
-		ep = " 各 rank 持有的 MoE 专家参数 (experts) 不同 (专家并行): 专家参数只在持有它的 rank 上, 只与这些 rank 比较。"
+		ep = w.expertsDiffer
 	case model.ExpertsSameNames:
-		ep = " 含 MoE 专家参数 (experts), 各 rank 上的专家名相同: 专家并行时同名专家可能是不同专家 (本地编号), 数据中无法分辨。"
+		ep = w.expertsSame
 	}
-	pp := fmt.Sprintf("PP=%d", c.PP)
+	pp := fmt.Sprintf(w.pp, c.PP)
 	var whole string
 	switch {
 	case c.PPInferred:
-		pp = fmt.Sprintf("PP=%d (由各 rank 持有的参数推断: 首 stage 含 embedding, 末 stage 含 final norm / output layer)", c.PP)
-		whole = "每个 stage 的同名参数是不同参数, 分开分析 (所在 stage 见 pp_stage)。" + ep
+		pp = fmt.Sprintf(w.ppInferred, c.PP)
+		whole = w.wholeInferred + ep
 	case c.Experts != model.ExpertsNone:
-		whole = "每个 rank 持有全部层, 独立构成一次前反向。" + ep
+		whole = w.wholeExperts + ep
 	default:
-		whole = "每个 rank 有完整模型，独立构成一次前反向。"
+		whole = w.dense
 	}
 	var micro string
 	switch c.Micro {
 	case model.MicroAccumulated:
-		if zh {
-			micro = fmt.Sprintf("DB step 实际为 micro step (梯度累积), 窗口=%d, %d 个 optimizer step", c.Window, c.OptSteps)
-		} else {
-			micro = fmt.Sprintf("DB step 实际为 micro_step (梯度累积), 窗口=%d, %d 个 optimizer step", c.Window, c.OptSteps)
-		}
+		micro = fmt.Sprintf(w.accumulated, c.Window, c.OptSteps)
 	case model.MicroExplicit:
-		if zh {
-			micro = fmt.Sprintf("micro step 编号 %d..%d", c.First, c.Last)
-		} else {
-			micro = fmt.Sprintf("micro_step=%d..%d", c.First, c.Last)
-		}
+		micro = fmt.Sprintf(w.explicit, c.First, c.Last)
 	default:
-		if zh {
-			micro = "无 micro step"
-		} else {
-			micro = "无 micro_step"
-		}
+		micro = w.noMicro
 	}
-	return pick(zh, fmt.Sprintf("%s. %s. 前反向单位: %s. %s", pp, micro, passUnit(c.Unit, false), whole),
-		fmt.Sprintf("%s。%s。前反向单位: %s。%s", pp, micro, passUnit(c.Unit, true), whole))
+	return fmt.Sprintf(w.sentence, pp, micro, w.unit(c.Unit), whole)
 }
 
 // passUnitEnglish is the pass unit in plain English (--lang en).
@@ -190,41 +231,9 @@ func passUnitEnglish(u model.PassUnit) string {
 	return passUnit(u, false)
 }
 
-// conclusionEnglish is the run shape in plain English (--lang en).
-func conclusionEnglish(c model.ShardingConclusion) string {
-	ep := ""
-	switch c.Experts {
-	case model.ExpertsDiffer:
-		ep = " Ranks hold different MoE expert parameters (expert parallelism): an expert's parameters are compared only across the ranks that hold it."
-	case model.ExpertsSameNames:
-		ep = " The model has MoE expert parameters with the same names on every rank: under expert parallelism experts of one name may be different experts (local numbering), which the data cannot tell apart."
-	}
-	pp := fmt.Sprintf("PP=%d", c.PP)
-	var whole string
-	switch {
-	case c.PPInferred:
-		pp = fmt.Sprintf("PP=%d (inferred from the parameters each rank holds: the first stage has the embedding, the last the final norm / output layer)", c.PP)
-		whole = "Parameters of one name on different stages are different parameters, analysed apart (the stage is in pp_stage)." + ep
-	case c.Experts != model.ExpertsNone:
-		whole = "Each rank holds every layer and makes one forward/backward pass by itself." + ep
-	default:
-		whole = "Each rank holds the whole model and makes one forward/backward pass by itself."
-	}
-	var micro string
-	switch c.Micro {
-	case model.MicroAccumulated:
-		micro = fmt.Sprintf("the stored step is a micro step (gradient accumulation), window %d, %d optimizer steps", c.Window, c.OptSteps)
-	case model.MicroExplicit:
-		micro = fmt.Sprintf("micro_step=%d..%d", c.First, c.Last)
-	default:
-		micro = "no micro_step"
-	}
-	return fmt.Sprintf("%s. %s. Pass unit: %s. %s", pp, micro, passUnitEnglish(c.Unit), whole)
-}
-
 func init() {
 	registerEnglish(passUnitEnglish)
-	registerEnglish(conclusionEnglish)
+	registerEnglish(func(c model.ShardingConclusion) string { return conclusion(c, shapeEnglish) })
 	register(func(_ model.Phase1NoMonitor, zh bool) string {
 		return pick(zh, "no monitor data", "无 monitor 数据")
 	})
@@ -305,7 +314,12 @@ func init() {
 			fmt.Sprintf("micro step 按输入中的编号报告 (%d..%d): %s", r.First, r.Last, microNumbering(r.Numbering.Kind, zh)))
 	})
 	register(func(r model.PassUnit, zh bool) string { return passUnit(r, zh) })
-	register(func(r model.ShardingConclusion, zh bool) string { return conclusion(r, zh) })
+	register(func(r model.ShardingConclusion, zh bool) string {
+		if zh {
+			return conclusion(r, shapeZh)
+		}
+		return conclusion(r, shapeDropIn)
+	})
 	register(func(r model.CandidatesOrdered, zh bool) string {
 		return pick(zh, fmt.Sprintf("%d candidates (%d non-finite), ordered earliest first: optimizer step, micro step, non-finite first, then deviation", r.Count, r.NonFinite),
 			fmt.Sprintf("%d 个候选 (%d 个非有限值), 按时间最早排序: optimizer step, micro step, 非有限值优先, 然后按偏离", r.Count, r.NonFinite))
