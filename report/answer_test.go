@@ -96,7 +96,7 @@ func TestSectionsFolded(t *testing.T) {
 func TestMarkdownOpensWithTheAnswer(t *testing.T) {
 	for name, f := range fixtures {
 		for lang, keys := range map[string][]string{"en": {"## Verdict (root cause and what to do)", "Cause:", "**Suggestion:**"},
-			"zh": {"## 结论（根因与下一步）", "原因类别:", "**建议:**"}} {
+			"zh": {"## 判定（根因与下一步）", "原因类别:", "**建议:**"}} {
 			md := Render(f(), lang)
 			first := strings.Index(md, "\n## ")
 			second := strings.Index(md[first+1:], "\n## ") + first + 1

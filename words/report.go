@@ -269,7 +269,7 @@ var reportTexts = map[string][2]string{
 	"w.ms":       {"ms %d", "micro step %d"},
 
 	// the verdict section
-	"v.title":     {"结论（根因与下一步）", "Verdict (root cause and what to do)"},
+	"v.title":     {"判定（根因与下一步）", "Verdict (root cause and what to do)"},
 	"v.none":      {"无异常：无候选尖刺，也无分层偏离，因此没有根因类别。", "Nothing anomalous: no spike candidate and no layer divergence, so there is no cause to classify."},
 	"v.cause":     {"原因类别: **%s**", "Cause: **%s**"},
 	"v.where":     {"位置: %s", "Where: %s"},

@@ -111,7 +111,7 @@ func Headline(v *model.Verdict, l Lang) string {
 	if v == nil {
 		return ""
 	}
-	s := pick(l == Chinese, "Verdict: ", "结论: ") + VerdictCause(v, l)
+	s := pick(l == Chinese, "Verdict: ", "判定: ") + VerdictCause(v, l)
 	if w := Where(v, l); w != "" {
 		s += " — " + w
 	}

@@ -25,7 +25,7 @@ func TestHeadlineSameNumbersBothLanguages(t *testing.T) {
 			t.Errorf("%s is in %q, not in %q", n, en, zh)
 		}
 	}
-	for _, w := range []string{"结论: ", "待定", "可能是数据", "反向", "层 6"} {
+	for _, w := range []string{"判定: ", "待定", "可能是数据", "反向", "层 6"} {
 		if !strings.Contains(zh, w) {
 			t.Errorf("zh headline %q lacks %q", zh, w)
 		}
