@@ -67,6 +67,9 @@ type htmlSink struct {
 	inList  bool
 	zh      bool
 	figures int // figures written so far (captions are numbered)
+	// answerFigs is the number of each of the answer's plots by caption: the
+	// same plot drawn larger in its section keeps that number
+	answerFigs map[string]int
 	// answered: the answer is written (it opened the page inside <section
 	// class="answer">); each level-2 heading now opens a folded section.
 	answered, inAnswer, inSection bool
@@ -178,13 +181,21 @@ func (h *htmlSink) figure(f func() (string, string)) {
 		return
 	}
 	h.closeList()
+	if n, ok := h.answerFigs[caption]; ok {
+		again, _ := words.ReportText("fig.again", h.zh)
+		h.writeNumbered(fmt.Sprintf(again, n)+caption, svg)
+		return
+	}
 	h.writeFigure(caption, svg)
 }
 
 func (h *htmlSink) writeFigure(caption, svg string) {
 	h.figures++
 	n, _ := words.ReportText("fig.n", h.zh)
-	caption = fmt.Sprintf(n, h.figures) + caption
+	h.writeNumbered(fmt.Sprintf(n, h.figures)+caption, svg)
+}
+
+func (h *htmlSink) writeNumbered(caption, svg string) {
 	h.b.WriteString("<figure>\n" + svg + "\n<figcaption>" + inlineHTML(oneLine(caption)) + "</figcaption>\n</figure>\n")
 }
 
@@ -197,8 +208,12 @@ func (h *htmlSink) figureRow(f func() [][2]string) {
 	}
 	h.closeList()
 	h.b.WriteString("<div class=\"figs\">\n")
+	if h.answerFigs == nil {
+		h.answerFigs = map[string]int{}
+	}
 	for _, fg := range figs {
 		h.writeFigure(fg[0], fg[1])
+		h.answerFigs[fg[0]] = h.figures
 	}
 	h.b.WriteString("</div>\n")
 }

@@ -4,6 +4,7 @@ import (
 	"html"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -148,5 +149,37 @@ func TestDrillPlot(t *testing.T) {
 	}
 	if !strings.Contains(d, `fill="#E69F00"><title>Module.layers.2.self_attention.linear_qkv.forward.0: anomaly degree 1.0x</title>`) {
 		t.Error("the upstream chain's operator is not marked")
+	}
+}
+
+// A plot of the answer drawn again, larger, in its section keeps the
+// answer's number; every other figure has a number of its own, in order.
+func TestAnswerPlotsKeepTheirNumberInTheirSections(t *testing.T) {
+	for _, lang := range []string{"en", "zh"} {
+		page := RenderHTML(seriesInput(3), lang)
+		fig := regexp.MustCompile(`<figcaption>(?:Figure|图) (\d+)(, larger|（放大）)? ?— (.*?)</figcaption>`)
+		answer := map[string]string{}
+		next, again := 1, 0
+		for _, m := range fig.FindAllStringSubmatch(page, -1) {
+			n, larger, caption := m[1], m[2] != "", m[3]
+			if larger {
+				again++
+				if answer[caption] != n {
+					t.Errorf("%s: %q is numbered %s again, the answer's is %q", lang, caption, n, answer[caption])
+				}
+				continue
+			}
+			if want := strconv.Itoa(next); n != want {
+				t.Errorf("%s: figure %s, want %s", lang, n, want)
+			}
+			next++
+			if _, seen := answer[caption]; seen {
+				t.Errorf("%s: %q drawn twice with numbers of its own", lang, caption)
+			}
+			answer[caption] = n
+		}
+		if again == 0 || next < 4 {
+			t.Errorf("%s: %d figures, %d of the answer's drawn again: the fixture should show both", lang, next-1, again)
+		}
 	}
 }

@@ -314,6 +314,7 @@ var reportTexts = map[string][2]string{
 	"fig.spikeat":         {"，尖刺在 rank %d、step %s", ", spike at rank %d, step %s"},
 	"fig.nospike":         {"（rank %d 的尖刺行不在监控数据中）", " (the spike's row of rank %d is not in the monitor data)"},
 	"fig.n":               {"图 %d — ", "Figure %d — "},
+	"fig.again":           {"图 %d（放大）— ", "Figure %d, larger — "},
 	"fig.window":          {"（显示 step %s–%s、rank %d–%d，共 %d 个 rank）", "(showing steps %s–%s and ranks %d–%d of %d ranks)"},
 	"fig.axis.norm":       {"梯度范数（对数）", "gradient norm (log)"},
 	"fig.axis.step":       {"step（输入自身编号）", "step (the input's numbering)"},
