@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"sync/atomic"
 
@@ -82,13 +83,55 @@ func (r *trendReader) readClaimed(ctx context.Context, chunks []*trendChunk, tot
 	return true, nil
 }
 
-// readClaimedChunk scans one rank range on its own raw connection.
+// trendRows is where scanClaimed reads a rank range's rows from: SQLite's
+// scan (rawStmt) or the walk of trend_data's pages (pageWalker). Columns
+// are those of the chunk's query: rank, step, target_id, metric_id, then
+// its statistics.
+type trendRows interface {
+	next() (bool, error)
+	colInt(i int) (v int64, ok bool, what string)
+	colStat(i int) (v float64, kind int)
+}
+
+// readClaimedChunk scans one rank range on its own raw connection: its
+// pages when the load reads them (r.pages), else by SQL.
 func (s *trendScanner) readClaimedChunk(ctx context.Context, c *trendChunk, cursor *atomic.Int64, total int, meter *progressMeter) error {
+	if l := s.r.pages; l != nil {
+		return s.withChunkPages(l, c, func(w *pageWalker) error { return s.scanClaimed(ctx, w, c, cursor, total, meter) })
+	}
 	return s.withChunkStmt(c, func(st *rawStmt) error { return s.scanClaimed(ctx, st, c, cursor, total, meter) })
 }
 
+// withChunkPages runs fn on a walk of c's rank range, on a raw connection
+// at the load's state.
+func (s *trendScanner) withChunkPages(l *trendPages, c *trendChunk, fn func(*pageWalker) error) error {
+	if !c.keys {
+		return errNotClean
+	}
+	conn, err := s.r.snap.get()
+	if err != nil {
+		return err
+	}
+	defer s.r.snap.put(conn)
+	// pages mapped instead of read one pread each (SQLite maps only the
+	// database file; pages in the write-ahead log are read from it)
+	if err := conn.exec(fmt.Sprintf("PRAGMA mmap_size = %d", int64(l.pageSize)*int64(l.pageCount))); err != nil {
+		return errNotClean
+	}
+	f, err := newPageFetcher(conn, l.pageSize)
+	if err != nil {
+		return errNotClean
+	}
+	defer f.close()
+	w := newPageWalker(l, f.page)
+	if err := w.start(c.lo, c.hi); err != nil {
+		return err
+	}
+	return fn(w)
+}
+
 // scanClaimed scans c's rows into blocks of the preallocated rows it claims.
-func (s *trendScanner) scanClaimed(ctx context.Context, st *rawStmt, c *trendChunk, cursor *atomic.Int64, total int, meter *progressMeter) error {
+func (s *trendScanner) scanClaimed(ctx context.Context, st trendRows, c *trendChunk, cursor *atomic.Int64, total int, meter *progressMeter) error {
 	rows := &s.r.d.Rows
 	var block model.Rows
 	block.Lacks = s.blockLacks
