@@ -104,7 +104,7 @@ func TestTrendDBPagesMatchSQL(t *testing.T) {
 // writeManyPages writes a trend.db of many pages (interior pages two
 // levels deep at 1 KiB pages) and sets its page size and reserved bytes
 // (0: as written).
-func writeManyPages(t *testing.T, path string, pageSize, reserved int) {
+func writeManyPages(t testing.TB, path string, pageSize, reserved int) {
 	t.Helper()
 	WriteTrendDB(t, path, BenchShape{Ranks: 13, Targets: 40, Metrics: 2, Steps: 60})
 	if pageSize == 0 && reserved == 0 {
