@@ -3,7 +3,6 @@ package ingest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"sync/atomic"
 
@@ -113,13 +112,11 @@ func (s *trendScanner) withChunkPages(l *trendPages, c *trendChunk, fn func(*pag
 		return err
 	}
 	defer s.r.snap.put(conn)
-	// pages mapped instead of read one pread each (SQLite maps only the
-	// database file; pages in the write-ahead log are read from it)
-	if err := conn.exec(fmt.Sprintf("PRAGMA mmap_size = %d", int64(l.pageSize)*int64(l.pageCount))); err != nil {
-		return errNotClean
-	}
 	f, err := newPageFetcher(conn, l.pageSize)
 	if err != nil {
+		return errNotClean
+	}
+	if err := f.mapFile(int64(l.pageSize) * int64(l.pageCount)); err != nil {
 		return errNotClean
 	}
 	defer f.close()

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"strings"
 	"sync/atomic"
@@ -164,6 +165,31 @@ func cellInt64(v any) int64 {
 type pageFetcher struct {
 	st   *rawStmt
 	size int
+	// mapped: the database file is memory-mapped (mapFile), and mapped
+	// again every remapEvery pages
+	mapped  int64
+	fetches int
+}
+
+// remapEvery is how many pages a mapped read touches before it maps the
+// file again: the pages touched leave the process's resident memory.
+const remapEvery = 1024
+
+// mapFile has SQLite map the database file (size bytes) instead of
+// reading each page with a system call; pages in the write-ahead log are
+// still read from it. SQLite's map covers the whole file and every page
+// touched stays resident until unmapped, so the map is dropped and made
+// again every remapEvery pages (a new mmap_size does that).
+func (f *pageFetcher) mapFile(size int64) error {
+	f.mapped = size
+	return f.st.c.exec(fmt.Sprintf("PRAGMA mmap_size = %d", size))
+}
+
+func (f *pageFetcher) unmap() {
+	if f.mapped > 0 {
+		sqlite3.Xsqlite3_reset(f.st.c.tls, f.st.p)
+		f.st.c.exec("PRAGMA mmap_size = 0")
+	}
 }
 
 func newPageFetcher(c *rawConn, size int) (*pageFetcher, error) {
@@ -174,12 +200,27 @@ func newPageFetcher(c *rawConn, size int) (*pageFetcher, error) {
 	return &pageFetcher{st: st, size: size}, nil
 }
 
-func (f *pageFetcher) close() { f.st.close() }
+func (f *pageFetcher) close() {
+	f.unmap()
+	f.st.close()
+}
 
 // page copies page pgno into dst (grown as needed) and returns it.
 func (f *pageFetcher) page(pgno uint32, dst []byte) ([]byte, error) {
 	tls, p := f.st.c.tls, f.st.p
 	sqlite3.Xsqlite3_reset(tls, p)
+	if f.mapped > 0 {
+		if f.fetches++; f.fetches%remapEvery == 0 {
+			// another size (by one page, alternately) maps the file anew
+			size := f.mapped
+			if f.fetches/remapEvery%2 == 1 {
+				size += int64(f.size)
+			}
+			if err := f.st.c.exec(fmt.Sprintf("PRAGMA mmap_size = %d", size)); err != nil {
+				return nil, errNotClean
+			}
+		}
+	}
 	if rc := sqlite3.Xsqlite3_bind_int64(tls, p, 1, int64(pgno)); rc != sqlite3.SQLITE_OK {
 		return nil, errNotClean
 	}
