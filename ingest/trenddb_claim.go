@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime/debug"
 	"sync/atomic"
 
 	"spikescope/model"
@@ -103,7 +104,7 @@ func (s *trendScanner) readClaimedChunk(ctx context.Context, c *trendChunk, curs
 
 // withChunkPages runs fn on a walk of c's rank range, on a raw connection
 // at the load's state.
-func (s *trendScanner) withChunkPages(l *trendPages, c *trendChunk, fn func(*pageWalker) error) error {
+func (s *trendScanner) withChunkPages(l *trendPages, c *trendChunk, fn func(*pageWalker) error) (err error) {
 	if !c.keys {
 		return errNotClean
 	}
@@ -111,21 +112,44 @@ func (s *trendScanner) withChunkPages(l *trendPages, c *trendChunk, fn func(*pag
 	if err != nil {
 		return err
 	}
-	defer s.r.snap.put(conn)
+	faulted := false
+	defer func() {
+		if !faulted { // a connection whose read faulted is not used again
+			s.r.snap.put(conn)
+		}
+	}()
 	f, err := newPageFetcher(conn, l.pageSize)
 	if err != nil {
 		return errNotClean
 	}
-	if err := f.mapFile(int64(l.pageSize) * int64(l.pageCount)); err != nil {
-		return errNotClean
-	}
 	defer f.close()
+	if s.r.snap.locked {
+		// mapped (mapFile): SQLite's locks keep the file from shrinking
+		// while it is read, but a process that ignores them can truncate
+		// it, and a mapped page past the end then faults — an error
+		// here, not a crash. Immutable files are read without a map.
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if e := recover(); e != nil {
+				if _, ok := e.(interface{ Addr() uintptr }); !ok {
+					panic(e)
+				}
+				faulted, err, f.mapped = true, errTruncatedWhileReading, 0
+			}
+		}()
+		if err := f.mapFile(int64(l.pageSize) * int64(l.pageCount)); err != nil {
+			return errNotClean
+		}
+	}
 	w := newPageWalker(l, f.page)
 	if err := w.start(c.lo, c.hi); err != nil {
 		return err
 	}
 	return fn(w)
 }
+
+// errTruncatedWhileReading: a mapped page faulted (see withChunkPages).
+var errTruncatedWhileReading = errors.New("the file was cut short while it was read, by a process that does not use SQLite's locks; run again")
 
 // scanClaimed scans c's rows into blocks of the preallocated rows it claims.
 func (s *trendScanner) scanClaimed(ctx context.Context, st trendRows, c *trendChunk, cursor *atomic.Int64, total int, meter *progressMeter) error {

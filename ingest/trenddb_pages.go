@@ -39,6 +39,8 @@ import (
 var (
 	pagesOff  bool
 	pageLoads atomic.Int64
+	// pageFetchHook runs before each page is read (tests)
+	pageFetchHook func()
 )
 
 // trendPages is trend_data's b-tree as the page walk needs it.
@@ -207,6 +209,9 @@ func (f *pageFetcher) close() {
 
 // page copies page pgno into dst (grown as needed) and returns it.
 func (f *pageFetcher) page(pgno uint32, dst []byte) ([]byte, error) {
+	if pageFetchHook != nil {
+		pageFetchHook()
+	}
 	tls, p := f.st.c.tls, f.st.p
 	sqlite3.Xsqlite3_reset(tls, p)
 	if f.mapped > 0 {

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"modernc.org/libc"
@@ -373,4 +374,27 @@ func pagesWALWriter(db *sql.DB, must func(string)) {
 	must(`UPDATE trend_data SET norm = 2 WHERE target_id = 5`)
 	must(`BEGIN IMMEDIATE`)
 	must(fmt.Sprintf(`UPDATE trend_data SET norm = %g`, liveBogus))
+}
+
+// TestTrendDBPagesTruncatedWhileRead: a process that ignores SQLite's
+// locks cuts the file short while its pages are read mapped: the load
+// fails with a message instead of crashing on the fault.
+func TestTrendDBPagesTruncatedWhileRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.trend.db")
+	writeManyPages(t, path, 1024, 0)
+	// one worker: one walk of the whole table, mapped before the cut
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var fetched atomic.Int64
+	pageFetchHook = func() {
+		if fetched.Add(1) == 20 {
+			if err := os.Truncate(path, 8192); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	defer func() { pageFetchHook = nil }()
+	_, err := LoadTrendDB(context.Background(), path, nil)
+	if err == nil || !strings.Contains(err.Error(), "cut short while it was read") {
+		t.Fatalf("error %v", err)
+	}
 }
