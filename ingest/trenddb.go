@@ -175,8 +175,6 @@ type trendReader struct {
 
 	// pages: trend_data's pages are read in Go (trenddb_pages.go); nil: by SQL
 	pages *trendPages
-	// noPages: a page walk met what it does not read (SQL reads the load)
-	noPages bool
 
 	sink *rowSink // rows go out of core (outofcore_trenddb.go); nil: into d.Rows
 	// stream takes min, max and mean out of the heap as they are read
@@ -245,6 +243,7 @@ func (r *trendReader) loadGenB(ctx context.Context, have map[string]bool, p mode
 	if err := r.readTargets(); err != nil {
 		return err
 	}
+	r.pages = trendPageLayout(r.q, stats)
 	chunks, total, err := r.planGenB(ctx, stats, countedOnly, p)
 	if err != nil {
 		return err
@@ -252,14 +251,13 @@ func (r *trendReader) loadGenB(ctx context.Context, have map[string]bool, p mode
 	unique := trendKeyUnique(r.q, "trend_data")
 	done := false
 	if len(chunks) > 0 && chunks[0].count < 0 {
-		r.pages = trendPageLayout(r.q, stats)
 		nW := len(r.d.WarningsReasons)
 		if done, err = r.readClaimed(ctx, chunks, total, p); err != nil {
 			return err
 		}
 		if !done && r.pages != nil {
 			// what the page walk does not read: by SQL
-			r.pages, r.noPages = nil, true
+			r.pages = nil
 			r.d.WarningsReasons = r.d.WarningsReasons[:nW]
 			if done, err = r.readClaimed(ctx, chunks, total, p); err != nil {
 				return err
@@ -551,11 +549,22 @@ func (r *trendReader) keyBound(ctx context.Context, agg, where string, args ...a
 	return sql.NullInt64{}, fmt.Errorf("%s is not an integer", agg)
 }
 
-// countChunks fills each chunk's count with COUNT(*) over its WHERE clause,
-// in parallel.
+// countChunks fills each chunk's count with COUNT(*) over its WHERE clause
+// (or from its pages), in parallel.
 func (r *trendReader) countChunks(ctx context.Context, chunks []*trendChunk) error {
 	return parallelEach(ctx, len(chunks), r.workers, func(i int) error {
 		c := chunks[i]
+		if l := r.pages; l != nil {
+			// from the pages (the read checks it); by SQL when they
+			// hold what the page walk does not read
+			err := r.withChunkPages(l, c, func(w *pageWalker) (err error) {
+				c.count, err = w.count()
+				return err
+			})
+			if !errors.Is(err, errNotClean) {
+				return err
+			}
+		}
 		conn, err := r.snap.get()
 		if err != nil {
 			return err
@@ -631,9 +640,6 @@ func cellString(v any) string {
 // readChunksPages is readChunks from trend_data's pages when the page
 // walk reads them all, else (or when one needs SQL's words) by SQL.
 func (r *trendReader) readChunksPages(ctx context.Context, chunks []*trendChunk, stats []model.Stat, p model.ProgressFunc) error {
-	if !r.noPages {
-		r.pages = trendPageLayout(r.q, stats)
-	}
 	if r.pages == nil {
 		return r.readChunks(ctx, chunks, p)
 	}
@@ -647,13 +653,17 @@ func (r *trendReader) readChunksPages(ctx context.Context, chunks []*trendChunk,
 		return err
 	}
 	// undone, and read by SQL
-	r.pages, r.noPages = nil, true
+	r.pages = nil
 	r.stream.close()
 	d.Rows, d.WarningsReasons = model.Rows{}, d.WarningsReasons[:nW]
 	if r.sink != nil {
 		r.sink.reset()
 	}
 	d.Targets, d.Metrics = d.Targets[:nT], d.Metrics[:nM]
+	chunks, _, err = r.planGenB(ctx, stats, true, p) // counted by SQL
+	if err != nil {
+		return err
+	}
 	return r.readChunks(ctx, chunks, p)
 }
 

@@ -97,25 +97,25 @@ type trendRows interface {
 // pages when the load reads them (r.pages), else by SQL.
 func (s *trendScanner) readClaimedChunk(ctx context.Context, c *trendChunk, cursor *atomic.Int64, total int, meter *progressMeter) error {
 	if l := s.r.pages; l != nil {
-		return s.withChunkPages(l, c, func(w *pageWalker) error { return s.scanClaimed(ctx, w, c, cursor, total, meter) })
+		return s.r.withChunkPages(l, c, func(w *pageWalker) error { return s.scanClaimed(ctx, w, c, cursor, total, meter) })
 	}
 	return s.withChunkStmt(c, func(st *rawStmt) error { return s.scanClaimed(ctx, st, c, cursor, total, meter) })
 }
 
 // withChunkPages runs fn on a walk of c's rank range, on a raw connection
 // at the load's state.
-func (s *trendScanner) withChunkPages(l *trendPages, c *trendChunk, fn func(*pageWalker) error) (err error) {
+func (r *trendReader) withChunkPages(l *trendPages, c *trendChunk, fn func(*pageWalker) error) (err error) {
 	if !c.keys {
 		return errNotClean
 	}
-	conn, err := s.r.snap.get()
+	conn, err := r.snap.get()
 	if err != nil {
 		return err
 	}
 	faulted := false
 	defer func() {
 		if !faulted { // a connection whose read faulted is not used again
-			s.r.snap.put(conn)
+			r.snap.put(conn)
 		}
 	}()
 	f, err := newPageFetcher(conn, l.pageSize)
@@ -123,7 +123,7 @@ func (s *trendScanner) withChunkPages(l *trendPages, c *trendChunk, fn func(*pag
 		return errNotClean
 	}
 	defer f.close()
-	if s.r.snap.locked {
+	if r.snap.locked {
 		// mapped (mapFile): SQLite's locks keep the file from shrinking
 		// while it is read, but a process that ignores them can truncate
 		// it, and a mapped page past the end then faults — an error

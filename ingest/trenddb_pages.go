@@ -469,26 +469,8 @@ func key2Less(a, b [2]int64) bool {
 func (w *pageWalker) next() (bool, error) {
 	for !w.done {
 		if w.descend {
-			w.descend = false
-			top := &w.stack[len(w.stack)-1]
-			pgno, err := w.child(top)
-			if err != nil {
+			if err := w.descendLeft(); err != nil {
 				return false, err
-			}
-			// to the left-most leaf of that subtree
-			for {
-				f, leaf, err := w.load(pgno, len(w.stack))
-				if err != nil {
-					return false, err
-				}
-				if leaf {
-					w.leaf, w.inLeaf = f, true
-					break
-				}
-				w.stack = append(w.stack, f)
-				if pgno, err = w.child(&w.stack[len(w.stack)-1]); err != nil {
-					return false, err
-				}
 			}
 		}
 		if w.inLeaf && w.leaf.i < w.leaf.n {
@@ -513,6 +495,86 @@ func (w *pageWalker) next() (bool, error) {
 		w.stack = w.stack[:len(w.stack)-1]
 	}
 	return false, nil
+}
+
+// descendLeft goes down to the left-most leaf of the top frame's child i.
+func (w *pageWalker) descendLeft() error {
+	w.descend = false
+	pgno, err := w.child(&w.stack[len(w.stack)-1])
+	if err != nil {
+		return err
+	}
+	for {
+		f, leaf, err := w.load(pgno, len(w.stack))
+		if err != nil {
+			return err
+		}
+		if leaf {
+			w.leaf, w.inLeaf = f, true
+			return nil
+		}
+		w.stack = append(w.stack, f)
+		if pgno, err = w.child(&w.stack[len(w.stack)-1]); err != nil {
+			return err
+		}
+	}
+}
+
+// count counts the entries of the range (after start) without decoding
+// them: a leaf whose last entry is in the range counts its cells, only
+// the range's last leaf and the interior entries are looked at. The read
+// that follows checks the count (its rows must be as many).
+func (w *pageWalker) count() (int, error) {
+	n := 0
+	for !w.done {
+		if w.descend {
+			if err := w.descendLeft(); err != nil {
+				return 0, err
+			}
+		}
+		if w.inLeaf && w.leaf.i < w.leaf.n {
+			last, err := w.cellKey(&w.leaf, w.leaf.n-1, true)
+			if err != nil {
+				return 0, err
+			}
+			if !key2Less(w.hi, last) {
+				n += w.leaf.n - w.leaf.i
+				w.leaf.i = w.leaf.n
+				continue
+			}
+			k, err := w.cellKey(&w.leaf, w.leaf.i, true)
+			if err != nil {
+				return 0, err
+			}
+			if key2Less(w.hi, k) {
+				break
+			}
+			n++
+			w.leaf.i++
+			continue
+		}
+		w.inLeaf = false
+		if len(w.stack) == 0 {
+			break
+		}
+		top := &w.stack[len(w.stack)-1]
+		if top.i < top.n {
+			k, err := w.cellKey(top, top.i, false)
+			if err != nil {
+				return 0, err
+			}
+			if key2Less(w.hi, k) {
+				break
+			}
+			n++
+			top.i++
+			w.descend = true
+			continue
+		}
+		w.stack = w.stack[:len(w.stack)-1]
+	}
+	w.done = true
+	return n, nil
 }
 
 // entry decodes cell i of f as the current row; false past the range.

@@ -195,7 +195,7 @@ func withPagesConn(path string, fn func(*rawConn, *trendPages) error) error {
 }
 
 // walkRows is every row the page walk gives for lo..hi, as text, and the
-// entries read from interior cells.
+// entries read from interior cells; its count must be as many.
 func walkRows(conn *rawConn, l *trendPages, lo, hi [2]int64) ([]string, int, error) {
 	f, err := newPageFetcher(conn, l.pageSize)
 	if err != nil {
@@ -207,7 +207,18 @@ func walkRows(conn *rawConn, l *trendPages, lo, hi [2]int64) ([]string, int, err
 		return nil, 0, err
 	}
 	out, err := rowText(w, l.nStat)
-	return out, w.interior, err
+	if err != nil {
+		return nil, 0, err
+	}
+	// the count without decoding gives as many
+	c := newPageWalker(l, f.page)
+	if err := c.start(lo, hi); err != nil {
+		return nil, 0, err
+	}
+	if n, err := c.count(); err != nil || n != len(out) {
+		return nil, 0, fmt.Errorf("counted %d (%v), walked %d", n, err, len(out))
+	}
+	return out, w.interior, nil
 }
 
 // rowText renders every row of src (four keys, nStat statistics).

@@ -152,7 +152,7 @@ var errChangedWhileReading = errors.New("the database changed while it was read 
 // its pages when the load reads them (r.pages), else by SQL.
 func (s *trendScanner) readChunk(ctx context.Context, c *trendChunk, meter *progressMeter) error {
 	if l := s.r.pages; l != nil {
-		err := s.withChunkPages(l, c, func(w *pageWalker) error { return s.scanRows(ctx, w, c, meter) })
+		err := s.r.withChunkPages(l, c, func(w *pageWalker) error { return s.scanRows(ctx, w, c, meter) })
 		if errors.Is(err, errChangedWhileReading) {
 			err = errNotClean // not the rows SQLite counted: read by SQL
 		}
