@@ -71,7 +71,7 @@ func trendPageLayout(q *rawConn, stats []model.Stat) *trendPages {
 	if pagesOff {
 		return nil
 	}
-	rows, err := q.queryAll(`SELECT wr, strict FROM pragma_table_list WHERE schema = 'main' AND name = 'trend_data'`)
+	rows, err := q.queryAll(`SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = 'trend_data'`)
 	if err != nil || len(rows) != 1 || cellInt64(rows[0][0]) != 1 {
 		return nil // a rowid table: its b-tree is no index
 	}
