@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -172,6 +173,9 @@ type trendReader struct {
 	microOf   map[int64]int32 // target_id → monitoring_targets.micro_step
 	microMode bool            // targets carry micro steps (see LoadTrendDB)
 
+	// pages: trend_data's pages are read in Go (trenddb_pages.go); nil: by SQL
+	pages *trendPages
+
 	sink *rowSink // rows go out of core (outofcore_trenddb.go); nil: into d.Rows
 	// stream takes min, max and mean out of the heap as they are read
 	// (stats_stream.go); nil: they stay in d.Rows
@@ -239,6 +243,7 @@ func (r *trendReader) loadGenB(ctx context.Context, have map[string]bool, p mode
 	if err := r.readTargets(); err != nil {
 		return err
 	}
+	r.pages = trendPageLayout(r.q, stats)
 	chunks, total, err := r.planGenB(ctx, stats, countedOnly, p)
 	if err != nil {
 		return err
@@ -246,8 +251,19 @@ func (r *trendReader) loadGenB(ctx context.Context, have map[string]bool, p mode
 	unique := trendKeyUnique(r.q, "trend_data")
 	done := false
 	if len(chunks) > 0 && chunks[0].count < 0 {
+		nW := len(r.d.WarningsReasons)
 		if done, err = r.readClaimed(ctx, chunks, total, p); err != nil {
 			return err
+		}
+		if !done && r.pages != nil {
+			// what the page walk does not read: by SQL
+			r.pages = nil
+			r.d.WarningsReasons = r.d.WarningsReasons[:nW]
+			if done, err = r.readClaimed(ctx, chunks, total, p); err != nil {
+				return err
+			}
+		} else if done && r.pages != nil {
+			pageLoads.Add(1)
 		}
 		if !done { // a problem row, or rows outside the ranges: count and read again
 			if chunks, _, err = r.planGenB(ctx, stats, true, p); err != nil {
@@ -256,7 +272,7 @@ func (r *trendReader) loadGenB(ctx context.Context, have map[string]bool, p mode
 		}
 	}
 	if !done {
-		if err := r.readChunks(ctx, chunks, p); err != nil {
+		if err := r.readChunksPages(ctx, chunks, stats, p); err != nil {
 			return err
 		}
 	}
@@ -409,6 +425,10 @@ type trendChunk struct {
 	metric int          // fixed metric index (Gen A), or -1 when the query has metric_id
 	count  int          // rows in the range, from COUNT(*); -1: not counted (readClaimed)
 	off    int          // where its rows start in the result
+	// keys: the query's rows are those whose (rank, step) lies in lo..hi
+	// (both included), in key order (the page walk's range)
+	keys   bool
+	lo, hi [2]int64
 }
 
 // chunksPerWorker splits the data finer than one range per worker so that
@@ -436,7 +456,8 @@ func (r *trendReader) planGenB(ctx context.Context, stats []model.Stat, counted 
 		return nil, 0, err
 	}
 	r.total = total
-	full := []*trendChunk{{query: sel, stats: stats, metric: -1, count: total}}
+	full := []*trendChunk{{query: sel, stats: stats, metric: -1, count: total, keys: true,
+		lo: [2]int64{math.MinInt64, math.MinInt64}, hi: [2]int64{math.MaxInt64, math.MaxInt64}}}
 	if total == 0 || r.workers < 2 {
 		return full, total, nil
 	}
@@ -454,7 +475,7 @@ func (r *trendReader) planGenB(ctx context.Context, stats []model.Stat, counted 
 			if b < a {
 				continue
 			}
-			chunks = append(chunks, &trendChunk{query: sel + " WHERE rank >= ? AND rank <= ?", args: []any{a, b}, stats: stats, metric: -1, count: -1})
+			chunks = append(chunks, &trendChunk{query: sel + " WHERE rank >= ? AND rank <= ?", args: []any{a, b}, stats: stats, metric: -1, count: -1, keys: true, lo: [2]int64{a, math.MinInt64}, hi: [2]int64{b, math.MaxInt64}})
 		}
 		if !counted {
 			// every rank in one range: its series never span ranges
@@ -476,7 +497,8 @@ func (r *trendReader) planGenB(ctx context.Context, stats []model.Stat, counted 
 			for i := int64(0); i < parts; i++ {
 				a := slo.Int64 + ns*i/parts
 				b := slo.Int64 + ns*(i+1)/parts - 1
-				chunks = append(chunks, &trendChunk{query: sel + " WHERE rank = ? AND step >= ? AND step <= ?", args: []any{rk, a, b}, stats: stats, metric: -1})
+				chunks = append(chunks, &trendChunk{query: sel + " WHERE rank = ? AND step >= ? AND step <= ?", args: []any{rk, a, b}, stats: stats, metric: -1,
+					keys: true, lo: [2]int64{rk, a}, hi: [2]int64{rk, b}})
 			}
 		}
 	}
@@ -527,11 +549,22 @@ func (r *trendReader) keyBound(ctx context.Context, agg, where string, args ...a
 	return sql.NullInt64{}, fmt.Errorf("%s is not an integer", agg)
 }
 
-// countChunks fills each chunk's count with COUNT(*) over its WHERE clause,
-// in parallel.
+// countChunks fills each chunk's count with COUNT(*) over its WHERE clause
+// (or from its pages), in parallel.
 func (r *trendReader) countChunks(ctx context.Context, chunks []*trendChunk) error {
 	return parallelEach(ctx, len(chunks), r.workers, func(i int) error {
 		c := chunks[i]
+		if l := r.pages; l != nil {
+			// from the pages (the read checks it); by SQL when they
+			// hold what the page walk does not read
+			err := r.withChunkPages(l, c, func(w *pageWalker) (err error) {
+				c.count, err = w.count()
+				return err
+			})
+			if !errors.Is(err, errNotClean) {
+				return err
+			}
+		}
 		conn, err := r.snap.get()
 		if err != nil {
 			return err
@@ -602,6 +635,36 @@ func cellString(v any) string {
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	}
 	return fmt.Sprint(v)
+}
+
+// readChunksPages is readChunks from trend_data's pages when the page
+// walk reads them all, else (or when one needs SQL's words) by SQL.
+func (r *trendReader) readChunksPages(ctx context.Context, chunks []*trendChunk, stats []model.Stat, p model.ProgressFunc) error {
+	if r.pages == nil {
+		return r.readChunks(ctx, chunks, p)
+	}
+	d := r.d
+	nT, nM, nW := len(d.Targets), len(d.Metrics), len(d.WarningsReasons)
+	err := r.readChunks(ctx, chunks, p)
+	if !errors.Is(err, errNotClean) {
+		if err == nil {
+			pageLoads.Add(1)
+		}
+		return err
+	}
+	// undone, and read by SQL
+	r.pages = nil
+	r.stream.close()
+	d.Rows, d.WarningsReasons = model.Rows{}, d.WarningsReasons[:nW]
+	if r.sink != nil {
+		r.sink.reset()
+	}
+	d.Targets, d.Metrics = d.Targets[:nT], d.Metrics[:nM]
+	chunks, _, err = r.planGenB(ctx, stats, true, p) // counted by SQL
+	if err != nil {
+		return err
+	}
+	return r.readChunks(ctx, chunks, p)
 }
 
 // readChunks allocates the columnar rows once and fills them from all chunks

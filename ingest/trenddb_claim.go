@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime/debug"
 	"sync/atomic"
 
 	"spikescope/model"
@@ -82,13 +83,76 @@ func (r *trendReader) readClaimed(ctx context.Context, chunks []*trendChunk, tot
 	return true, nil
 }
 
-// readClaimedChunk scans one rank range on its own raw connection.
+// trendRows is where scanClaimed reads a rank range's rows from: SQLite's
+// scan (rawStmt) or the walk of trend_data's pages (pageWalker). Columns
+// are those of the chunk's query: rank, step, target_id, metric_id, then
+// its statistics.
+type trendRows interface {
+	next() (bool, error)
+	colInt(i int) (v int64, ok bool, what string)
+	colStat(i int) (v float64, kind int)
+}
+
+// readClaimedChunk scans one rank range on its own raw connection: its
+// pages when the load reads them (r.pages), else by SQL.
 func (s *trendScanner) readClaimedChunk(ctx context.Context, c *trendChunk, cursor *atomic.Int64, total int, meter *progressMeter) error {
+	if l := s.r.pages; l != nil {
+		return s.r.withChunkPages(l, c, func(w *pageWalker) error { return s.scanClaimed(ctx, w, c, cursor, total, meter) })
+	}
 	return s.withChunkStmt(c, func(st *rawStmt) error { return s.scanClaimed(ctx, st, c, cursor, total, meter) })
 }
 
+// withChunkPages runs fn on a walk of c's rank range, on a raw connection
+// at the load's state.
+func (r *trendReader) withChunkPages(l *trendPages, c *trendChunk, fn func(*pageWalker) error) (err error) {
+	if !c.keys {
+		return errNotClean
+	}
+	conn, err := r.snap.get()
+	if err != nil {
+		return err
+	}
+	faulted := false
+	defer func() {
+		if !faulted { // a connection whose read faulted is not used again
+			r.snap.put(conn)
+		}
+	}()
+	f, err := newPageFetcher(conn, l.pageSize)
+	if err != nil {
+		return errNotClean
+	}
+	defer f.close()
+	if r.snap.locked {
+		// mapped (mapFile): SQLite's locks keep the file from shrinking
+		// while it is read, but a process that ignores them can truncate
+		// it, and a mapped page past the end then faults — an error
+		// here, not a crash. Immutable files are read without a map.
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if e := recover(); e != nil {
+				if _, ok := e.(interface{ Addr() uintptr }); !ok {
+					panic(e)
+				}
+				faulted, err, f.mapped = true, errTruncatedWhileReading, 0
+			}
+		}()
+		if err := f.mapFile(int64(l.pageSize) * int64(l.pageCount)); err != nil {
+			return errNotClean
+		}
+	}
+	w := newPageWalker(l, f.page)
+	if err := w.start(c.lo, c.hi); err != nil {
+		return err
+	}
+	return fn(w)
+}
+
+// errTruncatedWhileReading: a mapped page faulted (see withChunkPages).
+var errTruncatedWhileReading = errors.New("the file was cut short while it was read, by a process that does not use SQLite's locks; run again")
+
 // scanClaimed scans c's rows into blocks of the preallocated rows it claims.
-func (s *trendScanner) scanClaimed(ctx context.Context, st *rawStmt, c *trendChunk, cursor *atomic.Int64, total int, meter *progressMeter) error {
+func (s *trendScanner) scanClaimed(ctx context.Context, st trendRows, c *trendChunk, cursor *atomic.Int64, total int, meter *progressMeter) error {
 	rows := &s.r.d.Rows
 	var block model.Rows
 	block.Lacks = s.blockLacks

@@ -94,6 +94,8 @@ func TestSQLiteWriterProcess(t *testing.T) {
 	switch mode {
 	case "append-wal", "append-delete", "append-impatient", "rewrite-wal", "rewrite-delete":
 		snapWriter(t, db, mode, must) // trenddb_snap_test.go; does not return
+	case "pages-wal":
+		pagesWALWriter(db, must) // trenddb_pages_test.go
 	case "wal":
 		must(`PRAGMA journal_mode=WAL`)
 		must(`PRAGMA wal_autocheckpoint=0`)

@@ -148,8 +148,16 @@ func (s *trendScanner) metric(id int64) (uint8, error) {
 // thought possible) can see it.
 var errChangedWhileReading = errors.New("the database changed while it was read without SQLite's locking (opened immutable: no writer seemed possible); run again")
 
-// readChunk reads one key range on its own raw connection (see rawConn).
+// readChunk reads one key range on its own raw connection (see rawConn):
+// its pages when the load reads them (r.pages), else by SQL.
 func (s *trendScanner) readChunk(ctx context.Context, c *trendChunk, meter *progressMeter) error {
+	if l := s.r.pages; l != nil {
+		err := s.r.withChunkPages(l, c, func(w *pageWalker) error { return s.scanRows(ctx, w, c, meter) })
+		if errors.Is(err, errChangedWhileReading) {
+			err = errNotClean // not the rows SQLite counted: read by SQL
+		}
+		return err
+	}
 	return s.withChunkStmt(c, func(st *rawStmt) error { return s.scanRows(ctx, st, c, meter) })
 }
 
@@ -170,7 +178,7 @@ func (s *trendScanner) withChunkStmt(c *trendChunk, fn func(*rawStmt) error) err
 }
 
 // scanRows converts the rows of one chunk into d.Rows[c.off : c.off+c.count].
-func (s *trendScanner) scanRows(ctx context.Context, rs *rawStmt, c *trendChunk, meter *progressMeter) error {
+func (s *trendScanner) scanRows(ctx context.Context, rs trendRows, c *trendChunk, meter *progressMeter) error {
 	rows, dst := &s.r.d.Rows, &s.r.d.Rows
 	// out of core, the rows go to the sink in blocks: row i is at i-base
 	// of the block; with min, max and mean streamed (statStream), blocks
@@ -319,7 +327,7 @@ func (s *trendScanner) scanRows(ctx context.Context, rs *rawStmt, c *trendChunk,
 }
 
 // keyInt reads an integer key column; integral REAL values are accepted.
-func (s *trendScanner) keyInt(rs *rawStmt, col int, name string, row int) (int64, error) {
+func (s *trendScanner) keyInt(rs trendRows, col int, name string, row int) (int64, error) {
 	v, ok, what := rs.colInt(col)
 	if ok {
 		return v, nil
@@ -328,7 +336,7 @@ func (s *trendScanner) keyInt(rs *rawStmt, col int, name string, row int) (int64
 }
 
 // keyInt32 is keyInt for columns stored as int32 (rank, step).
-func (s *trendScanner) keyInt32(rs *rawStmt, col int, name string, row int) (int32, error) {
+func (s *trendScanner) keyInt32(rs trendRows, col int, name string, row int) (int32, error) {
 	x, err := s.keyInt(rs, col, name, row)
 	if err != nil {
 		return 0, err
