@@ -72,6 +72,9 @@ func (b *csvRowBufs) put(r *csvResult) {
 	defer b.mu.Unlock()
 	if rows.Table == nil && rows.Rank != nil {
 		rows.Truncate(0)
+		// a file with micro steps made the column: the next file may have
+		// none (no column held for it, nor then for the merged rows)
+		rows.SetMicroColumn(nil)
 		rows.Lacks = [model.NumStats]bool{}
 		b.free = append(b.free, rows)
 	}

@@ -628,6 +628,9 @@ func (r *trendReader) readChunks(ctx context.Context, chunks []*trendChunk, p mo
 	if r.sink == nil {
 		r.stream.begin(rows, total, total) // min, max and mean to a file as read
 		rows.Resize(total)
+		if r.microMode {
+			rows.MakeMicro() // filled from several goroutines
+		}
 	}
 	if !d.HasStat[model.StatNorm] {
 		for i := range rows.Norm {

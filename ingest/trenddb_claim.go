@@ -48,6 +48,9 @@ func (r *trendReader) readClaimed(ctx context.Context, chunks []*trendChunk, tot
 	if r.sink == nil {
 		r.stream.begin(rows, total, total) // min, max and mean to a file as read
 		rows.Resize(total)
+		if r.microMode {
+			rows.MakeMicro() // placed from several goroutines
+		}
 	}
 	meter := newProgressMeter(p, r.path, "rows", int64(total))
 	meter.add(0)

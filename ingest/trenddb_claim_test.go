@@ -17,7 +17,7 @@ func sortedRows(d *model.MonitorData) []string {
 	var out []string
 	r := &d.Rows
 	for i := range r.Len() {
-		out = append(out, fmt.Sprintf("%d %d %d %s %s %v %v %v %v", r.RankOf(i), r.Step[i], r.Micro[i], d.Targets[r.TargetOf(i)].Name,
+		out = append(out, fmt.Sprintf("%d %d %d %s %s %v %v %v %v", r.RankOf(i), r.Step[i], r.MicroOf(i), d.Targets[r.TargetOf(i)].Name,
 			d.Metrics[r.MetricOf(i)], r.Value(model.StatNorm, i), r.Value(model.StatMin, i), r.Value(model.StatMax, i), r.Value(model.StatMean, i)))
 	}
 	slices.Sort(out)

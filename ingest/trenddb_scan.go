@@ -266,9 +266,7 @@ func (s *trendScanner) scanRows(ctx context.Context, rs *rawStmt, c *trendChunk,
 		rows.Target[li] = ti
 		rows.Metric[li] = mi
 		if microMode {
-			rows.Micro[li] = micro
-		} else {
-			rows.Micro[li] = model.NoMicro
+			rows.SetMicro(li, micro)
 		}
 		dropped := false
 		for k, st := range c.stats {
@@ -353,15 +351,16 @@ func (s *trendScanner) finish() {
 		// written without a micro_step column (grad_reduced): NoMicro.
 		var hasMicro [maxMetrics]bool
 		for i, m := range d.Rows.Metric {
-			if d.Rows.Micro[i] != 0 {
+			if d.Rows.MicroOf(i) != 0 {
 				hasMicro[m] = true
 			}
 		}
 		for i, m := range d.Rows.Metric {
 			if !hasMicro[m] {
-				d.Rows.Micro[i] = model.NoMicro
+				d.Rows.SetMicro(i, model.NoMicro)
 			}
 		}
+		d.Rows.DropConstantMicro() // no metric has micro steps
 	}
 	if s.unknownTarget > 0 {
 		list, more := idList(s.extraTargets)

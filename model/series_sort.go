@@ -97,8 +97,8 @@ func (r *Rows) SortSeriesWith(also func(dest, scratch []int32)) {
 	// permutation's cycles in place instead is ten times slower, one cache
 	// miss after another).
 	r.Step, i32 = scatter(r.Step, i32, dest), r.Step
-	if !constantInt(r.Micro) {
-		r.Micro, i32 = scatter(r.Micro, i32, dest), r.Micro
+	if r.micro != nil && !constantInt(r.micro) {
+		r.micro, i32 = scatter(r.micro, i32, dest), r.micro
 	}
 	for s := StatMin; s < NumStats; s++ {
 		if v := r.Stats[s]; len(v) == n && !constantFloat(v) {
