@@ -165,6 +165,9 @@ type trendReader struct {
 	workers int
 	d       *model.MonitorData
 	total   int // data rows at the state read, from COUNT(*)
+	// ranks is the rank range of the uncounted rank ranges (planGenB):
+	// rows read into them are keyed by series (readClaimed)
+	ranks struct{ lo, hi int64 }
 
 	// lookups filled by readMetrics / readTargets
 	metricOf  map[int64]int   // metric_id → index into d.Metrics
@@ -458,6 +461,7 @@ func (r *trendReader) planGenB(ctx context.Context, stats []model.Stat, counted 
 		}
 		if !counted {
 			// every rank in one range: its series never span ranges
+			r.ranks.lo, r.ranks.hi = lo.Int64, hi.Int64
 			return chunks, total, nil
 		}
 	} else {

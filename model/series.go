@@ -88,6 +88,10 @@ type Rows struct {
 	// Table is the series table of rows in series order (SortSeries), nil
 	// while rows carry their own rank, target and metric.
 	Table []Series
+	// key is each row's series key while a reader loads keyed rows
+	// (KeyBy, series_keyed.go): then Rank, Target and Metric are nil.
+	key   []int32
+	space *KeySpace
 	// Mapped says the columns are views of a spill file's mapping (package
 	// spill), not heap: min, max and mean once ingest moved them out of the
 	// heap, every column for rows loaded out of core. Whoever maps sets it
@@ -200,11 +204,16 @@ func grow[T any](s []T, n int) []T {
 func (r *Rows) Grow(n int) {
 	r.uncount()
 	r.expand()
-	r.Rank, r.Step, r.Target = grow(r.Rank, n), grow(r.Step, n), grow(r.Target, n)
+	if r.space != nil {
+		r.key = grow(r.key, n)
+	} else {
+		r.Rank, r.Target, r.Metric = grow(r.Rank, n), grow(r.Target, n), grow(r.Metric, n)
+	}
+	r.Step = grow(r.Step, n)
 	if r.micro != nil {
 		r.micro = grow(r.micro, n)
 	}
-	r.Metric, r.Norm = grow(r.Metric, n), grow(r.Norm, n)
+	r.Norm = grow(r.Norm, n)
 	for s := StatMin; s < NumStats; s++ {
 		if !r.Lacks[s] {
 			r.Stats[s] = grow(r.Stats[s], n)
@@ -224,6 +233,7 @@ func (r *Rows) Resize(n int) {
 func (r *Rows) Append(rank, step, micro, target int32, metric uint8, vals [NumStats]float64) {
 	r.uncount()
 	r.expand()
+	r.Unkey()
 	r.Rank = append(r.Rank, rank)
 	r.appendMicro(micro)
 	r.Step = append(r.Step, step)
@@ -255,9 +265,11 @@ func nanColumn(n, c int) []float32 {
 func (r *Rows) AppendRows(src *Rows, tmap []int32, mmap []uint8) {
 	r.uncount()
 	r.expand()
-	if src.Table != nil {
+	r.Unkey()
+	if src.Table != nil || src.space != nil {
 		c := *src
 		c.expand()
+		c.Unkey()
 		src = &c
 	}
 	r.appendMicros(src)
@@ -296,20 +308,25 @@ func (r *Rows) AppendRows(src *Rows, tmap []int32, mmap []uint8) {
 }
 
 // Place copies all rows of src over rows off… (src stores the same
-// statistics).
+// statistics; keyed rows take src's series keys, src must fit: Fits).
 func (r *Rows) Place(off int, src *Rows) {
 	r.uncount()
 	r.expand()
-	if src.Table != nil {
+	if src.Table != nil || src.space != nil {
 		c := *src
 		c.expand()
+		c.Unkey()
 		src = &c
 	}
-	copy(r.Rank[off:], src.Rank)
+	if r.space != nil {
+		r.placeKeys(off, src)
+	} else {
+		copy(r.Rank[off:], src.Rank)
+		copy(r.Target[off:], src.Target)
+		copy(r.Metric[off:], src.Metric)
+	}
 	copy(r.Step[off:], src.Step)
 	r.placeMicros(off, src)
-	copy(r.Target[off:], src.Target)
-	copy(r.Metric[off:], src.Metric)
 	copy(r.Norm[off:], src.Norm)
 	for s := StatMin; s < NumStats; s++ {
 		if !r.Lacks[s] {
@@ -322,7 +339,12 @@ func (r *Rows) Place(off int, src *Rows) {
 func (r *Rows) Move(dst, src int) {
 	r.uncount()
 	r.expand()
-	r.Rank[dst], r.Step[dst], r.Target[dst], r.Metric[dst] = r.Rank[src], r.Step[src], r.Target[src], r.Metric[src]
+	if r.space != nil {
+		r.key[dst] = r.key[src]
+	} else {
+		r.Rank[dst], r.Target[dst], r.Metric[dst] = r.Rank[src], r.Target[src], r.Metric[src]
+	}
+	r.Step[dst] = r.Step[src]
 	if r.micro != nil {
 		r.micro[dst] = r.micro[src]
 	}
@@ -338,7 +360,12 @@ func (r *Rows) Move(dst, src int) {
 func (r *Rows) Truncate(n int) {
 	r.uncount()
 	r.expand()
-	r.Rank, r.Step, r.Target, r.Metric = r.Rank[:n], r.Step[:n], r.Target[:n], r.Metric[:n]
+	if r.space != nil {
+		r.key = r.key[:n]
+	} else {
+		r.Rank, r.Target, r.Metric = r.Rank[:n], r.Target[:n], r.Metric[:n]
+	}
+	r.Step = r.Step[:n]
 	if r.micro != nil {
 		r.micro = r.micro[:n]
 	}
