@@ -222,7 +222,9 @@ func TestMemLimitOutOfCore(t *testing.T) {
 		f    model.Format
 	}{{db, model.FormatTrendDB}, {tree, model.FormatCSV}} {
 		_, peak := estimatedPeak(t, c.path, c.f)
-		limit := memlimit.BaseBytes + 12<<20
+		// above the out-of-core floor (base + 8 MiB), below the estimate
+		// (400,000 rows: ≈ 10 MB of trend.db rows, 16 MB of CSV rows)
+		limit := memlimit.BaseBytes + 9<<20
 		if peak <= int64(limit) {
 			t.Fatalf("%s: estimated peak %d does not exceed %d", c.path, peak, limit)
 		}
@@ -282,7 +284,9 @@ func TestMemLimitTUIOutOfCore(t *testing.T) {
 	}
 	spillDir := t.TempDir()
 	t.Setenv("SPIKESCOPE_SPILL_DIR", spillDir)
-	p := startPTYTUI(t, db, "--mem-limit", sizeArg(memlimit.BaseBytes+12<<20))
+	// above the out-of-core floor (base + 8 MiB), below the rows' estimate
+	// (400,000 × TrendDBPeakBytesPerRow ≈ 10 MB)
+	p := startPTYTUI(t, db, "--mem-limit", sizeArg(memlimit.BaseBytes+9<<20))
 	notice := p.waitFor(0, "reading through a temporary file in "+spillDir)
 	at := p.waitFor(notice, altScreenOn)
 	p.waitFor(at, "Phase 1")

@@ -316,7 +316,7 @@ func TestMonitorMatchesTrendDB(t *testing.T) {
 		}
 		r := &md.Rows
 		if int(r.RankOf(i)) != rank || int(r.Step[i]) != step || md.Targets[r.TargetOf(i)].Name != target ||
-			md.Metrics[r.MetricOf(i)] != metric || r.Micro[i] != model.NoMicro {
+			md.Metrics[r.MetricOf(i)] != metric || r.MicroOf(i) != model.NoMicro {
 			t.Fatalf("row %d: monitor (%d,%d,%s,%s) vs db (%d,%d,%s,%s)", i, r.RankOf(i), r.Step[i],
 				md.Targets[r.TargetOf(i)].Name, md.Metrics[r.MetricOf(i)], rank, step, target, metric)
 		}
@@ -547,7 +547,7 @@ func rowSet(md *model.MonitorData) []string {
 	out := make([]string, md.Rows.Len())
 	r := &md.Rows
 	for i := range out {
-		out[i] = fmt.Sprint(r.RankOf(i), r.Step[i], r.Micro[i], md.Targets[r.TargetOf(i)].Name, md.Metrics[r.MetricOf(i)],
+		out[i] = fmt.Sprint(r.RankOf(i), r.Step[i], r.MicroOf(i), md.Targets[r.TargetOf(i)].Name, md.Metrics[r.MetricOf(i)],
 			r.Value(0, i), r.Value(1, i), r.Value(2, i), r.Value(3, i))
 	}
 	sort.Strings(out)
@@ -595,8 +595,8 @@ func TestDemoLoadsLikeMonitor(t *testing.T) {
 	r := &csv.Rows
 	for i := 0; i < r.Len(); i++ {
 		step := int(r.Step[i]) * demoCfg.Window
-		if r.Micro[i] != model.NoMicro {
-			step += int(r.Micro[i])
+		if r.MicroOf(i) != model.NoMicro {
+			step += int(r.MicroOf(i))
 		}
 		v := [4]float64{}
 		for s := range v {

@@ -217,7 +217,7 @@ func gradNormFinal(d *model.MonitorData, mi int, optOf func(int32) int, window [
 				}
 				tp[run.Target] = p
 			}
-			micro := r.Micro[i]
+			micro := r.MicroOf(i)
 			if micro == model.NoMicro && t.MicroStep > 0 {
 				micro = int32(t.MicroStep)
 			}

@@ -143,7 +143,7 @@ func dumpCallCount(d *model.MonitorData, metric int) int {
 		if int(run.Metric) != metric {
 			continue
 		}
-		for _, m := range r.Micro[run.Lo:run.Hi] {
+		for _, m := range r.Micros(run.Lo, run.Hi) {
 			if m != model.NoMicro {
 				w = max(w, int(m)+1)
 			}
@@ -171,7 +171,7 @@ func finalMicroOnly(ix *seriesIndex) bool {
 	any := false
 	for _, g := range ix.groups {
 		for k := int(g.Lo); k < int(g.Hi); k++ {
-			m := ix.micro[k]
+			m := ix.microAt(k)
 			if m == model.NoMicro {
 				continue
 			}

@@ -332,7 +332,7 @@ func (c *p1) anomaly(i int32) model.Anomaly {
 		Min: statOr(c.d, r, model.StatMin, i), Max: statOr(c.d, r, model.StatMax, i), Mean: statOr(c.d, r, model.StatMean, i),
 	}
 	if c.kind == kindMicro {
-		o, ms := c.m.mapStep(r.Step[i], r.Micro[i])
+		o, ms := c.m.mapStep(r.Step[i], r.MicroOf(int(i)))
 		a.OptimizerStep = model.IntPtr(o)
 		c.num.setMicro(&a, rank, r.Step[i], ms)
 	}

@@ -54,7 +54,7 @@ func dumpCallMicroSteps(c *p1, metric int, as []model.Anomaly) model.Reason {
 		norms, incs, deltas = norms[:0], incs[:0], deltas[:0]
 		ok := true
 		for k := int(g.Lo); k < int(g.Hi); k++ {
-			if int(ix.micro[k]) != k-int(g.Lo) {
+			if int(ix.microAt(k)) != k-int(g.Lo) {
 				ok = false // a call missing: positions cannot be lined up
 				break
 			}

@@ -180,7 +180,7 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 			}
 		}
 		for k := int(g.Lo); k < int(g.Hi); k++ {
-			o, ms := c.m.mapStep(ix.step[k], ix.micro[k])
+			o, ms := c.m.mapStep(ix.step[k], ix.microAt(k))
 			if k == int(g.Lo) || o != curOpt {
 				closeCurve()
 				curOpt, start = o, len(s.inc)

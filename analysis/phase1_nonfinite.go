@@ -69,10 +69,10 @@ func nonFiniteCandidates(c *p1) (found []model.Anomaly, said model.Reason) {
 // group g.
 func (c *p1) curveFinal(g seriesGroup, pos int) float64 {
 	ix := c.ix
-	o, _ := c.m.mapStep(ix.step[pos], ix.micro[pos])
+	o, _ := c.m.mapStep(ix.step[pos], ix.microAt(pos))
 	v := math.NaN()
 	for k := int(g.Lo); k < int(g.Hi); k++ {
-		if ok, _ := c.m.mapStep(ix.step[k], ix.micro[k]); ok == o {
+		if ok, _ := c.m.mapStep(ix.step[k], ix.microAt(k)); ok == o {
 			v = ix.norm[k]
 		}
 	}

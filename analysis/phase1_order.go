@@ -179,13 +179,13 @@ func (c *p1) finalNorms(t, k int) map[string]model.Float {
 		lo := int(g.Lo)
 		// optimizer steps are non-decreasing along a series
 		hi := lo + sort.Search(int(g.Hi)-lo, func(j int) bool {
-			o, _ := c.m.mapStep(ix.step[lo+j], ix.micro[lo+j])
+			o, _ := c.m.mapStep(ix.step[lo+j], ix.microAt(lo+j))
 			return o > k
 		})
 		if hi == lo {
 			continue
 		}
-		if o, _ := c.m.mapStep(ix.step[hi-1], ix.micro[hi-1]); o == k {
+		if o, _ := c.m.mapStep(ix.step[hi-1], ix.microAt(hi-1)); o == k {
 			out[strconv.Itoa(int(g.Rank))] = model.Float(ix.norm[hi-1])
 		}
 	}

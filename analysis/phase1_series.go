@@ -26,7 +26,7 @@ type seriesIndex struct {
 	order  []int32 // row indexes in series order; nil: rows base+p (a view)
 	base   int32
 	step   []int32 // aligned with order
-	micro  []int32
+	micro  []int32 // nil: no row has a micro step (read with microAt)
 	norm   []float64
 	groups []seriesGroup
 	// targetFirst[t] is the first group of target t (len = #targets + 1).
@@ -82,7 +82,7 @@ func buildSeriesIndexOf(d *model.MonitorData, metric, filter int) *seriesIndex {
 	for _, run := range runs {
 		rk := run.Rank
 		for i := run.Lo; i < run.Hi; i++ {
-			if !keepRow(filter, r.Micro[i]) {
+			if !keepRow(filter, r.MicroOf(i)) {
 				continue
 			}
 			st := int(r.Step[i])
@@ -107,7 +107,9 @@ func buildSeriesIndexOf(d *model.MonitorData, metric, filter int) *seriesIndex {
 	}
 	ix.order = make([]int32, cnt)
 	ix.step = make([]int32, cnt)
-	ix.micro = make([]int32, cnt)
+	if r.HasMicro() {
+		ix.micro = make([]int32, cnt)
+	}
 	ix.norm = make([]float64, cnt)
 	norm := r.Norm
 	rankSpan := int(maxR-minR) + 1
@@ -117,7 +119,7 @@ func buildSeriesIndexOf(d *model.MonitorData, metric, filter int) *seriesIndex {
 		for _, run := range runs {
 			k := int(run.Target)*rankSpan + int(run.Rank-minR) + 1
 			for i := run.Lo; i < run.Hi; i++ {
-				if keepRow(filter, r.Micro[i]) {
+				if keepRow(filter, r.MicroOf(i)) {
 					next[k]++
 				}
 			}
@@ -133,10 +135,13 @@ func buildSeriesIndexOf(d *model.MonitorData, metric, filter int) *seriesIndex {
 		for _, run := range runs {
 			k := int(run.Target)*rankSpan + int(run.Rank-minR)
 			for i := run.Lo; i < run.Hi; i++ {
-				if keepRow(filter, r.Micro[i]) {
+				if keepRow(filter, r.MicroOf(i)) {
 					p := next[k]
 					next[k]++
-					ix.order[p], ix.step[p], ix.micro[p], ix.norm[p] = int32(i), r.Step[i], r.Micro[i], norm[i]
+					ix.order[p], ix.step[p], ix.norm[p] = int32(i), r.Step[i], norm[i]
+					if ix.micro != nil {
+						ix.micro[p] = r.MicroOf(i)
+					}
 				}
 			}
 		}
@@ -152,8 +157,11 @@ func buildSeriesIndexOf(d *model.MonitorData, metric, filter int) *seriesIndex {
 		for k, run := range runs {
 			lo := j
 			for i := run.Lo; i < run.Hi; i++ {
-				if keepRow(filter, r.Micro[i]) {
-					ix.order[j], ix.step[j], ix.micro[j], ix.norm[j] = int32(i), r.Step[i], r.Micro[i], norm[i]
+				if keepRow(filter, r.MicroOf(i)) {
+					ix.order[j], ix.step[j], ix.norm[j] = int32(i), r.Step[i], norm[i]
+					if ix.micro != nil {
+						ix.micro[j] = r.MicroOf(i)
+					}
 					j++
 				}
 			}
@@ -207,17 +215,20 @@ func (ix *seriesIndex) viewOf(r *model.Rows, runs []model.Run, filter, cnt int) 
 			same = prev.Target == run.Target && prev.Rank == run.Rank
 		}
 		for i := run.Lo; i < run.Hi; i++ {
-			if !keepRow(filter, r.Micro[i]) {
+			if !keepRow(filter, r.MicroOf(i)) {
 				return false
 			}
-			if (i > run.Lo || same) && (r.Step[i-1] > r.Step[i] || r.Step[i-1] == r.Step[i] && r.Micro[i-1] > r.Micro[i]) {
+			if (i > run.Lo || same) && (r.Step[i-1] > r.Step[i] || r.Step[i-1] == r.Step[i] && r.MicroOf(i-1) > r.MicroOf(i)) {
 				return false
 			}
 		}
 	}
 	runs = view
 	ix.base = int32(lo)
-	ix.step, ix.micro, ix.norm = r.Step[lo:hi], r.Micro[lo:hi], r.Norm[lo:hi]
+	ix.step, ix.norm = r.Step[lo:hi], r.Norm[lo:hi]
+	if r.HasMicro() {
+		ix.micro = r.Micros(lo, hi)
+	}
 	for _, run := range runs {
 		g := len(ix.groups) - 1
 		if g >= 0 && ix.groups[g].Target == run.Target && ix.groups[g].Rank == run.Rank {
@@ -227,6 +238,14 @@ func (ix *seriesIndex) viewOf(r *model.Rows, runs []model.Run, filter, cnt int) 
 		ix.groups = append(ix.groups, seriesGroup{Target: run.Target, Rank: run.Rank, Lo: int32(run.Lo - lo), Hi: int32(run.Hi - lo)})
 	}
 	return true
+}
+
+// microAt is the micro step at series position p.
+func (ix *seriesIndex) microAt(p int) int32 {
+	if ix.micro == nil {
+		return model.NoMicro
+	}
+	return ix.micro[p]
 }
 
 // row is the row index of series position p.
@@ -262,7 +281,7 @@ func (ix *seriesIndex) sortGroup(g seriesGroup) {
 	lo, hi := int(g.Lo), int(g.Hi)
 	sorted := true
 	for k := lo + 1; k < hi; k++ {
-		if ix.step[k-1] > ix.step[k] || (ix.step[k-1] == ix.step[k] && ix.micro[k-1] > ix.micro[k]) {
+		if ix.step[k-1] > ix.step[k] || (ix.step[k-1] == ix.step[k] && ix.microAt(k-1) > ix.microAt(k)) {
 			sorted = false
 			break
 		}
@@ -276,7 +295,7 @@ func (ix *seriesIndex) sortGroup(g seriesGroup) {
 	}
 	items := make([]item, hi-lo)
 	for k := range items {
-		items[k] = item{ix.order[lo+k], ix.step[lo+k], ix.micro[lo+k], ix.norm[lo+k]}
+		items[k] = item{ix.order[lo+k], ix.step[lo+k], ix.microAt(lo + k), ix.norm[lo+k]}
 	}
 	slices.SortStableFunc(items, func(a, b item) int {
 		if c := cmp.Compare(a.s, b.s); c != 0 {
@@ -285,7 +304,10 @@ func (ix *seriesIndex) sortGroup(g seriesGroup) {
 		return cmp.Compare(a.m, b.m)
 	})
 	for k, it := range items {
-		ix.order[lo+k], ix.step[lo+k], ix.micro[lo+k], ix.norm[lo+k] = it.o, it.s, it.m, it.n
+		ix.order[lo+k], ix.step[lo+k], ix.norm[lo+k] = it.o, it.s, it.n
+		if ix.micro != nil {
+			ix.micro[lo+k] = it.m
+		}
 	}
 }
 

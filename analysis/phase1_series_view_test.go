@@ -65,7 +65,9 @@ func TestSeriesIndexCompactCopies(t *testing.T) {
 		r := &sorted.Rows
 		for run := range r.Runs() {
 			slices.Reverse(r.Step[run.Lo:run.Hi])
-			slices.Reverse(r.Micro[run.Lo:run.Hi])
+			if r.HasMicro() {
+				slices.Reverse(r.MicroColumn()[run.Lo:run.Hi])
+			}
 			slices.Reverse(r.Norm[run.Lo:run.Hi])
 			for s := model.StatMin; s < model.NumStats; s++ {
 				if len(r.Stats[s]) == r.Len() {

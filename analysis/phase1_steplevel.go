@@ -29,7 +29,7 @@ func stepLevelSpikes(c *p1) (s p1said) {
 		// each value relative to its step's common level (stepLevelFactors)
 		ts = ts[:0]
 		for k := lo; k < hi; k++ {
-			o, _ := c.m.mapStep(c.ix.step[k], c.ix.micro[k])
+			o, _ := c.m.mapStep(c.ix.step[k], c.ix.microAt(k))
 			ts = append(ts, int32(o))
 		}
 		var nj int

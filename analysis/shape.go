@@ -98,7 +98,7 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 	kind := kindStep
 	explicit := false
 	if d.ExplicitMicro {
-		for _, m := range ix.micro {
+		for _, m := range ix.micro { // nil: no row has a micro step
 			if m != model.NoMicro {
 				explicit = true
 				break
@@ -113,8 +113,8 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 		m = stepMapper{Explicit: true}
 		kind = kindMicro
 		maxMs := -1
-		for k := range ix.micro {
-			_, ms := m.mapStep(ix.step[k], ix.micro[k])
+		for k := range ix.step {
+			_, ms := m.mapStep(ix.step[k], ix.microAt(k))
 			maxMs = max(maxMs, ms)
 		}
 		sa.AccumulationWindow = maxMs + 1
@@ -151,8 +151,8 @@ func runShape(d *model.MonitorData, ix *seriesIndex, metric int, opt Phase1Optio
 			}
 		}
 		if m.Explicit {
-			for k := range ix.micro {
-				_, ms := m.mapStep(ix.step[k], ix.micro[k])
+			for k := range ix.step {
+				_, ms := m.mapStep(ix.step[k], ix.microAt(k))
 				maxMs = max(maxMs, ms)
 			}
 		}

@@ -143,10 +143,10 @@ func monitorFinalNorms(d *model.MonitorData, p1 *model.Phase1Result, rank int) m
 				continue
 			}
 			k := key{optOf(r.Step[i]), int(run.Target)}
-			if l, seen := lastOf[k]; seen && (l.step > r.Step[i] || l.step == r.Step[i] && l.micro >= r.Micro[i]) {
+			if l, seen := lastOf[k]; seen && (l.step > r.Step[i] || l.step == r.Step[i] && l.micro >= r.MicroOf(i)) {
 				continue
 			}
-			lastOf[k] = last{r.Step[i], r.Micro[i], v}
+			lastOf[k] = last{r.Step[i], r.MicroOf(i), v}
 		}
 	}
 	keys := make([]key, 0, len(lastOf))

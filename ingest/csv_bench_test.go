@@ -210,8 +210,8 @@ func TestWriteMonitorCSVTreeShape(t *testing.T) {
 		switch d.Metrics[d.Rows.MetricOf(i)] {
 		case "grad_unreduced":
 			un++
-			if d.Rows.Micro[i] < 0 || d.Rows.Step[i] > 1 {
-				t.Fatalf("unreduced row %d step %d micro %d", i, d.Rows.Step[i], d.Rows.Micro[i])
+			if d.Rows.MicroOf(i) < 0 || d.Rows.Step[i] > 1 {
+				t.Fatalf("unreduced row %d step %d micro %d", i, d.Rows.Step[i], d.Rows.MicroOf(i))
 			}
 		case "grad_reduced":
 			red++

@@ -48,7 +48,7 @@ func FuzzCSV(f *testing.F) {
 		}
 		r := &res.rows
 		n := r.Len()
-		if len(r.Step) != n || len(r.Micro) != n || len(r.Target) != n || len(r.Metric) != n {
+		if len(r.Step) != n || r.HasMicro() && len(r.MicroColumn()) != n || len(r.Target) != n || len(r.Metric) != n {
 			t.Fatal("ragged columns")
 		}
 		for s := model.StatMin; s < model.NumStats; s++ {

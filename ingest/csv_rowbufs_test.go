@@ -11,7 +11,7 @@ import (
 
 // rowsBytes is the memory the columns of r hold (their capacity).
 func rowsBytes(r *model.Rows) int {
-	n := 4*(cap(r.Rank)+cap(r.Step)+cap(r.Micro)+cap(r.Target)) + cap(r.Metric) + 8*cap(r.Norm)
+	n := 4*(cap(r.Rank)+cap(r.Step)+cap(r.MicroColumn())+cap(r.Target)) + cap(r.Metric) + 8*cap(r.Norm)
 	for _, c := range r.Stats {
 		n += 4 * cap(c)
 	}

@@ -43,7 +43,7 @@ func TestCSVResumedRunSupersedesOverlap(t *testing.T) {
 	}
 	got := map[string]float64{}
 	for i := range d.Rows.Len() {
-		k := fmt.Sprintf("r%d %s s%d m%d", d.Rows.RankOf(i), d.Metrics[d.Rows.MetricOf(i)], d.Rows.Step[i], d.Rows.Micro[i])
+		k := fmt.Sprintf("r%d %s s%d m%d", d.Rows.RankOf(i), d.Metrics[d.Rows.MetricOf(i)], d.Rows.Step[i], d.Rows.MicroOf(i))
 		if _, dup := got[k]; dup {
 			t.Errorf("two rows at %s", k)
 		}

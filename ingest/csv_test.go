@@ -16,7 +16,7 @@ func rowWithMicro(t *testing.T, d *model.MonitorData, rank, step, micro int32, t
 	t.Helper()
 	mi := d.MetricIndex(metric)
 	for i := range d.Rows.Len() {
-		if d.Rows.RankOf(i) == rank && d.Rows.Step[i] == step && d.Rows.Micro[i] == micro &&
+		if d.Rows.RankOf(i) == rank && d.Rows.Step[i] == step && d.Rows.MicroOf(i) == micro &&
 			int(d.Rows.MetricOf(i)) == mi && d.Targets[d.Rows.TargetOf(i)].Name == target {
 			return i
 		}
@@ -218,8 +218,11 @@ func TestCSVIntegralFloatSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Rows.Step[0] != 3 || d.ExplicitMicro || d.Rows.Micro[0] != model.NoMicro || d.HasStat[model.StatMin] {
-		t.Errorf("step %d explicit %v micro %d hasMin %v", d.Rows.Step[0], d.ExplicitMicro, d.Rows.Micro[0], d.HasStat[model.StatMin])
+	if d.Rows.Step[0] != 3 || d.ExplicitMicro || d.Rows.MicroOf(0) != model.NoMicro || d.HasStat[model.StatMin] {
+		t.Errorf("step %d explicit %v micro %d hasMin %v", d.Rows.Step[0], d.ExplicitMicro, d.Rows.MicroOf(0), d.HasStat[model.StatMin])
+	}
+	if d.Rows.HasMicro() {
+		t.Error("a micro-step column is held for a CSV without micro_step")
 	}
 }
 

@@ -21,7 +21,7 @@ func monitorRowSet(d *model.MonitorData) []string {
 	out := make([]string, 0, d.Rows.Len())
 	for i := range d.Rows.Len() {
 		tg := d.Targets[d.Rows.TargetOf(i)]
-		s := fmt.Sprintf("%d/%d/%d/%s/%d/%s", d.Rows.RankOf(i), d.Rows.Step[i], d.Rows.Micro[i], tg.Name, tg.VPPStage, d.Metrics[d.Rows.MetricOf(i)])
+		s := fmt.Sprintf("%d/%d/%d/%s/%d/%s", d.Rows.RankOf(i), d.Rows.Step[i], d.Rows.MicroOf(i), tg.Name, tg.VPPStage, d.Metrics[d.Rows.MetricOf(i)])
 		for st := model.Stat(0); st < model.NumStats; st++ {
 			v := d.Rows.Value(st, i)
 			if math.IsNaN(v) {

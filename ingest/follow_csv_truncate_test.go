@@ -19,7 +19,7 @@ func rowSet(d *model.MonitorData) []string {
 	out := make([]string, d.Rows.Len())
 	for i := range out {
 		r := &d.Rows
-		out[i] = fmt.Sprintf("%d %d %d %s %s %v %v %v %v", r.Rank[i], r.Step[i], r.Micro[i], d.Targets[r.Target[i]].Name, d.Metrics[r.Metric[i]],
+		out[i] = fmt.Sprintf("%d %d %d %s %s %v %v %v %v", r.Rank[i], r.Step[i], r.MicroOf(i), d.Targets[r.Target[i]].Name, d.Metrics[r.Metric[i]],
 			r.Value(model.StatNorm, i), r.Value(model.StatMin, i), r.Value(model.StatMax, i), r.Value(model.StatMean, i))
 	}
 	slices.Sort(out)

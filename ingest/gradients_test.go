@@ -31,8 +31,8 @@ func TestGradientsQuickStart(t *testing.T) {
 	vals := map[[3]int]float64{} // (step, rank, target) → norm
 	r := &md.Rows
 	for i := 0; i < r.Len(); i++ {
-		if r.Micro[i] != model.NoMicro || r.MetricOf(i) != 0 || r.RankOf(i) != 0 {
-			t.Fatalf("row %d micro %d metric %d rank %d", i, r.Micro[i], r.MetricOf(i), r.RankOf(i))
+		if r.MicroOf(i) != model.NoMicro || r.MetricOf(i) != 0 || r.RankOf(i) != 0 {
+			t.Fatalf("row %d micro %d metric %d rank %d", i, r.MicroOf(i), r.MetricOf(i), r.RankOf(i))
 		}
 		vals[[3]int{int(r.Step[i]), 0, int(r.TargetOf(i))}] = r.Value(model.StatNorm, i)
 	}
@@ -88,13 +88,13 @@ func TestGradientsAccumulation(t *testing.T) {
 	wantMicro := []int32{0, 1, 2, model.NoMicro}
 	wantNorm := []float64{10.5, 20.5, 30.5, 30.5}
 	for i := 0; i < 4; i++ {
-		if r.Step[i] != 3 || r.RankOf(i) != 0 || r.TargetOf(i) != 0 || r.Micro[i] != wantMicro[i] || r.Value(model.StatNorm, i) != wantNorm[i] {
-			t.Errorf("row %d: step %d rank %d target %d micro %d norm %v", i, r.Step[i], r.RankOf(i), r.TargetOf(i), r.Micro[i], r.Value(model.StatNorm, i))
+		if r.Step[i] != 3 || r.RankOf(i) != 0 || r.TargetOf(i) != 0 || r.MicroOf(i) != wantMicro[i] || r.Value(model.StatNorm, i) != wantNorm[i] {
+			t.Errorf("row %d: step %d rank %d target %d micro %d norm %v", i, r.Step[i], r.RankOf(i), r.TargetOf(i), r.MicroOf(i), r.Value(model.StatNorm, i))
 		}
 	}
 	last := r.Len() - 1 // step4 rank1 fc2: last call NaN
-	if r.Step[last] != 4 || r.RankOf(last) != 1 || r.TargetOf(last) != 1 || r.Micro[last] != model.NoMicro || !math.IsNaN(r.Value(model.StatNorm, last)) {
-		t.Errorf("last row step %d rank %d target %d micro %d norm %v", r.Step[last], r.RankOf(last), r.TargetOf(last), r.Micro[last], r.Value(model.StatNorm, last))
+	if r.Step[last] != 4 || r.RankOf(last) != 1 || r.TargetOf(last) != 1 || r.MicroOf(last) != model.NoMicro || !math.IsNaN(r.Value(model.StatNorm, last)) {
+		t.Errorf("last row step %d rank %d target %d micro %d norm %v", r.Step[last], r.RankOf(last), r.TargetOf(last), r.MicroOf(last), r.Value(model.StatNorm, last))
 	}
 
 	// Unequal call counts: only the step rows, with a warning.

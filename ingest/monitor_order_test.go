@@ -31,8 +31,8 @@ func TestLoadMonitorSeriesOrder(t *testing.T) {
 			t.Fatalf("%s: %d rows, the reader %d", p, r.Len(), raw.Rows.Len())
 		}
 		for i := 1; i < r.Len(); i++ {
-			a := []int64{int64(r.MetricOf(i - 1)), int64(r.TargetOf(i - 1)), int64(r.RankOf(i - 1)), int64(r.Step[i-1]), int64(r.Micro[i-1])}
-			b := []int64{int64(r.MetricOf(i)), int64(r.TargetOf(i)), int64(r.RankOf(i)), int64(r.Step[i]), int64(r.Micro[i])}
+			a := []int64{int64(r.MetricOf(i - 1)), int64(r.TargetOf(i - 1)), int64(r.RankOf(i - 1)), int64(r.Step[i-1]), int64(r.MicroOf(i - 1))}
+			b := []int64{int64(r.MetricOf(i)), int64(r.TargetOf(i)), int64(r.RankOf(i)), int64(r.Step[i]), int64(r.MicroOf(i))}
 			if slices.Compare(a, b) > 0 {
 				t.Fatalf("%s: row %d %v comes before row %d %v", filepath.Base(p), i-1, a, i, b)
 			}
@@ -40,7 +40,7 @@ func TestLoadMonitorSeriesOrder(t *testing.T) {
 		rowsOf := func(d *model.MonitorData) []string {
 			var out []string
 			for i := range d.Rows.Len() {
-				out = append(out, fmt.Sprintf("%d %d %d %s %s %v %v %v %v", d.Rows.RankOf(i), d.Rows.Step[i], d.Rows.Micro[i],
+				out = append(out, fmt.Sprintf("%d %d %d %s %s %v %v %v %v", d.Rows.RankOf(i), d.Rows.Step[i], d.Rows.MicroOf(i),
 					d.Targets[d.Rows.TargetOf(i)].Name, d.Metrics[d.Rows.MetricOf(i)],
 					d.Rows.Value(model.StatNorm, i), d.Rows.Value(model.StatMin, i), d.Rows.Value(model.StatMax, i), d.Rows.Value(model.StatMean, i)))
 			}

@@ -17,7 +17,8 @@ func TestOutOfCoreBucketWithinHeapBytes(t *testing.T) {
 		r.Append(int32(i%50), 1, model.NoMicro, int32(i/50), 0, [model.NumStats]float64{float64(i), 1, 2, 3})
 	}
 	want := r
-	want.Rank, want.Step, want.Micro, want.Target, want.Metric = append([]int32(nil), r.Rank...), append([]int32(nil), r.Step...), append([]int32(nil), r.Micro...), append([]int32(nil), r.Target...), append([]uint8(nil), r.Metric...)
+	want.Rank, want.Step, want.Target, want.Metric = append([]int32(nil), r.Rank...), append([]int32(nil), r.Step...), append([]int32(nil), r.Target...), append([]uint8(nil), r.Metric...)
+	want.SetMicroColumn(append([]int32(nil), r.MicroColumn()...))
 	want.Norm = append([]float64(nil), r.Norm...)
 	for st := range r.Stats {
 		want.Stats[st] = append([]float32(nil), r.Stats[st]...)

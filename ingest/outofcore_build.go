@@ -211,7 +211,8 @@ func (s *rowSink) build(ctx context.Context, d *model.MonitorData) (sinkBuilt, e
 			return out, s.spillErr(err)
 		}
 	}
-	rows.Step, rows.Micro, rows.Norm = maps[0].Int32s(cols[0].ref), maps[1].Int32s(cols[1].ref), maps[2].Float64s(cols[2].ref)
+	rows.Step, rows.Norm = maps[0].Int32s(cols[0].ref), maps[2].Float64s(cols[2].ref)
+	rows.SetMicroColumn(maps[1].Int32s(cols[1].ref))
 	for st := model.StatMin; st < model.NumStats; st++ {
 		if store[st] {
 			rows.Stats[st], rows.Lacks[st] = maps[2+st].Float32s(cols[2+st].ref), false

@@ -219,9 +219,10 @@ func (s *rowSink) put(order int64, r *model.Rows, lo, hi int, tmap []int32, mmap
 		s.counts[id]++
 		s.sid = append(s.sid, id)
 		s.step = append(s.step, r.Step[i])
-		s.micro = append(s.micro, r.Micro[i])
+		micro := r.MicroOf(i)
+		s.micro = append(s.micro, micro)
 		s.norm = append(s.norm, r.Norm[i])
-		if r.Micro[i] != 0 {
+		if micro != 0 {
 			s.hasMicro[m] = true
 		}
 		if folder >= 0 {

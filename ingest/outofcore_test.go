@@ -21,7 +21,7 @@ func rowsDump(r *model.Rows) []string {
 	var out []string
 	for run := range r.Runs() {
 		for i := run.Lo; i < run.Hi; i++ {
-			s := fmt.Sprintf("m%d t%d r%d s%d u%d n%x", run.Metric, run.Target, run.Rank, r.Step[i], r.Micro[i], math.Float64bits(r.Norm[i]))
+			s := fmt.Sprintf("m%d t%d r%d s%d u%d n%x", run.Metric, run.Target, run.Rank, r.Step[i], r.MicroOf(i), math.Float64bits(r.Norm[i]))
 			for st := model.StatMin; st < model.NumStats; st++ {
 				v := r.Value(st, i)
 				if math.IsNaN(v) {
@@ -98,7 +98,7 @@ func sinkSorted(t *testing.T, rng *rand.Rand, r *model.Rows, d *model.MonitorDat
 			for st := range v {
 				v[st] = r.Value(model.Stat(st), i)
 			}
-			b.Append(r.Rank[i], r.Step[i], r.Micro[i], r.Target[i], r.Metric[i], v)
+			b.Append(r.Rank[i], r.Step[i], r.MicroOf(i), r.Target[i], r.Metric[i], v)
 		}
 		if err := s.add(int64(p.lo), &b, nil, nil, -1); err != nil {
 			t.Fatal(err)
@@ -127,7 +127,8 @@ func TestOutOfCoreSortMatchesSortSeries(t *testing.T) {
 				want.Targets[i].Name = fmt.Sprint("w", i)
 			}
 			want.Rows.Rank = append([]int32(nil), src.Rank...) // dropDuplicateRows writes the target column
-			want.Rows.Step, want.Rows.Micro = append([]int32(nil), src.Step...), append([]int32(nil), src.Micro...)
+			want.Rows.Step = append([]int32(nil), src.Step...)
+			want.Rows.SetMicroColumn(append([]int32(nil), src.MicroColumn()...))
 			want.Rows.Target, want.Rows.Metric = append([]int32(nil), src.Target...), append([]uint8(nil), src.Metric...)
 			want.Rows.Norm = append([]float64(nil), src.Norm...)
 			for st := range src.Stats {

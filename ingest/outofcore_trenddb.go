@@ -12,6 +12,7 @@ func (r *trendReader) settleRows(ctx context.Context, unique bool) error {
 			if err := r.stream.back(&r.d.Rows); err != nil { // rows are dropped: on heap columns
 				return err
 			}
+			r.d.Rows.Unkey() // row by row
 			dropDuplicateRows(r.d)
 		}
 		return nil

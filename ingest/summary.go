@@ -169,7 +169,7 @@ func SummariseMonitor(d *model.MonitorData, stages StageFunc) *MonitorReport {
 				steps.add(int(st))
 				lastStep = st
 			}
-			if m := d.Rows.Micro[i]; m != model.NoMicro {
+			if m := d.Rows.MicroOf(i); m != model.NoMicro {
 				micros.add(int(m) + base) // as the input numbers it
 			}
 			if int(mi) < len(metrics) {

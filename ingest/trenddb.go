@@ -166,6 +166,9 @@ type trendReader struct {
 	workers int
 	d       *model.MonitorData
 	total   int // data rows at the state read, from COUNT(*)
+	// ranks is the rank range of the uncounted rank ranges (planGenB):
+	// rows read into them are keyed by series (readClaimed)
+	ranks struct{ lo, hi int64 }
 
 	// lookups filled by readMetrics / readTargets
 	metricOf  map[int64]int   // metric_id → index into d.Metrics
@@ -479,6 +482,7 @@ func (r *trendReader) planGenB(ctx context.Context, stats []model.Stat, counted 
 		}
 		if !counted {
 			// every rank in one range: its series never span ranges
+			r.ranks.lo, r.ranks.hi = lo.Int64, hi.Int64
 			return chunks, total, nil
 		}
 	} else {
@@ -691,6 +695,9 @@ func (r *trendReader) readChunks(ctx context.Context, chunks []*trendChunk, p mo
 	if r.sink == nil {
 		r.stream.begin(rows, total, total) // min, max and mean to a file as read
 		rows.Resize(total)
+		if r.microMode {
+			rows.MakeMicro() // filled from several goroutines
+		}
 	}
 	if !d.HasStat[model.StatNorm] {
 		for i := range rows.Norm {

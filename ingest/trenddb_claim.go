@@ -48,7 +48,16 @@ func (r *trendReader) readClaimed(ctx context.Context, chunks []*trendChunk, tot
 	sc.blockLacks = rows.Lacks
 	if r.sink == nil {
 		r.stream.begin(rows, total, total) // min, max and mean to a file as read
+		if r.stream != nil && r.stream.want && r.ranks.hi-r.ranks.lo < math.MaxInt32 {
+			// a load sorted into series order afterwards (LoadMonitor):
+			// each row holds its series key, not rank, target and metric
+			// (a row outside the space needs the counted read)
+			rows.KeyBy(model.KeySpace{MinRank: int32(r.ranks.lo), Ranks: int(r.ranks.hi - r.ranks.lo + 1), Targets: nT, Metrics: nM}, total)
+		}
 		rows.Resize(total)
+		if r.microMode {
+			rows.MakeMicro() // placed from several goroutines
+		}
 	}
 	meter := newProgressMeter(p, r.path, "rows", int64(total))
 	meter.add(0)
@@ -165,6 +174,9 @@ func (s *trendScanner) scanClaimed(ctx context.Context, st trendRows, c *trendCh
 		off := cursor.Add(int64(k)) - int64(k)
 		if off+int64(k) > int64(total) {
 			return errNotClean // more rows than counted: the database changed
+		}
+		if !rows.Fits(&block) {
+			return errNotClean // a target or metric id outside the tables
 		}
 		if sink := s.r.sink; sink != nil {
 			if err := sink.add(off, &block, nil, nil, -1); err != nil {

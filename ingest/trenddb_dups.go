@@ -47,7 +47,7 @@ func dropDuplicateRows(d *model.MonitorData) {
 	var n int
 	var first model.TrendDuplicateRows
 	for i := range r.Rank {
-		k := dupKey{r.Rank[i], r.Step[i], r.Micro[i], r.Target[i], r.Metric[i]}
+		k := dupKey{r.Rank[i], r.Step[i], r.MicroOf(i), r.Target[i], r.Metric[i]}
 		if _, dup := seen[k]; !dup {
 			seen[k] = struct{}{}
 			continue

@@ -274,9 +274,7 @@ func (s *trendScanner) scanRows(ctx context.Context, rs trendRows, c *trendChunk
 		rows.Target[li] = ti
 		rows.Metric[li] = mi
 		if microMode {
-			rows.Micro[li] = micro
-		} else {
-			rows.Micro[li] = model.NoMicro
+			rows.SetMicro(li, micro)
 		}
 		dropped := false
 		for k, st := range c.stats {
@@ -360,16 +358,22 @@ func (s *trendScanner) finish() {
 		// A metric whose rows never have a micro step other than 0 was
 		// written without a micro_step column (grad_reduced): NoMicro.
 		var hasMicro [maxMetrics]bool
-		for i, m := range d.Rows.Metric {
-			if d.Rows.Micro[i] != 0 {
-				hasMicro[m] = true
+		for run := range d.Rows.Runs() {
+			for _, m := range d.Rows.Micros(run.Lo, run.Hi) {
+				if m != 0 {
+					hasMicro[run.Metric] = true
+					break
+				}
 			}
 		}
-		for i, m := range d.Rows.Metric {
-			if !hasMicro[m] {
-				d.Rows.Micro[i] = model.NoMicro
+		for run := range d.Rows.Runs() {
+			if !hasMicro[run.Metric] {
+				for i := run.Lo; i < run.Hi; i++ {
+					d.Rows.SetMicro(i, model.NoMicro)
+				}
 			}
 		}
+		d.Rows.DropConstantMicro() // no metric has micro steps
 	}
 	if s.unknownTarget > 0 {
 		list, more := idList(s.extraTargets)

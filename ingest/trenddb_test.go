@@ -105,8 +105,11 @@ func TestTrendDBFormats21(t *testing.T) {
 	assertMonVal(t, "spike norm", d.Rows.Value(model.StatNorm, spike), 4.913)
 	assertMonVal(t, "spike min", d.Rows.Value(model.StatMin, spike), -0.02713)
 	assertMonVal(t, "spike max", d.Rows.Value(model.StatMax, spike), 0.028179)
-	if d.Rows.Micro[spike] != model.NoMicro {
-		t.Errorf("micro %d, want NoMicro (step is a global micro-step index)", d.Rows.Micro[spike])
+	if d.Rows.MicroOf(spike) != model.NoMicro {
+		t.Errorf("micro %d, want NoMicro (step is a global micro-step index)", d.Rows.MicroOf(spike))
+	}
+	if d.Rows.HasMicro() {
+		t.Error("a micro-step column is held for a trend.db without micro steps (4 bytes a row)")
 	}
 	red := mustMonRow(t, d, 0, 2, fc2, "grad_reduced")
 	assertMonVal(t, "reduced norm", d.Rows.Value(model.StatNorm, red), 2.487)
@@ -170,11 +173,14 @@ func TestTrendDBGenA(t *testing.T) {
 	if len(d.Targets) != 1 {
 		t.Fatalf("targets %+v: micro steps must merge into one target", d.Targets)
 	}
+	if !d.Rows.HasMicro() {
+		t.Fatal("no micro-step column for a trend.db with micro steps")
+	}
 	// grad_unreduced at step 1: micro 0 and micro 1 (inf stored as REAL inf, NULL min)
 	var got []string
 	for i := range d.Rows.Len() {
 		if d.Metrics[d.Rows.MetricOf(i)] == "grad_unreduced" && d.Rows.Step[i] == 1 {
-			switch d.Rows.Micro[i] {
+			switch d.Rows.MicroOf(i) {
 			case 0:
 				assertMonVal(t, "u1m0 norm", d.Rows.Value(model.StatNorm, i), 0.045127)
 				got = append(got, "m0")
@@ -184,8 +190,8 @@ func TestTrendDBGenA(t *testing.T) {
 				got = append(got, "m1")
 			}
 		}
-		if d.Metrics[d.Rows.MetricOf(i)] == "grad_reduced" && d.Rows.Micro[i] != model.NoMicro {
-			t.Errorf("grad_reduced row %d micro %d, want NoMicro", i, d.Rows.Micro[i])
+		if d.Metrics[d.Rows.MetricOf(i)] == "grad_reduced" && d.Rows.MicroOf(i) != model.NoMicro {
+			t.Errorf("grad_reduced row %d micro %d, want NoMicro", i, d.Rows.MicroOf(i))
 		}
 	}
 	if strings.Join(got, ",") != "m0,m1" {
@@ -233,8 +239,8 @@ func TestTrendDBMicroStepFalse(t *testing.T) {
 	want := map[float64][2]any{1: {"w", int32(0)}, 2: {"w", int32(1)}, 3: {"w", model.NoMicro}, 4: {"v", int32(1)}}
 	for i := range d.Rows.Len() {
 		w := want[d.Rows.Value(model.StatNorm, i)]
-		if d.Targets[d.Rows.TargetOf(i)].Name != w[0] || d.Rows.Micro[i] != w[1] || d.Rows.Step[i] != 5 {
-			t.Errorf("row %d: target %s micro %d step %d, want %v", i, d.Targets[d.Rows.TargetOf(i)].Name, d.Rows.Micro[i], d.Rows.Step[i], w)
+		if d.Targets[d.Rows.TargetOf(i)].Name != w[0] || d.Rows.MicroOf(i) != w[1] || d.Rows.Step[i] != 5 {
+			t.Errorf("row %d: target %s micro %d step %d, want %v", i, d.Targets[d.Rows.TargetOf(i)].Name, d.Rows.MicroOf(i), d.Rows.Step[i], w)
 		}
 	}
 }

@@ -13,19 +13,21 @@ const (
 	// 6.2–6.5 MB at 2M and 16M rows, "min/max/mean off the heap" in
 	// docs/benchmarks.md), rounded up.
 	BaseBytes = 24 << 20
-	// TrendDBPeakBytesPerRow: trend.db detect above the base, 36.5–37.7
-	// B/row at 4M and 34.4 at 16M rows ("Peak memory: min, max and mean
-	// streamed", 2026-12-02, in docs/benchmarks.md), rounded up: Phase 1's
-	// heap — the rows' 16 B/row, its noise-floor changes (12 B/row) and
-	// the collector's room — now that the reader writes min, max and mean
-	// to the spill file as it reads (ingest.statStream) and the load holds
-	// 25 B/row. Below ingest.SpillStatsMinRows rows they stay in the heap
-	// (≈ 45 B/row; at most 8 MB more, inside BaseBytes' margin).
-	TrendDBPeakBytesPerRow = 40
-	// CSVPeakBytesPerRow: v1 CSV tree detect above the base, 37.7–37.9
-	// B/row at 4M rows (the same section), rounded up: as trend.db, the
-	// merge streaming min, max and mean out (45–49 B/row before).
-	CSVPeakBytesPerRow = 40
+	// TrendDBPeakBytesPerRow: trend.db detect above the base, 23.5–23.6
+	// B/row at 4M and 21.0 at 16M rows ("Peak memory to ≤ 24 B/row",
+	// 2026-12-02, in docs/benchmarks.md), rounded up: the load's 16 B/row
+	// (a series key, step and norm; no micro-step column without micro
+	// steps) and the sort's 4 B/row scratch, then Phase 1's heap held near
+	// the rows (12 B/row) and its scratch, with the spill file's pages it
+	// reads. Below ingest.SpillStatsMinRows rows min, max and mean stay in
+	// the heap (≈ 32 B/row at the load; at most 6 MB more, inside
+	// BaseBytes' margin).
+	TrendDBPeakBytesPerRow = 26
+	// CSVPeakBytesPerRow: v1 CSV tree detect above the base, 36.3–36.7
+	// B/row at 4M rows (the same section), rounded up: the merge's columns
+	// with their growth room, then the trim's copy (the tree has micro
+	// steps, and its rows keep rank, target and metric).
+	CSVPeakBytesPerRow = 39
 )
 
 // Near is the share of the budget above which a run that fits is still

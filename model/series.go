@@ -69,9 +69,13 @@ type Rows struct {
 	// Rank, Target and Metric are per-row while rows are appended; nil
 	// once Table holds them (read them with RankOf, TargetOf, MetricOf or
 	// Runs, which serve both).
-	Rank   []int32
-	Step   []int32 // the source's step column (trend.db: often a global micro-step index)
-	Micro  []int32 // explicit micro step, or NoMicro
+	Rank []int32
+	Step []int32 // the source's step column (trend.db: often a global micro-step index)
+	// micro is the explicit micro step of each row, or NoMicro; nil while
+	// every row is NoMicro (a trend.db without micro steps, a CSV tree
+	// without a micro_step column: 4 bytes a row not held). Read it with
+	// MicroOf or Micros; a row with a micro step makes the column.
+	micro  []int32
 	Target []int32 // index into MonitorData.Targets
 	Metric []uint8 // index into MonitorData.Metrics
 	Norm   []float64
@@ -84,6 +88,10 @@ type Rows struct {
 	// Table is the series table of rows in series order (SortSeries), nil
 	// while rows carry their own rank, target and metric.
 	Table []Series
+	// key is each row's series key while a reader loads keyed rows
+	// (KeyBy, series_keyed.go): then Rank, Target and Metric are nil.
+	key   []int32
+	space *KeySpace
 	// Mapped says the columns are views of a spill file's mapping (package
 	// spill), not heap: min, max and mean once ingest moved them out of the
 	// heap, every column for rows loaded out of core. Whoever maps sets it
@@ -196,8 +204,16 @@ func grow[T any](s []T, n int) []T {
 func (r *Rows) Grow(n int) {
 	r.uncount()
 	r.expand()
-	r.Rank, r.Step, r.Micro, r.Target = grow(r.Rank, n), grow(r.Step, n), grow(r.Micro, n), grow(r.Target, n)
-	r.Metric, r.Norm = grow(r.Metric, n), grow(r.Norm, n)
+	if r.space != nil {
+		r.key = grow(r.key, n)
+	} else {
+		r.Rank, r.Target, r.Metric = grow(r.Rank, n), grow(r.Target, n), grow(r.Metric, n)
+	}
+	r.Step = grow(r.Step, n)
+	if r.micro != nil {
+		r.micro = grow(r.micro, n)
+	}
+	r.Norm = grow(r.Norm, n)
 	for s := StatMin; s < NumStats; s++ {
 		if !r.Lacks[s] {
 			r.Stats[s] = grow(r.Stats[s], n)
@@ -205,7 +221,8 @@ func (r *Rows) Grow(n int) {
 	}
 }
 
-// Resize makes the rows exactly n long (new rows zero), reusing the
+// Resize makes the rows exactly n long (new rows zero, their micro step
+// NoMicro unless the column is held), reusing the
 // columns' room: a reader that knows its row count fills them in place.
 func (r *Rows) Resize(n int) {
 	r.Grow(n - r.Len())
@@ -216,9 +233,10 @@ func (r *Rows) Resize(n int) {
 func (r *Rows) Append(rank, step, micro, target int32, metric uint8, vals [NumStats]float64) {
 	r.uncount()
 	r.expand()
+	r.Unkey()
 	r.Rank = append(r.Rank, rank)
+	r.appendMicro(micro)
 	r.Step = append(r.Step, step)
-	r.Micro = append(r.Micro, micro)
 	r.Target = append(r.Target, target)
 	r.Metric = append(r.Metric, metric)
 	for s := StatMin; s < NumStats; s++ {
@@ -247,14 +265,16 @@ func nanColumn(n, c int) []float32 {
 func (r *Rows) AppendRows(src *Rows, tmap []int32, mmap []uint8) {
 	r.uncount()
 	r.expand()
-	if src.Table != nil {
+	r.Unkey()
+	if src.Table != nil || src.space != nil {
 		c := *src
 		c.expand()
+		c.Unkey()
 		src = &c
 	}
+	r.appendMicros(src)
 	r.Rank = append(r.Rank, src.Rank...)
 	r.Step = append(r.Step, src.Step...)
-	r.Micro = append(r.Micro, src.Micro...)
 	if tmap == nil {
 		r.Target = append(r.Target, src.Target...)
 	} else {
@@ -288,20 +308,25 @@ func (r *Rows) AppendRows(src *Rows, tmap []int32, mmap []uint8) {
 }
 
 // Place copies all rows of src over rows off… (src stores the same
-// statistics).
+// statistics; keyed rows take src's series keys, src must fit: Fits).
 func (r *Rows) Place(off int, src *Rows) {
 	r.uncount()
 	r.expand()
-	if src.Table != nil {
+	if src.Table != nil || src.space != nil {
 		c := *src
 		c.expand()
+		c.Unkey()
 		src = &c
 	}
-	copy(r.Rank[off:], src.Rank)
+	if r.space != nil {
+		r.placeKeys(off, src)
+	} else {
+		copy(r.Rank[off:], src.Rank)
+		copy(r.Target[off:], src.Target)
+		copy(r.Metric[off:], src.Metric)
+	}
 	copy(r.Step[off:], src.Step)
-	copy(r.Micro[off:], src.Micro)
-	copy(r.Target[off:], src.Target)
-	copy(r.Metric[off:], src.Metric)
+	r.placeMicros(off, src)
 	copy(r.Norm[off:], src.Norm)
 	for s := StatMin; s < NumStats; s++ {
 		if !r.Lacks[s] {
@@ -314,7 +339,15 @@ func (r *Rows) Place(off int, src *Rows) {
 func (r *Rows) Move(dst, src int) {
 	r.uncount()
 	r.expand()
-	r.Rank[dst], r.Step[dst], r.Micro[dst], r.Target[dst], r.Metric[dst] = r.Rank[src], r.Step[src], r.Micro[src], r.Target[src], r.Metric[src]
+	if r.space != nil {
+		r.key[dst] = r.key[src]
+	} else {
+		r.Rank[dst], r.Target[dst], r.Metric[dst] = r.Rank[src], r.Target[src], r.Metric[src]
+	}
+	r.Step[dst] = r.Step[src]
+	if r.micro != nil {
+		r.micro[dst] = r.micro[src]
+	}
 	r.Norm[dst] = r.Norm[src]
 	for s := StatMin; s < NumStats; s++ {
 		if !r.Lacks[s] {
@@ -327,7 +360,15 @@ func (r *Rows) Move(dst, src int) {
 func (r *Rows) Truncate(n int) {
 	r.uncount()
 	r.expand()
-	r.Rank, r.Step, r.Micro, r.Target, r.Metric = r.Rank[:n], r.Step[:n], r.Micro[:n], r.Target[:n], r.Metric[:n]
+	if r.space != nil {
+		r.key = r.key[:n]
+	} else {
+		r.Rank, r.Target, r.Metric = r.Rank[:n], r.Target[:n], r.Metric[:n]
+	}
+	r.Step = r.Step[:n]
+	if r.micro != nil {
+		r.micro = r.micro[:n]
+	}
 	r.Norm = r.Norm[:n]
 	for s := StatMin; s < NumStats; s++ {
 		if !r.Lacks[s] {
@@ -350,13 +391,13 @@ type MonitorData struct {
 	// micro_step column); then Step is the optimizer step.
 	ExplicitMicro bool
 	// MicroOneBased names the metrics whose input numbers micro steps from
-	// 1 (monitor v2 weight_grad: 1..W). Rows.Micro is always the 0-based
+	// 1 (monitor v2 weight_grad: 1..W). Rows.MicroOf is always the 0-based
 	// position of the micro-batch in its optimizer step; the numbers the
 	// input wrote are what coordinates report (MicroBase).
 	MicroOneBased map[string]bool
 	// DumpCallNumbers: a dump tree whose parameters_grad calls are micro
 	// steps — per (rank, step), the N of parameters_grad.N of each call in
-	// call order (Rows.Micro is the position in this list). nil when the
+	// call order (Rows.MicroOf is the position in this list). nil when the
 	// keys carry no counter or the counters differ between modules.
 	DumpCallNumbers map[RankStep][]int
 	Rows            Rows

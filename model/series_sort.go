@@ -23,16 +23,77 @@ func (r *Rows) SortSeries() { r.SortSeriesWith(nil) }
 // already, also is not called.
 func (r *Rows) SortSeriesWith(also func(dest, scratch []int32)) {
 	n := r.Len()
+	if r.space != nil && (n < 2 || r.keyedInOrder()) {
+		r.compact() // the table from the keys
+		return
+	}
 	if n < 2 || r.inSeriesOrder() {
 		return
 	}
+	// dest[i] is row i's position in series order; i32 is a 4-byte scratch
+	// column
+	var dest, i32 []int32
+	if r.space != nil {
+		dest, i32 = r.sortKeyed()
+	} else {
+		dest, i32 = r.sortPerRow()
+	}
+	// The scratch is reused and nothing becomes garbage: an int32 column
+	// swaps with the scratch; a float column is scattered as bits and
+	// copied back into its own array in order (the norm in two 32-bit
+	// halves, the second in the norm's own array: following the
+	// permutation's cycles in place instead is ten times slower, one cache
+	// miss after another).
+	r.Step, i32 = scatter(r.Step, i32, dest), r.Step
+	if r.micro != nil && !constantInt(r.micro) {
+		r.micro, i32 = scatter(r.micro, i32, dest), r.micro
+	}
+	for s := StatMin; s < NumStats; s++ {
+		if v := r.Stats[s]; len(v) == n && !constantFloat(v) {
+			for i, d := range dest {
+				i32[d] = int32(math.Float32bits(v[i]))
+			}
+			for i, b := range i32 {
+				v[i] = math.Float32frombits(uint32(b))
+			}
+		}
+	}
+	// The norm, 8 bytes, needs two 4-byte scratch columns: i32 takes its
+	// low halves in series order; the norm's own array, seen as 2n 4-byte
+	// words, holds its high halves — first packed into words 0..n-1 in
+	// row order (word i is written after row i is read, and lies in a
+	// row ≤ i), then scattered into words n..2n-1 in series order — and
+	// then takes the norm back (row i overwrites words 2i and 2i+1, whose
+	// high halves, n+j with j ≤ i, are read already). No column is
+	// allocated: a fresh one was 4 bytes a row on top of every column at
+	// the load's peak.
+	for i, d := range dest {
+		i32[d] = int32(uint32(math.Float64bits(r.Norm[i])))
+	}
+	words := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(r.Norm))), 2*n)
+	for i := range n {
+		words[i] = uint32(math.Float64bits(r.Norm[i]) >> 32)
+	}
+	for i, d := range dest {
+		words[n+int(d)] = words[i]
+	}
+	for i := range n {
+		hi := words[n+i]
+		r.Norm[i] = math.Float64frombits(uint64(uint32(i32[i])) | uint64(hi)<<32)
+	}
+	if also != nil {
+		also(dest, i32[:n])
+	}
+}
+
+// sortPerRow is the sort of rows with their own rank, target and metric
+// columns: dest, the table, and a free int32 scratch column.
+func (r *Rows) sortPerRow() (dest, i32 []int32) {
+	n := r.Len()
 	minR, maxR := slices.Min(r.Rank), slices.Max(r.Rank)
 	minT, maxT := slices.Min(r.Target), slices.Max(r.Target)
 	rSpan, tSpan := int64(maxR)-int64(minR)+1, int64(maxT)-int64(minT)+1
 	mSpan := int64(slices.Max(r.Metric)) + 1
-	// dest[i] is row i's position in series order; i32 is a 4-byte scratch
-	// column
-	var dest, i32 []int32
 	if keys := mSpan * tSpan * rSpan; keys <= 4*int64(n)+1<<16 {
 		// one counting pass over a dense (metric, target, rank) key: every
 		// read sequential
@@ -90,52 +151,7 @@ func (r *Rows) SortSeriesWith(also func(dest, scratch []int32)) {
 		r.Metric = scatter(r.Metric, make([]uint8, n), dest)
 		r.compact()
 	}
-	// The scratch is reused and nothing becomes garbage: an int32 column
-	// swaps with the scratch; a float column is scattered as bits and
-	// copied back into its own array in order (the norm in two 32-bit
-	// halves, the second in the norm's own array: following the
-	// permutation's cycles in place instead is ten times slower, one cache
-	// miss after another).
-	r.Step, i32 = scatter(r.Step, i32, dest), r.Step
-	if !constantInt(r.Micro) {
-		r.Micro, i32 = scatter(r.Micro, i32, dest), r.Micro
-	}
-	for s := StatMin; s < NumStats; s++ {
-		if v := r.Stats[s]; len(v) == n && !constantFloat(v) {
-			for i, d := range dest {
-				i32[d] = int32(math.Float32bits(v[i]))
-			}
-			for i, b := range i32 {
-				v[i] = math.Float32frombits(uint32(b))
-			}
-		}
-	}
-	// The norm, 8 bytes, needs two 4-byte scratch columns: i32 takes its
-	// low halves in series order; the norm's own array, seen as 2n 4-byte
-	// words, holds its high halves — first packed into words 0..n-1 in
-	// row order (word i is written after row i is read, and lies in a
-	// row ≤ i), then scattered into words n..2n-1 in series order — and
-	// then takes the norm back (row i overwrites words 2i and 2i+1, whose
-	// high halves, n+j with j ≤ i, are read already). No column is
-	// allocated: a fresh one was 4 bytes a row on top of every column at
-	// the load's peak.
-	for i, d := range dest {
-		i32[d] = int32(uint32(math.Float64bits(r.Norm[i])))
-	}
-	words := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(r.Norm))), 2*n)
-	for i := range n {
-		words[i] = uint32(math.Float64bits(r.Norm[i]) >> 32)
-	}
-	for i, d := range dest {
-		words[n+int(d)] = words[i]
-	}
-	for i := range n {
-		hi := words[n+i]
-		r.Norm[i] = math.Float64frombits(uint64(uint32(i32[i])) | uint64(hi)<<32)
-	}
-	if also != nil {
-		also(dest, i32[:n])
-	}
+	return dest, i32
 }
 
 // constantInt and constantFloat report whether every value equals the
@@ -163,6 +179,9 @@ func constantFloat(v []float32) bool {
 func (r *Rows) inSeriesOrder() bool {
 	if r.Table != nil {
 		return true
+	}
+	if r.space != nil {
+		return r.keyedInOrder()
 	}
 	for i := 1; i < r.Len(); i++ {
 		if c := cmp.Compare(r.Metric[i-1], r.Metric[i]); c != 0 {

@@ -37,6 +37,10 @@ func (r *Rows) RankOf(i int) int32 {
 	if r.Table != nil {
 		return r.Table[r.seriesOf(i)].Rank
 	}
+	if r.space != nil {
+		rk, _, _ := r.space.series(r.key[i])
+		return rk
+	}
 	return r.Rank[i]
 }
 
@@ -45,6 +49,10 @@ func (r *Rows) TargetOf(i int) int32 {
 	if r.Table != nil {
 		return r.Table[r.seriesOf(i)].Target
 	}
+	if r.space != nil {
+		_, t, _ := r.space.series(r.key[i])
+		return t
+	}
 	return r.Target[i]
 }
 
@@ -52,6 +60,10 @@ func (r *Rows) TargetOf(i int) int32 {
 func (r *Rows) MetricOf(i int) uint8 {
 	if r.Table != nil {
 		return r.Table[r.seriesOf(i)].Metric
+	}
+	if r.space != nil {
+		_, _, m := r.space.series(r.key[i])
+		return m
 	}
 	return r.Metric[i]
 }
@@ -72,6 +84,21 @@ func (r *Rows) Runs() iter.Seq[Run] {
 				if !yield(Run{s.Start, hi, s.Rank, s.Target, s.Metric}) {
 					return
 				}
+			}
+			return
+		}
+		if r.space != nil {
+			for lo := 0; lo < n; {
+				k := r.key[lo]
+				hi := lo + 1
+				for hi < n && r.key[hi] == k {
+					hi++
+				}
+				rk, t, m := r.space.series(k)
+				if !yield(Run{lo, hi, rk, t, m}) {
+					return
+				}
+				lo = hi
 			}
 			return
 		}
@@ -100,6 +127,7 @@ func (r *Rows) compact() {
 		table = append(table, Series{run.Lo, run.Rank, run.Target, run.Metric})
 	}
 	r.Table, r.Rank, r.Target, r.Metric = table, nil, nil, nil
+	r.key, r.space = nil, nil
 }
 
 // expand gives compact rows their per-row columns back: rows appended or
@@ -123,6 +151,11 @@ func (r *Rows) expand() {
 // target of the whole run (splitting targets by pipeline stage, which
 // depends on the rank only).
 func (r *Rows) RetargetSeries(newTarget func(Run) int32) Rows {
+	if r.space != nil {
+		c := *r
+		c.Unkey()
+		r = &c
+	}
 	out := *r
 	if r.Table != nil {
 		out.Table = make([]Series, len(r.Table))

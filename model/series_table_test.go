@@ -91,7 +91,7 @@ func TestRetargetSeries(t *testing.T) {
 	randomRows(&perRow, rng, 2000)
 	sorted := perRow
 	sorted.Rank, sorted.Target, sorted.Metric = slices.Clone(perRow.Rank), slices.Clone(perRow.Target), slices.Clone(perRow.Metric)
-	sorted.Step, sorted.Micro, sorted.Norm = slices.Clone(perRow.Step), slices.Clone(perRow.Micro), slices.Clone(perRow.Norm)
+	sorted.Step, sorted.micro, sorted.Norm = slices.Clone(perRow.Step), slices.Clone(perRow.micro), slices.Clone(perRow.Norm)
 	sorted.SortSeries()
 	newT := func(run Run) int32 { return run.Target*10 + run.Rank }
 	for _, r := range []*Rows{&perRow, &sorted} {

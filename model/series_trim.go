@@ -5,8 +5,8 @@ package model
 // time: what a large load holds afterwards is the rows, not the slack of
 // their growth. Columns without slack — mapped ones have none — stay.
 func (r *Rows) Trim() {
-	r.Rank, r.Step, r.Micro, r.Target = trim(r.Rank), trim(r.Step), trim(r.Micro), trim(r.Target)
-	r.Metric, r.Norm = trim(r.Metric), trim(r.Norm)
+	r.Rank, r.Step, r.micro, r.Target = trim(r.Rank), trim(r.Step), trim(r.micro), trim(r.Target)
+	r.Metric, r.Norm, r.key = trim(r.Metric), trim(r.Norm), trim(r.key)
 	for s := StatMin; s < NumStats; s++ {
 		r.Stats[s] = trim(r.Stats[s])
 	}
@@ -15,7 +15,7 @@ func (r *Rows) Trim() {
 // Slack reports whether some column has room to spare that Trim would
 // give up.
 func (r *Rows) Slack() bool {
-	if slack(r.Rank) || slack(r.Step) || slack(r.Micro) || slack(r.Target) || slack(r.Metric) || slack(r.Norm) {
+	if slack(r.Rank) || slack(r.Step) || slack(r.micro) || slack(r.Target) || slack(r.Metric) || slack(r.Norm) || slack(r.key) {
 		return true
 	}
 	for _, c := range r.Stats {

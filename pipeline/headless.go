@@ -40,7 +40,9 @@ func Detect(ctx context.Context, path string, f model.Format, opt analysis.Phase
 		d.WarningsReasons = append([]model.Reason{memWarning}, d.WarningsReasons...)
 	}
 	words.Monitor(d, lang)
+	restore := roomForAnalysis(d.Rows.Len())
 	res := analysis.Phase1(d, opt)
+	restore()
 	res.DBPath = path
 	if opt.Metric != "" && res.Metric != opt.Metric {
 		res.WarningsReasons = append(res.WarningsReasons, model.MetricNotFound{Asked: opt.Metric, Analysed: res.Metric})

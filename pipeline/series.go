@@ -61,7 +61,7 @@ func seriesOf(m *model.MonitorData, param, metric string) *report.Series {
 			continue
 		}
 		for i := run.Lo; i < run.Hi; i++ {
-			p := pos{rows.Step[i], rows.Micro[i]}
+			p := pos{rows.Step[i], rows.MicroOf(i)}
 			posSet[p], rankSet[run.Rank] = true, true
 			vals[cellKey{run.Rank, p}] = rows.Decimal(model.StatNorm, i)
 		}

@@ -105,7 +105,7 @@ func buildSeriesIndex(md *model.MonitorData, anomalies []model.Anomaly) *seriesI
 			if r.Step[ra] != r.Step[rb] {
 				return r.Step[ra] < r.Step[rb]
 			}
-			return r.Micro[ra] < r.Micro[rb]
+			return r.MicroOf(int(ra)) < r.MicroOf(int(rb))
 		})
 		ix.rows[k] = rows
 	}
@@ -183,7 +183,7 @@ func (ix *seriesIndex) cachedCurve(k seriesKey, rows []int32, stat model.Stat) c
 		}
 		cc = &cachedCurve{steps: make([]int32, len(rows)), micro: make([]int32, len(rows))}
 		for j, i := range rows {
-			cc.steps[j], cc.micro[j] = r.Step[i], r.Micro[i]
+			cc.steps[j], cc.micro[j] = r.Step[i], r.MicroOf(int(i))
 		}
 		ix.cached[k] = cc
 		ix.points += len(rows)

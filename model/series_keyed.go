@@ -1,0 +1,139 @@
+package model
+
+// Keyed rows: while a reader that knows the ranks, targets and metrics
+// before reading (a trend.db's rank range, its monitoring_targets and
+// monitoring_metrics) loads its rows, each row holds one 4-byte series key
+// instead of rank, target and metric (9 bytes). The key is the series'
+// place in series order — (metric·Targets + target)·Ranks + rank−MinRank —
+// so the series sort counts keys and the series table follows from them
+// exactly as from the three columns.
+
+// KeySpace is the ranks, targets and metrics rows may have while keyed.
+type KeySpace struct {
+	MinRank int32
+	Ranks   int // ranks MinRank .. MinRank+Ranks-1
+	Targets int // target indexes 0 .. Targets-1
+	Metrics int // metric indexes 0 .. Metrics-1
+}
+
+// Keys is how many series keys the space has.
+func (k KeySpace) Keys() int64 { return int64(k.Metrics) * int64(k.Targets) * int64(k.Ranks) }
+
+// maxKeyedKeys bounds a key space: keys are int32 and the sort counts
+// every key.
+const maxKeyedKeys = 1 << 30
+
+// KeyBy makes empty rows keyed by sp (rows appended later hold a series
+// key, not rank, target and metric): false, and the rows as they were,
+// when they are not empty or sp has no room or too many keys for rows
+// (more than 4 a row beyond 64 Ki, what the sort's key counts allow).
+func (r *Rows) KeyBy(sp KeySpace, rows int) bool {
+	keys := sp.Keys()
+	if r.Len() != 0 || r.Table != nil || sp.Ranks <= 0 || sp.Targets <= 0 || sp.Metrics <= 0 || sp.Metrics > 256 ||
+		keys > maxKeyedKeys || keys > 4*int64(rows)+1<<16 {
+		return false
+	}
+	r.Rank, r.Target, r.Metric = nil, nil, nil
+	r.key, r.space = []int32{}, &sp
+	return true
+}
+
+// Keyed reports whether the rows hold series keys (KeyBy).
+func (r *Rows) Keyed() bool { return r.space != nil }
+
+// Fits reports whether every row of src (rows with their own rank, target
+// and metric) lies in r's key space; rows that are not keyed take any.
+func (r *Rows) Fits(src *Rows) bool {
+	sp := r.space
+	if sp == nil {
+		return true
+	}
+	if src.space != nil || src.Table != nil {
+		return false
+	}
+	for i := range src.Len() {
+		rk := int64(src.Rank[i]) - int64(sp.MinRank)
+		if rk < 0 || rk >= int64(sp.Ranks) || src.Target[i] < 0 || int(src.Target[i]) >= sp.Targets || int(src.Metric[i]) >= sp.Metrics {
+			return false
+		}
+	}
+	return true
+}
+
+// keyOf is the series key of (rank, target, metric) in sp.
+func (sp *KeySpace) keyOf(rank, target int32, metric uint8) int32 {
+	return int32((int(metric)*sp.Targets+int(target))*sp.Ranks + int(rank-sp.MinRank))
+}
+
+// series is (rank, target, metric) of key k.
+func (sp *KeySpace) series(k int32) (int32, int32, uint8) {
+	rk := int(k) % sp.Ranks
+	rest := int(k) / sp.Ranks
+	return int32(rk) + sp.MinRank, int32(rest % sp.Targets), uint8(rest / sp.Targets)
+}
+
+// placeKeys writes the keys of src's rows (their own columns) over keys
+// off… (src fits: Fits).
+func (r *Rows) placeKeys(off int, src *Rows) {
+	sp, dst := r.space, r.key[off:off+src.Len()]
+	for i := range dst {
+		dst[i] = sp.keyOf(src.Rank[i], src.Target[i], src.Metric[i])
+	}
+}
+
+// Unkey gives keyed rows their rank, target and metric columns back (a
+// step that works on them row by row: dropping duplicates, appending).
+func (r *Rows) Unkey() {
+	sp := r.space
+	if sp == nil {
+		return
+	}
+	n, c := len(r.key), cap(r.key)
+	r.Rank, r.Target, r.Metric = make([]int32, n, c), make([]int32, n, c), make([]uint8, n, c)
+	for i, k := range r.key {
+		r.Rank[i], r.Target[i], r.Metric[i] = sp.series(k)
+	}
+	r.key, r.space = nil, nil
+}
+
+// keyedInOrder reports whether keyed rows are in series order (keys do not
+// decrease).
+func (r *Rows) keyedInOrder() bool {
+	for i := 1; i < len(r.key); i++ {
+		if r.key[i-1] > r.key[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// sortKeyed is the counting sort of keyed rows: dest (row i's position in
+// series order) takes the key column's place, the series table follows
+// from the counts, and the one int32 scratch column is returned.
+func (r *Rows) sortKeyed() (dest, scratch []int32) {
+	sp, n := r.space, len(r.key)
+	keys := int(sp.Keys())
+	next := make([]int32, keys+1)
+	for _, k := range r.key {
+		next[k+1]++
+	}
+	for k := 1; k <= keys; k++ {
+		next[k] += next[k-1]
+	}
+	dest = r.key
+	for i, k := range r.key {
+		dest[i] = next[k]
+		next[k]++
+	}
+	table := []Series{}
+	start := int32(0)
+	for k, end := range next[:keys] {
+		if end > start {
+			rk, t, m := sp.series(int32(k))
+			table = append(table, Series{int(start), rk, t, m})
+		}
+		start = end
+	}
+	r.Table, r.key, r.space = table, nil, nil
+	return dest, make([]int32, n)
+}
