@@ -50,7 +50,7 @@ func rowsBits(d *model.MonitorData) []string {
 	out := make([]string, r.Len())
 	for i := range out {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%d %d %d %d %d", r.RankOf(i), r.Step[i], r.Micro[i], r.TargetOf(i), r.MetricOf(i))
+		fmt.Fprintf(&b, "%d %d %d %d %d", r.RankOf(i), r.Step[i], r.MicroOf(i), r.TargetOf(i), r.MetricOf(i))
 		for s := model.Stat(0); s < model.NumStats; s++ {
 			fmt.Fprintf(&b, " %x", math.Float64bits(r.Value(s, i)))
 		}
