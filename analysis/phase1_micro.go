@@ -120,7 +120,7 @@ func (c *p1) microJudgePool(s *microScratch, pos []int32, found *int, short []mo
 		return short
 	}
 	var left bool
-	s.cand, left = c.judge.prescreenExcept(s.vals, skip, s.cand)
+	s.cand, left = c.judge.prescreenFlaggable(s.vals, skip, s.cand)
 	pool := c.judge.poolN
 	few := c.hist.tooShort(pool)
 	for _, ci := range s.cand {
