@@ -128,3 +128,87 @@ func TestQuickSelectPartitions(t *testing.T) {
 	}
 }
 
+// quickSelect returns the bits quickSelectHoare returns, and leaves the
+// same order where it falls back to it (NaN, −0); ties, zeros and small
+// and large slices.
+func TestQuickSelectSameAsHoare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 6))
+	for it := 0; it < 20000; it++ {
+		n := 1 + rng.IntN(40)
+		if rng.IntN(4) == 0 {
+			n = 1 + rng.IntN(3000)
+		}
+		s := make([]float64, n)
+		levels := 1 + rng.IntN(100)
+		for i := range s {
+			switch rng.IntN(4) {
+			case 0:
+				s[i] = float64(rng.IntN(levels)) / 4
+			default:
+				s[i] = rng.NormFloat64()
+			}
+			if rng.IntN(500) == 0 {
+				s[i] = math.Copysign(0, -1)
+			}
+		}
+		k := rng.IntN(n)
+		h := slices.Clone(s)
+		g, w := quickSelect(s, k), quickSelectHoare(h, k)
+		if !sameBits(g, w) {
+			t.Fatalf("quickSelect(%v, %d) = %g, want %g", h, k, g, w)
+		}
+		if slices.ContainsFunc(h, func(v float64) bool { return v == 0 && math.Signbit(v) }) &&
+			!slices.EqualFunc(s, h, sameBits) {
+			t.Fatalf("with −0: order %v, want %v", s, h)
+		}
+	}
+}
+
+// medianInPlace returns the bits of the median by the pivoting partition
+// (ties, −0, NaN and ±Inf left out).
+func TestMedianInPlaceSameAsHoare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 7))
+	for it := 0; it < 20000; it++ {
+		n := rng.IntN(40)
+		s := make([]float64, n)
+		for i := range s {
+			switch rng.IntN(12) {
+			case 0:
+				s[i] = math.Copysign(0, -1)
+			case 1:
+				s[i] = 0
+			case 2:
+				s[i] = math.NaN()
+			case 3:
+				s[i] = math.Inf(1)
+			case 4, 5:
+				s[i] = float64(rng.IntN(4))
+			default:
+				s[i] = rng.NormFloat64()
+			}
+		}
+		var f []float64
+		for _, v := range s {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				f = append(f, v)
+			}
+		}
+		want := math.NaN()
+		if m := len(f); m > 0 {
+			hi := quickSelectHoare(f, m/2)
+			want = hi
+			if m%2 == 0 {
+				lo := f[0]
+				for _, v := range f[:m/2] {
+					if v > lo {
+						lo = v
+					}
+				}
+				want = (lo + hi) / 2
+			}
+		}
+		if got := medianInPlace(slices.Clone(s)); !sameBits(got, want) {
+			t.Fatalf("medianInPlace(%v) = %g, want %g", s, got, want)
+		}
+	}
+}
