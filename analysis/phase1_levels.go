@@ -156,6 +156,18 @@ func stepLevelFactors(ts []int32, vals []float64, minEffect float64, out []float
 		for _, pk := range s.present[max(0, i-levelHistory):i] {
 			hist = append(hist, s.scale[pk]) // the references: a past spike never lifts the history
 		}
+		// the reference is the median of hist, at least its smallest
+		// value: a level below minEffect × that is no rise, and the
+		// median is not needed (the common case)
+		lowest := math.Inf(1)
+		for _, v := range hist {
+			if v < lowest {
+				lowest = v
+			}
+		}
+		if lowest > 0 && L < minEffect*lowest {
+			continue
+		}
 		ref := medianInPlace(hist)
 		if !(ref > 0) || !(L >= minEffect*ref) {
 			continue
