@@ -111,18 +111,20 @@ func stepLevelFactors(ts []int32, vals []float64, minEffect float64, out []float
 	}
 	s.fill = append(s.fill[:0], s.off[:span]...)
 	s.buf = resizeF(s.buf, len(vals))
+	negZero := false
 	for j, t := range ts {
 		if v := vals[j]; v >= 0 && model.Finite(v) {
 			k := s.index(t)
 			s.buf[s.fill[k]] = v
 			s.fill[k]++
+			negZero = negZero || v == 0 && math.Signbit(v)
 		}
 	}
 	s.level = resizeF(s.level, span)
 	s.present = s.present[:0]
 	for k := 0; k < span; k++ {
 		if s.off[k+1] > s.off[k] {
-			s.level[k] = medianInPlace(s.buf[s.off[k]:s.off[k+1]])
+			s.level[k] = medianFinite(s.buf[s.off[k]:s.off[k+1]], negZero)
 			s.present = append(s.present, k)
 		} else {
 			s.level[k] = math.NaN()

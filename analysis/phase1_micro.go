@@ -333,15 +333,17 @@ func medianPerMicro(vals []float64, ms []int32, counts []int, out []float64, poo
 		off[k+1] = off[k] + n
 	}
 	fill := append([]int(nil), off[:len(counts)]...)
+	negZero := false
 	for j, v := range vals {
 		k := ms[j]
 		if model.Finite(v) && fill[k] < off[k+1] {
 			p[fill[k]] = v
 			fill[k]++
+			negZero = negZero || v == 0 && math.Signbit(v)
 		}
 	}
 	for k := range counts {
-		out[k] = medianInPlace(p[off[k]:fill[k]])
+		out[k] = medianFinite(p[off[k]:fill[k]], negZero)
 	}
 }
 

@@ -150,11 +150,17 @@ func medianInPlace(s []float64) float64 {
 			negZero = negZero || v == 0 && math.Signbit(v)
 		}
 	}
-	s = s[:n]
+	return medianFinite(s[:n], negZero)
+}
+
+// medianFinite is medianInPlace of values that are all finite; negZero
+// says whether one of them may be −0 (quickSelect without its own look
+// for NaN and −0: the caller's pass over the values knows).
+func medianFinite(s []float64, negZero bool) float64 {
+	n := len(s)
 	if n == 0 {
 		return math.NaN()
 	}
-	// quickSelect(s, n/2) without its second look for NaN and −0
 	var hi float64
 	if negZero {
 		hi = quickSelectHoare(s, n/2)

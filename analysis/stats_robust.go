@@ -107,8 +107,14 @@ func (j *robustJudge) screenAs(vals []float64, skip []bool, out []int, flaggable
 	if m-1 < minBaselineSamples {
 		return out, false
 	}
-	// Removing one value leaves a median ≥ the element of rank (m-2)/2.
-	lb := quickSelect(s, (m-2)/2)
+	// Removing one value leaves a median ≥ the element of rank (m-2)/2
+	// (quickSelect; fill looked for −0 already).
+	var lb float64
+	if j.pool.negZero {
+		lb = quickSelectHoare(s, (m-2)/2)
+	} else {
+		lb = selectBranchless(s, (m-2)/2)
+	}
 	if !(lb > 0) {
 		return out, true
 	}
@@ -157,12 +163,10 @@ func (j *robustJudge) cannotFlag(s []float64, top float64) bool {
 	if n < 8 || !(top > 0) {
 		return false
 	}
-	for _, v := range s {
-		if v == 0 && math.Signbit(v) {
-			// −0 and +0 would sort in another order than without the
-			// selections below: judge as before
-			return false
-		}
+	if j.pool.negZero {
+		// −0 and +0 would sort in another order than without the
+		// selections below: judge as before
+		return false
 	}
 	r0 := (n - 2) / 2
 	b, a, u := (n-1)/4+1, 3*(n-1)/4, (n-1)/2+1
@@ -170,10 +174,10 @@ func (j *robustJudge) cannotFlag(s []float64, top float64) bool {
 		return false
 	}
 	L := s[r0]
-	B := quickSelect(s[:r0], b)
+	B := selectBranchless(s[:r0], b)
 	right := s[r0+1:]
 	ar, ur := a-r0-1, u-r0-1
-	A := quickSelect(right, ar)
+	A := selectBranchless(right, ar)
 	// s₍ᵤ₎: the (ur)-th smallest of right, among right[:ar+1] (ur ≤ ar)
 	U := A
 	if ur < ar {
