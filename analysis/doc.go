@@ -26,7 +26,9 @@
 //   - step level, a global robust (MAD/IQR) baseline: [stepLevelSpikes]
 //     with [robustJudge.prescreen] and [robustJudge.judge] (the robust
 //     estimator's pool with rank-picked quantiles, [robustPool.mad], the
-//     judged value left out), on values
+//     judged value left out; the rules screen with
+//     [robustJudge.prescreenFlaggable], which leaves a pool unsorted when
+//     [robustJudge.cannotFlag] proves none of its candidates flagged), on values
 //     divided by their step's common level [stepLevelFactors] and the
 //     series' own scale [seriesScales];
 //   - accumulated micro steps, each micro batch's own contribution:

@@ -111,18 +111,20 @@ func stepLevelFactors(ts []int32, vals []float64, minEffect float64, out []float
 	}
 	s.fill = append(s.fill[:0], s.off[:span]...)
 	s.buf = resizeF(s.buf, len(vals))
+	negZero := false
 	for j, t := range ts {
 		if v := vals[j]; v >= 0 && model.Finite(v) {
 			k := s.index(t)
 			s.buf[s.fill[k]] = v
 			s.fill[k]++
+			negZero = negZero || v == 0 && math.Signbit(v)
 		}
 	}
 	s.level = resizeF(s.level, span)
 	s.present = s.present[:0]
 	for k := 0; k < span; k++ {
 		if s.off[k+1] > s.off[k] {
-			s.level[k] = medianInPlace(s.buf[s.off[k]:s.off[k+1]])
+			s.level[k] = medianFinite(s.buf[s.off[k]:s.off[k+1]], negZero)
 			s.present = append(s.present, k)
 		} else {
 			s.level[k] = math.NaN()
@@ -155,6 +157,18 @@ func stepLevelFactors(ts []int32, vals []float64, minEffect float64, out []float
 		hist = hist[:0]
 		for _, pk := range s.present[max(0, i-levelHistory):i] {
 			hist = append(hist, s.scale[pk]) // the references: a past spike never lifts the history
+		}
+		// the reference is the median of hist, at least its smallest
+		// value: a level below minEffect × that is no rise, and the
+		// median is not needed (the common case)
+		lowest := math.Inf(1)
+		for _, v := range hist {
+			if v < lowest {
+				lowest = v
+			}
+		}
+		if lowest > 0 && L < minEffect*lowest {
+			continue
 		}
 		ref := medianInPlace(hist)
 		if !(ref > 0) || !(L >= minEffect*ref) {

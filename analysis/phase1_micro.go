@@ -120,7 +120,7 @@ func (c *p1) microJudgePool(s *microScratch, pos []int32, found *int, short []mo
 		return short
 	}
 	var left bool
-	s.cand, left = c.judge.prescreenExcept(s.vals, skip, s.cand)
+	s.cand, left = c.judge.prescreenFlaggable(s.vals, skip, s.cand)
 	pool := c.judge.poolN
 	few := c.hist.tooShort(pool)
 	for _, ci := range s.cand {
@@ -333,15 +333,17 @@ func medianPerMicro(vals []float64, ms []int32, counts []int, out []float64, poo
 		off[k+1] = off[k] + n
 	}
 	fill := append([]int(nil), off[:len(counts)]...)
+	negZero := false
 	for j, v := range vals {
 		k := ms[j]
 		if model.Finite(v) && fill[k] < off[k+1] {
 			p[fill[k]] = v
 			fill[k]++
+			negZero = negZero || v == 0 && math.Signbit(v)
 		}
 	}
 	for k := range counts {
-		out[k] = medianInPlace(p[off[k]:fill[k]])
+		out[k] = medianFinite(p[off[k]:fill[k]], negZero)
 	}
 }
 

@@ -59,7 +59,7 @@ func stepLevelSpikes(c *p1) (s p1said) {
 			}
 		}
 		var left bool
-		cidx, left = c.judge.prescreenExcept(norm, skip, cidx)
+		cidx, left = c.judge.prescreenFlaggable(norm, skip, cidx)
 		pool := c.judge.poolN
 		short := c.hist.tooShort(pool)
 

@@ -91,19 +91,21 @@ type robustPool struct {
 	devMed   float64 // the median the cached devs were computed for
 	devScale bandScale
 	devOK    bool
+	negZero  bool // the last fill took a −0 (a selection keeps the pivoting partition)
 }
 
 // fill loads the finite values of vals not marked in skip (nil: all of
 // them), in their order; sort them (or select in them) before reading
 // statistics. It returns the pool.
 func (p *robustPool) fill(vals []float64, skip []bool) []float64 {
-	s := p.sorted[:0]
+	s, negZero := p.sorted[:0], false
 	for i, v := range vals {
 		if model.Finite(v) && (skip == nil || !skip[i]) {
 			s = append(s, v)
+			negZero = negZero || v == 0 && math.Signbit(v)
 		}
 	}
-	p.sorted = s
+	p.sorted, p.negZero = s, negZero
 	p.devOK = false
 	return s
 }

@@ -10,8 +10,96 @@ import (
 // interpolated quantiles.
 
 // quickSelect returns the k-th smallest element (0-based) of s, reordering
-// s. Expected O(len(s)).
+// s so that s[k] is it, with no larger value before it and no smaller one
+// after it. Expected O(len(s)).
+//
+// It partitions without branching on the data (selectBranchless): on
+// noise a comparison's outcome is a coin toss that a branch predictor
+// loses half the time, which made the medians and quantiles most of
+// Phase 1's time. The value is the k-th smallest whichever way it is
+// found, and of finite values without −0 equal values are equal bits, so
+// it is the value the pivoting partition (quickSelectHoare) returns; a
+// slice holding NaN or −0 keeps that partition, and its order with it.
 func quickSelect(s []float64, k int) float64 {
+	for _, v := range s {
+		if v != v || v == 0 && math.Signbit(v) {
+			return quickSelectHoare(s, k)
+		}
+	}
+	return selectBranchless(s, k)
+}
+
+// selectSmall is the range selectBranchless finishes by insertion.
+const selectSmall = 8
+
+// selectBranchless is quickSelect on values that are not NaN: a
+// median-of-three pivot p, then one pass moves the values < p to the
+// front by a swap at every position and an index that advances by the
+// comparison (a conditional move, no branch); when p is the smallest of
+// the range the values equal to it are split off the same way, so that
+// every pass shrinks the range.
+func selectBranchless(s []float64, k int) float64 {
+	lo, hi := 0, len(s)
+	for hi-lo > selectSmall {
+		a, b, c := s[lo], s[lo+(hi-lo)/2], s[hi-1]
+		p := b
+		if (a <= b) == (b <= c) {
+			p = b
+		} else if (b <= a) == (a <= c) {
+			p = a
+		} else {
+			p = c
+		}
+		j := lo
+		for i := lo; i < hi; i++ {
+			x := s[i]
+			s[i] = s[j]
+			s[j] = x
+			d := 0
+			if x < p {
+				d = 1
+			}
+			j += d
+		}
+		if k < j {
+			hi = j
+			continue
+		}
+		if j > lo {
+			lo = j
+			continue
+		}
+		// p is the smallest: [lo, m) == p, [m, hi) > p
+		m := j
+		for i := j; i < hi; i++ {
+			x := s[i]
+			s[i] = s[m]
+			s[m] = x
+			d := 0
+			if x <= p {
+				d = 1
+			}
+			m += d
+		}
+		if k < m {
+			return s[k]
+		}
+		lo = m
+	}
+	for i := lo + 1; i < hi; i++ {
+		x := s[i]
+		j := i
+		for ; j > lo && s[j-1] > x; j-- {
+			s[j] = s[j-1]
+		}
+		s[j] = x
+	}
+	return s[k]
+}
+
+// quickSelectHoare is quickSelect by a pivoting (Hoare) partition with a
+// median-of-three pivot.
+func quickSelectHoare(s []float64, k int) float64 {
 	lo, hi := 0, len(s)-1
 	for lo < hi {
 		// median of three as pivot
@@ -54,18 +142,31 @@ func quickSelect(s []float64, k int) float64 {
 // medianInPlace is the true median (mean of the two middle values) of the
 // finite values of s; s is reordered. NaN when s has no finite value.
 func medianInPlace(s []float64) float64 {
-	n := 0
+	n, negZero := 0, false
 	for _, v := range s {
 		if model.Finite(v) {
 			s[n] = v
 			n++
+			negZero = negZero || v == 0 && math.Signbit(v)
 		}
 	}
-	s = s[:n]
+	return medianFinite(s[:n], negZero)
+}
+
+// medianFinite is medianInPlace of values that are all finite; negZero
+// says whether one of them may be −0 (quickSelect without its own look
+// for NaN and −0: the caller's pass over the values knows).
+func medianFinite(s []float64, negZero bool) float64 {
+	n := len(s)
 	if n == 0 {
 		return math.NaN()
 	}
-	hi := quickSelect(s, n/2)
+	var hi float64
+	if negZero {
+		hi = quickSelectHoare(s, n/2)
+	} else {
+		hi = selectBranchless(s, n/2)
+	}
 	if n%2 == 1 {
 		return hi
 	}

@@ -74,10 +74,32 @@ func (j *robustJudge) prescreenExcept(vals []float64, skip []bool, out []int) ([
 	return out, true
 }
 
+// prescreenFlaggable is prescreenExcept for a caller that acts only on the
+// values judgeIn flags: a pool whose candidates provably cannot be flagged
+// (cannotFlag) returns none, and is not sorted. Phase 1's rules judge their
+// pools with it; the candidates it returns are judged exactly as
+// prescreenExcept's.
+func (j *robustJudge) prescreenFlaggable(vals []float64, skip []bool, out []int) ([]int, bool) {
+	if skip != nil {
+		var enough bool
+		if out, enough = j.screenAs(vals, skip, out, true); enough {
+			return out, true
+		}
+	}
+	out, _ = j.screenAs(vals, nil, out, true)
+	return out, false
+}
+
 // screen is prescreen over the pool of finite values not marked in skip
 // (nil: all of them). It reports false, with nothing screened, when the
 // pool is too small to judge anything.
 func (j *robustJudge) screen(vals []float64, skip []bool, out []int) ([]int, bool) {
+	return j.screenAs(vals, skip, out, false)
+}
+
+// screenAs is screen; with flaggable, a pool whose candidates cannot be
+// flagged (cannotFlag) returns none.
+func (j *robustJudge) screenAs(vals []float64, skip []bool, out []int, flaggable bool) ([]int, bool) {
 	out = out[:0]
 	s := j.pool.fill(vals, skip)
 	m := len(s)
@@ -85,21 +107,128 @@ func (j *robustJudge) screen(vals []float64, skip []bool, out []int) ([]int, boo
 	if m-1 < minBaselineSamples {
 		return out, false
 	}
-	// Removing one value leaves a median ≥ the element of rank (m-2)/2.
-	lb := quickSelect(s, (m-2)/2)
+	// Removing one value leaves a median ≥ the element of rank (m-2)/2
+	// (quickSelect; fill looked for −0 already).
+	var lb float64
+	if j.pool.negZero {
+		lb = quickSelectHoare(s, (m-2)/2)
+	} else {
+		lb = selectBranchless(s, (m-2)/2)
+	}
 	if !(lb > 0) {
 		return out, true
 	}
 	bar := j.rule.MinEffect * lb
+	top := math.Inf(-1)
 	for i, v := range vals {
 		if model.Finite(v) && v >= bar && v > lb {
 			out = append(out, i)
+			top = max(top, v)
 		}
 	}
 	if len(out) > 0 {
+		if flaggable && j.cannotFlag(s, top) {
+			return out[:0], true
+		}
 		slices.Sort(s)
 	}
 	return out, true
+}
+
+// flagMargin is the relative margin by which cannotFlag's bounds must
+// clear the largest candidate: it covers the rounding of the thresholds'
+// arithmetic (a multiply and an add, fused or not) many times over.
+const flagMargin = 1e-9
+
+// cannotFlag reports whether no value up to top can be flagged by judgeIn
+// against the pool s (its n finite values, with s[(n-2)/2] already
+// selected: screen's lb), whether judged with one copy of itself left out
+// (a view of n−1 values) or not (n): without sorting the pool. In a view
+// of n−1 values the k-th value lies between the pool's k-th and (k+1)-th,
+// so a few of the pool's order statistics bound the view's quartiles and
+// median, and the count of values near the median bounds its MAD from
+// below:
+//
+//   - Q3 ≥ A = s₍₃₍ₙ₋₁₎/₄₎, Q1 ≤ B = s₍₍ₙ₋₁₎/₄₊₁₎: the IQR threshold is
+//     ≥ A + IQRMult·(A − B) when A > B (the IQR is then > 0);
+//   - the median lies in [s₍₍ₙ₋₂₎/₂₎, s₍₍ₙ₋₁₎/₂₊₁₎]; when at most
+//     ⌊(n−2)/2⌋ values lie within 2δ of that range, at least half of any
+//     view's deviations from its median are ≥ δ, so its MAD is ≥ δ and the
+//     MAD threshold ≥ median + MADMult·madScale·δ.
+//
+// When both bounds clear top (by flagMargin), judgeIn flags nothing; false
+// means only "not proven" (the caller sorts and judges). s is reordered.
+func (j *robustJudge) cannotFlag(s []float64, top float64) bool {
+	n := len(s)
+	if n < 8 || !(top > 0) {
+		return false
+	}
+	if j.pool.negZero {
+		// −0 and +0 would sort in another order than without the
+		// selections below: judge as before
+		return false
+	}
+	r0 := (n - 2) / 2
+	b, a, u := (n-1)/4+1, 3*(n-1)/4, (n-1)/2+1
+	if b >= r0 || a <= r0 || u <= r0 || u > a {
+		return false
+	}
+	L := s[r0]
+	B := selectBranchless(s[:r0], b)
+	right := s[r0+1:]
+	ar, ur := a-r0-1, u-r0-1
+	A := selectBranchless(right, ar)
+	// s₍ᵤ₎: the (ur)-th smallest of right, among right[:ar+1] (ur ≤ ar)
+	U := A
+	if ur < ar {
+		m0, m1 := math.Inf(1), math.Inf(1)
+		for _, v := range right[:ar+1] {
+			if v < m0 {
+				m0, m1 = v, m0
+			} else if v < m1 {
+				m1 = v
+			}
+		}
+		switch ur {
+		case 0:
+			U = m0
+		case 1:
+			U = m1
+		default:
+			return false
+		}
+	}
+	// the IQR threshold
+	iqr := A - B
+	if !(iqr > 0) {
+		return false
+	}
+	need := top * (1 + flagMargin)
+	if !(A+j.rule.IQRMult*iqr >= need) {
+		return false
+	}
+	// the MAD threshold: a δ that would clear top, then whether the pool
+	// proves it
+	lmed, umed := min(L, (L+L)/2), max(U, (U+U)/2)
+	scale := j.rule.MADMult * madScale
+	if !(scale > 0) {
+		return false
+	}
+	delta := (need - lmed) / scale * (1 + flagMargin)
+	if !(delta > 1e-300) || !(delta > 1e-9*max(math.Abs(lmed), math.Abs(umed))) || math.IsInf(delta, 0) {
+		return false
+	}
+	if !(lmed+j.rule.MADMult*(delta*madScale) >= need) {
+		return false
+	}
+	lo, hi := lmed-2*delta, umed+2*delta
+	near, most := 0, (n-2)/2
+	for _, v := range s {
+		if v > lo && v < hi {
+			near++
+		}
+	}
+	return near <= most
 }
 
 // judge tests v (a member of the prescreened pool) against the pool without
