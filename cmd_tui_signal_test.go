@@ -40,7 +40,15 @@ func TestTUIProcess(t *testing.T) {
 	default:
 		args = strings.Split(spec, "\t")
 	}
-	os.Exit(run(args, os.Stdout, os.Stderr))
+	code := run(args, os.Stdout, os.Stderr)
+	if f := os.Getenv("SPIKESCOPE_TEST_HWM"); f != "" {
+		// this process's own peak RSS (VmHWM is per address space; the
+		// rusage of a child counts the parent's RSS at the fork)
+		if b, err := os.ReadFile("/proc/self/status"); err == nil {
+			_ = os.WriteFile(f, b, 0o600)
+		}
+	}
+	os.Exit(code)
 }
 
 // TestTUIShellProcess plays the shell of the pty tests (not a test): the
