@@ -168,22 +168,24 @@ type pageFetcher struct {
 	st   *rawStmt
 	size int
 	// mapped: the database file is memory-mapped (mapFile), and mapped
-	// again every remapEvery pages
+	// again every remapEvery bytes of pages
 	mapped  int64
 	fetches int
+	every   int // remapEvery in pages
 }
 
-// remapEvery is how many pages a mapped read touches before it maps the
-// file again: the pages touched leave the process's resident memory.
-const remapEvery = 1024
+// remapEvery is how many bytes of pages a mapped read touches before it
+// maps the file again: the pages touched leave the process's resident
+// memory (at most this much a worker stays resident).
+const remapEvery = 2 << 20
 
 // mapFile has SQLite map the database file (size bytes) instead of
 // reading each page with a system call; pages in the write-ahead log are
 // still read from it. SQLite's map covers the whole file and every page
 // touched stays resident until unmapped, so the map is dropped and made
-// again every remapEvery pages (a new mmap_size does that).
+// again every remapEvery bytes (a new mmap_size does that).
 func (f *pageFetcher) mapFile(size int64) error {
-	f.mapped = size
+	f.mapped, f.every = size, max(1, remapEvery/f.size)
 	return f.st.c.exec(fmt.Sprintf("PRAGMA mmap_size = %d", size))
 }
 
@@ -215,10 +217,10 @@ func (f *pageFetcher) page(pgno uint32, dst []byte) ([]byte, error) {
 	tls, p := f.st.c.tls, f.st.p
 	sqlite3.Xsqlite3_reset(tls, p)
 	if f.mapped > 0 {
-		if f.fetches++; f.fetches%remapEvery == 0 {
+		if f.fetches++; f.fetches%f.every == 0 {
 			// another size (by one page, alternately) maps the file anew
 			size := f.mapped
-			if f.fetches/remapEvery%2 == 1 {
+			if f.fetches/f.every%2 == 1 {
 				size += int64(f.size)
 			}
 			if err := f.st.c.exec(fmt.Sprintf("PRAGMA mmap_size = %d", size)); err != nil {

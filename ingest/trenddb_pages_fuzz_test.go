@@ -37,7 +37,7 @@ func FuzzTrendPageWalk(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	full := walkPages(f, layout, pages, 0, 12)
+	full, _ := walkPages(f, layout, pages, 0, 12)
 	if len(full) != 13*40*2*60 {
 		f.Fatalf("%d rows walked", len(full))
 	}
@@ -58,8 +58,11 @@ func FuzzTrendPageWalk(f *testing.F) {
 			copy(b[int(off)%len(b):], patch)
 			mutated[p] = b
 		}
-		rows := walkPages(t, layout, mutated, lo, hi)
+		rows, counted := walkPages(t, layout, mutated, lo, hi)
 		if len(patch) == 0 {
+			if counted != len(rows) {
+				t.Fatalf("unchanged pages: counted %d, walked %d", counted, len(rows))
+			}
 			var want [][4]int64
 			for _, k := range full {
 				if k[0] >= lo && k[0] <= hi {
@@ -73,10 +76,10 @@ func FuzzTrendPageWalk(f *testing.F) {
 	})
 }
 
-// walkPages walks ranks lo..hi over pages held in memory; it fails on a
-// panic (by not recovering), on rows out of order, and on an error that
-// is not errNotClean.
-func walkPages(tb testing.TB, l *trendPages, pages [][]byte, lo, hi int64) [][4]int64 {
+// walkPages walks ranks lo..hi over pages held in memory, and counts
+// them; it fails on a panic (by not recovering), on rows out of order,
+// and on an error that is not errNotClean.
+func walkPages(tb testing.TB, l *trendPages, pages [][]byte, lo, hi int64) ([][4]int64, int) {
 	fetch := func(pgno uint32, dst []byte) ([]byte, error) {
 		if pgno < 1 || int(pgno) > len(pages) {
 			return nil, errNotClean
@@ -103,5 +106,14 @@ func walkPages(tb testing.TB, l *trendPages, pages [][]byte, lo, hi int64) [][4]
 	if err != nil && !errors.Is(err, errNotClean) {
 		tb.Fatalf("error %v", err)
 	}
-	return rows
+	// the count must end too (n: what it counted)
+	c := newPageWalker(l, fetch)
+	n, cerr := 0, c.start([2]int64{lo, math.MinInt64}, [2]int64{hi, math.MaxInt64})
+	if cerr == nil {
+		n, cerr = c.count()
+	}
+	if cerr != nil && !errors.Is(cerr, errNotClean) {
+		tb.Fatalf("count: error %v", cerr)
+	}
+	return rows, n
 }

@@ -87,7 +87,7 @@ func TestTrendDBPagesMatchSQL(t *testing.T) {
 		m, _ := filepath.Glob(pat)
 		paths = append(paths, m...)
 	}
-	if len(paths) < 8 {
+	if len(paths) < 10 {
 		t.Fatalf("only %d databases found", len(paths))
 	}
 	for _, p := range paths {
