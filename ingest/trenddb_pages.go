@@ -39,6 +39,8 @@ import (
 var (
 	pagesOff  bool
 	pageLoads atomic.Int64
+	// pageCounts counts the table counts taken from pages (tests)
+	pageCounts atomic.Int64
 	// pageFetchHook runs before each page is read (tests)
 	pageFetchHook func()
 )
