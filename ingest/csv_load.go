@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 
@@ -25,13 +26,21 @@ const csvGrowthSlack = 1.05
 // is skipped with a warning naming it and its problem; the load fails only
 // when no file could be read. A single file given directly fails as it is.
 func LoadCSV(ctx context.Context, path string, p model.ProgressFunc) (*model.MonitorData, error) {
-	return loadCSV(ctx, path, p, nil, nil)
+	return loadCSVKeyed(ctx, path, p, nil, nil, false)
 }
 
 // loadCSV is LoadCSV, out of core when ooc is not nil.
 // min, max and mean of a large tree go to st as merged (stats_stream.go)
-// when st is not nil.
+// when st is not nil; the merged rows are then keyed (model.Rows.KeyBySeries:
+// one series key a row instead of rank, target and metric until the sort).
 func loadCSV(ctx context.Context, path string, p model.ProgressFunc, ooc *OutOfCore, st *statStream) (*model.MonitorData, error) {
+	return loadCSVKeyed(ctx, path, p, ooc, st, st != nil)
+}
+
+// loadCSVKeyed is loadCSV, the rows merged in memory keyed when keyed is
+// set (LoadMonitor sorts them; LoadCSV hands rows with their own rank,
+// target and metric to followers and appenders).
+func loadCSVKeyed(ctx context.Context, path string, p model.ProgressFunc, ooc *OutOfCore, st *statStream, keyed bool) (*model.MonitorData, error) {
 	disc, err := findMonitorCSVs(path)
 	if err != nil {
 		return nil, err
@@ -54,6 +63,9 @@ func loadCSV(ctx context.Context, path string, p model.ProgressFunc, ooc *OutOfC
 		m.sink = newRowSink(path, *ooc, p)
 	} else {
 		m.stream = st
+		if keyed {
+			m.d.Rows.KeyBySeries()
+		}
 	}
 	var skip *csvSkips
 	if !disc.single && len(disc.files) > 1 {
@@ -67,6 +79,14 @@ func loadCSV(ctx context.Context, path string, p model.ProgressFunc, ooc *OutOfC
 	}
 	meter.finish()
 	d := m.d
+	if m.sink == nil && d.Rows.Len() >= SpillStatsMinRows {
+		// the parse's garbage (every file's fields and names: 4M rows,
+		// 19 MB) is all the collector has not taken back: with the merged
+		// columns live it next runs at twice their size, after the sort.
+		// Give those pages back before the sort's scratch column comes on
+		// top of them.
+		debug.FreeOSMemory()
+	}
 	m.stream.setRows(d.Rows.Len())
 	if len(m.runOrder) > 0 {
 		// superseded runs' rows are dropped (dropSupersededRuns): on

@@ -74,7 +74,7 @@ func dropSupersededRuns(rows *model.Rows, folderOrder []int16) map[int32]int {
 		if o < 0 {
 			continue
 		}
-		k := rowKey{rows.Rank[i], rows.Step[i], rows.Metric[i]}
+		k := rowKey{rows.RankOf(i), rows.Step[i], rows.MetricOf(i)}
 		if cur, ok := latest[k]; !ok || o > cur {
 			latest[k] = o
 		}
@@ -82,8 +82,8 @@ func dropSupersededRuns(rows *model.Rows, folderOrder []int16) map[int32]int {
 	dropped := map[int32]int{}
 	w := 0
 	for i, o := range folderOrder {
-		if o >= 0 && o < latest[rowKey{rows.Rank[i], rows.Step[i], rows.Metric[i]}] {
-			dropped[rows.Rank[i]]++
+		if o >= 0 && o < latest[rowKey{rows.RankOf(i), rows.Step[i], rows.MetricOf(i)}] {
+			dropped[rows.RankOf(i)]++
 			continue
 		}
 		if w != i {

@@ -62,8 +62,9 @@ func rssAnon() int64 {
 
 // TestLoadHoldsAtMost16BytesARow: after a 2M-row trend.db or a 2.7M-row v1
 // CSV tree is loaded, the heap holds step, micro step and norm (16 bytes a
-// row) and a fixed base — min, max and mean are in a spill file — while
-// with the spill disabled it holds more than that (28 bytes a row).
+// row), at most 1/8 of that as room kept from the merge (2 bytes a row),
+// and a fixed base — min, max and mean are in a spill file — while with
+// the spill disabled it holds more than that (28 bytes a row).
 func TestLoadHoldsAtMost16BytesARow(t *testing.T) {
 	if testing.Short() || raceDetector {
 		t.Skip("writes and loads 2M-row inputs")
@@ -83,12 +84,14 @@ func TestLoadHoldsAtMost16BytesARow(t *testing.T) {
 				t.Fatalf("%s: %d rows, mapped %v (spill %v)", name, n, d.Rows.Mapped, spill)
 			}
 			t.Logf("%s, spill %v: %d rows, heap held %.2f B/row, RssAnon grew %.2f B/row", name, spill, n, float64(heap)/float64(n), float64(anon)/float64(n))
-			limit := 16*n + heldBase
+			// and the room a merge kept (model.Rows.Trim copies only room
+			// beyond 1/8 of the rows: a CSV tree's 5% over its estimate stays)
+			limit := 16*n + 16*n/8 + heldBase
 			switch {
 			case spill && heap > limit:
-				t.Errorf("%s: the heap holds %d bytes after the load, %.2f a row: more than 16 a row and %d", name, heap, float64(heap)/float64(n), heldBase)
+				t.Errorf("%s: the heap holds %d bytes after the load, %.2f a row: more than 18 a row and %d", name, heap, float64(heap)/float64(n), heldBase)
 			case !spill && heap <= limit:
-				t.Errorf("%s: without the spill the heap holds %d bytes, within 16 a row and %d: the bound proves nothing", name, heap, heldBase)
+				t.Errorf("%s: without the spill the heap holds %d bytes, within 18 a row and %d: the bound proves nothing", name, heap, heldBase)
 			}
 			runtime.KeepAlive(d)
 		}

@@ -262,10 +262,14 @@ func nanColumn(n, c int) []float32 {
 
 // AppendRows appends all of src, its targets and metrics renumbered by
 // tmap and mmap (nil: unchanged).
+// Rows keyed by found series (KeyBySeries) append keys; other keyed rows
+// get their per-row columns back first.
 func (r *Rows) AppendRows(src *Rows, tmap []int32, mmap []uint8) {
 	r.uncount()
 	r.expand()
-	r.Unkey()
+	if r.space == nil || r.space.index == nil {
+		r.Unkey()
+	}
 	if src.Table != nil || src.space != nil {
 		c := *src
 		c.expand()
@@ -273,20 +277,24 @@ func (r *Rows) AppendRows(src *Rows, tmap []int32, mmap []uint8) {
 		src = &c
 	}
 	r.appendMicros(src)
-	r.Rank = append(r.Rank, src.Rank...)
 	r.Step = append(r.Step, src.Step...)
-	if tmap == nil {
-		r.Target = append(r.Target, src.Target...)
+	if r.space != nil {
+		r.appendKeys(src, tmap, mmap)
 	} else {
-		for _, t := range src.Target {
-			r.Target = append(r.Target, tmap[t])
+		r.Rank = append(r.Rank, src.Rank...)
+		if tmap == nil {
+			r.Target = append(r.Target, src.Target...)
+		} else {
+			for _, t := range src.Target {
+				r.Target = append(r.Target, tmap[t])
+			}
 		}
-	}
-	if mmap == nil {
-		r.Metric = append(r.Metric, src.Metric...)
-	} else {
-		for _, m := range src.Metric {
-			r.Metric = append(r.Metric, mmap[m])
+		if mmap == nil {
+			r.Metric = append(r.Metric, src.Metric...)
+		} else {
+			for _, m := range src.Metric {
+				r.Metric = append(r.Metric, mmap[m])
+			}
 		}
 	}
 	n := len(r.Norm)

@@ -23,6 +23,7 @@ func (r *Rows) SortSeries() { r.SortSeriesWith(nil) }
 // already, also is not called.
 func (r *Rows) SortSeriesWith(also func(dest, scratch []int32)) {
 	n := r.Len()
+	r.orderFound()
 	if r.space != nil && (n < 2 || r.keyedInOrder()) {
 		r.compact() // the table from the keys
 		return
