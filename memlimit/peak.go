@@ -23,11 +23,12 @@ const (
 	// the heap (≈ 32 B/row at the load; at most 6 MB more, inside
 	// BaseBytes' margin).
 	TrendDBPeakBytesPerRow = 26
-	// CSVPeakBytesPerRow: v1 CSV tree detect above the base, 36.3–36.7
-	// B/row at 4M rows (the same section), rounded up: the merge's columns
-	// with their growth room, then the trim's copy (the tree has micro
-	// steps, and its rows keep rank, target and metric).
-	CSVPeakBytesPerRow = 39
+	// CSVPeakBytesPerRow: v1 CSV tree detect above the base, 27.3–27.5
+	// B/row at 4M rows (docs/benchmarks.md, "CSV merge keyed"), rounded
+	// up: Phase 1's end on the rows (step, micro step, norm and the
+	// merge's ≤ 1/8 growth room kept) — above the load's own peak, the
+	// keyed merge's columns and the sort's scratch (≈ 24.5 B/row).
+	CSVPeakBytesPerRow = 30
 )
 
 // Near is the share of the budget above which a run that fits is still
