@@ -199,3 +199,58 @@ func TestKeyedRowsSortAsPerRow(t *testing.T) {
 		t.Errorf("append to keyed rows: %v %v %v keyed %v", r.Rank, r.Target, r.Metric, r.Keyed())
 	}
 }
+
+// TestFoundKeysSortAsPerRow: rows keyed by series found as blocks are
+// appended (KeyBySeries, a CSV tree's merge), their targets and metrics
+// renumbered on the way, sort into the per-row form bit for bit: blocks of
+// one rank (a file: the per-block table) and of mixed ranks (a key a row).
+func TestFoundKeysSortAsPerRow(t *testing.T) {
+	cases := []keyedCase{
+		{name: "plain", ranks: []int32{0, 1, 2, 3}, targets: 5, metric: 2, rows: 3000, block: 128},
+		{name: "micro-mixed-nan", ranks: []int32{0, 1}, targets: 4, metric: 2, rows: 2000, block: 100, micro: true},
+		{name: "rank-gaps", ranks: []int32{7, 9, 40, 41}, targets: 3, metric: 1, rows: 1500, block: 64},
+		{name: "duplicates", ranks: []int32{2, 3}, targets: 2, metric: 2, rows: 1000, block: 50, dups: true},
+		{name: "one-row", ranks: []int32{5}, targets: 1, metric: 1, rows: 1, block: 8},
+	}
+	for k, c := range cases {
+		for _, oneRank := range []bool{false, true} {
+			rng := rand.New(rand.NewPCG(uint64(k), 91))
+			blocks := c.blocksOf(rng)
+			if oneRank {
+				for b := range blocks {
+					for i := range blocks[b].Rank {
+						blocks[b].Rank[i] = c.ranks[b%len(c.ranks)]
+					}
+				}
+			}
+			// a block's local targets and metrics map to the tree's
+			tmap := make([]int32, c.targets)
+			for i, p := range rng.Perm(c.targets) {
+				tmap[i] = int32(p)
+			}
+			mmap := make([]uint8, c.metric)
+			for i, p := range rng.Perm(c.metric) {
+				mmap[i] = uint8(p)
+			}
+			var perRow, found Rows
+			if !found.KeyBySeries() || found.KeyBySeries() {
+				t.Fatal("KeyBySeries: empty rows refused, or keyed twice")
+			}
+			for b := range blocks {
+				perRow.AppendRows(&blocks[b], tmap, mmap)
+				found.AppendRows(&blocks[b], tmap, mmap)
+			}
+			if !found.Keyed() || found.Rank != nil || found.Target != nil || found.Metric != nil {
+				t.Fatalf("%s: found-keyed rows hold rank, target or metric columns", c.name)
+			}
+			for i := range perRow.Len() {
+				if found.RankOf(i) != perRow.RankOf(i) || found.TargetOf(i) != perRow.TargetOf(i) || found.MetricOf(i) != perRow.MetricOf(i) {
+					t.Fatalf("%s one rank %v: row %d differs before the sort", c.name, oneRank, i)
+				}
+			}
+			if want, got := formOf(&perRow), formOf(&found); !got.equal(want) || found.Keyed() {
+				t.Fatalf("%s one rank %v: sorted found-keyed rows differ from the per-row form (%d vs %d series)", c.name, oneRank, len(got.table), len(want.table))
+			}
+		}
+	}
+}
