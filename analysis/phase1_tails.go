@@ -51,8 +51,12 @@ const lowQuartileZ = 0.31864
 // step so far (cur) are dropped — the current parameter's once it is judged
 // (settle), the earlier ones when a new chunk would be needed (compact).
 // A held parameter's spread over all its changes is taken when it is held.
-// Nothing is reserved per row: ≈ 0 bytes a row when a value is held early,
-// 12 (a float64 change and an int32 step) when none is.
+// While no value is held, a parameter's changes are dropped when it is
+// judged (settle): a run where nothing is held keeps none, and the run's
+// spread computes those parameters' changes again (redo) when a value is
+// held later. Nothing is reserved per row: ≈ 0 bytes a row when a value is
+// held early or none is, and 12 (a float64 change and an int32 step) for
+// the parameters judged between the first held value and the end.
 type tailScratch struct {
 	dc      [][]float64 // |Δ log value| between a series' consecutive steps, in chunks of changeChunk
 	ac      [][]int32   // the optimizer step of each change's later value
@@ -67,6 +71,13 @@ type tailScratch struct {
 	dropped int
 	pre     []float64 // spreadBefore's scratch
 	hist    []int     // runSpread's counts
+	// the first unstored parameters were judged before any value was held:
+	// their changes were dropped (settle); redo(n) computes the changes of
+	// the first n parameters again, in the same order, through add, which
+	// passes them to sink while it is set
+	unstored int
+	redo     func(n int)
+	sink     func(d float64, at int32)
 }
 
 // changeChunk is the number of changes in a chunk (256 KiB of changes).
@@ -90,6 +101,10 @@ func (t *tailScratch) mark() {
 
 // add keeps one change d of a value at optimizer step at.
 func (t *tailScratch) add(d float64, at int32) {
+	if t.sink != nil {
+		t.sink(d, at)
+		return
+	}
 	c := t.n >> changeShift
 	if c == len(t.dc) {
 		if t.packed > t.cur {
@@ -167,10 +182,16 @@ type pending struct {
 
 // settle ends the current parameter (its changes since mark): its held
 // values take the spread of all its changes, and its changes at or after
-// the earliest held step are dropped.
+// the earliest held step are dropped — all of them while no value is held
+// (runSpread computes them again when one is).
 func (t *tailScratch) settle() {
 	t.init()
 	lo := t.open
+	if t.cur == math.MaxInt32 {
+		t.n, t.open = lo, lo
+		t.unstored++
+		return
+	}
 	if t.settled < len(t.pend) {
 		all := t.spreadBefore(lo, t.n, math.MaxInt32, minOwnChanges)
 		for k := t.settled; k < len(t.pend); k++ {
@@ -194,6 +215,7 @@ func (t *tailScratch) reset() {
 	t.dc, t.ac, t.n, t.open = t.dc[:0], t.ac[:0], 0, 0
 	t.cur, t.packed, t.started = math.MaxInt32, math.MaxInt32, true
 	t.pend, t.settled = t.pend[:0], 0
+	t.unstored, t.redo, t.sink = 0, nil, nil
 }
 
 // addDiffs adds the step-to-step changes of log(vals) of one series
@@ -260,45 +282,103 @@ func lowQuartileSpread(d []float64) float64 {
 	return q / (lowQuartileZ * math.Sqrt2)
 }
 
-// runSpread is spreadBefore over all the run's kept changes, without a
-// copy of them: the lower quartile is selected by the bits of the changes
-// (non-negative finite floats order as their bits), 16 bits a pass — the
-// same value quickSelect picks from a copy, the k-th smallest.
+// runSpread is spreadBefore over all the run's changes — the kept ones
+// and those of the parameters judged before any value was held, computed
+// again (redo) — without a copy of them: the lower quartile is selected by
+// the bits of the changes (non-negative finite floats order as their
+// bits), 16 bits a pass, until at most collectCap changes share the bits
+// selected so far; those are copied and the k-th smallest among them is
+// selected — the same value quickSelect picks from a copy of all of them.
 func (t *tailScratch) runSpread(first int32, need int) float64 {
-	n := 0
-	for i := 0; i < t.n; i++ {
-		if t.step(i) < first {
-			n++
-		}
-	}
-	if n < need || n == 0 {
-		return 0
-	}
-	k := n / 4
 	if cap(t.hist) < 1<<16 {
 		t.hist = make([]int, 1<<16)
 	}
 	h := t.hist[:1<<16]
-	var prefix, mask uint64
-	for shift := 48; shift >= 0; shift -= 16 {
-		clear(h)
-		for i := 0; i < t.n; i++ {
-			if t.step(i) >= first {
-				continue
-			}
-			b := math.Float64bits(t.diff(i))
-			if b&mask == prefix {
-				h[(b>>uint(shift))&0xffff]++
-			}
+	clear(h)
+	n := 0
+	for i := 0; i < t.n; i++ {
+		if t.step(i) < first {
+			h[math.Float64bits(t.diff(i))>>48]++
+			n++
 		}
+	}
+	t.again(first, func(d float64) {
+		h[math.Float64bits(d)>>48]++
+		n++
+	})
+	if n < need || n == 0 {
+		return 0
+	}
+	k := n / 4
+	var prefix, mask uint64
+	shift := 48
+	for {
 		bucket := 0
 		for ; k >= h[bucket]; bucket++ {
 			k -= h[bucket]
 		}
 		prefix |= uint64(bucket) << uint(shift)
 		mask |= 0xffff << uint(shift)
+		if shift == 0 || h[bucket] <= collectCap {
+			n = h[bucket]
+			break
+		}
+		shift -= 16
+		clear(h)
+		sh := uint(shift)
+		for i := 0; i < t.n; i++ {
+			if t.step(i) >= first {
+				continue
+			}
+			if b := math.Float64bits(t.diff(i)); b&mask == prefix {
+				h[(b>>sh)&0xffff]++
+			}
+		}
+		t.again(first, func(d float64) {
+			if b := math.Float64bits(d); b&mask == prefix {
+				h[(b>>sh)&0xffff]++
+			}
+		})
 	}
-	return math.Float64frombits(prefix) / (lowQuartileZ * math.Sqrt2)
+	if mask == math.MaxUint64 {
+		return math.Float64frombits(prefix) / (lowQuartileZ * math.Sqrt2)
+	}
+	// the n changes with the selected bits hold the k-th smallest
+	pre := slices.Grow(t.pre[:0], n)
+	for i := 0; i < t.n; i++ {
+		if t.step(i) >= first {
+			continue
+		}
+		if d := t.diff(i); math.Float64bits(d)&mask == prefix {
+			pre = append(pre, d)
+		}
+	}
+	t.again(first, func(d float64) {
+		if math.Float64bits(d)&mask == prefix {
+			pre = append(pre, d)
+		}
+	})
+	t.pre = pre[:0]
+	return quickSelect(pre, k) / (lowQuartileZ * math.Sqrt2)
+}
+
+// collectCap is the most changes runSpread copies (2 MiB) to select among
+// (a variable for the tests of its passes).
+var collectCap = 1 << 18
+
+// again passes fn the changes before first of the parameters whose changes
+// settle dropped (none held yet), computed again by redo.
+func (t *tailScratch) again(first int32, fn func(d float64)) {
+	if t.unstored == 0 {
+		return
+	}
+	t.sink = func(d float64, at int32) {
+		if at < first {
+			fn(d)
+		}
+	}
+	defer func() { t.sink = nil }()
+	t.redo(t.unstored)
 }
 
 // ownSpread is a parameter's own noise spread: from its changes before

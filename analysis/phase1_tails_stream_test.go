@@ -23,7 +23,8 @@ func refSpread(d []float64, at []int32, first int32, need int) float64 {
 }
 
 // The streamed scratch — changes at or after the earliest held step so far
-// dropped as parameters settle and chunks fill, a held parameter's
+// dropped as parameters settle and chunks fill, all of a parameter's while
+// nothing is held (computed again, redo, for the run's spread), a held parameter's
 // whole-run spread taken when it is held — gives the run's spread and every
 // held parameter's own spread equal, bit for bit, to selecting from all
 // the changes kept, whatever the order in which the holds come (early,
@@ -44,6 +45,15 @@ func TestTailStreamEqualsAllChanges(t *testing.T) {
 		steps := 20 + rng.IntN(400)
 		heldShare := rng.Float64() * 0.3
 		dup := rng.IntN(3) == 0 // many changes equal (ties in the selection)
+		var spans [][2]int // each parameter's changes in allD
+		ts.redo = func(n int) {
+			for _, sp := range spans[:n] {
+				ts.mark()
+				for i := sp[0]; i < sp[1]; i++ {
+					ts.add(allD[i], allAt[i])
+				}
+			}
+		}
 		for range params {
 			ts.mark()
 			lo := len(allD)
@@ -70,18 +80,26 @@ func TestTailStreamEqualsAllChanges(t *testing.T) {
 				ts.cur = min(ts.cur, st)
 			}
 			ts.settle()
+			spans = append(spans, [2]int{lo, hi})
 		}
 		if len(helds) == 0 {
-			if ts.n != len(allD) {
-				t.Fatalf("trial %d: nothing held, %d changes kept of %d", trial, ts.n, len(allD))
+			if ts.n != 0 || ts.unstored != params {
+				t.Fatalf("trial %d: nothing held, %d changes kept of %d, %d of %d parameters dropped", trial, ts.n, len(allD), ts.unstored, params)
 			}
 			continue
 		}
 		first := ts.cur
 		for _, need := range []int{0, 1, minHistory, 5000} {
 			want := refSpread(allD, allAt, first, need)
-			if got := ts.runSpread(first, need); got != want && !(need == 0 && want == 0) {
-				t.Fatalf("trial %d need %d: run spread %v, from all changes %v", trial, need, got, want)
+			// selected in one pass and a copy, several passes and a copy,
+			// by the bits alone
+			for _, cp := range []int{1 << 18, 3, 0} {
+				collectCap = cp
+				got := ts.runSpread(first, need)
+				collectCap = 1 << 18
+				if got != want && !(need == 0 && want == 0) {
+					t.Fatalf("trial %d need %d copy ≤ %d: run spread %v, from all changes %v", trial, need, cp, got, want)
+				}
 			}
 		}
 		for _, h := range helds {
@@ -98,7 +116,7 @@ func TestTailStreamEqualsAllChanges(t *testing.T) {
 		// compacted, what is kept is exactly what the run's spread uses
 		ts.compact()
 		var before int
-		for _, at := range allAt {
+		for _, at := range allAt[spans[ts.unstored][0]:] {
 			if at < first {
 				before++
 			}
