@@ -289,40 +289,74 @@ func lowQuartileSpread(d []float64) float64 {
 // bits), 16 bits a pass, until at most collectCap changes share the bits
 // selected so far; those are copied and the k-th smallest among them is
 // selected — the same value quickSelect picks from a copy of all of them.
+//
+// The changes computed again are computed once when the lower quartile
+// falls near that of the kept ones: that pass also copies those near it
+// (window), at most collectCap of them.
 func (t *tailScratch) runSpread(first int32, need int) float64 {
-	if cap(t.hist) < 1<<16 {
-		t.hist = make([]int, 1<<16)
+	if cap(t.hist) < 2<<16 {
+		t.hist = make([]int, 2<<16)
 	}
-	h := t.hist[:1<<16]
-	clear(h)
-	n := 0
+	h, kept := t.hist[:1<<16], t.hist[1<<16:2<<16]
+	clear(kept)
+	nk := 0
 	for i := 0; i < t.n; i++ {
 		if t.step(i) < first {
-			h[math.Float64bits(t.diff(i))>>48]++
-			n++
+			kept[math.Float64bits(t.diff(i))>>48]++
+			nk++
 		}
 	}
+	copy(h, kept)
+	n := nk
+	// the kept changes' buckets from 1/5 to 3/10 of the way up, and one
+	// on each side
+	wlo, whi := window(kept, nk)
+	pre, full := t.pre[:0], false
 	t.again(first, func(d float64) {
-		h[math.Float64bits(d)>>48]++
+		b := math.Float64bits(d) >> 48
+		h[b]++
 		n++
+		if int(b) >= wlo && int(b) <= whi && !full {
+			if len(pre) == collectCap {
+				full = true
+				return
+			}
+			pre = append(pre, d)
+		}
 	})
+	t.pre = pre[:0]
 	if n < need || n == 0 {
 		return 0
 	}
 	k := n / 4
-	var prefix, mask uint64
+	bucket := 0
+	for ; k >= h[bucket]; bucket++ {
+		k -= h[bucket]
+	}
+	prefix, mask := uint64(bucket)<<48, uint64(0xffff)<<48
+	if (t.unstored == 0 || !full && bucket >= wlo && bucket <= whi) && h[bucket] <= collectCap {
+		// every change of the bucket: the copied ones and the kept ones
+		w := 0
+		for _, d := range pre {
+			if math.Float64bits(d)&mask == prefix {
+				pre[w] = d
+				w++
+			}
+		}
+		pre = pre[:w]
+		for i := 0; i < t.n; i++ {
+			if t.step(i) >= first {
+				continue
+			}
+			if d := t.diff(i); math.Float64bits(d)&mask == prefix {
+				pre = append(pre, d)
+			}
+		}
+		t.pre = pre[:0]
+		return quickSelect(pre, k) / (lowQuartileZ * math.Sqrt2)
+	}
 	shift := 48
-	for {
-		bucket := 0
-		for ; k >= h[bucket]; bucket++ {
-			k -= h[bucket]
-		}
-		prefix |= uint64(bucket) << uint(shift)
-		mask |= 0xffff << uint(shift)
-		if shift == 0 || h[bucket] <= collectCap {
-			n = h[bucket]
-			break
-		}
+	for shift > 0 && h[bucket] > collectCap {
 		shift -= 16
 		clear(h)
 		sh := uint(shift)
@@ -339,12 +373,18 @@ func (t *tailScratch) runSpread(first int32, need int) float64 {
 				h[(b>>sh)&0xffff]++
 			}
 		})
+		bucket = 0
+		for ; k >= h[bucket]; bucket++ {
+			k -= h[bucket]
+		}
+		prefix |= uint64(bucket) << sh
+		mask |= 0xffff << sh
 	}
 	if mask == math.MaxUint64 {
 		return math.Float64frombits(prefix) / (lowQuartileZ * math.Sqrt2)
 	}
-	// the n changes with the selected bits hold the k-th smallest
-	pre := slices.Grow(t.pre[:0], n)
+	// the h[bucket] changes with the selected bits hold the k-th smallest
+	pre = slices.Grow(t.pre[:0], h[bucket])
 	for i := 0; i < t.n; i++ {
 		if t.step(i) >= first {
 			continue
@@ -362,9 +402,31 @@ func (t *tailScratch) runSpread(first int32, need int) float64 {
 	return quickSelect(pre, k) / (lowQuartileZ * math.Sqrt2)
 }
 
-// collectCap is the most changes runSpread copies (2 MiB) to select among
+// window is the buckets of counts h (n in all) from the one holding the
+// n/5-th to the one holding the 3n/10-th, and one more on each side (an
+// empty window when n is 0).
+func window(h []int, n int) (lo, hi int) {
+	if n == 0 {
+		return 1, 0
+	}
+	lo, hi = -1, -1
+	at, a, b := 0, n/5, 3*n/10
+	for i, c := range h {
+		at += c
+		if lo < 0 && at > a {
+			lo = i
+		}
+		if at > b {
+			hi = i
+			break
+		}
+	}
+	return max(lo-1, 0), min(hi+1, len(h)-1)
+}
+
+// collectCap is the most changes runSpread copies (8 MiB) to select among
 // (a variable for the tests of its passes).
-var collectCap = 1 << 18
+var collectCap = 1 << 20
 
 // again passes fn the changes before first of the parameters whose changes
 // settle dropped (none held yet), computed again by redo.
