@@ -51,12 +51,13 @@ const lowQuartileZ = 0.31864
 // step so far (cur) are dropped — the current parameter's once it is judged
 // (settle), the earlier ones when a new chunk would be needed (compact).
 // A held parameter's spread over all its changes is taken when it is held.
-// While no value is held, a parameter's changes are dropped when it is
-// judged (settle): a run where nothing is held keeps none, and the run's
-// spread computes those parameters' changes again (redo) when a value is
-// held later. Nothing is reserved per row: ≈ 0 bytes a row when a value is
-// held early or none is, and 12 (a float64 change and an int32 step) for
-// the parameters judged between the first held value and the end.
+// While no value is held, only the latest parameters' changes are kept, at
+// most keepEarly (dropEarly): a run where nothing is held keeps no more,
+// and the run's spread computes the dropped parameters' changes again
+// (redo) when a value is held later. Nothing is reserved per row: ≈ 0
+// bytes a row when a value is held early or none is, and 12 (a float64
+// change and an int32 step) for the parameters judged between the first
+// held value and the end.
 type tailScratch struct {
 	dc      [][]float64 // |Δ log value| between a series' consecutive steps, in chunks of changeChunk
 	ac      [][]int32   // the optimizer step of each change's later value
@@ -76,6 +77,7 @@ type tailScratch struct {
 	// the first n parameters again, in the same order, through add, which
 	// passes them to sink while it is set
 	unstored int
+	early    []int // while none is held: the first change of each parameter whose changes are kept
 	redo     func(n int)
 	sink     func(d float64, at int32)
 }
@@ -188,10 +190,12 @@ func (t *tailScratch) settle() {
 	t.init()
 	lo := t.open
 	if t.cur == math.MaxInt32 {
-		t.n, t.open = lo, lo
-		t.unstored++
+		t.early = append(t.early, lo)
+		t.dropEarly()
+		t.open = t.n
 		return
 	}
+	t.early = t.early[:0]
 	if t.settled < len(t.pend) {
 		all := t.spreadBefore(lo, t.n, math.MaxInt32, minOwnChanges)
 		for k := t.settled; k < len(t.pend); k++ {
@@ -208,6 +212,44 @@ func (t *tailScratch) settle() {
 	t.open = t.n
 }
 
+// dropEarly keeps at most keepEarly changes while no value is held: when
+// there are more, those of the earliest parameters are dropped (whole
+// parameters, down to keepEarly/2 changes or none), and runSpread computes
+// them again if a value is held later.
+func (t *tailScratch) dropEarly() {
+	if t.n <= keepEarly {
+		return
+	}
+	j := 0
+	for j < len(t.early) && t.n-t.early[j] > keepEarly/2 {
+		j++
+	}
+	from := t.n
+	if j < len(t.early) {
+		from = t.early[j]
+	}
+	w := 0
+	for i := from; i < t.n; i++ {
+		t.dc[w>>changeShift][w&changeMask] = t.diff(i)
+		t.ac[w>>changeShift][w&changeMask] = t.step(i)
+		w++
+	}
+	t.n = w
+	t.unstored += j
+	t.early = t.early[:copy(t.early, t.early[j:])]
+	for k := range t.early {
+		t.early[k] -= from
+	}
+	keep := (w + changeMask) >> changeShift
+	clear(t.dc[keep:])
+	clear(t.ac[keep:])
+	t.dc, t.ac = t.dc[:keep], t.ac[:keep]
+}
+
+// keepEarly is the most changes (12 B each: 12 MiB) kept while no value is
+// held (a variable for the tests).
+var keepEarly = 1 << 20
+
 // reset empties the scratch for the next pass.
 func (t *tailScratch) reset() {
 	clear(t.dc)
@@ -215,7 +257,7 @@ func (t *tailScratch) reset() {
 	t.dc, t.ac, t.n, t.open = t.dc[:0], t.ac[:0], 0, 0
 	t.cur, t.packed, t.started = math.MaxInt32, math.MaxInt32, true
 	t.pend, t.settled = t.pend[:0], 0
-	t.unstored, t.redo, t.sink = 0, nil, nil
+	t.unstored, t.redo, t.sink, t.early = 0, nil, nil, t.early[:0]
 }
 
 // addDiffs adds the step-to-step changes of log(vals) of one series
