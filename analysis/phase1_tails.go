@@ -240,10 +240,7 @@ func (t *tailScratch) dropEarly() {
 	for k := range t.early {
 		t.early[k] -= from
 	}
-	keep := (w + changeMask) >> changeShift
-	clear(t.dc[keep:])
-	clear(t.ac[keep:])
-	t.dc, t.ac = t.dc[:keep], t.ac[:keep]
+	// the chunks stay, for the next parameters' changes
 }
 
 // keepEarly is the most changes (12 B each: 12 MiB) kept while no value is
