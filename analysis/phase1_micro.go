@@ -52,6 +52,7 @@ type microScratch struct {
 func microStepSpikes(c *p1) (said p1said) {
 	var s microScratch
 	judged, perMicro, found := 0, 0, 0
+	c.tails.redo = func(n int) { c.microChangesAgain(n) }
 	for t := range c.d.Targets {
 		gs := c.ix.targetGroups(t)
 		if len(gs) == 0 {
@@ -276,6 +277,18 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 	c.tails.mark()
 	c.microDiffs(s, nk)
 	return perMicro
+}
+
+// microChangesAgain adds the changes of the first n targets with values
+// again, as microStepSpikes computed them (the tails' redo).
+func (c *p1) microChangesAgain(n int) {
+	var s microScratch
+	for t := 0; t < len(c.d.Targets) && n > 0; t++ {
+		if gs := c.ix.targetGroups(t); len(gs) > 0 {
+			c.microCurves(gs, &s) // adds the changes (microDiffs)
+			n--
+		}
+	}
 }
 
 // microDiffs adds the run-noise changes of one parameter's normalised

@@ -51,8 +51,13 @@ const lowQuartileZ = 0.31864
 // step so far (cur) are dropped — the current parameter's once it is judged
 // (settle), the earlier ones when a new chunk would be needed (compact).
 // A held parameter's spread over all its changes is taken when it is held.
-// Nothing is reserved per row: ≈ 0 bytes a row when a value is held early,
-// 12 (a float64 change and an int32 step) when none is.
+// While no value is held, only the latest parameters' changes are kept, at
+// most keepEarly (dropEarly): a run where nothing is held keeps no more,
+// and the run's spread computes the dropped parameters' changes again
+// (redo) when a value is held later. Nothing is reserved per row: ≈ 0
+// bytes a row when a value is held early or none is, and 12 (a float64
+// change and an int32 step) for the parameters judged between the first
+// held value and the end.
 type tailScratch struct {
 	dc      [][]float64 // |Δ log value| between a series' consecutive steps, in chunks of changeChunk
 	ac      [][]int32   // the optimizer step of each change's later value
@@ -67,6 +72,14 @@ type tailScratch struct {
 	dropped int
 	pre     []float64 // spreadBefore's scratch
 	hist    []int     // runSpread's counts
+	// the first unstored parameters were judged before any value was held:
+	// their changes were dropped (settle); redo(n) computes the changes of
+	// the first n parameters again, in the same order, through add, which
+	// passes them to sink while it is set
+	unstored int
+	early    []int // while none is held: the first change of each parameter whose changes are kept
+	redo     func(n int)
+	sink     func(d float64, at int32)
 }
 
 // changeChunk is the number of changes in a chunk (256 KiB of changes).
@@ -90,6 +103,10 @@ func (t *tailScratch) mark() {
 
 // add keeps one change d of a value at optimizer step at.
 func (t *tailScratch) add(d float64, at int32) {
+	if t.sink != nil {
+		t.sink(d, at)
+		return
+	}
 	c := t.n >> changeShift
 	if c == len(t.dc) {
 		if t.packed > t.cur {
@@ -167,10 +184,18 @@ type pending struct {
 
 // settle ends the current parameter (its changes since mark): its held
 // values take the spread of all its changes, and its changes at or after
-// the earliest held step are dropped.
+// the earliest held step are dropped — all of them while no value is held
+// (runSpread computes them again when one is).
 func (t *tailScratch) settle() {
 	t.init()
 	lo := t.open
+	if t.cur == math.MaxInt32 {
+		t.early = append(t.early, lo)
+		t.dropEarly()
+		t.open = t.n
+		return
+	}
+	t.early = t.early[:0]
 	if t.settled < len(t.pend) {
 		all := t.spreadBefore(lo, t.n, math.MaxInt32, minOwnChanges)
 		for k := t.settled; k < len(t.pend); k++ {
@@ -187,6 +212,41 @@ func (t *tailScratch) settle() {
 	t.open = t.n
 }
 
+// dropEarly keeps at most keepEarly changes while no value is held: when
+// there are more, those of the earliest parameters are dropped (whole
+// parameters, down to keepEarly/2 changes or none), and runSpread computes
+// them again if a value is held later.
+func (t *tailScratch) dropEarly() {
+	if t.n <= keepEarly {
+		return
+	}
+	j := 0
+	for j < len(t.early) && t.n-t.early[j] > keepEarly/2 {
+		j++
+	}
+	from := t.n
+	if j < len(t.early) {
+		from = t.early[j]
+	}
+	w := 0
+	for i := from; i < t.n; i++ {
+		t.dc[w>>changeShift][w&changeMask] = t.diff(i)
+		t.ac[w>>changeShift][w&changeMask] = t.step(i)
+		w++
+	}
+	t.n = w
+	t.unstored += j
+	t.early = t.early[:copy(t.early, t.early[j:])]
+	for k := range t.early {
+		t.early[k] -= from
+	}
+	// the chunks stay, for the next parameters' changes
+}
+
+// keepEarly is the most changes (12 B each: 12 MiB) kept while no value is
+// held (a variable for the tests).
+var keepEarly = 1 << 20
+
 // reset empties the scratch for the next pass.
 func (t *tailScratch) reset() {
 	clear(t.dc)
@@ -194,6 +254,7 @@ func (t *tailScratch) reset() {
 	t.dc, t.ac, t.n, t.open = t.dc[:0], t.ac[:0], 0, 0
 	t.cur, t.packed, t.started = math.MaxInt32, math.MaxInt32, true
 	t.pend, t.settled = t.pend[:0], 0
+	t.unstored, t.redo, t.sink, t.early = 0, nil, nil, t.early[:0]
 }
 
 // addDiffs adds the step-to-step changes of log(vals) of one series
@@ -260,45 +321,165 @@ func lowQuartileSpread(d []float64) float64 {
 	return q / (lowQuartileZ * math.Sqrt2)
 }
 
-// runSpread is spreadBefore over all the run's kept changes, without a
-// copy of them: the lower quartile is selected by the bits of the changes
-// (non-negative finite floats order as their bits), 16 bits a pass — the
-// same value quickSelect picks from a copy, the k-th smallest.
+// runSpread is spreadBefore over all the run's changes — the kept ones
+// and those of the parameters judged before any value was held, computed
+// again (redo) — without a copy of them: the lower quartile is selected by
+// the bits of the changes (non-negative finite floats order as their
+// bits), 16 bits a pass, until at most collectCap changes share the bits
+// selected so far; those are copied and the k-th smallest among them is
+// selected — the same value quickSelect picks from a copy of all of them.
+//
+// The changes computed again are computed once when the lower quartile
+// falls near that of the kept ones: that pass also copies those near it
+// (window), at most collectCap of them.
 func (t *tailScratch) runSpread(first int32, need int) float64 {
-	n := 0
+	if cap(t.hist) < 2<<16 {
+		t.hist = make([]int, 2<<16)
+	}
+	h, kept := t.hist[:1<<16], t.hist[1<<16:2<<16]
+	clear(kept)
+	nk := 0
 	for i := 0; i < t.n; i++ {
 		if t.step(i) < first {
-			n++
+			kept[math.Float64bits(t.diff(i))>>48]++
+			nk++
 		}
 	}
+	copy(h, kept)
+	n := nk
+	// the kept changes' buckets from 1/5 to 3/10 of the way up, and one
+	// on each side
+	wlo, whi := window(kept, nk)
+	pre, full := t.pre[:0], false
+	t.again(first, func(d float64) {
+		b := math.Float64bits(d) >> 48
+		h[b]++
+		n++
+		if int(b) >= wlo && int(b) <= whi && !full {
+			if len(pre) == collectCap {
+				full = true
+				return
+			}
+			pre = append(pre, d)
+		}
+	})
+	t.pre = pre[:0]
 	if n < need || n == 0 {
 		return 0
 	}
 	k := n / 4
-	if cap(t.hist) < 1<<16 {
-		t.hist = make([]int, 1<<16)
+	bucket := 0
+	for ; k >= h[bucket]; bucket++ {
+		k -= h[bucket]
 	}
-	h := t.hist[:1<<16]
-	var prefix, mask uint64
-	for shift := 48; shift >= 0; shift -= 16 {
-		clear(h)
+	prefix, mask := uint64(bucket)<<48, uint64(0xffff)<<48
+	if (t.unstored == 0 || !full && bucket >= wlo && bucket <= whi) && h[bucket] <= collectCap {
+		// every change of the bucket: the copied ones and the kept ones
+		w := 0
+		for _, d := range pre {
+			if math.Float64bits(d)&mask == prefix {
+				pre[w] = d
+				w++
+			}
+		}
+		pre = pre[:w]
 		for i := 0; i < t.n; i++ {
 			if t.step(i) >= first {
 				continue
 			}
-			b := math.Float64bits(t.diff(i))
-			if b&mask == prefix {
-				h[(b>>uint(shift))&0xffff]++
+			if d := t.diff(i); math.Float64bits(d)&mask == prefix {
+				pre = append(pre, d)
 			}
 		}
-		bucket := 0
+		t.pre = pre[:0]
+		return quickSelect(pre, k) / (lowQuartileZ * math.Sqrt2)
+	}
+	shift := 48
+	for shift > 0 && h[bucket] > collectCap {
+		shift -= 16
+		clear(h)
+		sh := uint(shift)
+		for i := 0; i < t.n; i++ {
+			if t.step(i) >= first {
+				continue
+			}
+			if b := math.Float64bits(t.diff(i)); b&mask == prefix {
+				h[(b>>sh)&0xffff]++
+			}
+		}
+		t.again(first, func(d float64) {
+			if b := math.Float64bits(d); b&mask == prefix {
+				h[(b>>sh)&0xffff]++
+			}
+		})
+		bucket = 0
 		for ; k >= h[bucket]; bucket++ {
 			k -= h[bucket]
 		}
-		prefix |= uint64(bucket) << uint(shift)
-		mask |= 0xffff << uint(shift)
+		prefix |= uint64(bucket) << sh
+		mask |= 0xffff << sh
 	}
-	return math.Float64frombits(prefix) / (lowQuartileZ * math.Sqrt2)
+	if mask == math.MaxUint64 {
+		return math.Float64frombits(prefix) / (lowQuartileZ * math.Sqrt2)
+	}
+	// the h[bucket] changes with the selected bits hold the k-th smallest
+	pre = slices.Grow(t.pre[:0], h[bucket])
+	for i := 0; i < t.n; i++ {
+		if t.step(i) >= first {
+			continue
+		}
+		if d := t.diff(i); math.Float64bits(d)&mask == prefix {
+			pre = append(pre, d)
+		}
+	}
+	t.again(first, func(d float64) {
+		if math.Float64bits(d)&mask == prefix {
+			pre = append(pre, d)
+		}
+	})
+	t.pre = pre[:0]
+	return quickSelect(pre, k) / (lowQuartileZ * math.Sqrt2)
+}
+
+// window is the buckets of counts h (n in all) from the one holding the
+// n/5-th to the one holding the 3n/10-th, and one more on each side (an
+// empty window when n is 0).
+func window(h []int, n int) (lo, hi int) {
+	if n == 0 {
+		return 1, 0
+	}
+	lo, hi = -1, -1
+	at, a, b := 0, n/5, 3*n/10
+	for i, c := range h {
+		at += c
+		if lo < 0 && at > a {
+			lo = i
+		}
+		if at > b {
+			hi = i
+			break
+		}
+	}
+	return max(lo-1, 0), min(hi+1, len(h)-1)
+}
+
+// collectCap is the most changes runSpread copies (8 MiB) to select among
+// (a variable for the tests of its passes).
+var collectCap = 1 << 20
+
+// again passes fn the changes before first of the parameters whose changes
+// settle dropped (none held yet), computed again by redo.
+func (t *tailScratch) again(first int32, fn func(d float64)) {
+	if t.unstored == 0 {
+		return
+	}
+	t.sink = func(d float64, at int32) {
+		if at < first {
+			fn(d)
+		}
+	}
+	defer func() { t.sink = nil }()
+	t.redo(t.unstored)
 }
 
 // ownSpread is a parameter's own noise spread: from its changes before
