@@ -297,28 +297,35 @@ func newPageWalker(l *trendPages, fetch func(uint32, []byte) ([]byte, error)) *p
 func (w *pageWalker) start(lo, hi [2]int64) error {
 	w.lo, w.hi = lo, hi
 	w.stack, w.inLeaf, w.descend, w.done, w.started, w.fetched = w.stack[:0], false, false, false, false, 0
-	pgno := w.l.root
+	return w.descendFrom(w.l.root, true)
+}
+
+// descendFrom loads the pages from pgno down to a leaf, pushing each
+// interior page, and positions each at its first cell — with seek, at the
+// first cell whose entry is at w.lo or past it: every entry before it (and
+// in the subtrees left of it) is before lo.
+func (w *pageWalker) descendFrom(pgno uint32, seek bool) error {
 	for {
 		f, leaf, err := w.load(pgno, len(w.stack))
 		if err != nil {
 			return err
 		}
-		// the first cell whose entry is at lo or past it: every entry
-		// before it (and in the subtrees left of it) is before lo
-		a, b := 0, f.n
-		for a < b {
-			m := int(uint(a+b) >> 1)
-			k, err := w.cellKey(&f, m, leaf)
-			if err != nil {
-				return err
+		if seek {
+			a, b := 0, f.n
+			for a < b {
+				m := int(uint(a+b) >> 1)
+				k, err := w.cellKey(&f, m, leaf)
+				if err != nil {
+					return err
+				}
+				if key2Less(k, w.lo) {
+					a = m + 1
+				} else {
+					b = m
+				}
 			}
-			if key2Less(k, lo) {
-				a = m + 1
-			} else {
-				b = m
-			}
+			f.i = a
 		}
-		f.i = a
 		if leaf {
 			w.leaf, w.inLeaf = f, true
 			return nil
@@ -508,20 +515,7 @@ func (w *pageWalker) descendLeft() error {
 	if err != nil {
 		return err
 	}
-	for {
-		f, leaf, err := w.load(pgno, len(w.stack))
-		if err != nil {
-			return err
-		}
-		if leaf {
-			w.leaf, w.inLeaf = f, true
-			return nil
-		}
-		w.stack = append(w.stack, f)
-		if pgno, err = w.child(&w.stack[len(w.stack)-1]); err != nil {
-			return err
-		}
-	}
+	return w.descendFrom(pgno, false)
 }
 
 // count counts the entries of the range (after start) without decoding
