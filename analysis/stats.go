@@ -32,6 +32,17 @@ func quickSelect(s []float64, k int) float64 {
 // selectSmall is the range selectBranchless finishes by insertion.
 const selectSmall = 8
 
+// medianOf3 is the pivot of both selections: the middle of a, b and c.
+func medianOf3(a, b, c float64) float64 {
+	switch {
+	case (a <= b) == (b <= c):
+		return b
+	case (b <= a) == (a <= c):
+		return a
+	}
+	return c
+}
+
 // selectBranchless is quickSelect on values that are not NaN: a
 // median-of-three pivot p, then one pass moves the values < p to the
 // front by a swap at every position and an index that advances by the
@@ -41,15 +52,7 @@ const selectSmall = 8
 func selectBranchless(s []float64, k int) float64 {
 	lo, hi := 0, len(s)
 	for hi-lo > selectSmall {
-		a, b, c := s[lo], s[lo+(hi-lo)/2], s[hi-1]
-		p := b
-		if (a <= b) == (b <= c) {
-			p = b
-		} else if (b <= a) == (a <= c) {
-			p = a
-		} else {
-			p = c
-		}
+		p := medianOf3(s[lo], s[lo+(hi-lo)/2], s[hi-1])
 		j := lo
 		for i := lo; i < hi; i++ {
 			x := s[i]
@@ -103,16 +106,7 @@ func quickSelectHoare(s []float64, k int) float64 {
 	lo, hi := 0, len(s)-1
 	for lo < hi {
 		// median of three as pivot
-		mid := lo + (hi-lo)/2
-		a, b, c := s[lo], s[mid], s[hi]
-		p := b
-		if (a <= b) == (b <= c) {
-			p = b
-		} else if (b <= a) == (a <= c) {
-			p = a
-		} else {
-			p = c
-		}
+		p := medianOf3(s[lo], s[lo+(hi-lo)/2], s[hi])
 		i, j := lo, hi
 		for i <= j {
 			for s[i] < p {
