@@ -251,27 +251,11 @@ func (r *Rows) keyedInOrder() bool {
 func (r *Rows) sortKeyed() (dest, scratch []int32) {
 	sp, n := r.space, len(r.key)
 	keys := int(sp.Keys())
-	next := make([]int32, keys+1)
-	for _, k := range r.key {
-		next[k+1]++
-	}
-	for k := 1; k <= keys; k++ {
-		next[k] += next[k-1]
-	}
 	dest = r.key
-	for i, k := range r.key {
-		dest[i] = next[k]
-		next[k]++
-	}
-	table := []Series{}
-	start := int32(0)
-	for k, end := range next[:keys] {
-		if end > start {
-			rk, t, m := sp.series(int32(k))
-			table = append(table, Series{int(start), rk, t, m})
-		}
-		start = end
-	}
+	table := placeByKey(dest, keys, func(k int) Series {
+		rk, t, m := sp.series(int32(k))
+		return Series{Rank: rk, Target: t, Metric: m}
+	})
 	r.Table, r.key, r.space = table, nil, nil
 	return dest, make([]int32, n)
 }

@@ -95,37 +95,20 @@ func (r *Rows) sortPerRow() (dest, i32 []int32) {
 	minT, maxT := slices.Min(r.Target), slices.Max(r.Target)
 	rSpan, tSpan := int64(maxR)-int64(minR)+1, int64(maxT)-int64(minT)+1
 	mSpan := int64(slices.Max(r.Metric)) + 1
-	if keys := mSpan * tSpan * rSpan; keys <= 4*int64(n)+1<<16 {
+	if keys := mSpan * tSpan * rSpan; keys <= 4*int64(n)+1<<16 && keys <= math.MaxInt32 {
 		// one counting pass over a dense (metric, target, rank) key: every
 		// read sequential
-		key := func(i int) int {
-			return (int(r.Metric[i])*int(tSpan)+int(r.Target[i]-minT))*int(rSpan) + int(r.Rank[i]-minR)
-		}
-		next := make([]int32, keys+1)
-		for i := range n {
-			next[key(i)+1]++
-		}
-		for k := int64(1); k <= keys; k++ {
-			next[k] += next[k-1]
-		}
 		// the key columns end here: dest takes the rank column's place (row
 		// i's key is read before dest[i] is written), the target column
 		// becomes the scratch, and the series table follows from the key
 		// runs — the sort allocates no column
 		dest = r.Rank
 		for i := range n {
-			k := key(i)
-			dest[i] = next[k]
-			next[k]++
+			dest[i] = int32((int(r.Metric[i])*int(tSpan)+int(r.Target[i]-minT))*int(rSpan) + int(r.Rank[i]-minR))
 		}
-		table := []Series{}
-		start := int32(0)
-		for k, end := range next[:keys] {
-			if end > start {
-				table = append(table, Series{int(start), int32(k%int(rSpan)) + minR, int32(k/int(rSpan)%int(tSpan)) + minT, uint8(k / int(rSpan*tSpan))})
-			}
-			start = end
-		}
+		table := placeByKey(dest, int(keys), func(k int) Series {
+			return Series{Rank: int32(k%int(rSpan)) + minR, Target: int32(k/int(rSpan)%int(tSpan)) + minT, Metric: uint8(k / int(rSpan*tSpan))}
+		})
 		i32 = r.Target
 		r.Table, r.Rank, r.Target, r.Metric = table, nil, nil, nil
 	} else {
@@ -202,6 +185,36 @@ func (r *Rows) inSeriesOrder() bool {
 		}
 	}
 	return true
+}
+
+// placeByKey is the stable counting sort of both sorts: key holds each
+// row's key (below keys) and becomes row i's position in key order, and
+// the series table follows from the key runs (series names key k's
+// series). The key is in a column, not a function of the row: a call per
+// row made the sort half as slow again.
+func placeByKey(key []int32, keys int, series func(k int) Series) []Series {
+	next := make([]int32, keys+1)
+	for _, k := range key {
+		next[k+1]++
+	}
+	for k := 1; k <= keys; k++ {
+		next[k] += next[k-1]
+	}
+	for i, k := range key {
+		key[i] = next[k]
+		next[k]++
+	}
+	table := []Series{}
+	start := int32(0)
+	for k, end := range next[:keys] {
+		if end > start {
+			sr := series(k)
+			sr.Start = int(start)
+			table = append(table, sr)
+		}
+		start = end
+	}
+	return table
 }
 
 // scatter returns dst with dst[dest[i]] = src[i] (dst reused).
