@@ -117,6 +117,16 @@ func (r *trendReader) withChunkPages(l *trendPages, c *trendChunk, fn func(*page
 	if !c.keys {
 		return errNotClean
 	}
+	if l.file != nil {
+		// from the file: no connection (the load's hold its locks)
+		f := newFileFetcher(l.file)
+		defer f.close()
+		w := newPageWalker(l, f.page)
+		if err := w.start(c.lo, c.hi); err != nil {
+			return err
+		}
+		return fn(w)
+	}
 	conn, err := r.snap.get()
 	if err != nil {
 		return err

@@ -56,6 +56,9 @@ type trendPages struct {
 	// 0–3 rank, step, target_id, metric_id, 4+k the chunk's k-th statistic
 	slot  []int8
 	nStat int
+	// file: the pages are read from the database file (trenddb_pagefile.go);
+	// nil: through sqlite_dbpage
+	file *pageFile
 }
 
 // Slots of the key columns.
@@ -68,8 +71,11 @@ const (
 )
 
 // trendPageLayout reads trend_data's layout on q (the load's holder, at the
-// load's state); nil when the table is not one the page walk reads.
-func trendPageLayout(q *rawConn, stats []model.Stat) *trendPages {
+// load's state); nil when the table is not one the page walk reads. file:
+// the database file holds the load's state while it lasts (trendSnap's
+// fileState; locked: under SQLite's locks), and its pages are read from
+// it when it agrees with SQLite (openPageFile).
+func trendPageLayout(q *rawConn, stats []model.Stat, file, locked bool) *trendPages {
 	if pagesOff {
 		return nil
 	}
@@ -155,6 +161,11 @@ func trendPageLayout(q *rawConn, stats []model.Stat) *trendPages {
 		return nil
 	}
 	l.maxLocal = (l.usable-12)*64/255 - 23
+	if file {
+		if root, err := f.page(l.root, nil); err == nil {
+			l.file = openPageFile(q, l, locked, p1, root)
+		}
+	}
 	return l
 }
 

@@ -187,7 +187,7 @@ func withPagesConn(path string, fn func(*rawConn, *trendPages) error) error {
 	if err != nil {
 		return err
 	}
-	l := trendPageLayout(conn, statColumns(cols))
+	l := trendPageLayout(conn, statColumns(cols), true, true)
 	if l == nil {
 		return fmt.Errorf("no page layout")
 	}

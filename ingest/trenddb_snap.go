@@ -301,6 +301,14 @@ func (s *trendSnap) close() {
 	s.all, s.free, s.holder = nil, nil, nil
 }
 
+// fileState reports whether the database file itself holds the load's
+// state, unchanged while the load lasts: immutable, or rollback-journal
+// mode under the load's shared locks (not WAL mode, whose pages may be in
+// the log).
+func (s *trendSnap) fileState() bool {
+	return !s.locked || s.snap == 0 && !s.emptyWAL
+}
+
 // asOf words the state read, for a warning when a writer committed since.
 func (s *trendSnap) asOf(rows int) model.TrendAsOf {
 	if !s.locked {
