@@ -162,8 +162,8 @@ func (ff *fileFetcher) close() {
 	}
 }
 
-// page copies page pgno into dst (grown as needed) and returns it.
-func (ff *fileFetcher) page(pgno uint32, dst []byte) ([]byte, error) {
+// page returns page pgno, valid until the next call.
+func (ff *fileFetcher) page(pgno uint32) ([]byte, error) {
 	if pageFetchHook != nil {
 		pageFetchHook()
 	}
@@ -188,10 +188,5 @@ func (ff *fileFetcher) page(pgno uint32, dst []byte) ([]byte, error) {
 	}
 	ff.used++
 	off := int(pgno-ff.first) * ps
-	if cap(dst) < ps {
-		dst = make([]byte, ps)
-	}
-	dst = dst[:ps]
-	copy(dst, (*ff.buf)[off:off+ps])
-	return dst, nil
+	return (*ff.buf)[off : off+ps : off+ps], nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -151,7 +152,8 @@ func trendPageLayout(q *rawConn, stats []model.Stat, file, locked bool) *trendPa
 		return nil
 	}
 	defer f.close()
-	p1, err := f.page(1, nil)
+	p1, err := f.page(1)
+	p1 = slices.Clone(p1)
 	// the header: payload fractions 64, 32, 32 (SQLite requires them)
 	if err != nil || len(p1) < 100 || p1[21] != 64 || p1[22] != 32 || p1[23] != 32 {
 		return nil
@@ -162,7 +164,7 @@ func trendPageLayout(q *rawConn, stats []model.Stat, file, locked bool) *trendPa
 	}
 	l.maxLocal = (l.usable-12)*64/255 - 23
 	if file {
-		if root, err := f.page(l.root, nil); err == nil {
+		if root, err := f.page(l.root); err == nil {
 			l.file = openPageFile(q, l, locked, p1, root)
 		}
 	}
@@ -180,6 +182,7 @@ func cellInt64(v any) int64 {
 type pageFetcher struct {
 	st   *rawStmt
 	size int
+	buf  []byte // the page last read
 	// mapped: the database file is memory-mapped (mapFile), and mapped
 	// again every remapEvery bytes of pages
 	mapped  int64
@@ -222,8 +225,8 @@ func (f *pageFetcher) close() {
 	f.st.close()
 }
 
-// page copies page pgno into dst (grown as needed) and returns it.
-func (f *pageFetcher) page(pgno uint32, dst []byte) ([]byte, error) {
+// page returns page pgno, valid until the next call.
+func (f *pageFetcher) page(pgno uint32) ([]byte, error) {
 	if pageFetchHook != nil {
 		pageFetchHook()
 	}
@@ -254,12 +257,12 @@ func (f *pageFetcher) page(pgno uint32, dst []byte) ([]byte, error) {
 	if b == 0 || n != f.size {
 		return nil, errNotClean
 	}
-	if cap(dst) < n {
-		dst = make([]byte, n)
+	if cap(f.buf) < n {
+		f.buf = make([]byte, n)
 	}
-	dst = dst[:n]
-	copy(dst, libc.GoBytes(b, n))
-	return dst, nil
+	f.buf = f.buf[:n]
+	copy(f.buf, libc.GoBytes(b, n))
+	return f.buf, nil
 }
 
 // maxPageDepth bounds the b-tree's depth (SQLite's own bound is 20).
@@ -277,15 +280,15 @@ type pageFrame struct {
 // pageWalker walks the entries of one rank range in key order; it is a
 // trendRows.
 type pageWalker struct {
-	l      *trendPages
-	fetch  func(pgno uint32, dst []byte) ([]byte, error)
+	l *trendPages
+	// fetch returns page pgno: the fetcher's memory, valid until the next
+	// fetch, never written here
+	fetch  func(pgno uint32) ([]byte, error)
 	lo, hi [2]int64 // (rank, step) bounds, both included
 
 	stack   []pageFrame // interior pages from the root (each fetched once per walk)
-	bufs    [][]byte    // their buffers, by depth
-	leafBuf []byte
-	spare   []byte // the next fetch's buffer
-	leaf    pageFrame
+	bufs    [][]byte    // their copies, by depth
+	leaf    pageFrame   // the fetcher's memory
 	inLeaf  bool
 	descend bool // the top frame's child i is walked next
 	done    bool
@@ -299,7 +302,7 @@ type pageWalker struct {
 	vals [model.NumStats]float64
 }
 
-func newPageWalker(l *trendPages, fetch func(uint32, []byte) ([]byte, error)) *pageWalker {
+func newPageWalker(l *trendPages, fetch func(uint32) ([]byte, error)) *pageWalker {
 	return &pageWalker{l: l, fetch: fetch}
 }
 
@@ -358,11 +361,10 @@ func (w *pageWalker) load(pgno uint32, depth int) (pageFrame, bool, error) {
 	if w.fetched++; w.fetched > w.l.pageCount+maxPageDepth {
 		return f, false, errNotClean // a loop of pages
 	}
-	buf, err := w.fetch(pgno, w.spare)
+	buf, err := w.fetch(pgno)
 	if err != nil {
 		return f, false, err
 	}
-	w.spare = buf
 	if pgno == 1 {
 		f.hdr = 100
 	}
@@ -391,15 +393,15 @@ func (w *pageWalker) load(pgno uint32, depth int) (pageFrame, bool, error) {
 	if ptrs+2*f.n > u {
 		return f, false, errNotClean
 	}
-	// an interior page keeps its depth's buffer while it is on the path,
-	// the leaf its own; the one they held (no longer used) is the spare
-	for len(w.bufs) <= depth {
-		w.bufs = append(w.bufs, nil)
-	}
-	if leaf {
-		w.leafBuf, w.spare = buf, w.leafBuf
-	} else {
-		w.bufs[depth], w.spare = buf, w.bufs[depth]
+	// an interior page stays on the path while pages below it are
+	// fetched: a copy in its depth's buffer; a leaf is read before the
+	// next fetch, in the fetcher's memory
+	if !leaf {
+		for len(w.bufs) <= depth {
+			w.bufs = append(w.bufs, nil)
+		}
+		w.bufs[depth] = append(w.bufs[depth][:0], buf...)
+		buf = w.bufs[depth]
 	}
 	f.buf = buf
 	return f, leaf, nil

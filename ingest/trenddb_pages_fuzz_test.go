@@ -25,11 +25,11 @@ func FuzzTrendPageWalk(f *testing.F) {
 		}
 		defer pf.close()
 		for p := uint32(1); p <= l.pageCount; p++ {
-			b, err := pf.page(p, nil)
+			b, err := pf.page(p)
 			if err != nil {
 				return err
 			}
-			pages = append(pages, b)
+			pages = append(pages, slices.Clone(b))
 		}
 		layout = l
 		return nil
@@ -80,11 +80,11 @@ func FuzzTrendPageWalk(f *testing.F) {
 // them; it fails on a panic (by not recovering), on rows out of order,
 // and on an error that is not errNotClean.
 func walkPages(tb testing.TB, l *trendPages, pages [][]byte, lo, hi int64) ([][4]int64, int) {
-	fetch := func(pgno uint32, dst []byte) ([]byte, error) {
+	fetch := func(pgno uint32) ([]byte, error) {
 		if pgno < 1 || int(pgno) > len(pages) {
 			return nil, errNotClean
 		}
-		return append(dst[:0], pages[pgno-1]...), nil
+		return pages[pgno-1], nil
 	}
 	w := newPageWalker(l, fetch)
 	var rows [][4]int64
