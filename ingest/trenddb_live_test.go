@@ -96,6 +96,8 @@ func TestSQLiteWriterProcess(t *testing.T) {
 		snapWriter(t, db, mode, must) // trenddb_snap_test.go; does not return
 	case "pages-wal":
 		pagesWALWriter(db, must) // trenddb_pages_test.go
+	case "try-commit":
+		tryCommitWriter(db) // trenddb_pagefile_test.go; does not return
 	case "wal":
 		must(`PRAGMA journal_mode=WAL`)
 		must(`PRAGMA wal_autocheckpoint=0`)

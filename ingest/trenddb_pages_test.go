@@ -348,9 +348,13 @@ func TestTrendDBPagesWALWriter(t *testing.T) {
 	if st, err := os.Stat(path + "-wal"); err != nil || st.Size() < 100*4096 {
 		t.Fatalf("no write-ahead log with the data: %v", err)
 	}
+	walks := fileWalks.Load()
 	pages, bySQL, used := loadPagesAndSQL(t, path)
 	if !used {
 		t.Error("not read from pages")
+	}
+	if fileWalks.Load() != walks {
+		t.Error("WAL mode: pages read from the file (they may be in the log)")
 	}
 	sameLoads(t, "wal", pages, bySQL)
 	if pages.Rows.Len() != pagesWALRows {
