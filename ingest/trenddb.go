@@ -584,14 +584,14 @@ func (r *trendReader) countChunks(ctx context.Context, chunks []*trendChunk) err
 }
 
 // tableCount is trend_data's row count. When the load reads pages it is
-// counted from them, a part of the keys on each worker (SQLite's COUNT(*)
-// reads every leaf page on one connection with a system call each: 10% of
-// a large load); else, or when the pages hold what the page walk does not
-// read, by SQL. The claimed read checks it as it checks SQL's: rows more
+// counted from them, a part of the b-tree on each worker (SQLite's
+// COUNT(*) reads every leaf page on one connection with a system call
+// each: 10% of a large load); else, or when the pages hold what the page
+// walk does not read, by SQL. The claimed read checks it as it checks SQL's: rows more
 // or fewer than counted send the load to the counted read.
 func (r *trendReader) tableCount(ctx context.Context) (int, error) {
-	if n, ok := r.pageTableCount(ctx); ok {
-		return n, nil
+	if n, ok, err := r.pageTableCount(ctx); ok || err != nil {
+		return n, err
 	}
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -599,50 +599,51 @@ func (r *trendReader) tableCount(ctx context.Context) (int, error) {
 	return r.count(`SELECT COUNT(*) FROM trend_data`)
 }
 
-// pageTableCount counts trend_data from its pages in one rank range per
-// worker; the first and last ranges are open, so that every key, of any
-// type, is in one (a key the walk cannot read stops it: not ok).
-func (r *trendReader) pageTableCount(ctx context.Context) (int, bool) {
-	if r.pages == nil || r.workers < 2 {
-		return 0, false
+// pageTableCount counts trend_data's entries from its pages, as SQLite's
+// COUNT(*) does: every cell of its leaves and interior pages, no entry
+// decoded. The root's subtrees are split among the workers. Keys the
+// page walk cannot read are found by the read, which checks the count.
+// Not ok: by SQL (a page the walk does not read); err: the file was cut
+// short while it was read.
+func (r *trendReader) pageTableCount(ctx context.Context) (int, bool, error) {
+	l := r.pages
+	if l == nil {
+		return 0, false, nil
 	}
-	lo, err1 := r.keyBound(ctx, "MIN(rank)", "")
-	hi, err2 := r.keyBound(ctx, "MAX(rank)", "")
-	if err1 != nil || err2 != nil || !lo.Valid || !hi.Valid {
-		return 0, false
+	var kids int
+	err := r.withPages(l, func(w *pageWalker) (err error) {
+		kids, err = w.rootChildren()
+		return err
+	})
+	if err != nil {
+		return 0, false, pageCountErr(err)
 	}
-	parts := int64(r.workers)
-	nr := hi.Int64 - lo.Int64 + 1
-	if nr < parts {
-		parts = 1
-	}
-	ranges := make([]*trendChunk, parts)
-	for i := range parts {
-		a, b := lo.Int64+nr*i/parts, lo.Int64+nr*(i+1)/parts-1
-		if i == 0 {
-			a = math.MinInt64
-		}
-		if i == parts-1 {
-			b = math.MaxInt64
-		}
-		ranges[i] = &trendChunk{keys: true, lo: [2]int64{a, math.MinInt64}, hi: [2]int64{b, math.MaxInt64}}
-	}
+	parts := max(1, min(kids, r.workers*chunksPerWorker))
 	counts := make([]int, parts)
-	err := parallelEach(ctx, len(ranges), r.workers, func(i int) error {
-		return r.withChunkPages(r.pages, ranges[i], func(w *pageWalker) (err error) {
-			counts[i], err = w.count()
+	err = parallelEach(ctx, parts, r.workers, func(i int) error {
+		return r.withPages(l, func(w *pageWalker) (err error) {
+			counts[i], err = w.countPart(i, parts)
 			return err
 		})
 	})
 	if err != nil {
-		return 0, false
+		return 0, false, pageCountErr(err)
 	}
 	n := 0
 	for _, c := range counts {
 		n += c
 	}
 	pageCounts.Add(1)
-	return n, true
+	return n, true, nil
+}
+
+// pageCountErr is what stops a load of a page count's error (nil: count
+// by SQL).
+func pageCountErr(err error) error {
+	if errors.Is(err, errTruncatedWhileReading) {
+		return err
+	}
+	return nil
 }
 
 // count runs a SELECT COUNT(*) on the holder.

@@ -113,19 +113,26 @@ func (s *trendScanner) readClaimedChunk(ctx context.Context, c *trendChunk, curs
 
 // withChunkPages runs fn on a walk of c's rank range, on a raw connection
 // at the load's state.
-func (r *trendReader) withChunkPages(l *trendPages, c *trendChunk, fn func(*pageWalker) error) (err error) {
+func (r *trendReader) withChunkPages(l *trendPages, c *trendChunk, fn func(*pageWalker) error) error {
 	if !c.keys {
 		return errNotClean
 	}
-	if l.file != nil {
-		// from the file: no connection (the load's hold its locks)
-		f := newFileFetcher(l.file)
-		defer f.close()
-		w := newPageWalker(l, f.page)
+	return r.withPages(l, func(w *pageWalker) error {
 		if err := w.start(c.lo, c.hi); err != nil {
 			return err
 		}
 		return fn(w)
+	})
+}
+
+// withPages runs fn on a page walker at the load's state (not started):
+// from the file, or on a raw connection.
+func (r *trendReader) withPages(l *trendPages, fn func(*pageWalker) error) (err error) {
+	if l.file != nil {
+		// from the file: no connection (the load's hold its locks)
+		f := newFileFetcher(l.file)
+		defer f.close()
+		return fn(newPageWalker(l, f.page))
 	}
 	conn, err := r.snap.get()
 	if err != nil {
@@ -160,11 +167,7 @@ func (r *trendReader) withChunkPages(l *trendPages, c *trendChunk, fn func(*page
 			return errNotClean
 		}
 	}
-	w := newPageWalker(l, f.page)
-	if err := w.start(c.lo, c.hi); err != nil {
-		return err
-	}
-	return fn(w)
+	return fn(newPageWalker(l, f.page))
 }
 
 // errTruncatedWhileReading: a mapped page faulted (see withChunkPages).

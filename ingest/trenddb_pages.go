@@ -588,6 +588,72 @@ func (w *pageWalker) count() (int, error) {
 	return n, nil
 }
 
+// rootChildren is how many subtrees the root has (0: it is a leaf).
+func (w *pageWalker) rootChildren() (int, error) {
+	w.stack, w.fetched = w.stack[:0], 0
+	f, leaf, err := w.load(w.l.root, 0)
+	if err != nil || leaf {
+		return 0, err
+	}
+	return f.n + 1, nil
+}
+
+// countPart counts the entries of part `part` of `parts` of the b-tree,
+// as SQLite's COUNT(*) does (every cell of a leaf or interior page is an
+// entry), without decoding them: the root's subtrees split into parts
+// contiguous runs, the root's own cells in part 0.
+func (w *pageWalker) countPart(part, parts int) (int, error) {
+	w.stack, w.fetched = w.stack[:0], 0
+	f, leaf, err := w.load(w.l.root, 0)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	if part == 0 {
+		n = f.n
+	}
+	if leaf {
+		return n, nil
+	}
+	kids := f.n + 1
+	for i := part * kids / parts; i < (part+1)*kids/parts; i++ {
+		f.i = i
+		pgno, err := w.child(&f)
+		if err != nil {
+			return 0, err
+		}
+		c, err := w.countTree(pgno, 1)
+		if err != nil {
+			return 0, err
+		}
+		n += c
+	}
+	return n, nil
+}
+
+// countTree counts the entries of the subtree at pgno (depth below the
+// root).
+func (w *pageWalker) countTree(pgno uint32, depth int) (int, error) {
+	f, leaf, err := w.load(pgno, depth)
+	if err != nil || leaf {
+		return f.n, err
+	}
+	n := f.n
+	for i := 0; i <= f.n; i++ {
+		f.i = i
+		pgno, err := w.child(&f)
+		if err != nil {
+			return 0, err
+		}
+		c, err := w.countTree(pgno, depth+1)
+		if err != nil {
+			return 0, err
+		}
+		n += c
+	}
+	return n, nil
+}
+
 // entry decodes cell i of f as the current row; false past the range.
 func (w *pageWalker) entry(f *pageFrame, i int, leaf bool) (bool, error) {
 	rec, err := w.payload(f, i, leaf)
