@@ -246,7 +246,8 @@ func (r *trendReader) loadGenB(ctx context.Context, have map[string]bool, p mode
 	if err := r.readTargets(); err != nil {
 		return err
 	}
-	r.pages = trendPageLayout(r.q, stats, r.snap.fileState(), r.snap.locked)
+	file, rollback := r.snap.fileState()
+	r.pages = trendPageLayout(r.q, stats, file, rollback)
 	chunks, total, err := r.planGenB(ctx, stats, countedOnly, p)
 	if err != nil {
 		return err

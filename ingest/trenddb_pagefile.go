@@ -22,9 +22,16 @@ import (
 //     roll one back refuses to read at all). The file is the committed
 //     state.
 //   - immutable: nothing writes the file (trenddb_mode.go).
+//   - WAL mode whose log had no frame when each connection of the load
+//     began its read (trendSnap.emptyWAL; every worker's connection
+//     checks it): SQLite's walTryBeginRead then takes WAL_READ_LOCK(0),
+//     which means the reader ignores the log and reads the database file
+//     alone, and a checkpoint cannot copy any frame into the file while
+//     that lock is held (walCheckpoint takes it exclusively first). What a
+//     writer commits meanwhile stays in the log.
 //
-// WAL mode keeps sqlite_dbpage: a page of the load's state may live in the
-// write-ahead log.
+// A WAL snapshot with frames keeps sqlite_dbpage: a page of the load's
+// state may live in the log.
 //
 // The pages are read with pread(2) on the descriptor SQLite itself reads
 // the database through (the holder connection's): it is the very file
@@ -59,10 +66,11 @@ var (
 
 // openPageFile returns the database file behind q (the load's holder, in
 // its read transaction) when the load's state is the file's contents
-// (filePages) and the file agrees with what SQLite reads: p1 and root are
-// page 1 and trend_data's root page as sqlite_dbpage gave them. nil: read
-// through sqlite_dbpage.
-func openPageFile(q *rawConn, l *trendPages, locked bool, p1, root []byte) *pageFile {
+// (trendSnap.fileState) and the file agrees with what SQLite reads: p1 and
+// root are page 1 and trend_data's root page as sqlite_dbpage gave them;
+// rollback: the header must say rollback-journal mode. nil: read through
+// sqlite_dbpage.
+func openPageFile(q *rawConn, l *trendPages, rollback bool, p1, root []byte) *pageFile {
 	if pageFilesOff {
 		return nil
 	}
@@ -87,7 +95,7 @@ func openPageFile(q *rawConn, l *trendPages, locked bool, p1, root []byte) *page
 	if sz != l.pageSize || l.pageSize-int(b[20]) != l.usable {
 		return nil
 	}
-	if locked && (b[18] != 1 || b[19] != 1) {
+	if rollback && (b[18] != 1 || b[19] != 1) {
 		return nil // not a rollback-journal database: its pages may be in a log
 	}
 	// the database's size: the in-header count when it is valid (the

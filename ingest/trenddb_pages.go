@@ -74,9 +74,9 @@ const (
 // trendPageLayout reads trend_data's layout on q (the load's holder, at the
 // load's state); nil when the table is not one the page walk reads. file:
 // the database file holds the load's state while it lasts (trendSnap's
-// fileState; locked: under SQLite's locks), and its pages are read from
-// it when it agrees with SQLite (openPageFile).
-func trendPageLayout(q *rawConn, stats []model.Stat, file, locked bool) *trendPages {
+// fileState; rollback: in rollback-journal mode), and its pages are read
+// from it when it agrees with SQLite (openPageFile).
+func trendPageLayout(q *rawConn, stats []model.Stat, file, rollback bool) *trendPages {
 	if pagesOff {
 		return nil
 	}
@@ -165,7 +165,7 @@ func trendPageLayout(q *rawConn, stats []model.Stat, file, locked bool) *trendPa
 	l.maxLocal = (l.usable-12)*64/255 - 23
 	if file {
 		if root, err := f.page(l.root); err == nil {
-			l.file = openPageFile(q, l, locked, p1, root)
+			l.file = openPageFile(q, l, rollback, p1, root)
 		}
 	}
 	return l

@@ -302,11 +302,13 @@ func (s *trendSnap) close() {
 }
 
 // fileState reports whether the database file itself holds the load's
-// state, unchanged while the load lasts: immutable, or rollback-journal
-// mode under the load's shared locks (not WAL mode, whose pages may be in
-// the log).
-func (s *trendSnap) fileState() bool {
-	return !s.locked || s.snap == 0 && !s.emptyWAL
+// state, unchanged while the load lasts (trenddb_pagefile.go): immutable;
+// rollback-journal mode under the load's shared locks (rollback); WAL
+// mode with a log that had no frame when every connection of the load
+// began (emptyWAL). Not a WAL snapshot: its pages may be in the log.
+func (s *trendSnap) fileState() (file, rollback bool) {
+	rollback = s.locked && s.snap == 0 && !s.emptyWAL
+	return !s.locked || rollback || s.emptyWAL, rollback
 }
 
 // asOf words the state read, for a warning when a writer committed since.
