@@ -21,11 +21,14 @@ import (
 // machine decoding each record column by column. trend_data is a WITHOUT
 // ROWID table whose primary key is (rank, step, target_id, metric_id): an
 // index b-tree ordered by that key, whose records hold the key columns and
-// then the other columns. The pages come from SQLite itself
-// (sqlite_dbpage, read through the connection's pager inside its read
-// transaction, so each page is the one of the load's state: WAL frames, a
-// snapshot opened by sqlite3_snapshot_open, hot journals rolled back — the
-// file is never opened here), and are walked in key order: for a rank
+// then the other columns. The pages come from the database file itself
+// where SQLite promises that it holds the load's state for the whole load
+// (rollback-journal mode under the load's shared locks, immutable, a WAL
+// log without frames: trenddb_pagefile.go, read through SQLite's own
+// descriptor), else from SQLite (sqlite_dbpage, read through the
+// connection's pager inside its read transaction, so each page is the one
+// of the load's state: WAL frames, a snapshot opened by
+// sqlite3_snapshot_open), and are walked in key order: for a rank
 // range, from the first entry whose rank is at least its low bound until
 // one past its high bound — the rows SQLite's `WHERE rank >= ? AND rank <=
 // ?` gives, in its order.

@@ -37,6 +37,13 @@ import (
 //
 // The data analysed is the database as of the start of the read; what a
 // writer commits meanwhile is not read, and the load says so.
+//
+// Where the database file itself is that state for the whole load
+// (fileState: immutable, rollback-journal mode, a WAL log that had no
+// frame), trend_data's pages are read from the file, through the holder's
+// own descriptor, which closes with the holder (trenddb_pagefile.go): no
+// descriptor of the file is opened or closed by the load, so no POSIX lock
+// of SQLite's is dropped.
 
 // trendSnap is the state every connection of one load reads.
 type trendSnap struct {
