@@ -132,12 +132,8 @@ func (f *pageFile) read(b []byte, pgno uint32) error {
 	return nil
 }
 
-// fileWindow is the most a file fetcher reads at once; maxWindowPages at
-// the smallest pages.
-const (
-	fileWindow     = 256 << 10
-	maxWindowPages = fileWindow / 512
-)
+// fileWindow is the most a file fetcher reads at once.
+const fileWindow = 256 << 10
 
 var windowPool = sync.Pool{New: func() any { b := make([]byte, fileWindow); return &b }}
 

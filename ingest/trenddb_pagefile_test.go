@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -274,5 +275,60 @@ func TestOpenPageFileChecks(t *testing.T) {
 		if err != nil {
 			t.Fatalf("wal %v: %v", wal, err)
 		}
+	}
+}
+
+// TestFileFetcherPages: the file fetcher's windows give every page as
+// sqlite_dbpage does, fetched in file order, backwards, at random and in
+// runs, up to the last page.
+func TestFileFetcherPages(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.trend.db")
+	writeManyPages(t, path, 1024, 0)
+	err := withPagesConn(path, func(conn *rawConn, l *trendPages) error {
+		if l.file == nil {
+			return fmt.Errorf("the file is not read")
+		}
+		pf, err := newPageFetcher(conn, l.pageSize)
+		if err != nil {
+			return err
+		}
+		defer pf.close()
+		n := int(l.pageCount)
+		var order []uint32
+		for p := 1; p <= n; p++ {
+			order = append(order, uint32(p))
+		}
+		for p := n; p >= 1; p-- {
+			order = append(order, uint32(p))
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		for range 3 * n {
+			p := 1 + rng.IntN(n)
+			for k := range rng.IntN(20) {
+				order = append(order, uint32(min(n, p+k)))
+			}
+		}
+		ff := newFileFetcher(l.file)
+		defer ff.close()
+		for i, p := range order {
+			got, err := ff.page(p)
+			if err != nil {
+				return fmt.Errorf("fetch %d, page %d: %v", i, p, err)
+			}
+			want, err := pf.page(p)
+			if err != nil {
+				return err
+			}
+			if !slices.Equal(got, want) {
+				return fmt.Errorf("fetch %d: page %d differs", i, p)
+			}
+		}
+		if _, err := ff.page(uint32(n + 1)); err == nil {
+			return fmt.Errorf("a page past the database was read")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
