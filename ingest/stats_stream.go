@@ -301,7 +301,18 @@ func (st *statStream) sortRows(rows *model.Rows) error {
 		return perr
 	}
 	if !called { // in series order already: the file's order is theirs
-		put(nil, make([]int32, st.n))
+		// the step's array is the scratch here too (parked), else a new one
+		park := &stepPark{st: st}
+		if !park.Park(rows.Step) {
+			put(nil, make([]int32, st.n))
+		} else {
+			put(nil, rows.Step)
+			for lo := 0; lo < st.n; lo += streamChunk {
+				if perr := park.ReadBack(lo, rows.Step[lo:min(st.n, lo+streamChunk)]); perr != nil {
+					return perr // the steps are gone: the load fails
+				}
+			}
+		}
 	}
 	if err != nil {
 		return err
