@@ -16,6 +16,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"sync"
 	"unsafe"
 
@@ -44,8 +45,9 @@ type statStream struct {
 	written []span
 	heap    [model.NumStats][]float32
 	failed  bool
-	// mapped is the rows whose streamed columns sortRows mapped (tests)
-	mapped int
+	// mapped is the rows whose streamed columns sortRows mapped, parked
+	// the rows whose steps the sort parked in the file (tests)
+	mapped, parked int
 }
 
 // streamChunk is how many values a column is read back at a time.
@@ -292,12 +294,25 @@ func (st *statStream) sortRows(rows *model.Rows) error {
 		}
 	}
 	called := false
-	rows.SortSeriesWith(func(dest, scratch []int32) {
+	if perr := rows.SortSeriesParked(func(dest, scratch []int32) {
 		called = true
 		put(dest, scratch)
-	})
+	}, &stepPark{st: st}); perr != nil {
+		return perr
+	}
 	if !called { // in series order already: the file's order is theirs
-		put(nil, make([]int32, st.n))
+		// the step's array is the scratch here too (parked), else a new one
+		park := &stepPark{st: st}
+		if !park.Park(rows.Step) {
+			put(nil, make([]int32, st.n))
+		} else {
+			put(nil, rows.Step)
+			for lo := 0; lo < st.n; lo += streamChunk {
+				if perr := park.ReadBack(lo, rows.Step[lo:min(st.n, lo+streamChunk)]); perr != nil {
+					return perr // the steps are gone: the load fails
+				}
+			}
+		}
 	}
 	if err != nil {
 		return err
@@ -341,4 +356,54 @@ func contains(ss []model.Stat, s model.Stat) bool {
 		}
 	}
 	return false
+}
+
+// stepPark parks the step column in the stream's row-order file, after its
+// streamed columns, while the series sort uses the step's array as its
+// scratch (model.ColumnPark): the load's peak holds no scratch column.
+// It parks nothing when the spill folder lacks room for it (the sort then
+// allocates its scratch, as without a stream).
+type stepPark struct {
+	st *statStream
+	n  int // rows parked
+}
+
+// parkWriteAt and parkReadAt are the parked column's file writes and reads
+// (a test fails them).
+var (
+	parkWriteAt = (*os.File).WriteAt
+	parkReadAt  = (*os.File).ReadAt
+)
+
+// at is where the parked column starts in the file.
+func (p *stepPark) at() int64 { return int64(len(p.st.cols)) * int64(p.st.stride) * 4 }
+
+func (p *stepPark) Park(col []int32) bool {
+	dir := SpillDirFor(p.st.input)
+	if dir == "" {
+		return false
+	}
+	if free, ok := spillFree(dir); !ok || free < int64(len(col))*4+SpillHeadroom {
+		return false
+	}
+	if _, err := parkWriteAt(p.st.f, spill.Bytes(col), p.at()); err != nil {
+		return false
+	}
+	p.n, p.st.parked = len(col), len(col)
+	return true
+}
+
+func (p *stepPark) ReadBack(off int, buf []int32) error {
+	if off+len(buf) > p.n {
+		return errors.New("spill: reading the steps back: more rows asked for than parked")
+	}
+	b := spill.Bytes(buf)
+	k, err := parkReadAt(p.st.f, b, p.at()+int64(off)*4)
+	if k == len(b) {
+		return nil
+	}
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("spill: reading the steps back from %s: %w", filepath.Dir(p.st.f.Name()), err)
 }

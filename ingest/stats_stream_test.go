@@ -2,9 +2,12 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"spikescope/model"
@@ -108,43 +111,86 @@ func TestStatStreamSameRows(t *testing.T) {
 }
 
 // TestStatStreamInSeriesOrder: rows in series order already are not
-// sorted; their streamed columns are mapped in the order written.
+// sorted; their streamed columns are mapped in the order written, put
+// there through the step's array while the steps are parked (read back in
+// chunks, in row order), or through a new column when parking fails; a
+// failed read of the steps fails the load.
 func TestStatStreamInSeriesOrder(t *testing.T) {
 	defer func(v int) { SpillStatsMinRows = v }(SpillStatsMinRows)
 	SpillStatsMinRows = 0
-	var block model.Rows
-	for i := range 1000 {
-		v := float64(i)
-		if i%7 == 0 {
-			v = math.Inf(1)
-		}
-		block.Append(int32(i/500), int32(i), model.NoMicro, 0, 0, [model.NumStats]float64{1, v, -v, math.NaN()})
-	}
-	rows := model.Rows{}
-	rows.Lack(model.StatMean)
-	block.Lack(model.StatMean)
-	st := &statStream{want: true, input: t.TempDir()}
-	if !st.begin(&rows, block.Len(), 2*block.Len()) {
-		t.Fatal("not streamed")
-	}
-	rows.Resize(block.Len())
-	rows.Place(0, &block)
-	st.put(0, &block)
-	if err := st.sortRows(&rows); err != nil {
-		t.Fatal(err)
-	}
-	if !rows.Mapped || st.mapped != block.Len() {
-		t.Fatalf("mapped %v (%d rows)", rows.Mapped, st.mapped)
-	}
-	for i := range block.Len() {
-		for s := model.StatMin; s < model.NumStats; s++ {
-			if a, b := rows.Value(s, i), block.Value(s, i); math.Float64bits(a) != math.Float64bits(b) {
-				t.Fatalf("row %d %s: %v, want %v", i, model.StatNames[s], a, b)
+	for _, c := range []struct {
+		name        string
+		n           int
+		write, read bool // the park's write and read work
+	}{
+		{"small", 1000, true, true},
+		{"chunks", 2*streamChunk + 301, true, true},
+		{"write-fails", 1000, false, true},
+		{"read-fails", 2*streamChunk + 301, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var block model.Rows
+			for i := range c.n {
+				v := float64(i)
+				if i%7 == 0 {
+					v = math.Inf(1)
+				}
+				block.Append(int32(2*i/c.n), int32(i*3%c.n), model.NoMicro, 0, 0, [model.NumStats]float64{1, v, -v, math.NaN()})
 			}
-		}
-	}
-	want := block.CountStats()
-	if got := rows.NonFiniteStats(); !reflect.DeepEqual(got, want) {
-		t.Fatalf("non-finite counts %+v, want %+v", got, want)
+			rows := model.Rows{}
+			rows.Lack(model.StatMean)
+			block.Lack(model.StatMean)
+			st := &statStream{want: true, input: t.TempDir()}
+			if !st.begin(&rows, block.Len(), 2*block.Len()) {
+				t.Fatal("not streamed")
+			}
+			rows.Resize(block.Len())
+			rows.Place(0, &block)
+			st.put(0, &block)
+			if !c.write {
+				parkWriteAt = func(*os.File, []byte, int64) (int, error) { return 0, errors.New("no space left on device") }
+			}
+			if !c.read {
+				parkReadAt = func(f *os.File, b []byte, off int64) (int, error) {
+					if off > 0 { // a later chunk
+						return 0, errors.New("input/output error")
+					}
+					return f.ReadAt(b, off)
+				}
+			}
+			err := st.sortRows(&rows)
+			parkWriteAt, parkReadAt = (*os.File).WriteAt, (*os.File).ReadAt
+			if !c.read {
+				if err == nil || !strings.Contains(err.Error(), "reading the steps back") {
+					t.Fatalf("read failed: error %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			parked := 0
+			if c.write {
+				parked = block.Len()
+			}
+			if !rows.Mapped || st.mapped != block.Len() || st.parked != parked {
+				t.Fatalf("mapped %v (%d rows), %d parked", rows.Mapped, st.mapped, st.parked)
+			}
+			for i := range block.Len() {
+				if rows.Step[i] != block.Step[i] || rows.RankOf(i) != block.RankOf(i) || rows.TargetOf(i) != block.TargetOf(i) {
+					t.Fatalf("row %d: step %d rank %d target %d, want %d %d %d", i, rows.Step[i], rows.RankOf(i), rows.TargetOf(i),
+						block.Step[i], block.RankOf(i), block.TargetOf(i))
+				}
+				for s := model.StatMin; s < model.NumStats; s++ {
+					if a, b := rows.Value(s, i), block.Value(s, i); math.Float64bits(a) != math.Float64bits(b) {
+						t.Fatalf("row %d %s: %v, want %v", i, model.StatNames[s], a, b)
+					}
+				}
+			}
+			want := block.CountStats()
+			if got := rows.NonFiniteStats(); !reflect.DeepEqual(got, want) {
+				t.Fatalf("non-finite counts %+v, want %+v", got, want)
+			}
+		})
 	}
 }

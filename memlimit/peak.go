@@ -15,20 +15,24 @@ const (
 	BaseBytes = 24 << 20
 	// TrendDBPeakBytesPerRow: trend.db detect above the base, 23.5–23.6
 	// B/row at 4M and 21.0 at 16M rows ("Peak memory to ≤ 24 B/row",
-	// 2026-12-02, in docs/benchmarks.md), rounded up: the load's 16 B/row
-	// (a series key, step and norm; no micro-step column without micro
-	// steps) and the sort's 4 B/row scratch, then Phase 1's heap held near
-	// the rows (12 B/row) and its scratch, with the spill file's pages it
-	// reads. Below ingest.SpillStatsMinRows rows min, max and mean stay in
-	// the heap (≈ 32 B/row at the load; at most 6 MB more, inside
-	// BaseBytes' margin).
+	// 2026-12-02, in docs/benchmarks.md; 22.1–22.4 at 4M since, "The sort
+	// parks the step column"), rounded up: Phase 1's end — its heap held
+	// near the rows (12 B/row: step and norm) and its scratch, with the
+	// spill file's pages it reads — above the load's 16 B/row (a series
+	// key, step and norm; no micro-step column without micro steps; the
+	// sort's scratch is the parked step's array). Below
+	// ingest.SpillStatsMinRows rows min, max and mean stay in the heap
+	// (≈ 32 B/row at the load; at most 6 MB more, inside BaseBytes'
+	// margin).
 	TrendDBPeakBytesPerRow = 26
-	// CSVPeakBytesPerRow: v1 CSV tree detect above the base, 27.3–27.5
-	// B/row at 4M rows (docs/benchmarks.md, "CSV merge keyed"), rounded
-	// up: Phase 1's end on the rows (step, micro step, norm and the
-	// merge's ≤ 1/8 growth room kept) — above the load's own peak, the
-	// keyed merge's columns and the sort's scratch (≈ 24.5 B/row).
-	CSVPeakBytesPerRow = 30
+	// CSVPeakBytesPerRow: v1 CSV tree detect above the base, 22.4–22.5
+	// B/row at 4M rows (docs/benchmarks.md, "The sort parks the step
+	// column"), rounded up: the merge's end (its columns with their 5%
+	// growth room and the parse's garbage) and Phase 1's end on the rows
+	// (step, micro step, norm and that room), the two within 1 MB of each
+	// other; the sort, with the step parked instead of a scratch column,
+	// stays below both.
+	CSVPeakBytesPerRow = 25
 )
 
 // Near is the share of the budget above which a run that fits is still

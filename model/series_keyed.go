@@ -246,10 +246,11 @@ func (r *Rows) keyedInOrder() bool {
 }
 
 // sortKeyed is the counting sort of keyed rows: dest (row i's position in
-// series order) takes the key column's place, the series table follows
-// from the counts, and the one int32 scratch column is returned.
-func (r *Rows) sortKeyed() (dest, scratch []int32) {
-	sp, n := r.space, len(r.key)
+// series order) takes the key column's place and the series table follows
+// from the counts. It has no scratch column to hand on (the caller parks
+// the step or allocates one).
+func (r *Rows) sortKeyed() (dest []int32) {
+	sp := r.space
 	keys := int(sp.Keys())
 	dest = r.key
 	table := placeByKey(dest, keys, func(k int) Series {
@@ -257,5 +258,5 @@ func (r *Rows) sortKeyed() (dest, scratch []int32) {
 		return Series{Rank: rk, Target: t, Metric: m}
 	})
 	r.Table, r.key, r.space = table, nil, nil
-	return dest, make([]int32, n)
+	return dest
 }

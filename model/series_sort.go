@@ -11,8 +11,9 @@ import (
 // rank — keeping the input order within each series (a stable sort). In
 // that order every (metric, target, rank) series is one contiguous run, so
 // the analysis indexes it in place instead of copying step, micro step and
-// norm (20 bytes a row). While it runs it holds the permutation and two
-// 4-byte scratch columns (12 bytes a row).
+// norm (20 bytes a row). While it runs it holds the permutation (in the
+// key or rank column's place) and one 4-byte scratch column (a column it
+// frees, or a new one for keyed rows unless SortSeriesParked parks one).
 func (r *Rows) SortSeries() { r.SortSeriesWith(nil) }
 
 // SortSeriesWith is SortSeries that also lets the caller put columns it
@@ -22,20 +23,54 @@ func (r *Rows) SortSeries() { r.SortSeriesWith(nil) }
 // n free int32s, both dropped after it; when they are in series order
 // already, also is not called.
 func (r *Rows) SortSeriesWith(also func(dest, scratch []int32)) {
+	_ = r.SortSeriesParked(also, nil) // nothing parked: no error
+}
+
+// ColumnPark holds one int32 column outside the heap while the sort runs,
+// so that the sort reuses the column's array as its scratch instead of
+// allocating one (4 bytes a row at the load's peak). The model does no
+// I/O: its caller writes and reads (a spill file).
+type ColumnPark interface {
+	// Park writes col out; false when it cannot (nothing written that
+	// will be read: col stays in use and the sort allocates its scratch).
+	Park(col []int32) bool
+	// ReadBack fills buf with the parked column's rows off..off+len(buf)-1.
+	ReadBack(off int, buf []int32) error
+}
+
+// parkChunk is how many parked values are read back at a time.
+const parkChunk = 1 << 18
+
+// SortSeriesParked is SortSeriesWith where, when the sort would allocate
+// its scratch column (keyed rows), the step column is parked with park
+// (nil: none) while its array serves as the scratch for the other columns
+// and also, then read back straight into series order, a chunk at a time.
+// When parking fails the scratch is allocated (the same results). An
+// error reading the step back fails the sort: the rows are not usable
+// then (the step's array was reused).
+func (r *Rows) SortSeriesParked(also func(dest, scratch []int32), park ColumnPark) error {
 	n := r.Len()
 	r.orderFound()
 	if r.space != nil && (n < 2 || r.keyedInOrder()) {
 		r.compact() // the table from the keys
-		return
+		return nil
 	}
 	if n < 2 || r.inSeriesOrder() {
-		return
+		return nil
 	}
 	// dest[i] is row i's position in series order; i32 is a 4-byte scratch
 	// column
 	var dest, i32 []int32
+	parked := false
 	if r.space != nil {
-		dest, i32 = r.sortKeyed()
+		dest = r.sortKeyed()
+		// the step's array is the scratch while the step waits outside
+		// (the keyed sort has no column of its own to spare)
+		if park != nil && park.Park(r.Step[:n]) {
+			i32, parked = r.Step, true
+		} else {
+			i32 = make([]int32, n)
+		}
 	} else {
 		dest, i32 = r.sortPerRow()
 	}
@@ -45,7 +80,9 @@ func (r *Rows) SortSeriesWith(also func(dest, scratch []int32)) {
 	// halves, the second in the norm's own array: following the
 	// permutation's cycles in place instead is ten times slower, one cache
 	// miss after another).
-	r.Step, i32 = scatter(r.Step, i32, dest), r.Step
+	if !parked {
+		r.Step, i32 = scatter(r.Step, i32, dest), r.Step
+	}
 	if r.micro != nil && !constantInt(r.micro) {
 		r.micro, i32 = scatter(r.micro, i32, dest), r.micro
 	}
@@ -83,8 +120,27 @@ func (r *Rows) SortSeriesWith(also func(dest, scratch []int32)) {
 		r.Norm[i] = math.Float64frombits(uint64(uint32(i32[i])) | uint64(hi)<<32)
 	}
 	if also != nil {
+		// (while parked, r.Step's array is one of the scratch columns;
+		// only its length is read: r.Len, r.Runs)
 		also(dest, i32[:n])
 	}
+	if parked {
+		// row i's step goes to dest[i] in whatever array is free now (the
+		// step's own, or micro's that it swapped with)
+		buf := make([]int32, min(parkChunk, n))
+		for lo := 0; lo < n; lo += len(buf) {
+			b := buf[:min(len(buf), n-lo)]
+			if err := park.ReadBack(lo, b); err != nil {
+				*r = Rows{} // not usable: no row is left to be read wrongly
+				return err
+			}
+			for j, v := range b {
+				i32[dest[lo+j]] = v
+			}
+		}
+		r.Step = i32[:n]
+	}
+	return nil
 }
 
 // sortPerRow is the sort of rows with their own rank, target and metric
