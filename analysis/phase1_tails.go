@@ -59,11 +59,11 @@ const lowQuartileZ = 0.31864
 // change and an int32 step) for the parameters judged between the first
 // held value and the end.
 type tailScratch struct {
-	dc      [][]float64 // |Δ log value| between a series' consecutive steps, in chunks of changeChunk
-	ac      [][]int32   // the optimizer step of each change's later value
-	n       int         // changes kept
-	cur     int32       // earliest optimizer step of the values held so far
-	packed  int32       // cur when the kept changes were last compacted
+	dc      []*[changeChunk]float64 // |Δ log value| between a series' consecutive steps, in chunks of changeChunk
+	ac      []*[changeChunk]int32   // the optimizer step of each change's later value
+	n       int                     // changes kept
+	cur     int32                   // earliest optimizer step of the values held so far
+	packed  int32                   // cur when the kept changes were last compacted
 	started bool
 	open    int // the current parameter's first change
 	settled int // pend[:settled] have their parameter's whole-run spread
@@ -101,7 +101,8 @@ func (t *tailScratch) mark() {
 	t.open = t.n
 }
 
-// add keeps one change d of a value at optimizer step at.
+// add keeps one change d of a value at optimizer step at (microDiffs has
+// its common case inline: it is called once a row).
 func (t *tailScratch) add(d float64, at int32) {
 	if t.sink != nil {
 		t.sink(d, at)
@@ -114,8 +115,8 @@ func (t *tailScratch) add(d float64, at int32) {
 			c = t.n >> changeShift
 		}
 		if c == len(t.dc) {
-			t.dc = append(t.dc, make([]float64, changeChunk))
-			t.ac = append(t.ac, make([]int32, changeChunk))
+			t.dc = append(t.dc, new([changeChunk]float64))
+			t.ac = append(t.ac, new([changeChunk]int32))
 		}
 	}
 	t.dc[c][t.n&changeMask] = d
