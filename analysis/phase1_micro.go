@@ -297,6 +297,7 @@ func (c *p1) microChangesAgain(n int) {
 func (c *p1) microDiffs(s *microScratch, nk int) {
 	last := make([]float64, nk)
 	start := 0
+	t := &c.tails
 	for _, end := range s.ends {
 		for k := range last {
 			last[k] = math.NaN()
@@ -309,7 +310,15 @@ func (c *p1) microDiffs(s *microScratch, nk int) {
 			}
 			l := math.Log(v)
 			if !math.IsNaN(last[k]) {
-				c.tails.add(math.Abs(l-last[k]), s.opt[j])
+				d := math.Abs(l - last[k])
+				// tails.add's common case: no sink, room in the last chunk
+				if n := t.n; t.sink == nil && n>>changeShift < len(t.dc) {
+					t.dc[n>>changeShift][n&changeMask] = d
+					t.ac[n>>changeShift][n&changeMask] = s.opt[j]
+					t.n = n + 1
+				} else {
+					t.add(d, s.opt[j])
+				}
 			}
 			last[k] = l
 		}
@@ -375,7 +384,9 @@ func medianPerMicroSampled(vals []float64, ms []int32, counts []int, n int, out 
 		stride[k] = max(1, c/n)
 		sub[k] = min(c, n+1)
 	}
-	seen := make([]int, nk)
+	// left[k]: finite values of micro step k to pass before the next one
+	// taken (every stride[k]-th, from the first: no division a value)
+	left := make([]int, nk)
 	p := resizeF(*pool, len(vals))[:0]
 	q := make([]int32, 0, nk*(n+1))
 	for j, v := range vals {
@@ -383,11 +394,12 @@ func medianPerMicroSampled(vals []float64, ms []int32, counts []int, n int, out 
 			continue
 		}
 		k := ms[j]
-		if seen[k]%stride[k] == 0 {
+		if left[k] == 0 {
 			p = append(p, v)
 			q = append(q, k)
+			left[k] = stride[k]
 		}
-		seen[k]++
+		left[k]--
 	}
 	for k := range sub {
 		sub[k] = 0
