@@ -222,6 +222,13 @@ func (s *levelScratch) index(t int32) int {
 	if len(s.steps) == 0 {
 		return int(t - s.tmin)
 	}
+	return s.indexSparse(t)
+}
+
+// indexSparse is index with the distinct steps indexed (kept out of index,
+// which is inlined: it runs a few times a value).
+//go:noinline
+func (s *levelScratch) indexSparse(t int32) int {
 	i, ok := slices.BinarySearch(s.steps, t)
 	if !ok {
 		return -1
