@@ -30,6 +30,9 @@ type microScratch struct {
 	skipped                  int    // pools left unjudged (too many decreases)
 	pool                     []float64
 	medInc, medDelta         []float64
+	deltaMeds                bool  // medDelta holds the parameter's medians (medDeltaAt)
+	perMicro                 bool  // the parameter's baselines are per micro step
+	counts                   []int // finite increments per micro step
 	cand                     []int
 }
 
@@ -132,7 +135,7 @@ func (c *p1) microJudgePool(s *microScratch, pos []int32, found *int, short []mo
 			continue
 		}
 		k := s.ms[j]
-		md := s.medDelta[k]
+		md := c.medDeltaAt(s, k)
 		if md > 0 {
 			if !(s.delta[j] >= c.opt.MinEffect*md) {
 				continue
@@ -218,7 +221,9 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 	s.medInc = resizeF(s.medInc, nk)
 	s.medDelta = resizeF(s.medDelta, nk)
 	// per-micro-step medians when every micro step has enough samples
-	counts := make([]int, nk)
+	s.counts = resizeI(s.counts, nk)
+	counts := s.counts
+	clear(counts)
 	for j, v := range s.inc {
 		if model.Finite(v) {
 			counts[s.ms[j]]++
@@ -257,14 +262,15 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 	}
 	if perMicro {
 		medianPerMicro(s.inc, s.ms, counts, s.medInc, &s.pool)
-		medianPerMicro(s.delta, s.ms, counts, s.medDelta, &s.pool)
 	} else {
 		mi := c.medianWhere(s.inc, nil, 0, &s.pool)
-		md := c.medianWhere(s.delta, nil, 0, &s.pool)
 		for k := 0; k < nk; k++ {
-			s.medInc[k], s.medDelta[k] = mi, md
+			s.medInc[k] = mi
 		}
 	}
+	// the deltas' medians only matter to a value that passes the
+	// thresholds: medDeltaAt takes them then
+	s.perMicro, s.deltaMeds = perMicro, false
 	s.ratio = resizeF(s.ratio, len(s.inc))
 	for j, v := range s.inc {
 		m := s.medInc[s.ms[j]]
@@ -277,6 +283,25 @@ func (c *p1) microCurves(gs []seriesGroup, s *microScratch) bool {
 	c.tails.mark()
 	c.microDiffs(s, nk)
 	return perMicro
+}
+
+// medDeltaAt is the median delta of micro step k of the current parameter
+// (of all its deltas when its baselines are not per micro step), the
+// parameter's medians taken at the first call (most parameters have no
+// value that passes the thresholds and need none).
+func (c *p1) medDeltaAt(s *microScratch, k int32) float64 {
+	if !s.deltaMeds {
+		if s.perMicro {
+			medianPerMicro(s.delta, s.ms, s.counts, s.medDelta, &s.pool)
+		} else {
+			md := c.medianWhere(s.delta, nil, 0, &s.pool)
+			for k := range s.medDelta {
+				s.medDelta[k] = md
+			}
+		}
+		s.deltaMeds = true
+	}
+	return s.medDelta[k]
 }
 
 // microChangesAgain adds the changes of the first n targets with values
