@@ -227,6 +227,7 @@ func (s *levelScratch) index(t int32) int {
 
 // indexSparse is index with the distinct steps indexed (kept out of index,
 // which is inlined: it runs a few times a value).
+//
 //go:noinline
 func (s *levelScratch) indexSparse(t int32) int {
 	i, ok := slices.BinarySearch(s.steps, t)
