@@ -48,7 +48,8 @@ func (m *stepMapper) mapStep(step, micro int32) (opt, ms int) {
 		return i - 1 + boolInt(m.First < m.Bounds[0]), s - m.Bounds[i-1]
 	case m.W > 0:
 		d := int(step) - m.Base
-		return floorDiv(d, m.W), d - floorDiv(d, m.W)*m.W
+		q := floorDiv(d, m.W)
+		return q, d - q*m.W
 	}
 	return int(step), -1
 }
