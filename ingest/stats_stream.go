@@ -17,6 +17,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -48,6 +49,7 @@ type statStream struct {
 	// mapped is the rows whose streamed columns sortRows mapped, parked
 	// the rows whose steps the sort parked in the file (tests)
 	mapped, parked int
+	parkedInRuns   int // the rows whose steps were parked in runs, in memory
 }
 
 // streamChunk is how many values a column is read back at a time.
@@ -363,9 +365,39 @@ func contains(ss []model.Stat, s model.Stat) bool {
 // scratch (model.ColumnPark): the load's peak holds no scratch column.
 // It parks nothing when the spill folder lacks room for it (the sort then
 // allocates its scratch, as without a stream).
+//
+// A step column in few runs of one value (a trend.db's rows come step by
+// step, every target and metric of a rank at each) is held as its runs in
+// memory instead — at most 8 bytes a parkRunRows rows, nothing written or
+// read back: writing the column was a fifth of the sort's CPU (the file's
+// pages are fresh memory, costly to touch on a VM).
 type stepPark struct {
 	st *statStream
 	n  int // rows parked
+	// vals[k] is the steps of rows ends[k-1]..ends[k]-1 (a column parked
+	// in runs; nil: in the file)
+	vals, ends []int32
+}
+
+// parkRunRows is how many rows a run must hold on average for the column
+// to be parked in runs (0: never; a test parks in the file).
+var parkRunRows = 256
+
+// stepRuns is the number of runs of equal values in col, 0 when col is
+// empty or has more than len(col)/parkRunRows of them.
+func stepRuns(col []int32) int {
+	if parkRunRows <= 0 || len(col) == 0 {
+		return 0
+	}
+	most, runs := len(col)/parkRunRows, 1
+	for i := 1; i < len(col); i++ {
+		if col[i] != col[i-1] {
+			if runs++; runs > most {
+				return 0
+			}
+		}
+	}
+	return runs
 }
 
 // parkWriteAt and parkReadAt are the parked column's file writes and reads
@@ -379,6 +411,18 @@ var (
 func (p *stepPark) at() int64 { return int64(len(p.st.cols)) * int64(p.st.stride) * 4 }
 
 func (p *stepPark) Park(col []int32) bool {
+	if runs := stepRuns(col); runs > 0 {
+		p.vals, p.ends = make([]int32, 0, runs), make([]int32, 0, runs)
+		for i, v := range col {
+			if i > 0 && v != col[i-1] {
+				p.ends = append(p.ends, int32(i))
+				p.vals = append(p.vals, col[i-1])
+			}
+		}
+		p.ends, p.vals = append(p.ends, int32(len(col))), append(p.vals, col[len(col)-1])
+		p.n, p.st.parked, p.st.parkedInRuns = len(col), len(col), len(col)
+		return true
+	}
 	dir := SpillDirFor(p.st.input)
 	if dir == "" {
 		return false
@@ -396,6 +440,16 @@ func (p *stepPark) Park(col []int32) bool {
 func (p *stepPark) ReadBack(off int, buf []int32) error {
 	if off+len(buf) > p.n {
 		return errors.New("spill: reading the steps back: more rows asked for than parked")
+	}
+	if p.ends != nil {
+		k, _ := slices.BinarySearch(p.ends, int32(off+1)) // the run of row off
+		for j := 0; j < len(buf); k++ {
+			end := min(int(p.ends[k])-off, len(buf))
+			for ; j < end; j++ {
+				buf[j] = p.vals[k]
+			}
+		}
+		return nil
 	}
 	b := spill.Bytes(buf)
 	k, err := parkReadAt(p.st.f, b, p.at()+int64(off)*4)
