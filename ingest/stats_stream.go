@@ -4,11 +4,12 @@ package ingest
 // reader writes each block's three columns to a file in the spill folder
 // as it places the block (row order), and the series sort then reads them
 // back a piece at a time, puts them in series order in the sort's scratch
-// column and writes them to the spill file the analysis maps (the same
-// place SpillStats would have moved them to after the load). The load's
-// peak loses their 12 bytes a row (all rows' min, max and mean were held
-// until the spill, on top of the sort); what they cost instead is disk
-// twice their size for the time of the load, and a pass over them.
+// column and writes them over the file's row-order columns, then maps the
+// file for the analysis (as SpillStats maps the columns it moves after the
+// load). The load's peak loses their 12 bytes a row (all rows' min, max
+// and mean were held until the spill, on top of the sort); what they cost
+// instead is disk their size (and the parked steps') for the time of the
+// load, and a pass over them.
 
 import (
 	"errors"
@@ -95,7 +96,11 @@ func (st *statStream) begin(rows *model.Rows, n, stride int) bool {
 		f.Close()
 		return false
 	}
-	st.f, st.n, st.stride, st.cols, st.number = f, n, max(stride, n), cols, [model.NumStats]bool{}
+	// a column's room is whole pages: sortRows writes the series-order
+	// columns over the row-order ones, each page aligned
+	rows4 := int(spill.PageSize() / 4)
+	stride = (max(stride, n) + rows4 - 1) / rows4 * rows4
+	st.f, st.n, st.stride, st.cols, st.number = f, n, stride, cols, [model.NumStats]bool{}
 	for _, s := range cols {
 		rows.Lack(s)
 	}
@@ -232,18 +237,23 @@ func (st *statStream) sortRows(rows *model.Rows) error {
 	if rows.Len() != st.n {
 		return errors.New("the rows changed while min, max and mean were streamed")
 	}
-	out, err := spill.Create(SpillDirFor(st.input))
-	if err != nil || st.failed {
-		if out != nil {
-			out.Close()
-		}
+	// The series-order columns are written over the row-order ones, the
+	// k-th at k whole pages of n values: at or before where the row-order
+	// column it replaces starts (every column is read whole before it is
+	// written), and ending before the next one (a column's room is whole
+	// pages: begin; rows past the room went to the heap, failed).
+	// Rewriting the file's pages, already in the page cache, costs a
+	// fraction of writing a new file's (fresh memory, costly to touch on a
+	// VM).
+	page := spill.PageSize()
+	out, err := spill.Over(st.f)
+	if err != nil || st.failed || (int64(st.n)*4+page-1)/page*page > int64(st.stride)*4 {
 		if err := st.back(rows); err != nil {
 			return err
 		}
 		rows.SortSeries()
 		return nil
 	}
-	defer out.Close()
 	var keep []model.Stat
 	var keepAt []int // their index in the row-order file
 	for c, s := range st.cols {
@@ -296,15 +306,15 @@ func (st *statStream) sortRows(rows *model.Rows) error {
 		}
 	}
 	called := false
+	park := &stepPark{st: st}
 	if perr := rows.SortSeriesParked(func(dest, scratch []int32) {
 		called = true
 		put(dest, scratch)
-	}, &stepPark{st: st}); perr != nil {
+	}, park); perr != nil {
 		return perr
 	}
 	if !called { // in series order already: the file's order is theirs
 		// the step's array is the scratch here too (parked), else a new one
-		park := &stepPark{st: st}
 		if !park.Park(rows.Step) {
 			put(nil, make([]int32, st.n))
 		} else {
@@ -315,6 +325,11 @@ func (st *statStream) sortRows(rows *model.Rows) error {
 				}
 			}
 		}
+	}
+	if park.n > 0 && park.ends == nil {
+		// the steps are read back: their disk goes back now, not when
+		// the mapping of the columns written over the file is let go
+		punchHole(st.f, park.at(), int64(park.n)*4)
 	}
 	if err != nil {
 		return err
