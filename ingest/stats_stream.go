@@ -84,7 +84,7 @@ func (st *statStream) begin(rows *model.Rows, n, stride int) bool {
 		return false
 	}
 	page := int64(os.Getpagesize())
-	need := 2 * int64(len(cols)) * (int64(n)*4 + page) // this file and the spill's
+	need := int64(len(cols)) * (int64(n)*4 + page) // the series-order columns are written over it
 	if free, ok := spillFree(dir); !ok || free < need+SpillHeadroom {
 		return false
 	}
