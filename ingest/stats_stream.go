@@ -48,9 +48,9 @@ type statStream struct {
 	heap    [model.NumStats][]float32
 	failed  bool
 	// mapped is the rows whose streamed columns sortRows mapped, parked
-	// the rows whose steps the sort parked in the file (tests)
-	mapped, parked int
-	parkedInRuns   int // the rows whose steps were parked in runs, in memory
+	// the rows whose steps the sort parked (in the file, or as runs in
+	// memory: parkedInRuns) (tests)
+	mapped, parked, parkedInRuns int
 }
 
 // streamChunk is how many values a column is read back at a time.
