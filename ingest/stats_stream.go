@@ -4,11 +4,12 @@ package ingest
 // reader writes each block's three columns to a file in the spill folder
 // as it places the block (row order), and the series sort then reads them
 // back a piece at a time, puts them in series order in the sort's scratch
-// column and writes them to the spill file the analysis maps (the same
-// place SpillStats would have moved them to after the load). The load's
-// peak loses their 12 bytes a row (all rows' min, max and mean were held
-// until the spill, on top of the sort); what they cost instead is disk
-// twice their size for the time of the load, and a pass over them.
+// column and writes them over the file's row-order columns, then maps the
+// file for the analysis (as SpillStats maps the columns it moves after the
+// load). The load's peak loses their 12 bytes a row (all rows' min, max
+// and mean were held until the spill, on top of the sort); what they cost
+// instead is disk their size (and the parked steps') for the time of the
+// load, and a pass over them.
 
 import (
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -46,8 +48,9 @@ type statStream struct {
 	heap    [model.NumStats][]float32
 	failed  bool
 	// mapped is the rows whose streamed columns sortRows mapped, parked
-	// the rows whose steps the sort parked in the file (tests)
-	mapped, parked int
+	// the rows whose steps the sort parked (in the file, or as runs in
+	// memory: parkedInRuns) (tests)
+	mapped, parked, parkedInRuns int
 }
 
 // streamChunk is how many values a column is read back at a time.
@@ -81,7 +84,7 @@ func (st *statStream) begin(rows *model.Rows, n, stride int) bool {
 		return false
 	}
 	page := int64(os.Getpagesize())
-	need := 2 * int64(len(cols)) * (int64(n)*4 + page) // this file and the spill's
+	need := int64(len(cols)) * (int64(n)*4 + page) // the series-order columns are written over it
 	if free, ok := spillFree(dir); !ok || free < need+SpillHeadroom {
 		return false
 	}
@@ -93,7 +96,11 @@ func (st *statStream) begin(rows *model.Rows, n, stride int) bool {
 		f.Close()
 		return false
 	}
-	st.f, st.n, st.stride, st.cols, st.number = f, n, max(stride, n), cols, [model.NumStats]bool{}
+	// a column's room is whole pages: sortRows writes the series-order
+	// columns over the row-order ones, each page aligned
+	rows4 := int(spill.PageSize() / 4)
+	stride = (max(stride, n) + rows4 - 1) / rows4 * rows4
+	st.f, st.n, st.stride, st.cols, st.number = f, n, stride, cols, [model.NumStats]bool{}
 	for _, s := range cols {
 		rows.Lack(s)
 	}
@@ -230,18 +237,23 @@ func (st *statStream) sortRows(rows *model.Rows) error {
 	if rows.Len() != st.n {
 		return errors.New("the rows changed while min, max and mean were streamed")
 	}
-	out, err := spill.Create(SpillDirFor(st.input))
-	if err != nil || st.failed {
-		if out != nil {
-			out.Close()
-		}
+	// The series-order columns are written over the row-order ones, the
+	// k-th at k whole pages of n values: at or before where the row-order
+	// column it replaces starts (every column is read whole before it is
+	// written), and ending before the next one (a column's room is whole
+	// pages: begin; rows past the room went to the heap, failed).
+	// Rewriting the file's pages, already in the page cache, costs a
+	// fraction of writing a new file's (fresh memory, costly to touch on a
+	// VM).
+	page := spill.PageSize()
+	out, err := spill.Over(st.f)
+	if err != nil || st.failed || (int64(st.n)*4+page-1)/page*page > int64(st.stride)*4 {
 		if err := st.back(rows); err != nil {
 			return err
 		}
 		rows.SortSeries()
 		return nil
 	}
-	defer out.Close()
 	var keep []model.Stat
 	var keepAt []int // their index in the row-order file
 	for c, s := range st.cols {
@@ -294,15 +306,15 @@ func (st *statStream) sortRows(rows *model.Rows) error {
 		}
 	}
 	called := false
+	park := &stepPark{st: st}
 	if perr := rows.SortSeriesParked(func(dest, scratch []int32) {
 		called = true
 		put(dest, scratch)
-	}, &stepPark{st: st}); perr != nil {
+	}, park); perr != nil {
 		return perr
 	}
 	if !called { // in series order already: the file's order is theirs
 		// the step's array is the scratch here too (parked), else a new one
-		park := &stepPark{st: st}
 		if !park.Park(rows.Step) {
 			put(nil, make([]int32, st.n))
 		} else {
@@ -313,6 +325,11 @@ func (st *statStream) sortRows(rows *model.Rows) error {
 				}
 			}
 		}
+	}
+	if park.n > 0 && park.ends == nil {
+		// the steps are read back: their disk goes back now, not when
+		// the mapping of the columns written over the file is let go
+		punchHole(st.f, park.at(), int64(park.n)*4)
 	}
 	if err != nil {
 		return err
@@ -363,9 +380,39 @@ func contains(ss []model.Stat, s model.Stat) bool {
 // scratch (model.ColumnPark): the load's peak holds no scratch column.
 // It parks nothing when the spill folder lacks room for it (the sort then
 // allocates its scratch, as without a stream).
+//
+// A step column in few runs of one value (a trend.db's rows come step by
+// step, every target and metric of a rank at each) is held as its runs in
+// memory instead — at most 8 bytes a parkRunRows rows, nothing written or
+// read back: writing the column was a fifth of the sort's CPU (the file's
+// pages are fresh memory, costly to touch on a VM).
 type stepPark struct {
 	st *statStream
 	n  int // rows parked
+	// vals[k] is the steps of rows ends[k-1]..ends[k]-1 (a column parked
+	// in runs; nil: in the file)
+	vals, ends []int32
+}
+
+// parkRunRows is how many rows a run must hold on average for the column
+// to be parked in runs (0: never; a test parks in the file).
+var parkRunRows = 256
+
+// stepRuns is the number of runs of equal values in col, 0 when col is
+// empty or has more than len(col)/parkRunRows of them.
+func stepRuns(col []int32) int {
+	if parkRunRows <= 0 || len(col) == 0 {
+		return 0
+	}
+	most, runs := len(col)/parkRunRows, 1
+	for i := 1; i < len(col); i++ {
+		if col[i] != col[i-1] {
+			if runs++; runs > most {
+				return 0
+			}
+		}
+	}
+	return runs
 }
 
 // parkWriteAt and parkReadAt are the parked column's file writes and reads
@@ -379,6 +426,18 @@ var (
 func (p *stepPark) at() int64 { return int64(len(p.st.cols)) * int64(p.st.stride) * 4 }
 
 func (p *stepPark) Park(col []int32) bool {
+	if runs := stepRuns(col); runs > 0 {
+		p.vals, p.ends = make([]int32, 0, runs), make([]int32, 0, runs)
+		for i, v := range col {
+			if i > 0 && v != col[i-1] {
+				p.ends = append(p.ends, int32(i))
+				p.vals = append(p.vals, col[i-1])
+			}
+		}
+		p.ends, p.vals = append(p.ends, int32(len(col))), append(p.vals, col[len(col)-1])
+		p.n, p.st.parked, p.st.parkedInRuns = len(col), len(col), len(col)
+		return true
+	}
 	dir := SpillDirFor(p.st.input)
 	if dir == "" {
 		return false
@@ -396,6 +455,16 @@ func (p *stepPark) Park(col []int32) bool {
 func (p *stepPark) ReadBack(off int, buf []int32) error {
 	if off+len(buf) > p.n {
 		return errors.New("spill: reading the steps back: more rows asked for than parked")
+	}
+	if p.ends != nil {
+		k, _ := slices.BinarySearch(p.ends, int32(off+1)) // the run of row off
+		for j := 0; j < len(buf); k++ {
+			end := min(int(p.ends[k])-off, len(buf))
+			for ; j < end; j++ {
+				buf[j] = p.vals[k]
+			}
+		}
+		return nil
 	}
 	b := spill.Bytes(buf)
 	k, err := parkReadAt(p.st.f, b, p.at()+int64(off)*4)

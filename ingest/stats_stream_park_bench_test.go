@@ -8,9 +8,10 @@ import (
 )
 
 // BenchmarkSortSeriesParked: the keyed series sort of BenchmarkSortSeries'
-// rows (model) with a new scratch column ("scratch") and with the step
-// column parked in a file of the spill folder instead ("parked": a write
-// and a read back of 4 bytes a row more).
+// rows (model) with a new scratch column ("scratch"), with the step
+// column parked instead — as its runs ("parked": the rows' steps come in
+// runs of 582 rows) — and parked in a file of the spill folder
+// ("parked-file": a write and a read back of 4 bytes a row more).
 func BenchmarkSortSeriesParked(b *testing.B) {
 	const ranks, steps, targets, metrics = 8, 3436, 291, 2
 	n := ranks * steps * targets * metrics
@@ -26,12 +27,13 @@ func BenchmarkSortSeriesParked(b *testing.B) {
 		}
 	}
 	sp := model.KeySpace{Ranks: ranks, Targets: targets, Metrics: metrics}
-	for _, parked := range []bool{false, true} {
-		name := "scratch"
-		if parked {
-			name = "parked"
-		}
+	for _, name := range []string{"scratch", "parked", "parked-file"} {
+		parked := name != "scratch"
 		b.Run(name, func(b *testing.B) {
+			if name == "parked-file" {
+				defer func(v int) { parkRunRows = v }(parkRunRows)
+				parkRunRows = 0
+			}
 			f, err := os.CreateTemp(SpillDirFor(""), "spikescope-bench-*.rows")
 			if err != nil {
 				b.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -145,4 +146,91 @@ func loadWithFree(t *testing.T, path string, free func(string) (int64, bool)) (*
 		t.Fatalf("the free space was asked %d times: the park did not ask", asked)
 	}
 	return d, st, err
+}
+
+// TestParkStepRuns: a trend.db whose step column lies in long runs (300
+// rows a step) parks its steps as runs in memory — nothing written to or
+// read from the file (both fail here) — and loads the rows the heap load
+// gives; with runs off it parks in the file, the same rows. Read back at
+// any offset and length, runs give the column; a column of short runs, or
+// of more runs than the bound, is not parked in runs.
+func TestParkStepRuns(t *testing.T) {
+	defer func(v int) { SpillStatsMinRows = v }(SpillStatsMinRows)
+	SpillStatsMinRows = 0
+	db := filepath.Join(t.TempDir(), "long.trend.db")
+	WriteTrendDB(t, db, BenchShape{Ranks: 8, Targets: 150, Metrics: 2, Steps: 10})
+	execSQL(t, db, `UPDATE trend_data SET min = NULL WHERE (step*7 + target_id) % 11 = 0`)
+	want, err := loadMonitorHeap(context.Background(), db, model.FormatAuto, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := want.Rows.Len()
+	load := func() (*model.MonitorData, *statStream) {
+		t.Helper()
+		st := &statStream{want: true, input: db}
+		d, err := loadMonitorStream(context.Background(), db, model.FormatAuto, nil, nil, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d, st
+	}
+	parkWriteAt = func(*os.File, []byte, int64) (int, error) { return 0, errors.New("no space left on device") }
+	parkReadAt = func(*os.File, []byte, int64) (int, error) { return 0, errors.New("input/output error") }
+	got, st := load()
+	parkWriteAt, parkReadAt = (*os.File).WriteAt, (*os.File).ReadAt
+	if st.parked != n || st.parkedInRuns != n || st.mapped != n {
+		t.Fatalf("%d rows parked, %d in runs, %d mapped, of %d", st.parked, st.parkedInRuns, st.mapped, n)
+	}
+	sameLoad(t, got, want)
+
+	defer func(v int) { parkRunRows = v }(parkRunRows)
+	parkRunRows = 0
+	got, st = load()
+	if st.parked != n || st.parkedInRuns != 0 {
+		t.Fatalf("runs off: %d rows parked, %d in runs, of %d", st.parked, st.parkedInRuns, n)
+	}
+	sameLoad(t, got, want)
+
+	parkRunRows = 4
+	var col []int32
+	for k, length := range []int{1, 9, 4, 1, 30, 2, 17, 8} {
+		for range length {
+			col = append(col, int32(100-7*k))
+		}
+	}
+	p := &stepPark{st: &statStream{input: t.TempDir()}}
+	if !p.Park(col) || p.ends == nil || p.st.parkedInRuns != len(col) {
+		t.Fatalf("%d rows in 8 runs not parked in runs", len(col))
+	}
+	for off := range len(col) {
+		for l := 1; off+l <= len(col); l += 3 {
+			buf := make([]int32, l)
+			if err := p.ReadBack(off, buf); err != nil || !slices.Equal(buf, col[off:off+l]) {
+				t.Fatalf("rows %d..%d: %v %v, want %v", off, off+l-1, err, buf, col[off:off+l])
+			}
+		}
+	}
+	if err := p.ReadBack(len(col)-1, make([]int32, 2)); err == nil {
+		t.Fatal("a read past the parked rows: no error")
+	}
+	for _, c := range [][]int32{
+		{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, // 16 runs of 1
+		append(slices.Repeat([]int32{1}, 12), 2, 3),             // 3 runs in 14 rows: at most 3
+	} {
+		runs := stepRuns(c)
+		if most := len(c) / parkRunRows; (runs > 0) != (runsOf(c) <= most) || (runs > 0 && runs != runsOf(c)) {
+			t.Fatalf("%v: %d runs counted, %d there, at most %d", c, runs, runsOf(c), most)
+		}
+	}
+}
+
+// runsOf counts the runs of equal values in c the plain way.
+func runsOf(c []int32) int {
+	runs := 0
+	for i := range c {
+		if i == 0 || c[i] != c[i-1] {
+			runs++
+		}
+	}
+	return runs
 }

@@ -18,12 +18,13 @@ import (
 // give the rows, the
 // statistics (bit for bit, NaN and ±Inf included) and the non-finite
 // counts that a load holding them in the heap gives — with NULL and
-// out-of-range cells, a statistic that is NULL everywhere, and duplicate
+// out-of-range cells, a statistic that is NULL everywhere (the last, or
+// one between two that are not), and duplicate
 // rows (dropped on heap columns: the stream comes back first).
 func TestStatStreamSameRows(t *testing.T) {
 	defer func(v int) { SpillStatsMinRows = v }(SpillStatsMinRows)
 	SpillStatsMinRows = 0
-	wide := func(lackMean bool) string { // 8 ranks: read by claimed rank ranges
+	wide := func(lack string) string { // 8 ranks: read by claimed rank ranges
 		path := filepath.Join(t.TempDir(), "wide.trend.db")
 		WriteTrendDB(t, path, BenchShape{Ranks: 8, Targets: 30, Metrics: 2, Steps: 40})
 		execSQL(t, path,
@@ -31,12 +32,12 @@ func TestStatStreamSameRows(t *testing.T) {
 			`UPDATE trend_data SET max = 1e39 WHERE (step + target_id) % 13 = 0`,
 			`UPDATE trend_data SET mean = -1000000001 WHERE (rank + step + target_id) % 17 = 0`,
 			`UPDATE trend_data SET max = NULL WHERE metric_id = 2`)
-		if lackMean {
-			execSQL(t, path, `UPDATE trend_data SET mean = NULL`)
+		if lack != "" {
+			execSQL(t, path, `UPDATE trend_data SET `+lack+` = NULL`)
 		}
 		return path
 	}
-	dups := wide(false)
+	dups := wide("")
 	execSQL(t, dups,
 		`CREATE TABLE t2 AS SELECT * FROM trend_data`,
 		`DROP TABLE trend_data`,
@@ -48,8 +49,11 @@ func TestStatStreamSameRows(t *testing.T) {
 		name, path string
 		streamed   bool // its columns end mapped from the stream
 	}{
-		{"nan-inf", wide(false), true},
-		{"lack-mean", wide(true), true},
+		{"nan-inf", wide(""), true},
+		{"lack-mean", wide("mean"), true},
+		// min and mean written over the file's first two columns, the
+		// row-order max between them never read
+		{"lack-max", wide("max"), true},
 		{"duplicates", dups, false},
 		// read by the counted read (fewer ranks than ranges)
 		{"four-ranks", spillCaseDB(t, false), true},

@@ -105,12 +105,13 @@ func (r *Rows) SortSeriesParked(also func(dest, scratch []int32), park ColumnPar
 	// high halves, n+j with j ≤ i, are read already). No column is
 	// allocated: a fresh one was 4 bytes a row on top of every column at
 	// the load's peak.
-	for i, d := range dest {
-		i32[d] = int32(uint32(math.Float64bits(r.Norm[i])))
-	}
+	// (one pass scatters the low halves and packs the high ones: row i is
+	// read whole before word i, in row i/2, is written)
 	words := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(r.Norm))), 2*n)
-	for i := range n {
-		words[i] = uint32(math.Float64bits(r.Norm[i]) >> 32)
+	for i, d := range dest {
+		b := math.Float64bits(r.Norm[i])
+		i32[d] = int32(uint32(b))
+		words[i] = uint32(b >> 32)
 	}
 	for i, d := range dest {
 		words[n+int(d)] = words[i]

@@ -81,6 +81,20 @@ func Create(dir string) (*File, error) {
 	return &File{f: f}, nil
 }
 
+// Over is a File whose columns are written over f from its start (f's
+// caller has read what they overwrite): pages f already has in the page
+// cache are rewritten instead of new ones taken, which cost the write most
+// of its time on a VM. Closing it closes f.
+func Over(f *os.File) (*File, error) {
+	if !supported {
+		return nil, ErrUnsupported
+	}
+	return &File{f: f}, nil
+}
+
+// PageSize is the alignment of the columns written to a File.
+func PageSize() int64 { return pageSize }
+
 // Size is the number of bytes written so far (with page padding).
 func (f *File) Size() int64 { return f.size }
 
