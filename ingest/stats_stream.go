@@ -60,8 +60,8 @@ const streamChunk = 1 << 18
 // (an estimate when stride is larger: the file's columns have room for
 // stride rows, its holes take no disk): it reports false (nothing
 // streamed) below SpillStatsMinRows rows, when the spill folder lacks
-// room for the file and the spill after it, or when a file cannot be
-// made. It marks them lacking in rows.
+// room for the file (the series-order columns are written over it:
+// sortRows), or when a file cannot be made. It marks them lacking in rows.
 func (st *statStream) begin(rows *model.Rows, n, stride int) bool {
 	if st == nil || !st.want {
 		return false

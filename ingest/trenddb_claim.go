@@ -111,8 +111,8 @@ func (s *trendScanner) readClaimedChunk(ctx context.Context, c *trendChunk, curs
 	return s.withChunkStmt(c, func(st *rawStmt) error { return s.scanClaimed(ctx, st, c, cursor, total, meter) })
 }
 
-// withChunkPages runs fn on a walk of c's rank range, on a raw connection
-// at the load's state.
+// withChunkPages runs fn on a walk of c's rank range at the load's state
+// (withPages: from the file, or on a raw connection).
 func (r *trendReader) withChunkPages(l *trendPages, c *trendChunk, fn func(*pageWalker) error) error {
 	if !c.keys {
 		return errNotClean
@@ -170,7 +170,9 @@ func (r *trendReader) withPages(l *trendPages, fn func(*pageWalker) error) (err 
 	return fn(newPageWalker(l, f.page))
 }
 
-// errTruncatedWhileReading: a mapped page faulted (see withChunkPages).
+// errTruncatedWhileReading: the database file ended before a page the
+// load's state has: a mapped page faulted (withPages), or a read from the
+// file came back short (pageFile.read).
 var errTruncatedWhileReading = errors.New("the file was cut short while it was read, by a process that does not use SQLite's locks; run again")
 
 // scanClaimed scans c's rows into blocks of the preallocated rows it claims.

@@ -354,8 +354,9 @@ func (w *pageWalker) descendFrom(pgno uint32, seek bool) error {
 	}
 }
 
-// load fetches page pgno as the walk's page at depth (a leaf into the
-// leaf's buffer) and checks its header.
+// load fetches page pgno as the walk's page at depth (an interior page
+// copied into its depth's buffer, a leaf left in the fetcher's memory)
+// and checks its header.
 func (w *pageWalker) load(pgno uint32, depth int) (pageFrame, bool, error) {
 	var f pageFrame
 	if depth >= maxPageDepth || pgno < 1 || pgno > w.l.pageCount {
