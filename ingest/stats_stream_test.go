@@ -80,26 +80,7 @@ func TestStatStreamSameRows(t *testing.T) {
 			if st.active() {
 				t.Fatal("the stream's file is still open after the load")
 			}
-			g, w := &got.Rows, &want.Rows
-			if g.Len() != w.Len() || g.Len() == 0 {
-				t.Fatalf("%d rows, want %d", g.Len(), w.Len())
-			}
-			if g.Lacks != w.Lacks {
-				t.Fatalf("lacks %v, want %v", g.Lacks, w.Lacks)
-			}
-			for i := range w.Len() {
-				if g.RankOf(i) != w.RankOf(i) || g.TargetOf(i) != w.TargetOf(i) || g.MetricOf(i) != w.MetricOf(i) || g.Step[i] != w.Step[i] {
-					t.Fatalf("row %d: key differs", i)
-				}
-				for s := model.Stat(0); s < model.NumStats; s++ {
-					if a, b := g.Value(s, i), w.Value(s, i); math.Float64bits(a) != math.Float64bits(b) {
-						t.Fatalf("row %d %s: %v, want %v", i, model.StatNames[s], a, b)
-					}
-				}
-			}
-			if !reflect.DeepEqual(g.NonFiniteStats(), w.CountStats()) {
-				t.Fatalf("non-finite counts %+v, want %+v", g.NonFiniteStats(), w.CountStats())
-			}
+			sameLoad(t, got, want)
 			// (which duplicate is named first follows the order in which the
 			// claimed rank ranges finished: only the warnings' kinds compare)
 			if len(got.WarningsReasons) != len(want.WarningsReasons) {
