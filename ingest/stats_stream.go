@@ -334,6 +334,12 @@ func (st *statStream) sortRows(rows *model.Rows) error {
 	if err != nil {
 		return err
 	}
+	if end := (out.Size() + page - 1) / page * page; end < park.at() {
+		// the row-order columns past the series-order ones are read too:
+		// a CSV tree's room for more rows than estimated, a column not
+		// kept (all NaN) — their disk goes back now as well
+		punchHole(st.f, end, park.at()-end)
+	}
 	if len(keep) == 0 { // every streamed column NaN: they stay lacking
 		return nil
 	}
