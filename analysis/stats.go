@@ -135,17 +135,7 @@ func selectPartition(s []float64, k int) float64 {
 	lo, hi := 0, len(s)
 	for hi-lo > selectSmall {
 		p := medianOf3(s[lo], s[lo+(hi-lo)/2], s[hi-1])
-		j := lo
-		for i := lo; i < hi; i++ {
-			x := s[i]
-			s[i] = s[j]
-			s[j] = x
-			d := 0
-			if x < p {
-				d = 1
-			}
-			j += d
-		}
+		j := lo + partitionBelow(s[lo:hi], p)
 		if k < j {
 			hi = j
 			continue
@@ -155,17 +145,7 @@ func selectPartition(s []float64, k int) float64 {
 			continue
 		}
 		// p is the smallest: [lo, m) == p, [m, hi) > p
-		m := j
-		for i := j; i < hi; i++ {
-			x := s[i]
-			s[i] = s[m]
-			s[m] = x
-			d := 0
-			if x <= p {
-				d = 1
-			}
-			m += d
-		}
+		m := j + partitionAtMost(s[j:hi], p)
 		if k < m {
 			return s[k]
 		}
