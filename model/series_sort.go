@@ -45,9 +45,10 @@ const parkChunk = 1 << 18
 // its scratch column (keyed rows), the step column is parked with park
 // (nil: none) while its array serves as the scratch for the other columns
 // and also, then read back straight into series order, a chunk at a time.
-// When parking fails the scratch is allocated (the same results). An
-// error reading the step back fails the sort: the rows are not usable
-// then (the step's array was reused).
+// When parking fails the scratch is allocated (the same results). While
+// the step is parked also must not read r.Step (its array is a scratch
+// column then; its length holds). An error reading the step back fails
+// the sort: the rows are not usable then (the step's array was reused).
 func (r *Rows) SortSeriesParked(also func(dest, scratch []int32), park ColumnPark) error {
 	n := r.Len()
 	r.orderFound()
