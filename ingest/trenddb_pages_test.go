@@ -398,24 +398,36 @@ func pagesWALWriter(db *sql.DB, must func(string)) {
 }
 
 // TestTrendDBPagesTruncatedWhileRead: a process that ignores SQLite's
-// locks cuts the file short while its pages are read mapped: the load
-// fails with a message instead of crashing on the fault.
+// locks cuts the file short while its pages are read — from the file
+// itself (a read comes back short), and mapped through sqlite_dbpage (a
+// fault): the load fails with a message instead of reading on or
+// crashing.
 func TestTrendDBPagesTruncatedWhileRead(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "p.trend.db")
-	writeManyPages(t, path, 1024, 0)
-	// one worker: one walk of the whole table, mapped before the cut
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	var fetched atomic.Int64
-	pageFetchHook = func() {
-		if fetched.Add(1) == 20 {
-			if err := os.Truncate(path, 8192); err != nil {
-				t.Error(err)
+	for _, fromFile := range []bool{true, false} {
+		t.Run(fmt.Sprintf("from-file=%v", fromFile), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "p.trend.db")
+			writeManyPages(t, path, 1024, 0)
+			// one worker: one walk of the whole table, begun before the cut
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+			pageFilesOff = !fromFile
+			defer func() { pageFilesOff = false }()
+			var fetched atomic.Int64
+			pageFetchHook = func() {
+				if fetched.Add(1) == 20 {
+					if err := os.Truncate(path, 8192); err != nil {
+						t.Error(err)
+					}
+				}
 			}
-		}
-	}
-	defer func() { pageFetchHook = nil }()
-	_, err := LoadTrendDB(context.Background(), path, nil)
-	if err == nil || !strings.Contains(err.Error(), "cut short while it was read") {
-		t.Fatalf("error %v", err)
+			defer func() { pageFetchHook = nil }()
+			walks := fileWalks.Load()
+			_, err := LoadTrendDB(context.Background(), path, nil)
+			if err == nil || !strings.Contains(err.Error(), "cut short while it was read") {
+				t.Fatalf("error %v", err)
+			}
+			if read := fileWalks.Load() > walks; read != fromFile {
+				t.Fatalf("pages read from the file: %v, want %v", read, fromFile)
+			}
+		})
 	}
 }
