@@ -270,11 +270,15 @@ func (st *statStream) sortRows(rows *model.Rows) error {
 			base := int64(keepAt[k]) * int64(st.stride) * 4
 			for lo := 0; lo < st.n; lo += len(buf) {
 				b := buf[:min(len(buf), st.n-lo)]
-				if _, err = st.f.ReadAt(spill.Bytes(b), base+int64(lo)*4); err != nil && err != io.EOF {
-					err = fmt.Errorf("spill: reading min, max and mean back: %w", err)
+				// every row was written (else failed): a short read would
+				// leave the previous piece's values in buf's tail
+				if k, rerr := st.f.ReadAt(spill.Bytes(b), base+int64(lo)*4); k < 4*len(b) {
+					if rerr == nil || rerr == io.EOF {
+						rerr = io.ErrUnexpectedEOF
+					}
+					err = fmt.Errorf("spill: reading min, max and mean back: %w", rerr)
 					return
 				}
-				err = nil
 				if dest == nil {
 					for j, v := range b {
 						scratch[lo+j] = int32(math.Float32bits(v))
