@@ -325,7 +325,10 @@ func (st *statStream) sortRows(rows *model.Rows) error {
 			put(nil, rows.Step)
 			for lo := 0; lo < st.n; lo += streamChunk {
 				if perr := park.ReadBack(lo, rows.Step[lo:min(st.n, lo+streamChunk)]); perr != nil {
-					return perr // the steps are gone: the load fails
+					// the steps are gone: the load fails, and no row is
+					// left holding another column's bits (as the sort does)
+					*rows = model.Rows{}
+					return perr
 				}
 			}
 		}

@@ -149,6 +149,9 @@ func TestStatStreamInSeriesOrder(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), "reading the steps back") {
 					t.Fatalf("read failed: error %v", err)
 				}
+				if rows.Len() != 0 || rows.Step != nil {
+					t.Fatalf("read failed: %d rows left, steps %v", rows.Len(), rows.Step != nil)
+				}
 				return
 			}
 			if err != nil {

@@ -173,7 +173,7 @@ func (r *trendReader) withPages(l *trendPages, fn func(*pageWalker) error) (err 
 // errTruncatedWhileReading: the database file ended before a page the
 // load's state has: a mapped page faulted (withPages), or a read from the
 // file came back short (pageFile.read).
-var errTruncatedWhileReading = errors.New("the file was cut short while it was read, by a process that does not use SQLite's locks; run again")
+var errTruncatedWhileReading = errors.New("the file was cut short while it was read (another process changed it); run again")
 
 // scanClaimed scans c's rows into blocks of the preallocated rows it claims.
 func (s *trendScanner) scanClaimed(ctx context.Context, st trendRows, c *trendChunk, cursor *atomic.Int64, total int, meter *progressMeter) error {
