@@ -237,11 +237,11 @@ func (st *statStream) sortRows(rows *model.Rows) error {
 	if rows.Len() != st.n {
 		return errors.New("the rows changed while min, max and mean were streamed")
 	}
-	// The series-order columns are written over the row-order ones, the
-	// k-th at k whole pages of n values: at or before where the row-order
-	// column it replaces starts (every column is read whole before it is
-	// written), and ending before the next one (a column's room is whole
-	// pages: begin; rows past the room went to the heap, failed).
+	// The series-order columns are written over the row-order ones, each
+	// where the row-order column it replaces starts (every column is read
+	// whole before it is written, and its room is whole pages: begin; rows
+	// past the room went to the heap, failed): the writes take no disk the
+	// row-order columns did not hold, which is the room begin asked for.
 	// Rewriting the file's pages, already in the page cache, costs a
 	// fraction of writing a new file's (fresh memory, costly to touch on a
 	// VM).
@@ -298,7 +298,9 @@ func (st *statStream) sortRows(rows *model.Rows) error {
 			}
 			ref, werr := spill.Ref{}, error(nil)
 			if len(kept) == 0 {
-				ref, werr = out.Float32s(col)
+				if werr = out.StartAt(base); werr == nil {
+					ref, werr = out.Float32s(col)
+				}
 			}
 			if werr != nil || len(kept) > 0 {
 				// the spill file cannot be written: this column and the
@@ -341,11 +343,12 @@ func (st *statStream) sortRows(rows *model.Rows) error {
 	if err != nil {
 		return err
 	}
-	if end := (out.Size() + page - 1) / page * page; end < park.at() {
-		// the row-order columns past the series-order ones are read too:
-		// a CSV tree's room for more rows than estimated, a column not
-		// kept (all NaN) — their disk goes back now as well
-		punchHole(st.f, end, park.at()-end)
+	// the row-order columns not kept (all NaN) are read too: their disk
+	// goes back now as well
+	for c := range st.cols {
+		if !slices.Contains(keepAt, c) {
+			punchHole(st.f, int64(c)*int64(st.stride)*4, int64(st.stride)*4)
+		}
 	}
 	if len(keep) == 0 { // every streamed column NaN: they stay lacking
 		return nil

@@ -47,6 +47,20 @@ func TestStreamFileDiskAfterSort(t *testing.T) {
 	if kept == 0 {
 		t.Fatal("no statistic streamed")
 	}
+	// each series-order column lies where its row-order column was, so
+	// the sort's writes took no disk the row-order columns did not hold
+	// (the room begin asked for); the tree has every statistic, streamed
+	// in Stat order
+	if kept != int(model.NumStats-model.StatMin) {
+		t.Fatalf("%d statistics streamed, want all %d", kept, model.NumStats-model.StatMin)
+	}
+	first := uintptr(unsafe.Pointer(&d.Rows.Stats[model.StatMin][0]))
+	for s := model.StatMin + 1; s < model.NumStats; s++ {
+		p := uintptr(unsafe.Pointer(&d.Rows.Stats[s][0]))
+		if got, want := int64(p-first), int64(s-model.StatMin)*int64(st.stride)*4; got != want {
+			t.Fatalf("%v lies %d bytes after the first column, not over its row-order column (%d)", s, got, want)
+		}
+	}
 	path := mappingFile(t, at)
 	var fs syscall.Stat_t
 	if err := syscall.Stat(path, &fs); err != nil {

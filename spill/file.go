@@ -92,6 +92,17 @@ func Over(f *os.File) (*File, error) {
 	return &File{f: f}, nil
 }
 
+// StartAt makes the next column start at off (rounded up to a page): a
+// column written over the one it replaces takes no new disk. off must not
+// be before the end of the columns written so far.
+func (f *File) StartAt(off int64) error {
+	if off < f.size {
+		return fmt.Errorf("spill: a column cannot start at %d, before the end of the last one (%d)", off, f.size)
+	}
+	f.size = off
+	return nil
+}
+
 // PageSize is the alignment of the columns written to a File.
 func PageSize() int64 { return pageSize }
 

@@ -125,3 +125,42 @@ func TestUnmap(t *testing.T) {
 		t.Fatalf("a second Unmap: %v", err)
 	}
 }
+
+// TestStartAt: a column starts where it is told (a page boundary at or
+// past it), reads back from there, and cannot start before the end of the
+// last one.
+func TestStartAt(t *testing.T) {
+	f, err := Create(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	a, err := f.Float32s([]float32{1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.StartAt(3*pageSize + 1); err != nil {
+		t.Fatal(err)
+	}
+	b, err := f.Int32s([]int32{-7, 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Off != 4*pageSize {
+		t.Fatalf("column at %d, want %d", b.Off, 4*pageSize)
+	}
+	if err := f.StartAt(a.Off); err == nil {
+		t.Fatal("a column accepted over the last one")
+	}
+	m, err := f.Map()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Unmap()
+	if got := m.Int32s(b); len(got) != 2 || got[0] != -7 || got[1] != 9 {
+		t.Fatalf("read back %v", got)
+	}
+	if got := m.Float32s(a); got[0] != 1 || got[1] != 2 {
+		t.Fatalf("read back %v", got)
+	}
+}
