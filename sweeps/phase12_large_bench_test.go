@@ -4,15 +4,13 @@ package sweeps
 
 import (
 	"context"
-	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
 	"spikescope/analysis"
 	"spikescope/ingest"
 	"spikescope/model"
+	"spikescope/testdata/synth"
 )
 
 // BenchmarkPhase12Large runs Phase 1 + Phase 2 on the inputs named by
@@ -21,11 +19,7 @@ import (
 // `go run ./testdata/gen -large-trenddb/-large-csv`), loaded once: the
 // analysis alone, on the shapes of a real run; skipped without it.
 func BenchmarkPhase12Large(b *testing.B) {
-	list := os.Getenv("SPIKESCOPE_DETECT_BENCH")
-	if list == "" {
-		b.Skip("SPIKESCOPE_DETECT_BENCH not set")
-	}
-	for _, in := range filepath.SplitList(list) {
+	for _, in := range synth.LargeBenchInputs(b) {
 		b.Run(filepath.Base(in), func(b *testing.B) {
 			d, err := ingest.LoadMonitor(context.Background(), in, model.FormatAuto, nil)
 			if err != nil {
@@ -33,7 +27,7 @@ func BenchmarkPhase12Large(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := cpuTime()
+			cpu0 := synth.CPUTime()
 			for b.Loop() {
 				p1 := analysis.Phase1(d, analysis.DefaultPhase1Options())
 				if _, err := analysis.Phase2(p1, nil, nil, analysis.DefaultPhase2Options()); err != nil {
@@ -42,17 +36,8 @@ func BenchmarkPhase12Large(b *testing.B) {
 			}
 			// the process's CPU time per op: steadier than the wall time
 			// on a shared machine (Phase 1–2 run on one goroutine)
-			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(synth.CPUTime()-cpu0)/float64(b.N), "cpu-ns/op")
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(d.Rows.Len()), "ns/row")
 		})
 	}
-}
-
-// cpuTime is the process's user + system time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
