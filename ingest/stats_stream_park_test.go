@@ -51,11 +51,7 @@ func sameLoad(t *testing.T, got, want *model.MonitorData) {
 // same; when reading the steps back fails, or the file comes back short,
 // the load fails with one line saying so.
 func TestLoadParksSteps(t *testing.T) {
-	defer func(v int) { SpillStatsMinRows = v }(SpillStatsMinRows)
-	SpillStatsMinRows = 0
-	db := filepath.Join(t.TempDir(), "wide.trend.db")
-	WriteTrendDB(t, db, BenchShape{Ranks: 8, Targets: 30, Metrics: 2, Steps: 40})
-	execSQL(t, db, `UPDATE trend_data SET min = NULL WHERE (step*7 + target_id) % 11 = 0`)
+	db := streamedTrendDB(t, BenchShape{Ranks: 8, Targets: 30, Metrics: 2, Steps: 40})
 	inputs := []struct{ name, path string }{
 		{"csv-v1", filepath.Join(monitorTestdata, "csv_v1")},
 		{"csv-v2", filepath.Join(monitorTestdata, "csv_v2")},
@@ -155,11 +151,7 @@ func loadWithFree(t *testing.T, path string, free func(string) (int64, bool)) (*
 // any offset and length, runs give the column; a column of short runs, or
 // of more runs than the bound, is not parked in runs.
 func TestParkStepRuns(t *testing.T) {
-	defer func(v int) { SpillStatsMinRows = v }(SpillStatsMinRows)
-	SpillStatsMinRows = 0
-	db := filepath.Join(t.TempDir(), "long.trend.db")
-	WriteTrendDB(t, db, BenchShape{Ranks: 8, Targets: 150, Metrics: 2, Steps: 10})
-	execSQL(t, db, `UPDATE trend_data SET min = NULL WHERE (step*7 + target_id) % 11 = 0`)
+	db := streamedTrendDB(t, BenchShape{Ranks: 8, Targets: 150, Metrics: 2, Steps: 10})
 	want, err := loadMonitorHeap(context.Background(), db, model.FormatAuto, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -233,4 +225,18 @@ func runsOf(c []int32) int {
 		}
 	}
 	return runs
+}
+
+// streamedTrendDB writes a trend.db of shape with some min cells NULL and
+// lets every load in the test stream its statistics (SpillStatsMinRows 0,
+// restored when the test ends).
+func streamedTrendDB(t *testing.T, shape BenchShape) string {
+	t.Helper()
+	old := SpillStatsMinRows
+	t.Cleanup(func() { SpillStatsMinRows = old })
+	SpillStatsMinRows = 0
+	db := filepath.Join(t.TempDir(), "streamed.trend.db")
+	WriteTrendDB(t, db, shape)
+	execSQL(t, db, `UPDATE trend_data SET min = NULL WHERE (step*7 + target_id) % 11 = 0`)
+	return db
 }
